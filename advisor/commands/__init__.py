@@ -1,0 +1,1 @@
+"""One module per `advisor` subcommand; each exposes register(subparsers)."""

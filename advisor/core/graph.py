@@ -1,0 +1,123 @@
+"""The layer graph (IR): nodes in execution order, each with one output tensor whose shape is per sample.
+
+Shapes leave out the batch dimension: every activation scales with the batch, parameters do not, so the
+memory model can show "total = model part + batch x per-sample part" and where that stops being true.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+from advisor.core.errors import ShapeError, SpecError
+
+if TYPE_CHECKING:
+    from advisor.core.ops.base import Op
+
+# "float" tensors take the workload's compute dtype (fp32, bf16, ...); the others keep theirs.
+DtypeKind = Literal["float", "int64", "bool"]
+
+
+@dataclass(frozen=True)
+class TensorSpec:
+    shape: tuple[int, ...]
+    dtype: DtypeKind = "float"
+    batched: bool = True  # False for tensors shared by all samples (position embeddings of a sequence)
+
+    @property
+    def numel(self) -> int:
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+
+@dataclass(frozen=True)
+class Node:
+    name: str
+    op: Op
+    inputs: tuple[int, ...]  # indices of the nodes whose outputs this node reads
+    output: TensorSpec
+    block: str = ""  # the repeated unit it belongs to (a residual block, a transformer layer)
+
+
+@dataclass(frozen=True)
+class Graph:
+    name: str
+    nodes: tuple[Node, ...]
+    task: str = "classification"  # what the loss head trains: classification, language_model
+
+    def input_specs(self, node: Node) -> list[TensorSpec]:
+        return [self.nodes[i].output for i in node.inputs]
+
+    def consumers(self) -> list[list[int]]:
+        users: list[list[int]] = [[] for _ in self.nodes]
+        for index, node in enumerate(self.nodes):
+            for source in node.inputs:
+                users[source].append(index)
+        return users
+
+    @property
+    def param_count(self) -> int:
+        return sum(n.op.param_count(self.input_specs(n)) for n in self.nodes)
+
+    def blocks(self) -> list[tuple[str, list[int]]]:
+        """Named runs of consecutive nodes (the units gradient checkpointing recomputes)."""
+        runs: list[tuple[str, list[int]]] = []
+        for index, node in enumerate(self.nodes):
+            if node.block and runs and runs[-1][0] == node.block:
+                runs[-1][1].append(index)
+            elif node.block:
+                runs.append((node.block, [index]))
+        return runs
+
+
+@dataclass
+class GraphBuilder:
+    """Builds a Graph op by op; shapes are inferred at once so errors name the offending layer."""
+
+    name: str
+    task: str = "classification"
+    _nodes: list[Node] = field(default_factory=list)
+    _names: set[str] = field(default_factory=set)
+    _counts: dict[str, int] = field(default_factory=dict)
+    _block: str = ""
+
+    def add(self, op: Op, inputs: Sequence[int], name: str | None = None) -> int:
+        for i in inputs:
+            if not 0 <= i < len(self._nodes):
+                raise SpecError(f"{name or op.kind}: input {i} does not exist")
+        if name is None:
+            self._counts[op.kind] = self._counts.get(op.kind, 0) + 1
+            name = f"{op.kind}{self._counts[op.kind]}"
+            while name in self._names:
+                name += "_"
+        if self._block and not name.startswith(self._block + "."):
+            name = f"{self._block}.{name}"
+        if name in self._names:
+            raise SpecError(f"{name}: a layer with this name already exists")
+        specs = [self._nodes[i].output for i in inputs]
+        output = op.output_spec(specs, name)
+        if any(d <= 0 for d in output.shape):
+            raise ShapeError(name, f"output shape {output.shape} has a non-positive size")
+        self._nodes.append(Node(name, op, tuple(inputs), output, self._block))
+        self._names.add(name)
+        return len(self._nodes) - 1
+
+    def spec(self, index: int) -> TensorSpec:
+        return self._nodes[index].output
+
+    @contextmanager
+    def block(self, name: str) -> Iterator[None]:
+        outer, self._block = self._block, (f"{self._block}.{name}" if self._block else name)
+        try:
+            yield
+        finally:
+            self._block = outer
+
+    def build(self) -> Graph:
+        if not self._nodes:
+            raise SpecError(f"{self.name}: the network has no layers")
+        return Graph(self.name, tuple(self._nodes), self.task)

@@ -1,0 +1,99 @@
+"""The contract every layer kind fulfils: shape inference, counts, and how autograd treats its tensors.
+
+All counts are per sample (shapes leave out the batch); the memory model multiplies by the batch.
+MACs count multiply-adds of conv/linear/matmul only, as torchvision's published "GFLOPS" do;
+FLOPs = 2 x MACs + the op's other arithmetic (elementwise, reductions), labelled as such everywhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar, Literal
+
+from advisor.core.errors import ShapeError
+from advisor.core.graph import TensorSpec
+
+# Under autocast (torch.autocast on CUDA): "lower" ops run in the half dtype (matmul, conv), "fp32" ops are
+# upcast (softmax, layer_norm, losses), "promote" ops keep their input's dtype (see torch/csrc/autograd/
+# autocast_mode.cpp's lists).
+AmpPolicy = Literal["lower", "fp32", "promote"]
+# "act" is the dtype the op computes in; the others are fixed.
+SavedDtype = Literal["act", "float32", "int64", "bool"]
+
+
+@dataclass(frozen=True)
+class SavedTensor:
+    """Something an op keeps for backward besides its inputs and output (a mask, indices, a log-sum-exp)."""
+
+    what: str
+    numel: int  # per sample
+    dtype: SavedDtype
+
+
+@dataclass(frozen=True)
+class Op:
+    kind: ClassVar[str] = "op"
+    amp: ClassVar[AmpPolicy] = "promote"
+    saves_inputs: ClassVar[tuple[int, ...]] = ()  # inputs autograd keeps for backward
+    saves_output: ClassVar[bool] = False  # e.g. relu, sigmoid and softmax differentiate through their result
+    is_view: ClassVar[bool] = False  # output shares the input's storage (flatten, reshape, slicing)
+    grad_passthrough: ClassVar[bool] = False  # backward hands the output's gradient on, no new buffer (add)
+
+    def output_spec(self, inputs: Sequence[TensorSpec], layer: str) -> TensorSpec:
+        raise NotImplementedError
+
+    @property
+    def inplace(self) -> bool:
+        return False
+
+    def param_count(self, inputs: Sequence[TensorSpec]) -> int:
+        return 0
+
+    def buffer_count(self, inputs: Sequence[TensorSpec]) -> int:
+        """Non-trainable float state stored with the model (BatchNorm running statistics)."""
+        return 0
+
+    def forward_macs(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
+        return 0
+
+    def other_flops(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
+        """Forward arithmetic that is not a multiply-add of conv/linear/matmul (elementwise, reductions)."""
+        return 0
+
+    def forward_flops(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
+        return 2 * self.forward_macs(inputs, output) + self.other_flops(inputs, output)
+
+    def backward_flops(self, inputs: Sequence[TensorSpec], output: TensorSpec, input_grad: bool) -> int:
+        """Gradient w.r.t. the weights costs one forward's MACs, w.r.t. the input another (skipped for the
+        first layer, whose input needs no gradient); elementwise backward costs about twice the forward."""
+        macs = self.forward_macs(inputs, output)
+        weight_macs = macs if self.param_count(inputs) else 0
+        input_macs = macs if input_grad else 0
+        return 2 * (weight_macs + input_macs) + 2 * self.other_flops(inputs, output)
+
+    def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[
+            SavedTensor, ...]:
+        return ()
+
+
+def single_input(inputs: Sequence[TensorSpec], layer: str) -> TensorSpec:
+    if len(inputs) != 1:
+        raise ShapeError(layer, f"takes one input, got {len(inputs)}")
+    return inputs[0]
+
+
+def require_rank(spec: TensorSpec, ranks: Sequence[int], layer: str, what: str) -> None:
+    if len(spec.shape) not in ranks:
+        want = " or ".join(str(r) for r in ranks)
+        raise ShapeError(layer, f"{what} expects an input of rank {want} per sample, got shape {spec.shape}")
+
+
+def positive(layer: str, **fields: int) -> None:
+    for name, value in fields.items():
+        if value <= 0:
+            raise ShapeError(layer, f"{name} must be positive, got {value}")
+
+
+def same_shape(spec: TensorSpec, shape: tuple[int, ...]) -> TensorSpec:
+    return TensorSpec(shape, spec.dtype, spec.batched)

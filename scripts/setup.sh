@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Sets up everything advisor needs on a fresh Debian-like machine: the system packages Qt needs to run
+# (offscreen too), a CJK font so Chinese renders, poppler for PDF checks, and a virtual environment in .venv.
+#   bash scripts/setup.sh          # the app
+#   bash scripts/setup.sh --dev    # the app plus test tools and the CPU build of torch
+set -euo pipefail
+cd "$(dirname "$0")/.."
+dev=0; [ "${1:-}" = "--dev" ] && dev=1
+
+system_packages=(libegl1 libgl1 libxkbcommon0 libxkbcommon-x11-0 libfontconfig1 libdbus-1-3 libglib2.0-0
+                 fonts-noto-cjk poppler-utils)
+missing=()
+for p in "${system_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if command -v apt-get >/dev/null; then
+    sudo_cmd=(); [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
+    echo "setup: installing system packages: ${missing[*]}"
+    "${sudo_cmd[@]}" apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  else
+    echo "setup: please install these system packages yourself: ${missing[*]}" >&2
+  fi
+fi
+
+python=${PYTHON:-python3}
+[ -x .venv/bin/python ] || "$python" -m venv .venv
+.venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip 2>/dev/null || true
+if [ "$dev" = 1 ]; then
+  # torch 2.13.0 is the CPU build the tests use; any other version pulls a multi-GB CUDA build.
+  .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[dev]" 2>&1 | grep -v "is ignored" || true
+else
+  .venv/bin/python -m pip install -q --disable-pip-version-check -e . 2>&1 | grep -v "is ignored" || true
+fi
+.venv/bin/python -c "import advisor" || { echo "setup: advisor failed to install" >&2; exit 1; }
