@@ -47,6 +47,20 @@ class Op:
     def inplace(self) -> bool:
         return False
 
+    def saved_inputs(self) -> tuple[int, ...]:
+        return self.saves_inputs
+
+    def saves_result(self) -> bool:
+        return self.saves_output
+
+    def is_identity(self, training: bool) -> bool:
+        """True where the op returns its input unchanged (dropout in eval mode): no new tensor."""
+        return False
+
+    def backward_workspace(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
+        """Elements (per sample, in the op's dtype) of a gradient buffer that lives only inside backward."""
+        return 0
+
     def param_count(self, inputs: Sequence[TensorSpec]) -> int:
         return 0
 

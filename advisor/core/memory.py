@@ -1,0 +1,307 @@
+"""The memory of one step as a timeline, not a sum.
+
+Replays what PyTorch does with every tensor: the forward pass allocates layer outputs and frees each one
+after its last reader unless autograd saved it; backward walks the layers in reverse, allocating
+activation gradients and parameter gradients while it releases what each layer saved; the optimizer step
+adds its temporaries. Steady state of a training loop that calls zero_grad(set_to_none=True): optimizer
+state exists from the start, gradients do not. The model's output and the loss stay referenced by the
+caller until the step ends.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from advisor.core.graph import Graph, Node
+from advisor.core.ops.io import Input
+from advisor.core.ops.linear import Linear
+from advisor.core.tracker import CategoryBytes, Key, TimelinePoint, Tracker, rounded
+from advisor.core.workload import OPTIMIZER_STATE_SLOTS, OPTIMIZER_STEP_TEMPORARIES, Workload
+
+_SAVED_BYTES = {"float32": 4, "int64": 8, "bool": 1}
+_FIXED_BYTES = {"int64": 8, "bool": 1}
+
+
+@dataclass(frozen=True)
+class MemoryProfile:
+    peak_bytes: int
+    at_peak: CategoryBytes
+    peak_phase: str
+    peak_layer: str
+    kept_bytes: tuple[int, ...]  # per node: what autograd holds of it at the end of the forward pass
+    timeline: tuple[TimelinePoint, ...]
+    events: tuple[tuple[Key, int], ...]
+
+
+class StepSimulator:
+    def __init__(self, graph: Graph, workload: Workload) -> None:
+        self.graph, self.w = graph, workload
+        self.nodes = graph.nodes
+        self.specs = [[graph.nodes[s].output for s in n.inputs] for n in graph.nodes]
+        self.consumers = graph.consumers()
+        self.t = Tracker()
+        self.storage: dict[int, Key] = {}
+        self.fwd_uses: dict[Key, int] = defaultdict(int)
+        self.savers: dict[Key, set[int]] = defaultdict(set)
+        self.saved_by: dict[int, list[Key]] = defaultdict(list)
+        self.held: set[Key] = set()
+        self.dtype = self._dtypes()
+        self.requires_grad = self._requires_grad()
+        self.blocks = self._checkpoint_blocks() if workload.checkpointing and workload.training else []
+        # the caller keeps the model's output (and the loss) referenced until the step ends
+        self.outputs = {i for i, users in enumerate(self.consumers) if not users}
+        if self.nodes[-1].op.kind == "cross_entropy":
+            self.outputs.update(self.nodes[-1].inputs)
+
+    # ---- static facts
+    def _dtypes(self) -> list[int]:
+        out: list[int] = []
+        half, amp = self.w.param_dtype_bytes == 2, self.w.amp
+        for node, specs in zip(self.nodes, self.specs, strict=True):
+            floats = [out[s] for s, spec in zip(node.inputs, specs, strict=True) if spec.dtype == "float"]
+            if node.output.dtype != "float":
+                out.append(_FIXED_BYTES[node.output.dtype])
+            elif isinstance(node.op, Input) or not amp:
+                out.append(2 if half else 4)
+            elif node.op.is_view or node.op.inplace or node.op.amp == "promote":
+                out.append(max(floats, default=4))
+            else:
+                out.append(2 if node.op.amp == "lower" else 4)
+        return out
+
+    def _requires_grad(self) -> list[bool]:
+        flags: list[bool] = []
+        for node, specs in zip(self.nodes, self.specs, strict=True):
+            own = node.op.param_count(specs) > 0 or bool(getattr(node.op, "tied_to", ""))
+            flags.append(node.output.dtype == "float" and (own or any(flags[s] for s in node.inputs)))
+        return flags
+
+    def _checkpoint_blocks(self) -> list[list[int]]:
+        blocks = [members for _, members in self.graph.blocks()]
+        if blocks:
+            return blocks
+        n = len(self.nodes)  # no named blocks: sqrt(n) segments, the classic checkpoint_sequential split
+        size = max(1, round(n**0.5))
+        return [list(range(start, min(n, start + size))) for start in range(1, n - 1, size)]
+
+    def nbytes(self, i: int, numel: int | None = None, dtype_bytes: int | None = None) -> int:
+        spec = self.nodes[i].output
+        count = spec.numel if numel is None else numel
+        return count * (self.w.batch if spec.batched else 1) * (dtype_bytes or self.dtype[i])
+
+    def weight_numel(self, node: Node, specs: list) -> int:  # type: ignore[type-arg]
+        if isinstance(node.op, Linear) and node.op.tied_to:
+            return specs[0].shape[-1] * node.op.out_features
+        return node.op.param_count(specs)
+
+    # ---- storage lifetimes
+    def _maybe_free(self, key: Key) -> None:
+        if self.fwd_uses.get(key, 0) <= 0 and not self.savers.get(key) and key not in self.held:
+            self.t.free(key)
+
+    def _save(self, i: int, key: Key) -> None:
+        self.savers[key].add(i)
+        self.saved_by[i].append(key)
+
+    def _release_saved(self, i: int) -> None:
+        for key in self.saved_by.pop(i, []):
+            self.savers[key].discard(i)
+            self._maybe_free(key)
+
+    def _cast_bytes(self, i: int, j: int, source: int) -> int:
+        """Bytes of the copy autocast makes of input j, or 0 when the input is already in the op's dtype."""
+        op, spec = self.nodes[i].op, self.specs[i][j]
+        if not self.w.amp or spec.dtype != "float" or op.amp == "promote" or op.is_view:
+            return 0
+        want = 2 if op.amp == "lower" else 4
+        if self.dtype[source] == want:
+            return 0
+        return spec.numel * (self.w.batch if spec.batched else 1) * want
+
+    # ---- forward
+    def forward_node(self, i: int, saving: bool, fresh: str, uses: list[int]) -> None:
+        node, op = self.nodes[i], self.nodes[i].op
+        self.t.mark("forward" if fresh == "out" else "recompute", node.name)
+        if isinstance(op, Input):
+            key: Key = ("input", i, 0)
+            self.t.alloc(key, self.nbytes(i), "inputs")
+            self.storage[i] = key
+            self.held.add(key)
+            return
+        if op.is_view or op.is_identity(self.w.training):
+            self.storage[i] = self.storage[node.inputs[0]]
+        else:
+            self._compute(i, saving, fresh)
+        self.fwd_uses[self.storage[i]] += len(uses)
+        if fresh == "out" and i in self.outputs:
+            self.held.add(self.storage[i])
+        for source in node.inputs:
+            self.fwd_uses[self.storage[source]] -= 1
+            self._maybe_free(self.storage[source])
+
+    def _compute(self, i: int, saving: bool, fresh: str) -> None:
+        node, op, specs = self.nodes[i], self.nodes[i].op, self.specs[i]
+        casts: dict[int, Key] = {}
+        for j, source in enumerate(node.inputs):
+            size = self._cast_bytes(i, j, source)
+            if size:
+                casts[j] = ("cast", i, j)
+                self.t.alloc(casts[j], size, "temporaries")
+        weight_cast: Key = ("weight_cast", i, 0)
+        if self.w.amp and op.amp == "lower":
+            self.t.alloc(weight_cast, 2 * self.weight_numel(node, specs), "temporaries")
+        if op.inplace:
+            self.storage[i] = self.storage[node.inputs[0]]
+        else:
+            self.storage[i] = (fresh, i, 0)
+            self.t.alloc(self.storage[i], self.nbytes(i), "activations")
+        if saving:
+            for j in op.saved_inputs():
+                if j < len(node.inputs):
+                    self._save(i, casts.get(j, self.storage[node.inputs[j]]))
+            if op.saves_result():
+                self._save(i, self.storage[i])
+            for k, extra in enumerate(op.extra_saved(specs, node.output, True)):
+                key: Key = ("extra" if fresh == "out" else "re_extra", i, k)
+                self.t.alloc(key, self.nbytes(i, extra.numel, _SAVED_BYTES.get(extra.dtype)), "activations")
+                self._save(i, key)
+            self._save(i, weight_cast)
+        for key in [*casts.values(), weight_cast]:
+            self._maybe_free(key)
+
+    def forward(self) -> None:
+        checkpointed = {i for block in self.blocks for i in block}
+        first_of = {block[0]: set(block) for block in self.blocks}
+        for i in range(len(self.nodes)):
+            if i in first_of:  # the checkpoint keeps the block's inputs until the block's backward is done
+                outside = {s for k in first_of[i] for s in self.nodes[k].inputs if s not in first_of[i]}
+                for source in sorted(outside):
+                    self._save(i, self.storage[source])
+            self.forward_node(i, self.w.training and i not in checkpointed, "out", self.consumers[i])
+
+    # ---- backward
+    def _give_grad(self, source: int, key: Key) -> None:
+        """Hands one reference to a gradient to a tensor. A second arrival is added in place into the first
+        (autograd's InputBuffer accumulates into a buffer it owns) and its reference dropped."""
+        if source in self.grads:
+            self._drop_grad(key)
+        else:
+            self.grads[source] = key
+
+    def _drop_grad(self, key: Key) -> None:
+        self.grad_refs[key] -= 1
+        if self.grad_refs[key] <= 0:
+            self.t.free(key)
+
+    def _input_grads(self, i: int, grad: Key) -> None:
+        node, op = self.nodes[i], self.nodes[i].op
+        for j, source in enumerate(node.inputs):
+            if not self.requires_grad[source]:
+                continue
+            if op.grad_passthrough or op.is_view or op.is_identity(True):
+                self.grad_refs[grad] += 1
+                self._give_grad(source, grad)
+                continue
+            spec = self.specs[i][j]
+            cast = self._cast_bytes(i, j, source)
+            if cast:  # the gradient arrives in the op's dtype and is converted back to the input's
+                self.t.alloc(("grad_cast", i, j), cast, "temporaries")
+            key: Key = ("grad", i, j)
+            self.t.alloc(key, spec.numel * (self.w.batch if spec.batched else 1) * self.dtype[source],
+                         "temporaries")
+            self.t.free(("grad_cast", i, j))
+            self.grad_refs[key] += 1
+            self._give_grad(source, key)
+
+    def _param_grads(self, i: int) -> None:
+        node, specs = self.nodes[i], self.specs[i]
+        numel = self.weight_numel(node, specs)
+        if not numel:
+            return
+        tied = getattr(node.op, "tied_to", "")
+        owner = next((k for k, n in enumerate(self.nodes) if n.name == tied), i) if tied else i
+        if self.w.amp and node.op.amp == "lower":
+            self.t.alloc(("param_grad_half", i, 0), 2 * numel, "temporaries")
+        final: Key = ("param_grad", owner, 0)
+        if final in self.t.live:  # a shared weight's second gradient is added into .grad, then freed
+            self.t.alloc(("param_grad_extra", i, 0), numel * self.w.param_dtype_bytes, "temporaries")
+            self.t.free(("param_grad_extra", i, 0))
+        else:
+            self.t.alloc(final, numel * self.w.param_dtype_bytes, "gradients")
+        self.t.free(("param_grad_half", i, 0))
+
+    def _recompute(self, block: list[int]) -> None:
+        inside = set(block)
+        for i in block:
+            self.forward_node(i, True, "recomputed", [c for c in self.consumers[i] if c in inside])
+
+    def backward(self) -> None:
+        self.grads: dict[int, Key] = {}
+        self.grad_refs: dict[Key, int] = defaultdict(int)
+        last = len(self.nodes) - 1
+        self.t.mark("backward", self.nodes[last].name)
+        self.t.alloc(("grad", last, -1), self.nbytes(last), "temporaries")  # d loss / d loss = 1
+        self.grads[last] = ("grad", last, -1)
+        self.grad_refs[("grad", last, -1)] = 1
+        ends = {block[-1]: block for block in self.blocks}
+        for i in reversed(range(len(self.nodes))):
+            if i in ends:
+                self._recompute(ends[i])
+            self.t.mark("backward", self.nodes[i].name)
+            grad = self.grads.pop(i, None)
+            if grad is not None:
+                self._backward_node(i, grad)
+            self._release_saved(i)
+
+    def _backward_node(self, i: int, grad: Key) -> None:
+        node = self.nodes[i]
+        workspace = node.op.backward_workspace(self.specs[i], node.output)
+        self.t.alloc(("workspace", i, 0), self.nbytes(i, workspace, 4 if node.op.amp == "fp32" else None),
+                     "temporaries")
+        self._input_grads(i, grad)
+        self._param_grads(i)
+        self.t.free(("workspace", i, 0))
+        self._drop_grad(grad)
+
+    # ---- model state and the optimizer
+    def setup(self) -> None:
+        slots = OPTIMIZER_STATE_SLOTS[self.w.optimizer] if self.w.training else 0
+        for i, node in enumerate(self.nodes):
+            params = node.op.param_count(self.specs[i])
+            buffers = node.op.buffer_count(self.specs[i])
+            self.t.alloc(("weights", i, 0), (params + buffers) * self.w.param_dtype_bytes, "weights")
+            for slot in range(slots):
+                self.t.alloc(("optimizer_state", i, slot), params * self.w.param_dtype_bytes, "optimizer_state")
+
+    def optimizer_step(self) -> None:
+        self.t.mark("optimizer step", self.w.optimizer)
+        temporaries = OPTIMIZER_STEP_TEMPORARIES[self.w.optimizer]
+        keys = [("optimizer_temporary", i, k) for i in range(len(self.nodes)) for k in range(temporaries)]
+        for key in keys:  # foreach ops allocate one result per parameter tensor, all at once
+            self.t.alloc(key, self.nodes[key[1]].op.param_count(self.specs[key[1]]) * self.w.param_dtype_bytes,
+                         "temporaries")
+        for key in keys:
+            self.t.free(key)
+
+    def run(self) -> MemoryProfile:
+        self.setup()
+        self.forward()
+        kept = [0] * len(self.nodes)
+        for key, (size, _) in self.t.live.items():
+            if self.savers.get(key):
+                kept[key[1]] += size
+        if self.w.training:
+            self.backward()
+            self.optimizer_step()
+        self.t.mark("end", "")
+        phase, layer = self.t.peak_where
+        return MemoryProfile(self.t.peak_bytes, self.t.peak_breakdown(), phase, layer, tuple(kept),
+                             tuple(self.t.timeline), tuple(self.t.events))
+
+
+def simulate_step(graph: Graph, workload: Workload) -> MemoryProfile:
+    return StepSimulator(graph, workload).run()
+
+
+__all__ = ["MemoryProfile", "rounded", "simulate_step"]

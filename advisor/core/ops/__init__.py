@@ -1,0 +1,42 @@
+"""The registry of layer kinds: each a frozen dataclass with its own formulas (see base.Op)."""
+
+from advisor.core.ops.activation import GELU, ReLU, ReLU6, Hardsigmoid, Hardswish, Sigmoid, SiLU, Softmax, Tanh
+from advisor.core.ops.attention import Attention, Rotary
+from advisor.core.ops.base import Op, SavedTensor
+from advisor.core.ops.conv import Conv, ConvTranspose
+from advisor.core.ops.dropout import Dropout
+from advisor.core.ops.embedding import Embedding
+from advisor.core.ops.io import Input
+from advisor.core.ops.linear import Linear
+from advisor.core.ops.loss import CrossEntropy
+from advisor.core.ops.norm import BatchNorm, GroupNorm, LayerNorm, RMSNorm
+from advisor.core.ops.pool import AdaptiveAvgPool, AvgPool, MaxPool
+from advisor.core.ops.recurrent import GRU, LSTM
+from advisor.core.ops.shape import (
+    Add,
+    AddParameter,
+    ChannelShuffle,
+    ClassToken,
+    Concat,
+    Flatten,
+    Mul,
+    Permute,
+    Reshape,
+    Slice,
+)
+
+OP_TYPES: dict[str, type[Op]] = {
+    cls.kind: cls
+    for cls in (Input, Linear, Conv, ConvTranspose, BatchNorm, LayerNorm, RMSNorm, GroupNorm, ReLU, ReLU6, GELU,
+                SiLU, Sigmoid, Tanh, Hardswish, Hardsigmoid, Softmax, Dropout, MaxPool, AvgPool, AdaptiveAvgPool,
+                Flatten, Reshape, Permute, Slice, Add, Mul, Concat, ChannelShuffle, ClassToken, AddParameter,
+                Embedding, Attention, Rotary, LSTM, GRU, CrossEntropy)
+}
+
+__all__ = [
+    "GELU", "GRU", "LSTM", "OP_TYPES", "AdaptiveAvgPool", "Add", "AddParameter", "Attention", "AvgPool",
+    "BatchNorm", "ChannelShuffle", "ClassToken", "Concat", "Conv", "ConvTranspose", "CrossEntropy", "Dropout",
+    "Embedding", "Flatten", "GroupNorm", "Hardsigmoid", "Hardswish", "Input", "LayerNorm", "Linear", "MaxPool",
+    "Mul", "Op", "Permute", "RMSNorm", "ReLU", "ReLU6", "Reshape", "Rotary", "SavedTensor", "SiLU", "Sigmoid",
+    "Slice", "Softmax", "Tanh",
+]

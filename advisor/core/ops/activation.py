@@ -1,0 +1,122 @@
+"""Elementwise activations and softmax.
+
+What autograd keeps decides memory (torch/csrc/autograd/FunctionsManual.cpp, derivatives.yaml): relu,
+sigmoid, tanh and softmax differentiate through their result; gelu, silu and hardswish through their input.
+An in-place variant writes into its input's storage; one whose backward needs the original input makes
+autograd keep a copy of it (so silu_ saves nothing).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from advisor.core.graph import TensorSpec
+from advisor.core.ops.base import AmpPolicy, Op, SavedTensor, single_input
+
+
+@dataclass(frozen=True)
+class Activation(Op):
+    kind: ClassVar[str] = "activation"
+    flops_per_element: ClassVar[int] = 1
+
+    def output_spec(self, inputs: Sequence[TensorSpec], layer: str) -> TensorSpec:
+        return single_input(inputs, layer)
+
+    def other_flops(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
+        return self.flops_per_element * output.numel
+
+
+@dataclass(frozen=True)
+class _OutputSaving(Activation):
+    saves_output: ClassVar[bool] = True
+    inplace_: bool = False
+
+    @property
+    def inplace(self) -> bool:
+        return self.inplace_
+
+
+@dataclass(frozen=True)
+class _InputSaving(Activation):
+    saves_inputs: ClassVar[tuple[int, ...]] = (0,)
+    inplace_: bool = False
+
+    @property
+    def inplace(self) -> bool:
+        return self.inplace_
+
+    def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[
+            SavedTensor, ...]:
+        # the in-place variant overwrites the input its backward needs, so autograd keeps a copy
+        return (SavedTensor("original input", output.numel, "act"),) if self.inplace_ else ()
+
+
+@dataclass(frozen=True)
+class ReLU(_OutputSaving):
+    kind: ClassVar[str] = "relu"
+
+
+@dataclass(frozen=True)
+class ReLU6(Activation):
+    """hardtanh(0, 6): hardtanh_backward reads the input, but the in-place hardtanh_ reads its result."""
+
+    kind: ClassVar[str] = "relu6"
+    inplace_: bool = False
+
+    @property
+    def inplace(self) -> bool:
+        return self.inplace_
+
+    def saved_inputs(self) -> tuple[int, ...]:
+        return () if self.inplace_ else (0,)
+
+    def saves_result(self) -> bool:
+        return self.inplace_
+
+
+@dataclass(frozen=True)
+class Sigmoid(_OutputSaving):
+    kind: ClassVar[str] = "sigmoid"
+    flops_per_element: ClassVar[int] = 4
+
+
+@dataclass(frozen=True)
+class Tanh(_OutputSaving):
+    kind: ClassVar[str] = "tanh"
+    flops_per_element: ClassVar[int] = 4
+
+
+@dataclass(frozen=True)
+class GELU(_InputSaving):
+    kind: ClassVar[str] = "gelu"
+    flops_per_element: ClassVar[int] = 8
+    approximate: str = "none"
+
+
+@dataclass(frozen=True)
+class SiLU(_InputSaving):
+    kind: ClassVar[str] = "silu"
+    flops_per_element: ClassVar[int] = 5
+
+
+@dataclass(frozen=True)
+class Hardswish(_InputSaving):
+    kind: ClassVar[str] = "hardswish"
+    flops_per_element: ClassVar[int] = 4
+
+
+@dataclass(frozen=True)
+class Hardsigmoid(_InputSaving):
+    kind: ClassVar[str] = "hardsigmoid"
+    flops_per_element: ClassVar[int] = 3
+
+
+@dataclass(frozen=True)
+class Softmax(_OutputSaving):
+    """Over the last dimension; on autocast's fp32 list."""
+
+    kind: ClassVar[str] = "softmax"
+    amp: ClassVar[AmpPolicy] = "fp32"
+    flops_per_element: ClassVar[int] = 5

@@ -1,0 +1,108 @@
+"""Scaled dot-product attention (multi-head and grouped-query) between the q/k/v projections and the
+output projection.
+
+Memory is modelled for the fused kernels PyTorch's SDPA dispatches to on CUDA (FlashAttention for half
+precision, memory-efficient attention for fp32): backward keeps q, k, v, the kernel's output and a
+per-row log-sum-exp in fp32, never the seq x seq score matrix. kernel="math" models the unfused path
+(softmax probabilities and, with dropout, their mask and dropped copy are kept).
+The output here is the (seq, heads*head_dim) contiguous copy the output projection reads; the kernel's
+own (heads, seq, head_dim) output is a second tensor kept for backward.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar, Literal
+
+from advisor.core.errors import ShapeError
+from advisor.core.graph import TensorSpec
+from advisor.core.ops.base import AmpPolicy, Op, SavedTensor, positive, same_shape
+
+
+@dataclass(frozen=True)
+class Attention(Op):
+    kind: ClassVar[str] = "attention"
+    amp: ClassVar[AmpPolicy] = "lower"
+    heads: int = 1
+    kv_heads: int = 0  # 0 = same as heads (multi-head); fewer = grouped-query attention
+    causal: bool = False
+    dropout: float = 0.0
+    kernel: Literal["fused", "math"] = "fused"
+
+    def saved_inputs(self) -> tuple[int, ...]:
+        return (0, 1, 2)  # q, k, v (or the one packed qkv tensor they are views of)
+
+    @property
+    def _kv_heads(self) -> int:
+        return self.kv_heads or self.heads
+
+    def head_dim(self, inputs: Sequence[TensorSpec]) -> int:
+        if len(inputs) == 1:
+            return inputs[0].shape[-1] // (self.heads + 2 * self._kv_heads)
+        return inputs[0].shape[-1] // self.heads
+
+    def output_spec(self, inputs: Sequence[TensorSpec], layer: str) -> TensorSpec:
+        positive(layer, heads=self.heads, kv_heads=self._kv_heads)
+        if len(inputs) not in (1, 3) or any(len(s.shape) != 2 for s in inputs):
+            raise ShapeError(layer, "attention takes q, k, v (or one packed qkv) shaped (seq, features)")
+        if self.heads % self._kv_heads:
+            raise ShapeError(layer, f"heads {self.heads} must be a multiple of kv_heads {self._kv_heads}")
+        packed = self.heads + 2 * self._kv_heads
+        width = inputs[0].shape[-1]
+        if len(inputs) == 1 and width % packed:
+            raise ShapeError(layer, f"packed qkv width {width} is not divisible by {packed} heads")
+        if len(inputs) == 3:
+            hd = self.head_dim(inputs)
+            if width % self.heads or any(s.shape[-1] != self._kv_heads * hd for s in inputs[1:]):
+                raise ShapeError(layer, f"q width {width} and k/v widths {[s.shape[-1] for s in inputs[1:]]} "
+                                        f"do not match {self.heads} heads and {self._kv_heads} kv heads")
+        seq = inputs[0].shape[0]
+        return same_shape(inputs[0], (seq, self.heads * self.head_dim(inputs)))
+
+    def forward_macs(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
+        # QK^T and AV: 2 x heads x seq_q x seq_k x head_dim (causal kernels skip about half; counted in full,
+        # as torchvision and FlopCounterMode count them)
+        seq_q, seq_k = inputs[0].shape[0], inputs[-1].shape[0]
+        return 2 * self.heads * seq_q * seq_k * self.head_dim(inputs)
+
+    def other_flops(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
+        seq_q, seq_k = inputs[0].shape[0], inputs[-1].shape[0]
+        return 5 * self.heads * seq_q * seq_k  # scale, mask, softmax
+
+    def backward_flops(self, inputs: Sequence[TensorSpec], output: TensorSpec, input_grad: bool) -> int:
+        # dQ, dK, dV, dP plus recomputing P in the fused kernel: 2.5x the forward's matmuls
+        return 5 * self.forward_macs(inputs, output) + 2 * self.other_flops(inputs, output)
+
+    def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[
+            SavedTensor, ...]:
+        seq_q, seq_k = inputs[0].shape[0], inputs[-1].shape[0]
+        kernel_output = SavedTensor("kernel output", output.numel, "act")
+        if self.kernel == "fused":
+            return (kernel_output, SavedTensor("log-sum-exp", self.heads * seq_q, "float32"))
+        probs = self.heads * seq_q * seq_k
+        saved = [kernel_output, SavedTensor("softmax probabilities", probs, "act")]
+        if training and self.dropout > 0:
+            saved += [SavedTensor("dropout mask", probs, "bool"), SavedTensor("dropped probabilities", probs, "act")]
+        return tuple(saved)
+
+    def backward_workspace(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
+        if self.kernel == "math":
+            return 2 * self.heads * inputs[0].shape[0] * inputs[-1].shape[0]  # grad of scores and probs
+        return 0
+
+
+@dataclass(frozen=True)
+class Rotary(Op):
+    """Rotary position embedding (q * cos + rotate_half(q) * sin): a new tensor; backward needs only the
+    cos/sin tables, which every sample shares."""
+
+    kind: ClassVar[str] = "rotary"
+
+    def output_spec(self, inputs: Sequence[TensorSpec], layer: str) -> TensorSpec:
+        if len(inputs) != 1 or len(inputs[0].shape) != 2:
+            raise ShapeError(layer, "rotary embedding takes one (seq, features) input")
+        return inputs[0]
+
+    def other_flops(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
+        return 3 * output.numel

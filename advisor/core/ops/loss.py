@@ -1,0 +1,41 @@
+"""Cross-entropy loss head over class logits (classes,) or token logits (seq, vocab).
+
+F.cross_entropy = log_softmax + nll_loss. log_softmax keeps its output (fp32 under autocast, where
+cross_entropy is on the fp32 list); backward first materialises the gradient of the log-probabilities
+(nll_loss_backward) and then that of the logits. Targets are int64, one per row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from advisor.core.errors import ShapeError
+from advisor.core.graph import TensorSpec
+from advisor.core.ops.base import AmpPolicy, Op, SavedTensor, single_input
+
+
+@dataclass(frozen=True)
+class CrossEntropy(Op):
+    kind: ClassVar[str] = "cross_entropy"
+    amp: ClassVar[AmpPolicy] = "fp32"
+
+    def output_spec(self, inputs: Sequence[TensorSpec], layer: str) -> TensorSpec:
+        x = single_input(inputs, layer)
+        if len(x.shape) not in (1, 2):
+            raise ShapeError(layer, f"cross-entropy expects logits (classes,) or (seq, vocab), got {x.shape}")
+        return TensorSpec((), "float", batched=False)
+
+    def target_count(self, inputs: Sequence[TensorSpec]) -> int:
+        return inputs[0].numel // inputs[0].shape[-1]
+
+    def other_flops(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
+        return 4 * inputs[0].numel  # max, exp, sum, log
+
+    def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[
+            SavedTensor, ...]:
+        return (SavedTensor("log-probabilities", inputs[0].numel, "act"),)
+
+    def backward_workspace(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
+        return inputs[0].numel  # gradient of the log-probabilities

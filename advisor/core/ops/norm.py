@@ -1,0 +1,118 @@
+"""Normalisation layers: BatchNorm (1d/2d/3d by input rank), LayerNorm, RMSNorm, GroupNorm."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from advisor.core.errors import ShapeError
+from advisor.core.graph import TensorSpec
+from advisor.core.ops.base import AmpPolicy, Op, SavedTensor, positive, single_input
+
+
+@dataclass(frozen=True)
+class BatchNorm(Op):
+    """Channels are dim 0 of the per-sample shape. Runs in its input's dtype under autocast (cuDNN)."""
+
+    kind: ClassVar[str] = "batchnorm"
+    saves_inputs: ClassVar[tuple[int, ...]] = (0,)  # plus per-channel mean and inverse std (negligible)
+    affine: bool = True
+
+    def output_spec(self, inputs: Sequence[TensorSpec], layer: str) -> TensorSpec:
+        x = single_input(inputs, layer)
+        if not x.shape:
+            raise ShapeError(layer, "batchnorm needs a channel dimension")
+        return x
+
+    def param_count(self, inputs: Sequence[TensorSpec]) -> int:
+        return 2 * inputs[0].shape[0] if self.affine else 0
+
+    def buffer_count(self, inputs: Sequence[TensorSpec]) -> int:
+        return 2 * inputs[0].shape[0]  # running_mean and running_var
+
+    def other_flops(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
+        return 4 * output.numel  # subtract mean, scale by inverse std, multiply by gamma, add beta
+
+
+@dataclass(frozen=True)
+class LayerNorm(Op):
+    """Normalises the last dimension. On autocast's fp32 list, so it computes (and outputs) fp32."""
+
+    kind: ClassVar[str] = "layernorm"
+    amp: ClassVar[AmpPolicy] = "fp32"
+    saves_inputs: ClassVar[tuple[int, ...]] = (0,)
+    affine: bool = True
+    bias: bool = True
+
+    def output_spec(self, inputs: Sequence[TensorSpec], layer: str) -> TensorSpec:
+        x = single_input(inputs, layer)
+        if not x.shape:
+            raise ShapeError(layer, "layernorm needs a feature dimension")
+        return x
+
+    def param_count(self, inputs: Sequence[TensorSpec]) -> int:
+        if not self.affine:
+            return 0
+        return inputs[0].shape[-1] * (2 if self.bias else 1)
+
+    def other_flops(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
+        return 5 * output.numel  # mean, variance, normalise, scale, shift
+
+    def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[
+            SavedTensor, ...]:
+        rows = output.numel // output.shape[-1]
+        return (SavedTensor("mean", rows, "float32"), SavedTensor("rstd", rows, "float32"))
+
+
+@dataclass(frozen=True)
+class RMSNorm(Op):
+    """x * rsqrt(mean(x^2) + eps) * weight, written out in fp32 as Llama-style models do (HF LlamaRMSNorm):
+    autograd keeps the input, the normalised copy and the per-row rsqrt."""
+
+    kind: ClassVar[str] = "rmsnorm"
+    amp: ClassVar[AmpPolicy] = "fp32"
+    saves_inputs: ClassVar[tuple[int, ...]] = (0,)
+
+    def output_spec(self, inputs: Sequence[TensorSpec], layer: str) -> TensorSpec:
+        x = single_input(inputs, layer)
+        if not x.shape:
+            raise ShapeError(layer, "rmsnorm needs a feature dimension")
+        return x
+
+    def param_count(self, inputs: Sequence[TensorSpec]) -> int:
+        return inputs[0].shape[-1]
+
+    def other_flops(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
+        return 4 * output.numel  # square, mean, scale, weight
+
+    def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[
+            SavedTensor, ...]:
+        rows = output.numel // output.shape[-1]
+        return (SavedTensor("normalised", output.numel, "act"), SavedTensor("rstd", rows, "float32"))
+
+
+@dataclass(frozen=True)
+class GroupNorm(Op):
+    kind: ClassVar[str] = "groupnorm"
+    amp: ClassVar[AmpPolicy] = "fp32"
+    saves_inputs: ClassVar[tuple[int, ...]] = (0,)
+    groups: int = 32
+    affine: bool = True
+
+    def output_spec(self, inputs: Sequence[TensorSpec], layer: str) -> TensorSpec:
+        x = single_input(inputs, layer)
+        positive(layer, groups=self.groups)
+        if not x.shape or x.shape[0] % self.groups:
+            raise ShapeError(layer, f"groups {self.groups} must divide the channels of input {x.shape}")
+        return x
+
+    def param_count(self, inputs: Sequence[TensorSpec]) -> int:
+        return 2 * inputs[0].shape[0] if self.affine else 0
+
+    def other_flops(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
+        return 5 * output.numel
+
+    def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[
+            SavedTensor, ...]:
+        return (SavedTensor("mean", self.groups, "float32"), SavedTensor("rstd", self.groups, "float32"))

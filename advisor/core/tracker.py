@@ -1,0 +1,91 @@
+"""Bookkeeping of live allocations during one simulated step: totals per category, the peak and where it
+happened, and the event list an allocator model can replay.
+
+Sizes are rounded as PyTorch's CUDA caching allocator rounds every request (c10/cuda/
+CUDACachingAllocator.cpp: kMinBlockSize = 512 bytes), because torch.cuda.max_memory_allocated() counts
+the rounded blocks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+CATEGORIES = ("weights", "gradients", "optimizer_state", "activations", "temporaries", "inputs")
+BLOCK_BYTES = 512
+
+Key = tuple[str, int, int]
+
+
+def rounded(nbytes: int) -> int:
+    return 0 if nbytes <= 0 else -(-nbytes // BLOCK_BYTES) * BLOCK_BYTES
+
+
+@dataclass(frozen=True)
+class CategoryBytes:
+    weights: int = 0
+    gradients: int = 0
+    optimizer_state: int = 0
+    activations: int = 0
+    temporaries: int = 0
+    inputs: int = 0
+
+    @property
+    def total(self) -> int:
+        return (self.weights + self.gradients + self.optimizer_state + self.activations + self.temporaries
+                + self.inputs)
+
+    def as_dict(self) -> dict[str, int]:
+        return {name: getattr(self, name) for name in CATEGORIES}
+
+
+@dataclass(frozen=True)
+class TimelinePoint:
+    """Allocated bytes right after one layer's forward or backward (or the optimizer step)."""
+
+    phase: str
+    layer: str
+    total_bytes: int
+
+
+@dataclass
+class Tracker:
+    live: dict[Key, tuple[int, str]] = field(default_factory=dict)
+    totals: dict[str, int] = field(default_factory=lambda: dict.fromkeys(CATEGORIES, 0))
+    events: list[tuple[Key, int]] = field(default_factory=list)  # +size on alloc, -size on free
+    timeline: list[TimelinePoint] = field(default_factory=list)
+    peak_bytes: int = 0
+    peak_totals: dict[str, int] = field(default_factory=lambda: dict.fromkeys(CATEGORIES, 0))
+    peak_where: tuple[str, str] = ("setup", "")
+    where: tuple[str, str] = ("setup", "")
+    current: int = 0
+
+    def alloc(self, key: Key, nbytes: int, category: str) -> None:
+        size = rounded(nbytes)
+        if size == 0 or key in self.live:
+            return
+        self.live[key] = (size, category)
+        self.totals[category] += size
+        self.current += size
+        self.events.append((key, size))
+        if self.current > self.peak_bytes:
+            self.peak_bytes = self.current
+            self.peak_totals = dict(self.totals)
+            self.peak_where = self.where
+
+    def free(self, key: Key) -> None:
+        entry = self.live.pop(key, None)
+        if entry is None:
+            return
+        size, category = entry
+        self.totals[category] -= size
+        self.current -= size
+        self.events.append((key, -size))
+
+    def mark(self, phase: str, layer: str) -> None:
+        """Sets where the next allocations happen and records the total after the previous step."""
+        if self.where[0] != "setup":
+            self.timeline.append(TimelinePoint(*self.where, self.current))
+        self.where = (phase, layer)
+
+    def peak_breakdown(self) -> CategoryBytes:
+        return CategoryBytes(**self.peak_totals)

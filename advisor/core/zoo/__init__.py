@@ -1,0 +1,1 @@
+"""Built-in architectures, built layer by layer from their definitions (not from pasted totals)."""
