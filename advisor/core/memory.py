@@ -29,6 +29,7 @@ class MemoryProfile:
     at_peak: CategoryBytes
     peak_phase: str
     peak_layer: str
+    fixed_bytes: int  # the part of the peak that does not grow with the batch
     kept_bytes: tuple[int, ...]  # per node: what autograd holds of it at the end of the forward pass
     timeline: tuple[TimelinePoint, ...]
     events: tuple[tuple[Key, int], ...]
@@ -86,9 +87,11 @@ class StepSimulator:
         return [list(range(start, min(n, start + size))) for start in range(1, n - 1, size)]
 
     def nbytes(self, i: int, numel: int | None = None, dtype_bytes: int | None = None) -> int:
+        """Bytes of node i's output, or of something else it allocates per sample (numel given)."""
         spec = self.nodes[i].output
+        batched = spec.batched if numel is None else spec.batched or any(s.batched for s in self.specs[i])
         count = spec.numel if numel is None else numel
-        return count * (self.w.batch if spec.batched else 1) * (dtype_bytes or self.dtype[i])
+        return count * (self.w.batch if batched else 1) * (dtype_bytes or self.dtype[i])
 
     def weight_numel(self, node: Node, specs: list) -> int:  # type: ignore[type-arg]
         if isinstance(node.op, Linear) and node.op.tied_to:
@@ -296,7 +299,7 @@ class StepSimulator:
             self.optimizer_step()
         self.t.mark("end", "")
         phase, layer = self.t.peak_where
-        return MemoryProfile(self.t.peak_bytes, self.t.peak_breakdown(), phase, layer, tuple(kept),
+        return MemoryProfile(self.t.peak_bytes, self.t.peak_breakdown(), phase, layer, self.t.peak_fixed, tuple(kept),
                              tuple(self.t.timeline), tuple(self.t.events))
 
 

@@ -14,6 +14,9 @@ CATEGORIES = ("weights", "gradients", "optimizer_state", "activations", "tempora
 BLOCK_BYTES = 512
 
 Key = tuple[str, int, int]
+# Allocations whose size does not depend on the batch; everything else scales with it.
+FIXED_KINDS = frozenset({"weights", "optimizer_state", "param_grad", "param_grad_half", "param_grad_extra",
+                         "weight_cast", "optimizer_temporary"})
 
 
 def rounded(nbytes: int) -> int:
@@ -58,6 +61,8 @@ class Tracker:
     peak_where: tuple[str, str] = ("setup", "")
     where: tuple[str, str] = ("setup", "")
     current: int = 0
+    current_fixed: int = 0
+    peak_fixed: int = 0
 
     def alloc(self, key: Key, nbytes: int, category: str) -> None:
         size = rounded(nbytes)
@@ -66,9 +71,12 @@ class Tracker:
         self.live[key] = (size, category)
         self.totals[category] += size
         self.current += size
+        if key[0] in FIXED_KINDS:
+            self.current_fixed += size
         self.events.append((key, size))
         if self.current > self.peak_bytes:
             self.peak_bytes = self.current
+            self.peak_fixed = self.current_fixed
             self.peak_totals = dict(self.totals)
             self.peak_where = self.where
 
@@ -79,6 +87,8 @@ class Tracker:
         size, category = entry
         self.totals[category] -= size
         self.current -= size
+        if key[0] in FIXED_KINDS:
+            self.current_fixed -= size
         self.events.append((key, -size))
 
     def mark(self, phase: str, layer: str) -> None:

@@ -44,3 +44,6 @@ def cnn(inplace: bool = False) -> Graph:
     x = b.add(Flatten(), [x], "flatten")
     b.add(Linear(100), [x], "fc")
     return b.build()
+
+
+MODELS = {"seed:mlp": mlp, "seed:cnn": cnn, "seed:cnn_inplace": lambda: cnn(inplace=True)}

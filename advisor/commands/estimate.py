@@ -1,0 +1,60 @@
+"""`advisor estimate SPEC`: memory and compute of one training step or inference pass."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any, get_args
+
+from advisor.core import zoo
+from advisor.core.estimate import estimate
+from advisor.core.formatting import render_text, to_json
+from advisor.core.workload import Mode, OptimizerName, Precision, Workload
+from advisor.specs import load_graph
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def add_workload_options(parser: argparse.ArgumentParser) -> None:
+    """The options every command that estimates shares (estimate, recommend, report)."""
+    parser.add_argument("spec", nargs="?", help="zoo:NAME, or a model file (see DESIGN.md)")
+    parser.add_argument("--mode", choices=get_args(Mode), default="train")
+    parser.add_argument("--batch", type=positive_int, default=32, help="samples per step (per card)")
+    parser.add_argument("--seq-len", type=positive_int, default=None, help="tokens per sample")
+    parser.add_argument("--precision", choices=get_args(Precision), default="fp32")
+    parser.add_argument("--optimizer", choices=get_args(OptimizerName), default="adam")
+    parser.add_argument("--checkpointing", action="store_true", help="gradient checkpointing per block")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def workload_from(args: argparse.Namespace) -> Workload:
+    return Workload(args.mode, args.batch, args.precision, args.optimizer, args.checkpointing)
+
+
+def register(sub: Any) -> None:
+    parser = sub.add_parser("estimate", help="memory and compute of one step")
+    add_workload_options(parser)
+    parser.add_argument("--list", action="store_true", help="list the built-in zoo models")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.list:
+        print("\n".join(f"zoo:{name}" for name in zoo.zoo_names()))
+        return 0
+    if not args.spec:
+        raise SystemExit("advisor estimate: error: a model SPEC is required (e.g. zoo:resnet50)")
+    result = estimate(load_graph(args.spec, args.seq_len), workload_from(args))
+    if args.json:
+        print(json.dumps(to_json(result), indent=1))
+    else:
+        print(render_text(result), end="")
+    return 0

@@ -1,0 +1,133 @@
+"""One result type for every way of estimating: totals, per-layer rows, the memory breakdown at the peak,
+the timeline of the step, and the assumptions behind the numbers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from advisor.core.allocator import peak_reserved_bytes
+from advisor.core.graph import Graph, GraphBuilder
+from advisor.core.memory import simulate_step
+from advisor.core.ops.loss import CrossEntropy
+from advisor.core.overheads import DEFAULT_OVERHEAD, device_total_bytes
+from advisor.core.tracker import CategoryBytes, TimelinePoint
+from advisor.core.workload import Workload
+
+# At the largest batch that still trained under set_per_process_memory_fraction on the H200, peak
+# allocated was 83-99% of the budget (DESIGN.md): the allocator needs up to peak / 0.83 to run the step.
+WORST_PEAK_TO_BUDGET = 0.83
+
+
+@dataclass(frozen=True)
+class LayerRow:
+    name: str
+    kind: str
+    output_shape: tuple[int, ...]  # per sample
+    param_count: int
+    forward_macs: int  # multiply-adds, at the workload's batch
+    forward_flops: int  # 2 x MACs + other arithmetic
+    backward_flops: int
+    output_bytes: int
+    kept_bytes: int  # what autograd holds for backward at the end of the forward pass
+
+
+@dataclass(frozen=True)
+class MemoryEstimate:
+    peak_bytes: int  # predicted torch.cuda.max_memory_allocated() of a steady-state step
+    reserved_bytes: int  # predicted caching-allocator reservation with plenty of memory
+    required_bytes: int  # smallest allocator budget the step runs in
+    device_total_bytes: int  # nvidia-smi's view: reserved + workspaces + CUDA context + driver
+    at_peak: CategoryBytes
+    peak_phase: str
+    peak_layer: str
+    fixed_bytes: int  # part of the peak that does not grow with the batch
+    per_sample_bytes: float  # the rest, per sample: peak = fixed + batch x per_sample at this batch
+
+
+@dataclass(frozen=True)
+class Estimate:
+    model: str
+    workload: Workload
+    method: str  # "analytic" or "simulated"
+    param_count: int
+    layers: tuple[LayerRow, ...]
+    forward_macs: int
+    forward_flops: int
+    step_flops: int  # forward + backward in training, forward alone in inference
+    memory: MemoryEstimate
+    timeline: tuple[TimelinePoint, ...]
+    assumptions: tuple[str, ...]
+
+
+def with_loss_head(graph: Graph) -> Graph:
+    """Training needs a loss: cross-entropy on the model's output (the estimator adds it, the zoo does not)."""
+    if graph.nodes[-1].op.kind == "cross_entropy":
+        return graph
+    builder = GraphBuilder(graph.name, graph.task)
+    for node in graph.nodes:
+        builder.add(node.op, node.inputs, node.name)
+    builder.add(CrossEntropy(), [len(graph.nodes) - 1], "loss")
+    return builder.build()
+
+
+def _layer_rows(graph: Graph, workload: Workload, kept: tuple[int, ...], dtype_bytes: int) -> list[LayerRow]:
+    rows, needs_grad = [], [False] * len(graph.nodes)
+    for i, node in enumerate(graph.nodes):
+        specs = graph.input_specs(node)
+        params = node.op.param_count(specs)
+        needs_grad[i] = params > 0 or any(needs_grad[s] for s in node.inputs)
+        scale = workload.batch if node.output.batched else 1
+        input_grad = any(needs_grad[s] for s in node.inputs)
+        rows.append(LayerRow(
+            node.name, node.op.kind, node.output.shape, params,
+            node.op.forward_macs(specs, node.output) * scale,
+            node.op.forward_flops(specs, node.output) * scale,
+            node.op.backward_flops(specs, node.output, input_grad) * scale if workload.training else 0,
+            0 if node.op.is_view else node.output.numel * scale * dtype_bytes, kept[i]))
+    return rows
+
+
+def estimate(graph: Graph, workload: Workload) -> Estimate:
+    if workload.training:
+        graph = with_loss_head(graph)
+    profile = simulate_step(graph, workload)
+    rows = _layer_rows(graph, workload, profile.kept_bytes, 2 if workload.precision != "fp32" else 4)
+    reserved = max(peak_reserved_bytes(profile.events), profile.peak_bytes)
+    memory = MemoryEstimate(
+        profile.peak_bytes, reserved, max(int(profile.peak_bytes / WORST_PEAK_TO_BUDGET), profile.peak_bytes),
+        device_total_bytes(reserved), profile.at_peak, profile.peak_phase, profile.peak_layer,
+        profile.fixed_bytes, (profile.peak_bytes - profile.fixed_bytes) / workload.batch)
+    forward_flops = sum(r.forward_flops for r in rows)
+    return Estimate(
+        graph.name, workload, "analytic", sum(r.param_count for r in rows), tuple(rows),
+        sum(r.forward_macs for r in rows), forward_flops,
+        forward_flops + sum(r.backward_flops for r in rows), memory, profile.timeline,
+        _assumptions(workload))
+
+
+def _assumptions(workload: Workload) -> tuple[str, ...]:
+    notes = [
+        "FLOPs = 2 x MACs (multiply-adds of conv/linear/matmul) + elementwise arithmetic; "
+        "MACs count multiply-adds only.",
+        "Memory replays one steady-state step of PyTorch's eager autograd on CUDA: saved tensors, "
+        "activation gradients, in-place ops and views; every allocation rounded up to 512 bytes.",
+        "Attention memory follows the fused SDPA kernels (output and log-sum-exp kept, no seq x seq matrix).",
+        "cuDNN/cuBLAS workspaces are not in peak_bytes (they depend on the algorithm cuDNN picks).",
+        f"required_bytes = peak / {WORST_PEAK_TO_BUDGET} (lowest peak-to-budget ratio measured at the "
+        "out-of-memory limit on an H200); device_total_bytes adds "
+        f"the CUDA context and driver reservation {DEFAULT_OVERHEAD.source}.",
+        "peak = fixed + batch x per-sample only while the peak stays in the same phase of the step; "
+        "at small batches the optimizer step or the weights can set the peak instead.",
+    ]
+    if workload.training:
+        notes.append("Training: zero_grad(set_to_none=True), foreach optimizer implementations (Adam keeps "
+                     "two states and one parameter-sized temporary in its step); the model output is kept "
+                     "by the caller until the step ends.")
+    if workload.amp:
+        notes.append("Autocast: weights stay fp32; matmul/conv inputs and weights are cast to half "
+                     "(weight copies cached for the forward and kept for backward); softmax, layer norm and "
+                     "losses run in fp32.")
+    if workload.checkpointing:
+        notes.append("Gradient checkpointing recomputes each block (residual block or transformer layer) "
+                     "in backward; only block inputs are kept in forward (about one extra forward of compute).")
+    return tuple(notes)
