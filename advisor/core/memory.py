@@ -13,9 +13,10 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from advisor.core.graph import Graph, Node
+from advisor.core.graph import Graph, Node, TensorSpec
 from advisor.core.ops.io import Input
 from advisor.core.ops.linear import Linear
+from advisor.core.ops.loss import CrossEntropy
 from advisor.core.tracker import CategoryBytes, Key, TimelinePoint, Tracker, rounded
 from advisor.core.workload import OPTIMIZER_STATE_SLOTS, OPTIMIZER_STEP_TEMPORARIES, Workload
 
@@ -52,7 +53,7 @@ class StepSimulator:
         self.blocks = self._checkpoint_blocks() if workload.checkpointing and workload.training else []
         # the caller keeps the model's output (and the loss) referenced until the step ends
         self.outputs = {i for i, users in enumerate(self.consumers) if not users}
-        if self.nodes[-1].op.kind == "cross_entropy":
+        if isinstance(self.nodes[-1].op, CrossEntropy):
             self.outputs.update(self.nodes[-1].inputs)
 
     # ---- static facts
@@ -93,7 +94,7 @@ class StepSimulator:
         count = spec.numel if numel is None else numel
         return count * (self.w.batch if batched else 1) * (dtype_bytes or self.dtype[i])
 
-    def weight_numel(self, node: Node, specs: list) -> int:  # type: ignore[type-arg]
+    def weight_numel(self, node: Node, specs: list[TensorSpec]) -> int:
         if isinstance(node.op, Linear) and node.op.tied_to:
             return specs[0].shape[-1] * node.op.out_features
         return node.op.param_count(specs)
@@ -276,6 +277,11 @@ class StepSimulator:
             self.t.alloc(("weights", i, 0), (params + buffers) * self.w.param_dtype_bytes, "weights")
             for slot in range(slots):
                 self.t.alloc(("optimizer_state", i, slot), params * self.w.param_dtype_bytes, "optimizer_state")
+        loss = self.nodes[-1].op
+        if isinstance(loss, CrossEntropy):  # the int64 class targets the data loader hands in
+            key: Key = ("input", len(self.nodes) - 1, 1)
+            self.t.alloc(key, loss.target_count(self.specs[-1]) * 8 * self.w.batch, "inputs")
+            self.held.add(key)
 
     def optimizer_step(self) -> None:
         self.t.mark("optimizer step", self.w.optimizer)

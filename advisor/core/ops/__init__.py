@@ -1,6 +1,16 @@
 """The registry of layer kinds: each a frozen dataclass with its own formulas (see base.Op)."""
 
-from advisor.core.ops.activation import GELU, ReLU, ReLU6, Hardsigmoid, Hardswish, Sigmoid, SiLU, Softmax, Tanh
+from advisor.core.ops.activation import (
+    GELU,
+    Hardsigmoid,
+    Hardswish,
+    ReLU,
+    ReLU6,
+    Sigmoid,
+    SiLU,
+    Softmax,
+    Tanh,
+)
 from advisor.core.ops.attention import Attention, Rotary
 from advisor.core.ops.base import Op, SavedTensor
 from advisor.core.ops.conv import Conv, ConvTranspose

@@ -1,4 +1,5 @@
-"""Cross-entropy loss head over class logits (classes,) or token logits (seq, vocab).
+"""Cross-entropy loss head over class logits (classes,), token logits (seq, vocab), or per-pixel logits
+(classes, H, W) as segmentation nets produce them.
 
 F.cross_entropy = log_softmax + nll_loss. log_softmax keeps its output (fp32 under autocast, where
 cross_entropy is on the fp32 list); backward first materialises the gradient of the log-probabilities
@@ -23,12 +24,14 @@ class CrossEntropy(Op):
 
     def output_spec(self, inputs: Sequence[TensorSpec], layer: str) -> TensorSpec:
         x = single_input(inputs, layer)
-        if len(x.shape) not in (1, 2):
-            raise ShapeError(layer, f"cross-entropy expects logits (classes,) or (seq, vocab), got {x.shape}")
+        if not x.shape or x.dtype != "float":
+            raise ShapeError(layer, f"cross-entropy expects float logits, got {x.dtype} of shape {x.shape}")
         return TensorSpec((), "float", batched=False)
 
     def target_count(self, inputs: Sequence[TensorSpec]) -> int:
-        return inputs[0].numel // inputs[0].shape[-1]
+        shape = inputs[0].shape
+        classes = shape[0] if len(shape) >= 3 else shape[-1]
+        return inputs[0].numel // classes
 
     def other_flops(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
         return 4 * inputs[0].numel  # max, exp, sum, log

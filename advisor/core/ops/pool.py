@@ -45,7 +45,7 @@ class _Pool(Op):
         return same_shape(x, (x.shape[0], *out))
 
     def other_flops(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
-        return output.numel * self.kernel**self.dims  # one compare or add per window element
+        return output.numel * int(self.kernel**self.dims)  # one compare or add per window element
 
 
 @dataclass(frozen=True)

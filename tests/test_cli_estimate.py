@@ -1,0 +1,68 @@
+"""`advisor estimate`: the DESIGN.md contract, one-line errors with exit code 2, golden tables."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from advisor.cli import main
+
+GOLDEN = Path(__file__).parent / "core" / "golden"
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "advisor", *args], capture_output=True, text=True)
+
+
+def test_json_has_the_stable_keys(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["estimate", "zoo:seed:mlp", "--batch", "256", "--optimizer", "adam", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert set(data) >= {"model", "config", "compute", "memory", "layers", "method", "assumptions"}
+    assert data["method"] == "analytic"
+    assert data["config"] == {"mode": "train", "batch": 256, "precision": "fp32", "optimizer": "adam",
+                              "checkpointing": False}
+    assert data["compute"]["macs_forward"] == 256 * 20029440  # 784*4096 + 4096*4096 + 4096*10 per sample
+    assert data["compute"]["flops_forward"] >= 2 * data["compute"]["macs_forward"]
+    memory = data["memory"]
+    for key in ("weights", "gradients", "optimizer_state", "activations", "temporaries", "inputs",
+                "peak_bytes", "reserved_bytes", "required_bytes", "device_total_bytes"):
+        assert isinstance(memory[key], int), key
+    parts = sum(memory[k] for k in ("weights", "gradients", "optimizer_state", "activations", "temporaries",
+                                    "inputs"))
+    assert parts == memory["peak_bytes"]
+    assert memory["peak_bytes"] <= memory["reserved_bytes"] < memory["device_total_bytes"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["estimate", "zoo:resnet9000"], "unknown zoo model 'resnet9000'"),
+    (["estimate", "zoo:seed:cnn", "--batch", "-4"], "argument --batch: must be at least 1, got -4"),
+    (["estimate", "zoo:seed:cnn", "--batch", "many"], "argument --batch: expected a whole number"),
+    (["estimate", "zoo:seed:cnn", "--precision", "fp8"], "argument --precision: invalid choice"),
+    (["estimate", "zoo:seed:cnn", "--seq-len", "128"], "--seq-len: seed:cnn is not a sequence model"),
+    (["estimate", "zoo:seed:cnn", "--frobnicate"], "unrecognized arguments: --frobnicate"),
+    (["estimate", "mystery"], "mystery: not a model spec"),
+])
+def test_bad_input_gives_one_line_and_exit_code_2(args: list[str], message: str) -> None:
+    result = run(*args)
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in result.stderr
+
+
+def test_list_names_the_zoo() -> None:
+    result = run("estimate", "--list")
+    assert result.returncode == 0
+    assert "zoo:seed:cnn" in result.stdout.split()
+
+
+@pytest.mark.parametrize("name, args", [
+    ("seed_cnn_train_b32_sgd", ["zoo:seed:cnn", "--batch", "32", "--optimizer", "sgd"]),
+    ("seed_mlp_infer_b256", ["zoo:seed:mlp", "--batch", "256", "--mode", "infer"]),
+])
+def test_golden_tables(name: str, args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["estimate", *args]) == 0
+    expected = (GOLDEN / f"{name}.txt").read_text()
+    assert capsys.readouterr().out == expected
