@@ -66,7 +66,7 @@ def with_loss_head(graph: Graph) -> Graph:
     builder = GraphBuilder(graph.name, graph.task)
     for node in graph.nodes:
         builder.add(node.op, node.inputs, node.name)
-    builder.add(CrossEntropy(), [len(graph.nodes) - 1], "loss")
+    builder.add(CrossEntropy(upcast=graph.task == "language_model"), [len(graph.nodes) - 1], "loss")
     return builder.build()
 
 

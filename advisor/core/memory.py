@@ -64,6 +64,8 @@ class StepSimulator:
             floats = [out[s] for s, spec in zip(node.inputs, specs, strict=True) if spec.dtype == "float"]
             if node.output.dtype != "float":
                 out.append(_FIXED_BYTES[node.output.dtype])
+            elif getattr(node.op, "upcast", False):
+                out.append(4)
             elif isinstance(node.op, Input) or not amp:
                 out.append(2 if half else 4)
             elif node.op.is_view or node.op.inplace or node.op.amp == "promote":
@@ -114,11 +116,17 @@ class StepSimulator:
             self._maybe_free(key)
 
     def _cast_bytes(self, i: int, j: int, source: int) -> int:
-        """Bytes of the copy autocast makes of input j, or 0 when the input is already in the op's dtype."""
+        """Bytes of the copy made of input j to compute in the op's dtype (autocast's casts, or a loss that
+        upcasts its logits to fp32 as HF's ForCausalLMLoss does), or 0 when none is made."""
         op, spec = self.nodes[i].op, self.specs[i][j]
-        if not self.w.amp or spec.dtype != "float" or op.amp == "promote" or op.is_view:
+        if spec.dtype != "float" or op.is_view:
             return 0
-        want = 2 if op.amp == "lower" else 4
+        if getattr(op, "upcast", False):
+            want = 4
+        elif not self.w.amp or op.amp == "promote":
+            return 0
+        else:
+            want = 2 if op.amp == "lower" else 4
         if self.dtype[source] == want:
             return 0
         return spec.numel * (self.w.batch if spec.batched else 1) * want
@@ -209,12 +217,15 @@ class StepSimulator:
                 continue
             spec = self.specs[i][j]
             cast = self._cast_bytes(i, j, source)
-            if cast:  # the gradient arrives in the op's dtype and is converted back to the input's
+            if cast:  # the gradient arrives in the op's dtype; the cast's own backward converts it back
                 self.t.alloc(("grad_cast", i, j), cast, "temporaries")
+                self.t.free(("workspace", i, 0))
+                self._release_saved(i)
             key: Key = ("grad", i, j)
             self.t.alloc(key, spec.numel * (self.w.batch if spec.batched else 1) * self.dtype[source],
                          "temporaries")
             self.t.free(("grad_cast", i, j))
+            self.t.free(("workspace", i, 0))
             self.grad_refs[key] += 1
             self._give_grad(source, key)
 

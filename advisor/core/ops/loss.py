@@ -21,6 +21,9 @@ from advisor.core.ops.base import AmpPolicy, Op, SavedTensor, single_input
 class CrossEntropy(Op):
     kind: ClassVar[str] = "cross_entropy"
     amp: ClassVar[AmpPolicy] = "fp32"
+    # Language-model losses upcast the logits to fp32 first in every precision (HF's ForCausalLMLoss:
+    # `logits = logits.float()`), so half-precision training keeps fp32 log-probabilities.
+    upcast: bool = False
 
     def output_spec(self, inputs: Sequence[TensorSpec], layer: str) -> TensorSpec:
         x = single_input(inputs, layer)
