@@ -80,7 +80,8 @@ def _hwc(inputs: Sequence[TensorSpec], layer: str, what: str) -> TensorSpec:
 @dataclass(frozen=True)
 class Pad(Op):
     """F.pad(x, (0, 0, 0, pad_w, 0, pad_h)) on (H, W, C). constant_pad_nd returns a new tensor even when
-    every pad is zero (it clones), and its backward slices the gradient into a new tensor; nothing is saved."""
+    every pad is zero (it clones), and its backward slices the gradient into a new tensor; nothing is
+    saved."""
 
     kind: ClassVar[str] = "pad"
     pad_h: int = 0
@@ -172,7 +173,8 @@ class WindowAttention(Op):
         if x.shape[1] != self.window * self.window:
             raise ShapeError(layer, f"windows of {x.shape[1]} tokens, expected {self.window}x{self.window}")
         if x.shape[2] % (3 * self.heads):
-            raise ShapeError(layer, f"packed qkv width {x.shape[2]} is not divisible by 3 x {self.heads} heads")
+            raise ShapeError(layer, f"packed qkv width {x.shape[2]} is not divisible by 3 x {self.heads} "
+                                    "heads")
         return same_shape(x, (x.shape[0], x.shape[1], x.shape[2] // 3))
 
     def _scores(self, inputs: Sequence[TensorSpec]) -> int:

@@ -24,11 +24,11 @@ def alexnet() -> Graph:
     x = b.add(Input((3, 224, 224)), [], "input")
     index = 0
     for item in _ALEXNET:
-        if item == "M":
+        if isinstance(item, str):
             x = b.add(MaxPool(3, 2), [x], f"features.{index}")
             index += 1
             continue
-        out, k, s, p = item  # type: ignore[misc]
+        out, k, s, p = item
         x = b.add(Conv(out, k, s, p), [x], f"features.{index}")
         x = b.add(ReLU(inplace_=True), [x], f"features.{index + 1}")
         index += 2

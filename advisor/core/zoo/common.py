@@ -44,7 +44,8 @@ def conv_norm_act(b: GraphBuilder, x: int, name: str, out: int, kernel: int = 3,
     """torchvision.ops.Conv2dNormActivation: conv (no bias, padding (k-1)//2) -> BatchNorm -> activation;
     ConvNormActivation's inplace defaults to True, so the activation is built inplace=True.
     Layers are `name.0`, `name.1`, `name.2`."""
-    x = b.add(Conv(out, kernel, stride, padding=(kernel - 1) // 2, groups=groups, bias=False), [x], f"{name}.0")
+    conv = Conv(out, kernel, stride, padding=(kernel - 1) // 2, groups=groups, bias=False)
+    x = b.add(conv, [x], f"{name}.0")
     x = b.add(BatchNorm(), [x], f"{name}.1")
     if act is not None:
         x = b.add(activation(act, True), [x], f"{name}.2")

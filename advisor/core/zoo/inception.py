@@ -35,7 +35,7 @@ def _basic_conv(b: GraphBuilder, x: int, name: str, out: int, kernel: Size, stri
 
 
 def _googlenet_inception(b: GraphBuilder, x: int, name: str, widths: tuple[int, ...]) -> int:
-    """googlenet.Inception; branch3 uses a 3x3 conv (torchvision keeps this known deviation from the paper)."""
+    """googlenet.Inception; branch3 uses a 3x3 conv (a known deviation from the paper torchvision keeps)."""
     c1, c3r, c3, c5r, c5, pool_proj = widths
     with b.block(name):
         b1 = _basic_conv(b, x, "branch1", c1, 1)

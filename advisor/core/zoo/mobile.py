@@ -205,7 +205,8 @@ def shufflenet_v2_x1_0() -> Graph:
     return b.build()
 
 
-def regnet_stages(depth: int, w_0: int, w_a: float, w_m: float, group_width: int) -> list[tuple[int, int, int]]:
+def regnet_stages(depth: int, w_0: int, w_a: float, w_m: float,
+                  group_width: int) -> list[tuple[int, int, int]]:
     """BlockParams.from_init_params: per stage (width, depth, group width), bottleneck multiplier 1."""
     capacity = [round(math.log((i * w_a + w_0) / w_0) / math.log(w_m)) for i in range(depth)]
     widths = [round(w_0 * w_m**c / 8) * 8 for c in capacity]
