@@ -34,13 +34,25 @@ from advisor.core.ops.shape import (
     Reshape,
     Slice,
 )
+from advisor.core.ops.text_ops import GELUTanhComposite
+from advisor.core.ops.vision_ops import (
+    LayerScale,
+    Pad,
+    PatchMerge,
+    Roll,
+    StochasticDepth,
+    WindowAttention,
+    WindowMerge,
+    WindowPartition,
+)
 
 OP_TYPES: dict[str, type[Op]] = {
     cls.kind: cls
     for cls in (Input, Linear, Conv, ConvTranspose, BatchNorm, LayerNorm, RMSNorm, GroupNorm, ReLU, ReLU6, GELU,
                 SiLU, Sigmoid, Tanh, Hardswish, Hardsigmoid, Softmax, Dropout, MaxPool, AvgPool, AdaptiveAvgPool,
                 Flatten, Reshape, Permute, Slice, Add, Mul, Concat, ChannelShuffle, ClassToken, AddParameter,
-                Embedding, Attention, Rotary, LSTM, GRU, CrossEntropy)
+                Embedding, Attention, Rotary, LSTM, GRU, CrossEntropy, GELUTanhComposite, LayerScale, StochasticDepth,
+                Pad, Roll, WindowPartition, WindowMerge, WindowAttention, PatchMerge)
 }
 
 __all__ = [
