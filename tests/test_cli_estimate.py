@@ -61,6 +61,9 @@ def test_list_names_the_zoo() -> None:
 @pytest.mark.parametrize("name, args", [
     ("seed_cnn_train_b32_sgd", ["zoo:seed:cnn", "--batch", "32", "--optimizer", "sgd"]),
     ("seed_mlp_infer_b256", ["zoo:seed:mlp", "--batch", "256", "--mode", "infer"]),
+    ("resnet18_train_b64_sgd", ["zoo:resnet18", "--batch", "64", "--optimizer", "sgd"]),
+    ("bert_base_s128_amp_b32_adamw", ["zoo:bert-base", "--seq-len", "128", "--batch", "32", "--precision", "amp_bf16",
+                                      "--optimizer", "adamw"]),
 ])
 def test_golden_tables(name: str, args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["estimate", *args]) == 0
