@@ -24,8 +24,8 @@ GIB = 2**30
 CARD_COLUMNS: tuple[str, ...] = (
     "name", "aliases", "vendor", "architecture", "segment", "launch_date", "memory_gb", "memory_type",
     "bus_width_bits", "bandwidth_gbs", "fp32_tflops", "tf32_tflops", "fp16_tflops", "bf16_tflops",
-    "fp8_tflops", "int8_tops", "tdp_w", "pcie_gen", "link_kind", "link_detail", "link_bandwidth_gbs",
-    "msrp_usd", "source",
+    "fp8_tflops", "int8_tops", "tdp_w", "pcie_gen", "devices", "link_kind", "link_detail",
+    "link_bandwidth_gbs", "msrp_usd", "source",
 )  # fmt: skip
 REQUIRED = frozenset({"name", "vendor", "architecture", "segment", "memory_gb", "memory_type",
                       "bandwidth_gbs", "fp32_tflops", "tdp_w", "source"})  # fmt: skip
@@ -65,8 +65,9 @@ _PARSERS: dict[str, Callable[[str], Any]] = {
     "memory_type": str.strip, "bus_width_bits": _positive_int, "bandwidth_gbs": _positive_float,
     "fp32_tflops": _positive_float, "tf32_tflops": _positive_float, "fp16_tflops": _positive_float,
     "bf16_tflops": _positive_float, "fp8_tflops": _positive_float, "int8_tops": _positive_float,
-    "tdp_w": _positive_int, "pcie_gen": _positive_int, "link_kind": _choice(LINK_KINDS),
-    "link_detail": str.strip, "link_bandwidth_gbs": _positive_float, "msrp_usd": _positive_float,
+    "tdp_w": _positive_int, "pcie_gen": _positive_int, "devices": _positive_int,
+    "link_kind": _choice(LINK_KINDS), "link_detail": str.strip, "link_bandwidth_gbs": _positive_float,
+    "msrp_usd": _positive_float,
     "source": str.strip,
 }  # fmt: skip
 

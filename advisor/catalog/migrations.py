@@ -7,7 +7,8 @@ a database made by version 1 and checks that the user's rows survive.
 
 History:
   1  cards, aliases, prices, meta.
-  2  multi-card link per card (link_kind, link_detail, link_bandwidth_gbs); price condition (new / used).
+  2  GPUs per board (devices); multi-card link per card (link_kind, link_detail,
+     link_bandwidth_gbs); price condition (new / used).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ SCHEMA_VERSION = 2
 
 def _v1_to_v2(conn: Connection) -> None:
     for statement in (
+        "ALTER TABLE cards ADD COLUMN devices INTEGER NOT NULL DEFAULT 1",
         "ALTER TABLE cards ADD COLUMN link_kind VARCHAR(16) NOT NULL DEFAULT 'none'",
         "ALTER TABLE cards ADD COLUMN link_detail VARCHAR(60) NOT NULL DEFAULT ''",
         "ALTER TABLE cards ADD COLUMN link_bandwidth_gbs FLOAT",

@@ -52,7 +52,8 @@ class Card(Base):
     int8_tops: Mapped[float | None] = mapped_column(Float)
     tdp_w: Mapped[int] = mapped_column(Integer)
     pcie_gen: Mapped[int | None] = mapped_column(Integer)
-    # Added in schema version 2 (see migrations.py): the multi-card link.
+    # Added in schema version 2 (see migrations.py): GPUs per board and the multi-card link.
+    devices: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
     link_kind: Mapped[str] = mapped_column(String(16), default="none", server_default="none")
     link_detail: Mapped[str] = mapped_column(String(60), default="", server_default="")
     link_bandwidth_gbs: Mapped[float | None] = mapped_column(Float)

@@ -43,6 +43,9 @@ class CardSpec:
     fp8_tflops: float | None = None
     int8_tops: float | None = None
     pcie_gen: int | None = None
+    # GPUs on the board (K80, Titan Z, MI250X have two): the figures are board totals, and each GPU
+    # sees memory_bytes / devices of memory, which is what decides whether a model fits.
+    devices: int = 1
     link_kind: str = "none"
     link_detail: str = ""
     link_bandwidth_gbs: float | None = None
