@@ -41,9 +41,7 @@ def _price_record(price: Price, card_name: str) -> PriceRecord:
 def _aliases_of(session: Session, card_ids: Iterable[int]) -> dict[int, list[str]]:
     ids = list(card_ids)
     found: dict[int, list[str]] = defaultdict(list)
-    query = select(Alias.card_id, Alias.display).order_by(Alias.id)
-    # One query for a page of cards; for a long list read them all rather than send 10,000 parameters.
-    query = query.where(Alias.card_id.in_(ids)) if len(ids) <= 500 else query
+    query = select(Alias.card_id, Alias.display).where(Alias.card_id.in_(ids)).order_by(Alias.id)
     for card_id, display in session.execute(query):
         found[card_id].append(display)
     return found
@@ -92,9 +90,16 @@ def list_cards(session: Session, *, vendor: str | None = None, segment: str | No
     key = SORT_KEYS[sort_by]
     down = (sort_by != "name") if descending is None else descending
     order = [key.desc().nulls_last() if down else key.asc().nulls_last(), Card.name]
-    cards = session.scalars(select(Card).where(*conditions).order_by(*order)).all()
-    aliases = _aliases_of(session, (c.id for c in cards))
-    return [_record(c, [a for a in aliases.get(c.id, []) if a != c.name]) for c in cards]
+    # Plain column rows, not ORM objects: building 10,000 tracked objects costs more than the query itself.
+    columns = [getattr(Card, column) for column in SPEC_COLUMNS]
+    rows = session.execute(select(Card.id, Card.origin, *columns).where(*conditions).order_by(*order)).all()
+    aliases: dict[int, list[str]] = defaultdict(list)
+    alias_query = select(Alias.card_id, Alias.display).join(Card)
+    alias_query = alias_query.where(*conditions, Alias.display != Card.name)
+    for card_id, display in session.execute(alias_query.order_by(Alias.id)):
+        aliases[card_id].append(display)
+    return [CardRecord(**dict(zip(SPEC_COLUMNS, row[2:], strict=True)), aliases=tuple(aliases[row[0]]),
+                       user_owned=row[1] == USER) for row in rows]  # fmt: skip
 
 
 def _canonical_vendor(session: Session, vendor: str) -> str:

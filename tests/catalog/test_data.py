@@ -10,12 +10,12 @@ GIB = 2**30
 # Highest per-pin data rate (Gbps) of each memory type the bundled cards use; HBM per pin is slower.
 MAX_GBPS = {"GDDR5": 8.0, "GDDR5X": 11.5, "GDDR6": 20.1, "GDDR6X": 23.0, "GDDR7": 30.0, "HBM2": 2.5,
             "HBM2e": 3.2, "HBM3": 5.3, "HBM3e": 8.0}  # fmt: skip
-NAMED_IN_ISSUE = ["GeForce GTX 980 Ti", "GeForce GTX Titan X", "Titan X (Pascal)", "Titan Xp", "GeForce GTX 1060 6GB",
-                  "GeForce GTX 1070", "GeForce GTX 1080", "GeForce GTX 1080 Ti", "Tesla K80", "Tesla P100 PCIe 16GB",
-                  "Tesla V100 SXM2 32GB", "Tesla T4", "A10", "A30", "A40", "A100 PCIe 40GB", "A100 SXM4 40GB",
-                  "A100 PCIe 80GB", "A100 SXM4 80GB", "L4", "L40", "L40S", "H100 PCIe", "H100 SXM5", "H100 NVL",
-                  "H200 SXM", "B200", "Instinct MI100", "Instinct MI325X", "Titan RTX", "Titan V",
-                  "GeForce RTX 5090", "Arc B580"]  # fmt: skip
+NAMED_IN_ISSUE = ["GeForce GTX 980 Ti", "GeForce GTX Titan X", "Titan X (Pascal)", "Titan Xp",
+    "GeForce GTX 1060 6GB", "GeForce GTX 1070", "GeForce GTX 1080", "GeForce GTX 1080 Ti", "Tesla K80",
+    "Tesla P100 PCIe 16GB", "Tesla V100 SXM2 32GB", "Tesla T4", "A10", "A30", "A40", "A100 PCIe 40GB",
+    "A100 SXM4 40GB", "A100 PCIe 80GB", "A100 SXM4 80GB", "L4", "L40", "L40S", "H100 PCIe", "H100 SXM5",
+    "H100 NVL", "H200 SXM", "B200", "Instinct MI100", "Instinct MI325X", "Titan RTX", "Titan V",
+    "GeForce RTX 5090", "Arc B580"]  # fmt: skip
 
 
 def test_at_least_150_cards_and_the_named_ones(bundled: BundledData) -> None:

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from advisor.catalog import (
-    Catalog,
     CardSpec,
+    Catalog,
     CatalogError,
     DuplicateCardError,
     UnknownCardError,
@@ -74,7 +74,8 @@ def test_latest_price_by_condition(catalog: Catalog) -> None:
         assert latest_price(session, "1080 Ti", condition="new") == price_history(session, "1080 Ti")[0]
         assert latest_price(session, "1080 Ti", condition="new").amount == 699  # type: ignore[union-attr]
         used = latest_price(session, "1080 Ti", condition="used")
-        assert used is not None and (used.amount, used.date, used.user_owned) == (280.0, date(2023, 3, 1), True)
+        assert used is not None
+        assert (used.amount, used.date, used.user_owned) == (280.0, date(2023, 3, 1), True)
         assert latest_price(session, "1080 Ti").amount == 280.0  # type: ignore[union-attr]
         assert latest_price(session, "RTX 3080 12GB") is None  # no MSRP was ever announced
 

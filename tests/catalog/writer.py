@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 from sqlalchemy.orm import Session
@@ -28,7 +29,7 @@ def main(path: str, mode: str, count: int) -> None:
         if mode == "increment":
             catalog.transact(increment)
         else:
-            catalog.transact(lambda session, amount=float(i): add_price(session, "Counter", amount))
+            catalog.transact(partial(add_price, card_name="Counter", amount=float(i)))
             print(i, flush=True)  # only after the commit returned
 
 
