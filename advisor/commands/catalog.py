@@ -195,7 +195,11 @@ def register(subparsers: Any) -> None:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--catalog", metavar="PATH", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     actions = catalog.add_subparsers(dest="action", parser_class=type(catalog))
+    _register_reading(actions, common)
+    _register_writing(actions, common)
 
+
+def _register_reading(actions: Any, common: argparse.ArgumentParser) -> None:
     listing = _add(actions, "list", cmd_list, "cards, filtered and sorted", common)
     listing.add_argument("--vendor", help="NVIDIA, AMD or Intel")
     listing.add_argument("--min-memory", type=float, metavar="GB", help="at least this much memory (GiB)")
@@ -206,7 +210,11 @@ def register(subparsers: Any) -> None:
     show = _add(actions, "show", cmd_show, "every figure and price of one card", common)
     show.add_argument("name", help="canonical name or any alias, e.g. 4090")
     _json_option(show)
+    exporting = _add(actions, "export", cmd_export, "write every card to a CSV file ('-': stdout)", common)
+    exporting.add_argument("file")
 
+
+def _register_writing(actions: Any, common: argparse.ArgumentParser) -> None:
     add = _add(actions, "add", cmd_add, "add your own card", common)
     _figure_options(add, required=True)
     _json_option(add)
@@ -227,5 +235,3 @@ def register(subparsers: Any) -> None:
 
     importing = _add(actions, "import", cmd_import, "add or change cards from a CSV file", common)
     importing.add_argument("file", help="CSV in the format of data/cards.csv (see data/README.md)")
-    exporting = _add(actions, "export", cmd_export, "write every card to a CSV file ('-': stdout)", common)
-    exporting.add_argument("file")
