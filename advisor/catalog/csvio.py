@@ -1,0 +1,166 @@
+"""The catalog's CSV format, shared by the bundled data in data/, `catalog import` and `catalog export`.
+
+One format everywhere so that an export can be edited and imported again. Memory is written in the vendor's
+"GB", which for memory means GiB (2**30 bytes, see data/README.md); the database stores bytes.
+A bad file is reported whole: every bad row with its line number, and nothing is imported.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import fields
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from advisor.catalog.errors import CatalogDataError
+from advisor.catalog.names import normalize
+from advisor.catalog.records import LINK_KINDS, SEGMENTS, VENDORS, CardSpec
+
+GIB = 2**30
+
+CARD_COLUMNS: tuple[str, ...] = (
+    "name", "aliases", "vendor", "architecture", "segment", "launch_date", "memory_gb", "memory_type",
+    "bus_width_bits", "bandwidth_gbs", "fp32_tflops", "tf32_tflops", "fp16_tflops", "bf16_tflops",
+    "fp8_tflops", "int8_tops", "tdp_w", "pcie_gen", "devices", "link_kind", "link_detail",
+    "link_bandwidth_gbs", "msrp_usd", "source",
+)  # fmt: skip
+REQUIRED = frozenset({"name", "vendor", "architecture", "segment", "memory_gb", "memory_type",
+                      "bandwidth_gbs", "fp32_tflops", "tdp_w", "source"})  # fmt: skip
+
+
+def _positive_float(text: str) -> float:
+    value = float(text)
+    if not value > 0 or value == float("inf"):
+        raise ValueError(f"{text!r} is not a positive number")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value <= 0:
+        raise ValueError(f"{text!r} is not a positive whole number")
+    return value
+
+
+def _choice(options: tuple[str, ...]) -> Callable[[str], str]:
+    def parse(text: str) -> str:
+        for option in options:
+            if text.lower() == option.lower():
+                return option
+        raise ValueError(f"{text!r} is not one of {', '.join(options)}")
+
+    return parse
+
+
+def _aliases(text: str) -> tuple[str, ...]:
+    return tuple(a.strip() for a in text.split(";") if a.strip())
+
+
+_PARSERS: dict[str, Callable[[str], Any]] = {
+    "name": str.strip, "aliases": _aliases, "vendor": _choice(VENDORS), "architecture": str.strip,
+    "segment": _choice(SEGMENTS), "launch_date": date.fromisoformat, "memory_gb": _positive_float,
+    "memory_type": str.strip, "bus_width_bits": _positive_int, "bandwidth_gbs": _positive_float,
+    "fp32_tflops": _positive_float, "tf32_tflops": _positive_float, "fp16_tflops": _positive_float,
+    "bf16_tflops": _positive_float, "fp8_tflops": _positive_float, "int8_tops": _positive_float,
+    "tdp_w": _positive_int, "pcie_gen": _positive_int, "devices": _positive_int,
+    "link_kind": _choice(LINK_KINDS), "link_detail": str.strip, "link_bandwidth_gbs": _positive_float,
+    "msrp_usd": _positive_float,
+    "source": str.strip,
+}  # fmt: skip
+
+
+def parse_card_row(row: dict[str, str], source_map: Callable[[str], str] | None = None) -> CardSpec:
+    """One CSV row -> CardSpec; raises ValueError naming every bad field of the row."""
+    values: dict[str, Any] = {}
+    problems: list[str] = []
+    for column, parse in _PARSERS.items():
+        text = (row.get(column) or "").strip()
+        if not text:
+            if column in REQUIRED:
+                problems.append(f"{column} is missing")
+            continue
+        try:
+            values[column] = parse(text)
+        except ValueError as error:
+            problems.append(f"{column}: {error}")
+    if source_map is not None and "source" in values:
+        try:
+            values["source"] = source_map(values["source"])
+        except KeyError as error:
+            problems.append(f"source: unknown source key {error}")
+    if problems:
+        raise ValueError("; ".join(problems))
+    values["memory_bytes"] = round(values.pop("memory_gb") * GIB)
+    return CardSpec(**values)
+
+
+def read_cards(text: str, where: str, source_map: Callable[[str], str] | None = None) -> list[CardSpec]:
+    """Every card of a CSV text, or CatalogDataError listing every bad row ("line N: ...")."""
+    reader = csv.DictReader(io.StringIO(text))
+    missing = [c for c in sorted(REQUIRED) if c not in (reader.fieldnames or [])]
+    if missing:
+        raise CatalogDataError(where, [f"line 1: missing column(s) {', '.join(missing)}"])
+    cards: list[CardSpec] = []
+    problems: list[str] = []
+    seen: dict[str, int] = {}
+    for row in reader:
+        line = reader.line_num
+        try:
+            card = parse_card_row(row, source_map)
+        except ValueError as error:
+            problems.append(f"line {line}: {error}")
+            continue
+        clash = [n for n in (card.name, *card.aliases) if normalize(n) in seen]
+        if clash:
+            problems.append(f"line {line}: {clash[0]!r} already used on line {seen[normalize(clash[0])]}")
+            continue
+        seen.update({normalize(n): line for n in (card.name, *card.aliases)})
+        cards.append(card)
+    if problems:
+        raise CatalogDataError(where, problems)
+    return cards
+
+
+def read_cards_file(path: Path, source_map: Callable[[str], str] | None = None) -> list[CardSpec]:
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as error:
+        raise CatalogDataError(str(path), [f"cannot read: {error}"]) from error
+    return read_cards(text, str(path), source_map)
+
+
+def _cell(value: object) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:g}" if value == round(value, 6) else repr(value)
+    if isinstance(value, tuple):
+        return "; ".join(value)
+    return str(value)
+
+
+def card_row(card: CardSpec) -> dict[str, str]:
+    """CardSpec -> CSV row (memory back in GiB, as the file convention says)."""
+    values = {f.name: getattr(card, f.name) for f in fields(card)}
+    values["memory_gb"] = card.memory_bytes / GIB
+    return {column: _cell(values.get(column)) for column in CARD_COLUMNS}
+
+
+def write_cards(cards: Iterable[CardSpec], out: io.TextIOBase | Any) -> int:
+    writer = csv.DictWriter(out, fieldnames=CARD_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    count = 0
+    for card in cards:
+        writer.writerow(card_row(card))
+        count += 1
+    return count
+
+
+def rows(text: str) -> Iterator[tuple[int, dict[str, str]]]:
+    """(line number, row) pairs of a CSV text, for the small files (sources, prices)."""
+    reader = csv.DictReader(io.StringIO(text))
+    for row in reader:
+        yield reader.line_num, row

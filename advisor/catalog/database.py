@@ -1,0 +1,113 @@
+"""Where the catalog lives and how it is opened: create on first run, upgrade, re-seed, or recover.
+
+Path: an explicit --catalog PATH, else $ADVISOR_CATALOG, else <user data dir>/catalog.sqlite3 as
+platformdirs names it (~/.local/share/advisor on Linux, %LOCALAPPDATA%\\advisor on Windows,
+~/Library/Application Support/advisor on macOS).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import fields
+from datetime import date
+from pathlib import Path
+
+import platformdirs
+from sqlalchemy.orm import Session
+
+from advisor.catalog.engine import Sessions, make_engine
+from advisor.catalog.migrations import upgrade
+from advisor.catalog.orm import USER
+from advisor.catalog.recovery import Salvage, damage, move_aside, salvage
+from advisor.catalog.repository import add_price, attach_aliases, edit_card, insert_card, orm_card
+from advisor.catalog.seed import (
+    BundledData,
+    apply_bundled,
+    bundled_dir,
+    data_digest,
+    load_bundled,
+    seeded_digest,
+)
+
+ENV_VAR = "ADVISOR_CATALOG"
+FILE_NAME = "catalog.sqlite3"
+log = logging.getLogger(__name__)
+
+
+def catalog_path(explicit: str | os.PathLike[str] | None = None) -> Path:
+    if explicit:
+        return Path(explicit).expanduser()
+    if os.environ.get(ENV_VAR):
+        return Path(os.environ[ENV_VAR]).expanduser()
+    return Path(platformdirs.user_data_dir("advisor")) / FILE_NAME
+
+
+class Catalog(Sessions):
+    """An open catalog. `messages` says what opening it did that the user should know (printed to stderr)."""
+
+    def __init__(self, path: Path, sessions: Sessions, messages: list[str]) -> None:
+        super().__init__(sessions.engine)
+        self.path = path
+        self.messages = messages
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+
+def _restore(session: Session, found: Salvage) -> None:
+    """Put salvaged user rows back: their cards (over bundled ones of the same name), aliases, prices."""
+    for spec in found.cards:
+        if orm_card(session, spec.name) is None:
+            insert_card(session, spec, USER)
+        else:
+            skip = ("aliases", "name")
+            figures = {f.name: getattr(spec, f.name) for f in fields(spec) if f.name not in skip}
+            edit_card(session, spec.name, **figures)
+    for card_name, alias in found.aliases:
+        card = orm_card(session, card_name)
+        if card is not None:
+            attach_aliases(session, card, [alias], USER)
+    for row in found.prices:
+        if orm_card(session, row["card_name"]) is not None and row.get("amount"):
+            add_price(session, row["card_name"], float(row["amount"]), currency=row.get("currency") or "USD",
+                      on=date.fromisoformat(str(row["date"])[:10]), condition=row.get("condition") or "new",
+                      source=row.get("source") or "salvaged")  # fmt: skip
+
+
+def _recover(path: Path, reason: str) -> tuple[Salvage, str]:
+    backup = move_aside(path)
+    found = salvage(backup)
+    message = (f"catalog {path} was damaged ({reason}); kept it as {backup.name} and rebuilt it from the "
+               f"bundled data, recovering {len(found.cards)} of your cards and {len(found.prices)} of your "
+               f"prices")  # fmt: skip
+    log.warning(message)
+    return found, message
+
+
+def open_catalog(path: str | os.PathLike[str] | None = None, *, data_dir: Path | None = None,
+                 bundled: BundledData | None = None) -> Catalog:  # fmt: skip
+    """Open (creating, upgrading, re-seeding or rebuilding as needed) the catalog database."""
+    target = catalog_path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    messages: list[str] = []
+    found = Salvage()
+    reason = damage(target)
+    if reason is not None:
+        found, message = _recover(target, reason)
+        messages.append(message)
+    sessions = Sessions(make_engine(target))
+    data_dir = data_dir or bundled_dir()
+
+    def prepare(session: Session) -> None:
+        before, after = upgrade(session.connection(), str(target))
+        if 0 < before < after:
+            messages.append(f"catalog {target} upgraded from schema version {before} to {after}")
+        digest = bundled.digest if bundled else data_digest(data_dir)
+        if seeded_digest(session) != digest:
+            apply_bundled(session, bundled or load_bundled(data_dir))
+        if found:
+            _restore(session, found)
+
+    sessions.transact(prepare)
+    return Catalog(target, sessions, messages)

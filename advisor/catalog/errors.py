@@ -1,0 +1,41 @@
+"""Catalog errors the user can act on; each prints as one line (see advisor/cli.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from advisor.core.errors import AdvisorError
+
+
+class CatalogError(AdvisorError):
+    """Something about the catalog the user asked for that cannot be done."""
+
+
+class UnknownCardError(CatalogError):
+    def __init__(self, name: str, suggestions: Sequence[str] = ()) -> None:
+        hint = f" (did you mean {', '.join(repr(s) for s in suggestions)}?)" if suggestions else ""
+        super().__init__(f"unknown card {name!r}{hint}")
+        self.name = name
+        self.suggestions = tuple(suggestions)
+
+
+class DuplicateCardError(CatalogError):
+    def __init__(self, name: str, existing: str) -> None:
+        super().__init__(f"card {name!r} is already in the catalog as {existing!r}")
+        self.name = name
+
+
+class CatalogDataError(CatalogError):
+    """A CSV file (bundled or imported) with bad rows. Lists every bad row with its line number."""
+
+    def __init__(self, where: str, problems: Sequence[str]) -> None:
+        count = f"{len(problems)} bad row{'s' if len(problems) != 1 else ''}"
+        super().__init__(f"{where}: {count}, nothing imported: {' | '.join(problems)}")
+        self.where = where
+        self.problems = tuple(problems)
+
+
+class NewerSchemaError(CatalogError):
+    def __init__(self, path: str, found: int, known: int) -> None:
+        super().__init__(f"{path}: catalog schema version {found} is newer than this advisor knows "
+                         f"({known}); update advisor or use --catalog to open another file")

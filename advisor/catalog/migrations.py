@@ -1,0 +1,66 @@
+"""Versioned schema upgrades, recorded in SQLite's PRAGMA user_version.
+
+A new database is created from the ORM at the latest version. An older one is upgraded step by step inside
+the caller's write transaction (SQLite DDL is transactional, so a failed upgrade leaves the old file as it
+was). Each step only adds or reshapes; user rows are never dropped. tests/catalog/test_migrations.py opens
+a database made by version 1 and checks that the user's rows survive.
+
+History:
+  1  cards, aliases, prices, meta.
+  2  GPUs per board (devices); multi-card link per card (link_kind, link_detail,
+     link_bandwidth_gbs); price condition (new / used).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from sqlalchemy import Connection, inspect
+
+from advisor.catalog.errors import NewerSchemaError
+from advisor.catalog.orm import Base
+
+SCHEMA_VERSION = 2
+
+
+def _v1_to_v2(conn: Connection) -> None:
+    for statement in (
+        "ALTER TABLE cards ADD COLUMN devices INTEGER NOT NULL DEFAULT 1",
+        "ALTER TABLE cards ADD COLUMN link_kind VARCHAR(16) NOT NULL DEFAULT 'none'",
+        "ALTER TABLE cards ADD COLUMN link_detail VARCHAR(60) NOT NULL DEFAULT ''",
+        "ALTER TABLE cards ADD COLUMN link_bandwidth_gbs FLOAT",
+        # Every price before version 2 was a new-card price.
+        "ALTER TABLE prices ADD COLUMN condition VARCHAR(4) NOT NULL DEFAULT 'new'",
+        # The bundled link figures are new data: forget the seed digest so the next seed fills them in.
+        "DELETE FROM meta WHERE key = 'bundled_digest'",
+    ):
+        conn.exec_driver_sql(statement)
+
+
+# MIGRATIONS[v] upgrades a database at version v to v + 1.
+MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _v1_to_v2}
+
+
+def schema_version(conn: Connection) -> int:
+    return int(conn.exec_driver_sql("PRAGMA user_version").scalar_one())
+
+
+def _set_version(conn: Connection, version: int) -> None:
+    conn.exec_driver_sql(f"PRAGMA user_version = {int(version)}")
+
+
+def upgrade(conn: Connection, where: str) -> tuple[int, int]:
+    """Bring the schema to SCHEMA_VERSION. -> (version found, version now); found 0 means created."""
+    found = schema_version(conn)
+    if found > SCHEMA_VERSION:
+        raise NewerSchemaError(where, found, SCHEMA_VERSION)
+    if found == 0 and not inspect(conn).has_table("cards"):
+        Base.metadata.create_all(conn)
+        _set_version(conn, SCHEMA_VERSION)
+        return 0, SCHEMA_VERSION
+    version = max(found, 1)  # a file with tables but no version predates versioning: it is version 1
+    while version < SCHEMA_VERSION:
+        MIGRATIONS[version](conn)
+        version += 1
+        _set_version(conn, version)
+    return found, version

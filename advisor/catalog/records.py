@@ -1,0 +1,73 @@
+"""Plain records the catalog hands out. Nothing outside advisor/catalog sees an ORM object.
+
+Field names carry their unit so that a reader of JSON, a chart or a report never has to guess:
+memory in bytes, bandwidth in decimal GB/s, throughput in dense (non-sparse) TFLOPS / TOPS.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from typing import Literal
+
+Vendor = Literal["NVIDIA", "AMD", "Intel"]
+Segment = Literal["consumer", "workstation", "datacenter"]
+LinkKind = Literal["none", "sli", "nvlink", "infinity_fabric", "xe_link"]
+Condition = Literal["new", "used"]
+
+VENDORS: tuple[str, ...] = ("NVIDIA", "AMD", "Intel")
+SEGMENTS: tuple[str, ...] = ("consumer", "workstation", "datacenter")
+LINK_KINDS: tuple[str, ...] = ("none", "sli", "nvlink", "infinity_fabric", "xe_link")
+CONDITIONS: tuple[str, ...] = ("new", "used")
+
+
+@dataclass(frozen=True, slots=True)
+class CardSpec:
+    """Every figure of a card as the user or the bundled data states it (no identity, no ownership)."""
+
+    name: str
+    vendor: str
+    architecture: str
+    segment: str
+    memory_bytes: int
+    memory_type: str
+    bandwidth_gbs: float
+    fp32_tflops: float
+    tdp_w: int
+    source: str
+    launch_date: date | None = None
+    bus_width_bits: int | None = None
+    tf32_tflops: float | None = None
+    fp16_tflops: float | None = None
+    bf16_tflops: float | None = None
+    fp8_tflops: float | None = None
+    int8_tops: float | None = None
+    pcie_gen: int | None = None
+    # GPUs on the board (K80, Titan Z, MI250X have two): the figures are board totals, and each GPU
+    # sees memory_bytes / devices of memory, which is what decides whether a model fits.
+    devices: int = 1
+    link_kind: str = "none"
+    link_detail: str = ""
+    link_bandwidth_gbs: float | None = None
+    msrp_usd: float | None = None
+    aliases: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class CardRecord(CardSpec):
+    """A card as stored: its spec plus whose row it is. `name` is the canonical name reports print."""
+
+    user_owned: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class PriceRecord:
+    """One observed price. `amount` is in `currency`; `msrp` marks the launch price from the vendor."""
+
+    card_name: str
+    amount: float
+    currency: str
+    date: date
+    condition: str
+    source: str
+    user_owned: bool

@@ -1,0 +1,124 @@
+"""The bundled data in data/: read it, and bring a database up to date with it without touching user rows.
+
+Files (conventions in data/README.md): sources.csv (key, title, url), cards.csv (the CSV format of
+csvio.py, `source` holding keys of sources.csv joined by "+"), prices.csv (card, amount, currency, date,
+condition, source key). A launch MSRP in cards.csv also becomes a price on the launch date, so the
+price history starts with it and there is one place to write it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+
+from sqlalchemy import delete, select
+from sqlalchemy.orm import Session
+
+from advisor.catalog.csvio import read_cards, rows
+from advisor.catalog.errors import CatalogDataError
+from advisor.catalog.names import unambiguous_aliases
+from advisor.catalog.orm import BUNDLED, USER, Alias, Card, Meta, Price
+from advisor.catalog.records import CardSpec, PriceRecord
+from advisor.catalog.repository import SPEC_COLUMNS, add_price, attach_aliases, insert_card, orm_card
+
+DATA_FILES = ("sources.csv", "cards.csv", "prices.csv")
+DIGEST_KEY = "bundled_digest"
+
+
+def bundled_dir() -> Path:
+    """data/ beside the advisor package (the source tree and an editable install both have it there)."""
+    return Path(__file__).resolve().parents[2] / "data"
+
+
+def data_digest(directory: Path) -> str:
+    """Hash of the bundled files: a database seeded from the same files needs no re-seed at open."""
+    digest = hashlib.sha256()
+    for name in DATA_FILES:
+        digest.update((directory / name).read_bytes())
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class BundledData:
+    cards: tuple[CardSpec, ...]
+    prices: tuple[PriceRecord, ...]
+    digest: str
+
+
+def _sources(directory: Path) -> dict[str, str]:
+    text = (directory / "sources.csv").read_text(encoding="utf-8")
+    return {row["key"].strip(): f"{row['title'].strip()} <{row['url'].strip()}>" for _, row in rows(text)}
+
+
+def _source_map(sources: dict[str, str]) -> Callable[[str], str]:
+    def expand(keys: str) -> str:
+        return " + ".join(sources[key.strip()] for key in keys.split("+"))
+
+    return expand
+
+
+def _prices(directory: Path, cards: tuple[CardSpec, ...], sources: dict[str, str]) -> list[PriceRecord]:
+    """Launch MSRPs from cards.csv, then the dated prices of prices.csv; bad rows are a data defect."""
+    names = {card.name for card in cards}
+    prices = [PriceRecord(card.name, card.msrp_usd, "USD", card.launch_date, "new",
+                          f"launch MSRP; {card.source}", False)
+              for card in cards if card.msrp_usd and card.launch_date]  # fmt: skip
+    problems: list[str] = []
+    for line, row in rows((directory / "prices.csv").read_text(encoding="utf-8")):
+        try:
+            if row["card"] not in names:
+                raise ValueError(f"unknown card {row['card']!r}")
+            prices.append(PriceRecord(row["card"], float(row["amount"]), row["currency"],
+                                      date.fromisoformat(row["date"]), row["condition"],
+                                      _source_map(sources)(row["source"]), False))  # fmt: skip
+        except (ValueError, KeyError) as error:
+            problems.append(f"line {line}: {error}")
+    if problems:
+        raise CatalogDataError(str(directory / "prices.csv"), problems)
+    return prices
+
+
+def load_bundled(directory: Path | None = None) -> BundledData:
+    directory = directory or bundled_dir()
+    sources = _sources(directory)
+    text = (directory / "cards.csv").read_text(encoding="utf-8")
+    cards = tuple(read_cards(text, str(directory / "cards.csv"), _source_map(sources)))
+    prices = _prices(directory, cards, sources)
+    return BundledData(cards, tuple(prices), data_digest(directory))
+
+
+def seeded_digest(session: Session) -> str | None:
+    return session.scalar(select(Meta.value).where(Meta.key == DIGEST_KEY))
+
+
+def apply_bundled(session: Session, data: BundledData) -> None:
+    """Insert new bundled cards, update bundled ones, skip the user's; replace bundled aliases and prices."""
+    existing = {card.name: card for card in session.scalars(select(Card))}
+    session.execute(delete(Alias).where(Alias.origin == BUNDLED))
+    session.execute(delete(Price).where(Price.origin == BUNDLED))
+    session.flush()
+    aliases = unambiguous_aliases((c.name for c in data.cards), {c.name: c.aliases for c in data.cards})
+    skipped: set[str] = set()
+    for spec in data.cards:
+        card = existing.get(spec.name)
+        if card is None and orm_card(session, spec.name) is not None:
+            skipped.add(spec.name)  # the user already calls one of their cards by this name: theirs wins
+            continue
+        if card is None:
+            card = insert_card(session, spec, BUNDLED)
+        elif card.origin == BUNDLED:
+            for column in SPEC_COLUMNS:
+                setattr(card, column, getattr(spec, column))
+        attach_aliases(session, card, aliases[spec.name], BUNDLED)
+    for price in data.prices:
+        if price.card_name not in skipped:
+            add_price(session, price.card_name, price.amount, currency=price.currency, on=price.date,
+                      condition=price.condition, source=price.source, origin=BUNDLED)  # fmt: skip
+    session.merge(Meta(key=DIGEST_KEY, value=data.digest))
+
+
+def user_card_count(session: Session) -> int:
+    return len(session.scalars(select(Card.id).where(Card.origin == USER)).all())

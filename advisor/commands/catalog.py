@@ -1,0 +1,237 @@
+"""`advisor catalog`: list, show, add, edit, set-price, import and export the GPU catalog.
+
+Readable tables by default; --json prints one JSON object whose keys carry their units. Messages from
+opening the database (rebuilt after damage, schema upgraded) go to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from advisor.catalog import (
+    SEGMENTS,
+    SORT_KEYS,
+    Catalog,
+    CatalogError,
+    add_card,
+    add_price,
+    edit_card,
+    find_card,
+    import_cards,
+    list_cards,
+    open_catalog,
+    price_history,
+)
+from advisor.catalog.csvio import GIB, REQUIRED, card_row, parse_card_row, read_cards_file, write_cards
+from advisor.catalog.present import card_detail, card_json, cards_table, price_json
+from advisor.catalog.repository import spec_of
+
+# Options of `add` / `edit`, one per CSV column (same names, same parsing: csvio is the one definition).
+FIGURE_HELP: dict[str, str] = {
+    "name": "canonical name, e.g. 'GeForce RTX 4090'", "aliases": "other names, separated by ';'",
+    "vendor": "NVIDIA, AMD or Intel", "architecture": "e.g. Ada Lovelace",
+    "segment": "consumer, workstation or datacenter", "launch_date": "YYYY-MM-DD",
+    "memory_gb": "memory in the vendor's GB (= GiB)", "memory_type": "e.g. GDDR6X, HBM3",
+    "bus_width_bits": "memory bus width in bits", "bandwidth_gbs": "memory bandwidth, decimal GB/s",
+    "fp32_tflops": "FP32 non-tensor TFLOPS", "tf32_tflops": "TF32 tensor TFLOPS, dense",
+    "fp16_tflops": "FP16 tensor TFLOPS (FP32 accumulate), dense", "bf16_tflops": "BF16 tensor TFLOPS, dense",
+    "fp8_tflops": "FP8 tensor TFLOPS, dense", "int8_tops": "INT8 tensor TOPS, dense",
+    "tdp_w": "board power in watts", "pcie_gen": "PCIe generation",
+    "devices": "GPUs on the board (default 1)", "link_kind": "none, sli, nvlink, infinity_fabric or xe_link",
+    "link_detail": "bridge kind or link generation",
+    "link_bandwidth_gbs": "link bandwidth per card, GB/s", "msrp_usd": "launch price in USD",
+    "source": "where the figures come from",
+}  # fmt: skip
+
+
+def _session_catalog(args: argparse.Namespace) -> Catalog:
+    catalog = open_catalog(args.catalog)
+    for message in catalog.messages:
+        print(f"advisor catalog: {message}", file=sys.stderr)
+    return catalog
+
+
+def _print_json(value: Any) -> None:
+    print(json.dumps(value, indent=2, ensure_ascii=False))
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    if args.segment and args.segment.lower() not in SEGMENTS:
+        raise CatalogError(f"unknown segment {args.segment!r}; choose one of {', '.join(SEGMENTS)}")
+    minimum = round(args.min_memory * GIB) if args.min_memory else None
+    with _session_catalog(args).read() as session:
+        cards = list_cards(session, vendor=args.vendor, segment=args.segment, min_memory_bytes=minimum,
+                           sort_by=args.sort)  # fmt: skip
+    if args.json:
+        _print_json({"cards": [card_json(c) for c in cards]})
+    else:
+        print(cards_table(cards) if cards else "no cards match")
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    with _session_catalog(args).read() as session:
+        card = find_card(session, args.name)
+        prices = price_history(session, card.name)
+    if args.json:
+        _print_json({**card_json(card), "prices": [price_json(p) for p in prices]})
+    else:
+        print(card_detail(card, prices))
+    return 0
+
+
+def _figures(args: argparse.Namespace) -> dict[str, str]:
+    return {k: str(v) for k in FIGURE_HELP if (v := getattr(args, k, None)) is not None}
+
+
+def _parsed(row: dict[str, str]) -> Any:
+    try:
+        return parse_card_row(row)
+    except ValueError as error:
+        raise CatalogError(str(error)) from error
+
+
+def cmd_add(args: argparse.Namespace) -> int:
+    spec = _parsed({"source": "entered by the user", **_figures(args)})
+    card = _session_catalog(args).transact(lambda session: add_card(session, spec))
+    print(json.dumps(card_json(card)) if args.json else f"added {card.name}")
+    return 0
+
+
+def cmd_edit(args: argparse.Namespace) -> int:
+    given = _figures(args)
+    if not given:
+        raise CatalogError("say which figures to change, e.g. --tdp-w 350")
+
+    def work(session: Any) -> Any:
+        current = {k: v for k, v in _row_of(find_card(session, args.card)).items() if v}
+        spec = _parsed({**current, **given})
+        changes = {k: getattr(spec, k) for k in _spec_names(given)}
+        return edit_card(session, args.card, **changes)
+
+    card = _session_catalog(args).transact(work)
+    print(json.dumps(card_json(card)) if args.json else f"edited {card.name}")
+    return 0
+
+
+def _row_of(card: Any) -> dict[str, str]:
+    return card_row(spec_of(card))
+
+
+def _spec_names(given: dict[str, str]) -> list[str]:
+    return ["memory_bytes" if k == "memory_gb" else k for k in given]
+
+
+def cmd_set_price(args: argparse.Namespace) -> int:
+    try:
+        on = date.fromisoformat(args.date) if args.date else date.today()
+    except ValueError as error:
+        raise CatalogError(f"--date {args.date!r} is not YYYY-MM-DD") from error
+    condition = "used" if args.used else "new"
+    price = _session_catalog(args).transact(lambda session: add_price(
+        session, args.name, args.amount, currency=args.currency, on=on, condition=condition,
+        source=args.source))  # fmt: skip
+    if args.json:
+        _print_json(price_json(price))
+    else:
+        print(f"{price.card_name}: {price.amount:,.2f} {price.currency} ({price.condition}) on {price.date}")
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    specs = read_cards_file(Path(args.file))  # every bad row is reported before anything is written
+    added, edited, same = _session_catalog(args).transact(lambda session: import_cards(session, specs))
+    print(f"imported {args.file}: {added} added, {edited} changed, {same} unchanged")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    with _session_catalog(args).read() as session:
+        specs = [spec_of(c) for c in list_cards(session)]
+    if args.file == "-":
+        write_cards(specs, sys.stdout)
+        return 0
+    try:
+        with open(args.file, "w", encoding="utf-8", newline="") as out:
+            count = write_cards(specs, out)
+    except OSError as error:
+        raise CatalogError(f"cannot write {args.file}: {error.strerror}") from error
+    print(f"exported {count} cards to {args.file}", file=sys.stderr)
+    return 0
+
+
+def _figure_options(parser: argparse.ArgumentParser, required: bool) -> None:
+    for column, text in FIGURE_HELP.items():
+        if column == "name" and not required:
+            continue  # edit changes figures; the canonical name stays what reports already print
+        needed = required and column in REQUIRED and column != "source"
+        parser.add_argument(f"--{column.replace('_', '-')}", dest=column, required=needed, help=text)
+
+
+def _json_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print JSON with unit-carrying keys")
+
+
+def _add(sub: Any, name: str, func: Callable[[argparse.Namespace], int], help_text: str,
+         common: argparse.ArgumentParser) -> argparse.ArgumentParser:  # fmt: skip
+    parser: argparse.ArgumentParser = sub.add_parser(name, help=help_text, parents=[common])
+    parser.set_defaults(func=func)
+    return parser
+
+
+def register(subparsers: Any) -> None:
+    """Called by advisor/cli.py with its subparsers; `func(args) -> int` runs the chosen command."""
+    catalog = subparsers.add_parser("catalog", help="list, show and edit the GPU catalog")
+    catalog.add_argument("--catalog", metavar="PATH", default=None,
+                         help="catalog database file (default: $ADVISOR_CATALOG or the user data folder)")
+    catalog.set_defaults(func=lambda _args: catalog.print_help() or 0)
+    # The same option after the action too ("catalog list --catalog X"); SUPPRESS keeps the outer value.
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--catalog", metavar="PATH", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    actions = catalog.add_subparsers(dest="action", parser_class=type(catalog))
+    _register_reading(actions, common)
+    _register_writing(actions, common)
+
+
+def _register_reading(actions: Any, common: argparse.ArgumentParser) -> None:
+    listing = _add(actions, "list", cmd_list, "cards, filtered and sorted", common)
+    listing.add_argument("--vendor", help="NVIDIA, AMD or Intel")
+    listing.add_argument("--min-memory", type=float, metavar="GB", help="at least this much memory (GiB)")
+    listing.add_argument("--segment", help=", ".join(SEGMENTS))
+    listing.add_argument("--sort", default="name", choices=list(SORT_KEYS), help="sort key (default: name)")
+    _json_option(listing)
+
+    show = _add(actions, "show", cmd_show, "every figure and price of one card", common)
+    show.add_argument("name", help="canonical name or any alias, e.g. 4090")
+    _json_option(show)
+    exporting = _add(actions, "export", cmd_export, "write every card to a CSV file ('-': stdout)", common)
+    exporting.add_argument("file")
+
+
+def _register_writing(actions: Any, common: argparse.ArgumentParser) -> None:
+    add = _add(actions, "add", cmd_add, "add your own card", common)
+    _figure_options(add, required=True)
+    _json_option(add)
+
+    edit = _add(actions, "edit", cmd_edit, "change figures of a card (it becomes yours)", common)
+    edit.add_argument("card", help="the card to change")
+    _figure_options(edit, required=False)
+    _json_option(edit)
+
+    price = _add(actions, "set-price", cmd_set_price, "record a price of a card", common)
+    price.add_argument("name", help="canonical name or any alias")
+    price.add_argument("amount", type=float, help="the price")
+    price.add_argument("--date", help="YYYY-MM-DD (default: today)")
+    price.add_argument("--used", action="store_true", help="a used card's price (default: new)")
+    price.add_argument("--currency", default="USD", help="ISO 4217 code (default: USD)")
+    price.add_argument("--source", default="entered by the user", help="where the price was seen")
+    _json_option(price)
+
+    importing = _add(actions, "import", cmd_import, "add or change cards from a CSV file", common)
+    importing.add_argument("file", help="CSV in the format of data/cards.csv (see data/README.md)")

@@ -1,0 +1,46 @@
+"""Catalog test fixtures. Every test gets its own database file under tmp_path, and ADVISOR_CATALOG points
+there too, so no test can touch the real user data folder."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from advisor.catalog import Catalog, open_catalog
+from advisor.catalog.seed import BundledData, load_bundled
+
+
+@pytest.fixture(autouse=True)
+def _private_catalog(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ADVISOR_CATALOG", str(tmp_path / "env-catalog.sqlite3"))
+    monkeypatch.setattr("platformdirs.user_data_dir", lambda *a, **k: str(tmp_path / "user-data"))
+
+
+@pytest.fixture(scope="session")
+def bundled() -> BundledData:
+    return load_bundled()
+
+
+@pytest.fixture(scope="session")
+def seeded_file(tmp_path_factory: pytest.TempPathFactory, bundled: BundledData) -> Path:
+    """One seeded database per test session; tests copy it instead of seeding 150 cards each time."""
+    path = tmp_path_factory.mktemp("template") / "catalog.sqlite3"
+    open_catalog(path, bundled=bundled).close()
+    return path
+
+
+@pytest.fixture
+def db_path(tmp_path: Path, seeded_file: Path) -> Path:
+    path = tmp_path / "catalog.sqlite3"
+    shutil.copyfile(seeded_file, path)
+    return path
+
+
+@pytest.fixture
+def catalog(db_path: Path, bundled: BundledData) -> Iterator[Catalog]:
+    opened = open_catalog(db_path, bundled=bundled)
+    yield opened
+    opened.close()

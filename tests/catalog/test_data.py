@@ -1,0 +1,92 @@
+"""The bundled data checked against itself and against the arithmetic that defines its figures."""
+
+from __future__ import annotations
+
+import pytest
+
+from advisor.catalog.seed import BundledData
+
+GIB = 2**30
+# Highest per-pin data rate (Gbps) of each memory type the bundled cards use; HBM per pin is slower.
+MAX_GBPS = {"GDDR5": 8.0, "GDDR5X": 11.5, "GDDR6": 20.1, "GDDR6X": 23.0, "GDDR7": 30.0, "HBM2": 2.5,
+            "HBM2e": 3.2, "HBM3": 5.3, "HBM3e": 8.0}  # fmt: skip
+NAMED_IN_ISSUE = ["GeForce GTX 980 Ti", "GeForce GTX Titan X", "Titan X (Pascal)", "Titan Xp",
+    "GeForce GTX 1060 6GB", "GeForce GTX 1070", "GeForce GTX 1080", "GeForce GTX 1080 Ti", "Tesla K80",
+    "Tesla P100 PCIe 16GB", "Tesla V100 SXM2 32GB", "Tesla T4", "A10", "A30", "A40", "A100 PCIe 40GB",
+    "A100 SXM4 40GB", "A100 PCIe 80GB", "A100 SXM4 80GB", "L4", "L40", "L40S", "H100 PCIe", "H100 SXM5",
+    "H100 NVL", "H200 SXM", "B200", "Instinct MI100", "Instinct MI325X", "Titan RTX", "Titan V",
+    "GeForce RTX 5090", "Arc B580"]  # fmt: skip
+
+
+def test_at_least_150_cards_and_the_named_ones(bundled: BundledData) -> None:
+    names = {c.name for c in bundled.cards}
+    assert len(names) == len(bundled.cards) >= 150
+    assert [n for n in NAMED_IN_ISSUE if n not in names] == []
+    for vendor, minimum in (("NVIDIA", 100), ("AMD", 25), ("Intel", 6)):
+        assert sum(c.vendor == vendor for c in bundled.cards) >= minimum
+
+
+def test_bandwidth_is_bus_width_times_a_plausible_data_rate(bundled: BundledData) -> None:
+    wrong = []
+    for card in bundled.cards:
+        assert card.bus_width_bits, card.name
+        gbps = card.bandwidth_gbs * 8 / card.bus_width_bits  # e.g. RTX 4090: 1008 x 8 / 384 = 21 Gbps
+        if not 0.8 <= gbps <= MAX_GBPS[card.memory_type]:
+            wrong.append((card.name, round(gbps, 2)))
+    assert wrong == []
+
+
+def test_memory_is_a_whole_number_of_gib_per_gpu(bundled: BundledData) -> None:
+    for card in bundled.cards:
+        assert card.memory_bytes % card.devices == 0
+        assert (card.memory_bytes // card.devices) % GIB == 0, card.name
+
+
+def test_tensor_throughput_is_ordered_by_precision(bundled: BundledData) -> None:
+    """Per card: FP32 <= TF32 <= FP16 <= FP8 where present (each halves the bits: never slower)."""
+    for card in bundled.cards:
+        chain = [v for v in (card.fp32_tflops, card.tf32_tflops, card.fp16_tflops, card.fp8_tflops) if v]
+        assert chain == sorted(chain), card.name
+        if card.bf16_tflops and card.fp16_tflops and card.vendor != "AMD":  # MI100 BF16 is half its FP16
+            assert card.bf16_tflops == card.fp16_tflops, card.name
+
+
+def test_geforce_runs_fp32_accumulate_at_half_rate(bundled: BundledData) -> None:
+    """RTX 4090: FP32 82.6, FP16 tensor with FP32 accumulate 165.2 = 2 x 82.6 (Ada whitepaper table)."""
+    ada = {c.name: c for c in bundled.cards if c.architecture == "Ada Lovelace" and c.segment == "consumer"}
+    for card in ada.values():
+        assert card.fp16_tflops == pytest.approx(2 * card.fp32_tflops, abs=0.11), card.name
+    rtx4090 = ada["GeForce RTX 4090"]
+    assert (rtx4090.fp32_tflops, rtx4090.fp16_tflops, rtx4090.fp8_tflops, rtx4090.int8_tops) == (
+        82.6, 165.2, 330.3, 660.6)
+
+
+@pytest.mark.parametrize(("name", "memory_gib", "bandwidth", "fp16", "tdp"), [
+    ("A100 SXM4 80GB", 80, 2039, 312, 400),      # A100 datasheet
+    ("H100 SXM5", 80, 3350, 989.5, 700),         # H100 datasheet: 1979 sparse / 2
+    ("H100 PCIe", 80, 2039, 756, 350),           # 1513 sparse / 2
+    ("H200 SXM", 141, 4800, 989.5, 700),
+    ("Instinct MI300X", 192, 5300, 1307.4, 750),  # MI300X data sheet: 2614.9 sparse / 2
+    ("Tesla V100 SXM2 32GB", 32, 900, 125, 300),
+    ("GeForce GTX 1080 Ti", 11, 484, None, 250),  # 352 bit / 8 x 11 Gbps = 484
+])  # fmt: skip
+def test_datacenter_and_classic_figures(bundled: BundledData, name: str, memory_gib: int, bandwidth: float,
+                                        fp16: float | None, tdp: int) -> None:  # fmt: skip
+    card = next(c for c in bundled.cards if c.name == name)
+    assert (card.memory_bytes, card.bandwidth_gbs, card.fp16_tflops, card.tdp_w) == (
+        memory_gib * GIB, bandwidth, fp16, tdp)
+
+
+def test_every_card_has_a_source_with_a_url_and_msrps_have_dates(bundled: BundledData) -> None:
+    for card in bundled.cards:
+        assert "<https://" in card.source, card.name
+        assert card.msrp_usd is None or card.launch_date is not None, card.name
+    launch = {c.name: c.msrp_usd for c in bundled.cards}
+    assert (launch["GeForce GTX 1080 Ti"], launch["GeForce GTX 1080"], launch["GeForce GTX 1070"],
+            launch["GeForce GTX 1060 6GB"], launch["GeForce GTX 980 Ti"], launch["GeForce GTX Titan X"],
+            launch["Titan X (Pascal)"], launch["Titan Xp"]) == (699, 599, 379, 249, 649, 999, 1200, 1200)
+
+
+def test_dual_gpu_boards_say_so(bundled: BundledData) -> None:
+    two = sorted(c.name for c in bundled.cards if c.devices == 2)
+    assert two == ["GeForce GTX Titan Z", "Instinct MI250", "Instinct MI250X", "Tesla K80"]

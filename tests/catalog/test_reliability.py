@@ -1,0 +1,151 @@
+"""Reliability with a real database file and real processes: concurrent writers, a killed writer, damaged
+files, and an all-or-nothing CSV import."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from advisor.catalog import (
+    CardSpec,
+    CatalogDataError,
+    add_card,
+    add_price,
+    find_card,
+    list_cards,
+    open_catalog,
+    price_history,
+)
+from advisor.catalog.csvio import read_cards
+from advisor.catalog.seed import BundledData
+
+REPO = Path(__file__).resolve().parents[2]
+WRITER = Path(__file__).with_name("writer.py")
+COUNTER = CardSpec(name="Counter", vendor="NVIDIA", architecture="test", segment="consumer",
+                   memory_bytes=2**30, memory_type="GDDR6", bandwidth_gbs=100.0, fp32_tflops=1.0, tdp_w=1,
+                   source="test")  # fmt: skip
+
+
+def _writer(db: Path, mode: str, count: int) -> subprocess.Popen[str]:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.Popen([sys.executable, str(WRITER), str(db), mode, str(count)], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+
+
+def _with_counter(db_path: Path, bundled: BundledData) -> None:
+    catalog = open_catalog(db_path, bundled=bundled)
+    catalog.transact(lambda s: add_card(s, COUNTER))
+    catalog.close()
+
+
+def test_two_processes_writing_at_once_lose_no_update(db_path: Path, bundled: BundledData) -> None:
+    _with_counter(db_path, bundled)
+    per_process = 40
+    writers = [_writer(db_path, "increment", per_process) for _ in range(2)]
+    for writer in writers:
+        _, err = writer.communicate(timeout=120)
+        assert writer.returncode == 0, err
+    catalog = open_catalog(db_path, bundled=bundled)
+    with catalog.read() as session:
+        # Read-modify-write increments: start 1, plus 2 processes x 40 = 81 if none was lost.
+        assert find_card(session, "Counter").tdp_w == 1 + 2 * per_process
+        assert len(price_history(session, "Counter")) == 2 * per_process
+
+
+def test_a_killed_writer_leaves_every_committed_edit(db_path: Path, bundled: BundledData) -> None:
+    _with_counter(db_path, bundled)
+    writer = _writer(db_path, "prices", 100_000)
+    assert writer.stdout is not None
+    committed = [int(writer.stdout.readline()) for _ in range(30)]
+    os.kill(writer.pid, signal.SIGKILL)  # mid-loop: very likely inside a transaction
+    writer.wait(timeout=30)
+    assert writer.returncode == -signal.SIGKILL
+    catalog = open_catalog(db_path, bundled=bundled)
+    assert catalog.messages == []  # not damaged: nothing to recover
+    with catalog.read() as session:
+        amounts = {int(p.amount) for p in price_history(session, "Counter")}
+    assert set(committed) <= amounts
+    assert amounts == set(range(1, max(amounts) + 1))  # no gaps: whole transactions or nothing
+
+
+def _user_rows(catalog_path: Path, bundled: BundledData) -> None:
+    catalog = open_catalog(catalog_path, bundled=bundled)
+    catalog.transact(lambda s: add_card(s, COUNTER))
+    catalog.transact(lambda s: add_price(s, "Counter", 123.0, condition="used"))
+    catalog.transact(lambda s: add_price(s, "4090", 1450.0, condition="used"))
+    catalog.close()
+
+
+def _assert_rebuilt(path: Path, bundled: BundledData) -> list[str]:
+    catalog = open_catalog(path, bundled=bundled)
+    assert len(catalog.messages) == 1 and "damaged" in catalog.messages[0]
+    backups = [p for p in path.parent.glob(path.name + ".damaged-*") if not p.name.endswith(("-wal", "-shm"))]
+    assert len(backups) == 1 and backups[0].name in catalog.messages[0]
+    with catalog.read() as session:
+        assert len([c for c in list_cards(session) if not c.user_owned]) == len(bundled.cards)
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+    return catalog.messages
+
+
+def test_a_file_that_is_not_a_database_is_kept_aside_and_rebuilt(db_path: Path, bundled: BundledData) -> None:
+    db_path.write_bytes(b"this is not SQLite at all" * 1000)
+    _assert_rebuilt(db_path, bundled)
+
+
+def test_a_truncated_file_is_detected_and_rebuilt(db_path: Path, bundled: BundledData) -> None:
+    _user_rows(db_path, bundled)
+    with sqlite3.connect(db_path) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    size = db_path.stat().st_size
+    with open(db_path, "r+b") as file:
+        file.truncate(size // 2)
+    messages = _assert_rebuilt(db_path, bundled)
+    assert "recovering" in messages[0]
+
+
+def test_a_broken_index_is_detected_and_user_rows_are_salvaged(db_path: Path, bundled: BundledData) -> None:
+    _user_rows(db_path, bundled)
+    with sqlite3.connect(db_path) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+        roots = [r for (r,) in conn.execute("SELECT rootpage FROM sqlite_master WHERE name IN "
+                                             "('ix_cards_memory_bytes', 'ix_prices_card_date')")]  # fmt: skip
+    with open(db_path, "r+b") as file:  # overwrite the index pages with garbage
+        for root in roots:
+            file.seek((root - 1) * page_size)
+            file.write(b"\xff" * page_size)
+    messages = _assert_rebuilt(db_path, bundled)
+    assert "recovering 1 of your cards and 2 of your prices" in messages[0]
+    with open_catalog(db_path, bundled=bundled).read() as session:
+        assert find_card(session, "Counter").user_owned
+        used = [(p.card_name, p.amount) for p in price_history(session, "4090") if p.condition == "used"]
+        assert used == [("GeForce RTX 4090", 1450.0)]
+
+
+BAD_CSV = """name,vendor,architecture,segment,memory_gb,memory_type,bandwidth_gbs,fp32_tflops,tdp_w,source
+Good One,NVIDIA,X,consumer,8,GDDR6,256,10,150,me
+Bad Memory,NVIDIA,X,consumer,lots,GDDR6,256,10,150,me
+Bad Vendor,Matrox,X,consumer,8,GDDR6,256,10,150,me
+"Multi
+Line",NVIDIA,X,consumer,8,GDDR6,256,10,150,me
+Good One,NVIDIA,X,consumer,8,GDDR6,256,10,150,me
+No Power,NVIDIA,X,consumer,8,GDDR6,256,10,,me
+"""
+
+
+def test_a_bad_csv_reports_every_bad_row_with_its_line() -> None:
+    with pytest.raises(CatalogDataError) as caught:
+        read_cards(BAD_CSV, "cards.csv")
+    problems = caught.value.problems
+    # Lines: 1 header, 2 good, 3 memory, 4 vendor, 5-6 a good quoted two-line name, 7 duplicate, 8 no tdp.
+    assert [p.split(":")[0] for p in problems] == ["line 3", "line 4", "line 7", "line 8"]
+    assert "memory_gb" in problems[0] and "vendor" in problems[1] and "Good One" in problems[2]
+    assert "tdp_w is missing" in problems[3]
+    assert str(caught.value).startswith("cards.csv: 4 bad rows, nothing imported")
