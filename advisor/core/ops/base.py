@@ -91,6 +91,13 @@ class Op:
         return ()
 
 
+def product(values: Sequence[int]) -> int:
+    result = 1
+    for v in values:
+        result *= v
+    return result
+
+
 def single_input(inputs: Sequence[TensorSpec], layer: str) -> TensorSpec:
     if len(inputs) != 1:
         raise ShapeError(layer, f"takes one input, got {len(inputs)}")

@@ -12,18 +12,11 @@ from typing import ClassVar
 
 from advisor.core.errors import ShapeError
 from advisor.core.graph import TensorSpec
-from advisor.core.ops.base import AmpPolicy, Op, positive, require_rank, same_shape, single_input
+from advisor.core.ops.base import AmpPolicy, Op, positive, product, require_rank, same_shape, single_input
 
 
 def _tuple(value: int | tuple[int, ...], dims: int) -> tuple[int, ...]:
     return (value,) * dims if isinstance(value, int) else tuple(value)
-
-
-def _product(values: Sequence[int]) -> int:
-    result = 1
-    for v in values:
-        result *= v
-    return result
 
 
 @dataclass(frozen=True)
@@ -68,13 +61,13 @@ class Conv(Op):
 
     def param_count(self, inputs: Sequence[TensorSpec]) -> int:
         in_channels = inputs[0].shape[0]
-        weights = self.out_channels * (in_channels // self.groups) * _product(_tuple(self.kernel, self.dims))
+        weights = self.out_channels * (in_channels // self.groups) * product(_tuple(self.kernel, self.dims))
         return weights + (self.out_channels if self.bias else 0)
 
     def forward_macs(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
         # each output element sums (in_channels / groups) x kernel-volume products
         in_per_group = inputs[0].shape[0] // self.groups
-        return output.numel * in_per_group * _product(_tuple(self.kernel, self.dims))
+        return output.numel * in_per_group * product(_tuple(self.kernel, self.dims))
 
 
 @dataclass(frozen=True)
@@ -107,10 +100,10 @@ class ConvTranspose(Op):
 
     def param_count(self, inputs: Sequence[TensorSpec]) -> int:
         in_channels = inputs[0].shape[0]
-        weights = in_channels * (self.out_channels // self.groups) * _product(_tuple(self.kernel, self.dims))
+        weights = in_channels * (self.out_channels // self.groups) * product(_tuple(self.kernel, self.dims))
         return weights + (self.out_channels if self.bias else 0)
 
     def forward_macs(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
         # every input element is scattered into (out_channels / groups) x kernel-volume outputs
         out_per_group = self.out_channels // self.groups
-        return inputs[0].numel * out_per_group * _product(_tuple(self.kernel, self.dims))
+        return inputs[0].numel * out_per_group * product(_tuple(self.kernel, self.dims))

@@ -9,14 +9,7 @@ from typing import ClassVar
 
 from advisor.core.errors import ShapeError
 from advisor.core.graph import TensorSpec
-from advisor.core.ops.base import Op, positive, same_shape, single_input
-
-
-def _product(values: Sequence[int]) -> int:
-    result = 1
-    for v in values:
-        result *= v
-    return result
+from advisor.core.ops.base import Op, positive, product, same_shape, single_input
 
 
 @dataclass(frozen=True)
@@ -32,7 +25,7 @@ class Flatten(Op):
         x = single_input(inputs, layer)
         if not 0 <= self.start_dim < max(len(x.shape), 1):
             raise ShapeError(layer, f"start_dim {self.start_dim} outside input shape {x.shape}")
-        return same_shape(x, (*x.shape[: self.start_dim], _product(x.shape[self.start_dim:])))
+        return same_shape(x, (*x.shape[: self.start_dim], product(x.shape[self.start_dim:])))
 
 
 @dataclass(frozen=True)
@@ -44,7 +37,7 @@ class Reshape(Op):
 
     def output_spec(self, inputs: Sequence[TensorSpec], layer: str) -> TensorSpec:
         x = single_input(inputs, layer)
-        if _product(self.shape) != x.numel:
+        if product(self.shape) != x.numel:
             raise ShapeError(layer, f"cannot reshape {x.shape} ({x.numel} elements) to {self.shape}")
         return same_shape(x, tuple(self.shape))
 
