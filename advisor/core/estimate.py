@@ -29,6 +29,7 @@ class LayerRow:
     backward_flops: int
     output_bytes: int
     kept_bytes: int  # what autograd holds for backward at the end of the forward pass
+    batch_outputs: int = 0  # output elements over the whole batch
 
 
 @dataclass(frozen=True)
@@ -83,7 +84,8 @@ def _layer_rows(graph: Graph, workload: Workload, kept: tuple[int, ...], dtype_b
             node.op.forward_macs(specs, node.output) * scale,
             node.op.forward_flops(specs, node.output) * scale,
             node.op.backward_flops(specs, node.output, input_grad) * scale if workload.training else 0,
-            0 if node.op.is_view else node.output.numel * scale * dtype_bytes, kept[i]))
+            0 if node.op.is_view else node.output.numel * scale * dtype_bytes, kept[i],
+            node.output.numel * scale))
     return rows
 
 

@@ -34,6 +34,8 @@ class MemoryProfile:
     kept_bytes: tuple[int, ...]  # per node: what autograd holds of it at the end of the forward pass
     timeline: tuple[TimelinePoint, ...]
     events: tuple[tuple[Key, int], ...]
+    after_alloc: tuple[int, ...]  # total allocated right after each allocation of the step
+    live_count_max: int
 
 
 class StepSimulator:
@@ -317,7 +319,8 @@ class StepSimulator:
         self.t.mark("end", "")
         phase, layer = self.t.peak_where
         return MemoryProfile(self.t.peak_bytes, self.t.peak_breakdown(), phase, layer, self.t.peak_fixed, tuple(kept),
-                             tuple(self.t.timeline), tuple(self.t.events))
+                             tuple(self.t.timeline), tuple(self.t.events), tuple(self.t.after_alloc),
+                             self.t.live_count_max)
 
 
 def simulate_step(graph: Graph, workload: Workload) -> MemoryProfile:

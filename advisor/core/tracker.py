@@ -63,6 +63,8 @@ class Tracker:
     current: int = 0
     current_fixed: int = 0
     peak_fixed: int = 0
+    after_alloc: list[int] = field(default_factory=list)  # total right after each allocation
+    live_count_max: int = 0
 
     def alloc(self, key: Key, nbytes: int, category: str) -> None:
         size = rounded(nbytes)
@@ -74,6 +76,8 @@ class Tracker:
         if key[0] in FIXED_KINDS:
             self.current_fixed += size
         self.events.append((key, size))
+        self.after_alloc.append(self.current)
+        self.live_count_max = max(self.live_count_max, len(self.live))
         if self.current > self.peak_bytes:
             self.peak_bytes = self.current
             self.peak_fixed = self.current_fixed

@@ -1,0 +1,55 @@
+"""`advisor recommend SPEC`: every card of the catalog (and 2, 4, 8 of it) ranked for this workload."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from advisor.catalog import open_catalog
+from advisor.commands.estimate import add_workload_options, positive_int, workload_from
+from advisor.core.errors import SpecError
+from advisor.recommend.engine import OBJECTIVES, Options, prepare
+from advisor.recommend.present import render_table, to_json
+from advisor.recommend.service import CardFilter, recommend
+from advisor.specs import load_graph
+
+
+def register(sub: Any) -> None:
+    parser = sub.add_parser("recommend", help="rank GPUs for a workload")
+    add_workload_options(parser)
+    parser.add_argument("--budget", type=float, default=None, metavar="USD", help="most you will pay in all")
+    parser.add_argument("--max-gpus", type=positive_int, default=8, metavar="N")
+    parser.add_argument("--objective", choices=OBJECTIVES, default="perf_per_dollar")
+    parser.add_argument("--vendor", default=None)
+    parser.add_argument("--segment", choices=("consumer", "workstation", "datacenter"), default=None)
+    parser.add_argument("--min-memory", type=float, default=None, metavar="GB", help="per card, GiB")
+    parser.add_argument("--used", action="store_true", help="consider used prices too")
+    parser.add_argument("--top", type=positive_int, default=25, help="rows in the table")
+    parser.add_argument("--catalog", metavar="PATH", default=None, help="catalog database to use")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if not args.spec:
+        raise SpecError("a model SPEC is required (e.g. zoo:resnet50)")
+    if args.budget is not None and args.budget <= 0:
+        raise SpecError(f"--budget: must be positive, got {args.budget}")
+    job = prepare(load_graph(args.spec, args.seq_len), workload_from(args))
+    cards = CardFilter(args.vendor, args.segment,
+                       int(args.min_memory * 2**30) if args.min_memory else None, args.used)
+    catalog = open_catalog(args.catalog)
+    for message in catalog.messages:
+        print(f"advisor recommend: {message}", file=sys.stderr)
+    try:
+        with catalog.read() as session:
+            entries = recommend(session, job, cards, Options(args.objective, args.budget, args.max_gpus))
+    finally:
+        catalog.close()
+    if args.json:
+        print(json.dumps({"model": job.estimate.model, "objective": args.objective,
+                          "recommendations": to_json(entries)}, indent=1))
+    else:
+        print(render_table(entries, args.top), end="")
+    return 0

@@ -1,0 +1,76 @@
+"""What the recommendation needs to know about one GPU: usable memory and peak rates per precision."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from advisor.catalog.records import CardRecord
+from advisor.core.overheads import HOPPER_MEASURED
+from advisor.core.workload import Workload
+
+# The driver's own reservation scales with the card's memory (page tables, ECC): measured 644,939,776 B
+# used on an idle H200 (143,771 MiB) -> 0.43% of the memory. CUDA context, cuBLAS/cuDNN and their
+# workspaces are taken as measured on the H200 (CUDA 13, lazy loading) for every card: an assumption.
+H200_NVML_TOTAL_BYTES = 143_771 * 2**20
+DRIVER_RESERVED_FRACTION = HOPPER_MEASURED.driver_reserved_bytes / H200_NVML_TOTAL_BYTES
+PROCESS_OVERHEAD_BYTES = HOPPER_MEASURED.context_bytes + HOPPER_MEASURED.workspace_bytes
+
+# PCIe bandwidth per direction for an x16 link, decimal GB/s (PCI-SIG: 8, 16, 32, 64 GT/s per lane).
+PCIE_X16_GBS = {2: 8.0, 3: 15.75, 4: 31.5, 5: 63.0, 6: 121.0}
+
+
+@dataclass(frozen=True)
+class Device:
+    name: str
+    vendor: str
+    memory_bytes: int  # per GPU
+    usable_bytes: int  # allocator budget once the driver and the process's context took theirs
+    bandwidth_gbs: float
+    matmul_tflops: float  # linear/attention rate in the workload's precision
+    conv_tflops: float  # convolution rate (TF32 for fp32 convolutions where the card has it)
+    fp32_tflops: float
+    tdp_w: float  # per GPU
+    link_gbs: float  # per-direction bandwidth between cards (NVLink / Infinity Fabric, else PCIe)
+    link_name: str
+
+
+def matmul_rate(card: CardRecord, workload: Workload) -> float:
+    """Peak dense rate for the multiply-adds of this precision, per board.
+
+    fp32 training as PyTorch runs it by default: convolutions use TF32 (torch.backends.cudnn.allow_tf32 is
+    True), matmuls do not (torch.backends.cuda.matmul.allow_tf32 is False); half precisions use tensor cores
+    with FP32 accumulate. Cards without tensor/matrix units fall back to their FP32 rate.
+    """
+    if workload.precision == "fp32":
+        return card.fp32_tflops
+    half = card.bf16_tflops if "bf16" in workload.precision else card.fp16_tflops
+    return half or card.bf16_tflops or card.fp16_tflops or card.fp32_tflops
+
+
+def conv_rate(card: CardRecord, workload: Workload) -> float:
+    if workload.precision == "fp32":
+        return card.tf32_tflops or card.fp32_tflops
+    return matmul_rate(card, workload)
+
+
+def usable_bytes(memory_bytes: int) -> int:
+    return int(memory_bytes * (1 - DRIVER_RESERVED_FRACTION)) - PROCESS_OVERHEAD_BYTES
+
+
+def link(card: CardRecord) -> tuple[float, str]:
+    if card.link_kind in ("nvlink", "infinity_fabric", "xe_link") and card.link_bandwidth_gbs:
+        # vendors quote NVLink as both directions together
+        return card.link_bandwidth_gbs / 2, card.link_detail or card.link_kind
+    gen = card.pcie_gen or 3
+    return PCIE_X16_GBS.get(gen, 15.75), f"PCIe {gen}.0 x16" + (" (SLI bridge carries no compute data)"
+                                                               if card.link_kind == "sli" else "")
+
+
+def device(card: CardRecord, workload: Workload) -> Device:
+    per_gpu = max(card.devices, 1)
+    memory = card.memory_bytes // per_gpu
+    link_gbs, link_name = link(card)
+    return Device(card.name, card.vendor, memory, usable_bytes(memory), card.bandwidth_gbs / per_gpu,
+                  matmul_rate(card, workload) / per_gpu, conv_rate(card, workload) / per_gpu,
+                  card.fp32_tflops / per_gpu, card.tdp_w / per_gpu,
+                  link_gbs, link_name)

@@ -1,0 +1,55 @@
+"""Text table and JSON of a ranking."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from advisor.core.units import format_bytes
+from advisor.recommend.engine import Recommendation
+
+_HEADER = ("#", "Card", "N", "Plan", "Fits", "Needs/card", "Usable/card", "Max batch", "Step ms", "Throughput",
+           "Price USD", "Perf/$", "Perf/W")
+
+
+def _row(rank: int, r: Recommendation) -> tuple[str, ...]:
+    price = f"{r.price_usd:,.0f}" + (" used" if r.price_condition == "used" else "") if r.price_usd else "n/a"
+    return (str(rank), r.card, str(r.count), r.plan, "yes" if r.fits else "no", format_bytes(r.required_bytes),
+            format_bytes(r.usable_bytes), str(r.max_batch), f"{r.step_time_s * 1e3:.1f}",
+            f"{r.throughput:,.0f} {r.throughput_unit}", price,
+            f"{r.perf_per_dollar:.3g}" if r.perf_per_dollar else "n/a", f"{r.perf_per_watt:.3g}")
+
+
+def best_per_card(entries: list[Recommendation]) -> list[Recommendation]:
+    """The table shows each card once, in its best-ranked configuration (JSON lists them all)."""
+    seen: set[str] = set()
+    best = []
+    for entry in entries:
+        if entry.card not in seen:
+            seen.add(entry.card)
+            best.append(entry)
+    return best
+
+
+def render_table(entries: list[Recommendation], top: int) -> str:
+    shown = best_per_card(entries)[:top]
+    rows = [_HEADER] + [_row(i + 1, r) for i, r in enumerate(shown)]
+    widths = [max(len(row[c]) for row in rows) for c in range(len(_HEADER))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in rows]
+    lines.insert(1, "-" * len(lines[0]))
+    fitting = [r for r in entries if r.fits]
+    if fitting:
+        lines += ["", f"Best: {fitting[0].count} x {fitting[0].card} ({fitting[0].plan}): {fitting[0].reason}"]
+    else:
+        lines += ["", "No configuration fits; try a smaller batch, mixed precision or gradient checkpointing."]
+    lines.append(f"{len(entries)} configurations ranked; one row per card, best configuration first "
+                 f"({len(shown)} shown; --top N for more, --json for every configuration).")
+    return "\n".join(lines) + "\n"
+
+
+def to_json(entries: list[Recommendation]) -> list[dict[str, Any]]:
+    return [{"card": r.card, "count": r.count, "plan": r.plan, "fits": r.fits, "reason": r.reason,
+             "required_bytes": r.required_bytes, "usable_bytes": r.usable_bytes, "max_batch": r.max_batch,
+             "step_time_s": r.step_time_s, "throughput": r.throughput, "throughput_unit": r.throughput_unit,
+             "price_usd": r.price_usd, "price_date": r.price_date.isoformat() if r.price_date else None,
+             "price_condition": r.price_condition, "perf_per_dollar": r.perf_per_dollar,
+             "perf_per_watt": r.perf_per_watt} for r in entries]

@@ -1,0 +1,101 @@
+"""Recommendations on the real bundled catalog (a fresh SQLite file per test session)."""
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from advisor.catalog import Catalog, find_card, open_catalog
+from advisor.core import zoo
+from advisor.core.workload import Workload
+from advisor.recommend.devices import usable_bytes
+from advisor.recommend.engine import Job, Options, prepare, rank
+from advisor.recommend.service import best_price
+
+CLASSIC = ("GTX 980 Ti", "Titan X (Maxwell)", "Titan X (Pascal)", "GTX 1060 6GB", "GTX 1070", "GTX 1080", "GTX 1080 Ti")
+GIB = 2**30
+
+
+@pytest.fixture(scope="module")
+def catalog(tmp_path_factory: pytest.TempPathFactory) -> Catalog:
+    return open_catalog(Path(tmp_path_factory.mktemp("catalog")) / "catalog.sqlite3")
+
+
+def classic_cards(catalog: Catalog):  # type: ignore[no-untyped-def]
+    with catalog.read() as s:
+        cards = [find_card(s, name) for name in CLASSIC]
+        return cards, {c.name: best_price(s, c.name, allow_used=False) for c in cards}
+
+
+def job_needing(gigabytes: float) -> Job:
+    """ResNet-50, fp32, SGD with momentum, at the batch whose requirement is closest to `gigabytes`."""
+    base = Workload("train", 1, "fp32", "sgd_momentum")
+    graph = zoo.build("resnet50")
+    probe = prepare(graph, base)
+    batch = min(range(1, 200), key=lambda b: abs(probe.curve.peak_bytes(b) / 0.83 - gigabytes * 1e9))
+    return prepare(graph, replace(base, batch=batch))
+
+
+def test_classic_case_only_11_and_12_gb_cards_fit_and_the_1080_ti_wins(catalog: Catalog) -> None:
+    cards, prices = classic_cards(catalog)
+    job = job_needing(9.5)
+    entries = rank(job, cards, prices, Options(counts=(1, 2)))
+    single = {e.card: e for e in entries if e.count == 1}
+    assert 9.0e9 < single["GeForce GTX 1080 Ti"].required_bytes < 10.0e9
+    fitting = {name for name, e in single.items() if e.fits}
+    assert fitting == {"GeForce GTX 1080 Ti", "GeForce GTX Titan X", "Titan X (Pascal)"}
+    best = next(e for e in entries if e.fits)
+    assert (best.card, best.count) == ("GeForce GTX 1080 Ti", 1)
+    assert best.price_usd == 699.0  # launch MSRP
+    # SLI does not pool memory: two 980 Ti still hold the whole model each
+    sli = [e for e in entries if e.card == "GeForce GTX 980 Ti" and e.count == 2]
+    assert sli and not any(e.fits for e in sli)
+    dp = next(e for e in sli if e.plan == "data_parallel")
+    assert "memory does not pool" in dp.reason and "needs" in dp.reason
+
+
+def test_reason_states_the_numbers(catalog: Catalog) -> None:
+    cards, prices = classic_cards(catalog)
+    entries = rank(job_needing(9.5), cards, prices, Options(counts=(1,)))
+    gtx1070 = next(e for e in entries if e.card == "GeForce GTX 1070")
+    assert not gtx1070.fits
+    assert gtx1070.reason.startswith("does not fit: needs ")
+    assert "8.00 GiB card has" in gtx1070.reason and "usable after the CUDA context" in gtx1070.reason
+    assert gtx1070.usable_bytes == usable_bytes(8 * GIB)
+    assert gtx1070.max_batch < job_needing(9.5).estimate.workload.batch
+
+
+def test_zero3_makes_a_model_fit_that_one_card_cannot(catalog: Catalog) -> None:
+    # gpt2-xl, 1,557,611,200 parameters, Adam in fp32: weights + gradients + 2 states = 16 B x 1.56e9 = 24.9 GB
+    job = prepare(zoo.build("gpt2-xl", 128), Workload("train", 1, "fp32", "adam"))
+    with catalog.read() as s:
+        card = find_card(s, "RTX 4090")
+    entries = rank(job, [card], {}, Options())
+    by_config = {(e.count, e.plan): e for e in entries}
+    assert not by_config[(1, "single")].fits
+    assert not by_config[(8, "data_parallel")].fits  # replicas: every card holds it all
+    sharded = by_config[(8, "zero3")]
+    assert sharded.fits and "fits only because model state is sharded" in sharded.reason
+    assert sharded.required_bytes < by_config[(8, "zero1")].required_bytes
+
+
+def test_objectives_and_budget(catalog: Catalog) -> None:
+    cards, prices = classic_cards(catalog)
+    job = job_needing(5.0)
+    cheapest = next(e for e in rank(job, cards, prices, Options("cheapest", counts=(1,))) if e.fits)
+    assert cheapest.card == "GeForce GTX 1060 6GB"  # $249 launch price, 6 GB is enough
+    fastest = rank(job, cards, prices, Options("fastest", budget_usd=700, counts=(1,)))
+    assert all(e.price_usd is None or e.price_usd <= 700 for e in fastest)
+    assert fastest[0].card == "GeForce GTX 1080 Ti"  # the most FP32 throughput under $700
+    speeds = [e.throughput for e in fastest if e.fits]
+    assert speeds == sorted(speeds, reverse=True)
+
+
+def test_more_cards_more_throughput_but_communication_costs(catalog: Catalog) -> None:
+    with catalog.read() as s:
+        card = find_card(s, "RTX 3090")
+    entries = rank(job_needing(5.0), [card], {}, Options(counts=(1, 2)))
+    one = next(e for e in entries if e.count == 1)
+    two = next(e for e in entries if e.count == 2 and e.plan == "data_parallel")
+    assert one.throughput < two.throughput < 2 * one.throughput
+    assert two.step_time_s > one.step_time_s
