@@ -48,7 +48,8 @@ def render_table(entries: list[Recommendation], top: int) -> str:
 
 def to_json(entries: list[Recommendation]) -> list[dict[str, Any]]:
     return [{"card": r.card, "count": r.count, "plan": r.plan, "fits": r.fits, "reason": r.reason,
-             "required_bytes": r.required_bytes, "usable_bytes": r.usable_bytes, "max_batch": r.max_batch,
+             "required_bytes": r.required_bytes, "usable_bytes": r.usable_bytes,
+             "headroom_bytes": r.usable_bytes - r.required_bytes, "max_batch": r.max_batch,
              "step_time_s": r.step_time_s, "throughput": r.throughput, "throughput_unit": r.throughput_unit,
              "price_usd": r.price_usd, "price_date": r.price_date.isoformat() if r.price_date else None,
              "price_condition": r.price_condition, "perf_per_dollar": r.perf_per_dollar,
