@@ -15,7 +15,7 @@ from advisor import __version__
 from advisor.core.errors import AdvisorError
 
 EXIT_USAGE = 2
-SUBCOMMANDS = ("estimate", "catalog")
+SUBCOMMANDS = ("estimate", "catalog", "monitor")
 
 
 class OneLineParser(argparse.ArgumentParser):
