@@ -40,7 +40,10 @@ def test_the_real_reader_says_no_gpu_cleanly_without_nvml() -> None:
 
 @pytest.mark.parametrize(
     ("error", "reason"),
-    [("NVMLError_DriverNotLoaded", "Driver Not Loaded"), ("NVMLError_LibraryNotFound", "NVML Shared Library Not Found")],
+    [
+        ("NVMLError_DriverNotLoaded", "Driver Not Loaded"),
+        ("NVMLError_LibraryNotFound", "NVML Shared Library Not Found"),
+    ],
 )
 def test_init_failures_become_no_gpu(fake: FakeReader, error: str, reason: str) -> None:
     fake.fake.init_error = error  # LibraryNotFound is also what pynvml raises on macOS, which has no NVML
