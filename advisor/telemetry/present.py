@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from advisor.telemetry.readings import DeviceReading
@@ -86,3 +88,13 @@ def fit(device: DeviceReading, required_bytes: int, label: str = "") -> Fit:
     if free is not None and required_bytes > free:
         sentence += f" (but only {free / GIB:.1f} GiB are free now)"
     return Fit(True, sentence)
+
+
+def series(readings: Sequence[DeviceReading], figure: str, now: float, scale: float = 1.0) -> tuple[
+    list[float], list[float]
+]:
+    """(minutes before `now`, value / scale) for a chart; a missing value is NaN so that the line breaks there
+    (a lost GPU shows as a gap, not as a drop to zero)."""
+    minutes = [(reading.timestamp - now) / 60 for reading in readings]
+    values = [getattr(reading, figure) for reading in readings]
+    return minutes, [math.nan if value is None else value / scale for value in values]
