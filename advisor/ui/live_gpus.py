@@ -168,12 +168,14 @@ class QtLiveGpusPanel(QWidget):
         self._column.addStretch(1)
         inner = QWidget()
         inner.setLayout(self._column)
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setWidget(inner)
+        self.scroll_area = QScrollArea()
+        self.scroll_area.setWidgetResizable(True)
+        self.scroll_area.setWidget(inner)
+        self.scroll_area.setVisible(False)  # an empty frame under "No NVIDIA GPU found" looks like something failed
         layout = QVBoxLayout(self)
         layout.addWidget(self.status)
-        layout.addWidget(scroll, 1)
+        layout.addWidget(self.scroll_area, 1)
+        layout.addStretch(0)  # takes the space while the scroll area is hidden, so the status stays on top
         self.timer = QTimer(self)
         self.timer.setInterval(refresh_ms)
         self.timer.timeout.connect(self.refresh)
@@ -191,6 +193,7 @@ class QtLiveGpusPanel(QWidget):
     def show_state(self, state: PollerState) -> None:
         self._state = state
         self._show_status(state)
+        self.scroll_area.setVisible(bool(state.devices))
         keys = [device.key for device in state.devices]
         for key in [k for k in self.cards if k not in keys]:
             self.cards.pop(key).deleteLater()
