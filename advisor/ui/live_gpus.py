@@ -76,6 +76,7 @@ class _DeviceCharts:
     def show_requirement(self, required_bytes: int | None, label: str, fits: bool | None) -> None:
         memory = self.axes[0]
         self.requirement.set_visible(required_bytes is not None)
+        self.requirement.set_label("_hidden")  # a leading underscore keeps an artist out of the legend
         if required_bytes is not None:
             need = required_bytes / GIB
             self.requirement.set_ydata([need, need])

@@ -141,6 +141,8 @@ def test_fits_and_does_not_fit(qtbot: QtBot) -> None:
     assert card.charts.axes[0].get_ylim()[1] >= 200  # the line is drawn inside the chart
     panel.set_workload_requirement(None, "")
     assert card.fit.isHidden() and not card.charts.requirement.get_visible()
+    legend = card.charts.axes[0].get_legend()
+    assert [text.get_text() for text in legend.get_texts()] == ["used", "total"]
 
 
 def test_a_gpu_disappearing(qtbot: QtBot) -> None:
