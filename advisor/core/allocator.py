@@ -123,3 +123,15 @@ def peak_reserved_bytes(events: Iterable[tuple[Key, int]]) -> int:
         for key in [k for k in model.blocks if k[0] not in PERSISTENT_KINDS]:
             model.release(key)
     return model.peak_reserved
+
+
+def replay_peak_reserved(events: Iterable[tuple[Key, int]]) -> int:
+    """Replays a complete event sequence once (model load, warm-up and measured steps, as a simulator
+    records them) and returns the most the allocator reserved."""
+    model = CachingAllocatorModel()
+    for key, size in events:
+        if size > 0 and key not in model.blocks:
+            model.malloc(key, size)
+        elif size < 0 and key in model.blocks:
+            model.release(key)
+    return model.peak_reserved
