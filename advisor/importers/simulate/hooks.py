@@ -56,8 +56,9 @@ class LayerWatch:
         self.claimed: set[int] = set()  # ids only: holding nodes would keep the graph
         for name, sub in module.named_modules():
             own = sum(p.numel() for p in sub.parameters(recurse=False))
-            if name and (not any(True for _ in sub.children()) or own):
-                self.layers[name] = LayerInfo(name, type(sub).__name__, own)
+            leaf = not any(True for _ in sub.children())
+            if (name and (leaf or own)) or (not name and leaf):  # a bare layer is its own model
+                self.layers[name or "model"] = LayerInfo(name or "model", type(sub).__name__, own)
             self.handles.append(sub.register_forward_pre_hook(self._pre(name or "model")))
             self.handles.append(sub.register_forward_hook(self._post(name or "model")))
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from torch import nn
 
-from advisor.core.allocator import replay_peak_reserved
+from advisor.core.allocator import replay_peaks
 from advisor.core.estimate import WORST_PEAK_TO_BUDGET, Estimate, LayerRow, MemoryEstimate
 from advisor.core.overheads import DEFAULT_OVERHEAD, device_total_bytes
 from advisor.core.tracker import CategoryBytes, TimelinePoint
@@ -27,13 +27,15 @@ def _layer_rows(run: StepRun, batch: int, training: bool) -> tuple[LayerRow, ...
 
 def _memory(run: StepRun, workload: Workload) -> MemoryEstimate:
     peak = run.tracker.peak
-    reserved = max(replay_peak_reserved(run.tracker.events), peak.bytes)
+    reserved, allocated = replay_peaks(run.tracker.events, run.tracker.measured_from)
+    peak_bytes = max(peak.bytes, allocated)
+    reserved = max(reserved, peak_bytes)
     fixed = sum(peak.totals[c] for c in FIXED)
     if peak.phase == "optimizer step":
         fixed = peak.bytes - peak.totals["activations"] - peak.totals["inputs"]
     return MemoryEstimate(
-        peak.bytes, reserved, max(int(peak.bytes / WORST_PEAK_TO_BUDGET), peak.bytes), device_total_bytes(reserved),
-        CategoryBytes(**peak.totals), peak.phase, peak.layer, fixed, (peak.bytes - fixed) / workload.batch)
+        peak_bytes, reserved, max(int(peak_bytes / WORST_PEAK_TO_BUDGET), peak_bytes), device_total_bytes(reserved),
+        CategoryBytes(**peak.totals), peak.phase, peak.layer, fixed, (peak_bytes - fixed) / workload.batch)
 
 
 def simulate_estimate(module: nn.Module, make_inputs: MakeInputs, workload: Workload,

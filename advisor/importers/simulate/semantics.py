@@ -27,6 +27,17 @@ from advisor.importers.simulate.autocast import AutocastPolicy
 COMPOSITES = frozenset({F.multi_head_attention_forward})
 
 
+def _fused_dropout(input: torch.Tensor, p: float = 0.5, training: bool = True, inplace: bool = False,
+                   train: bool | None = None) -> torch.Tensor:
+    """aten/src/ATen/native/Dropout.cpp: CUDA tensors take the fused kernel (native_dropout), which keeps a
+    one-byte boolean mask for backward; other devices multiply by a float noise tensor and keep that (four
+    bytes per element), so meta execution would overcount every dropout."""
+    training = training if train is None else train
+    if not training or p <= 0 or p >= 1 or input.numel() == 0:
+        return input if not training or p <= 0 else input * 0.0
+    return torch.native_dropout(input, p, True)[0]
+
+
 class CudaSemantics(TorchFunctionMode):
     def __init__(self, autocast_dtype: torch.dtype | None) -> None:
         super().__init__()
@@ -46,6 +57,8 @@ class CudaSemantics(TorchFunctionMode):
             cast = self.policy.apply(name, func, args, kwargs)
             if cast is not None:
                 args, kwargs = cast
+        if name == "dropout" and not kwargs.get("inplace", len(args) > 3 and args[3]):
+            return _fused_dropout(*args, **kwargs)
         if name == "scaled_dot_product_attention":
             with self:
                 return cuda_sdpa(*args, **kwargs)
@@ -79,9 +92,8 @@ class CudaSemantics(TorchFunctionMode):
         logits' own), so autocast keeps it in half precision; nll_loss is on the fp32 list, so its input is
         cast up. Label smoothing and probability targets take the generic path."""
         if label_smoothing or target.is_floating_point() or logits.dtype == torch.float32:
-            with self:
-                return F.cross_entropy(logits, target, weight, size_average, ignore_index, reduce, reduction,
-                                       label_smoothing)
+            return F.cross_entropy(logits, target, weight, size_average, ignore_index, reduce, reduction,
+                                   label_smoothing)
         with self:
             log_probs = torch.log_softmax(logits, 1 if logits.dim() > 1 else 0, dtype=logits.dtype)
             return F.nll_loss(log_probs, target, weight, None, ignore_index, None, reduction)

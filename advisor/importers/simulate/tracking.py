@@ -62,6 +62,7 @@ class MemoryTracker(TorchDispatchMode):
         self.phase, self.layer = "setup", ""
         self.default_category = "weights"
         self.events: list[tuple[Key, int]] = []
+        self.measured_from = 0
         self.timeline: list[tuple[str, str, int]] = []
         self.flops = FlopCounter()
         self._ids = itertools.count()
@@ -75,6 +76,7 @@ class MemoryTracker(TorchDispatchMode):
 
     def reset_peak(self) -> None:
         self.peak = Peak(self.current, dict(self.totals), self.phase, self.layer)
+        self.measured_from = len(self.events)
         self.timeline.clear()
         self.flops.reset()
 
