@@ -30,7 +30,7 @@ MODELS = HERE / "models"
 
 
 def model_file(model: str) -> Path:
-    """tv:resnet50 -> tv_resnet50.py; hf:bert-base@128 -> hf_bert_base_128.py; seed:cnn_inplace -> seed_cnn_inplace.py"""
+    """tv:resnet50 -> tv_resnet50.py; hf:bert-base@128 -> hf_bert_base_128.py."""
     stem = model.replace(":", "_").replace("-", "_").replace("@", "_")
     return MODELS / f"{stem}.py"
 
@@ -62,7 +62,9 @@ def main() -> int:
         predicted_reserved = mem.reserved_bytes + DEFAULT_OVERHEAD.workspace_bytes
         e_peak, e_dev = mem.peak_bytes / truth - 1, mem.device_total_bytes / nvml - 1
         ratio = predicted_reserved / reserved
-        peak_err.append(abs(e_peak)); dev_err.append(abs(e_dev)); res_err.append(abs(ratio - 1))
+        peak_err.append(abs(e_peak))
+        dev_err.append(abs(e_dev))
+        res_err.append(abs(ratio - 1))
         if ratio < 1:
             under.append(f"{row['model']} {row['mode']} {row['precision']} bs{row['batch']}")
         print(f"{row['model']:18} {row['mode']:5} {row['precision']:8} {row['optimizer']:12} {row['batch']:>4} "
@@ -71,7 +73,8 @@ def main() -> int:
               f"{mem.device_total_bytes / 2**20:9.1f} {e_dev:+6.1%} {seconds:5.1f}  {mem.peak_phase}: {mem.peak_layer}",
               flush=True)
     if peak_err:
-        print(f"\n{len(peak_err)} rows: peak median |error| {statistics.median(peak_err):.2%}, worst {max(peak_err):.2%}; "
+        print(f"\n{len(peak_err)} rows: peak median |error| {statistics.median(peak_err):.2%}, "
+              f"worst {max(peak_err):.2%}; "
               f"device total median {statistics.median(dev_err):.2%}, worst {max(dev_err):.2%}; "
               f"reserved median |ratio-1| {statistics.median(res_err):.2%}, under-predicted in {len(under)} rows")
         for item in under:

@@ -1,5 +1,5 @@
-"""tv:mobilenet_v2 of shared/calibration/measure_gpu.py: torchvision.models.mobilenet_v2(weights=None), 3x224x224 inputs,
-1000 classes, cross-entropy. Needs torchvision (benchmark only)."""
+"""tv:mobilenet_v2 of shared/calibration/measure_gpu.py: torchvision.models.mobilenet_v2(weights=None),
+3x224x224 inputs, 1000 classes, cross-entropy. Needs torchvision (benchmark only)."""
 
 import torchvision.models as tvm
 from _common import classification_loss as loss_fn

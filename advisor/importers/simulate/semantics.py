@@ -22,7 +22,6 @@ from torch.overrides import TorchFunctionMode
 from advisor.importers.simulate.attention import cuda_sdpa
 from advisor.importers.simulate.autocast import AutocastPolicy
 
-
 # Python composites whose bodies hold ops autocast or the attention backend choice change.
 COMPOSITES = frozenset({F.multi_head_attention_forward})
 

@@ -150,7 +150,7 @@ class StepRunner:
                 self.tracker.recategorize(param.grad, "gradients")
         for param in self.module.parameters():
             if param.requires_grad:
-                param.register_post_accumulate_grad_hook(hook)
+                param.register_post_accumulate_grad_hook(hook)  # type: ignore[no-untyped-call]
 
     def _forward(self) -> Any:
         args, kwargs = self.inputs
@@ -176,7 +176,7 @@ class StepRunner:
         t.at("backward", "loss")
         if self.w.precision == "amp_fp16":  # GradScaler: scale(loss) multiplies by a 0-dim device tensor
             loss = loss * torch.full((), 65536.0, device=loss.device)
-        loss.backward()
+        loss.backward()  # type: ignore[no-untyped-call]
         t.at("optimizer step", self.w.optimizer)
         t.default_category = "temporaries"
         self.optimizer.step()

@@ -52,9 +52,9 @@ def _composite(func: Any) -> bool:
     return bool(torch._C._dispatch_has_kernel_for_dispatch_key(func.name(), "CompositeImplicitAutograd"))
 
 
-class MemoryTracker(TorchDispatchMode):
+class MemoryTracker(TorchDispatchMode):  # type: ignore[no-untyped-call]
     def __init__(self) -> None:
-        super().__init__()
+        super().__init__()  # type: ignore[no-untyped-call]
         self.live: dict[int, Block] = {}
         self.totals = dict.fromkeys(CATEGORIES, 0)
         self.current = 0
