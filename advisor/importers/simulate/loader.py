@@ -39,9 +39,22 @@ def as_inputs(value: Any) -> Inputs:
     return (value,), {}
 
 
-def _wrap_loss(user: Callable[[Any, Any], Any], raw: dict[int, Any]) -> LossFn:
+def as_user_form(inputs: Inputs, kind: str) -> Any:
+    """The inputs in the form example_inputs returned them (rebuilt, so that no reference to the originals is
+    kept: pure half-precision runs replace float inputs by their casts and the originals must die)."""
+    args, kwargs = inputs
+    if kind == "dict":
+        return kwargs
+    if kind == "tuple":
+        return args
+    if kind == "list":
+        return list(args)
+    return args[0]
+
+
+def _wrap_loss(user: Callable[[Any, Any], Any], kinds: dict[str, str]) -> LossFn:
     def loss(output: Any, inputs: Inputs) -> torch.Tensor:
-        return user(output, raw.get(id(inputs[0]), inputs))  # type: ignore[no-any-return]
+        return user(output, as_user_form(inputs, kinds.get("kind", "tuple")))  # type: ignore[no-any-return]
     return loss
 
 
@@ -69,14 +82,13 @@ def load_py_model(path: str | Path, *, on_meta: bool = True) -> LoadedPyModel:
         module = code.build_model()
     if not isinstance(module, nn.Module):
         raise SpecError(f"{path}: build_model() returned {type(module).__name__}, not an nn.Module")
-    raw: dict[int, Any] = {}
+    kinds: dict[str, str] = {}
 
     def make(batch: int) -> Inputs:
         value = code.example_inputs(batch)
-        inputs = as_inputs(value)
-        raw[id(inputs[0])] = value
-        return inputs
+        kinds["kind"] = type(value).__name__ if isinstance(value, (dict, tuple, list)) else "single"
+        return as_inputs(value)
 
     user_loss = getattr(code, "loss_fn", None)
-    loss = _wrap_loss(user_loss, raw) if callable(user_loss) else None
+    loss = _wrap_loss(user_loss, kinds) if callable(user_loss) else None
     return LoadedPyModel(getattr(code, "NAME", file.stem), module, make, loss)
