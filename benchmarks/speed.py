@@ -33,6 +33,48 @@ def best_of(runs: int, fn: object) -> float:
     return min(times)
 
 
+def simulated_speed() -> None:
+    """Simulated training steps (two, as the estimate runs them) with model construction, against one real
+    step on the CPU. Needs torchvision and transformers; pin to 2 cores with `taskset -c 0,1`."""
+    import sys
+    from pathlib import Path
+
+    import torch
+
+    from advisor.importers.simulate import load_py_model, simulate_estimate
+
+    models = Path(__file__).resolve().parent / "models"
+    for file, batch, real_batch, target in (("tv_resnet50.py", 32, 32, 2.0), ("hf_gpt2_1024.py", 8, 1, 8.0)):
+        workload = Workload("train", batch, "fp32", "adam" if "resnet" in file else "adamw")
+        start = time.perf_counter()
+        loaded = load_py_model(models / file)
+        simulate_estimate(loaded.module, loaded.example_inputs, workload, loaded.loss_fn, loaded.name)
+        simulated = time.perf_counter() - start
+        real = _real_cpu_step(models / file, real_batch, workload.optimizer)
+        print(f"{file}: simulated batch {batch} in {simulated:.2f} s (target < {target:.0f} s); one real CPU step at "
+              f"batch {real_batch}: {real:.2f} s; ratio {real * batch / real_batch / simulated:.1f}x "
+              f"(real step scaled to batch {batch}){'' if real_batch == batch else ', scaled linearly'}",
+              file=sys.stdout)
+    del torch
+
+
+def _real_cpu_step(path: object, batch: int, optimizer: str) -> float:
+    import torch
+
+    from advisor.importers.simulate import load_py_model
+    from advisor.importers.simulate.step import default_loss, make_optimizer
+
+    loaded = load_py_model(path, on_meta=False)  # type: ignore[arg-type]
+    args, kwargs = loaded.example_inputs(batch)
+    opt = make_optimizer(list(loaded.module.parameters()), optimizer)
+    start = time.perf_counter()
+    out = loaded.module(*args, **kwargs)
+    (loaded.loss_fn or default_loss)(out, (args, kwargs)).backward()
+    opt.step()
+    del torch
+    return time.perf_counter() - start
+
+
 def main() -> int:
     graph = deep_network()
     workload = Workload("train", 64, "fp32", "adam")
@@ -42,6 +84,13 @@ def main() -> int:
         if name in zoo.zoo_names():
             g = zoo.build(name)
             print(f"{name} ({len(g.nodes)} layers): {best_of(3, lambda g=g: estimate(g, workload)) * 1e3:.1f} ms")
+    try:
+        import torchvision  # noqa: F401
+        import transformers  # noqa: F401
+    except ImportError:
+        print("simulated estimates: skipped (needs torch, torchvision and transformers)")
+        return 0
+    simulated_speed()
     return 0
 
 

@@ -60,6 +60,7 @@ class CachingAllocatorModel:
         self.free_ending: dict[tuple[int, int], int] = {}  # (segment, end offset) -> start of that free block
         self.reserved = 0
         self.peak_reserved = 0
+        self.allocated = 0  # sum of the sizes of blocks in use, as the allocator's allocated_bytes stat counts
 
     def malloc(self, key: Key, size: int) -> None:
         small = size <= SMALL_SIZE
@@ -79,9 +80,11 @@ class CachingAllocatorModel:
             self._add_free(small, segment, offset + size, block_size - size)
             block_size = size
         self.blocks[key] = (small, segment, offset, block_size)
+        self.allocated += block_size
 
     def release(self, key: Key) -> None:
         small, segment, offset, size = self.blocks.pop(key)
+        self.allocated -= size
         after = self.free_at.get((segment, offset + size))
         if after is not None:
             self._remove_free(small, segment, offset + size, after)
@@ -123,3 +126,22 @@ def peak_reserved_bytes(events: Iterable[tuple[Key, int]]) -> int:
         for key in [k for k in model.blocks if k[0] not in PERSISTENT_KINDS]:
             model.release(key)
     return model.peak_reserved
+
+
+def replay_peaks(events: Iterable[tuple[Key, int]], measure_from: int = 0) -> tuple[int, int]:
+    """Replays a complete event sequence once (model load, warm-up and measured steps, as a simulator
+    records them). Returns the most the allocator reserved, and the most it counted as allocated from event
+    `measure_from` on: a block handed out whole because the remainder was too small to split counts in
+    full, as in torch.cuda.max_memory_allocated()."""
+    model = CachingAllocatorModel()
+    peak_allocated = 0
+    for index, (key, size) in enumerate(events):
+        if size > 0 and key not in model.blocks:
+            model.malloc(key, size)
+            if index >= measure_from:
+                peak_allocated = max(peak_allocated, model.allocated)
+        elif size < 0 and key in model.blocks:
+            model.release(key)
+        if index == measure_from:
+            peak_allocated = max(peak_allocated, model.allocated)
+    return model.peak_reserved, peak_allocated

@@ -1,0 +1,76 @@
+"""The simulated step, as the same Estimate the analytic path returns (method="simulated")."""
+
+from __future__ import annotations
+
+from torch import nn
+
+from advisor.core.allocator import replay_peaks
+from advisor.core.estimate import WORST_PEAK_TO_BUDGET, Estimate, LayerRow, MemoryEstimate
+from advisor.core.overheads import DEFAULT_OVERHEAD, device_total_bytes
+from advisor.core.tracker import CategoryBytes, TimelinePoint
+from advisor.core.workload import Workload
+from advisor.importers.simulate.step import LossFn, MakeInputs, StepRun, run_step
+
+FIXED = ("weights", "gradients", "optimizer_state")
+
+
+def _layer_rows(run: StepRun, batch: int, training: bool) -> tuple[LayerRow, ...]:
+    flops = run.tracker.flops
+    rows = []
+    for info in run.watch.layers.values():
+        forward = flops.layer("forward", info.name)
+        rows.append(LayerRow(info.name, info.kind, info.output_shape, info.param_count, forward // 2, forward,
+                             flops.layer("backward", info.name) if training else 0, info.output_bytes,
+                             run.kept_by_layer.get(info.name, 0)))
+    return tuple(rows)
+
+
+def _memory(run: StepRun, workload: Workload) -> MemoryEstimate:
+    peak = run.tracker.peak
+    reserved, allocated = replay_peaks(run.tracker.events, run.tracker.measured_from)
+    peak_bytes = max(peak.bytes, allocated)
+    reserved = max(reserved, peak_bytes)
+    fixed = sum(peak.totals[c] for c in FIXED)
+    if peak.phase == "optimizer step":
+        fixed = peak.bytes - peak.totals["activations"] - peak.totals["inputs"]
+    return MemoryEstimate(
+        peak_bytes, reserved, max(int(peak_bytes / WORST_PEAK_TO_BUDGET), peak_bytes), device_total_bytes(reserved),
+        CategoryBytes(**peak.totals), peak.phase, peak.layer, fixed, (peak_bytes - fixed) / workload.batch)
+
+
+def simulate_estimate(module: nn.Module, make_inputs: MakeInputs, workload: Workload,
+                      loss_fn: LossFn | None = None, name: str = "model") -> Estimate:
+    """Runs two steps of `module` on the meta device with CUDA semantics and measures the second.
+
+    make_inputs(batch) -> (args, kwargs) is called under torch.device("meta"); loss_fn(output, (args, kwargs))
+    defaults to output.loss or cross-entropy on (N, C) logits. The module may live on the CPU (it is moved to
+    the meta device) or be built on the meta device already (faster: no weight initialisation)."""
+    unique = {id(p): p.numel() for p in module.parameters()}
+    run = run_step(module, make_inputs, workload, loss_fn)
+    rows = _layer_rows(run, workload.batch, workload.training)
+    forward = run.tracker.flops.total("forward")
+    backward = run.tracker.flops.total("backward") if workload.training else 0
+    timeline = tuple(TimelinePoint(p, layer, b) for p, layer, b in run.tracker.timeline)
+    return Estimate(name, workload, "simulated", sum(unique.values()), rows, forward // 2, forward,
+                    forward + backward, _memory(run, workload), timeline, _assumptions(workload, run.notes))
+
+
+def _assumptions(workload: Workload, notes: list[str]) -> tuple[str, ...]:
+    out = [
+        "Simulated: the module's own forward, loss, backward and optimizer step ran on the meta device (no "
+        "values) twice; the second step is measured, as torch.cuda.max_memory_allocated() over steady-state "
+        "iterations; every allocation is rounded up to 512 bytes.",
+        "CUDA behaviour is modelled where meta/CPU execution differs: autocast follows CUDA's op lists, "
+        "scaled-dot-product attention uses the fused kernel CUDA picks (flash for half precision without a "
+        "mask, else memory-efficient) with its backward workspaces; optimizers use foreach implementations.",
+        "cuDNN/cuBLAS workspaces are not in peak_bytes (they depend on the algorithm cuDNN picks); "
+        "data-dependent values (.item()) are stand-ins (True after all(), False after any(), else 1).",
+        f"reserved_bytes replays every allocation and free through a model of the CUDA caching allocator; "
+        f"required_bytes = peak / {WORST_PEAK_TO_BUDGET}; device_total_bytes adds the CUDA context and "
+        f"driver reservation {DEFAULT_OVERHEAD.source}.",
+        "FLOPs count 2 x multiply-adds of matmuls, convolutions and attention (torch.utils.flop_counter "
+        "formulas; a convolution's backward counts its forward once per gradient).",
+    ]
+    if workload.precision == "amp_fp16" and workload.training:
+        out.append("amp_fp16: GradScaler is modelled as the scaled loss; unscaling is in place.")
+    return tuple(out + notes)

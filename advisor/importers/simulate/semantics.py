@@ -1,0 +1,98 @@
+"""A TorchFunctionMode that makes meta-device execution follow CUDA: autocast's casts and the fused
+attention kernels.
+
+Why the function level: autocast and the SDPA backend choice both happen above autograd on CUDA, so their
+casts and saved tensors appear in the autograd graph; replacing the call before autograd sees it records
+the same graph. handle_torch_function pops the mode while it runs (torch/overrides.py), so Python-level
+composites (F.multi_head_attention_forward, F.cross_entropy) are re-entered with the mode pushed again and
+the ops they call are seen too. A Python composite re-checks for torch-function handlers on entry, so
+its body is run with that first check answered "no" (`_body`); thin wrappers (F.relu, F.layer_norm) are
+handled by name and need no re-entry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+from torch.overrides import TorchFunctionMode
+
+from advisor.importers.simulate.attention import cuda_sdpa
+from advisor.importers.simulate.autocast import AutocastPolicy
+
+# Python composites whose bodies hold ops autocast or the attention backend choice change.
+COMPOSITES = frozenset({F.multi_head_attention_forward})
+
+
+def _fused_dropout(input: torch.Tensor, p: float = 0.5, training: bool = True, inplace: bool = False,
+                   train: bool | None = None) -> torch.Tensor:
+    """aten/src/ATen/native/Dropout.cpp: CUDA tensors take the fused kernel (native_dropout), which keeps a
+    one-byte boolean mask for backward; other devices multiply by a float noise tensor and keep that (four
+    bytes per element), so meta execution would overcount every dropout."""
+    training = training if train is None else train
+    if not training or p <= 0 or p >= 1 or input.numel() == 0:
+        return input if not training or p <= 0 else input * 0.0
+    return torch.native_dropout(input, p, True)[0]
+
+
+class CudaSemantics(TorchFunctionMode):
+    def __init__(self, autocast_dtype: torch.dtype | None) -> None:
+        super().__init__()
+        self.policy = AutocastPolicy(autocast_dtype) if autocast_dtype is not None else None
+
+    def end_autocast_region(self) -> None:
+        if self.policy is not None:
+            self.policy.clear()
+
+    def __torch_function__(self, func: Callable[..., Any], types_: Any, args: tuple[Any, ...] = (),
+                           kwargs: dict[str, Any] | None = None) -> Any:
+        kwargs = kwargs or {}
+        name = getattr(func, "__name__", "")
+        if func is F.cross_entropy and self.policy is not None:
+            return self._cross_entropy(*args, **kwargs)
+        if self.policy is not None:
+            cast = self.policy.apply(name, func, args, kwargs)
+            if cast is not None:
+                args, kwargs = cast
+        if name == "dropout" and not kwargs.get("inplace", len(args) > 3 and args[3]):
+            return _fused_dropout(*args, **kwargs)
+        if name == "scaled_dot_product_attention":
+            with self:
+                return cuda_sdpa(*args, **kwargs)
+        if func in COMPOSITES:
+            return self._body(func, args, kwargs)
+        return func(*args, **kwargs)
+
+    def _body(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """Runs a Python composite's body with this mode active for the ops it calls."""
+        module_globals = func.__globals__
+        original = module_globals["has_torch_function"]
+        first = [True]
+
+        def entry_check(*tensors: Any) -> bool:
+            if first[0]:
+                first[0] = False
+                return False
+            return bool(original(*tensors))
+
+        module_globals["has_torch_function"] = entry_check
+        try:
+            with self:
+                return func(*args, **kwargs)
+        finally:
+            module_globals["has_torch_function"] = original
+
+    def _cross_entropy(self, logits: torch.Tensor, target: torch.Tensor, weight: Any = None,
+                       size_average: Any = None, ignore_index: int = -100, reduce: Any = None,
+                       reduction: str = "mean", label_smoothing: float = 0.0) -> Any:
+        """aten/src/ATen/native/LossNLL.cpp cross_entropy_loss calls log_softmax with an explicit dtype (the
+        logits' own), so autocast keeps it in half precision; nll_loss is on the fp32 list, so its input is
+        cast up. Label smoothing and probability targets take the generic path."""
+        if label_smoothing or target.is_floating_point() or logits.dtype == torch.float32:
+            return F.cross_entropy(logits, target, weight, size_average, ignore_index, reduce, reduction,
+                                   label_smoothing)
+        with self:
+            log_probs = torch.log_softmax(logits, 1 if logits.dim() > 1 else 0, dtype=logits.dtype)
+            return F.nll_loss(log_probs, target, weight, None, ignore_index, None, reduction)

@@ -1,0 +1,204 @@
+"""Runs the training step (or inference pass) of a real module on the meta device, twice, as the
+calibration loop does (shared/calibration/measure_gpu.py run_config): zero_grad(set_to_none=True),
+forward and loss under autocast, backward, optimizer step, then `del out, loss`. The second iteration is
+measured: optimizer state exists by then (peak_alloc_steady)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from advisor.core.workload import Workload
+from advisor.importers.simulate.hooks import LayerWatch
+from advisor.importers.simulate.semantics import CudaSemantics
+from advisor.importers.simulate.tracking import MemoryTracker
+
+Inputs = tuple[tuple[Any, ...], dict[str, Any]]
+MakeInputs = Callable[[int], Inputs]
+LossFn = Callable[[Any, Inputs], torch.Tensor]
+HALF = {"bf16": torch.bfloat16, "fp16": torch.float16, "amp_bf16": torch.bfloat16, "amp_fp16": torch.float16}
+
+
+@dataclass
+class StepRun:
+    tracker: MemoryTracker
+    watch: LayerWatch
+    kept_by_layer: dict[str, int]
+    notes: list[str]
+
+
+def default_loss(output: Any, inputs: Inputs) -> torch.Tensor:
+    """A model without loss_fn: HF-style outputs carry .loss; (N, C) logits get cross-entropy against
+    int64 class targets (what a data loader hands in); anything else is summed."""
+    loss = getattr(output, "loss", None)
+    if isinstance(loss, torch.Tensor):
+        return loss
+    if isinstance(output, (tuple, list)):
+        output = output[0]
+    if isinstance(output, torch.Tensor) and output.dim() == 2 and output.is_floating_point():
+        target = torch.zeros(output.size(0), dtype=torch.long, device=output.device)
+        return F.cross_entropy(output, target)
+    return output.float().sum() if isinstance(output, torch.Tensor) else torch.zeros(())
+
+
+def make_optimizer(params: list[nn.Parameter], name: str) -> torch.optim.Optimizer:
+    """The calibration's optimizers with the implementation CUDA picks by default: foreach
+    (torch/optim/optimizer.py _default_to_fused_or_foreach chooses it for CUDA tensors; for meta tensors it
+    would not, so it is asked for explicitly)."""
+    if name == "sgd":
+        return torch.optim.SGD(params, lr=1e-3, foreach=True)
+    if name == "sgd_momentum":
+        return torch.optim.SGD(params, lr=1e-3, momentum=0.9, foreach=True)
+    if name == "adam":
+        return torch.optim.Adam(params, lr=1e-4, foreach=True)
+    return torch.optim.AdamW(params, lr=1e-4, foreach=True)
+
+
+def _tensors(value: Any) -> Iterator[torch.Tensor]:
+    if isinstance(value, torch.Tensor):
+        yield value
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            yield from _tensors(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _tensors(item)
+
+
+def to_meta(module: nn.Module) -> nn.Module:
+    """A module built on the CPU moves to the meta device (shared parameters stay shared)."""
+    if any(t.device.type != "meta" for t in (*module.parameters(), *module.buffers())):
+        module = module.to("meta")
+    return module
+
+
+def _cast_inputs(inputs: Inputs, dtype: torch.dtype | None) -> Inputs:
+    if dtype is None:
+        return inputs
+    def cast(v: Any) -> Any:
+        return v.to(dtype) if isinstance(v, torch.Tensor) and v.is_floating_point() else v
+    args, kwargs = inputs
+    return tuple(cast(a) for a in args), {k: cast(v) for k, v in kwargs.items()}
+
+
+class StepRunner:
+    def __init__(self, module: nn.Module, make_inputs: MakeInputs, workload: Workload,
+                 loss_fn: LossFn | None) -> None:
+        self.w, self.make_inputs = workload, make_inputs
+        self.loss_fn = loss_fn or default_loss
+        self.tracker = MemoryTracker()
+        self.module = module
+        self.notes: list[str] = []
+        self.semantics = CudaSemantics(HALF[workload.precision] if workload.amp else None)
+
+    def setup(self) -> None:
+        t = self.tracker
+        module = to_meta(self.module)
+        for tensor in (*module.parameters(), *module.buffers()):
+            t.track(tensor, "weights")
+        if self.w.precision in ("bf16", "fp16"):
+            module = module.to(HALF[self.w.precision])
+            for tensor in (*module.parameters(), *module.buffers()):
+                t.recategorize(tensor, "weights")
+        self.module = module
+        t.default_category = "inputs"
+        with torch.device("meta"):
+            inputs = self.make_inputs(self.w.batch)
+        self.inputs = _cast_inputs(inputs, HALF[self.w.precision] if self.w.precision in ("bf16", "fp16") else None)
+        for tensor in _tensors(self.inputs):
+            t.recategorize(tensor, "inputs")
+        self.watch = LayerWatch(module, t)
+        if self.w.training and self.w.checkpointing:
+            self._checkpointing()
+
+    def _checkpointing(self) -> None:
+        enable = getattr(self.module, "gradient_checkpointing_enable", None)
+        if callable(enable):
+            enable()
+        else:
+            self.notes.append("checkpointing requested, but the module has no gradient_checkpointing_enable(): "
+                              "simulated without it")
+
+    def run(self) -> StepRun:
+        with self.tracker:
+            self.setup()
+            kept: dict[str, int] = {}
+            if self.w.training:
+                self.module.train()
+                self.optimizer = make_optimizer([p for p in self.module.parameters() if p.requires_grad],
+                                                self.w.optimizer)
+                self._grad_hooks()
+                for iteration in range(2):
+                    kept = self._train_iteration(measured=iteration == 1)
+            else:
+                self.module.eval()
+                for iteration in range(2):
+                    kept = self._infer_iteration(measured=iteration == 1)
+            self.tracker.at("end", "")
+        self.watch.remove()
+        return StepRun(self.tracker, self.watch, kept, self.notes)
+
+    def _grad_hooks(self) -> None:
+        """A parameter's .grad becomes known when AccumulateGrad has run: recategorize it then."""
+        def hook(param: torch.Tensor) -> None:
+            if param.grad is not None:
+                self.tracker.recategorize(param.grad, "gradients")
+        for param in self.module.parameters():
+            if param.requires_grad:
+                param.register_post_accumulate_grad_hook(hook)  # type: ignore[no-untyped-call]
+
+    def _forward(self) -> Any:
+        args, kwargs = self.inputs
+        self.tracker.default_category = "temporaries"
+        with self.semantics:
+            try:
+                return self.module(*args, **kwargs)
+            finally:
+                self.tracker.at("forward", "loss")
+
+    def _train_iteration(self, measured: bool) -> dict[str, int]:
+        t = self.tracker
+        if measured:
+            t.reset_peak()
+        t.at("forward", "zero_grad")
+        self.optimizer.zero_grad(set_to_none=True)
+        with self.watch.saving():
+            out = self._forward()
+            with self.semantics:
+                loss = self.loss_fn(out, self.inputs)
+        self.semantics.end_autocast_region()
+        kept = self.watch.kept_bytes()
+        t.at("backward", "loss")
+        if self.w.precision == "amp_fp16":  # GradScaler: scale(loss) multiplies by a 0-dim device tensor
+            loss = loss * torch.full((), 65536.0, device=loss.device)
+        loss.backward()  # type: ignore[no-untyped-call]
+        t.at("optimizer step", self.w.optimizer)
+        t.default_category = "temporaries"
+        self.optimizer.step()
+        for state in self.optimizer.state.values():
+            for value in state.values():
+                if isinstance(value, torch.Tensor):
+                    t.recategorize(value, "optimizer_state")
+        del out, loss
+        return kept
+
+    def _infer_iteration(self, measured: bool) -> dict[str, int]:
+        if measured:
+            self.tracker.reset_peak()
+        with torch.inference_mode():
+            out = self._forward()
+        self.semantics.end_autocast_region()
+        del out
+        return {}
+
+
+def run_step(module: nn.Module, make_inputs: MakeInputs, workload: Workload, loss_fn: LossFn | None) -> StepRun:
+    return StepRunner(module, make_inputs, workload, loss_fn).run()
+
+
+__all__ = ["Inputs", "LossFn", "MakeInputs", "StepRun", "run_step"]

@@ -1,0 +1,171 @@
+"""Every device allocation and free of a simulated step, seen at the dispatcher.
+
+The step runs on the meta device, which stands for the CUDA card: every meta storage is device memory. A
+TorchDispatchMode sees each op's outputs; a storage not seen before is a new allocation of its nbytes,
+rounded up as the CUDA caching allocator rounds every request (c10/cuda/CUDACachingAllocator.cpp,
+kMinBlockSize = 512). A weakref finalizer on the storage's Python object marks its free: storages keep
+one Python object for their whole life (PyObject preservation), so the callback runs exactly when the
+storage dies - the mechanism torch/distributed/_tools/mem_tracker.py relies on too.
+
+Meta tensors hold no values. `.item()` on one (data-dependent control flow such as `if mask.all():`)
+returns a stand-in: True after all(), False after any() and the isnan/isinf family, else 1.
+"""
+
+from __future__ import annotations
+
+import itertools
+import weakref
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_flatten
+
+from advisor.core.tracker import CATEGORIES, Key, rounded
+from advisor.importers.simulate.attention import backward_workspace_bytes
+from advisor.importers.simulate.flops import FlopCounter
+
+aten = torch.ops.aten
+_TRUE_AFTER = {aten.all, aten.equal}
+_FALSE_AFTER = {aten.any, aten.isnan, aten.isinf, aten.isneginf, aten.isposinf}
+
+
+@dataclass
+class Block:
+    key: Key
+    size: int
+    category: str
+    layer: str
+    phase: str
+
+
+@dataclass
+class Peak:
+    bytes: int = 0
+    totals: dict[str, int] = field(default_factory=lambda: dict.fromkeys(CATEGORIES, 0))
+    phase: str = "setup"
+    layer: str = ""
+
+
+def _composite(func: Any) -> bool:
+    return bool(torch._C._dispatch_has_kernel_for_dispatch_key(func.name(), "CompositeImplicitAutograd"))
+
+
+class MemoryTracker(TorchDispatchMode):  # type: ignore[no-untyped-call]
+    def __init__(self) -> None:
+        super().__init__()  # type: ignore[no-untyped-call]
+        self.live: dict[int, Block] = {}
+        self.totals = dict.fromkeys(CATEGORIES, 0)
+        self.current = 0
+        self.peak = Peak()
+        self.phase, self.layer = "setup", ""
+        self.default_category = "weights"
+        self.events: list[tuple[Key, int]] = []
+        self.measured_from = 0
+        self.timeline: list[tuple[str, str, int]] = []
+        self.flops = FlopCounter()
+        self._ids = itertools.count()
+        self._hints: dict[int, bool] = {}
+
+    # ---- where we are
+    def at(self, phase: str, layer: str) -> None:
+        if (phase, layer) != (self.phase, self.layer):
+            self.timeline.append((self.phase, self.layer, self.current))
+            self.phase, self.layer = phase, layer
+
+    def reset_peak(self) -> None:
+        self.peak = Peak(self.current, dict(self.totals), self.phase, self.layer)
+        self.measured_from = len(self.events)
+        self.timeline.clear()
+        self.flops.reset()
+
+    # ---- allocations
+    def track(self, tensor: torch.Tensor, category: str | None = None) -> None:
+        """Counts the tensor's storage if it is device memory not seen yet."""
+        if tensor.device.type != "meta":
+            return
+        storage = tensor.untyped_storage()
+        sid = id(storage)
+        if sid in self.live:
+            if category is not None:
+                self.recategorize(tensor, category)
+            return
+        size = rounded(storage.nbytes())
+        block = Block(("t", next(self._ids), 0), size, category or self.default_category, self.layer, self.phase)
+        self.live[sid] = block
+        if size:
+            self._add(block)
+        weakref.finalize(storage, self._release, sid)
+
+    def _add(self, block: Block) -> None:
+        self.totals[block.category] += block.size
+        self.current += block.size
+        self.events.append((block.key, block.size))
+        if self.current > self.peak.bytes:
+            self.peak = Peak(self.current, dict(self.totals), self.phase, self.layer)
+
+    def _release(self, sid: int) -> None:
+        self._hints.pop(sid, None)
+        block = self.live.pop(sid, None)
+        if block is None or not block.size:
+            return
+        self.totals[block.category] -= block.size
+        self.current -= block.size
+        self.events.append((block.key, -block.size))
+
+    def transient(self, nbytes: int) -> None:
+        """A workspace a CUDA kernel takes from the allocator while it runs."""
+        block = Block(("w", next(self._ids), 0), rounded(nbytes), "temporaries", self.layer, self.phase)
+        if block.size:
+            self._add(block)
+            self.totals["temporaries"] -= block.size
+            self.current -= block.size
+            self.events.append((block.key, -block.size))
+
+    def recategorize(self, tensor: torch.Tensor, category: str) -> None:
+        if tensor.device.type != "meta":
+            return
+        block = self.live.get(id(tensor.untyped_storage()))
+        if block is None:
+            self.track(tensor, category)
+            return
+        if block.category != category:
+            self.totals[block.category] -= block.size
+            self.totals[category] += block.size
+            block.category = category
+
+    def category_of(self, tensor: torch.Tensor) -> str | None:
+        block = self.live.get(id(tensor.untyped_storage()))
+        return None if block is None else block.category
+
+    # ---- the dispatcher
+    def __torch_dispatch__(self, func: Any, types: Any, args: tuple[Any, ...] = (),
+                           kwargs: dict[str, Any] | None = None) -> Any:
+        kwargs = kwargs or {}
+        if func is aten._local_scalar_dense.default and args[0].device.type == "meta":
+            return self._stand_in(args[0])
+        if _composite(func):  # under inference_mode composites reach this mode undecomposed: see their parts
+            with self:
+                out = func.decompose(*args, **kwargs)
+            if out is not NotImplemented:
+                return out
+        out = func(*args, **kwargs)
+        for tensor in tree_flatten(out)[0]:
+            if isinstance(tensor, torch.Tensor):
+                self.track(tensor)
+        for nbytes in backward_workspace_bytes(func, args):
+            self.transient(nbytes)
+        packet = func._overloadpacket
+        if packet in _TRUE_AFTER or packet in _FALSE_AFTER:
+            for tensor in tree_flatten(out)[0]:
+                if isinstance(tensor, torch.Tensor) and tensor.device.type == "meta":
+                    self._hints[id(tensor.untyped_storage())] = packet in _TRUE_AFTER
+        self.flops.count(func, args, kwargs, out, self.phase, self.layer)
+        return out
+
+    def _stand_in(self, tensor: torch.Tensor) -> bool | int | float:
+        hint = self._hints.get(id(tensor.untyped_storage()))
+        if tensor.dtype == torch.bool:
+            return bool(hint) if hint is not None else True
+        return 1.0 if tensor.is_floating_point() else 1
