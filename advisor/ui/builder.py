@@ -109,6 +109,7 @@ class QtNetworkBuilder(QWidget):
         layout.addWidget(splitter)
         self.table.selectionModel().currentRowChanged.connect(lambda cur, _prev: self.form.show_row(cur.row()))
         self.form.show_row(-1)
+        self.select(0)
 
     def selected(self) -> int:
         index = self.table.currentIndex()

@@ -36,11 +36,19 @@ class QtMainWindow(QMainWindow):
     def __init__(self, state: AppState, catalog: CatalogService, runner: TaskRunner, settings: QSettings) -> None:
         super().__init__()
         self.state, self.catalog, self.runner, self.settings = state, catalog, runner, settings
+        for owned in (state, catalog, runner):  # they live and die with the window (timers, signals)
+            owned.setParent(self)
         self.setAcceptDrops(True)
         self.resize(1440, 900)
         self.build()
-        state.error_changed.connect(lambda message: self.statusBar().showMessage(message))
-        catalog.failed.connect(lambda message: show_error(self, tr("Cannot open the catalog"), message))
+        state.error_changed.connect(self.show_status)
+        catalog.failed.connect(self.catalog_failed)
+
+    def show_status(self, message: str) -> None:
+        self.statusBar().showMessage(message)
+
+    def catalog_failed(self, message: str) -> None:
+        show_error(self, tr("Cannot open the catalog"), message)
 
     def build(self) -> None:
         """(Re)creates every widget from the state: at start and after a language switch."""

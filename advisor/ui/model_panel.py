@@ -51,3 +51,5 @@ class QtModelPanel(QWidget):
         if draft.source:
             text += "  ·  " + tr("from {source}").format(source=draft.source)
         self.source.setText(text)
+        if draft.source.startswith("zoo:"):
+            self.zoo.setCurrentText(draft.source[4:])
