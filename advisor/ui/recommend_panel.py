@@ -147,6 +147,7 @@ class QtRecommendations(QWidget):
     def _show(self, entries: list[Recommendation]) -> None:
         shown = entries if self.all_configs.isChecked() else best_per_card(entries)
         self.model.set_entries(shown)
+        self.table.resizeColumnsToContents()  # card names vary in length ("RTX PRO 6000 Blackwell ...")
         fits = sum(1 for e in shown if e.fits)
         self.status.setText(tr("{n} rows, {fits} fit; {total} configurations ranked").format(
             n=len(shown), fits=fits, total=len(entries)))

@@ -48,5 +48,9 @@ def test_screenshots_in_both_languages(qtbot: QtBot, window: QtMainWindow, tmp_p
     assert window.tabs.tabText(1) == "推荐"
     assert "Noto Sans CJK SC" in window.font().families()
     assert chart_pixels(window) > 2000
-    for name in ("advisor_en.png", "advisor_zh.png"):
+    window.tabs.setCurrentIndex(1)
+    window.recommendations.table.selectRow(0)
+    qtbot.wait(50)
+    assert window.grab().toImage().save(str(folder / "advisor_zh_recommendations.png"))
+    for name in ("advisor_en.png", "advisor_zh.png", "advisor_zh_recommendations.png"):
         assert (folder / name).stat().st_size > 20_000
