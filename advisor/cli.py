@@ -31,15 +31,23 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", parser_class=OneLineParser)
     for name in SUBCOMMANDS:
         importlib.import_module(f"advisor.commands.{name}").register(sub)
+    gui = sub.add_parser("gui", help="open the desktop app (the same as `advisor` with no arguments)")
+    gui.add_argument("--startup-time", action="store_true", help="print the time to the first window and exit")
+    gui.set_defaults(func=run_gui)
     return parser
+
+
+def run_gui(args: argparse.Namespace) -> int:
+    from advisor.ui.app import main as app_main  # Qt is imported only when the app is opened
+
+    return app_main(["advisor", "--startup-time"] if getattr(args, "startup_time", False) else ["advisor"])
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
-        parser.print_help()
-        return 0
+        return run_gui(args)
     try:
         result: int = args.func(args)
     except AdvisorError as error:

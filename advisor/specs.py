@@ -14,6 +14,10 @@ def load_graph(spec: str, seq_len: int | None = None) -> Graph:
         return zoo.build(spec[4:], seq_len)
     if spec.startswith("seed:"):
         return zoo.build(spec, seq_len)
+    if spec.lower().endswith(".json") and not spec.startswith("hf:"):  # a network saved by the app's builder
+        from advisor.netfile import load_graph_file
+
+        return load_graph_file(spec)
     if spec.lower().endswith(FILE_FORMS) or spec.startswith(("torchvision:", "timm:", "hf:")):
         raise SpecError(f"{spec}: importing model files is not available yet; use zoo:NAME")
     raise SpecError(f"{spec}: not a model spec; use zoo:NAME (`advisor estimate --list` shows the names)")

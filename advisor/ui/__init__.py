@@ -1,1 +1,3 @@
-"""The desktop app's widgets (PySide6). Widgets show the state of a model; they hold none."""
+"""The desktop app (PySide6). Widgets are named Qt<Thing> and mirror state held in plain model objects
+(state.py, draft.py); long work runs on worker threads (workers.py). Nothing outside this package imports Qt.
+"""

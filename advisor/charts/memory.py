@@ -1,0 +1,170 @@
+"""Where the memory and the compute go: the breakdown at the peak, per layer, over the step, and by batch."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from matplotlib.figure import Figure
+
+from advisor.charts.style import (
+    CATEGORY_COLORS,
+    ChartStyle,
+    bytes_axis,
+    empty_message,
+    lettering,
+    new_figure,
+)
+from advisor.core.curve import MemoryCurve
+from advisor.core.estimate import WORST_PEAK_TO_BUDGET, LayerRow
+from advisor.core.tracker import TimelinePoint
+from advisor.core.units import format_bytes, format_count
+
+PHASE_COLORS = {"forward": "#E8F0FA", "recompute": "#F4ECF7", "backward": "#FBEDE4", "optimizer step": "#E9F5EC"}
+LAYER_METRICS = ("kept_bytes", "output_bytes", "flops")
+
+
+@dataclass(frozen=True)
+class CardLine:
+    """A card drawn across the memory-vs-batch chart at the memory a step may use on it."""
+
+    label: str
+    usable_bytes: int
+
+
+def category_figure(at_peak: Mapping[str, int], style: ChartStyle | None = None) -> Figure:
+    """One horizontal bar, stacked by memory category (weights, gradients, ...), at the step's peak."""
+    style = style or ChartStyle(height_in=2.2)
+    t = style.text
+    with lettering(style):
+        figure = new_figure(style)
+        total = sum(at_peak.values())
+        if total <= 0:
+            return empty_message(figure, t("No estimate yet"))
+        axis = figure.add_subplot()
+        left = 0
+        for name, value in at_peak.items():
+            if value <= 0:
+                continue
+            axis.barh([0], [value], left=left, color=CATEGORY_COLORS.get(name, "#999999"),
+                      label=f"{t(name)}  {format_bytes(value)}", gid=name)
+            left += value
+        axis.set_yticks([])
+        axis.set_xlim(0, total * 1.001)
+        bytes_axis(axis, "x")
+        axis.set_xlabel(t("Memory at the peak"))
+        axis.set_title(t("Peak {total} by category").format(total=format_bytes(total)))
+        axis.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False, fontsize=8)
+    return figure
+
+
+def _layer_value(row: LayerRow, metric: str) -> float:
+    if metric == "flops":
+        return row.forward_flops + row.backward_flops
+    return float(getattr(row, metric))
+
+
+def layer_figure(rows: Sequence[LayerRow], metric: str = "kept_bytes", top: int = 15,
+                 style: ChartStyle | None = None) -> Figure:
+    """The `top` layers by `metric` (kept_bytes, output_bytes or flops = forward + backward), largest on top."""
+    if metric not in LAYER_METRICS:
+        raise ValueError(f"metric must be one of {', '.join(LAYER_METRICS)}, got {metric!r}")
+    style = style or ChartStyle()
+    t = style.text
+    ranked = sorted((r for r in rows if _layer_value(r, metric) > 0), key=lambda r: -_layer_value(r, metric))
+    shown = ranked[:top][::-1]  # barh draws bottom-up; the largest belongs at the top
+    with lettering(style):
+        figure = new_figure(style)
+        if not shown:
+            return empty_message(figure, t("No layer uses any"))
+        axis = figure.add_subplot()
+        values = [_layer_value(r, metric) for r in shown]
+        axis.barh(range(len(shown)), values, color="#4C72B0" if metric != "flops" else "#DD8452")
+        axis.set_yticks(range(len(shown)), [r.name for r in shown], fontsize=7)
+        if metric == "flops":
+            axis.xaxis.set_major_formatter(lambda value, _pos: format_count(value))
+            axis.set_xlabel(t("FLOPs per step (forward + backward)"))
+        else:
+            bytes_axis(axis, "x")
+            axis.set_xlabel(t("Kept for backward") if metric == "kept_bytes" else t("Output size"))
+        axis.set_title(t("Top {n} layers").format(n=len(shown)))
+    return figure
+
+
+def _phase_spans(points: Sequence[TimelinePoint]) -> list[tuple[str, int, int]]:
+    spans: list[tuple[str, int, int]] = []
+    for index, point in enumerate(points):
+        if spans and spans[-1][0] == point.phase:
+            spans[-1] = (point.phase, spans[-1][1], index)
+        else:
+            spans.append((point.phase, index, index))
+    return spans
+
+
+def timeline_figure(points: Sequence[TimelinePoint], style: ChartStyle | None = None) -> Figure:
+    """Allocated bytes after each layer's forward and backward and the optimizer step; the peak marked."""
+    style = style or ChartStyle()
+    t = style.text
+    with lettering(style):
+        figure = new_figure(style)
+        if not points:
+            return empty_message(figure, t("No estimate yet"))
+        axis = figure.add_subplot()
+        for phase, start, end in _phase_spans(points):
+            axis.axvspan(start - 0.5, end + 0.5, color=PHASE_COLORS.get(phase, "#F2F2F2"), lw=0)
+            # the optimizer step is one point at the right edge: right-align its label so it is not cut off
+            last = end == len(points) - 1 and end - start < len(points) / 8
+            axis.text(end + 0.5 if last else (start + end) / 2, 1.0, t(phase), transform=axis.get_xaxis_transform(),
+                      ha="right" if last else "center", va="bottom", fontsize=8)
+        totals = [p.total_bytes for p in points]
+        axis.step(range(len(points)), totals, where="mid", color="#333333", lw=1.2, gid="allocated")
+        peak = max(range(len(points)), key=totals.__getitem__)
+        axis.plot([peak], [totals[peak]], "o", color="#C44E52", gid="peak")
+        axis.annotate(t("peak {value}").format(value=format_bytes(totals[peak])), (peak, totals[peak]),
+                      xytext=(6, 6), textcoords="offset points", fontsize=8, color="#C44E52")
+        axis.set_ylim(0, totals[peak] * 1.12)
+        axis.set_xlim(-0.5, len(points) - 0.5)
+        bytes_axis(axis)
+        axis.set_xlabel(t("Step of the training loop (layer by layer)"))
+        axis.set_ylabel(t("Allocated"))
+    return figure
+
+
+def _batch_range(curve: MemoryCurve, batch: int, cards: Sequence[CardLine]) -> int:
+    """Far enough right to show the current batch and where each card runs out, within reason."""
+    ends = [2 * batch, 16]
+    ends += [int(curve.max_batch(c.usable_bytes * WORST_PEAK_TO_BUDGET) * 1.15) for c in cards]
+    return max(2, min(max(ends), 1 << 16))
+
+
+def batch_curve_figure(curve: MemoryCurve, batch: int, cards: Sequence[CardLine] = (),
+                       style: ChartStyle | None = None) -> Figure:
+    """Peak and required memory against the batch, with a horizontal line at each card's usable memory.
+
+    A card fits a batch where the required curve (peak / WORST_PEAK_TO_BUDGET, the allocator's worst
+    measured overhead) stays under its line, which is how the recommendations decide.
+    """
+    style = style or ChartStyle()
+    t = style.text
+    with lettering(style):
+        figure = new_figure(style)
+        axis = figure.add_subplot()
+        last = _batch_range(curve, batch, cards)
+        step = max(1, last // 200)
+        batches = list(range(1, last + 1, step))
+        peaks = [curve.peak_bytes(b) for b in batches]
+        axis.plot(batches, peaks, color="#333333", label=t("peak allocated"), gid="peak")
+        axis.plot(batches, [p / WORST_PEAK_TO_BUDGET for p in peaks], color="#333333", ls="--",
+                  label=t("required (with allocator overhead)"), gid="required")
+        axis.axvline(batch, color="#C44E52", lw=1, ls=":", label=t("batch {batch}").format(batch=batch))
+        for index, card in enumerate(cards):
+            axis.axhline(card.usable_bytes, color=f"C{index}", lw=1.2, gid=f"card:{card.label}")
+            axis.text(batches[-1], card.usable_bytes, f"{card.label} ", va="bottom", ha="right", fontsize=8,
+                      color=f"C{index}")
+        axis.set_xlim(1, last)
+        axis.set_ylim(0, max([peaks[-1] / WORST_PEAK_TO_BUDGET, *(c.usable_bytes for c in cards)]) * 1.08)
+        bytes_axis(axis)
+        axis.set_xlabel(t("Batch size"))
+        axis.set_ylabel(t("Memory per card"))
+        axis.legend(loc="upper left", fontsize=8)
+    return figure

@@ -1,0 +1,172 @@
+"""Networks saved by the app's builder: a `.json` file listing the layers, their kind, inputs and fields.
+
+    {"format": "advisor-network", "version": 1, "name": "mlp", "task": "classification",
+     "layers": [{"name": "x", "kind": "input", "params": {"shape": [784]}},
+                {"name": "fc1", "kind": "linear", "inputs": ["x"], "params": {"out_features": 128}}]}
+
+`inputs` name earlier layers (omitted: the layer before); `params` are the layer kind's dataclass fields
+(omitted ones take their defaults); `block` (optional) groups layers that gradient checkpointing recomputes.
+Loading rebuilds the graph through GraphBuilder, so shapes are checked and errors name the file and layer.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import types
+import typing
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from advisor.core.errors import AdvisorError, SpecError
+from advisor.core.graph import Graph, GraphBuilder
+from advisor.core.ops import OP_TYPES
+
+FORMAT = "advisor-network"
+VERSION = 1
+
+
+@cache
+def op_fields(kind: str) -> tuple[tuple[str, Any, Any], ...]:
+    """(name, type, default) of each editable field of a layer kind, in declaration order."""
+    cls = OP_TYPES[kind]
+    hints = typing.get_type_hints(cls)
+    return tuple((f.name, hints[f.name], f.default) for f in dataclasses.fields(cls))
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _coerce_to(kind: Any, value: Any) -> Any:
+    """`value` as type `kind`, or raise ValueError saying what was expected."""
+    if kind is bool:
+        if isinstance(value, bool):
+            return value
+        raise ValueError("expected true or false")
+    if kind is int:
+        if _is_int(value):
+            return value
+        raise ValueError("expected a whole number")
+    if kind is float:
+        if _is_int(value) or isinstance(value, float):
+            return float(value)
+        raise ValueError("expected a number")
+    if kind is str:
+        if isinstance(value, str):
+            return value
+        raise ValueError("expected text")
+    origin, args = typing.get_origin(kind), typing.get_args(kind)
+    if origin is typing.Literal:
+        if value in args:
+            return value
+        raise ValueError(f"expected one of {', '.join(map(str, args))}")
+    if origin is tuple:
+        if isinstance(value, list | tuple) and all(_is_int(v) for v in value):
+            return tuple(value)
+        raise ValueError("expected a list of whole numbers")
+    if origin in (typing.Union, types.UnionType):
+        for option in args:
+            try:
+                return _coerce_to(option, value)
+            except ValueError:
+                continue
+        raise ValueError("expected a whole number or a list of whole numbers")
+    raise ValueError(f"unsupported field type {kind}")
+
+
+def coerce_field(kind: str, name: str, value: Any, layer: str) -> Any:
+    """A field value from JSON (lists for tuples) checked against the layer kind's type."""
+    hints = {field: hint for field, hint, _default in op_fields(kind)}
+    if name not in hints:
+        raise SpecError(f"{layer}: {kind} has no field {name!r} (fields: {', '.join(hints) or 'none'})")
+    try:
+        return _coerce_to(hints[name], value)
+    except ValueError as error:
+        raise SpecError(f"{layer}: field {name}: {error}, got {json.dumps(value)}") from None
+
+
+def make_op(kind: str, params: dict[str, Any], layer: str) -> Any:
+    if kind not in OP_TYPES:
+        raise SpecError(f"{layer}: unknown layer kind {kind!r}")
+    values = {name: coerce_field(kind, name, value, layer) for name, value in params.items()}
+    return OP_TYPES[kind](**values)
+
+
+def graph_to_json(graph: Graph) -> dict[str, Any]:
+    layers = []
+    for index, node in enumerate(graph.nodes):
+        entry: dict[str, Any] = {"name": node.name, "kind": node.op.kind}
+        inputs = [graph.nodes[i].name for i in node.inputs]
+        if inputs != ([graph.nodes[index - 1].name] if index else []):
+            entry["inputs"] = inputs
+        if node.block:
+            entry["block"] = node.block
+        params = {f.name: getattr(node.op, f.name) for f in dataclasses.fields(node.op)
+                  if getattr(node.op, f.name) != f.default}
+        entry["params"] = {k: list(v) if isinstance(v, tuple) else v for k, v in params.items()}
+        layers.append(entry)
+    return {"format": FORMAT, "version": VERSION, "name": graph.name, "task": graph.task, "layers": layers}
+
+
+def _add_layer(builder: GraphBuilder, names: dict[str, int], entry: Any, index: int) -> None:
+    if not isinstance(entry, dict) or not isinstance(entry.get("kind"), str):
+        raise SpecError(f"layer {index + 1}: needs an object with a \"kind\"")
+    name = str(entry.get("name") or f"layer{index + 1}")
+    default_inputs = [index - 1] if index else []
+    inputs_by_name = entry.get("inputs")
+    if inputs_by_name is None:
+        inputs = default_inputs
+    elif isinstance(inputs_by_name, list) and all(isinstance(n, str) for n in inputs_by_name):
+        missing = [n for n in inputs_by_name if n not in names]
+        if missing:
+            raise SpecError(f"{name}: input {missing[0]!r} is not a layer before this one")
+        inputs = [names[n] for n in inputs_by_name]
+    else:
+        raise SpecError(f"{name}: \"inputs\" must be a list of layer names")
+    params = entry.get("params", {})
+    if not isinstance(params, dict):
+        raise SpecError(f"{name}: \"params\" must be an object")
+    op = make_op(entry["kind"], params, name)
+    block = str(entry.get("block", ""))
+    if block:
+        with builder.block(block):
+            names[name] = builder.add(op, inputs, name)
+    else:
+        names[name] = builder.add(op, inputs, name)
+
+
+def graph_from_json(data: Any) -> Graph:
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise SpecError(f"not an advisor network (expected \"format\": \"{FORMAT}\")")
+    if data.get("version") != VERSION:
+        raise SpecError(f"network format version {data.get('version')!r} is not supported (expected {VERSION})")
+    layers = data.get("layers")
+    if not isinstance(layers, list):
+        raise SpecError("\"layers\" must be a list")
+    builder = GraphBuilder(str(data.get("name") or "network"), str(data.get("task") or "classification"))
+    names: dict[str, int] = {}
+    for index, entry in enumerate(layers):
+        _add_layer(builder, names, entry, index)
+    return builder.build()
+
+
+def save_graph(graph: Graph, path: str | Path) -> None:
+    text = json.dumps(graph_to_json(graph), indent=1, ensure_ascii=False)
+    Path(path).write_text(text + "\n", encoding="utf-8")
+
+
+def load_graph_file(path: str | Path) -> Graph:
+    """The network in a `.json` file; SpecError names the file and, where it is one, the layer and field."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise SpecError(f"{path}: cannot read ({error.strerror or error})") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise SpecError(f"{path}: not valid JSON ({error})") from None
+    try:
+        return graph_from_json(data)
+    except (AdvisorError, TypeError) as error:
+        raise SpecError(f"{path}: {error}") from None

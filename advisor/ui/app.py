@@ -1,0 +1,65 @@
+"""Starting the app: QApplication, language and font, the state, the window; the catalog opens behind it."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Sequence
+
+from PySide6.QtCore import QSettings
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QApplication
+
+from advisor.ui.i18n import fonts, language, set_language, system_language
+
+
+def apply_font() -> None:
+    """Chinese needs the SC variant of Noto Sans CJK by name; fontconfig would pick the Japanese one."""
+    app = QApplication.instance()
+    if isinstance(app, QApplication):
+        font = QFont(app.font())
+        font.setFamilies(list(fonts()) if language() != "en" else [QFont().defaultFamily()])
+        app.setFont(font)
+
+
+def make_window(settings: QSettings | None = None, catalog_path: str | None = None) -> object:
+    """Builds state, catalog service and window (the caller owns the QApplication and shows the window)."""
+    from advisor.ui.catalog_service import CatalogService
+    from advisor.ui.main_window import QtMainWindow
+    from advisor.ui.settings import default_settings, restore_state
+    from advisor.ui.state import AppState
+    from advisor.ui.workers import TaskRunner
+
+    settings = settings or default_settings()
+    stored = settings.value("language")
+    set_language(stored if isinstance(stored, str) else system_language())
+    apply_font()
+    state = AppState()
+    if not restore_state(settings, state):
+        from advisor.core import zoo
+        from advisor.ui import draft_edits
+
+        draft_edits.load_graph_into(state.draft, zoo.build("resnet50"), "zoo:resnet50")
+        state.draft.undo.clear()
+    runner = TaskRunner()
+    catalog = CatalogService(runner, catalog_path)
+    window = QtMainWindow(state, catalog, runner, settings)
+    state.recompute()
+    catalog.open()
+    geometry = settings.value("geometry")
+    if geometry is not None:
+        window.restoreGeometry(geometry)
+    return window
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    started = time.perf_counter()
+    app = QApplication.instance() or QApplication(list(argv or sys.argv[:1]))
+    app.setApplicationName("advisor")
+    window = make_window()
+    window.show()  # type: ignore[attr-defined]
+    app.processEvents()
+    if "--startup-time" in (argv or ()):
+        print(f"first window: {time.perf_counter() - started:.3f} s")
+        return 0
+    return int(app.exec())

@@ -1,0 +1,125 @@
+"""Where memory and compute go: headline numbers, then four views of the same estimate (only the view on
+screen is redrawn while the slider moves; the others redraw when shown)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from matplotlib.figure import Figure
+from PySide6.QtCore import QSortFilterProxyModel, Qt
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QSplitter,
+    QTableView,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from advisor.charts import CardLine, batch_curve_figure, category_figure, layer_figure, timeline_figure
+from advisor.ui.chart_canvas import QtChart, chart_style
+from advisor.ui.i18n import tr
+from advisor.ui.layer_table import SORT_ROLE, LayerTableModel
+from advisor.ui.state import AppState, Result
+from advisor.ui.summary import QtSummary
+
+
+class QtBreakdown(QWidget):
+    def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.cards: list[CardLine] = []
+        self.summary = QtSummary()
+        self.error = QLabel()
+        self.error.setStyleSheet("color: #B00020")
+        self.error.setWordWrap(True)
+        self.category = QtChart()
+        self.layers = LayerTableModel()
+        self.proxy = QSortFilterProxyModel()
+        self.proxy.setSourceModel(self.layers)
+        self.proxy.setSortRole(SORT_ROLE)
+        self.table = QTableView()
+        self.table.setModel(self.proxy)
+        self.table.setSortingEnabled(True)
+        self.table.verticalHeader().setDefaultSectionSize(20)
+        self.layer_metric = QComboBox()
+        for value, label in (("kept_bytes", tr("Memory kept for backward")), ("output_bytes", tr("Output size")),
+                             ("flops", tr("FLOPs"))):
+            self.layer_metric.addItem(label, value)
+        self.layer_metric.currentIndexChanged.connect(lambda: self._redraw(force=True))
+        self.layer_chart = QtChart()
+        self.timeline = QtChart()
+        self.batch_chart = QtChart()
+        self.views = QTabWidget()
+        self.views.addTab(self.category, tr("Memory by category"))
+        self.views.addTab(self._layers_page(), tr("Per layer"))
+        self.views.addTab(self.timeline, tr("Over the step"))
+        self.views.addTab(self.batch_chart, tr("Memory vs batch"))
+        self.views.currentChanged.connect(lambda: self._redraw())
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.error)
+        layout.addWidget(self.views, 1)
+        self._drawn: dict[int, object] = {}
+        state.result_changed.connect(self.refresh)
+        state.error_changed.connect(self.error.setText)
+        self.refresh()
+
+    def _layers_page(self) -> QWidget:
+        page = QSplitter(Qt.Orientation.Horizontal)
+        page.addWidget(self.table)
+        right = QWidget()
+        box = QVBoxLayout(right)
+        box.setContentsMargins(0, 0, 0, 0)
+        row = QHBoxLayout()
+        row.addWidget(QLabel(tr("Chart:")))
+        row.addWidget(self.layer_metric, 1)
+        box.addLayout(row)
+        box.addWidget(self.layer_chart, 1)
+        page.addWidget(right)
+        page.setSizes([520, 420])
+        return page
+
+    def set_cards(self, cards: list[CardLine]) -> None:
+        """The cards under consideration: horizontal lines on the memory-vs-batch chart."""
+        if cards != self.cards:
+            self.cards = cards
+            self._drawn.pop(3, None)
+            self._redraw()
+
+    def refresh(self) -> None:
+        result = self.state.result
+        self.summary.set_estimate(result.estimate if result else None)
+        self.layers.set_estimate(result.estimate if result else None)
+        self._drawn.clear()
+        self._redraw()
+
+    def _figure_for(self, view: int, result: Result) -> Callable[[], Figure]:
+        e = result.estimate
+        metric = self.layer_metric.currentData() or "kept_bytes"
+        if metric == "kept_bytes" and not e.workload.training:
+            metric = "output_bytes"  # inference keeps nothing for backward
+        return [
+            lambda: category_figure(e.memory.at_peak.as_dict(), chart_style(height_in=2.4)),
+            lambda: layer_figure(e.layers, metric, 15, chart_style()),
+            lambda: timeline_figure(e.timeline, chart_style()),
+            lambda: batch_curve_figure(result.curve, e.workload.batch, self.cards, chart_style()),
+        ][view]
+
+    def _redraw(self, force: bool = False) -> None:
+        result = self.state.result
+        view = self.views.currentIndex()
+        if result is None or (not force and self._drawn.get(view) is result):
+            return
+        chart = (self.category, self.layer_chart, self.timeline, self.batch_chart)[view]
+        chart.set_figure(self._figure_for(view, result)())
+        self._drawn[view] = result
+
+    def draw_all(self) -> None:
+        """Every view at once (screenshots, reports); the UI itself draws lazily."""
+        current = self.views.currentIndex()
+        for view in range(self.views.count()):
+            self.views.setCurrentIndex(view)
+        self.views.setCurrentIndex(current)

@@ -1,0 +1,208 @@
+"""Catalog editor: browse and search cards, see a card's prices, enter a price (with its date), add a card.
+
+Reads and writes run on the worker pool; a write tells the recommendations to rank again.
+"""
+
+from __future__ import annotations
+
+import threading
+from datetime import date
+
+from PySide6.QtCore import QDate, QSortFilterProxyModel, Qt
+from PySide6.QtGui import QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QDateEdit,
+    QDoubleSpinBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from advisor.catalog import CONDITIONS, CardRecord, PriceRecord, add_card, add_price, list_cards, price_history
+from advisor.core.units import format_bytes
+from advisor.ui.add_card_dialog import QtAddCardDialog
+from advisor.ui.catalog_service import CatalogService
+from advisor.ui.dialogs import show_error
+from advisor.ui.i18n import tr
+from advisor.ui.workers import TaskRunner
+
+SORT_ROLE = Qt.ItemDataRole.UserRole + 1
+
+
+def _item(text: str, value: object, tip: str = "") -> QStandardItem:
+    item = QStandardItem(text)
+    item.setData(value, SORT_ROLE)
+    item.setEditable(False)
+    if tip:
+        item.setToolTip(tip)
+    return item
+
+
+class QtCatalogEditor(QWidget):
+    def __init__(self, catalog: CatalogService, runner: TaskRunner, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.catalog, self.runner = catalog, runner
+        self.cards: list[CardRecord] = []
+        self.search = QLineEdit()
+        self.search.setPlaceholderText(tr("Search cards (name, vendor, architecture)"))
+        self.model = QStandardItemModel()
+        self.proxy = QSortFilterProxyModel()
+        self.proxy.setSourceModel(self.model)
+        self.proxy.setSortRole(SORT_ROLE)
+        self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.proxy.setFilterKeyColumn(-1)
+        self.search.textChanged.connect(self.proxy.setFilterFixedString)
+        self.table = QTableView()
+        self.table.setModel(self.proxy)
+        self.table.setSortingEnabled(True)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setDefaultSectionSize(20)
+        self.prices = QListWidget()
+        self.title = QLabel(tr("Select a card to see and edit its prices."))
+        self.title.setWordWrap(True)
+        add_card_button = QPushButton(tr("Add your own card…"))
+        add_card_button.clicked.connect(self.open_add_card)
+        top = QHBoxLayout()
+        top.addWidget(self.search, 1)
+        top.addWidget(add_card_button)
+        side = QWidget()
+        side_layout = QVBoxLayout(side)
+        side_layout.addWidget(self.title)
+        side_layout.addWidget(QLabel(tr("Prices (newest first):")))
+        side_layout.addWidget(self.prices, 1)
+        side_layout.addLayout(self._price_form())
+        splitter = QSplitter()
+        splitter.addWidget(self.table)
+        splitter.addWidget(side)
+        splitter.setSizes([640, 320])
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(splitter, 1)
+        self.table.selectionModel().currentRowChanged.connect(lambda *_: self.load_prices())
+        catalog.ready.connect(self.reload)
+        catalog.changed.connect(self.reload)
+
+    def _price_form(self) -> QHBoxLayout:
+        self.amount = QDoubleSpinBox()
+        self.amount.setRange(0, 10_000_000)
+        self.amount.setDecimals(2)
+        self.amount.setPrefix("$ ")
+        self.amount.setToolTip(tr("Price of one card in USD"))
+        self.on = QDateEdit(QDate.currentDate())
+        self.on.setCalendarPopup(True)
+        self.on.setDisplayFormat("yyyy-MM-dd")
+        self.on.setToolTip(tr("Date the price was seen"))
+        self.condition = QComboBox()
+        for condition in CONDITIONS:
+            self.condition.addItem(tr(condition), condition)
+        save = QPushButton(tr("Add price"))
+        save.clicked.connect(self.save_price)
+        row = QHBoxLayout()
+        for widget in (self.amount, self.on, self.condition, save):
+            row.addWidget(widget)
+        return row
+
+    def selected_card(self) -> str | None:
+        index = self.table.currentIndex()
+        if not index.isValid():
+            return None
+        return str(self.proxy.index(index.row(), 0).data())
+
+    def reload(self) -> None:
+        catalog = self.catalog.catalog
+        if catalog is None:
+            return
+
+        def work(_cancelled: threading.Event) -> list[CardRecord]:
+            with catalog.read() as session:
+                return list_cards(session)
+
+        self.runner.start("catalog-list", tr("Reading the catalog"), work, self._show_cards,
+                          lambda error: show_error(self, tr("Cannot read the catalog"), str(error)))
+
+    def _show_cards(self, cards: object) -> None:
+        assert isinstance(cards, list)
+        selected = self.selected_card()
+        self.cards = cards
+        self.model.clear()
+        self.model.setHorizontalHeaderLabels([tr("Card"), tr("Vendor"), tr("Segment"), tr("Memory"),
+                                              tr("Bandwidth GB/s"), tr("FP32 TFLOPS"), tr("TDP W"), tr("Mine")])
+        for card in cards:
+            self.model.appendRow([
+                _item(card.name, card.name, card.source), _item(card.vendor, card.vendor),
+                _item(tr(card.segment), card.segment),
+                _item(format_bytes(card.memory_bytes), card.memory_bytes, f"{card.memory_bytes:,} B"),
+                _item(f"{card.bandwidth_gbs:g}", card.bandwidth_gbs), _item(f"{card.fp32_tflops:g}", card.fp32_tflops),
+                _item(str(card.tdp_w), card.tdp_w), _item(tr("yes") if card.user_owned else "", card.user_owned)])
+        self.table.resizeColumnsToContents()
+        if selected:
+            self.select(selected)
+
+    def select(self, name: str) -> None:
+        matches = self.proxy.match(self.proxy.index(0, 0), Qt.ItemDataRole.DisplayRole, name, 1,
+                                   Qt.MatchFlag.MatchExactly)
+        if matches:
+            self.table.setCurrentIndex(matches[0])
+
+    def load_prices(self) -> None:
+        name, catalog = self.selected_card(), self.catalog.catalog
+        if name is None or catalog is None:
+            return
+
+        def work(_cancelled: threading.Event) -> list[PriceRecord]:
+            with catalog.read() as session:
+                return price_history(session, name)
+
+        self.runner.start("catalog-prices", tr("Reading prices"), work, lambda p: self._show_prices(name, p),
+                          lambda error: show_error(self, tr("Cannot read prices"), str(error)))
+
+    def _show_prices(self, name: str, prices: object) -> None:
+        assert isinstance(prices, list)
+        self.title.setText(f"<b>{name}</b>")
+        self.prices.clear()
+        for p in reversed(prices):
+            mine = " · " + tr("entered by you") if p.user_owned else ""
+            self.prices.addItem(f"{p.date}  {p.amount:,.2f} {p.currency}  {tr(p.condition)}{mine}")
+            self.prices.item(self.prices.count() - 1).setToolTip(p.source)
+
+    def save_price(self) -> None:
+        name, catalog = self.selected_card(), self.catalog.catalog
+        if name is None or catalog is None:
+            show_error(self, tr("No card selected"), tr("Select the card whose price you are entering."))
+            return
+        amount, condition = self.amount.value(), self.condition.currentData()
+        on = date.fromisoformat(self.on.date().toString("yyyy-MM-dd"))
+
+        def work(_cancelled: threading.Event) -> PriceRecord:
+            return catalog.transact(lambda s: add_price(s, name, amount, on=on, condition=condition))
+
+        self.runner.start("catalog-write", tr("Saving the price"), work, lambda _p: self.catalog.changed.emit(),
+                          lambda error: show_error(self, tr("Price not saved"), str(error)))
+
+    def open_add_card(self) -> QtAddCardDialog:
+        dialog = QtAddCardDialog(self)
+        dialog.accepted.connect(lambda: self.save_card(dialog))
+        dialog.open()
+        return dialog
+
+    def save_card(self, dialog: QtAddCardDialog) -> None:
+        catalog = self.catalog.catalog
+        if catalog is None:
+            return
+        spec = dialog.spec()
+
+        def work(_cancelled: threading.Event) -> CardRecord:
+            return catalog.transact(lambda s: add_card(s, spec))
+
+        self.runner.start("catalog-write", tr("Adding the card"), work, lambda _c: self.catalog.changed.emit(),
+                          lambda error: show_error(self, tr("Card not added"), str(error)))

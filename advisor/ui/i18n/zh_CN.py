@@ -1,0 +1,178 @@
+"""Simplified Chinese (zh_CN). Keys are the English strings of the app and the charts; values keep the same
+{placeholders}. Terms follow common PyTorch/GPU usage in Chinese (显存, 批大小, 激活值, 梯度检查点)."""
+
+# Engine vocabulary that the app translates at run time (categories, phases, segments, objectives...).
+DYNAMIC: tuple[str, ...] = (
+    "weights", "gradients", "optimizer_state", "activations", "temporaries", "inputs",
+    "forward", "backward", "recompute", "optimizer step", "end", "setup",
+    "consumer", "workstation", "datacenter", "new", "used",
+    "perf_per_dollar", "cheapest", "fastest", "samples/s", "tokens/s", "train", "infer",
+)
+
+MESSAGES: dict[str, str] = {
+    # engine vocabulary
+    "weights": "权重", "gradients": "梯度", "optimizer_state": "优化器状态", "activations": "激活值",
+    "temporaries": "临时张量", "inputs": "输入",
+    "forward": "前向", "backward": "反向", "recompute": "重计算", "optimizer step": "优化器更新",
+    "end": "结束", "setup": "准备",
+    "consumer": "消费级", "workstation": "工作站", "datacenter": "数据中心", "new": "全新", "used": "二手",
+    "perf_per_dollar": "性价比优先", "cheapest": "价格最低", "fastest": "速度最快",
+    "samples/s": "样本/秒", "tokens/s": "词元/秒", "train": "训练", "infer": "推理",
+    # window, menus
+    "Advisor: which GPU for your network": "Advisor：为你的网络挑选 GPU",
+    "Workload": "工作负载", "Breakdown": "明细", "Recommendations": "推荐", "Catalog": "显卡目录",
+    "Live GPUs": "实时 GPU",
+    "&File": "文件(&F)", "&Edit": "编辑(&E)", "&View": "视图(&V)", "&Language": "语言(&L)", "&Help": "帮助(&H)",
+    "New network": "新建网络", "Open model…": "打开模型…", "Save network as…": "网络另存为…", "Quit": "退出",
+    "Undo": "撤销", "Redo": "重做", "Refresh recommendations": "刷新推荐",
+    "About Advisor": "关于 Advisor",
+    "Advisor tells you whether your network fits a GPU, how fast it will run, and which card gives the most "
+    "for the money.": "Advisor 告诉你：网络能否放进某块 GPU、训练有多快，以及哪块卡最划算。",
+    "Open a model": "打开模型", "Save the network": "保存网络", "Model files": "模型文件", "Network": "网络",
+    "Cancel": "取消",
+    # dialogs and messages
+    "Nothing was changed; your network and settings are as they were.": "没有做任何更改；你的网络和设置保持原样。",
+    "Cannot save the network": "无法保存网络", "Cannot open the catalog": "无法打开显卡目录",
+    "Importing {file}": "正在导入 {file}", "The network has no layers.": "网络中还没有层。",
+    "Saved {file}": "已保存 {file}", "Cannot open {file}": "无法打开 {file}",
+    "Cannot build the model": "无法构建模型", "Ranking failed": "排名失败",
+    # model area and builder
+    "Zoo:": "模型库：", "Load": "载入", "Built-in architectures, built layer by layer": "内置网络结构，逐层搭建",
+    "Replace the network with this model (undo brings yours back)": "用此模型替换当前网络（撤销可恢复原网络）",
+    "Model: {name} ({n} layers)": "模型：{name}（{n} 层）", "from {source}": "来自 {source}",
+    "Layer kinds of the estimator": "估算器支持的层类型",
+    "Add": "添加", "Remove": "删除", "Up": "上移", "Down": "下移",
+    "Add a layer of this kind below the selected one": "在选中层下方添加此类型的层",
+    "Remove the selected layer": "删除选中的层", "Move the selected layer up": "将选中的层上移",
+    "Move the selected layer down": "将选中的层下移",
+    "Layer": "层", "Kind": "类型", "Output shape": "输出形状", "Problem": "问题",
+    "Output shape of one sample (the batch dimension left out), inferred from the layers above":
+        "单个样本的输出形状（不含批维度），由上方各层推断得出",
+    "Add layer": "添加层", "Remove layer": "删除层", "Move layer": "移动层", "Rename layer": "重命名层",
+    "Edit inputs": "编辑输入", "Edit {field}": "编辑 {field}", "Load {model}": "载入 {model}",
+    "Name": "名称", "Inputs": "输入",
+    "Names of earlier layers, comma separated; empty: the layer above":
+        "前面各层的名称，用逗号分隔；留空表示上一层",
+    "Select a layer to edit its fields.": "选择一层以编辑其参数。", "Layer kind: {kind}": "层类型：{kind}",
+    # workload
+    "Mode": "模式", "Batch": "批大小", "Sequence length": "序列长度", "Precision": "精度", "Optimizer": "优化器",
+    "Training step": "训练步", "Inference": "推理",
+    "AMP bf16": "AMP 混合精度 bf16", "AMP fp16": "AMP 混合精度 fp16", "pure bf16": "纯 bf16", "pure fp16": "纯 fp16",
+    "SGD with momentum": "带动量的 SGD",
+    "Gradient checkpointing": "梯度检查点", "In-place activations": "原地激活函数",
+    "Training keeps activations, gradients and optimizer state; inference only the forward pass":
+        "训练需保存激活值、梯度和优化器状态；推理只做前向计算",
+    "Samples per step on one card; the breakdown follows as you drag": "单卡每步的样本数；拖动时明细随之更新",
+    "Tokens per sample for sequence models of the zoo": "模型库中序列模型每个样本的词元数",
+    "AMP keeps fp32 weights and computes matmuls in half precision": "AMP 保留 fp32 权重，矩阵乘法以半精度计算",
+    "Adam keeps two states per parameter, momentum one": "Adam 为每个参数保存两份状态，动量法保存一份",
+    "Recompute each block in backward: less memory, about one more forward":
+        "反向时重算每个模块：显存更少，约多一次前向计算",
+    "ReLU(inplace=True) and friends write into their input": "ReLU(inplace=True) 等激活函数直接写回输入",
+    # breakdown
+    "Memory by category": "显存分类", "Per layer": "逐层", "Over the step": "训练步全过程",
+    "Memory vs batch": "显存与批大小", "Memory kept for backward": "为反向保留的显存", "Output size": "输出大小",
+    "FLOPs": "FLOPs", "Chart:": "图表：", "No estimate yet": "尚无估算结果",
+    "Parameters": "参数量", "Forward": "前向", "Step": "每步", "Peak allocated": "峰值分配",
+    "Required": "所需显存", "Reserved": "缓存保留", "nvidia-smi": "nvidia-smi",
+    "Sum of the trainable parameters of every layer: {n:,}": "各层可训练参数之和：{n:,}",
+    "2 x {macs} MACs (multiply-adds of conv/linear/matmul) + elementwise work, over batch {batch}":
+        "2 × {macs} 次 MAC（卷积/全连接/矩阵乘的乘加）+ 逐元素运算，按批大小 {batch} 计",
+    "Forward + backward (backward: one forward for weight gradients, one for input gradients)":
+        "前向 + 反向（反向：权重梯度约一次前向，输入梯度约一次前向）",
+    "Inference: the forward pass only": "推理：仅前向计算",
+    "Largest total of live tensors while replaying one step ({phase}, {layer}); "
+    "= {fixed} fixed + {batch} x {per} per sample":
+        "重放一个训练步时存活张量总量的最大值（{phase}，{layer}）；= 固定 {fixed} + {batch} × 每样本 {per}",
+    "Peak / {ratio}: the smallest allocator budget the step runs in (worst peak-to-budget ratio "
+    "measured at the out-of-memory limit)":
+        "峰值 / {ratio}：该步能运行的最小分配器预算（在显存耗尽边界实测的最差峰值/预算比）",
+    "What PyTorch's caching allocator would hold at the peak with plenty of memory":
+        "显存充足时 PyTorch 缓存分配器在峰值处占用的显存",
+    "Reserved + CUDA context and library workspaces: what nvidia-smi would show":
+        "缓存保留 + CUDA 上下文和库工作区：即 nvidia-smi 显示的用量",
+    "Layer name in the network": "网络中的层名", "Layer kind": "层类型",
+    "Output of one sample; the batch dimension is left out": "单个样本的输出；不含批维度",
+    "Params": "参数", "Trainable parameters of the layer (weights + bias)": "该层的可训练参数（权重 + 偏置）",
+    "MACs": "MACs",
+    "Multiply-adds of conv/linear/matmul in the forward pass, over the whole batch":
+        "前向中卷积/全连接/矩阵乘的乘加次数，按整批计",
+    "Forward + backward FLOPs over the batch: 2 x MACs + elementwise work; backward about twice the forward":
+        "整批的前向 + 反向 FLOPs：2 × MACs + 逐元素运算；反向约为前向的两倍",
+    "Output": "输出", "Bytes of the layer's output over the batch, in the compute precision":
+        "该层整批输出的字节数（按计算精度）",
+    "Kept for backward": "为反向保留",
+    "Bytes autograd still holds for this layer when the forward pass ends": "前向结束时 autograd 为该层仍保留的字节数",
+    # charts
+    "Memory at the peak": "峰值时的显存", "Peak {total} by category": "峰值 {total} 分类构成",
+    "No layer uses any": "没有层用到", "FLOPs per step (forward + backward)": "每步 FLOPs（前向 + 反向）",
+    "Top {n} layers": "前 {n} 层", "peak {value}": "峰值 {value}",
+    "Step of the training loop (layer by layer)": "训练循环的各个步骤（逐层）", "Allocated": "已分配",
+    "Batch size": "批大小", "Memory per card": "每卡显存", "peak allocated": "峰值分配",
+    "required (with allocator overhead)": "所需（含分配器开销）", "batch {batch}": "批大小 {batch}",
+    # recommendations
+    "Budget:": "预算：", "no limit": "不限", "Most you will pay for all the cards together, in USD":
+        "所有显卡合计最多愿付的金额（美元）",
+    "any vendor": "任意厂商", "any segment": "任意市场", "Card vendor": "显卡厂商", "Market segment": "市场定位",
+    "up to {n} cards": "最多 {n} 张卡", "Largest number of cards of one kind to consider": "同型号显卡最多考虑几张",
+    "What the ranking puts first": "排名优先考虑的目标", "used prices": "含二手价",
+    "Rank by the cheaper of the newest new and used price": "按最新全新价与二手价中较低者排名",
+    "every configuration": "所有配置", "Show every count and plan, not only each card's best":
+        "显示所有数量和并行方案，而不只是每张卡的最佳配置",
+    "Ranking cards": "正在为显卡排名", "{n} rows, {fits} fit; {total} configurations ranked":
+        "{n} 行，其中 {fits} 行放得下；共排名 {total} 种配置",
+    "Select a row to see why it fits or not.": "选择一行，查看为什么放得下或放不下。",
+    "Card": "显卡", "Cards": "卡数", "Plan": "方案", "Fits": "放得下", "Does not fit": "放不下",
+    "Needs/card": "每卡需要", "Usable/card": "每卡可用", "Max batch": "最大批", "Step ms": "每步毫秒",
+    "Throughput": "吞吐量", "Price USD": "价格（美元）", "Perf/$": "性能/美元", "Perf/W": "性能/瓦",
+    "Rank under the chosen objective (fitting configurations first)": "按所选目标的排名（放得下的配置在前）",
+    "Card in the catalog": "目录中的显卡", "How many cards of this kind": "该型号显卡的数量",
+    "How the work is split over the cards": "工作如何在多卡之间划分",
+    "Required memory per card is within the card's usable memory": "每卡所需显存不超过该卡的可用显存",
+    "Required bytes per card: peak of the step at this batch / 0.83 (allocator overhead), less what sharding "
+    "moves off the card": "每卡所需字节数：该批大小下训练步峰值 / 0.83（分配器开销），再减去分片移出该卡的部分",
+    "Card memory less the CUDA context and driver reservation": "显卡显存减去 CUDA 上下文和驱动预留",
+    "Largest per-card batch whose required memory fits, from the memory curve":
+        "根据显存曲线，单卡所需显存放得下的最大批大小",
+    "Predicted time of one step: per-layer roofline (compute or memory bound) fitted on the H200, plus "
+    "communication for multi-card plans":
+        "预测的单步时间：在 H200 上拟合的逐层 roofline 模型（算力或带宽受限），多卡方案另加通信时间",
+    "Samples (or tokens) per second over all cards": "所有卡合计每秒处理的样本（或词元）数",
+    "Latest catalog price for all cards together (new, or used if allowed and cheaper)":
+        "目录中所有卡合计的最新价格（全新；若允许二手且更便宜则用二手价）",
+    "Throughput per dollar of the price": "每美元价格对应的吞吐量", "Throughput per watt of board power (TDP)":
+        "每瓦板卡功耗（TDP）对应的吞吐量",
+    "one card": "单卡", "data parallel": "数据并行", "yes": "是", "no": "否", "n/a": "无",
+    "{count} x {card}, {plan}": "{count} × {card}，{plan}",
+    "Needs {need} per card at batch {batch}; the card has {usable} usable after the CUDA context "
+    "({margin} {what}).": "批大小 {batch} 时每卡需要 {need}；扣除 CUDA 上下文后该卡可用 {usable}（{what} {margin}）。",
+    "to spare": "富余", "short": "不足",
+    "Largest batch per card that fits: {n}.": "单卡放得下的最大批大小：{n}。",
+    "Data parallel: every card holds the whole model, its gradients and optimizer state. Memory does not "
+    "pool across cards (not over NVLink, SLI or PCIe); more cards raise throughput, not the model size "
+    "that fits.": "数据并行：每张卡都保存完整的模型、梯度和优化器状态。显存不会在多卡之间合并（NVLink、SLI 或 PCIe "
+                   "都不会）；加卡提高的是吞吐量，而不是能放下的模型大小。",
+    "optimizer state": "优化器状态", "optimizer state and gradients": "优化器状态和梯度",
+    "optimizer state, gradients and parameters": "优化器状态、梯度和参数",
+    "{plan} shards the {what} over the {count} cards, so each holds a share; activations are not sharded.":
+        "{plan} 将{what}分片到 {count} 张卡上，每张卡只保存一部分；激活值不分片。",
+    "Price {price} USD ({condition}, {date}).": "价格 {price} 美元（{condition}，{date}）。",
+    # catalog editor
+    "Search cards (name, vendor, architecture)": "搜索显卡（名称、厂商、架构）",
+    "Select a card to see and edit its prices.": "选择一张显卡以查看和编辑价格。",
+    "Add your own card…": "添加自定义显卡…", "Add your own card": "添加自定义显卡",
+    "Prices (newest first):": "价格（最新在前）：", "Price of one card in USD": "单张显卡的价格（美元）",
+    "Date the price was seen": "价格的日期", "Add price": "添加价格",
+    "Reading the catalog": "正在读取显卡目录", "Reading prices": "正在读取价格", "Saving the price": "正在保存价格",
+    "Adding the card": "正在添加显卡", "Opening the catalog": "正在打开显卡目录",
+    "Vendor": "厂商", "Segment": "市场定位", "Memory": "显存", "Bandwidth GB/s": "带宽 GB/s",
+    "FP32 TFLOPS": "FP32 TFLOPS", "TDP W": "功耗 W", "Mine": "自定义",
+    "No card selected": "未选择显卡", "Select the card whose price you are entering.": "请先选择要录入价格的显卡。",
+    "Cannot read the catalog": "无法读取显卡目录", "Cannot read prices": "无法读取价格",
+    "entered by you": "由你录入", "entered by the user": "用户录入",
+    "Price not saved": "价格未保存", "Card not added": "显卡未添加",
+    "Architecture": "架构", "Memory type": "显存类型", "Bandwidth": "带宽", "Source": "来源",
+    # live GPUs
+    "No GPU reader connected": "未连接 GPU 读取器",
+    "Live readings of the NVIDIA cards in this machine will appear here.": "本机 NVIDIA 显卡的实时读数将显示在这里。",
+}

@@ -1,0 +1,79 @@
+"""The per-layer table of an estimate: sortable by any column (numbers sort as numbers), with tooltips."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+
+from advisor.core.estimate import Estimate, LayerRow
+from advisor.core.units import format_bytes, format_count, format_shape
+from advisor.ui.i18n import tr
+
+SORT_ROLE = Qt.ItemDataRole.UserRole
+Index = QModelIndex | QPersistentModelIndex
+
+
+def _columns() -> list[tuple[str, str]]:
+    """(header, tooltip) per column; built on demand so a language switch is picked up."""
+    return [
+        (tr("Layer"), tr("Layer name in the network")),
+        (tr("Kind"), tr("Layer kind")),
+        (tr("Output shape"), tr("Output of one sample; the batch dimension is left out")),
+        (tr("Params"), tr("Trainable parameters of the layer (weights + bias)")),
+        (tr("MACs"), tr("Multiply-adds of conv/linear/matmul in the forward pass, over the whole batch")),
+        (tr("FLOPs"), tr("Forward + backward FLOPs over the batch: 2 x MACs + elementwise work; backward about "
+                         "twice the forward")),
+        (tr("Output"), tr("Bytes of the layer's output over the batch, in the compute precision")),
+        (tr("Kept for backward"), tr("Bytes autograd still holds for this layer when the forward pass ends")),
+    ]
+
+
+def _cells(row: LayerRow) -> list[tuple[str, Any]]:
+    flops = row.forward_flops + row.backward_flops
+    return [(row.name, row.name), (row.kind, row.kind), (format_shape(row.output_shape), row.output_shape),
+            (format_count(row.param_count), row.param_count), (format_count(row.forward_macs), row.forward_macs),
+            (format_count(flops), flops), (format_bytes(row.output_bytes), row.output_bytes),
+            (format_bytes(row.kept_bytes) if row.kept_bytes else "-", row.kept_bytes)]
+
+
+class LayerTableModel(QAbstractTableModel):
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: tuple[LayerRow, ...] = ()
+        self.columns = _columns()
+
+    def set_estimate(self, e: Estimate | None) -> None:
+        self.beginResetModel()
+        self.rows = e.layers if e else ()
+        self.columns = _columns()
+        self.endResetModel()
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return len(self.columns)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = 0) -> Any:
+        if orientation != Qt.Orientation.Horizontal:
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self.columns[section][0]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self.columns[section][1]
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        text, value = _cells(self.rows[index.row()])[index.column()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return text
+        if role == SORT_ROLE:
+            return value if not isinstance(value, tuple) else math.prod(value)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            exact = f"{value:,}" if isinstance(value, int) else text
+            return f"{exact}\n{self.columns[index.column()][1]}"
+        if role == Qt.ItemDataRole.TextAlignmentRole and index.column() >= 3:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None

@@ -1,0 +1,158 @@
+"""The main window: model and workload on the left, breakdown / recommendations / catalog / live GPUs on the
+right. Switching language rebuilds the widgets from the state (they hold none), so nothing is lost."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
+from PySide6.QtWidgets import QGroupBox, QLabel, QMainWindow, QSplitter, QTabWidget, QVBoxLayout, QWidget
+
+from advisor.core.graph import Graph
+from advisor.specs import load_graph
+from advisor.ui import draft_edits, menus
+from advisor.ui.breakdown import QtBreakdown
+from advisor.ui.catalog_panel import QtCatalogEditor
+from advisor.ui.catalog_service import CatalogService
+from advisor.ui.dialogs import show_error
+from advisor.ui.i18n import set_language, tr
+from advisor.ui.live_placeholder import QtLivePlaceholder
+from advisor.ui.model_panel import QtModelPanel
+from advisor.ui.recommend_panel import QtRecommendations
+from advisor.ui.settings import save_state
+from advisor.ui.state import AppState
+from advisor.ui.workers import QtTaskBar, TaskRunner
+
+
+def create_live_panel(parent: QWidget | None = None) -> QWidget:
+    """The Live GPUs tab. Until QtLiveGpusPanel (advisor/ui/live_gpus.py) merges, a placeholder."""
+    return QtLivePlaceholder(parent)
+
+
+class QtMainWindow(QMainWindow):
+    tabs: QTabWidget
+    def __init__(self, state: AppState, catalog: CatalogService, runner: TaskRunner, settings: QSettings) -> None:
+        super().__init__()
+        self.state, self.catalog, self.runner, self.settings = state, catalog, runner, settings
+        for owned in (state, catalog, runner):  # they live and die with the window (timers, signals)
+            owned.setParent(self)
+        self.setAcceptDrops(True)
+        self.resize(1440, 900)
+        self.build()
+        state.error_changed.connect(self.show_status)
+        catalog.failed.connect(self.catalog_failed)
+
+    def show_status(self, message: str) -> None:
+        self.statusBar().showMessage(message)
+
+    def catalog_failed(self, message: str) -> None:
+        show_error(self, tr("Cannot open the catalog"), message)
+
+    def build(self) -> None:
+        """(Re)creates every widget from the state: at start and after a language switch."""
+        current = self.tabs.currentIndex() if getattr(self, "tabs", None) is not None else 0
+        self.setWindowTitle(tr("Advisor: which GPU for your network"))
+        self.model_panel = QtModelPanel(self.state)
+        self.workload_box = QGroupBox(tr("Workload"))
+        from advisor.ui.workload_panel import QtWorkloadControls
+
+        self.workload = QtWorkloadControls(self.state)
+        QVBoxLayout(self.workload_box).addWidget(self.workload)
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(4, 4, 4, 4)
+        left_layout.addWidget(self.model_panel, 1)
+        left_layout.addWidget(self.workload_box)
+        self.breakdown = QtBreakdown(self.state)
+        self.recommendations = QtRecommendations(self.state, self.catalog, self.runner)
+        self.recommendations.cards_considered.connect(self.breakdown.set_cards)
+        self.catalog_editor = QtCatalogEditor(self.catalog, self.runner)
+        self.live = create_live_panel()
+        self.tabs = QTabWidget()
+        for widget, label in ((self.breakdown, tr("Breakdown")), (self.recommendations, tr("Recommendations")),
+                              (self.catalog_editor, tr("Catalog")), (self.live, tr("Live GPUs"))):
+            self.tabs.addTab(widget, label)
+        self.tabs.setCurrentIndex(current)
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(left)
+        splitter.addWidget(self.tabs)
+        splitter.setSizes([470, 970])
+        old = self.takeCentralWidget()
+        if old is not None:
+            old.deleteLater()
+        self.setCentralWidget(splitter)
+        self.task_bar = QtTaskBar(self.runner)
+        self.status_text = QLabel()
+        self.statusBar().addPermanentWidget(self.task_bar)
+        menus.build_menus(self)
+        self._fill()
+
+    def _fill(self) -> None:
+        """Widgets just built show what the state already has (the estimate, the catalog)."""
+        self.breakdown.refresh()
+        if self.catalog.catalog is not None:
+            self.catalog_editor.reload()
+            self.recommendations.refresh()
+
+    def switch_language(self, code: str) -> None:
+        set_language(code)
+        self.settings.setValue("language", code)
+        from advisor.ui.app import apply_font
+
+        apply_font()
+        old_bar = self.task_bar
+        self.statusBar().removeWidget(old_bar)
+        old_bar.deleteLater()
+        self.build()
+
+    # File actions
+    def new_network(self) -> None:
+        draft_edits.clear(self.state.draft)
+
+    def open_file(self, path: str) -> None:
+        """Imports run on a worker (torch-based importers take seconds); errors name the file."""
+        seq_len = self.state.choice.seq_len
+
+        def work(_cancelled: threading.Event) -> Graph:
+            return load_graph(path, None if path.lower().endswith(".json") else seq_len)
+
+        self.runner.start("import", tr("Importing {file}").format(file=Path(path).name), work,
+                          lambda graph: draft_edits.load_graph_into(self.state.draft, graph, path),  # type: ignore[arg-type]
+                          lambda error: show_error(self, tr("Cannot open {file}").format(file=Path(path).name),
+                                                   str(error)))
+
+    def save_network(self, path: str) -> None:
+        from advisor.netfile import save_graph
+
+        graph = self.state.draft.result.graph
+        if graph is None:
+            errors = self.state.draft.result.errors
+            show_error(self, tr("Cannot save the network"),
+                       next(iter(errors.values())) if errors else tr("The network has no layers."))
+            return
+        try:
+            save_graph(graph, path)
+        except OSError as error:
+            show_error(self, tr("Cannot save the network"), f"{path}: {error.strerror or error}")
+            return
+        self.statusBar().showMessage(tr("Saved {file}").format(file=path), 5000)
+
+    # Drag and drop of model files
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if event.mimeData().hasUrls():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        for url in event.mimeData().urls():
+            if url.isLocalFile():
+                self.open_file(url.toLocalFile())
+                event.acceptProposedAction()
+                return
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        save_state(self.settings, self.state)
+        self.settings.setValue("geometry", self.saveGeometry())
+        self.runner.cancel()
+        super().closeEvent(event)

@@ -1,0 +1,55 @@
+"""The model area: pick a zoo model or build one; what is loaded is always editable in the builder."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from advisor.core import zoo
+from advisor.core.errors import AdvisorError
+from advisor.ui import draft_edits
+from advisor.ui.builder import QtNetworkBuilder
+from advisor.ui.dialogs import show_error
+from advisor.ui.i18n import tr
+from advisor.ui.state import AppState
+
+
+class QtModelPanel(QWidget):
+    def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.zoo = QComboBox()
+        self.zoo.addItems(zoo.zoo_names())
+        self.zoo.setToolTip(tr("Built-in architectures, built layer by layer"))
+        load = QPushButton(tr("Load"))
+        load.setToolTip(tr("Replace the network with this model (undo brings yours back)"))
+        load.clicked.connect(lambda: self.load_zoo(self.zoo.currentText()))
+        self.source = QLabel()
+        row = QHBoxLayout()
+        row.addWidget(QLabel(tr("Zoo:")))
+        row.addWidget(self.zoo, 1)
+        row.addWidget(load)
+        self.builder = QtNetworkBuilder(state.draft)
+        layout = QVBoxLayout(self)
+        layout.addLayout(row)
+        layout.addWidget(self.source)
+        layout.addWidget(self.builder, 1)
+        state.draft.changed.connect(self.refresh)
+        self.refresh()
+
+    def load_zoo(self, name: str) -> None:
+        seq_len = self.state.choice.seq_len if zoo.takes_seq_len(name) else None
+        try:
+            graph = zoo.build(name, seq_len)
+        except AdvisorError as error:
+            show_error(self, tr("Cannot build the model"), str(error))
+            return
+        draft_edits.load_graph_into(self.state.draft, graph, f"zoo:{name}")
+
+    def refresh(self) -> None:
+        draft = self.state.draft
+        text = tr("Model: {name} ({n} layers)").format(name=draft.name, n=len(draft.rows))
+        if draft.source:
+            text += "  ·  " + tr("from {source}").format(source=draft.source)
+        self.source.setText(text)
+        if draft.source.startswith("zoo:"):
+            self.zoo.setCurrentText(draft.source[4:])

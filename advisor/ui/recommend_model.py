@@ -1,0 +1,120 @@
+"""The ranking as a sortable table, and the explanation of one row in the user's language."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QBrush, QColor
+
+from advisor.core.units import format_bytes
+from advisor.recommend.engine import Recommendation
+from advisor.ui.i18n import tr
+
+SORT_ROLE = Qt.ItemDataRole.UserRole
+Index = QModelIndex | QPersistentModelIndex
+
+
+def plan_name(plan: str) -> str:
+    return {"single": tr("one card"), "data_parallel": tr("data parallel")}.get(plan, plan.upper())
+
+
+def _columns() -> list[tuple[str, str]]:
+    return [
+        ("#", tr("Rank under the chosen objective (fitting configurations first)")),
+        (tr("Card"), tr("Card in the catalog")),
+        (tr("Cards"), tr("How many cards of this kind")),
+        (tr("Plan"), tr("How the work is split over the cards")),
+        (tr("Fits"), tr("Required memory per card is within the card's usable memory")),
+        (tr("Needs/card"), tr("Required bytes per card: peak of the step at this batch / 0.83 (allocator "
+                              "overhead), less what sharding moves off the card")),
+        (tr("Usable/card"), tr("Card memory less the CUDA context and driver reservation")),
+        (tr("Max batch"), tr("Largest per-card batch whose required memory fits, from the memory curve")),
+        (tr("Step ms"), tr("Predicted time of one step: per-layer roofline (compute or memory bound) fitted on "
+                           "the H200, plus communication for multi-card plans")),
+        (tr("Throughput"), tr("Samples (or tokens) per second over all cards")),
+        (tr("Price USD"), tr("Latest catalog price for all cards together (new, or used if allowed and cheaper)")),
+        (tr("Perf/$"), tr("Throughput per dollar of the price")),
+        (tr("Perf/W"), tr("Throughput per watt of board power (TDP)")),
+    ]
+
+
+def _cells(rank: int, r: Recommendation) -> list[tuple[str, Any]]:
+    price = (f"{r.price_usd:,.0f}" + (" " + tr("used") if r.price_condition == "used" else "")
+             if r.price_usd else tr("n/a"))
+    return [
+        (str(rank), rank), (r.card, r.card), (str(r.count), r.count), (plan_name(r.plan), r.plan),
+        (tr("yes") if r.fits else tr("no"), int(r.fits)), (format_bytes(r.required_bytes), r.required_bytes),
+        (format_bytes(r.usable_bytes), r.usable_bytes), (str(r.max_batch), r.max_batch),
+        (f"{r.step_time_s * 1e3:.1f}", r.step_time_s), (f"{r.throughput:,.0f} {tr(r.throughput_unit)}", r.throughput),
+        (price, r.price_usd if r.price_usd is not None else float("inf")),
+        (f"{r.perf_per_dollar:.3g}" if r.perf_per_dollar else tr("n/a"), r.perf_per_dollar or 0.0),
+        (f"{r.perf_per_watt:.3g}", r.perf_per_watt),
+    ]
+
+
+def explain(r: Recommendation, batch: int) -> str:
+    """Why this configuration fits or not, in the user's language (the engine's reason is English)."""
+    head = tr("{count} x {card}, {plan}").format(count=r.count, card=r.card, plan=plan_name(r.plan))
+    verdict = tr("Fits") if r.fits else tr("Does not fit")
+    lines = [f"<b>{head}: {verdict}</b>",
+             tr("Needs {need} per card at batch {batch}; the card has {usable} usable after the CUDA context "
+                "({margin} {what}).").format(
+                 need=format_bytes(r.required_bytes), batch=batch, usable=format_bytes(r.usable_bytes),
+                 margin=format_bytes(abs(r.usable_bytes - r.required_bytes)),
+                 what=tr("to spare") if r.fits else tr("short")),
+             tr("Largest batch per card that fits: {n}.").format(n=r.max_batch)]
+    if r.plan == "data_parallel":
+        lines.append(tr("Data parallel: every card holds the whole model, its gradients and optimizer state. "
+                        "Memory does not pool across cards (not over NVLink, SLI or PCIe); more cards raise "
+                        "throughput, not the model size that fits."))
+    elif r.plan.startswith("zero"):
+        sharded = {"zero1": tr("optimizer state"), "zero2": tr("optimizer state and gradients")}.get(
+            r.plan, tr("optimizer state, gradients and parameters"))
+        lines.append(tr("{plan} shards the {what} over the {count} cards, so each holds a share; activations "
+                        "are not sharded.").format(plan=r.plan.upper(), what=sharded, count=r.count))
+    if r.price_usd:
+        lines.append(tr("Price {price} USD ({condition}, {date}).").format(
+            price=f"{r.price_usd:,.0f}", condition=tr(r.price_condition or "new"), date=r.price_date))
+    return "<br>".join(lines)
+
+
+class RecommendationTableModel(QAbstractTableModel):
+    def __init__(self) -> None:
+        super().__init__()
+        self.entries: list[Recommendation] = []
+        self.columns = _columns()
+
+    def set_entries(self, entries: list[Recommendation]) -> None:
+        self.beginResetModel()
+        self.entries = entries
+        self.columns = _columns()
+        self.endResetModel()
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.entries)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return len(self.columns)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = 0) -> Any:
+        if orientation != Qt.Orientation.Horizontal:
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self.columns[section][0]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self.columns[section][1]
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        entry = self.entries[index.row()]
+        text, value = _cells(index.row() + 1, entry)[index.column()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return text
+        if role == SORT_ROLE:
+            return value
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self.columns[index.column()][1]
+        if role == Qt.ItemDataRole.ForegroundRole and not entry.fits:
+            return QBrush(QColor("#9A9A9A"))
+        return None

@@ -1,0 +1,165 @@
+"""Recommendations: filters, the ranked table (sortable), and why the selected configuration fits or not.
+
+Ranking runs on a worker (prepare + every card x count x plan); a newer request supersedes an older one.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from PySide6.QtCore import QItemSelection, QSortFilterProxyModel, Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QHBoxLayout,
+    QLabel,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from advisor.catalog import SEGMENTS, VENDORS
+from advisor.charts import CardLine
+from advisor.recommend.engine import OBJECTIVES, Options, Recommendation, prepare
+from advisor.recommend.present import best_per_card
+from advisor.recommend.service import CardFilter, recommend
+from advisor.ui.catalog_service import CatalogService
+from advisor.ui.dialogs import show_error
+from advisor.ui.i18n import tr
+from advisor.ui.recommend_model import SORT_ROLE, RecommendationTableModel, explain
+from advisor.ui.state import AppState
+from advisor.ui.workers import TaskRunner
+
+CHART_CARDS = 3  # fitting cards drawn on the memory-vs-batch chart, besides the selected one
+
+
+def _combo(items: list[tuple[object, str]], tip: str) -> QComboBox:
+    combo = QComboBox()
+    for value, label in items:
+        combo.addItem(label, value)
+    combo.setToolTip(tip)
+    return combo
+
+
+class QtRecommendations(QWidget):
+    cards_considered = Signal(list)  # list[CardLine]
+    ranked = Signal()
+
+    def __init__(self, state: AppState, catalog: CatalogService, runner: TaskRunner,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.state, self.catalog, self.runner = state, catalog, runner
+        self.entries: list[Recommendation] = []
+        self.model = RecommendationTableModel()
+        self.proxy = QSortFilterProxyModel()
+        self.proxy.setSourceModel(self.model)
+        self.proxy.setSortRole(SORT_ROLE)
+        self.table = QTableView()
+        self.table.setModel(self.proxy)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setDefaultSectionSize(20)
+        self.detail = QLabel(tr("Select a row to see why it fits or not."))
+        self.detail.setWordWrap(True)
+        self.detail.setAlignment(Qt.AlignmentFlag.AlignTop)
+        self.detail.setTextFormat(Qt.TextFormat.RichText)
+        self.status = QLabel()
+        self._build_filters()
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(self.table)
+        splitter.addWidget(self.detail)
+        splitter.setSizes([420, 120])
+        layout = QVBoxLayout(self)
+        layout.addLayout(self.filter_row)
+        layout.addWidget(splitter, 1)
+        layout.addWidget(self.status)
+        self.table.selectionModel().selectionChanged.connect(self._selected)
+        self._timer = QTimer(self, singleShot=True, interval=150)
+        self._timer.timeout.connect(self.refresh)
+        for signal in (state.result_changed, catalog.ready, catalog.changed):
+            signal.connect(self._timer.start)
+
+    def _build_filters(self) -> None:
+        self.budget = QDoubleSpinBox()
+        self.budget.setRange(0, 10_000_000)
+        self.budget.setDecimals(0)
+        self.budget.setSingleStep(500)
+        self.budget.setSpecialValueText(tr("no limit"))
+        self.budget.setToolTip(tr("Most you will pay for all the cards together, in USD"))
+        self.vendor = _combo([(None, tr("any vendor")), *((v, v) for v in VENDORS)], tr("Card vendor"))
+        self.segment = _combo([(None, tr("any segment")), *((s, tr(s)) for s in SEGMENTS)], tr("Market segment"))
+        self.max_gpus = _combo([(n, tr("up to {n} cards").format(n=n)) for n in (1, 2, 4, 8)],
+                               tr("Largest number of cards of one kind to consider"))
+        self.max_gpus.setCurrentIndex(3)
+        self.objective = _combo([(o, tr(o)) for o in OBJECTIVES], tr("What the ranking puts first"))
+        self.used = QCheckBox(tr("used prices"))
+        self.used.setToolTip(tr("Rank by the cheaper of the newest new and used price"))
+        self.all_configs = QCheckBox(tr("every configuration"))
+        self.all_configs.setToolTip(tr("Show every count and plan, not only each card's best"))
+        self.filter_row = QHBoxLayout()
+        self.filter_row.addWidget(QLabel(tr("Budget:")))
+        for widget in (self.budget, self.vendor, self.segment, self.max_gpus, self.objective, self.used,
+                       self.all_configs):
+            self.filter_row.addWidget(widget)
+        self.filter_row.addStretch(1)
+        self.budget.valueChanged.connect(lambda: self._timer.start())
+        for combo in (self.vendor, self.segment, self.max_gpus, self.objective):
+            combo.currentIndexChanged.connect(lambda: self._timer.start())
+        self.used.toggled.connect(lambda: self._timer.start())
+        self.all_configs.toggled.connect(lambda: self._show(self.entries))
+
+    def request(self) -> tuple[CardFilter, Options]:
+        budget = self.budget.value() or None
+        return (CardFilter(self.vendor.currentData(), self.segment.currentData(), None, self.used.isChecked()),
+                Options(self.objective.currentData(), budget, self.max_gpus.currentData()))
+
+    def refresh(self) -> None:
+        catalog, result = self.catalog.catalog, self.state.result
+        if catalog is None or result is None:
+            return
+        cards, options = self.request()
+        graph, workload = result.graph, result.estimate.workload
+
+        def work(cancelled: threading.Event) -> list[Recommendation]:
+            job = prepare(graph, workload)
+            if cancelled.is_set():
+                return []
+            with catalog.read() as session:
+                return recommend(session, job, cards, options)
+
+        self.runner.start("recommend", tr("Ranking cards"), work, self._ranked,
+                          lambda error: show_error(self, tr("Ranking failed"), str(error)))
+
+    def _ranked(self, entries: object) -> None:
+        assert isinstance(entries, list)
+        self.entries = entries
+        self._show(entries)
+        fitting = [e for e in best_per_card(entries) if e.fits][:CHART_CARDS]
+        self.cards_considered.emit([CardLine(e.card, e.usable_bytes) for e in fitting])
+        self.ranked.emit()
+
+    def _show(self, entries: list[Recommendation]) -> None:
+        shown = entries if self.all_configs.isChecked() else best_per_card(entries)
+        self.model.set_entries(shown)
+        self.table.resizeColumnsToContents()  # card names vary in length ("RTX PRO 6000 Blackwell ...")
+        fits = sum(1 for e in shown if e.fits)
+        self.status.setText(tr("{n} rows, {fits} fit; {total} configurations ranked").format(
+            n=len(shown), fits=fits, total=len(entries)))
+        self.detail.setText(tr("Select a row to see why it fits or not."))
+
+    def _selected(self, selected: QItemSelection, _deselected: QItemSelection) -> None:
+        rows = self.table.selectionModel().selectedRows()
+        if not rows or self.state.result is None:
+            return
+        entry = self.model.entries[self.proxy.mapToSource(rows[0]).row()]
+        self.detail.setText(explain(entry, self.state.result.estimate.workload.batch))
+        chosen = [CardLine(entry.card, entry.usable_bytes)]
+        others = [CardLine(e.card, e.usable_bytes) for e in best_per_card(self.entries)
+                  if e.fits and e.card != entry.card][:CHART_CARDS - 1]
+        self.cards_considered.emit(chosen + others)

@@ -1,0 +1,57 @@
+"""What persists between runs (QSettings): language, workload, the last model, window geometry.
+
+The caller passes the QSettings, so tests use an .ini file in a temporary folder, never the user's.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+
+from PySide6.QtCore import QSettings
+
+from advisor.core.errors import AdvisorError
+from advisor.netfile import graph_from_json, graph_to_json
+from advisor.ui import draft_edits
+from advisor.ui.state import AppState, WorkloadChoice
+
+log = logging.getLogger(__name__)
+
+
+def default_settings() -> QSettings:
+    return QSettings("advisor", "advisor")
+
+
+def restore_state(settings: QSettings, state: AppState) -> bool:
+    """Workload and last model from the settings; False if there was no model to restore."""
+    stored = settings.value("workload")
+    if isinstance(stored, str):
+        try:
+            values = json.loads(stored)
+            known = {f.name for f in dataclasses.fields(WorkloadChoice)}
+            state.choice = WorkloadChoice(**{k: v for k, v in values.items() if k in known})
+            state.choice.workload()  # validates
+        except (ValueError, TypeError, AdvisorError) as error:
+            log.warning("ignoring stored workload: %s", error)
+            state.choice = WorkloadChoice()
+    model = settings.value("last_model")
+    if not isinstance(model, str):
+        return False
+    try:
+        graph = graph_from_json(json.loads(model))
+    except (ValueError, AdvisorError) as error:
+        log.warning("ignoring stored model: %s", error)
+        return False
+    draft_edits.load_graph_into(state.draft, graph, str(settings.value("last_source", "")))
+    state.draft.undo.clear()  # restoring is not an edit the user can undo
+    return True
+
+
+def save_state(settings: QSettings, state: AppState) -> None:
+    settings.setValue("workload", json.dumps(dataclasses.asdict(state.choice)))
+    graph = state.draft.result.graph
+    if graph is not None:
+        settings.setValue("last_model", json.dumps(graph_to_json(graph)))
+        settings.setValue("last_source", state.draft.source)
+    settings.sync()

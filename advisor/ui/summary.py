@@ -1,0 +1,62 @@
+"""The headline numbers of an estimate, each with a tooltip saying how it was computed."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QGridLayout, QLabel, QWidget
+
+from advisor.core.estimate import WORST_PEAK_TO_BUDGET, Estimate
+from advisor.core.units import format_bytes, format_count
+from advisor.ui.i18n import tr
+
+
+def summary_items(e: Estimate) -> list[tuple[str, str, str]]:
+    """(label, value, how it was computed) for each headline number."""
+    m, w = e.memory, e.workload
+    return [
+        (tr("Parameters"), f"{format_count(e.param_count)}",
+         tr("Sum of the trainable parameters of every layer: {n:,}").format(n=e.param_count)),
+        (tr("Forward"), f"{format_count(e.forward_flops)} FLOPs",
+         tr("2 x {macs} MACs (multiply-adds of conv/linear/matmul) + elementwise work, over batch {batch}")
+         .format(macs=format_count(e.forward_macs), batch=w.batch)),
+        (tr("Step"), f"{format_count(e.step_flops)} FLOPs",
+         tr("Forward + backward (backward: one forward for weight gradients, one for input gradients)")
+         if w.training else tr("Inference: the forward pass only")),
+        (tr("Peak allocated"), format_bytes(m.peak_bytes),
+         tr("Largest total of live tensors while replaying one step ({phase}, {layer}); "
+            "= {fixed} fixed + {batch} x {per} per sample")
+         .format(phase=tr(m.peak_phase), layer=m.peak_layer, fixed=format_bytes(m.fixed_bytes), batch=w.batch,
+                 per=format_bytes(m.per_sample_bytes))),
+        (tr("Required"), format_bytes(m.required_bytes),
+         tr("Peak / {ratio}: the smallest allocator budget the step runs in (worst peak-to-budget ratio "
+            "measured at the out-of-memory limit)").format(ratio=WORST_PEAK_TO_BUDGET)),
+        (tr("Reserved"), format_bytes(m.reserved_bytes),
+         tr("What PyTorch's caching allocator would hold at the peak with plenty of memory")),
+        (tr("nvidia-smi"), format_bytes(m.device_total_bytes),
+         tr("Reserved + CUDA context and library workspaces: what nvidia-smi would show")),
+    ]
+
+
+class QtSummary(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.grid = QGridLayout(self)
+        self.grid.setContentsMargins(4, 4, 4, 4)
+        self.values: dict[str, QLabel] = {}
+
+    def set_estimate(self, e: Estimate | None) -> None:
+        while self.grid.count():
+            item = self.grid.takeAt(0)
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                widget.deleteLater()
+        self.values = {}
+        if e is None:
+            self.grid.addWidget(QLabel(tr("No estimate yet")), 0, 0)
+            return
+        for index, (label, value, how) in enumerate(summary_items(e)):
+            name, number = QLabel(label + ":"), QLabel(f"<b>{value}</b>")
+            for widget in (name, number):
+                widget.setToolTip(how)
+            self.grid.addWidget(name, index // 4, 2 * (index % 4))
+            self.grid.addWidget(number, index // 4, 2 * (index % 4) + 1)
+            self.values[label] = number

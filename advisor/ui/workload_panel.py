@@ -1,0 +1,89 @@
+"""Workload controls: mode, batch (slider and box), sequence length, precision, optimizer, checkpointing,
+in-place activations. They show AppState.choice and write every change back to it."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QSlider, QSpinBox, QWidget
+
+from advisor.ui.i18n import tr
+from advisor.ui.state import AppState
+
+SLIDER_MAX = 1024
+
+
+def _combo(items: list[tuple[str, str]], tip: str) -> QComboBox:
+    combo = QComboBox()
+    for value, label in items:
+        combo.addItem(label, value)
+    combo.setToolTip(tip)
+    return combo
+
+
+class QtWorkloadControls(QWidget):
+    def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.mode = _combo([("train", tr("Training step")), ("infer", tr("Inference"))],
+                           tr("Training keeps activations, gradients and optimizer state; inference only the "
+                              "forward pass"))
+        self.batch_slider = QSlider(Qt.Orientation.Horizontal)
+        self.batch_slider.setRange(1, SLIDER_MAX)
+        self.batch_slider.setToolTip(tr("Samples per step on one card; the breakdown follows as you drag"))
+        self.batch = QSpinBox()
+        self.batch.setRange(1, 1 << 20)
+        self.seq_len = QSpinBox()
+        self.seq_len.setRange(1, 1 << 20)
+        self.seq_len.setToolTip(tr("Tokens per sample for sequence models of the zoo"))
+        self.precision = _combo([("fp32", "fp32"), ("amp_bf16", tr("AMP bf16")), ("amp_fp16", tr("AMP fp16")),
+                                 ("bf16", tr("pure bf16")), ("fp16", tr("pure fp16"))],
+                                tr("AMP keeps fp32 weights and computes matmuls in half precision"))
+        self.optimizer = _combo([("sgd", "SGD"), ("sgd_momentum", tr("SGD with momentum")), ("adam", "Adam"),
+                                 ("adamw", "AdamW")], tr("Adam keeps two states per parameter, momentum one"))
+        self.checkpointing = QCheckBox(tr("Gradient checkpointing"))
+        self.checkpointing.setToolTip(tr("Recompute each block in backward: less memory, about one more forward"))
+        self.inplace = QCheckBox(tr("In-place activations"))
+        self.inplace.setToolTip(tr("ReLU(inplace=True) and friends write into their input"))
+        batch_row = QHBoxLayout()
+        batch_row.addWidget(self.batch_slider, 1)
+        batch_row.addWidget(self.batch)
+        form = QFormLayout(self)
+        form.addRow(tr("Mode"), self.mode)
+        form.addRow(tr("Batch"), batch_row)
+        form.addRow(tr("Sequence length"), self.seq_len)
+        form.addRow(tr("Precision"), self.precision)
+        form.addRow(tr("Optimizer"), self.optimizer)
+        form.addRow(self.checkpointing)
+        form.addRow(self.inplace)
+        self.refresh()
+        self._connect()
+        state.workload_changed.connect(self.refresh)
+
+    def _connect(self) -> None:
+        s = self.state
+        self.mode.currentIndexChanged.connect(lambda: s.set_choice(mode=self.mode.currentData()))
+        self.batch_slider.valueChanged.connect(lambda v: s.set_choice(batch=v))
+        self.batch.valueChanged.connect(lambda v: s.set_choice(batch=v))
+        self.seq_len.editingFinished.connect(lambda: s.set_choice(seq_len=self.seq_len.value()))
+        self.precision.currentIndexChanged.connect(lambda: s.set_choice(precision=self.precision.currentData()))
+        self.optimizer.currentIndexChanged.connect(lambda: s.set_choice(optimizer=self.optimizer.currentData()))
+        self.checkpointing.toggled.connect(lambda on: s.set_choice(checkpointing=on))
+        self.inplace.toggled.connect(lambda on: s.set_choice(inplace=on))
+
+    def refresh(self) -> None:
+        c = self.state.choice
+        for widget, value in ((self.mode, c.mode), (self.precision, c.precision), (self.optimizer, c.optimizer)):
+            widget.blockSignals(True)
+            widget.setCurrentIndex(max(0, widget.findData(value)))
+            widget.blockSignals(False)
+        for spin, number in ((self.batch_slider, min(c.batch, SLIDER_MAX)), (self.batch, c.batch),
+                             (self.seq_len, c.seq_len)):
+            spin.blockSignals(True)
+            spin.setValue(number)
+            spin.blockSignals(False)
+        for box, on in ((self.checkpointing, c.checkpointing), (self.inplace, c.inplace)):
+            box.blockSignals(True)
+            box.setChecked(on)
+            box.blockSignals(False)
+        self.optimizer.setEnabled(c.mode == "train")
+        self.checkpointing.setEnabled(c.mode == "train")

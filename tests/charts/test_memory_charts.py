@@ -1,0 +1,108 @@
+"""Chart builders render to PNG through Agg and draw what they are given."""
+
+from __future__ import annotations
+
+import io
+from dataclasses import replace
+
+import pytest
+from matplotlib.container import BarContainer
+from matplotlib.figure import Figure
+
+from advisor.charts import CardLine, ChartStyle, batch_curve_figure, category_figure, layer_figure, timeline_figure
+from advisor.core import zoo
+from advisor.core.curve import memory_curve
+from advisor.core.estimate import Estimate, estimate
+from advisor.core.workload import Workload
+
+
+@pytest.fixture(scope="module")
+def resnet() -> Estimate:
+    return estimate(zoo.build("resnet18"), Workload(batch=16))
+
+
+def png(figure: Figure) -> bytes:
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png")
+    data = buffer.getvalue()
+    assert data.startswith(b"\x89PNG")
+    return data
+
+
+def bars(figure: Figure) -> list[BarContainer]:
+    return [c for c in figure.axes[0].containers if isinstance(c, BarContainer)]
+
+
+def test_category_bar_stacks_each_nonzero_category_to_the_peak(resnet: Estimate) -> None:
+    at_peak = resnet.memory.at_peak.as_dict()
+    figure = category_figure(at_peak)
+    png(figure)
+    drawn = bars(figure)
+    assert len(drawn) == sum(1 for v in at_peak.values() if v > 0)
+    right = max(c.patches[0].get_x() + c.patches[0].get_width() for c in drawn)
+    assert right == pytest.approx(sum(at_peak.values()))
+    assert figure.axes[0].get_xlabel() == "Memory at the peak"
+
+
+def test_category_bar_without_bytes_says_so() -> None:
+    figure = category_figure(dict.fromkeys(("weights", "activations"), 0))
+    png(figure)
+    assert not figure.axes
+    assert figure.texts[0].get_text() == "No estimate yet"
+
+
+def test_layer_chart_shows_the_top_n_largest_first(resnet: Estimate) -> None:
+    figure = layer_figure(resnet.layers, "kept_bytes", top=5)
+    png(figure)
+    (container,) = bars(figure)
+    widths = [p.get_width() for p in container.patches]
+    assert len(widths) == 5
+    assert widths == sorted(widths)  # drawn bottom-up, so the largest is the top bar
+    assert widths[-1] == max(r.kept_bytes for r in resnet.layers)
+    labels = [t.get_text() for t in figure.axes[0].get_yticklabels()]
+    assert labels[-1] == max(resnet.layers, key=lambda r: r.kept_bytes).name
+
+
+def test_layer_flops_counts_forward_and_backward(resnet: Estimate) -> None:
+    figure = layer_figure(resnet.layers, "flops", top=3)
+    png(figure)
+    top = max(resnet.layers, key=lambda r: r.forward_flops + r.backward_flops)
+    assert bars(figure)[0].patches[-1].get_width() == top.forward_flops + top.backward_flops
+    assert "FLOPs" in figure.axes[0].get_xlabel()
+    with pytest.raises(ValueError, match="metric"):
+        layer_figure(resnet.layers, "watts")
+
+
+def test_timeline_marks_the_estimate_peak(resnet: Estimate) -> None:
+    figure = timeline_figure(resnet.timeline)
+    png(figure)
+    axis = figure.axes[0]
+    (peak,) = [line for line in axis.lines if line.get_gid() == "peak"]
+    assert peak.get_ydata()[0] == max(p.total_bytes for p in resnet.timeline)
+    phases = {t.get_text() for t in axis.texts}
+    assert {"forward", "backward", "optimizer step"} <= phases
+
+
+def test_batch_curve_puts_card_lines_at_usable_memory() -> None:
+    graph = zoo.build("resnet18")
+    curve = memory_curve(graph, Workload(batch=16))
+    cards = [CardLine("RTX 4090", 22 * 2**30), CardLine("T4", 14 * 2**30)]
+    figure = batch_curve_figure(curve, 16, cards)
+    png(figure)
+    axis = figure.axes[0]
+    lines = {line.get_gid(): line for line in axis.lines}
+    assert lines["card:RTX 4090"].get_ydata()[0] == 22 * 2**30
+    assert lines["card:T4"].get_ydata()[0] == 14 * 2**30
+    peak = lines["peak"]
+    assert peak.get_ydata()[0] == curve.peak_bytes(1)
+    assert peak.get_xdata()[-1] >= curve.max_batch(22 * 2**30 * 0.83)  # the 4090's limit is on the chart
+    assert axis.get_xlabel() == "Batch size"
+
+
+def test_labels_go_through_the_text_function(resnet: Estimate) -> None:
+    style = ChartStyle(text=lambda s: {"Batch size": "批大小"}.get(s, s), fonts=("Noto Sans CJK SC", "DejaVu Sans"))
+    curve = memory_curve(zoo.build("resnet18"), replace(resnet.workload))
+    figure = batch_curve_figure(curve, 16, style=style)
+    png(figure)
+    assert figure.axes[0].get_xlabel() == "批大小"
+    assert figure.axes[0].xaxis.label.get_fontfamily()[0] == "Noto Sans CJK SC"

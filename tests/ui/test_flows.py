@@ -1,0 +1,157 @@
+"""Real flows through the main window: build, estimate, save/open, bad input, settings, shortcuts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QLabel, QMessageBox
+from pytestqt.qtbot import QtBot
+from tests_ui_support import build_mlp, dialogs
+
+from advisor.ui.main_window import QtMainWindow
+
+
+def peak(window: QtMainWindow) -> int:
+    window.state.recompute()  # the debounce timer would do this 40 ms later
+    assert window.state.result is not None
+    return window.state.result.estimate.memory.peak_bytes
+
+
+def test_build_three_layers_and_the_batch_moves_the_peak(qtbot: QtBot, window: QtMainWindow) -> None:
+    build_mlp(window)
+    draft = window.state.draft
+    assert [r.kind for r in draft.rows] == ["input", "linear", "relu"]
+    assert draft.result.shapes == ((784,), (256,), (256,))
+    assert window.model_panel.builder.model.index(1, 2).data() == "256"
+    window.workload.batch_slider.setValue(8)
+    small = peak(window)
+    window.workload.batch_slider.setValue(512)
+    assert window.state.choice.batch == 512
+    large = peak(window)
+    assert large > small
+    assert window.breakdown.summary.values["Peak allocated"].text() != ""
+    assert "fixed" in window.breakdown.summary.values["Peak allocated"].toolTip()
+
+
+def test_a_bad_field_marks_its_layer_and_undo_restores(qtbot: QtBot, window: QtMainWindow) -> None:
+    build_mlp(window)
+    builder = window.model_panel.builder
+    builder.select(1)
+    editor = builder.form.editors["out_features"]
+    editor.setFocus()
+    qtbot.keyClicks(editor, "x")  # "256x" is not a whole number
+    draft = window.state.draft
+    assert draft.rows[1].params["out_features"] == "256x"  # what was typed is kept
+    assert "linear1: field out_features" in draft.result.errors[1]
+    assert builder.model.index(1, 3).data() == draft.result.errors[1]
+    assert draft.result.errors[1] in builder.form.error.text()
+    draft.undo.undo()
+    assert draft.rows[1].params["out_features"] == 256
+    assert not draft.result.errors
+    draft.undo.redo()
+    assert draft.result.errors
+
+
+def test_reorder_and_remove_are_undoable(qtbot: QtBot, window: QtMainWindow) -> None:
+    build_mlp(window)
+    builder, draft = window.model_panel.builder, window.state.draft
+    builder.select(2)
+    builder.move_selected(-1)
+    assert [r.kind for r in draft.rows] == ["input", "relu", "linear"]
+    builder.remove()
+    assert len(draft.rows) == 2
+    draft.undo.undo()
+    draft.undo.undo()
+    assert [r.kind for r in draft.rows] == ["input", "linear", "relu"]
+
+
+def test_save_and_open_a_network_file(qtbot: QtBot, window: QtMainWindow, tmp_path: Path) -> None:
+    build_mlp(window)
+    path = tmp_path / "mlp.json"
+    window.save_network(str(path))
+    assert json.loads(path.read_text())["layers"][1]["params"] == {"out_features": 256}
+    window.new_network()
+    assert window.state.draft.rows == []
+    window.open_file(str(path))
+    qtbot.waitUntil(lambda: len(window.state.draft.rows) == 3, timeout=5000)
+    assert window.state.draft.source == str(path)
+    assert peak(window) > 0
+
+
+def test_bad_files_show_a_dialog_naming_the_file_and_lose_nothing(qtbot: QtBot, window: QtMainWindow,
+                                                                  tmp_path: Path) -> None:
+    build_mlp(window)
+    bad = tmp_path / "broken.json"
+    bad.write_text(json.dumps({"format": "advisor-network", "version": 1, "layers": [
+        {"name": "x", "kind": "input", "params": {"shape": [8]}},
+        {"name": "fc", "kind": "linear", "params": {"out_features": -3}}]}))
+    window.open_file(str(bad))
+    qtbot.waitUntil(lambda: bool(dialogs(window)), timeout=5000)
+    (box,) = dialogs(window)
+    assert "broken.json" in box.windowTitle() and "fc" in box.text() and "out_features" in box.text()
+    box.close()
+    window.open_file(str(tmp_path / "model.py"))
+    qtbot.waitUntil(lambda: any("model.py" in b.text() for b in dialogs(window)), timeout=5000)
+    assert [r.kind for r in window.state.draft.rows] == ["input", "linear", "relu"]  # nothing lost
+
+
+def test_settings_and_last_model_persist(qtbot: QtBot, window: QtMainWindow, settings: QSettings,
+                                         catalog_file: Path) -> None:
+    from conftest import open_window
+
+    build_mlp(window)
+    window.workload.batch.setValue(77)
+    window.workload.inplace.setChecked(True)
+    window.close()
+    again = open_window(qtbot, settings, catalog_file)
+    try:
+        assert [r.name for r in again.state.draft.rows] == ["x", "linear1", "relu1"]
+        assert again.state.choice.batch == 77 and again.state.choice.inplace
+        assert again.workload.batch.value() == 77
+    finally:
+        again.runner.wait()
+        again.catalog.close()
+
+
+def test_every_menu_action_has_a_shortcut(window: QtMainWindow) -> None:
+    actions = [a for top in window.menuBar().actions() for a in top.menu().actions() if not a.isSeparator()]
+    assert len(actions) >= 12
+    missing = [a.text() for a in actions if a.shortcut().isEmpty()]
+    assert not missing
+    shortcuts = [a.shortcut().toString() for a in actions]
+    assert len(shortcuts) == len(set(shortcuts))
+
+
+def test_in_place_activations_and_checkpointing_change_the_estimate(qtbot: QtBot, window: QtMainWindow) -> None:
+    base = peak(window)  # resnet50 from the zoo
+    window.workload.inplace.setChecked(True)
+    assert peak(window) <= base  # the relus follow batch norms, whose outputs are not kept: no saving here
+    assert window.state.result is not None
+    relus = [n.op for n in window.state.result.graph.nodes if n.op.kind == "relu"]
+    assert relus and all(op.inplace for op in relus)
+    window.workload.inplace.setChecked(False)
+    window.workload.checkpointing.setChecked(True)
+    assert peak(window) < base
+
+
+def test_error_dialog_is_a_warning(window: QtMainWindow) -> None:
+    from advisor.ui.dialogs import show_error
+
+    box = show_error(window, "t", "m")
+    assert box.icon() == QMessageBox.Icon.Warning
+    assert "Nothing was changed" in box.informativeText()
+
+
+def test_language_menu_switches_every_visible_string(qtbot: QtBot, window: QtMainWindow) -> None:
+    build_mlp(window)
+    (language_menu,) = [a.menu() for a in window.menuBar().actions() if a.text() == "&Language"]
+    (chinese,) = [a for a in language_menu.actions() if a.text() == "简体中文"]
+    chinese.trigger()
+    assert window.windowTitle() == "Advisor：为你的网络挑选 GPU"
+    assert [window.tabs.tabText(i) for i in range(4)] == ["明细", "推荐", "显卡目录", "实时 GPU"]
+    assert window.workload_box.title() == "工作负载"
+    assert len(window.state.draft.rows) == 3  # the network survived the rebuild
+    assert window.settings.value("language") == "zh_CN"
+    assert window.live.findChild(QLabel, "live_status").text() == "未连接 GPU 读取器"

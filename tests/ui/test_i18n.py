@@ -1,0 +1,58 @@
+"""Every tr("...") / t("...") literal of the app and the charts has a Chinese translation with the same
+placeholders, and the engine words translated at run time do too."""
+
+from __future__ import annotations
+
+import ast
+import re
+import string
+from pathlib import Path
+
+import pytest
+
+import advisor
+from advisor.ui.i18n import set_language, tr
+from advisor.ui.i18n.zh_CN import DYNAMIC, MESSAGES
+
+ROOT = Path(advisor.__file__).parent
+
+
+def literals() -> list[str]:
+    found: list[str] = []
+    for folder in ("ui", "charts"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("tr", "t")
+                        and node.args and isinstance(node.args[0], ast.Constant)
+                        and isinstance(node.args[0].value, str)):
+                    found.append(node.args[0].value)
+    return sorted(set(found))
+
+
+def fields(text: str) -> set[str]:
+    return {name for _lit, name, _spec, _conv in string.Formatter().parse(text) if name is not None}
+
+
+def test_the_scan_finds_the_app_strings() -> None:
+    assert {"Recommendations", "Batch size", "No GPU reader connected"} <= set(literals())
+
+
+@pytest.mark.parametrize("text", [*literals(), *DYNAMIC])
+def test_every_string_has_a_chinese_translation(text: str) -> None:
+    assert text in MESSAGES, f"no zh_CN entry for {text!r}"
+    translated = MESSAGES[text]
+    assert fields(translated) == fields(text)
+    words = re.sub(r"\{[^}]*\}", "", text)  # placeholders are not words to translate
+    if re.search(r"[A-Za-z]{4,}", words) and text not in ("FLOPs", "nvidia-smi", "FP32 TFLOPS", "MACs"):
+        assert re.search(r"[\u4e00-\u9fff]", translated), f"{text!r} is not translated"
+
+
+def test_tr_follows_the_language() -> None:
+    set_language("zh_CN")
+    try:
+        assert tr("Batch size") == "批大小"
+        assert tr("batch {batch}").format(batch=8) == "批大小 8"
+    finally:
+        set_language("en")
+    assert tr("Batch size") == "Batch size"
+    assert tr("optimizer_state") == "optimizer state"

@@ -1,0 +1,107 @@
+"""Recommendations: sorting the table, the explanation of a row, and a price edit that changes the ranking."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date
+
+from PySide6.QtCore import QDate, Qt
+from pytestqt.qtbot import QtBot
+
+from advisor.ui.main_window import QtMainWindow
+from advisor.ui.recommend_model import SORT_ROLE
+
+Ranked = Callable[[QtBot, QtMainWindow], None]
+
+
+def column(window: QtMainWindow, header: str) -> int:
+    model = window.recommendations.proxy
+    return next(c for c in range(model.columnCount()) if model.headerData(c, Qt.Orientation.Horizontal) == header)
+
+
+def values(window: QtMainWindow, col: int) -> list[object]:
+    proxy = window.recommendations.proxy
+    return [proxy.index(row, col).data(SORT_ROLE) for row in range(proxy.rowCount())]
+
+
+def test_sort_by_any_column(qtbot: QtBot, window: QtMainWindow, wait_ranked: Ranked) -> None:
+    wait_ranked(qtbot, window)
+    table = window.recommendations.table
+    assert window.recommendations.proxy.rowCount() > 50
+    price = column(window, "Price USD")
+    table.horizontalHeader().sectionClicked.emit(price)  # what a click on the header does
+    table.sortByColumn(price, Qt.SortOrder.AscendingOrder)
+    prices = values(window, price)
+    assert prices == sorted(prices)  # type: ignore[type-var]
+    memory = column(window, "Usable/card")
+    table.sortByColumn(memory, Qt.SortOrder.DescendingOrder)
+    usable = values(window, memory)
+    assert usable == sorted(usable, reverse=True)  # type: ignore[type-var]
+    assert window.recommendations.proxy.headerData(price, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
+
+
+def test_selecting_a_multi_gpu_row_explains_pooling(qtbot: QtBot, window: QtMainWindow, wait_ranked: Ranked) -> None:
+    panel = window.recommendations
+    panel.all_configs.setChecked(True)
+    wait_ranked(qtbot, window)
+    rows = [r for r in range(panel.proxy.rowCount())
+            if panel.model.entries[panel.proxy.mapToSource(panel.proxy.index(r, 0)).row()].plan == "data_parallel"]
+    panel.table.selectRow(rows[0])
+    assert "does not pool" in panel.detail.text()
+    assert "per card at batch 32" in panel.detail.text()
+    # the selected card is drawn on the memory-vs-batch chart
+    chosen = panel.model.entries[panel.proxy.mapToSource(panel.proxy.index(rows[0], 0)).row()].card
+    assert window.breakdown.cards[0].label == chosen
+
+
+def test_a_new_price_changes_the_ranking(qtbot: QtBot, window: QtMainWindow, wait_ranked: Ranked) -> None:
+    panel = window.recommendations
+    panel.objective.setCurrentIndex(panel.objective.findData("cheapest"))
+    wait_ranked(qtbot, window)
+    before = [e.card for e in panel.model.entries if e.fits]
+    target = before[10]  # a card that fits but is not the cheapest
+    editor = window.catalog_editor
+    qtbot.waitUntil(lambda: editor.proxy.rowCount() > 100, timeout=5000)
+    editor.search.setText(target)
+    editor.select(target)
+    assert editor.selected_card() == target
+    editor.amount.setValue(1.0)
+    editor.on.setDate(QDate(date.today().year, date.today().month, date.today().day))
+    with qtbot.waitSignal(panel.ranked, timeout=15000):
+        editor.save_price()
+    after = [e for e in panel.model.entries if e.fits]
+    assert after[0].card == target and after[0].price_usd == 1.0
+    qtbot.waitUntil(lambda: editor.prices.count() > 0 and "1.00 USD" in editor.prices.item(0).text(), timeout=5000)
+
+
+def test_filters_narrow_the_ranking(qtbot: QtBot, window: QtMainWindow, wait_ranked: Ranked) -> None:
+    panel = window.recommendations
+    panel.vendor.setCurrentIndex(panel.vendor.findData("AMD"))
+    panel.max_gpus.setCurrentIndex(panel.max_gpus.findData(1))
+    panel.budget.setValue(1000)
+    wait_ranked(qtbot, window)
+    entries = panel.model.entries
+    assert entries and all(e.count == 1 and (e.price_usd is None or e.price_usd <= 1000) for e in entries)
+    names = {c.name: c.vendor for c in window.catalog_editor.cards}
+    assert {names[e.card] for e in entries} == {"AMD"}
+
+
+def test_cancel_drops_the_running_ranking(qtbot: QtBot, window: QtMainWindow) -> None:
+    window.recommendations.refresh()
+    assert window.runner.running("recommend")
+    assert not window.task_bar.isHidden()
+    window.task_bar.cancel_button.click()
+    assert not window.runner.running("recommend")
+    assert window.task_bar.isHidden()
+
+
+def test_add_your_own_card(qtbot: QtBot, window: QtMainWindow) -> None:
+    editor = window.catalog_editor
+    dialog = editor.open_add_card()
+    dialog.name.setText("My Lab Card")
+    dialog.memory.setValue(48)
+    dialog.bandwidth.setValue(900)
+    dialog.fp32.setValue(40)
+    dialog.tdp.setValue(300)
+    dialog.accept()
+    qtbot.waitUntil(lambda: any(c.name == "My Lab Card" and c.user_owned for c in editor.cards), timeout=5000)
