@@ -69,7 +69,11 @@ def gpustat_line(device: DeviceReading) -> str:
 @dataclass(frozen=True)
 class Fit:
     fits: bool | None  # None when the card's memory is unknown
-    sentence: str
+    sentence: str  # in English, for the command line; the app words it from the fields below
+    device_name: str = ""
+    required_gib: float = 0.0
+    usable_gib: float | None = None
+    free_gib_if_short: float | None = None  # set when it fits the card but not what is free right now
 
 
 def fit(device: DeviceReading, required_bytes: int, label: str = "") -> Fit:
@@ -78,16 +82,19 @@ def fit(device: DeviceReading, required_bytes: int, label: str = "") -> Fit:
     """
     subject = f"{label} " if label else ""
     usable = device.usable_bytes
+    required = required_bytes / GIB
     if usable is None:
-        return Fit(None, f"{subject}vs your {device.name}: memory n/a")
-    need = f"{required_bytes / GIB:.1f} of {usable / GIB:.1f} GiB"
+        return Fit(None, f"{subject}vs your {device.name}: memory n/a", device.name, required)
+    need = f"{required:.1f} of {usable / GIB:.1f} GiB"
     if required_bytes > usable:
-        return Fit(False, f"{subject}does not fit on your {device.name}: {need}")
+        return Fit(False, f"{subject}does not fit on your {device.name}: {need}", device.name, required,
+                   usable / GIB)
     sentence = f"{subject}fits on your {device.name}: {need}"
     free = device.memory_free_bytes
-    if free is not None and required_bytes > free:
-        sentence += f" (but only {free / GIB:.1f} GiB are free now)"
-    return Fit(True, sentence)
+    short = free / GIB if free is not None and required_bytes > free else None
+    if short is not None:
+        sentence += f" (but only {short:.1f} GiB are free now)"
+    return Fit(True, sentence, device.name, required, usable / GIB, short)
 
 
 def series(readings: Sequence[DeviceReading], figure: str, now: float, scale: float = 1.0) -> tuple[

@@ -10,6 +10,9 @@ from PySide6.QtCore import QSettings
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QApplication
 
+from advisor.telemetry.nvml import NvmlReader
+from advisor.telemetry.poller import Poller
+from advisor.telemetry.readings import Reader
 from advisor.ui.i18n import fonts, language, set_language, system_language
 
 
@@ -22,8 +25,10 @@ def apply_font() -> None:
         app.setFont(font)
 
 
-def make_window(settings: QSettings | None = None, catalog_path: str | None = None) -> object:
-    """Builds state, catalog service and window (the caller owns the QApplication and shows the window)."""
+def make_window(settings: QSettings | None = None, catalog_path: str | None = None,
+                reader: Reader | None = None) -> object:
+    """Builds state, catalog service, GPU poller and window (the caller owns the QApplication and shows the
+    window). `reader` defaults to NVML; tests pass the FakeReader."""
     from advisor.ui.catalog_service import CatalogService
     from advisor.ui.main_window import QtMainWindow
     from advisor.ui.settings import default_settings, restore_state
@@ -43,7 +48,9 @@ def make_window(settings: QSettings | None = None, catalog_path: str | None = No
         state.draft.undo.clear()
     runner = TaskRunner()
     catalog = CatalogService(runner, catalog_path)
-    window = QtMainWindow(state, catalog, runner, settings)
+    poller = Poller(reader or NvmlReader())
+    poller.start()
+    window = QtMainWindow(state, catalog, runner, settings, poller)
     state.recompute()
     catalog.open()
     geometry = settings.value("geometry")

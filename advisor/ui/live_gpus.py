@@ -10,6 +10,7 @@ sentence. Without a GPU it says "No NVIDIA GPU found" and why.
 from __future__ import annotations
 
 import math
+from contextlib import AbstractContextManager
 from typing import Any
 
 from matplotlib.axes import Axes
@@ -19,19 +20,30 @@ from matplotlib.lines import Line2D
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
+from advisor.charts.style import ChartStyle, lettering
 from advisor.telemetry.poller import DeviceHistory, Poller, PollerState
-from advisor.telemetry.present import GIB, figures, fit, process_lines, series
+from advisor.telemetry.present import GIB, Fit, figures, fit, process_lines, series
 from advisor.telemetry.readings import NO_GPU, DeviceReading
+from advisor.ui.i18n import fonts, tr
 
 FITS_COLOUR, NO_FIT_COLOUR = "#1b7f3b", "#b3261e"
 # The labels of the figures grid, in order (the same rows `advisor.telemetry.present.figures` produces).
 FIGURE_NAMES = [name for name, _ in figures(DeviceReading(index=0, name="", uuid=None))]
 
 
+def _lettering() -> AbstractContextManager[None]:
+    """Chart text in the app's language's font (Chinese needs Noto Sans CJK SC by name)."""
+    return lettering(ChartStyle(text=tr, fonts=fonts()))
+
+
 class _DeviceCharts:
     """Three stacked charts over the history window: memory (GiB), utilisation (%), power (W), on one canvas."""
 
     def __init__(self) -> None:
+        with _lettering():
+            self._build()
+
+    def _build(self) -> None:
         figure = Figure(figsize=(6.4, 4.2), dpi=90, layout="constrained")
         # Any: matplotlib's Qt backend has no type hints.
         self.canvas: Any = FigureCanvasQTAgg(figure)  # type: ignore[no-untyped-call]
@@ -39,19 +51,19 @@ class _DeviceCharts:
         memory, util, power = figure.subplots(3, 1, sharex=True)
         self.axes: tuple[Axes, Axes, Axes] = (memory, util, power)
         self.lines: dict[str, Line2D] = {
-            "memory_used": memory.plot([], [], color="#3366cc", label="used")[0],
-            "gpu_util": util.plot([], [], color="#dc3912", label="GPU")[0],
-            "mem_util": util.plot([], [], color="#ff9900", label="memory")[0],
-            "power": power.plot([], [], color="#109618", label="draw")[0],
+            "memory_used": memory.plot([], [], color="#3366cc", label=tr("in use"))[0],
+            "gpu_util": util.plot([], [], color="#dc3912", label=tr("GPU"))[0],
+            "mem_util": util.plot([], [], color="#ff9900", label=tr("memory"))[0],
+            "power": power.plot([], [], color="#109618", label=tr("draw"))[0],
         }
-        self.total = memory.axhline(0, color="grey", linestyle=":", label="total")
+        self.total = memory.axhline(0, color="grey", linestyle=":", label=tr("total"))
         self.requirement = memory.axhline(0, color=FITS_COLOUR, linestyle="--", visible=False)
-        self.power_limit = power.axhline(0, color="grey", linestyle=":", label="limit")
-        for ax, unit in zip(self.axes, ("memory GiB", "utilisation %", "power W"), strict=True):
+        self.power_limit = power.axhline(0, color="grey", linestyle=":", label=tr("limit"))
+        for ax, unit in zip(self.axes, (tr("memory GiB"), tr("utilisation %"), tr("power W")), strict=True):
             ax.set_ylabel(unit, fontsize=8)
             ax.tick_params(labelsize=7)
             ax.grid(alpha=0.3)
-        power.set_xlabel("minutes ago", fontsize=8)
+        power.set_xlabel(tr("minutes ago"), fontsize=8)
         util.set_ylim(0, 105)
 
     def show_history(self, history: DeviceHistory, now: float, window_s: float) -> None:
@@ -69,8 +81,9 @@ class _DeviceCharts:
         self.power_limit.set_ydata([limit, limit])
         self.power_limit.set_visible(limit > 0)
         power.set_ylim(0, max(limit, _known_max(readings, "power_draw_w"), 1.0) * 1.1)
-        for ax in self.axes:
-            ax.legend(loc="upper left", fontsize=6, ncols=3)
+        with _lettering():
+            for ax in self.axes:
+                ax.legend(loc="upper left", fontsize=6, ncols=3)
         self.canvas.draw_idle()
 
     def show_requirement(self, required_bytes: int | None, label: str, fits: bool | None) -> None:
@@ -81,16 +94,32 @@ class _DeviceCharts:
             need = required_bytes / GIB
             self.requirement.set_ydata([need, need])
             self.requirement.set_color(FITS_COLOUR if fits is not False else NO_FIT_COLOUR)
-            self.requirement.set_label(label or "workload")
+            self.requirement.set_label(label or tr("workload"))
             bottom, top = memory.get_ylim()
             memory.set_ylim(bottom, max(top, need * 1.05))
-        memory.legend(loc="upper left", fontsize=6, ncols=3)
+        with _lettering():
+            memory.legend(loc="upper left", fontsize=6, ncols=3)
         self.canvas.draw_idle()
 
 
 def _known_max(readings: tuple[object, ...], figure: str) -> float:
     values = [getattr(r, figure) for r in readings]
     return float(max((v for v in values if v is not None and not math.isnan(v)), default=0.0))
+
+
+def fit_sentence(verdict: Fit, label: str) -> str:
+    """The fit sentence in the app's language (telemetry.present words it in English for the terminal)."""
+    subject = f"{label} " if label else ""
+    if verdict.fits is None or verdict.usable_gib is None:
+        return tr("{subject}vs your {name}: memory n/a").format(subject=subject, name=verdict.device_name)
+    values = {"subject": subject, "name": verdict.device_name, "need": f"{verdict.required_gib:.1f}",
+              "usable": f"{verdict.usable_gib:.1f}"}
+    if not verdict.fits:
+        return tr("{subject}does not fit on your {name}: {need} of {usable} GiB").format(**values)
+    sentence = tr("{subject}fits on your {name}: {need} of {usable} GiB").format(**values)
+    if verdict.free_gib_if_short is not None:
+        sentence += " " + tr("(but only {free} GiB are free now)").format(free=f"{verdict.free_gib_if_short:.1f}")
+    return sentence
 
 
 class QtDeviceCard(QFrame):
@@ -114,7 +143,7 @@ class QtDeviceCard(QFrame):
         for position, name in enumerate(FIGURE_NAMES):
             row, column = divmod(position, 2)
             self.values[name] = QLabel()
-            grid.addWidget(QLabel(f"{name}:"), row, column * 2)
+            grid.addWidget(QLabel(tr("{figure}:").format(figure=tr(name))), row, column * 2)
             grid.addWidget(self.values[name], row, column * 2 + 1)
         self.charts = _DeviceCharts()
         for widget in (self.title, self.error, self.fit):
@@ -125,16 +154,17 @@ class QtDeviceCard(QFrame):
 
     def show_device(self, history: DeviceHistory, now: float, window_s: float) -> None:
         latest = history.latest
-        gone = "" if history.present else "  (disappeared)"
+        gone = "" if history.present else "  " + tr("(disappeared)")
         self.title.setText(f"[{latest.index}] {latest.name}{gone}")
-        problem = latest.error or ("" if history.present else "No longer listed by the NVIDIA driver.")
+        problem = latest.error or ("" if history.present else tr("No longer listed by the NVIDIA driver."))
         self.error.setText(problem)
         self.error.setVisible(bool(problem))
         for name, text in figures(latest):
             self.values[name].setText(text)
         lines = process_lines(latest)
         unknown = latest.error is not None and latest.memory_total_bytes is None  # the card could not be asked
-        self.processes.setText("Processes: " + ("; ".join(lines) or ("n/a" if unknown else "none")))
+        listed = "; ".join(lines) or (tr("n/a") if unknown else tr("none"))
+        self.processes.setText(tr("Processes: {list}").format(list=listed))
         self.charts.show_history(history, now, window_s)
 
     def show_requirement(self, history: DeviceHistory, required_bytes: int | None, label: str) -> None:
@@ -145,7 +175,9 @@ class QtDeviceCard(QFrame):
         # Judged on the last reading that had figures, so that a lost card is still compared with its memory.
         known = [r for r in history.readings if r.memory_total_bytes is not None] or [history.latest]
         verdict = fit(known[-1], required_bytes, label)
-        sentence = verdict.sentence if known[-1] is history.latest else f"{verdict.sentence} (its last reading)"
+        sentence = fit_sentence(verdict, label)
+        if known[-1] is not history.latest:
+            sentence += " " + tr("(its last reading)")
         colour = {True: FITS_COLOUR, False: NO_FIT_COLOUR, None: "grey"}[verdict.fits]
         self.fit.setText(sentence)
         self.fit.setStyleSheet(f"font-weight: bold; color: {colour};")
@@ -162,7 +194,7 @@ class QtLiveGpusPanel(QWidget):
         self._state: PollerState | None = None
         self._requirement: tuple[int | None, str] = (None, "")
         self.cards: dict[str, QtDeviceCard] = {}
-        self.status = QLabel("Reading the GPUs…")
+        self.status = QLabel(tr("Reading the GPUs…"))
         self.status.setWordWrap(True)
         self.status.setStyleSheet("font-size: 15px; padding: 4px;")
         self._column = QVBoxLayout()
@@ -219,10 +251,12 @@ class QtLiveGpusPanel(QWidget):
     def _show_status(self, state: PollerState) -> None:
         snapshot = state.snapshot
         if snapshot is None:
-            self.status.setText("Reading the GPUs…")
+            self.status.setText(tr("Reading the GPUs…"))
         elif not snapshot.devices:
-            self.status.setText(snapshot.message or NO_GPU)
+            message = snapshot.message or NO_GPU
+            self.status.setText(message.replace(NO_GPU, tr(NO_GPU), 1))
         else:
             count = len(snapshot.devices)
-            driver = f"NVIDIA driver {snapshot.driver_version or 'n/a'}"
-            self.status.setText(f"{count} NVIDIA GPU{'s' if count > 1 else ''} · {driver}")
+            template = (tr("{count} NVIDIA GPU · NVIDIA driver {driver}") if count == 1
+                        else tr("{count} NVIDIA GPUs · NVIDIA driver {driver}"))
+            self.status.setText(template.format(count=count, driver=snapshot.driver_version or tr("n/a")))

@@ -11,31 +11,35 @@ from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QGroupBox, QLabel, QMainWindow, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from advisor.core.graph import Graph
+from advisor.recommend.devices import PROCESS_OVERHEAD_BYTES
 from advisor.specs import load_graph
+from advisor.telemetry.poller import Poller
 from advisor.ui import draft_edits, menus
 from advisor.ui.breakdown import QtBreakdown
 from advisor.ui.catalog_panel import QtCatalogEditor
 from advisor.ui.catalog_service import CatalogService
 from advisor.ui.dialogs import show_error
 from advisor.ui.i18n import set_language, tr
-from advisor.ui.live_placeholder import QtLivePlaceholder
+from advisor.ui.live_gpus import QtLiveGpusPanel
 from advisor.ui.model_panel import QtModelPanel
 from advisor.ui.recommend_panel import QtRecommendations
 from advisor.ui.settings import save_state
-from advisor.ui.state import AppState
+from advisor.ui.state import AppState, Result
 from advisor.ui.workers import QtTaskBar, TaskRunner
 
 
-def create_live_panel(parent: QWidget | None = None) -> QWidget:
-    """The Live GPUs tab. Until QtLiveGpusPanel (advisor/ui/live_gpus.py) merges, a placeholder."""
-    return QtLivePlaceholder(parent)
+def requirement_label(result: Result) -> str:
+    w = result.estimate.workload
+    return f"{result.estimate.model} {tr(w.mode)} b{w.batch}"
 
 
 class QtMainWindow(QMainWindow):
     tabs: QTabWidget
-    def __init__(self, state: AppState, catalog: CatalogService, runner: TaskRunner, settings: QSettings) -> None:
+    def __init__(self, state: AppState, catalog: CatalogService, runner: TaskRunner, settings: QSettings,
+                 poller: Poller | None = None) -> None:
         super().__init__()
         self.state, self.catalog, self.runner, self.settings = state, catalog, runner, settings
+        self.poller = poller  # started by the caller; the window stops it when it closes
         for owned in (state, catalog, runner):  # they live and die with the window (timers, signals)
             owned.setParent(self)
         self.setAcceptDrops(True)
@@ -69,7 +73,8 @@ class QtMainWindow(QMainWindow):
         self.recommendations = QtRecommendations(self.state, self.catalog, self.runner)
         self.recommendations.cards_considered.connect(self.breakdown.set_cards)
         self.catalog_editor = QtCatalogEditor(self.catalog, self.runner)
-        self.live = create_live_panel()
+        self.live = QtLiveGpusPanel(self.poller)
+        self.state.result_changed.connect(self.show_requirement)
         self.tabs = QTabWidget()
         for widget, label in ((self.breakdown, tr("Breakdown")), (self.recommendations, tr("Recommendations")),
                               (self.catalog_editor, tr("Catalog")), (self.live, tr("Live GPUs"))):
@@ -89,9 +94,20 @@ class QtMainWindow(QMainWindow):
         menus.build_menus(self)
         self._fill()
 
+    def show_requirement(self) -> None:
+        """The Live GPUs tab compares each local card with what this workload needs: the allocator budget
+        plus the CUDA context and library workspaces (DESIGN.md: that decides a fit)."""
+        result = self.state.result
+        if result is None:
+            self.live.set_workload_requirement(None, "")
+            return
+        needed = result.estimate.memory.required_bytes + PROCESS_OVERHEAD_BYTES
+        self.live.set_workload_requirement(needed, requirement_label(result))
+
     def _fill(self) -> None:
         """Widgets just built show what the state already has (the estimate, the catalog)."""
         self.breakdown.refresh()
+        self.show_requirement()
         if self.catalog.catalog is not None:
             self.catalog_editor.reload()
             self.recommendations.refresh()
@@ -155,4 +171,6 @@ class QtMainWindow(QMainWindow):
         save_state(self.settings, self.state)
         self.settings.setValue("geometry", self.saveGeometry())
         self.runner.cancel()
+        if self.poller is not None:
+            self.poller.stop()
         super().closeEvent(event)

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QSettings
 from pytestqt.qtbot import QtBot
+from tests_ui_support import open_window
 
 from advisor.catalog import open_catalog
 from advisor.ui.i18n import set_language
@@ -35,17 +36,6 @@ def catalog_file(tmp_path: Path, seeded_catalog: Path, monkeypatch: pytest.Monke
     shutil.copy(seeded_catalog, path)
     monkeypatch.setenv("ADVISOR_CATALOG", str(path))
     return path
-
-
-def open_window(qtbot: QtBot, settings: QSettings, catalog_file: Path) -> QtMainWindow:
-    from advisor.ui.app import make_window
-
-    window = make_window(settings, str(catalog_file))
-    assert isinstance(window, QtMainWindow)
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitUntil(lambda: window.catalog.catalog is not None, timeout=10000)
-    return window
 
 
 @pytest.fixture

@@ -6,10 +6,11 @@ import json
 from pathlib import Path
 
 from PySide6.QtCore import QSettings
-from PySide6.QtWidgets import QLabel, QMessageBox
+from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
-from tests_ui_support import build_mlp, dialogs
+from tests_ui_support import build_mlp, dialogs, open_window
 
+from advisor.recommend.devices import PROCESS_OVERHEAD_BYTES
 from advisor.ui.main_window import QtMainWindow
 
 
@@ -99,8 +100,6 @@ def test_bad_files_show_a_dialog_naming_the_file_and_lose_nothing(qtbot: QtBot, 
 
 def test_settings_and_last_model_persist(qtbot: QtBot, window: QtMainWindow, settings: QSettings,
                                          catalog_file: Path) -> None:
-    from conftest import open_window
-
     build_mlp(window)
     window.workload.batch.setValue(77)
     window.workload.inplace.setChecked(True)
@@ -154,4 +153,23 @@ def test_language_menu_switches_every_visible_string(qtbot: QtBot, window: QtMai
     assert window.workload_box.title() == "工作负载"
     assert len(window.state.draft.rows) == 3  # the network survived the rebuild
     assert window.settings.value("language") == "zh_CN"
-    assert window.live.findChild(QLabel, "live_status").text() == "未连接 GPU 读取器"
+    qtbot.waitUntil(lambda: window.poller is not None and window.poller.state().polls > 0)
+    window.live.refresh()
+    assert window.live.status.text() == "1 张 NVIDIA GPU · NVIDIA 驱动 580.159.04"
+    (card,) = window.live.cards.values()
+    assert card.fit.text().startswith("resnet50 训练 b") or "可以放进你的 NVIDIA H200" in card.fit.text()
+
+
+def test_live_gpus_tab_compares_the_workload_with_the_local_card(qtbot: QtBot, window: QtMainWindow) -> None:
+    qtbot.waitUntil(lambda: window.poller is not None and window.poller.state().polls > 0)
+    window.live.refresh()
+    (card,) = window.live.cards.values()
+    result = window.state.result
+    assert result is not None
+    needed_gib = (result.estimate.memory.required_bytes + PROCESS_OVERHEAD_BYTES) / 2**30
+    assert card.title.text() == "[0] NVIDIA H200"
+    assert card.fit.text().startswith(f"{result.estimate.model} training b{result.estimate.workload.batch} fits on "
+                                      f"your NVIDIA H200: {needed_gib:.1f} of ")
+    window.state.set_choice(batch=4096)  # far more than 140 GiB of activations
+    window.state.recompute()
+    assert "does not fit on your NVIDIA H200" in card.fit.text()

@@ -142,7 +142,7 @@ def test_fits_and_does_not_fit(qtbot: QtBot) -> None:
     panel.set_workload_requirement(None, "")
     assert card.fit.isHidden() and not card.charts.requirement.get_visible()
     legend = card.charts.axes[0].get_legend()
-    assert [text.get_text() for text in legend.get_texts()] == ["used", "total"]
+    assert [text.get_text() for text in legend.get_texts()] == ["in use", "total"]
 
 
 def test_a_gpu_disappearing(qtbot: QtBot) -> None:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QMessageBox
+from pytestqt.qtbot import QtBot
 
 from advisor.ui.main_window import QtMainWindow
 
@@ -26,3 +30,20 @@ def build_mlp(window: QtMainWindow) -> None:
 
 def dialogs(window: QtMainWindow) -> list[QMessageBox]:
     return [b for b in window.findChildren(QMessageBox) if b.objectName() == "error_dialog" and b.isVisible()]
+
+
+TELEMETRY_FIXTURES = Path(__file__).resolve().parents[1] / "telemetry" / "fixtures"
+
+
+def open_window(qtbot: QtBot, settings: QSettings, catalog_file: Path) -> QtMainWindow:
+    """The real window, with the Live GPUs tab fed by a replay of a real H200's NVML readings."""
+    from advisor.telemetry.fake import FakeReader
+    from advisor.ui.app import make_window
+
+    reader = FakeReader(TELEMETRY_FIXTURES / "nvml_device.json", TELEMETRY_FIXTURES / "nvml_timeseries.csv")
+    window = make_window(settings, str(catalog_file), reader)
+    assert isinstance(window, QtMainWindow)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitUntil(lambda: window.catalog.catalog is not None, timeout=10000)
+    return window

@@ -173,6 +173,22 @@ MESSAGES: dict[str, str] = {
     "Price not saved": "价格未保存", "Card not added": "显卡未添加",
     "Architecture": "架构", "Memory type": "显存类型", "Bandwidth": "带宽", "Source": "来源",
     # live GPUs
-    "No GPU reader connected": "未连接 GPU 读取器",
-    "Live readings of the NVIDIA cards in this machine will appear here.": "本机 NVIDIA 显卡的实时读数将显示在这里。",
+    "in use": "已用", "GPU": "GPU", "memory": "显存", "draw": "功耗", "total": "总量", "limit": "上限",
+    "memory GiB": "显存 GiB", "utilisation %": "利用率 %", "power W": "功耗 W", "minutes ago": "分钟前",
+    "{figure}:": "{figure}：", "(disappeared)": "（已消失）",
+    "No longer listed by the NVIDIA driver.": "NVIDIA 驱动已不再列出这张显卡。",
+    "none": "无", "Processes: {list}": "进程：{list}", "(its last reading)": "（按最后一次读数）",
+    "Reading the GPUs…": "正在读取 GPU…", "No NVIDIA GPU found": "未找到 NVIDIA GPU",
+    "{count} NVIDIA GPU · NVIDIA driver {driver}": "{count} 张 NVIDIA GPU · NVIDIA 驱动 {driver}",
+    "{count} NVIDIA GPUs · NVIDIA driver {driver}": "{count} 张 NVIDIA GPU · NVIDIA 驱动 {driver}",
+    "workload": "工作负载",
+    "{subject}vs your {name}: memory n/a": "{subject}与你的 {name} 对比：显存信息不可用",
+    "{subject}does not fit on your {name}: {need} of {usable} GiB":
+        "{subject}在你的 {name} 上放不下：需要 {need} GiB，可用 {usable} GiB",
+    "{subject}fits on your {name}: {need} of {usable} GiB":
+        "{subject}可以放进你的 {name}：需要 {need} GiB，可用 {usable} GiB",
+    "(but only {free} GiB are free now)": "（但当前只有 {free} GiB 空闲）",
+    "Memory used": "已用显存", "Memory free": "空闲显存", "Driver reserved": "驱动保留",
+    "GPU utilisation": "GPU 利用率", "Memory utilisation": "显存带宽利用率", "Temperature": "温度",
+    "Fan": "风扇", "Power": "功耗", "SM clock": "SM 频率", "Memory clock": "显存频率", "PCIe link": "PCIe 链路",
 }
