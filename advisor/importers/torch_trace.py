@@ -107,6 +107,8 @@ class Recorder:
     def hooks(self) -> Iterator[None]:
         with ExitStack() as stack:
             for m in self.module.modules():
+                if isinstance(m, torch.jit.ScriptModule):
+                    continue  # compiled code calls no Python hooks (and refuses them): seen as one call
                 if next(m.children(), None) is None:  # a leaf: recorded as one node
                     stack.callback(m.register_forward_pre_hook(self._pre).remove)
                     stack.callback(m.register_forward_hook(self._post, with_kwargs=True).remove)
