@@ -90,7 +90,7 @@ def _entry(path: Path, name: str, info: Any, data_bytes: int) -> tuple[TensorEnt
     if not isinstance(info, dict) or set(info) - {"dtype", "shape", "data_offsets"}:
         raise fail(path, f"{where}: entry must hold dtype, shape and data_offsets")
     dtype, shape, offsets = info.get("dtype"), info.get("shape"), info.get("data_offsets")
-    if dtype not in DTYPE_BYTES:
+    if not isinstance(dtype, str) or dtype not in DTYPE_BYTES:
         raise fail(path, f"{where}: unknown dtype {str(dtype)[:20]!r}")
     if not isinstance(shape, list) or len(shape) > MAX_RANK or \
             not all(type(d) is int and d >= 0 for d in shape):

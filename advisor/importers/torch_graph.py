@@ -13,9 +13,8 @@ multiple of it: heads or windows folded into the batch) is per sample, any other
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 import torch
@@ -26,7 +25,7 @@ from advisor.core.graph import Graph, GraphBuilder, TensorSpec
 from advisor.core.ops import Input, Op
 from advisor.core.ops.generic import Opaque, OpaqueView
 from advisor.importers.common import dtype_kind, fail, unique_name
-from advisor.importers.torch_loader import LoadedModel, _describe
+from advisor.importers.torch_loader import LoadedModel, _describe, quiet_log
 from advisor.importers.torch_map import aliases_input, as_call, core_op, matmul_macs
 from advisor.importers.torch_trace import Record, Recorder
 
@@ -43,16 +42,9 @@ def module_to_graph(loaded: LoadedModel, batch: int | None = None) -> Graph:
     return _build(loaded, recorder, output)
 
 
-@contextmanager
-def quiet_fake_tensor_log() -> Iterator[None]:
+def quiet_fake_tensor_log() -> AbstractContextManager[None]:
     """FakeTensorMode logs a traceback for each op it cannot run; we fall back and report one line instead."""
-    logger = logging.getLogger("torch._subclasses.fake_tensor")
-    level = logger.level
-    logger.setLevel(logging.CRITICAL)
-    try:
-        yield
-    finally:
-        logger.setLevel(level)
+    return quiet_log("torch._subclasses.fake_tensor")
 
 
 @contextmanager
@@ -82,14 +74,21 @@ def _trace(loaded: LoadedModel, batch: int, fixed: int | None) -> tuple[Recorder
     except AdvisorError:
         raise
     except Exception as first:
-        if on_meta:
-            raise fail(loaded.source, f"forward pass failed on the meta device: {_describe(first)}") from None
+        if on_meta or not _may_run_for_real(loaded):
+            where = "on the meta device" if on_meta else "with fake tensors"
+            raise fail(loaded.source, f"forward pass failed {where}: {_describe(first)}") from None
         try:  # fake tensors cannot run data-dependent ops (nonzero, .item() used as a size): run for real
             return _run(loaded, fixed or REAL_RUN_BATCH, "real")
         except AdvisorError:
             raise
         except Exception as error:
             raise fail(loaded.source, f"forward pass failed: {_describe(error)}") from None
+
+
+def _may_run_for_real(loaded: LoadedModel) -> bool:
+    """Only code the user chose to run (a FILE.py, a library model) is ever run on real tensors: a saved
+    archive's compiled graph is data, and a damaged or hostile one could ask for any amount of memory."""
+    return loaded.source.lower().endswith(".py") or loaded.source.startswith(("torchvision:", "timm:"))
 
 
 def _run(loaded: LoadedModel, batch: int, how: str) -> tuple[Recorder, Any]:

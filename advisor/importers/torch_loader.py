@@ -9,9 +9,11 @@ the file is trusted (`trust_pickle`, the `--trust-pickle` flag). A `.py` file is
 from __future__ import annotations
 
 import importlib.util
+import logging
 import sys
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -159,7 +161,8 @@ def load_exported(path: Path) -> LoadedModel:
     torch = import_torch(str(path))
     _require_zip(path, "a torch.export archive (.pt2)")
     try:
-        program = torch.export.load(str(path))
+        with quiet_log("torch.export"):  # it logs a traceback before raising; we report one line
+            program = torch.export.load(str(path))
         module = program.module()
     except Exception as error:
         raise fail(path, f"not a loadable torch.export archive: {_describe(error)}") from None
@@ -183,8 +186,27 @@ def _resized(torch: Any, value: Any, old: int, new: int) -> Any:
     return torch.zeros((new, *value.shape[1:]), dtype=value.dtype)
 
 
+@contextmanager
+def quiet_log(name: str) -> Iterator[None]:
+    """Silences a torch logger that prints tracebacks for errors we report as one line anyway."""
+    logger = logging.getLogger(name)
+    level = logger.level
+    logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
+def is_zip(path: Path) -> bool:
+    try:
+        return zipfile.is_zipfile(path)
+    except Exception:  # damaged archives raise more than BadZipFile
+        return False
+
+
 def _require_zip(path: Path, what: str) -> None:
-    if not zipfile.is_zipfile(path):
+    if not is_zip(path):
         raise fail(path, f"not {what}: not a zip archive (truncated or another format)")
 
 
@@ -195,7 +217,7 @@ def load_archive(path: Path, trust_pickle: bool) -> LoadedModel:
     from advisor.importers import state_dict
 
     torch = import_torch(str(path))
-    if zipfile.is_zipfile(path) and state_dict.is_torchscript(path):
+    if is_zip(path) and state_dict.is_torchscript(path):
         try:
             module = torch.jit.load(str(path), map_location="cpu")
         except Exception as error:

@@ -154,7 +154,8 @@ def test_torchscript_loads_without_pickle_and_probes_its_input(tmp_path: Path) -
 
 @pytest.mark.parametrize(("source", "message"), [
     ("x = 1\n", "defines no build_model()"),
-    ("def build_model():\n    return 3\ndef example_inputs(b):\n    return ()\n", "returned int, not a torch.nn.Module"),
+    ("def build_model():\n    return 3\ndef example_inputs(b):\n    return ()\n",
+     "returned int, not a torch.nn.Module"),
     ("def build_model():\n    raise ValueError('no weights')\ndef example_inputs(b):\n    return ()\n",
      "build_model() failed: ValueError: no weights"),
     ("import not_a_module_anywhere\n", "running it failed: ModuleNotFoundError"),
@@ -170,7 +171,8 @@ def test_bad_model_files_give_one_line(tmp_path: Path, source: str, message: str
 
 
 def test_example_inputs_of_the_wrong_kind(tmp_path: Path) -> None:
-    source = "import torch\ndef build_model():\n    return torch.nn.Linear(2, 2)\ndef example_inputs(b):\n    return 7\n"
+    source = ("import torch\ndef build_model():\n    return torch.nn.Linear(2, 2)\n"
+              "def example_inputs(b):\n    return 7\n")
     with pytest.raises(SpecError, match="example_inputs must return a tuple, dict or tensor, got int"):
         load_graph(str(write(tmp_path / "kind.py", source)))
 
