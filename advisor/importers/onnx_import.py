@@ -16,6 +16,7 @@ from advisor.core import zoo
 from advisor.core.errors import AdvisorError
 from advisor.core.graph import Graph, GraphBuilder, TensorSpec
 from advisor.core.ops import Input, Op
+from advisor.core.ops.base import product
 from advisor.core.ops.generic import Opaque
 from advisor.importers.common import fail, one_line, optional_module, unique_name
 from advisor.importers.onnx_map import NodeView, core_op, node_macs
@@ -134,7 +135,7 @@ def _claim(state: _State, node: Any) -> tuple[int, int]:
     for position, name in enumerate(node.input):
         if name in state.inits and name not in state.claimed:
             state.claimed.add(name)
-            numel = _numel(state.inits[name])
+            numel = product(state.inits[name])
             if node.op_type == "BatchNormalization" and position >= 3:
                 buffers += numel
             else:
@@ -169,14 +170,7 @@ def _unused(state: _State, graph: Any, builder: GraphBuilder, first_input: int) 
     params = 0
     for name in unused:
         state.claimed.add(name)
-        params += _numel(state.inits[name])
+        params += product(state.inits[name])
     if params:
         builder.add(Opaque("initializers no node reads", (1,), batched=False, params=params, keeps_inputs=False,
                            input_count=1, flops_per_element=0), [first_input], "unused_initializers")
-
-
-def _numel(dims: tuple[int, ...]) -> int:
-    n = 1
-    for d in dims:
-        n *= d
-    return n

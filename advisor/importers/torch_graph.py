@@ -20,7 +20,7 @@ from typing import Any
 import torch
 from torch.utils import _pytree as pytree
 
-from advisor.core.errors import AdvisorError, SpecError
+from advisor.core.errors import AdvisorError
 from advisor.core.graph import Graph, GraphBuilder, TensorSpec
 from advisor.core.ops import Input, Op
 from advisor.core.ops.generic import Opaque, OpaqueView
@@ -205,4 +205,4 @@ def _agrees(op: Op, r: Record, specs: list[TensorSpec], observed: TensorSpec) ->
     return out == observed and params == r.new_params and (r.part == 0)
 
 
-__all__ = ["TRACE_BATCH", "SpecError", "module_to_graph", "per_sample"]
+__all__ = ["TRACE_BATCH", "module_to_graph", "per_sample"]
