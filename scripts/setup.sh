@@ -30,6 +30,9 @@ python=${PYTHON:-python3}
 if [ "$dev" = 1 ]; then
   # torch 2.13.0 is the CPU build the tests use; any other version pulls a multi-GB CUDA build.
   .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[dev]" 2>&1 | grep -v "is ignored" || true
+  # the model importers' optional packages: torch pinned to the CPU wheel, onnx and safetensors
+  .venv/bin/python -m pip install -q --disable-pip-version-check "torch==2.13.0" "onnx>=1.15" "safetensors>=0.4" \
+    2>&1 | grep -v "is ignored" || true
 else
   .venv/bin/python -m pip install -q --disable-pip-version-check -e . 2>&1 | grep -v "is ignored" || true
 fi

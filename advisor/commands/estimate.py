@@ -33,6 +33,8 @@ def add_workload_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--optimizer", choices=get_args(OptimizerName), default="adam")
     parser.add_argument("--checkpointing", action="store_true", help="gradient checkpointing per block")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--trust-pickle", action="store_true",
+                        help="load a whole pickled model (.pt/.pth); pickles run code, so only for files you trust")
 
 
 def workload_from(args: argparse.Namespace) -> Workload:
@@ -52,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if not args.spec:
         raise SystemExit("advisor estimate: error: a model SPEC is required (e.g. zoo:resnet50)")
-    result = estimate(load_graph(args.spec, args.seq_len), workload_from(args))
+    result = estimate(load_graph(args.spec, args.seq_len, trust_pickle=args.trust_pickle), workload_from(args))
     if args.json:
         print(json.dumps(to_json(result), indent=1))
     else:

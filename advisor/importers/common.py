@@ -1,0 +1,86 @@
+"""Helpers every importer shares: file checks, one-line errors, optional packages, dtype names."""
+
+from __future__ import annotations
+
+import importlib
+import json
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from advisor.core.errors import SpecError
+from advisor.core.graph import DtypeKind
+
+# Larger files are refused before reading: nothing this program needs from a model file is that big
+# except the tensors themselves, which no importer reads.
+MAX_FILE_BYTES = 1 << 40
+MAX_CONFIG_BYTES = 16 << 20
+
+# How to get each optional package: the extras of pyproject.toml, or the package itself for the model
+# libraries advisor does not depend on.
+INSTALL = {"torch": "install advisor[torch]", "onnx": "install advisor[onnx]",
+           "safetensors": "install advisor[safetensors]", "torchvision": "pip install torchvision",
+           "timm": "pip install timm", "transformers": "pip install transformers"}
+
+
+def fail(path: str | Path, what: str) -> SpecError:
+    """The one line the command prints: the file, then what is wrong with it."""
+    return SpecError(f"{path}: {one_line(what)}")
+
+
+def one_line(text: str, limit: int = 300) -> str:
+    line = " ".join(str(text).split())
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+def existing_file(spec: str) -> Path:
+    path = Path(spec)
+    if not path.exists():
+        raise fail(spec, "no such file")
+    if not path.is_file():
+        raise fail(spec, "not a regular file")
+    if path.stat().st_size > MAX_FILE_BYTES:
+        raise fail(spec, "file is larger than 1 TiB")
+    return path
+
+
+def optional_module(package: str, form: str) -> ModuleType:
+    """Imports an optional package, or says which extra installs it (one line, exit 2)."""
+    top = package.split(".")[0]
+    try:
+        return importlib.import_module(package)
+    except ImportError:
+        raise SpecError(f"{form}: needs the {top} package ({INSTALL.get(top, f'pip install {top}')})") from None
+
+
+def dtype_kind(name: str) -> DtypeKind:
+    """Core dtype kinds from a dtype name of torch, ONNX or safetensors ("float16", "INT64", "bool")."""
+    lowered = name.lower().removeprefix("torch.")
+    if lowered in ("bool", "b8"):
+        return "bool"
+    if lowered.startswith(("int", "uint", "long", "short", "i", "u")) and "float" not in lowered:
+        return "int64"
+    return "float"
+
+
+def unique_name(name: str, taken: set[str]) -> str:
+    """GraphBuilder refuses duplicate layer names; a module called twice gets #2, #3, ..."""
+    candidate, n = name or "op", 1
+    while candidate in taken:
+        n += 1
+        candidate = f"{name}#{n}"
+    taken.add(candidate)
+    return candidate
+
+
+def read_config(path: Path) -> dict[str, Any]:
+    """A config.json as a dict, with size and format checks (used without transformers too)."""
+    if path.stat().st_size > MAX_CONFIG_BYTES:
+        raise fail(path, "config file is larger than 16 MiB")
+    try:
+        data = json.loads(path.read_bytes())
+    except (ValueError, UnicodeDecodeError, RecursionError) as error:
+        raise fail(path, f"not valid JSON: {one_line(str(error), 120)}") from None
+    if not isinstance(data, dict):
+        raise fail(path, "a model config must be a JSON object")
+    return data

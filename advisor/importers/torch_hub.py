@@ -1,0 +1,112 @@
+"""Models named by a library: `torchvision:NAME`, `timm:NAME`, `hf:CONFIG.json` (transformers).
+
+None of these download weights: the architecture is built with random (torchvision, timm) or meta
+(transformers, so a 7B model costs no memory) parameters, which is all an estimate needs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from advisor.core.errors import SpecError
+from advisor.importers.common import existing_file, fail, optional_module, read_config
+from advisor.importers.torch_loader import Inputs, LoadedModel, _describe, import_torch
+
+IMAGE_SIZE = 224  # torchvision's and timm's default eval resolution for the ImageNet classifiers
+DEFAULT_SEQ_LEN = 512
+
+
+def load(spec: str, seq_len: int | None = None) -> LoadedModel:
+    prefix, _, name = spec.partition(":")
+    if not name:
+        raise SpecError(f"{spec}: give a name after '{prefix}:'")
+    if prefix == "hf":
+        return load_hf(name, seq_len)
+    torch = import_torch(spec)
+    library = optional_module(prefix, spec)
+    make = _torchvision_builder(library, name, spec) if prefix == "torchvision" else \
+        _timm_builder(library, name, spec)
+    try:
+        module = make()
+    except Exception as error:
+        raise SpecError(f"{spec}: building the model failed: {_describe(error)}") from None
+    size = _image_size(module, prefix)
+
+    def example_inputs(batch_size: int) -> Inputs:
+        return (torch.randn(batch_size, 3, size, size),), {}
+
+    return LoadedModel(name, module, example_inputs, None, spec, "classification")
+
+
+def _torchvision_builder(library: Any, name: str, spec: str) -> Callable[[], Any]:
+    if name not in library.models.list_models():
+        raise SpecError(f"{spec}: torchvision has no model {name!r}")
+    return lambda: library.models.get_model(name, weights=None)
+
+
+def _timm_builder(library: Any, name: str, spec: str) -> Callable[[], Any]:
+    if not library.list_models(name):
+        raise SpecError(f"{spec}: timm has no model {name!r}")
+    return lambda: library.create_model(name, pretrained=False)
+
+
+def _image_size(module: Any, prefix: str) -> int:
+    """timm models say their input size (pretrained_cfg input_size (3, H, W)); torchvision's take 224."""
+    cfg = getattr(module, "pretrained_cfg", None) or {}
+    size = cfg.get("input_size") if isinstance(cfg, dict) else None
+    return int(size[-1]) if prefix == "timm" and size else IMAGE_SIZE
+
+
+# ---------------------------------------------------------------- hf:CONFIG.json
+
+def load_hf(config_spec: str, seq_len: int | None = None) -> LoadedModel:
+    path = existing_file(config_spec)
+    config = read_config(path)
+    torch = import_torch(f"hf:{config_spec}")
+    transformers = optional_module("transformers", f"hf:{config_spec}")
+    try:
+        cfg = transformers.AutoConfig.for_model(**config) if "model_type" in config else None
+    except Exception as error:
+        raise fail(path, f"transformers cannot read this config: {_describe(error)}") from None
+    if cfg is None:
+        raise fail(path, "config has no model_type (a transformers config.json names one)")
+    module, task = _hf_module(transformers, torch, cfg, path)
+    tokens = _seq_len(cfg, seq_len, path)
+    vocab = int(getattr(cfg, "vocab_size", 2) or 2)
+
+    extra = {"use_cache": False} if getattr(cfg, "use_cache", False) else {}  # training keeps no KV cache
+
+    def example_inputs(batch_size: int) -> Inputs:
+        return (), {"input_ids": torch.randint(0, vocab, (batch_size, tokens)), **extra}
+
+    return LoadedModel(str(config.get("_name_or_path") or path.parent.name or path.stem), module,
+                       example_inputs, None, f"hf:{config_spec}", task)
+
+
+def _hf_module(transformers: Any, torch: Any, cfg: Any, path: Path) -> tuple[Any, str]:
+    """The class the config names (architectures[0]), else a causal LM, else the bare model; on meta."""
+    arch = (getattr(cfg, "architectures", None) or [""])[0]
+    candidates = [getattr(transformers, arch, None)] if arch else []
+    candidates += [transformers.AutoModelForCausalLM, transformers.AutoModel]
+    last: Exception | None = None
+    for cls in (c for c in candidates if c is not None):
+        try:
+            with torch.device("meta"):
+                module = cls.from_config(cfg) if hasattr(cls, "from_config") else cls(cfg)
+        except Exception as error:
+            last = error
+            continue
+        task = "language_model" if type(module).__name__.endswith(("ForCausalLM", "LMHeadModel")) \
+            else "classification"
+        return module, task
+    raise fail(path, f"transformers cannot build this model: {_describe(last) if last else 'unknown class'}")
+
+
+def _seq_len(cfg: Any, seq_len: int | None, path: Path) -> int:
+    limit = getattr(cfg, "max_position_embeddings", None) or getattr(cfg, "n_positions", None)
+    tokens = seq_len or min(DEFAULT_SEQ_LEN, int(limit) if limit else DEFAULT_SEQ_LEN)
+    if limit and tokens > int(limit):
+        raise fail(path, f"seq_len {tokens} is more than the model's {limit} positions")
+    return tokens

@@ -1,0 +1,247 @@
+"""Loads a PyTorch model from any torch SPEC form into one LoadedModel: the module, a way to make inputs for
+a batch, the loss, and where it came from.
+
+Safety (DESIGN.md, Safety): TorchScript (`torch.jit.load`) and torch.export (`torch.export.load`) archives
+load without unpickling Python code; `torch.load` runs only with weights_only=True unless the caller says
+the file is trusted (`trust_pickle`, the `--trust-pickle` flag). A `.py` file is code the user chose to run.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import sys
+import zipfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from advisor.core.errors import SpecError
+from advisor.importers.common import existing_file, fail, one_line, optional_module
+
+if TYPE_CHECKING:
+    import torch
+
+Inputs = tuple[tuple[Any, ...], dict[str, Any]]
+TORCH_PREFIXES = ("torchvision:", "timm:", "hf:")
+TORCH_SUFFIXES = (".py", ".pt2", ".pt", ".pth", ".bin")
+TASKS = ("classification", "language_model")
+
+
+@dataclass(frozen=True)
+class LoadedModel:
+    """A model ready to run. `example_inputs(batch)` returns (args, kwargs) for `module(*args, **kwargs)`.
+    `loss_fn(output, inputs)` is the user's loss when the model file gives one (else cross-entropy applies).
+    The module may live on the meta device (hf:): parameters with shapes and no storage."""
+
+    name: str
+    module: torch.nn.Module
+    example_inputs: Callable[[int], Inputs]
+    loss_fn: Callable[..., Any] | None
+    source: str
+    task: str
+
+
+class ExampleInputs:
+    """example_inputs for forms that carry their own inputs at one batch size (torch.export archives):
+    `fixed_batch` is that size when the program only accepts it, so tracing uses it."""
+
+    def __init__(self, make: Callable[[int], Inputs], fixed_batch: int | None = None) -> None:
+        self._make, self.fixed_batch = make, fixed_batch
+
+    def __call__(self, batch_size: int) -> Inputs:
+        return self._make(batch_size)
+
+
+def import_torch(form: str) -> Any:
+    return optional_module("torch", form)
+
+
+def is_torch_spec(spec: str) -> bool:
+    return spec.startswith(TORCH_PREFIXES) or spec.lower().endswith(TORCH_SUFFIXES)
+
+
+def load_module(spec: str, *, trust_pickle: bool = False, seq_len: int | None = None) -> LoadedModel:
+    """Any torch SPEC form -> LoadedModel; a SpecError (one line naming the file) for anything wrong.
+    `seq_len` sets the tokens per sample of hf: models (the model file's example_inputs decide otherwise)."""
+    if spec.startswith(TORCH_PREFIXES):
+        from advisor.importers import torch_hub
+
+        return torch_hub.load(spec, seq_len)
+    lowered = spec.lower()
+    if not lowered.endswith(TORCH_SUFFIXES):
+        raise fail(spec, f"not a torch model file (expected one of {', '.join(TORCH_SUFFIXES)})")
+    path = existing_file(spec)
+    import_torch(spec)
+    if lowered.endswith(".py"):
+        return load_python(path)
+    if lowered.endswith(".pt2"):
+        return load_exported(path)
+    return load_archive(path, trust_pickle)
+
+
+# ---------------------------------------------------------------- FILE.py
+
+def _run_file(path: Path) -> Any:
+    name = f"advisor_user_model_{abs(hash(str(path.resolve())))}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise fail(path, "cannot be imported as a Python module")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses and pickling look their module up here
+    try:
+        spec.loader.exec_module(module)
+    except SpecError:
+        raise
+    except BaseException as error:  # the user's code: report any failure as one line, even SystemExit
+        sys.modules.pop(name, None)
+        raise fail(path, f"running it failed: {_describe(error)}") from None
+    return module
+
+
+def _describe(error: BaseException) -> str:
+    line = ""
+    tb = error.__traceback__
+    while tb is not None:
+        line = f" (line {tb.tb_lineno})" if tb.tb_frame.f_code.co_filename.endswith(".py") else line
+        tb = tb.tb_next
+    return one_line(f"{type(error).__name__}: {error}{line}", 240)
+
+
+def load_python(path: Path) -> LoadedModel:
+    code = _run_file(path)
+    for required in ("build_model", "example_inputs"):
+        if not callable(getattr(code, required, None)):
+            raise fail(path, f"defines no {required}() function (a model file needs build_model() and "
+                             "example_inputs(batch_size))")
+    torch = import_torch(str(path))
+    try:
+        module = code.build_model()
+    except BaseException as error:
+        raise fail(path, f"build_model() failed: {_describe(error)}") from None
+    if not isinstance(module, torch.nn.Module):
+        raise fail(path, f"build_model() returned {type(module).__name__}, not a torch.nn.Module")
+    task = getattr(code, "TASK", "classification")
+    if task not in TASKS:
+        raise fail(path, f"TASK must be one of {', '.join(TASKS)}, got {task!r}")
+    loss_fn = getattr(code, "loss_fn", None)
+    if loss_fn is not None and not callable(loss_fn):
+        raise fail(path, "loss_fn is not a function")
+    return LoadedModel(path.stem, module, _user_inputs(path, code.example_inputs), loss_fn, str(path), task)
+
+
+def _user_inputs(path: Path, make: Callable[[int], Any]) -> Callable[[int], Inputs]:
+    def example_inputs(batch_size: int) -> Inputs:
+        try:
+            value = make(batch_size)
+        except BaseException as error:
+            raise fail(path, f"example_inputs({batch_size}) failed: {_describe(error)}") from None
+        return normalise_inputs(value, path)
+
+    return example_inputs
+
+
+def normalise_inputs(value: Any, where: str | Path) -> Inputs:
+    """A tuple/list is positional arguments, a dict keyword arguments, a lone tensor the only argument."""
+    torch = import_torch(str(where))
+    if isinstance(value, dict):
+        return (), dict(value)
+    if isinstance(value, tuple | list):
+        return tuple(value), {}
+    if isinstance(value, torch.Tensor):
+        return (value,), {}
+    raise fail(where, f"example_inputs must return a tuple, dict or tensor, got {type(value).__name__}")
+
+
+# ---------------------------------------------------------------- FILE.pt2 (torch.export)
+
+def load_exported(path: Path) -> LoadedModel:
+    torch = import_torch(str(path))
+    _require_zip(path, "a torch.export archive (.pt2)")
+    try:
+        with quiet_log("torch.export"):  # it logs a traceback before raising; we report one line
+            program = torch.export.load(str(path))
+        module = program.module()
+    except Exception as error:
+        raise fail(path, f"not a loadable torch.export archive: {_describe(error)}") from None
+    args, kwargs = program.example_inputs or ((), {})
+    tensors = [t for t in (*args, *kwargs.values()) if isinstance(t, torch.Tensor) and t.dim() > 0]
+    if not tensors:
+        raise fail(path, "the archive holds no example inputs; export with example inputs (torch.export.export)")
+    batch = int(tensors[0].shape[0])
+
+    def make(batch_size: int) -> Inputs:
+        return (tuple(_resized(torch, a, batch, batch_size) for a in args),
+                {k: _resized(torch, v, batch, batch_size) for k, v in kwargs.items()})
+
+    return LoadedModel(path.stem, module, ExampleInputs(make, batch), None, str(path), "classification")
+
+
+def _resized(torch: Any, value: Any, old: int, new: int) -> Any:
+    """The exported example input with its batch (first) dimension changed; zeros keep integer ids valid."""
+    if not isinstance(value, torch.Tensor) or value.dim() == 0 or value.shape[0] != old or old == new:
+        return value
+    return torch.zeros((new, *value.shape[1:]), dtype=value.dtype)
+
+
+@contextmanager
+def quiet_log(name: str) -> Iterator[None]:
+    """Silences a torch logger that prints tracebacks for errors we report as one line anyway."""
+    logger = logging.getLogger(name)
+    level = logger.level
+    logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
+def is_zip(path: Path) -> bool:
+    try:
+        return zipfile.is_zipfile(path)
+    except Exception:  # damaged archives raise more than BadZipFile
+        return False
+
+
+def _require_zip(path: Path, what: str) -> None:
+    if not is_zip(path):
+        raise fail(path, f"not {what}: not a zip archive (truncated or another format)")
+
+
+# ---------------------------------------------------------------- .pt / .pth / .bin
+
+def load_archive(path: Path, trust_pickle: bool) -> LoadedModel:
+    """TorchScript first (no pickled code runs); a torch.save pickle only when trusted."""
+    from advisor.importers import state_dict
+
+    torch = import_torch(str(path))
+    if is_zip(path) and state_dict.is_torchscript(path):
+        try:
+            module = torch.jit.load(str(path), map_location="cpu")
+        except Exception as error:
+            raise fail(path, f"not a loadable TorchScript archive: {_describe(error)}") from None
+        return LoadedModel(path.stem, module, script_inputs(path, module), None, str(path), "classification")
+    if not trust_pickle:
+        state_dict.load_weights(path)  # says what the file is: a state_dict, or pickled code
+        raise fail(path, "holds only weights (a state_dict): no architecture to run; give a FILE.py whose "
+                         "build_model() builds it")
+    return _load_trusted(path, torch)
+
+
+def _load_trusted(path: Path, torch: Any) -> LoadedModel:
+    try:
+        obj = torch.load(str(path), map_location="cpu", weights_only=False)  # the user trusts this file
+    except Exception as error:
+        raise fail(path, f"cannot be loaded: {_describe(error)}") from None
+    if not isinstance(obj, torch.nn.Module):
+        raise fail(path, f"holds a {type(obj).__name__}, not a model (torch.nn.Module)")
+    return LoadedModel(path.stem, obj, script_inputs(path, obj), None, str(path), "classification")
+
+
+def script_inputs(path: Path, module: Any) -> Callable[[int], Inputs]:
+    """A saved model does not record its input shape: try an image batch, then token ids, and say so."""
+    from advisor.importers.probe import probe_inputs
+
+    return probe_inputs(path, module)
