@@ -7,10 +7,9 @@ import json
 from typing import Any, get_args
 
 from advisor.core import zoo
-from advisor.core.estimate import estimate
 from advisor.core.formatting import render_text, to_json
 from advisor.core.workload import Mode, OptimizerName, Precision, Workload
-from advisor.specs import load_graph
+from advisor.estimating import METHODS, estimate_spec
 
 
 def positive_int(text: str) -> int:
@@ -33,6 +32,8 @@ def add_workload_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--optimizer", choices=get_args(OptimizerName), default="adam")
     parser.add_argument("--checkpointing", action="store_true", help="gradient checkpointing per block")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--method", choices=METHODS, default="auto",
+                        help="auto: simulate PyTorch modules (FILE.py, torchvision:, timm:, hf:), else analytic")
     parser.add_argument("--trust-pickle", action="store_true",
                         help="load a whole pickled model (.pt/.pth); pickles run code, so only for files you trust")
 
@@ -54,7 +55,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if not args.spec:
         raise SystemExit("advisor estimate: error: a model SPEC is required (e.g. zoo:resnet50)")
-    result = estimate(load_graph(args.spec, args.seq_len, trust_pickle=args.trust_pickle), workload_from(args))
+    result = estimate_spec(args.spec, workload_from(args), seq_len=args.seq_len, trust_pickle=args.trust_pickle,
+                           method=args.method)
     if args.json:
         print(json.dumps(to_json(result), indent=1))
     else:

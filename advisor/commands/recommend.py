@@ -10,10 +10,10 @@ from typing import Any
 from advisor.catalog import open_catalog
 from advisor.commands.estimate import add_workload_options, positive_int, workload_from
 from advisor.core.errors import SpecError
-from advisor.recommend.engine import OBJECTIVES, Options, prepare
+from advisor.estimating import prepare_spec
+from advisor.recommend.engine import OBJECTIVES, Options
 from advisor.recommend.present import render_table, to_json
 from advisor.recommend.service import CardFilter, recommend
-from advisor.specs import load_graph
 
 
 def register(sub: Any) -> None:
@@ -36,7 +36,8 @@ def run(args: argparse.Namespace) -> int:
         raise SpecError("a model SPEC is required (e.g. zoo:resnet50)")
     if args.budget is not None and args.budget <= 0:
         raise SpecError(f"--budget: must be positive, got {args.budget}")
-    job = prepare(load_graph(args.spec, args.seq_len), workload_from(args))
+    job = prepare_spec(args.spec, workload_from(args), seq_len=args.seq_len, trust_pickle=args.trust_pickle,
+                       method=args.method)
     cards = CardFilter(args.vendor, args.segment,
                        int(args.min_memory * 2**30) if args.min_memory else None, args.used)
     catalog = open_catalog(args.catalog)

@@ -10,6 +10,7 @@ so the largest batch that fits any budget is found without searching.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, replace
 
@@ -64,6 +65,19 @@ def _upper_envelope(lines: list[tuple[float, float]]) -> tuple[tuple[float, floa
             break
         hull.append((fixed, slope))
     return tuple(hull)
+
+
+def curve_through(points: list[tuple[int, int]]) -> MemoryCurve:
+    """The curve through measured (batch, peak bytes) points: lines through neighbouring points, of which the
+    peak is the maximum (exact at the points for a convex curve; beyond the last, its slope continues)."""
+    ordered = sorted(set(points))
+    if len(ordered) < 2:
+        raise ValueError("a memory curve needs peaks at two batch sizes at least")
+    lines = []
+    for (b0, p0), (b1, p1) in itertools.pairwise(ordered):
+        slope = (p1 - p0) / (b1 - b0)
+        lines.append((p0 - b0 * slope, slope))
+    return MemoryCurve(_upper_envelope(lines), 0)
 
 
 def memory_curve(graph: Graph, workload: Workload) -> MemoryCurve:

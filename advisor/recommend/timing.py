@@ -30,8 +30,12 @@ FITTED = Efficiency(tensor=0.4, tf32=0.45, cuda_core=0.7, shallow=0.07, memory=0
 # cuDNN runs convolutions with a shallow reduction (depthwise: 9 multiply-adds per output) on CUDA cores.
 MIN_MACS_PER_OUTPUT_FOR_TENSOR_CORES = 64
 
-_CONV_KINDS = frozenset({"conv", "conv_transpose"})
-_MATMUL_KINDS = frozenset({"linear", "attention", "lstm", "gru", "window_attention"})
+# Layer kinds of the analytic graph, and the nn.Module class names a simulated estimate reports
+# (HF's Conv1D is a linear layer).
+_CONV_KINDS = frozenset({"conv", "conv_transpose", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d",
+                         "ConvTranspose2d", "ConvTranspose3d"})
+_MATMUL_KINDS = frozenset({"linear", "attention", "lstm", "gru", "window_attention", "Linear", "Conv1D",
+                           "NonDynamicallyQuantizableLinear", "LSTM", "GRU", "RNN"})
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,80 @@
+"""From a SPEC to an Estimate (and to what ranking needs), by the right method.
+
+PyTorch modules given as FILE.py, torchvision:, timm: or hf: are simulated (their real training step on
+the meta device, method "simulated"); everything else (zoo, .onnx, .safetensors, .json, TorchScript,
+torch.export, state_dicts) is estimated analytically from its layer graph. `method` forces one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Literal
+
+from advisor.core.curve import curve_through
+from advisor.core.errors import SpecError
+from advisor.core.estimate import Estimate, estimate
+from advisor.core.workload import Workload
+from advisor.recommend.engine import Job, prepare
+from advisor.recommend.timing import step_work
+from advisor.specs import LIBRARY_FORMS, load_graph
+
+Method = Literal["auto", "analytic", "simulated"]
+METHODS: tuple[str, ...] = ("auto", "analytic", "simulated")
+# A simulated model's memory curve comes from its peak at batches 1, 8, 64, ... (x8, plus the user's batch)
+# until the peak passes the largest card anyone buys: on the meta device a large batch costs no more time,
+# and the model state can set the peak up to large batches before activations take over.
+_PROBE_FACTOR = 8
+_PROBE_UNTIL_BYTES = 512 * 2**30
+_PROBE_MAX_BATCH = 1 << 21
+
+
+def simulatable(spec: str) -> bool:
+    return spec.lower().endswith(".py") or spec.startswith(LIBRARY_FORMS)
+
+
+def _simulator(spec: str, seq_len: int | None, trust_pickle: bool) -> Any:
+    """A function batch -> simulated Estimate of the module the spec names (the module is loaded once)."""
+    from advisor.importers.simulate import simulate_estimate
+    from advisor.importers.torch_loader import load_module
+
+    loaded = load_module(spec, trust_pickle=trust_pickle, seq_len=seq_len)
+    user_loss = loaded.loss_fn
+    # FILE.py's loss_fn(output, inputs) gets what example_inputs returned: the arguments, or the keywords
+    loss = None if user_loss is None else (lambda out, given: user_loss(out, given[0] or given[1]))
+
+    def run(workload: Workload) -> Estimate:
+        return simulate_estimate(loaded.module, loaded.example_inputs, workload, loss, loaded.name)
+
+    return run
+
+
+def _choose(spec: str, method: str) -> str:
+    if method == "simulated" and not simulatable(spec):
+        raise SpecError(f"{spec}: only PyTorch modules (FILE.py, torchvision:, timm:, hf:) can be simulated; "
+                        "use --method analytic")
+    return "simulated" if method != "analytic" and simulatable(spec) else "analytic"
+
+
+def estimate_spec(spec: str, workload: Workload, *, seq_len: int | None = None, trust_pickle: bool = False,
+                  method: str = "auto") -> Estimate:
+    if _choose(spec, method) == "simulated":
+        return _simulator(spec, seq_len, trust_pickle)(workload)  # type: ignore[no-any-return]
+    return estimate(load_graph(spec, seq_len, trust_pickle=trust_pickle), workload)
+
+
+def prepare_spec(spec: str, workload: Workload, *, seq_len: int | None = None, trust_pickle: bool = False,
+                 method: str = "auto") -> Job:
+    """What ranking needs. Simulated: peaks measured at a few more batches give the memory curve."""
+    if _choose(spec, method) == "analytic":
+        return prepare(load_graph(spec, seq_len, trust_pickle=trust_pickle), workload)
+    run = _simulator(spec, seq_len, trust_pickle)
+    result = run(workload)
+    points = [(workload.batch, result.memory.peak_bytes)]
+    batch = 1
+    while batch <= _PROBE_MAX_BATCH and max(p for _, p in points) < _PROBE_UNTIL_BYTES:
+        if batch != workload.batch:
+            points.append((batch, run(replace(workload, batch=batch)).memory.peak_bytes))
+        batch *= _PROBE_FACTOR
+    curve = curve_through(points)
+    tokens = seq_len or 1
+    return Job(result, curve, step_work(result, tokens))
