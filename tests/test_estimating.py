@@ -9,10 +9,10 @@ import pytest
 
 pytest.importorskip("torch")
 
-from advisor.core.errors import SpecError  # noqa: E402
-from advisor.core.workload import Workload  # noqa: E402
-from advisor.core.zoo.seed import mlp  # noqa: E402
-from advisor.estimating import estimate_spec, prepare_spec  # noqa: E402
+from advisor.core.errors import SpecError
+from advisor.core.workload import Workload
+from advisor.core.zoo.seed import mlp
+from advisor.estimating import estimate_spec, prepare_spec
 
 MODEL = '''
 import torch
