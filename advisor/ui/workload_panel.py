@@ -6,6 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QSlider, QSpinBox, QWidget
 
+from advisor.core import zoo
 from advisor.ui.i18n import tr
 from advisor.ui.state import AppState
 
@@ -58,6 +59,7 @@ class QtWorkloadControls(QWidget):
         self.refresh()
         self._connect()
         state.workload_changed.connect(self.refresh)
+        state.draft.changed.connect(self.refresh)
 
     def _connect(self) -> None:
         s = self.state
@@ -85,5 +87,8 @@ class QtWorkloadControls(QWidget):
             box.blockSignals(True)
             box.setChecked(on)
             box.blockSignals(False)
+        source = self.state.draft.source  # only the zoo's sequence models are rebuilt at another length
+        name = source.removeprefix("zoo:")
+        self.seq_len.setEnabled(source.startswith("zoo:") and name in zoo.zoo_names() and zoo.takes_seq_len(name))
         self.optimizer.setEnabled(c.mode == "train")
         self.checkpointing.setEnabled(c.mode == "train")

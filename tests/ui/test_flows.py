@@ -173,3 +173,15 @@ def test_live_gpus_tab_compares_the_workload_with_the_local_card(qtbot: QtBot, w
     window.state.set_choice(batch=4096)  # far more than 140 GiB of activations
     window.state.recompute()
     assert "does not fit on your NVIDIA H200" in card.fit.text()
+
+
+def test_sequence_length_only_for_sequence_models(qtbot: QtBot, window: QtMainWindow) -> None:
+    from advisor.core import zoo
+    from advisor.ui import draft_edits
+
+    draft_edits.load_graph_into(window.state.draft, zoo.build("resnet18"), "zoo:resnet18")
+    assert not window.workload.seq_len.isEnabled()
+    draft_edits.load_graph_into(window.state.draft, zoo.build("gpt2", 256), "zoo:gpt2")
+    assert window.workload.seq_len.isEnabled()
+    build_mlp(window)  # a network built by hand has no length to change
+    assert not window.workload.seq_len.isEnabled()
