@@ -28,7 +28,7 @@ LABELS: dict[str, str] = {
     "sgd_momentum": "SGD with momentum instead of Adam",
     "sgd": "plain SGD instead of Adam",
     "adam_8bit": "8-bit optimizer state",
-    "freeze_half": "freeze the first half of the layers",
+    "freeze_half": "freeze the first half of the blocks",
     "freeze_head": "train only the last layer",
     "seq_len": "shorter sequences",
     "zero1": "ZeRO-1 sharding",
