@@ -85,6 +85,7 @@ def _labels(axis: Axes, shown: Sequence[ModelPoint], x: list[float], y: list[flo
     (text extents estimated from the font size: the figure has no renderer before it is drawn)."""
     scale = dpi / 72
     placed: list[tuple[float, float, float, float]] = []
+    right = axis.transAxes.transform((1.0, 0.0))[0]  # names must not run off the right edge
     order = sorted(range(len(shown)), key=lambda i: (x[i], -y[i]))
     for i in order:
         px, py = axis.transData.transform((x[i], y[i]))
@@ -92,7 +93,8 @@ def _labels(axis: Axes, shown: Sequence[ModelPoint], x: list[float], y: list[flo
         for dx, dy, ha in _OFFSETS:
             left = px + dx * scale - (width if ha == "right" else 0)
             box = (left, py + dy * scale, left + width, py + dy * scale + height)
-            if not any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3] for b in placed):
+            if box[2] <= right and not any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3]
+                                           for b in placed):
                 break
         placed.append(box)
         axis.annotate(shown[i].name, (x[i], y[i]), xytext=(dx, dy), textcoords="offset points",
