@@ -45,7 +45,12 @@ def verdict(report: FitReport) -> str:
 
 
 def render_text(report: FitReport) -> str:
-    lines = [verdict(report), "", "Each change alone (measured by re-estimating; speed against the workload as set):"]
+    lines = [verdict(report)]
+    best = report.recommended
+    if best is not None:
+        lines.append(f"Recommended: {best.label} ({speed_text(best.slowdown)}, needs "
+                     f"{format_bytes(best.measured.required_bytes)})")
+    lines += ["", "Each change alone (measured by re-estimating; speed against the workload as set):"]
     lines += _table([report.current, *report.singles])
     cheapest = report.cheapest
     which = "keeping the training the same" if report.combinations_same_training else "changing the training"
@@ -78,6 +83,7 @@ def to_json(report: FitReport) -> dict[str, Any]:
             "needs_help": report.needs_help, "current": option_json(report.current),
             "changes": [option_json(o) for o in report.singles],
             "cheapest": option_json(cheapest) if cheapest else None,
+            "recommended": option_json(report.recommended) if report.recommended else None,
             "combinations": [option_json(o) for o in report.combinations],
             "combinations_same_training": report.combinations_same_training,
             "sharding": [option_json(o) for o in report.sharding], "allow_8bit": report.allow_8bit}

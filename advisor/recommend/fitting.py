@@ -96,6 +96,14 @@ class FitReport:
         return self.combinations[0] if self.combinations else None
 
 
+    @property
+    def recommended(self) -> FitOption | None:
+        """The fastest option that fits and keeps the training the same, gradient accumulation included;
+        failing that, the cheapest set of changes."""
+        same = [o for o in (*self.singles, *self.combinations) if o.fits and o.same_training]
+        return min(same, key=lambda o: o.slowdown) if same else self.cheapest
+
+
 class _Search:
     def __init__(self, subject: Subject, card: Target, allow_8bit: bool) -> None:
         self.m = Measurer(subject, card)

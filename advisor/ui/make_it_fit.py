@@ -143,6 +143,9 @@ class QtMakeItFit(QDialog):
             else tr("does not fit")
         self.verdict.setText(tr("{card}: the workload needs {need}, the card has {usable} usable: {state}.").format(
             card=report.card, need=format_bytes(need), usable=format_bytes(usable), state=state))
+        if report.recommended is not None:
+            self.verdict.setText(self.verdict.text() + " " + tr("Recommended: {change} ({speed}).").format(
+                change=option_label(report.recommended), speed=speed(report.recommended.slowdown)))
         self.table.setRowCount(0)
         self.rows = []
         self._section(tr("Each change alone"), [report.current, *report.singles])

@@ -236,3 +236,12 @@ def apply(variant: Variant, single: FitOption) -> Variant:
 def test_a_workload_with_room_to_spare_needs_no_help(cards: dict[str, CardRecord]) -> None:
     report = make_it_fit(resnet50(32), target(cards["H100 SXM"]))
     assert report.current.fits and not report.needs_help
+
+
+def test_recommended_is_the_fastest_fitting_option_that_keeps_the_training(rtx3060: Target) -> None:
+    report = make_it_fit(gpt2(), rtx3060, allow_8bit=True)
+    best = report.recommended
+    assert best is not None and best.fits and best.same_training
+    same = [o for o in (*report.singles, *report.combinations) if o.fits and o.same_training]
+    assert best.slowdown == min(o.slowdown for o in same)
+    assert best.changes == ("accumulate",)  # 8 micro-steps of 1 beat checkpointing + 8-bit state here

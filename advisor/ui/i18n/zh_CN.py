@@ -215,7 +215,7 @@ MESSAGES: dict[str, str] = {
     "Each change alone": "单项改动", "Fewest changes that fit, keeping the training the same":
         "放得下的最少改动（训练方式不变）",
     "Fewest changes that fit (they change the training)": "放得下的最少改动（会改变训练方式）",
-    "Sharding over several cards": "在多张卡上分片",
+    "Sharding over several cards": "在多张卡上分片", "Recommended: {change} ({speed}).": "推荐：{change}（{speed}）。",
     "Not a workload control: set it in your training script.": "这不是工作负载设置：请在训练脚本中修改。",
     "the workload as set": "当前设置的工作负载",
     "largest batch that fits: {batch} instead of {old}; fewer samples per step changes training "
