@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from advisor.core.errors import AdvisorError
+from advisor.core.units import format_count
 from advisor.recommend.fit_measure import Measured, Measurer, Variant, largest_fitting_batch
 
 Settings = dict[str, object]  # the app's workload controls (WorkloadChoice fields) a change sets
@@ -127,7 +128,7 @@ def _inplace(m: Measurer, v: Variant) -> list[Change]:
 
 def _frozen_params(m: Measurer, v: Variant, how: str) -> str:
     frozen = m.graph(v).param_count - m.graph(replace(v, freeze=how)).param_count
-    return f"{frozen / 1e6:,.1f} M"
+    return format_count(frozen)
 
 
 def shorter_sequence(m: Measurer, v: Variant, usable_bytes: int) -> Change | None:

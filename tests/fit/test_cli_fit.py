@@ -59,3 +59,29 @@ def test_missing_gpu_and_bad_spec_are_usage_errors(tmp_path: Path) -> None:
     assert run(tmp_path, "zoo:resnet50").returncode == 2
     bad = run(tmp_path, "zoo:resnet5000", "--gpu", "T4")
     assert bad.returncode == 2 and "unknown zoo model" in bad.stderr and "Traceback" not in bad.stderr
+
+
+MODEL_FILE = '''
+import torch
+from torch import nn
+
+def build_model():
+    return nn.Sequential(nn.Conv2d(3, 64, 3, padding=1), nn.ReLU(), nn.Conv2d(64, 64, 3, padding=1), nn.ReLU(),
+                         nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(64, 1000))
+
+def example_inputs(batch_size):
+    return (torch.randn(batch_size, 3, 224, 224),)
+'''
+
+
+def test_a_pytorch_module_is_simulated_where_the_change_is_a_workload_change(tmp_path: Path) -> None:
+    model = tmp_path / "convnet.py"
+    model.write_text(MODEL_FILE)
+    result = run(tmp_path, str(model), "--batch", "512", "--gpu", "T4", "--json")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["current"]["method"] == "simulated"
+    methods = {tuple(e["changes"]): e["method"] for e in data["changes"]}
+    assert methods[("amp_fp16",)] == methods[("batch",)] == "simulated"  # the simulator runs these
+    assert methods[("freeze_head",)] == methods[("accumulate",)] == "analytic"  # graph rewrites: analytic
+    assert ("amp_bf16",) not in methods  # a T4 has no bf16
