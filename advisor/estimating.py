@@ -7,6 +7,7 @@ torch.export, state_dicts) is estimated analytically from its layer graph. `meth
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, Literal
 
@@ -78,3 +79,9 @@ def prepare_spec(spec: str, workload: Workload, *, seq_len: int | None = None, t
     curve = curve_through(points)
     tokens = seq_len or 1
     return Job(result, curve, step_work(result, tokens))
+
+
+def simulator(spec: str, seq_len: int | None = None, trust_pickle: bool = False) -> Callable[[Workload], Estimate]:
+    """A function workload -> simulated Estimate of the PyTorch module the spec names (loaded once), for
+    callers that estimate many variants of one workload (advisor fit)."""
+    return _simulator(spec, seq_len, trust_pickle)  # type: ignore[no-any-return]

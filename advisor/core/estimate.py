@@ -3,6 +3,7 @@ the timeline of the step, and the assumptions behind the numbers."""
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from dataclasses import dataclass
 
 from advisor.core.allocator import peak_reserved_bytes
@@ -65,8 +66,9 @@ def with_loss_head(graph: Graph) -> Graph:
     if graph.nodes[-1].op.kind == "cross_entropy":
         return graph
     builder = GraphBuilder(graph.name, graph.task)
-    for node in graph.nodes:
-        builder.add(node.op, node.inputs, node.name)
+    for node in graph.nodes:  # keeping each node's block: checkpointing recomputes those blocks
+        with builder.block(node.block) if node.block else nullcontext():
+            builder.add(node.op, node.inputs, node.name)
     builder.add(CrossEntropy(upcast=graph.task == "language_model"), [len(graph.nodes) - 1], "loss")
     return builder.build()
 

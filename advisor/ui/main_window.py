@@ -21,6 +21,7 @@ from advisor.ui.catalog_service import CatalogService
 from advisor.ui.dialogs import show_error
 from advisor.ui.i18n import set_language, tr
 from advisor.ui.live_gpus import QtLiveGpusPanel
+from advisor.ui.model_map import QtModelMap
 from advisor.ui.model_panel import QtModelPanel
 from advisor.ui.recommend_panel import QtRecommendations
 from advisor.ui.settings import save_state
@@ -74,10 +75,12 @@ class QtMainWindow(QMainWindow):
         self.recommendations.cards_considered.connect(self.breakdown.set_cards)
         self.catalog_editor = QtCatalogEditor(self.catalog, self.runner)
         self.live = QtLiveGpusPanel(self.poller)
+        self.model_map = QtModelMap(self.state)
         self.state.result_changed.connect(self.show_requirement)
         self.tabs = QTabWidget()
         for widget, label in ((self.breakdown, tr("Breakdown")), (self.recommendations, tr("Recommendations")),
-                              (self.catalog_editor, tr("Catalog")), (self.live, tr("Live GPUs"))):
+                              (self.catalog_editor, tr("Catalog")), (self.live, tr("Live GPUs")),
+                              (self.model_map, tr("Choose the model"))):
             self.tabs.addTab(widget, label)
         self.tabs.setCurrentIndex(current)
         splitter = QSplitter(Qt.Orientation.Horizontal)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import threading
 
-from PySide6.QtCore import QItemSelection, QSortFilterProxyModel, Qt, QTimer, Signal
+from PySide6.QtCore import QItemSelection, QPoint, QSortFilterProxyModel, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -15,6 +15,8 @@ from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QHBoxLayout,
     QLabel,
+    QMenu,
+    QPushButton,
     QSplitter,
     QTableView,
     QVBoxLayout,
@@ -29,6 +31,7 @@ from advisor.recommend.service import CardFilter, recommend
 from advisor.ui.catalog_service import CatalogService
 from advisor.ui.dialogs import show_error
 from advisor.ui.i18n import tr
+from advisor.ui.make_it_fit import QtMakeItFit
 from advisor.ui.recommend_model import SORT_ROLE, RecommendationTableModel, explain
 from advisor.ui.state import AppState
 from advisor.ui.workers import TaskRunner
@@ -70,6 +73,14 @@ class QtRecommendations(QWidget):
         self.detail.setAlignment(Qt.AlignmentFlag.AlignTop)
         self.detail.setTextFormat(Qt.TextFormat.RichText)
         self.status = QLabel()
+        self.fit_button = QPushButton(tr("Make it fit on…"))
+        self.fit_button.setToolTip(tr("What to change so that the workload fits the selected card, each change "
+                                      "measured"))
+        self.fit_button.setEnabled(False)
+        self.fit_button.clicked.connect(lambda: self.make_it_fit())
+        self.fit_dialog: QtMakeItFit | None = None
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.table.customContextMenuRequested.connect(self._context_menu)
         self._build_filters()
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(self.table)
@@ -78,7 +89,10 @@ class QtRecommendations(QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(self.filter_row)
         layout.addWidget(splitter, 1)
-        layout.addWidget(self.status)
+        bottom = QHBoxLayout()
+        bottom.addWidget(self.status, 1)
+        bottom.addWidget(self.fit_button)
+        layout.addLayout(bottom)
         self.table.selectionModel().selectionChanged.connect(self._selected)
         self._timer = QTimer(self, singleShot=True, interval=150)
         self._timer.timeout.connect(self.refresh)
@@ -153,11 +167,37 @@ class QtRecommendations(QWidget):
             n=len(shown), fits=fits, total=len(entries)))
         self.detail.setText(tr("Select a row to see why it fits or not."))
 
-    def _selected(self, selected: QItemSelection, _deselected: QItemSelection) -> None:
+    def selected_entry(self) -> Recommendation | None:
         rows = self.table.selectionModel().selectedRows()
-        if not rows or self.state.result is None:
+        return self.model.entries[self.proxy.mapToSource(rows[0]).row()] if rows else None
+
+    def _context_menu(self, position: QPoint) -> None:
+        index = self.table.indexAt(position)
+        if not index.isValid():
             return
-        entry = self.model.entries[self.proxy.mapToSource(rows[0]).row()]
+        entry = self.model.entries[self.proxy.mapToSource(index).row()]
+        menu = QMenu(self)
+        menu.addAction(tr("Make it fit on {card}…").format(card=entry.card), lambda: self.make_it_fit(entry.card))
+        menu.popup(self.table.viewport().mapToGlobal(position))
+
+    def make_it_fit(self, card: str | None = None) -> QtMakeItFit | None:
+        """Opens the make-it-fit list for a card (the selected row's unless named)."""
+        entry = self.selected_entry()
+        card = card or (entry.card if entry else None)
+        if card is None:
+            return None
+        if self.fit_dialog is not None:
+            self.fit_dialog.close()
+            self.fit_dialog.deleteLater()
+        self.fit_dialog = QtMakeItFit(self.state, self.catalog, self.runner, card, self)
+        self.fit_dialog.show()
+        return self.fit_dialog
+
+    def _selected(self, selected: QItemSelection, _deselected: QItemSelection) -> None:
+        entry = self.selected_entry()
+        self.fit_button.setEnabled(entry is not None)
+        if entry is None or self.state.result is None:
+            return
         self.detail.setText(explain(entry, self.state.result.estimate.workload.batch))
         chosen = [CardLine(entry.card, entry.usable_bytes)]
         others = [CardLine(e.card, e.usable_bytes) for e in best_per_card(self.entries)

@@ -7,7 +7,6 @@ the batch slider moves; file imports and recommendations go to workers (workers.
 from __future__ import annotations
 
 import dataclasses
-from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -16,9 +15,9 @@ from advisor.core import zoo
 from advisor.core.curve import MemoryCurve, memory_curve
 from advisor.core.errors import AdvisorError
 from advisor.core.estimate import Estimate, estimate, with_loss_head
-from advisor.core.graph import Graph, GraphBuilder
-from advisor.core.ops.activation import Activation
+from advisor.core.graph import Graph
 from advisor.core.workload import Workload
+from advisor.recommend.rewrites import with_inplace_activations
 from advisor.ui import draft_edits
 from advisor.ui.draft import NetworkDraft
 
@@ -39,19 +38,6 @@ class WorkloadChoice:
 
     def workload(self) -> Workload:
         return Workload(self.mode, self.batch, self.precision, self.optimizer, self.checkpointing)  # type: ignore[arg-type]
-
-
-def with_inplace_activations(graph: Graph) -> Graph:
-    """nn.ReLU(inplace=True) and friends: activations write into their input instead of a new tensor."""
-    builder = GraphBuilder(graph.name, graph.task)
-    for node in graph.nodes:
-        op = node.op
-        if isinstance(op, Activation) and any(f.name == "inplace_" for f in dataclasses.fields(op)):
-            op = dataclasses.replace(op, inplace_=True)  # type: ignore[call-arg]
-        context: AbstractContextManager[None] = builder.block(node.block) if node.block else nullcontext()
-        with context:
-            builder.add(op, node.inputs, node.name)
-    return builder.build()
 
 
 @dataclass(frozen=True)

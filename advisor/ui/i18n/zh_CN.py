@@ -191,4 +191,73 @@ MESSAGES: dict[str, str] = {
     "Memory used": "已用显存", "Memory free": "空闲显存", "Driver reserved": "驱动保留",
     "GPU utilisation": "GPU 利用率", "Memory utilisation": "显存带宽利用率", "Temperature": "温度",
     "Fan": "风扇", "Power": "功耗", "SM clock": "SM 频率", "Memory clock": "显存频率", "PCIe link": "PCIe 链路",
+    # make it fit
+    "as it is": "保持原样", "smaller batch": "更小的批大小", "gradient accumulation": "梯度累积",
+    "mixed precision (bf16 autocast)": "混合精度（bf16 autocast）",
+    "mixed precision (fp16 autocast)": "混合精度（fp16 autocast）",
+    "gradient checkpointing": "梯度检查点", "in-place activations": "原地激活函数",
+    "SGD with momentum instead of Adam": "用带动量的 SGD 代替 Adam",
+    "plain SGD instead of Adam": "用普通 SGD 代替 Adam",
+    "8-bit optimizer state": "8 位优化器状态", "freeze the first half of the blocks": "冻结前一半的模块",
+    "train only the last layer": "只训练最后一层", "shorter sequences": "更短的序列",
+    "ZeRO-1 sharding": "ZeRO-1 分片", "ZeRO-2 sharding": "ZeRO-2 分片", "ZeRO-3 / FSDP sharding": "ZeRO-3 / FSDP 分片",
+    " on {count} cards": "（{count} 张卡）", "same speed": "速度不变", "{value} slower": "慢 {value}",
+    "{value} faster": "快 {value}", "Change": "改动", "Needs": "需要", "Speed": "速度", "Note": "说明",
+    "Make it fit on {card}": "让它放进 {card}", "Make it fit on {card}…": "让它放进 {card}…",
+    "Make it fit on…": "让它放得下…",
+    "What to change so that the workload fits the selected card, each change measured":
+        "要改什么才能让工作负载放进所选显卡，每项改动都经过重新估算",
+    "Measuring the changes…": "正在估算各项改动…", "Measuring the changes": "正在估算各项改动",
+    "Apply": "应用", "Set the workload controls to this change": "把工作负载设置改成这一项", "Close": "关闭",
+    "fits": "放得下", "fits, under 10% to spare": "放得下，但余量不足 10%", "does not fit": "放不下",
+    "{card}: the workload needs {need}, the card has {usable} usable: {state}.":
+        "{card}：工作负载需要 {need}，显卡可用 {usable}：{state}。",
+    "Each change alone": "单项改动", "Fewest changes that fit, keeping the training the same":
+        "放得下的最少改动（训练方式不变）",
+    "Fewest changes that fit (they change the training)": "放得下的最少改动（会改变训练方式）",
+    "Sharding over several cards": "在多张卡上分片", "Recommended: {change} ({speed}).": "推荐：{change}（{speed}）。",
+    "Not a workload control: set it in your training script.": "这不是工作负载设置：请在训练脚本中修改。",
+    "the workload as set": "当前设置的工作负载",
+    "largest batch that fits: {batch} instead of {old}; fewer samples per step changes training "
+    "(scale the learning rate, or accumulate gradients)":
+        "放得下的最大批大小：{batch}（原为 {old}）；每步样本变少会改变训练（调整学习率，或累积梯度）",
+    "{steps} steps of batch {batch} per optimizer step (effective batch {effective}); "
+    "the gradients stay allocated between steps":
+        "每次优化器更新累积 {steps} 步、每步批大小 {batch}（等效批大小 {effective}）；梯度在各步之间一直占用显存",
+    "torch.autocast(dtype=torch.bfloat16): weights stay fp32, matmuls and convolutions run in bf16":
+        "torch.autocast(dtype=torch.bfloat16)：权重保持 fp32，矩阵乘法和卷积以 bf16 计算",
+    "torch.autocast(dtype=torch.float16) with a GradScaler: weights stay fp32":
+        "torch.autocast(dtype=torch.float16) 配合 GradScaler：权重保持 fp32",
+    "weights, gradients and optimizer state in bf16: watch the numerics (Kahan summation or "
+    "stochastic rounding help)": "权重、梯度和优化器状态都用 bf16：注意数值精度（Kahan 求和或随机舍入有帮助）",
+    "recomputes each block in backward: {extra} more FLOPs per step ({share} of a forward)":
+        "反向时重算每个模块：每步多 {extra} 的 FLOPs（相当于 {share} 次前向）",
+    "nn.ReLU(inplace=True) and friends write into their input": "nn.ReLU(inplace=True) 等直接写入其输入",
+    "one momentum buffer instead of Adam's two states; may need a retuned learning rate":
+        "只有一个动量缓冲区，而不是 Adam 的两个状态；可能需要重新调学习率",
+    "no optimizer state at all; may converge slower than Adam": "完全没有优化器状态；收敛可能比 Adam 慢",
+    "bitsandbytes-style 8-bit Adam: 1 byte per state element instead of {dtype}; modelled on the estimate "
+    "(optimizer state scaled), not simulated":
+        "bitsandbytes 式 8 位 Adam：每个状态元素 1 字节而不是 {dtype} 字节；"
+        "在估算上建模（按比例缩小优化器状态），未经模拟",
+    "fine-tuning: {frozen} parameters frozen (no gradients, optimizer state or saved activations for them)":
+        "微调：冻结 {frozen} 个参数（它们没有梯度、优化器状态，也不保存激活值）",
+    "fine-tuning: {frozen} parameters frozen; only the last layer trains": "微调：冻结 {frozen} 个参数；只训练最后一层",
+    "{tokens} tokens per sample instead of {old}": "每个样本 {tokens} 个 token（原为 {old}）",
+    "on {count} cards: optimizer state sharded over them ({link})": "在 {count} 张卡上：优化器状态分片存放（{link}）",
+    "on {count} cards: optimizer state and gradients sharded over them ({link})":
+        "在 {count} 张卡上：优化器状态和梯度分片存放（{link}）",
+    "on {count} cards: parameters, gradients and optimizer state sharded over them ({link})":
+        "在 {count} 张卡上：参数、梯度和优化器状态分片存放（{link}）",
+    "Choose the model": "选择模型", "Hover a circle for its numbers; click it to load that model.":
+        "鼠标悬停在圆圈上查看数据；单击即可载入该模型。",
+    "top-1 {value}%": "top-1 {value}%", "accuracy unknown": "准确率未知",
+    "{value} GMACs per image": "每张图 {value} GMACs",
+    "{value} M parameters": "{value} M 参数", "No published accuracy to show": "没有可显示的公开准确率",
+    "Forward compute per image (GMACs, log scale)": "每张图的前向计算量（GMACs，对数坐标）",
+    "ImageNet top-1 accuracy (%)": "ImageNet top-1 准确率（%）",
+    "Accuracy, compute and size of known models": "已知模型的准确率、计算量和规模",
+    "Top-1: torchvision IMAGENET1K_V1 weights, acc@1": "Top-1：torchvision IMAGENET1K_V1 权重的 acc@1",
+    "your model: {name}": "你的模型：{name}", "ideal: fast, accurate, small": "理想：快、准、小",
+    "circle area": "圆面积",
 }

@@ -1,0 +1,122 @@
+"""Choose the model: published ImageNet top-1 accuracy against forward compute, circle area = parameters.
+
+The top-left corner is the ideal (little compute, high accuracy); small circles are small models. The user's
+own model, when it is a 1000-class image classifier, is drawn at its compute as a dashed line: its accuracy
+is not known. The same Figure serves the app's "Choose the model" view and (later) the PDF report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from advisor.charts.style import ChartStyle, Text, empty_message, lettering, new_figure
+from advisor.core.zoo.accuracy import SOURCE_URL, ModelPoint
+
+MODELS_GID = "zoo-models"  # the scatter of the zoo's models (hit-testing for hover and click)
+OWN_GID = "own-model"
+AREA_PER_MPARAM = 3.0  # marker area in pt^2 per million parameters: area is proportional to size
+SIZE_KEYS = (5e6, 25e6, 100e6)
+COLOR = "#4C72B0"
+
+
+def gmacs(point: ModelPoint) -> float:
+    return point.forward_macs / 1e9
+
+
+def marker_area(param_count: int) -> float:
+    return AREA_PER_MPARAM * param_count / 1e6
+
+
+def point_text(point: ModelPoint, t: Text) -> str:
+    """What hovering a model shows: its numbers."""
+    lines = [point.name]
+    if point.top1_percent is not None:
+        lines.append(t("top-1 {value}%").format(value=f"{point.top1_percent:.1f}"))
+    else:
+        lines.append(t("accuracy unknown"))
+    lines.append(t("{value} GMACs per image").format(value=f"{gmacs(point):.2f}"))
+    lines.append(t("{value} M parameters").format(value=f"{point.param_count / 1e6:.1f}"))
+    return "\n".join(lines)
+
+
+def zoo_map_figure(points: Sequence[ModelPoint], own: ModelPoint | None = None,
+                   style: ChartStyle | None = None) -> Figure:
+    style = style or ChartStyle(width_in=7.2, height_in=4.8)
+    t = style.text
+    with lettering(style):
+        figure = new_figure(style)
+        shown = [p for p in points if p.top1_percent is not None and p.forward_macs > 0]
+        if not shown:
+            return empty_message(figure, t("No published accuracy to show"))
+        axis = figure.add_subplot()
+        x = [gmacs(p) for p in shown]
+        y = [float(p.top1_percent or 0.0) for p in shown]
+        axis.scatter(x, y, s=[marker_area(p.param_count) for p in shown], color=COLOR, alpha=0.55,
+                     edgecolors="#23395B", linewidths=0.6, gid=MODELS_GID, zorder=3)
+        axis.set_xscale("log")
+        axis.set_ylim(min(y) - 3, max(y) + 4)
+        axis.set_xlim(min(x) / 1.8, max(x) * 1.8)
+        _labels(axis, shown, x, y, style.dpi)
+        if own is not None:
+            _own_model(axis, own, t)
+        _ideal_corner(axis, t)
+        _size_key(axis, t)
+        axis.set_xlabel(t("Forward compute per image (GMACs, log scale)"))
+        axis.set_ylabel(t("ImageNet top-1 accuracy (%)"))
+        axis.set_title(t("Accuracy, compute and size of known models"))
+        axis.grid(True, which="major", color="#E6E6E6", lw=0.6, zorder=0)
+        # leave a strip under the axes for the source line (constrained layout does not see figure text)
+        figure.get_layout_engine().set(rect=(0, 0.035, 1, 0.965))  # type: ignore[union-attr, call-arg]
+        figure.text(0.01, 0.005, t("Top-1: torchvision IMAGENET1K_V1 weights, acc@1") + f" ({SOURCE_URL})",
+                    fontsize=6.5, color="#666666", ha="left", va="bottom")
+    return figure
+
+
+LABEL_POINTS = 7
+# where a name goes beside its circle, in points: right-up first, then right-down, left-up, left-down
+_OFFSETS = ((4, 2, "left"), (4, -10, "left"), (-4, 2, "right"), (-4, -10, "right"), (4, 10, "left"))
+
+
+def _labels(axis: Axes, shown: Sequence[ModelPoint], x: list[float], y: list[float], dpi: float) -> None:
+    """Names beside the circles, each moved to the first spot where it does not cover a name already placed
+    (text extents estimated from the font size: the figure has no renderer before it is drawn)."""
+    scale = dpi / 72
+    placed: list[tuple[float, float, float, float]] = []
+    right = axis.transAxes.transform((1.0, 0.0))[0]  # names must not run off the right edge
+    order = sorted(range(len(shown)), key=lambda i: (x[i], -y[i]))
+    for i in order:
+        px, py = axis.transData.transform((x[i], y[i]))
+        width, height = 0.6 * LABEL_POINTS * len(shown[i].name) * scale, LABEL_POINTS * scale
+        for dx, dy, ha in _OFFSETS:
+            left = px + dx * scale - (width if ha == "right" else 0)
+            box = (left, py + dy * scale, left + width, py + dy * scale + height)
+            if box[2] <= right and not any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3]
+                                           for b in placed):
+                break
+        placed.append(box)
+        axis.annotate(shown[i].name, (x[i], y[i]), xytext=(dx, dy), textcoords="offset points",
+                      fontsize=LABEL_POINTS, ha=ha, zorder=4)
+
+
+def _own_model(axis: Axes, own: ModelPoint, t: Text) -> None:
+    axis.axvline(gmacs(own), color="#C44E52", ls="--", lw=1.2, gid=OWN_GID, zorder=2)
+    label = t("your model: {name}").format(name=own.name) + "\n" + t("accuracy unknown")
+    axis.text(gmacs(own), 0.03, f" {label}", transform=axis.get_xaxis_transform(), color="#C44E52",
+              fontsize=7.5, ha="left", va="bottom")
+
+
+def _ideal_corner(axis: Axes, t: Text) -> None:
+    axis.annotate(t("ideal: fast, accurate, small"), xy=(0.0, 1.0), xycoords="axes fraction", xytext=(0.05, 0.9),
+                  textcoords="axes fraction", fontsize=8, color="#2E7D32", ha="left", va="top",
+                  arrowprops={"arrowstyle": "->", "color": "#2E7D32", "lw": 1.0})
+
+
+def _size_key(axis: Axes, t: Text) -> None:
+    handles = [axis.scatter([], [], s=marker_area(int(n)), color=COLOR, alpha=0.55, edgecolors="#23395B",
+                            linewidths=0.6, label=t("{value} M parameters").format(value=f"{n / 1e6:.0f}"))
+               for n in SIZE_KEYS]
+    axis.legend(handles=handles, loc="lower right", fontsize=7, labelspacing=1.6, borderpad=1.0,
+                title=t("circle area"), title_fontsize=7, frameon=True)

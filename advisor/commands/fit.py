@@ -1,0 +1,76 @@
+"""`advisor fit SPEC --gpu NAME`: what to change so that the workload fits that card, each change measured."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable
+from typing import Any
+
+from advisor.catalog import find_card, open_catalog
+from advisor.catalog.records import CardRecord
+from advisor.commands.estimate import add_workload_options, workload_from
+from advisor.core.errors import AdvisorError, SpecError
+from advisor.core.graph import Graph
+from advisor.estimating import simulatable, simulator
+from advisor.recommend.fit_measure import Subject, target, tokens_per_sample
+from advisor.recommend.fit_present import render_text, to_json
+from advisor.recommend.fitting import make_it_fit
+from advisor.specs import load_graph
+
+
+def register(sub: Any) -> None:
+    parser = sub.add_parser("fit", help="what to change so that a workload fits a GPU")
+    add_workload_options(parser)
+    parser.add_argument("--gpu", required=True, metavar="NAME", help="the card, by name or alias")
+    parser.add_argument("--allow-8bit", action="store_true",
+                        help="consider 8-bit optimizer state (bitsandbytes); modelled, not simulated")
+    parser.add_argument("--catalog", metavar="PATH", default=None, help="catalog database to use")
+    parser.set_defaults(func=run)
+
+
+def _card(name: str, path: str | None) -> CardRecord:
+    catalog = open_catalog(path)
+    try:
+        with catalog.read() as session:
+            return find_card(session, name)
+    finally:
+        catalog.close()
+
+
+def subject_for(spec: str, args: argparse.Namespace) -> Subject:
+    """The graph for analytic changes; for PyTorch modules (unless --method analytic) also the simulator,
+    which then measures every change of the workload itself (batch, precision, optimizer, checkpointing)."""
+    trust = args.trust_pickle
+    graph = load_graph(spec, args.seq_len, trust_pickle=trust)
+    tokens = tokens_per_sample(graph)
+    seq_len = tokens if tokens > 1 else None
+    simulate = None
+    if args.method != "analytic" and simulatable(spec):
+        simulate = simulator(spec, args.seq_len, trust)
+    elif args.method == "simulated":
+        raise SpecError(f"{spec}: only PyTorch modules (FILE.py, torchvision:, timm:, hf:) can be simulated; "
+                        "use --method analytic")
+    return Subject(graph, workload_from(args), seq_len, _rebuild(spec, trust) if seq_len else None, simulate)
+
+
+def _rebuild(spec: str, trust: bool) -> Callable[[int], Graph]:
+    def build(seq_len: int) -> Graph:
+        graph = load_graph(spec, seq_len, trust_pickle=trust)
+        if tokens_per_sample(graph) != seq_len:  # a file with a fixed length (a saved network, an ONNX graph)
+            raise AdvisorError(f"{spec}: its sequence length is fixed")
+        return graph
+
+    return build
+
+
+def run(args: argparse.Namespace) -> int:
+    if not args.spec:
+        raise SpecError("a model SPEC is required (e.g. zoo:gpt2-medium)")
+    card = _card(args.gpu, args.catalog)  # an unknown name fails here, before any estimate
+    report = make_it_fit(subject_for(args.spec, args), target(card), allow_8bit=args.allow_8bit)
+    if args.json:
+        print(json.dumps(to_json(report), indent=1))
+    else:
+        print(render_text(report), end="")
+    return 0

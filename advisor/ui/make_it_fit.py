@@ -1,0 +1,200 @@
+""""Make it fit on...": the changes that make the workload fit one card, measured, and one click to apply one.
+
+The search (advisor.recommend.fitting) re-estimates every change, so it runs on a worker. Apply sets the
+workload controls (AppState.set_choice); changes the controls cannot express (8-bit optimizer state,
+freezing layers, sharding) are shown but belong in the training script, which the row's tooltip says.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDialog,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from advisor.catalog import find_card
+from advisor.core import zoo
+from advisor.core.graph import Graph
+from advisor.core.units import format_bytes
+from advisor.recommend.fit_changes import NOTES
+from advisor.recommend.fit_measure import Subject, target, tokens_per_sample
+from advisor.recommend.fitting import FitOption, FitReport, make_it_fit
+from advisor.ui.catalog_service import CatalogService
+from advisor.ui.i18n import tr
+from advisor.ui.state import AppState, Result
+from advisor.ui.workers import TaskRunner
+
+
+def change_label(key: str) -> str:
+    labels = {
+        "current": tr("as it is"), "batch": tr("smaller batch"), "accumulate": tr("gradient accumulation"),
+        "amp_bf16": tr("mixed precision (bf16 autocast)"), "amp_fp16": tr("mixed precision (fp16 autocast)"),
+        "bf16": tr("pure bf16"), "checkpointing": tr("gradient checkpointing"),
+        "inplace": tr("in-place activations"), "sgd_momentum": tr("SGD with momentum instead of Adam"),
+        "sgd": tr("plain SGD instead of Adam"), "adam_8bit": tr("8-bit optimizer state"),
+        "freeze_half": tr("freeze the first half of the blocks"), "freeze_head": tr("train only the last layer"),
+        "seq_len": tr("shorter sequences"), "zero1": tr("ZeRO-1 sharding"), "zero2": tr("ZeRO-2 sharding"),
+        "zero3": tr("ZeRO-3 / FSDP sharding"),
+    }
+    return labels.get(key, key)
+
+
+def option_label(o: FitOption) -> str:
+    text = " + ".join(change_label(c) for c in o.changes) if o.changes else change_label("current")
+    return text + (tr(" on {count} cards").format(count=o.cards) if o.cards > 1 else "")
+
+
+def option_note(o: FitOption) -> str:
+    return "; ".join(tr(NOTES[key]).format(**values) for key, values in o.notes)
+
+
+def speed(slowdown: float) -> str:
+    if abs(slowdown) < 0.005:
+        return tr("same speed")
+    if slowdown > 0:
+        return tr("{value} slower").format(value=f"{slowdown:.0%}")
+    return tr("{value} faster").format(value=f"{-slowdown / (1 + slowdown):.0%}")
+
+
+def fit_subject(result: Result, state: AppState) -> Subject:
+    """The workload on screen as fitting sees it (a zoo sequence model can be rebuilt shorter)."""
+    graph, source = result.graph, state.draft.source
+    tokens = tokens_per_sample(graph)
+    name = source[4:] if source.startswith("zoo:") else ""
+    rebuild: Callable[[int], Graph] | None = None
+    if tokens > 1 and name and zoo.takes_seq_len(name):
+        rebuild = functools.partial(zoo.build, name)
+    return Subject(graph, result.estimate.workload, tokens if tokens > 1 else None, rebuild)
+
+
+class QtMakeItFit(QDialog):
+    """The list of changes for one card; Apply (or a double-click) sets the workload controls."""
+
+    COLUMNS = ("Change", "Needs", "Fits", "Speed", "Note")
+
+    def __init__(self, state: AppState, catalog: CatalogService, runner: TaskRunner, card: str,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.state, self.catalog, self.runner, self.card = state, catalog, runner, card
+        self.report: FitReport | None = None
+        self.rows: list[FitOption | None] = []
+        self.setWindowTitle(tr("Make it fit on {card}").format(card=card))
+        self.resize(980, 520)
+        self.verdict = QLabel(tr("Measuring the changes…"))
+        self.verdict.setWordWrap(True)
+        self.table = QTableWidget(0, len(self.COLUMNS))
+        self.table.setHorizontalHeaderLabels([tr(c) for c in self.COLUMNS])
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.itemSelectionChanged.connect(self._selected)
+        self.table.itemDoubleClicked.connect(lambda _item: self.apply_selected())
+        self.apply_button = QPushButton(tr("Apply"))
+        self.apply_button.setToolTip(tr("Set the workload controls to this change"))
+        self.apply_button.setEnabled(False)
+        self.apply_button.clicked.connect(self.apply_selected)
+        close = QPushButton(tr("Close"))
+        close.clicked.connect(self.close)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.apply_button)
+        buttons.addWidget(close)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.verdict)
+        layout.addWidget(self.table, 1)
+        layout.addLayout(buttons)
+        state.result_changed.connect(self.refresh)
+        self.refresh()
+
+    def refresh(self) -> None:
+        catalog, result = self.catalog.catalog, self.state.result
+        if catalog is None or result is None:
+            return
+        subject, card = fit_subject(result, self.state), self.card
+
+        def work(_cancelled: threading.Event) -> FitReport:
+            with catalog.read() as session:
+                record = find_card(session, card)
+            return make_it_fit(subject, target(record))
+
+        self.runner.start("fit", tr("Measuring the changes"), work, self.show_report,
+                          lambda error: self.verdict.setText(str(error)))
+
+    def show_report(self, report: object) -> None:
+        assert isinstance(report, FitReport)
+        self.report = report
+        need, usable = report.current.measured.required_bytes, report.usable_bytes
+        state = tr("fits") if not report.needs_help else tr("fits, under 10% to spare") if need <= usable \
+            else tr("does not fit")
+        self.verdict.setText(tr("{card}: the workload needs {need}, the card has {usable} usable: {state}.").format(
+            card=report.card, need=format_bytes(need), usable=format_bytes(usable), state=state))
+        if report.recommended is not None:
+            self.verdict.setText(self.verdict.text() + " " + tr("Recommended: {change} ({speed}).").format(
+                change=option_label(report.recommended), speed=speed(report.recommended.slowdown)))
+        self.table.setRowCount(0)
+        self.rows = []
+        self._section(tr("Each change alone"), [report.current, *report.singles])
+        title = tr("Fewest changes that fit, keeping the training the same") if report.combinations_same_training \
+            else tr("Fewest changes that fit (they change the training)")
+        self._section(title, list(report.combinations))
+        self._section(tr("Sharding over several cards"), list(report.sharding))
+        self.table.resizeColumnsToContents()
+
+    def _section(self, title: str, options: list[FitOption]) -> None:
+        if not options:
+            return
+        row = self.table.rowCount()
+        self.table.insertRow(row)
+        heading = QTableWidgetItem(title)
+        font = heading.font()
+        font.setBold(True)
+        heading.setFont(font)
+        heading.setFlags(Qt.ItemFlag.ItemIsEnabled)
+        self.table.setItem(row, 0, heading)
+        self.table.setSpan(row, 0, 1, len(self.COLUMNS))
+        self.rows.append(None)
+        for option in options:
+            self._add(option)
+
+    def _add(self, o: FitOption) -> None:
+        row = self.table.rowCount()
+        self.table.insertRow(row)
+        tip = option_note(o) if o.applicable or not o.changes else \
+            option_note(o) + "\n" + tr("Not a workload control: set it in your training script.")
+        cells = (option_label(o), format_bytes(o.measured.required_bytes), tr("yes") if o.fits else tr("no"),
+                 speed(o.slowdown), option_note(o))
+        for column, text in enumerate(cells):
+            item = QTableWidgetItem(text)
+            item.setToolTip(tip)
+            if not o.fits:
+                item.setForeground(QBrush(QColor("#9A9A9A")))
+            self.table.setItem(row, column, item)
+        self.rows.append(o)
+
+    def selected(self) -> FitOption | None:
+        rows = self.table.selectionModel().selectedRows()
+        return self.rows[rows[0].row()] if rows else None
+
+    def _selected(self) -> None:
+        option = self.selected()
+        self.apply_button.setEnabled(option is not None and option.applicable)
+
+    def apply_selected(self) -> None:
+        option = self.selected()
+        if option is not None and option.applicable:
+            self.state.set_choice(**option.settings)

@@ -1,0 +1,87 @@
+"""`advisor fit`: the JSON contract of issue 10, the text table, one-line errors with exit code 2."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from advisor.core import zoo
+from advisor.core.estimate import estimate
+from advisor.core.workload import Workload
+
+KEYS = {"change", "peak_bytes", "fits", "step_time_s", "note", "required_bytes", "usable_bytes"}
+
+
+def run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "advisor", "fit", *args, "--catalog", str(tmp_path / "c.sqlite3")],
+                          capture_output=True, text=True)
+
+
+def test_json_entries_carry_the_contract_keys_and_the_estimators_numbers(tmp_path: Path) -> None:
+    result = run(tmp_path, "zoo:gpt2-medium", "--seq-len", "1024", "--batch", "8", "--gpu", "RTX 3060 12GB",
+                 "--allow-8bit", "--json")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["card"] == "GeForce RTX 3060" and data["needs_help"]
+    entries = [data["current"], *data["changes"], *data["combinations"], *data["sharding"]]
+    assert all(set(e) >= KEYS for e in entries)
+    assert not data["current"]["fits"]
+    ckpt = next(e for e in data["changes"] if e["changes"] == ["checkpointing"])
+    direct = estimate(zoo.build("gpt2-medium", 1024), Workload(batch=8, checkpointing=True))
+    assert ckpt["peak_bytes"] == direct.memory.peak_bytes
+    assert ckpt["required_bytes"] == direct.memory.required_bytes
+    assert ckpt["usable_bytes"] == data["usable_bytes"]
+    cheapest = data["cheapest"]
+    assert cheapest["fits"] and cheapest["required_bytes"] <= cheapest["usable_bytes"]
+    assert cheapest == data["combinations"][0]
+    eight = next(e for e in data["changes"] if e["changes"] == ["adam_8bit"])
+    assert eight["method"] == "modelled" and "not simulated" in eight["note"]
+
+
+def test_text_lists_changes_and_the_cheapest_set(tmp_path: Path) -> None:
+    result = run(tmp_path, "zoo:resnet50", "--batch", "128", "--gpu", "RTX 3060 12GB")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "does not fit" in out and "mixed precision (bf16 autocast)" in out
+    assert "Fewest changes that fit, keeping the training the same" in out
+    assert "--allow-8bit" in out
+
+
+def test_unknown_gpu_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    result = run(tmp_path, "zoo:resnet50", "--gpu", "RTX 3O60")
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and "unknown card" in result.stderr
+
+
+def test_missing_gpu_and_bad_spec_are_usage_errors(tmp_path: Path) -> None:
+    assert run(tmp_path, "zoo:resnet50").returncode == 2
+    bad = run(tmp_path, "zoo:resnet5000", "--gpu", "T4")
+    assert bad.returncode == 2 and "unknown zoo model" in bad.stderr and "Traceback" not in bad.stderr
+
+
+MODEL_FILE = '''
+import torch
+from torch import nn
+
+def build_model():
+    return nn.Sequential(nn.Conv2d(3, 64, 3, padding=1), nn.ReLU(), nn.Conv2d(64, 64, 3, padding=1), nn.ReLU(),
+                         nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(64, 1000))
+
+def example_inputs(batch_size):
+    return (torch.randn(batch_size, 3, 224, 224),)
+'''
+
+
+def test_a_pytorch_module_is_simulated_where_the_change_is_a_workload_change(tmp_path: Path) -> None:
+    model = tmp_path / "convnet.py"
+    model.write_text(MODEL_FILE)
+    result = run(tmp_path, str(model), "--batch", "512", "--gpu", "T4", "--json")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["current"]["method"] == "simulated"
+    methods = {tuple(e["changes"]): e["method"] for e in data["changes"]}
+    assert methods[("amp_fp16",)] == methods[("batch",)] == "simulated"  # the simulator runs these
+    assert methods[("freeze_head",)] == methods[("accumulate",)] == "analytic"  # graph rewrites: analytic
+    assert ("amp_bf16",) not in methods  # a T4 has no bf16
