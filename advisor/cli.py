@@ -15,7 +15,7 @@ from advisor import __version__
 from advisor.core.errors import AdvisorError
 
 EXIT_USAGE = 2
-SUBCOMMANDS = ("estimate", "recommend", "catalog", "monitor")
+SUBCOMMANDS = ("estimate", "recommend", "catalog", "monitor", "report")
 
 
 class OneLineParser(argparse.ArgumentParser):

@@ -11,7 +11,7 @@ from advisor.core.units import format_bytes
 from advisor.recommend.devices import DRIVER_RESERVED_FRACTION, PROCESS_OVERHEAD_BYTES
 from advisor.recommend.engine import Recommendation
 from advisor.report.content import CardSource, Report, sharded_plans
-from advisor.report.markup import Text, bullets, chart, esc, grid, heading, lines, paragraph
+from advisor.report.markup import Text, bullets, esc, figure, grid, heading, lines, paragraph
 from advisor.report.model_pages import method_text, objective_text, plan_label, price_text
 from advisor.telemetry.present import fit
 from advisor.telemetry.readings import DeviceReading, Snapshot
@@ -83,9 +83,9 @@ def multi_gpu(report: Report, t: Text) -> str:
 
 
 def batch_chart(report: Report, t: Text) -> str:
-    return (heading(t("Memory vs batch")) +
-            paragraph(t("Peak and required memory per card against the batch; a line for each of the first "
-                        "fitting cards at the memory a step may use on it.")) + chart("batch"))
+    return figure("batch", t("Memory vs batch"),
+                  t("Peak and required memory per card against the batch; a line for each of the first fitting "
+                    "cards at the memory a step may use on it."))
 
 
 def _device_row(device: DeviceReading, report: Report, t: Text) -> list[str]:

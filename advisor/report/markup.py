@@ -54,6 +54,11 @@ def chart(key: str) -> str:
     return f'<p align="center">{CHART_MARKER.format(key=key)}</p>'
 
 
+def figure(key: str, title: str, caption: str, new_page: bool = False) -> str:
+    """A chart under its heading and caption; pdf.py keeps the three on one page."""
+    return heading(title, new_page=new_page) + paragraph(caption) + chart(key)
+
+
 def facts(rows: Sequence[tuple[str, str]], label_width: int = 30) -> str:
     """Label: value rows, labels in the narrow first column."""
     cells = "".join(

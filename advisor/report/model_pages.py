@@ -5,7 +5,7 @@ from __future__ import annotations
 from advisor.core.estimate import WORST_PEAK_TO_BUDGET, Estimate
 from advisor.core.units import format_bytes, format_count
 from advisor.report.content import Report
-from advisor.report.markup import Text, chart, facts, heading, lines, paragraph, side_by_side
+from advisor.report.markup import Text, chart, facts, figure, heading, lines, paragraph, side_by_side
 
 
 def plan_label(plan: str, t: Text) -> str:
@@ -112,9 +112,8 @@ def memory(report: Report, t: Text) -> str:
         ("nvidia-smi", lines(format_bytes(m.device_total_bytes), t(
             "Reserved + CUDA context and library workspaces: what nvidia-smi would show"))),
     ]
-    return (heading(t("Memory breakdown")) + facts(rows, 20)
-            + paragraph(t("Memory at the peak by category (what decides whether a card fits is the required "
-                          "memory, per card):"))
+    return (heading(t("Memory breakdown")) + facts(rows, 20) + paragraph(
+        t("Memory at the peak by category (what decides whether a card fits is the required memory, per card):"))
             + chart("breakdown"))
 
 
@@ -127,8 +126,7 @@ def front_pages(report: Report, t: Text) -> list[str]:
 def layer_pages(report: Report, t: Text) -> list[str]:
     note = t("Forward + backward FLOPs over the batch: 2 x MACs + elementwise work; backward about twice the "
              "forward")
-    return [heading(t("Top layers by memory"), new_page=True),
-            paragraph(t("Bytes autograd still holds for this layer when the forward pass ends")),
-            chart("layers_memory"),
-            heading(t("Top layers by compute")), paragraph(note), chart("layers_compute")]
+    return [figure("layers_memory", t("Top layers by memory"),
+                   t("Bytes autograd still holds for this layer when the forward pass ends")),
+            figure("layers_compute", t("Top layers by compute"), note)]
 

@@ -37,7 +37,9 @@ def write_atomic(path: str | os.PathLike[str], data: bytes) -> Path:
     """Writes `data` to `path` completely or not at all; returns the absolute path written."""
     target = Path(path).expanduser().absolute()
     if target.is_dir():
-        raise ReportError(f"{target}: is a directory; give a file name such as report.pdf")
+        raise ReportError(f"{target}: is a folder; give a file name such as report.pdf")
+    if not target.parent.is_dir():
+        raise ReportError(f"cannot write {target}: the folder {target.parent} does not exist")
     try:
         handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
     except OSError as error:

@@ -10,9 +10,7 @@ are drawn with QSvgRenderer into the page: vector paths and real text, no raster
 from __future__ import annotations
 
 import os
-import re
 import sys
-import unicodedata
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -36,7 +34,10 @@ from PySide6.QtGui import (
     QPainter,
     QPdfWriter,
     QPyTextObject,
+    QTextBlock,
+    QTextBlockFormat,
     QTextCharFormat,
+    QTextCursor,
     QTextDocument,
     QTextFormat,
 )
@@ -49,6 +50,7 @@ from advisor.report.figures import chart_svgs
 from advisor.report.markup import CHART_MARKER, Text, document
 from advisor.report.model_pages import front_pages, layer_pages
 from advisor.report.output import ReportError, write_atomic
+from advisor.report.tounicode import fix_to_unicode
 
 PAPERS: dict[str, QPageSize.PageSizeId] = {"a4": QPageSize.PageSizeId.A4, "letter": QPageSize.PageSizeId.Letter}
 MARGIN_MM = 15.0
@@ -142,7 +144,43 @@ def _document(writer: QPdfWriter, html: str, charts: SvgCharts, fonts: Sequence[
     # document out afresh. Qt's incremental relayout after the chart insertions left the blocks after a
     # table with no height (the last pages came out empty).
     doc.setPageSize(QSizeF(float(writer.width()), float(writer.height()) - FOOTER_PT))
+    _keep_headings_with_charts(doc)
     return doc
+
+
+def _page(doc: QTextDocument, y: float) -> int:
+    return int(y // doc.pageSize().height())
+
+
+def _breaks_needed(doc: QTextDocument) -> list[QTextBlock]:
+    """Headings whose chart (up to two blocks below: heading, caption, chart) starts on a later page."""
+    layout, found = doc.documentLayout(), []
+    block = doc.begin()
+    while block.isValid():
+        if "\ufffc" in block.text():
+            chart_page = _page(doc, layout.blockBoundingRect(block).bottom() - 1)
+            intro = block.previous()
+            for _ in range(2):
+                if not intro.isValid() or intro.blockFormat().headingLevel():
+                    break
+                intro = intro.previous()
+            if intro.isValid() and _page(doc, layout.blockBoundingRect(intro).top()) < chart_page:
+                found.append(intro)
+        block = block.next()
+    return found
+
+
+def _keep_headings_with_charts(doc: QTextDocument) -> None:
+    """QTextDocument has no keep-with-next: a heading left at the foot of a page gets a page break instead."""
+    for _ in range(4):  # each break moves what follows, so look again (a few passes settle any report)
+        headings = _breaks_needed(doc)
+        if not headings:
+            return
+        for heading in headings:
+            fmt = QTextBlockFormat()
+            fmt.setPageBreakPolicy(QTextFormat.PageBreakFlag.PageBreak_AlwaysBefore)
+            QTextCursor(heading).mergeBlockFormat(fmt)
+        doc.setPageSize(doc.pageSize())  # lay everything out afresh (see _document)
 
 
 def _footer(painter: QPainter, text: str, width: float, top: float, fonts: Sequence[str]) -> None:
@@ -196,7 +234,7 @@ def render_pdf(report: Report, paper: str = "a4", text: Text = _same,
     pages = _paint(writer, doc, footer, fonts)
     del writer  # finishes the PDF (trailer, cross-reference table) into the buffer
     buffer.close()
-    return fix_to_unicode(bytes(buffer.data().data())), pages
+    return fix_to_unicode(bytes(buffer.data().data()), fonts), pages
 
 
 def write_pdf(path: str | os.PathLike[str], report: Report, paper: str = "a4", text: Text = _same,
@@ -204,36 +242,3 @@ def write_pdf(path: str | os.PathLike[str], report: Report, paper: str = "a4", t
     """Renders the report and writes it atomically (output.py); returns the path written and the page count."""
     data, pages = render_pdf(report, paper, text, fonts)
     return write_atomic(path, data), pages
-
-
-# Qt maps each glyph back to the lowest code point that uses it when it writes the ToUnicode table. CJK fonts
-# share one glyph between an ideograph and its Kangxi radical (比 U+6BD4 and ⽐ U+2F50), so copied or
-# extracted Chinese text came out as radicals. The fix swaps each radical for the ideograph it stands for
-# (its NFKC form); both are four hex digits, so the file's byte offsets stay valid.
-_CMAP = re.compile(rb"/CMapName /Adobe-Identity-UCS def.*?endcmap", re.S)
-_CODE = re.compile(rb"<(2[EF][0-9A-F]{2})>")
-
-
-def _ideograph(match: re.Match[bytes]) -> bytes:
-    radical = chr(int(match.group(1), 16))
-    ideograph = unicodedata.normalize("NFKC", radical)
-    if len(ideograph) != 1 or ideograph == radical or ord(ideograph) > 0xFFFF:
-        return match.group(0)
-    return b"<%04X>" % ord(ideograph)
-
-
-def _fix_cmap(match: re.Match[bytes]) -> bytes:
-    """Rewrites destination codes only: a bfrange line starts with two source codes (glyph ids), a bfchar
-    line with one; each source code is 7 bytes ("<0012> ")."""
-    skip, lines = 0, []
-    for line in match.group(0).split(b"\n"):
-        if line.endswith(b"beginbfrange") or line.endswith(b"beginbfchar"):
-            skip = 14 if line.endswith(b"beginbfrange") else 7
-        elif line.startswith(b"<") and skip:
-            line = line[:skip] + _CODE.sub(_ideograph, line[skip:])
-        lines.append(line)
-    return b"\n".join(lines)
-
-
-def fix_to_unicode(pdf: bytes) -> bytes:
-    return _CMAP.sub(_fix_cmap, pdf)
