@@ -78,6 +78,16 @@ def ensure_gui_application() -> None:
     QGuiApplication(["advisor"])
 
 
+def text_font(families: Sequence[str], size_pt: float) -> QFont:
+    """The families in order, without ligatures: a ligature glyph extracts as one character (ﬁ U+FB01), so
+    a reader searching the PDF for "fits" would not find it."""
+    font = QFont()
+    font.setFamilies(list(families))
+    font.setPointSizeF(size_pt)
+    font.setFeature(QFont.Tag("liga"), 0)
+    return font
+
+
 class SvgCharts(QPyTextObject):  # type: ignore[misc]
     """Draws a chart where the document holds its object character, scaled to the text width.
 
@@ -133,10 +143,7 @@ def _document(writer: QPdfWriter, html: str, charts: SvgCharts, fonts: Sequence[
     doc.documentLayout().setPaintDevice(writer)  # lay out in the writer's points, not the screen's pixels
     doc.setUseDesignMetrics(True)  # glyph advances at the font's design size, not hinted to whole points
     doc.setDocumentMargin(0)
-    font = QFont()
-    font.setFamilies(list(fonts))
-    font.setPointSizeF(BODY_PT)
-    doc.setDefaultFont(font)
+    doc.setDefaultFont(text_font(fonts, BODY_PT))
     doc.setHtml(html)
     doc.documentLayout().registerHandler(CHART_OBJECT, charts)
     _insert_charts(doc, list(charts.renderers))
@@ -184,10 +191,7 @@ def _keep_headings_with_charts(doc: QTextDocument) -> None:
 
 
 def _footer(painter: QPainter, text: str, width: float, top: float, fonts: Sequence[str]) -> None:
-    font = QFont()
-    font.setFamilies(list(fonts))
-    font.setPointSizeF(7)
-    painter.setFont(font)
+    painter.setFont(text_font(fonts, 7))
     painter.setPen(QColor("#8A8A8A"))
     painter.drawLine(QPointF(0, top + 4), QPointF(width, top + 4))
     painter.drawText(QRectF(0, top + 6, width, FOOTER_PT - 6), 0x0004 | 0x0080, text)  # AlignHCenter|VCenter
