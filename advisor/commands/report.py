@@ -16,13 +16,11 @@ from advisor.catalog import open_catalog
 from advisor.commands.estimate import add_workload_options, workload_from
 from advisor.commands.recommend import add_ranking_options, ranking_request
 from advisor.estimating import prepare_spec
-from advisor.report import DEFAULT_TOP, PAPERS, build_report, rank_for_report, write_pdf
+from advisor.report import DEFAULT_TOP, PAPERS, build_report, default_paper, rank_for_report, write_pdf
 from advisor.report.pdf import ensure_gui_application
 from advisor.telemetry.readings import Snapshot
 
 LANGUAGES = ("en", "zh_CN")
-# Letter is the usual paper where these locales are the system's; A4 everywhere else.
-LETTER_TERRITORIES = ("UnitedStates", "Canada", "Mexico", "Philippines", "Chile", "Colombia")
 
 
 def register(sub: Any) -> None:
@@ -36,12 +34,6 @@ def register(sub: Any) -> None:
     parser.add_argument("--no-local-gpus", action="store_true",
                         help="leave out this computer's GPUs (a report made on a server for someone else)")
     parser.set_defaults(func=run)
-
-
-def default_paper() -> str:
-    from PySide6.QtCore import QLocale
-
-    return "letter" if QLocale.system().territory().name in LETTER_TERRITORIES else "a4"
 
 
 def local_gpus() -> Snapshot:

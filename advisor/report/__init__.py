@@ -10,9 +10,9 @@ package uses QtGui and QtSvg but never the app's widgets or its catalogue (an im
 
 from advisor.report.content import DEFAULT_TOP, CardSource, Ranking, Report, build_report, rank_for_report
 from advisor.report.output import ReportError, write_atomic
-from advisor.report.pdf import PAPERS, render_pdf, write_pdf
+from advisor.report.pdf import PAPERS, default_paper, render_pdf, write_pdf
 
 __all__ = [
-    "DEFAULT_TOP", "PAPERS", "CardSource", "Ranking", "Report", "ReportError", "build_report", "rank_for_report",
-    "render_pdf", "write_atomic", "write_pdf",
+    "DEFAULT_TOP", "PAPERS", "CardSource", "Ranking", "Report", "ReportError", "build_report", "default_paper",
+    "rank_for_report", "render_pdf", "write_atomic", "write_pdf",
 ]  # fmt: skip

@@ -19,6 +19,7 @@ from PySide6.QtCore import (
     QByteArray,
     QCoreApplication,
     QIODevice,
+    QLocale,
     QMarginsF,
     QPointF,
     QRect,
@@ -63,6 +64,14 @@ CHART_OBJECT = QTextFormat.ObjectTypes.UserObject + 1
 CHART_KEY = QTextFormat.Property.UserProperty + 1
 
 
+# Letter is the usual paper where these are the system's territory; A4 everywhere else.
+LETTER_TERRITORIES = ("UnitedStates", "Canada", "Mexico", "Philippines", "Chile", "Colombia")
+
+
+def default_paper() -> str:
+    return "letter" if QLocale.system().territory().name in LETTER_TERRITORIES else "a4"
+
+
 def _same(text: str) -> str:
     return text
 
@@ -79,12 +88,17 @@ def ensure_gui_application() -> None:
 
 
 def text_font(families: Sequence[str], size_pt: float) -> QFont:
-    """The families in order, without ligatures: a ligature glyph extracts as one character (ﬁ U+FB01), so
-    a reader searching the PDF for "fits" would not find it."""
+    """The families in order, with the two glyph substitutions off that break the PDF's text layer.
+
+    Qt writes the text layer by mapping each glyph back through the font's character map; a substituted glyph
+    is not in it. liga: DejaVu's "fi" ligature extracts as one character (U+FB01), so a search for "fits"
+    fails. locl: Noto Sans CJK SC swaps Latin digits for Chinese-locale forms in Latin runs, and "resnet50"
+    extracted as "resnet"."""
     font = QFont()
     font.setFamilies(list(families))
     font.setPointSizeF(size_pt)
-    font.setFeature(QFont.Tag("liga"), 0)
+    for feature in ("liga", "locl"):
+        font.setFeature(QFont.Tag(feature), 0)
     return font
 
 
@@ -94,8 +108,9 @@ class SvgCharts(QPyTextObject):  # type: ignore[misc]
     PySide6 only registers QPyTextObject subclasses as handlers (a plain QObject + QTextObjectInterface is
     silently ignored by registerHandler)."""
 
-    def __init__(self, svgs: dict[str, bytes]) -> None:
+    def __init__(self, svgs: dict[str, bytes], families: Sequence[str]) -> None:
         super().__init__()
+        self.families = families
         self.renderers = {key: QSvgRenderer(QByteArray(svg)) for key, svg in svgs.items()}
 
     def intrinsicSize(self, doc: QTextDocument, _position: int, fmt: QTextFormat) -> QSizeF:
@@ -105,7 +120,11 @@ class SvgCharts(QPyTextObject):  # type: ignore[misc]
 
     def drawObject(self, painter: QPainter, rect: QRectF | QRect, _doc: QTextDocument, _position: int,
                    fmt: QTextFormat) -> None:
+        painter.save()
+        # QtSvg starts each text's font from the painter's: this is how the substitutions stay off in charts too
+        painter.setFont(text_font(self.families, BODY_PT))
         self.renderers[fmt.property(CHART_KEY)].render(painter, rect)
+        painter.restore()
 
 
 def html_parts(report: Report, t: Text) -> list[str]:
@@ -228,7 +247,7 @@ def render_pdf(report: Report, paper: str = "a4", text: Text = _same,
     writer = _writer(buffer, paper, title)
     svgs = chart_svgs(report, ChartStyle(text=t, fonts=tuple(fonts), width_in=writer.width() / RESOLUTION,
                                          height_in=3.4))
-    charts = SvgCharts(svgs)  # referenced until the document is painted: the layout keeps no Python reference
+    charts = SvgCharts(svgs, fonts)  # referenced until the document is painted: the layout keeps no Python reference
     doc = _document(writer, document(html_parts(report, t)), charts, fonts)
 
     def footer(page: int, pages: int) -> str:

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import pdf_text, poppler, words
+from report_support import pdf_text, poppler, words
 
 from advisor.cli import main
 from advisor.report.tounicode import fix_to_unicode

@@ -260,4 +260,7 @@ MESSAGES: dict[str, str] = {
     "before buying.": "显卡参数和价格来自显卡目录；每个价格都是目录中该卡最新的价格。购买前请核实价格。",
     "figures: {source}": "参数：{source}", "price {price}, {date}: {source}": "价格 {price}，{date}：{source}",
     "the same source": "同上来源", "no price in the catalog": "目录中没有价格",
+    "Export PDF report…": "导出 PDF 报告…", "Export the PDF report": "导出 PDF 报告", "PDF report": "PDF 报告",
+    "Writing the PDF report": "正在生成 PDF 报告", "Cannot write the report": "无法写入报告",
+    "There is no estimate to report yet.": "还没有可以写入报告的估算结果。",
 }
