@@ -15,7 +15,7 @@ from advisor import __version__
 from advisor.core.errors import AdvisorError
 
 EXIT_USAGE = 2
-SUBCOMMANDS = ("estimate", "recommend", "catalog", "monitor", "fit")
+SUBCOMMANDS = ("estimate", "recommend", "fit", "report", "catalog", "monitor")
 
 
 class OneLineParser(argparse.ArgumentParser):

@@ -16,9 +16,8 @@ from advisor.recommend.present import render_table, to_json
 from advisor.recommend.service import CardFilter, recommend
 
 
-def register(sub: Any) -> None:
-    parser = sub.add_parser("recommend", help="rank GPUs for a workload")
-    add_workload_options(parser)
+def add_ranking_options(parser: argparse.ArgumentParser, top: int = 25) -> None:
+    """The filters and objective every command that ranks cards shares (recommend, report)."""
     parser.add_argument("--budget", type=float, default=None, metavar="USD", help="most you will pay in all")
     parser.add_argument("--max-gpus", type=positive_int, default=8, metavar="N")
     parser.add_argument("--objective", choices=OBJECTIVES, default="perf_per_dollar")
@@ -26,26 +25,37 @@ def register(sub: Any) -> None:
     parser.add_argument("--segment", choices=("consumer", "workstation", "datacenter"), default=None)
     parser.add_argument("--min-memory", type=float, default=None, metavar="GB", help="per card, GiB")
     parser.add_argument("--used", action="store_true", help="consider used prices too")
-    parser.add_argument("--top", type=positive_int, default=25, help="rows in the table")
+    parser.add_argument("--top", type=positive_int, default=top, help="rows in the table")
     parser.add_argument("--catalog", metavar="PATH", default=None, help="catalog database to use")
-    parser.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def ranking_request(args: argparse.Namespace) -> tuple[CardFilter, Options]:
     if not args.spec:
         raise SpecError("a model SPEC is required (e.g. zoo:resnet50)")
     if args.budget is not None and args.budget <= 0:
         raise SpecError(f"--budget: must be positive, got {args.budget}")
-    job = prepare_spec(args.spec, workload_from(args), seq_len=args.seq_len, trust_pickle=args.trust_pickle,
-                       method=args.method)
     cards = CardFilter(args.vendor, args.segment,
                        int(args.min_memory * 2**30) if args.min_memory else None, args.used)
+    return cards, Options(args.objective, args.budget, args.max_gpus)
+
+
+def register(sub: Any) -> None:
+    parser = sub.add_parser("recommend", help="rank GPUs for a workload")
+    add_workload_options(parser)
+    add_ranking_options(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    cards, options = ranking_request(args)
+    job = prepare_spec(args.spec, workload_from(args), seq_len=args.seq_len, trust_pickle=args.trust_pickle,
+                       method=args.method)
     catalog = open_catalog(args.catalog)
     for message in catalog.messages:
         print(f"advisor recommend: {message}", file=sys.stderr)
     try:
         with catalog.read() as session:
-            entries = recommend(session, job, cards, Options(args.objective, args.budget, args.max_gpus))
+            entries = recommend(session, job, cards, options)
     finally:
         catalog.close()
     if args.json:

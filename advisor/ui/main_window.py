@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QGroupBox, QLabel, QMainWindow, QSplitter, QTabWid
 
 from advisor.core.graph import Graph
 from advisor.recommend.devices import PROCESS_OVERHEAD_BYTES
+from advisor.recommend.engine import prepare
 from advisor.specs import load_graph
 from advisor.telemetry.poller import Poller
 from advisor.ui import draft_edits, menus
@@ -19,7 +20,7 @@ from advisor.ui.breakdown import QtBreakdown
 from advisor.ui.catalog_panel import QtCatalogEditor
 from advisor.ui.catalog_service import CatalogService
 from advisor.ui.dialogs import show_error
-from advisor.ui.i18n import set_language, tr
+from advisor.ui.i18n import fonts, set_language, tr
 from advisor.ui.live_gpus import QtLiveGpusPanel
 from advisor.ui.model_map import QtModelMap
 from advisor.ui.model_panel import QtModelPanel
@@ -157,6 +158,30 @@ class QtMainWindow(QMainWindow):
             show_error(self, tr("Cannot save the network"), f"{path}: {error.strerror or error}")
             return
         self.statusBar().showMessage(tr("Saved {file}").format(file=path), 5000)
+
+    def export_pdf(self, path: str) -> None:
+        """The PDF report of what the window shows (estimate, the ranking's filters, the local GPUs), written on
+        a worker: ranking every card and drawing the charts takes a second or two."""
+        result, catalog = self.state.result, self.catalog.catalog
+        if result is None or catalog is None:
+            show_error(self, tr("Cannot write the report"), tr("There is no estimate to report yet."))
+            return
+        cards, options = self.recommendations.request()
+        snapshot = self.poller.state().snapshot if self.poller is not None else None
+        source, families = self.state.draft.source, fonts()
+
+        def work(_cancelled: threading.Event) -> tuple[Path, int]:
+            from advisor.report import build_report, default_paper, rank_for_report, write_pdf
+
+            job = prepare(result.graph, result.estimate.workload)
+            with catalog.read() as session:
+                ranking = rank_for_report(session, job, cards, options)
+            return write_pdf(path, build_report(job, ranking, snapshot, source), default_paper(), tr, families)
+
+        self.runner.start("report", tr("Writing the PDF report"), work,
+                          lambda written: self.statusBar().showMessage(
+                              tr("Saved {file}").format(file=written[0]), 5000),  # type: ignore[index]
+                          lambda error: show_error(self, tr("Cannot write the report"), str(error)))
 
     # Drag and drop of model files
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:

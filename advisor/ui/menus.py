@@ -40,6 +40,13 @@ def _ask_save(window: QtMainWindow) -> None:
         window.save_network(path)
 
 
+def _ask_export(window: QtMainWindow) -> None:
+    path, _ = QFileDialog.getSaveFileName(window, tr("Export the PDF report"), f"{window.state.draft.name}.pdf",
+                                          tr("PDF report") + " (*.pdf)")
+    if path:
+        window.export_pdf(path)
+
+
 def _about(window: QtMainWindow) -> None:
     QMessageBox.about(window, tr("About Advisor"),
                       tr("Advisor tells you whether your network fits a GPU, how fast it will run, and which "
@@ -53,6 +60,7 @@ def build_menus(window: QtMainWindow) -> None:
     _action(file_menu, tr("New network"), QKeySequence.StandardKey.New, window.new_network)
     _action(file_menu, tr("Open model…"), QKeySequence.StandardKey.Open, lambda: _ask_open(window))
     _action(file_menu, tr("Save network as…"), QKeySequence.StandardKey.Save, lambda: _ask_save(window))
+    _action(file_menu, tr("Export PDF report…"), "Ctrl+E", lambda: _ask_export(window))
     file_menu.addSeparator()
     _action(file_menu, tr("Quit"), "Ctrl+Q", window.close)
     edit = bar.addMenu(tr("&Edit"))

@@ -1,5 +1,5 @@
-"""Every tr("...") / t("...") literal of the app and the charts has a Chinese translation with the same
-placeholders, and the engine words translated at run time do too."""
+"""Every tr("...") / t("...") literal of the app, the charts and the PDF report has a Chinese translation with
+the same placeholders, and the engine words translated at run time do too."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ ROOT = Path(advisor.__file__).parent
 
 def literals() -> list[str]:
     found: list[str] = []
-    for folder in ("ui", "charts"):
+    for folder in ("ui", "charts", "report"):
         for path in sorted((ROOT / folder).rglob("*.py")):
             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
                 if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("tr", "t")
@@ -34,7 +34,7 @@ def fields(text: str) -> set[str]:
 
 
 def test_the_scan_finds_the_app_strings() -> None:
-    assert {"Recommendations", "Batch size", "Reading the GPUs…"} <= set(literals())
+    assert {"Recommendations", "Batch size", "Reading the GPUs…", "Recommended cards"} <= set(literals())
 
 
 @pytest.mark.parametrize("text", [*literals(), *DYNAMIC])

@@ -260,4 +260,76 @@ MESSAGES: dict[str, str] = {
     "Top-1: torchvision IMAGENET1K_V1 weights, acc@1": "Top-1：torchvision IMAGENET1K_V1 权重的 acc@1",
     "your model: {name}": "你的模型：{name}", "ideal: fast, accurate, small": "理想：快、准、小",
     "circle area": "圆面积",
+    # report
+    "Which GPU for {model}": "{model} 该选哪块 GPU",
+    "Advisor {version} report, made {date}": "Advisor {version} 报告，生成于 {date}",
+    "Advisor {version} · {model} · page {page} of {pages}": "Advisor {version} · {model} · 第 {page} 页，共 {pages} 页",
+    "Best under “{objective}”: {count} x {card} ({plan}), {throughput} {unit}, price {price}.":
+        "按“{objective}”最佳：{count} × {card}（{plan}），{throughput} {unit}，价格 {price}。",
+    "No listed configuration fits; try a smaller batch, mixed precision or gradient checkpointing.":
+        "列出的配置都放不下；请尝试更小的批大小、混合精度或梯度检查点。",
+    "throughput per dollar": "每美元吞吐量", "lowest price": "价格最低", "highest throughput": "吞吐量最高",
+    "Model": "模型", "built in the app": "在应用中搭建", "Layers": "层数",
+    "MACs, forward": "MACs（前向）", "{macs} multiply-adds at batch {batch}": "批大小 {batch} 时 {macs} 次乘加",
+    "FLOPs, forward": "FLOPs（前向）",
+    "{flops} (FLOPs = 2 x MACs + elementwise)": "{flops}（FLOPs = 2 × MACs + 逐元素运算）",
+    "FLOPs per step": "每步 FLOPs", "(forward + backward)": "（前向 + 反向）", "(forward only)": "（仅前向）",
+    "{batch} samples per card": "每卡 {batch} 个样本", "none (inference)": "无（推理）",
+    "Estimation method": "估算方法",
+    "analytic: layer formulas over the layer graph": "解析法：按层图逐层套用公式",
+    "simulated: one real PyTorch step on the meta device, every allocation tracked":
+        "模拟法：在 meta 设备上运行一次真实的 PyTorch 训练步，跟踪每一次显存分配",
+    "Memory breakdown": "显存明细", "at {phase}, layer {layer}": "出现在{phase}阶段，层 {layer}",
+    "Memory at the peak by category (what decides whether a card fits is the required memory, per card):":
+        "峰值时各类显存占用（决定能否放进一张卡的是每卡所需显存）：",
+    "Recommended cards": "推荐显卡",
+    "Ranked by {objective}; {n} configurations (1 to {max} cards of a kind, every plan) were considered; one row "
+    "per card, in its best configuration.":
+        "按“{objective}”排名；共考虑 {n} 种配置（同型号 1 至 {max} 张卡，所有并行方案）；每张卡一行，显示其最佳配置。",
+    "Budget: {budget} USD for all the cards together.": "预算：所有显卡合计 {budget} 美元。",
+    "Only cards: {filters}.": "仅限显卡：{filters}。",
+    "Used prices were considered where cheaper.": "二手价更便宜时按二手价计。",
+    "No card of the catalog matches the filters.": "显卡目录中没有符合筛选条件的显卡。",
+    "Price": "价格", "of {usable}": "共 {usable}",
+    "Needs/card: peak of the step / {ratio} (allocator overhead), less what sharding moves off the card, of the "
+    "memory the card leaves usable. Max batch: largest batch per card that fits. Price: for all the cards of the "
+    "configuration, with its condition and date. Perf/$: {unit} per USD of the price; Perf/W: {unit} per watt of "
+    "board power (TDP).":
+        "每卡需要：训练步峰值 / {ratio}（分配器开销），减去分片移出该卡的部分，后面是该卡的可用显存。"
+        "最大批：单卡放得下的最大批大小。价格：该配置所有显卡合计，附成色和日期。"
+        "性能/美元：每美元价格对应的{unit}；性能/瓦：每瓦板卡功耗（TDP）对应的{unit}。",
+    "More than one card": "多卡",
+    "Sharding divides the model state instead: ZeRO-1 shards the optimizer state, ZeRO-2 also the gradients, "
+    "ZeRO-3 (FSDP) also the weights; activations are never sharded. Sharded plans need DeepSpeed or PyTorch FSDP, "
+    "and they communicate more per step.":
+        "分片才会划分模型状态：ZeRO-1 分片优化器状态，ZeRO-2 再加梯度，ZeRO-3（FSDP）再加权重；激活值从不分片。"
+        "分片方案需要 DeepSpeed 或 PyTorch FSDP，且每步通信更多。",
+    "Listed above with sharding: {list}.": "上表中使用分片的配置：{list}。",
+    "Peak and required memory per card against the batch; a line for each of the first fitting cards at the memory "
+    "a step may use on it.": "每卡峰值显存和所需显存随批大小的变化；前几张放得下的显卡各画一条线，表示一步可用的显存。",
+    "Top layers by memory": "显存占用最多的层", "Top layers by compute": "计算量最大的层",
+    "GPUs in this computer": "本机 GPU", "The local GPUs were not read.": "未读取本机 GPU。",
+    "In use": "已用", "This workload": "本工作负载", "read {time}": "读取于 {time}",
+    "Assumptions and provenance": "假设与数据来源", "Overheads assumed": "假定的开销",
+    "Required memory = peak / {ratio}: the lowest peak-to-budget ratio measured at the out-of-memory limit on an "
+    "H200.": "所需显存 = 峰值 / {ratio}：在 H200 上于显存耗尽边界实测的最低峰值/预算比。",
+    "Usable memory per card = card memory less the driver's reservation ({driver}) and the CUDA context with "
+    "cuBLAS/cuDNN workspaces ({context}); {source}, assumed for every card.":
+        "每卡可用显存 = 显卡显存减去驱动预留（{driver}）以及 CUDA 上下文和 cuBLAS/cuDNN 工作区（{context}）；{source}，"
+        "并假定适用于所有显卡。",
+    "Step time: a per-layer roofline (compute or memory bound) with efficiencies fitted on H200 step times; "
+    "multi-card plans add their communication over the card's link, without overlap.":
+        "每步时间：逐层 roofline 模型（算力或带宽受限），效率系数按 H200 实测步时拟合；"
+        "多卡方案另加经显卡互连的通信时间，不假定与计算重叠。",
+    "Throughput per watt uses the board power (TDP) of the catalog, not a measurement.":
+        "每瓦吞吐量使用目录中的板卡功耗（TDP），并非实测值。",
+    "Assumptions of the estimate, as the estimator states them": "估算的假设（估算器原文）",
+    "Data sources": "数据来源",
+    "Card figures and prices come from the catalog; each price is the newest it holds for the card. Check prices "
+    "before buying.": "显卡参数和价格来自显卡目录；每个价格都是目录中该卡最新的价格。购买前请核实价格。",
+    "figures: {source}": "参数：{source}", "price {price}, {date}: {source}": "价格 {price}，{date}：{source}",
+    "the same source": "同上来源", "no price in the catalog": "目录中没有价格",
+    "Export PDF report…": "导出 PDF 报告…", "Export the PDF report": "导出 PDF 报告", "PDF report": "PDF 报告",
+    "Writing the PDF report": "正在生成 PDF 报告", "Cannot write the report": "无法写入报告",
+    "There is no estimate to report yet.": "还没有可以写入报告的估算结果。",
 }

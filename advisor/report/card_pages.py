@@ -1,0 +1,174 @@
+"""The later pages: the ranked cards, what more cards do and do not buy, the local GPUs, and where every
+figure came from."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from advisor.core.estimate import WORST_PEAK_TO_BUDGET
+from advisor.core.overheads import DEFAULT_OVERHEAD
+from advisor.core.units import format_bytes
+from advisor.recommend.devices import DRIVER_RESERVED_FRACTION, PROCESS_OVERHEAD_BYTES
+from advisor.recommend.engine import Recommendation
+from advisor.report.content import CardSource, Report, sharded_plans
+from advisor.report.markup import Text, bullets, esc, figure, grid, heading, lines, paragraph
+from advisor.report.model_pages import method_text, objective_text, plan_label, price_text
+from advisor.telemetry.present import fit
+from advisor.telemetry.readings import DeviceReading, Snapshot
+
+
+def _ratio(value: float | None) -> str:
+    return f"{value:.3g}" if value else "n/a"
+
+
+def _row(rank: int, r: Recommendation, t: Text) -> list[str]:
+    price = t("n/a") if r.price_usd is None else lines(
+        f"{r.price_usd:,.0f} USD", f"{t(r.price_condition or 'new')}, {r.price_date or ''}".rstrip(", "))
+    return [str(rank), lines(r.card, f"{r.count} x {plan_label(r.plan, t)}"), t("yes") if r.fits else t("no"),
+            lines(format_bytes(r.required_bytes), t("of {usable}").format(usable=format_bytes(r.usable_bytes))),
+            str(r.max_batch), f"{r.step_time_s * 1e3:,.1f}", f"{r.throughput:,.0f}", price,
+            _ratio(r.perf_per_dollar), _ratio(r.perf_per_watt)]
+
+
+def _filters(report: Report, t: Text) -> str:
+    ranking = report.ranking
+    words = [t("Ranked by {objective}; {n} configurations (1 to {max} cards of a kind, every plan) were "
+               "considered; one row per card, in its best configuration.").format(
+                   objective=objective_text(ranking.options.objective, t), n=ranking.configurations,
+                   max=ranking.options.max_gpus)]
+    if ranking.options.budget_usd is not None:
+        words.append(t("Budget: {budget} USD for all the cards together.").format(
+            budget=f"{ranking.options.budget_usd:,.0f}"))
+    cards = ranking.cards
+    if cards.vendor or cards.segment or cards.min_memory_bytes:
+        shown = [cards.vendor or "", t(cards.segment) if cards.segment else "",
+                 f"≥ {format_bytes(cards.min_memory_bytes)}" if cards.min_memory_bytes else ""]
+        words.append(t("Only cards: {filters}.").format(filters=", ".join(s for s in shown if s)))
+    if cards.allow_used:
+        words.append(t("Used prices were considered where cheaper."))
+    return " ".join(words)
+
+
+def recommendations(report: Report, t: Text) -> str:
+    rows = report.ranking.rows
+    if not rows:
+        return (heading(t("Recommended cards"), new_page=True)
+                + paragraph(t("No card of the catalog matches the filters.")))
+    unit = t(rows[0].throughput_unit)
+    headers = ["#", t("Card"), t("Fits"), t("Needs/card"), t("Max batch"), t("Step ms"),
+               lines(t("Throughput"), unit, small=2), t("Price"), t("Perf/$"), t("Perf/W")]
+    table = grid(headers, [_row(i + 1, r, t) for i, r in enumerate(rows)], numeric=(0, 3, 4, 5, 6, 8, 9),
+                 muted=[i for i, r in enumerate(rows) if not r.fits], widths=(4, 22, 6, 11, 7, 8, 12, 14, 8, 8))
+    legend = t("Needs/card: peak of the step / {ratio} (allocator overhead), less what sharding moves off the "
+               "card, of the memory the card leaves usable. Max batch: largest batch per card that fits. Price: "
+               "for all the cards of the configuration, with its condition and date. Perf/$: {unit} per USD of "
+               "the price; Perf/W: {unit} per watt of board power (TDP).").format(
+                   ratio=WORST_PEAK_TO_BUDGET, unit=unit)
+    return (heading(t("Recommended cards"), new_page=True) + paragraph(_filters(report, t)) + table
+            + paragraph(legend, "font-size: 7.5pt; color: #555555"))
+
+
+def multi_gpu(report: Report, t: Text) -> str:
+    notes = [t("Data parallel: every card holds the whole model, its gradients and optimizer state. Memory does "
+               "not pool across cards (not over NVLink, SLI or PCIe); more cards raise throughput, not the model "
+               "size that fits."),
+             t("Sharding divides the model state instead: ZeRO-1 shards the optimizer state, ZeRO-2 also the "
+               "gradients, ZeRO-3 (FSDP) also the weights; activations are never sharded. Sharded plans need "
+               "DeepSpeed or PyTorch FSDP, and they communicate more per step.")]
+    sharded = sharded_plans(list(report.ranking.rows))
+    if sharded:
+        listed = ", ".join(f"{r.count} x {r.card} ({plan_label(r.plan, t)})" for r in sharded)
+        notes.append(t("Listed above with sharding: {list}.").format(list=listed))
+    return heading(t("More than one card")) + bullets(notes)
+
+
+def batch_chart(report: Report, t: Text) -> str:
+    return figure("batch", t("Memory vs batch"),
+                  t("Peak and required memory per card against the batch; a line for each of the first fitting "
+                    "cards at the memory a step may use on it."))
+
+
+def _device_row(device: DeviceReading, report: Report, t: Text) -> list[str]:
+    need = report.estimate.memory.required_bytes + PROCESS_OVERHEAD_BYTES
+    verdict = fit(device, need)
+    values = {"subject": "", "name": device.name, "need": f"{verdict.required_gib:.1f}",
+              "usable": f"{verdict.usable_gib or 0:.1f}"}
+    if verdict.fits is None:
+        words = t("{subject}vs your {name}: memory n/a").format(**values)
+    elif verdict.fits:
+        words = t("{subject}fits on your {name}: {need} of {usable} GiB").format(**values)
+    else:
+        words = t("{subject}does not fit on your {name}: {need} of {usable} GiB").format(**values)
+    used, total = device.memory_used_bytes, device.memory_total_bytes
+    return [str(device.index), device.name, format_bytes(total) if total else t("n/a"),
+            format_bytes(used) if used is not None else t("n/a"),
+            f"{device.gpu_util_pct} %" if device.gpu_util_pct is not None else t("n/a"), words]
+
+
+def _snapshot_line(snapshot: Snapshot, t: Text) -> str:
+    count = len(snapshot.devices)
+    line = (t("{count} NVIDIA GPU · NVIDIA driver {driver}") if count == 1
+            else t("{count} NVIDIA GPUs · NVIDIA driver {driver}")).format(
+                count=count, driver=snapshot.driver_version or t("n/a"))
+    when = datetime.fromtimestamp(snapshot.timestamp).astimezone().strftime("%Y-%m-%d %H:%M")
+    return line + " · " + t("read {time}").format(time=when)
+
+
+def local_gpus(report: Report, t: Text) -> str:
+    snapshot = report.snapshot
+    title = heading(t("GPUs in this computer"), new_page=True)
+    if snapshot is None:
+        return title + paragraph(t("The local GPUs were not read."))
+    if not snapshot.devices:
+        reason = (snapshot.message or "").partition("(")[2].rstrip(")")
+        return title + paragraph(t("No NVIDIA GPU found") + (f" ({reason})" if reason else "") + ".")
+    headers = ["#", t("GPU"), t("Memory"), t("In use"), t("utilisation %"), t("This workload")]
+    rows = [_device_row(device, report, t) for device in snapshot.devices]
+    return title + paragraph(_snapshot_line(snapshot, t)) + grid(headers, rows, numeric=(0, 2, 3, 4))
+
+
+def _overheads(t: Text) -> list[str]:
+    return [
+        t("Required memory = peak / {ratio}: the lowest peak-to-budget ratio measured at the out-of-memory "
+          "limit on an H200.").format(ratio=WORST_PEAK_TO_BUDGET),
+        t("Usable memory per card = card memory less the driver's reservation ({driver}) and the CUDA context "
+          "with cuBLAS/cuDNN workspaces ({context}); {source}, assumed for every card.").format(
+            driver=f"{DRIVER_RESERVED_FRACTION:.2%}", context=format_bytes(PROCESS_OVERHEAD_BYTES),
+            source=DEFAULT_OVERHEAD.source),
+        t("Step time: a per-layer roofline (compute or memory bound) with efficiencies fitted on H200 step "
+          "times; multi-card plans add their communication over the card's link, without overlap."),
+        t("Throughput per watt uses the board power (TDP) of the catalog, not a measurement."),
+    ]
+
+
+def _source_item(s: CardSource, t: Text) -> str:
+    price = t("no price in the catalog")
+    if s.price_usd is not None:
+        where = s.price_source or t("n/a")
+        if s.figures_source:  # a launch price usually cites the card's own source again: say so, once
+            where = where.replace(s.figures_source, t("the same source"))
+        price = t("price {price}, {date}: {source}").format(
+            price=price_text(s.price_usd, s.price_condition, t), date=s.price_date, source=where)
+    figures = t("figures: {source}").format(source=s.figures_source or t("n/a"))
+    return f'<li style="font-size: 7pt"><b>{esc(s.card)}</b>: {esc(figures)}; {esc(price)}</li>'
+
+
+def _sources(report: Report, t: Text) -> str:
+    return "<ul>" + "".join(_source_item(s, t) for s in report.ranking.sources) + "</ul>"
+
+
+def provenance(report: Report, t: Text) -> str:
+    e = report.estimate
+    return (heading(t("Assumptions and provenance"))
+            + heading(t("Estimation method"), 3) + paragraph(method_text(e.method, t))
+            + heading(t("Overheads assumed"), 3) + bullets(_overheads(t))
+            + heading(t("Assumptions of the estimate, as the estimator states them"), 3) + bullets(e.assumptions)
+            + heading(t("Data sources"), 3)
+            + paragraph(t("Card figures and prices come from the catalog; each price is the newest it holds for "
+                          "the card. Check prices before buying."))
+            + _sources(report, t))
+
+
+def card_pages(report: Report, t: Text) -> list[str]:
+    return [recommendations(report, t), multi_gpu(report, t), batch_chart(report, t), local_gpus(report, t),
+            provenance(report, t)]

@@ -1,0 +1,91 @@
+"""What a report says, gathered once: plain records, no layout, no language.
+
+`build_report` takes what the CLI and the app already have (the prepared Job, the catalog session, a
+telemetry Snapshot) and keeps the ranking, one row per card, with where each listed card's figures and
+price came from. Rendering (pdf.py) only reads this.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+
+from sqlalchemy.orm import Session
+
+from advisor import __version__
+from advisor.catalog import lookup_card
+from advisor.core.curve import MemoryCurve
+from advisor.core.estimate import Estimate
+from advisor.recommend.engine import Job, Options, Recommendation
+from advisor.recommend.present import best_per_card
+from advisor.recommend.service import CardFilter, best_price, recommend
+from advisor.telemetry.readings import Snapshot
+
+DEFAULT_TOP = 10
+
+
+@dataclass(frozen=True)
+class CardSource:
+    """Provenance of one listed card: where its figures and its price came from."""
+
+    card: str
+    figures_source: str
+    price_usd: float | None  # one card
+    price_date: date | None
+    price_condition: str | None
+    price_source: str | None
+
+
+@dataclass(frozen=True)
+class Ranking:
+    rows: tuple[Recommendation, ...]  # the best configuration of each card, best first, top N
+    configurations: int  # every card x count x plan that was ranked
+    options: Options
+    cards: CardFilter
+    sources: tuple[CardSource, ...]
+
+
+@dataclass(frozen=True)
+class Report:
+    estimate: Estimate
+    curve: MemoryCurve
+    tokens_per_sample: int
+    source: str  # the SPEC or model file the user gave ("" for a network built in the app)
+    ranking: Ranking
+    snapshot: Snapshot | None  # None: the local GPUs were not looked at
+    created: datetime
+    version: str = __version__
+
+    @property
+    def best(self) -> Recommendation | None:
+        return next((r for r in self.ranking.rows if r.fits), None)
+
+
+def _source(session: Session, row: Recommendation, allow_used: bool) -> CardSource:
+    card = lookup_card(session, row.card)
+    price = best_price(session, row.card, allow_used)  # the same offer the ranking priced the card at
+    return CardSource(row.card, card.source if card else "", price.amount if price else None,
+                      price.date if price else None, price.condition if price else None,
+                      price.source if price else None)
+
+
+def rank_for_report(session: Session, job: Job, cards: CardFilter = CardFilter(),  # noqa: B008
+                    options: Options = Options(), top: int = DEFAULT_TOP) -> Ranking:  # noqa: B008
+    """Ranks every card of the catalog as `advisor recommend` does and keeps the top `top` cards."""
+    entries = recommend(session, job, cards, options)
+    rows = tuple(best_per_card(entries)[:top])
+    sources = tuple(_source(session, row, cards.allow_used) for row in rows)
+    return Ranking(rows, len(entries), options, cards, sources)
+
+
+def build_report(job: Job, ranking: Ranking, snapshot: Snapshot | None, source: str = "",
+                 created: datetime | None = None) -> Report:
+    """Everything the report prints; `created` defaults to now, in local time (tests pass a fixed one)."""
+    return Report(job.estimate, job.curve, job.work.tokens_per_sample, source, ranking, snapshot,
+                  created or datetime.now().astimezone())
+
+
+def sharded_plans(rows: Sequence[Recommendation]) -> list[Recommendation]:
+    """Listed rows whose plan divides model state over the cards (ZeRO / FSDP)."""
+    return [r for r in rows if r.plan.startswith("zero")]

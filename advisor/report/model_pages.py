@@ -1,0 +1,132 @@
+"""The first pages: title, the verdict in one sentence, the model, the workload, and where the memory goes."""
+
+from __future__ import annotations
+
+from advisor.core.estimate import WORST_PEAK_TO_BUDGET, Estimate
+from advisor.core.units import format_bytes, format_count
+from advisor.report.content import Report
+from advisor.report.markup import Text, chart, facts, figure, heading, lines, paragraph, side_by_side
+
+
+def plan_label(plan: str, t: Text) -> str:
+    if plan == "single":
+        return t("one card")
+    if plan == "data_parallel":
+        return t("data parallel")
+    return "ZeRO-" + plan.removeprefix("zero")  # zero1 -> ZeRO-1 (DeepSpeed's spelling; FSDP is ZeRO-3)
+
+
+def price_text(amount: float | None, condition: str | None, t: Text) -> str:
+    if amount is None:
+        return t("n/a")
+    return f"{amount:,.0f} USD ({t(condition or 'new')})"
+
+
+def objective_text(objective: str, t: Text) -> str:
+    return {"perf_per_dollar": t("throughput per dollar"), "cheapest": t("lowest price"),
+            "fastest": t("highest throughput")}.get(objective, objective)
+
+
+def title(report: Report, t: Text) -> str:
+    e = report.estimate
+    stamp = report.created.strftime("%Y-%m-%d %H:%M %Z").strip()
+    return (heading(t("Which GPU for {model}").format(model=e.model), 1)
+            + paragraph(t("Advisor {version} report, made {date}").format(version=report.version, date=stamp),
+                        "color: #555555"))
+
+
+def summary(report: Report, t: Text) -> str:
+    best = report.best
+    objective = objective_text(report.ranking.options.objective, t)
+    if best is None:
+        return paragraph(t("No listed configuration fits; try a smaller batch, mixed precision or gradient "
+                           "checkpointing."), "font-weight: bold")
+    text = t("Best under “{objective}”: {count} x {card} ({plan}), {throughput} {unit}, price {price}.").format(
+        objective=objective, count=best.count, card=best.card, plan=plan_label(best.plan, t),
+        throughput=f"{best.throughput:,.0f}", unit=t(best.throughput_unit),
+        price=price_text(best.price_usd, best.price_condition, t))
+    return paragraph(text, "font-weight: bold")
+
+
+def model_facts(report: Report, t: Text) -> str:
+    e = report.estimate
+    batch = e.workload.batch
+    rows = [
+        (t("Name"), e.model),
+        (t("Source"), report.source or t("built in the app")),
+        (t("Parameters"), f"{e.param_count:,} ({format_count(e.param_count)})"),
+        (t("MACs, forward"), t("{macs} multiply-adds at batch {batch}").format(
+            macs=format_count(e.forward_macs), batch=batch)),
+        (t("FLOPs, forward"), t("{flops} (FLOPs = 2 x MACs + elementwise)").format(
+            flops=format_count(e.forward_flops))),
+        (t("FLOPs per step"), format_count(e.step_flops) + "  " + (
+            t("(forward + backward)") if e.workload.training else t("(forward only)"))),
+        (t("Layers"), str(len(e.layers))),
+    ]
+    return facts(rows)
+
+
+def _precision(name: str, t: Text) -> str:
+    return {"amp_bf16": t("AMP bf16"), "amp_fp16": t("AMP fp16"), "bf16": t("pure bf16"),
+            "fp16": t("pure fp16")}.get(name, name)
+
+
+def _optimizer(e: Estimate, t: Text) -> str:
+    if not e.workload.training:
+        return t("none (inference)")
+    return {"sgd": "SGD", "sgd_momentum": t("SGD with momentum"), "adam": "Adam", "adamw": "AdamW"}.get(
+        e.workload.optimizer, e.workload.optimizer)
+
+
+def method_text(method: str, t: Text) -> str:
+    if method == "simulated":
+        return t("simulated: one real PyTorch step on the meta device, every allocation tracked")
+    return t("analytic: layer formulas over the layer graph")
+
+
+def workload_facts(report: Report, t: Text) -> str:
+    e, w = report.estimate, report.estimate.workload
+    tokens = report.tokens_per_sample
+    rows = [
+        (t("Mode"), t("Training step") if w.training else t("Inference")),
+        (t("Batch"), t("{batch} samples per card").format(batch=w.batch)),
+        (t("Sequence length"), str(tokens) if tokens > 1 else t("n/a")),
+        (t("Precision"), _precision(w.precision, t)),
+        (t("Optimizer"), _optimizer(e, t)),
+        (t("Gradient checkpointing"), t("yes") if w.checkpointing else t("no")),
+        (t("Estimation method"), method_text(e.method, t)),
+    ]
+    return facts(rows)
+
+
+def memory(report: Report, t: Text) -> str:
+    m = report.estimate.memory
+    rows = [
+        (t("Peak allocated"), lines(format_bytes(m.peak_bytes), t("at {phase}, layer {layer}").format(
+            phase=t(m.peak_phase), layer=m.peak_layer))),
+        (t("Required"), lines(format_bytes(m.required_bytes), t(
+            "Peak / {ratio}: the smallest allocator budget the step runs in (worst peak-to-budget ratio "
+            "measured at the out-of-memory limit)").format(ratio=WORST_PEAK_TO_BUDGET))),
+        (t("Reserved"), lines(format_bytes(m.reserved_bytes), t(
+            "What PyTorch's caching allocator would hold at the peak with plenty of memory"))),
+        ("nvidia-smi", lines(format_bytes(m.device_total_bytes), t(
+            "Reserved + CUDA context and library workspaces: what nvidia-smi would show"))),
+    ]
+    return (heading(t("Memory breakdown")) + facts(rows, 20) + paragraph(
+        t("Memory at the peak by category (what decides whether a card fits is the required memory, per card):"))
+            + chart("breakdown"))
+
+
+def front_pages(report: Report, t: Text) -> list[str]:
+    return [title(report, t), summary(report, t),
+            side_by_side((t("Model"), model_facts(report, t)), (t("Workload"), workload_facts(report, t))),
+            memory(report, t)]
+
+
+def layer_pages(report: Report, t: Text) -> list[str]:
+    note = t("Forward + backward FLOPs over the batch: 2 x MACs + elementwise work; backward about twice the "
+             "forward")
+    return [figure("layers_memory", t("Top layers by memory"),
+                   t("Bytes autograd still holds for this layer when the forward pass ends")),
+            figure("layers_compute", t("Top layers by compute"), note)]
+
