@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds the one-folder app (packaging/advisor.spec) into packaging/dist/advisor, runs the built app's
-# self-check without a display, then prints the folder's size and the app's start times.
+# Builds the one-folder app (packaging/advisor.spec) into packaging/dist/advisor with the Linux desktop files
+# beside it (share/, install.sh), runs the built app's self-check without a display, then prints the
+# folder's size and the app's start times.
 #
 #   bash packaging/build.sh              # venv in packaging/.venv (made on first use)
 #   ADVISOR_BUILD_VENV=/tmp/v PYTHON=python3.12 bash packaging/build.sh
@@ -38,6 +39,7 @@ started=$(now)
 "$VENV/bin/pyinstaller" --noconfirm --clean --log-level WARN --distpath "$DIST" --workpath "$WORK" \
     "$ROOT/packaging/advisor.spec"
 echo "built in $(seconds "$started" "$(now)") s: $DIST/advisor"
+bash "$ROOT/packaging/linux/stage.sh" "$DIST/advisor"  # share/ (menu entry, icons, metainfo) and install.sh
 
 echo "== self-check of the built app (no display)"
 started=$(now)

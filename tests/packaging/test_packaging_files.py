@@ -63,11 +63,18 @@ def test_pyproject_declares_the_data_and_the_extras() -> None:
     assert project["project"]["version"] == advisor.__version__
 
 
-def test_build_script_is_executable_and_shellcheck_clean() -> None:
-    script = PACKAGING / "build.sh"
+SCRIPTS = [PACKAGING / "build.sh", PACKAGING / "linux" / "stage.sh", PACKAGING / "linux" / "install.sh"]
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda path: path.name)
+def test_scripts_are_executable_bash(script: Path) -> None:
     assert os.access(script, os.X_OK)
-    assert script.read_text(encoding="utf-8").startswith("#!/usr/bin/env bash\n")
-    done = run_tool("shellcheck", str(script))
+    text = script.read_text(encoding="utf-8")
+    assert text.startswith("#!/usr/bin/env bash\n") and "set -euo pipefail\n" in text
+
+
+def test_scripts_are_shellcheck_clean() -> None:
+    done = run_tool("shellcheck", *map(str, SCRIPTS))
     assert done.returncode == 0, done.stdout
 
 
