@@ -28,6 +28,8 @@ class OneLineParser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(prog="advisor", description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--version", action="version", version=f"advisor {__version__}")
+    parser.add_argument("--self-check", action="store_true",
+                        help="check this installation (bundled catalog, one estimate, the window offscreen) and exit")
     sub = parser.add_subparsers(dest="command", parser_class=OneLineParser)
     for name in SUBCOMMANDS:
         importlib.import_module(f"advisor.commands.{name}").register(sub)
@@ -46,6 +48,10 @@ def run_gui(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.self_check:
+        from advisor.selfcheck import run
+
+        return run()
     if args.command is None:
         return run_gui(args)
     try:

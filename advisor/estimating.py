@@ -35,8 +35,10 @@ def simulatable(spec: str) -> bool:
 
 def _simulator(spec: str, seq_len: int | None, trust_pickle: bool) -> Any:
     """A function batch -> simulated Estimate of the module the spec names (the module is loaded once)."""
+    from advisor.importers.torch_loader import import_torch, load_module
+
+    import_torch(spec)  # without torch: one line saying which extra installs it, before simulate imports it
     from advisor.importers.simulate import simulate_estimate
-    from advisor.importers.torch_loader import load_module
 
     loaded = load_module(spec, trust_pickle=trust_pickle, seq_len=seq_len)
     user_loss = loaded.loss_fn

@@ -1,7 +1,7 @@
-"""The catalog's CSV format, shared by the bundled data in data/, `catalog import` and `catalog export`.
+"""The catalog's CSV format, shared by the bundled data in advisor/data/, `catalog import` and `catalog export`.
 
 One format everywhere so that an export can be edited and imported again. Memory is written in the vendor's
-"GB", which for memory means GiB (2**30 bytes, see data/README.md); the database stores bytes.
+"GB", which for memory means GiB (2**30 bytes, see advisor/data/README.md); the database stores bytes.
 A bad file is reported whole: every bad row with its line number, and nothing is imported.
 """
 

@@ -1,6 +1,6 @@
 """SQLAlchemy 2.0 typed ORM tables of the catalog. Private to advisor/catalog: callers get records.
 
-`origin` is "bundled" for rows that came from data/ and "user" for rows the user added or edited; a re-seed
+`origin` is "bundled" for rows that came from advisor/data/ and "user" for rows the user added or edited; a re-seed
 from newer bundled data only ever touches bundled rows.
 """
 

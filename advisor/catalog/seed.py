@@ -1,6 +1,6 @@
-"""The bundled data in data/: read it, and bring a database up to date with it without touching user rows.
+"""The bundled data in advisor/data/: read it, and bring a database up to date with it without touching user rows.
 
-Files (conventions in data/README.md): sources.csv (key, title, url), cards.csv (the CSV format of
+Files (conventions in advisor/data/README.md): sources.csv (key, title, url), cards.csv (the CSV format of
 csvio.py, `source` holding keys of sources.csv joined by "+"), prices.csv (card, amount, currency, date,
 condition, source key). A launch MSRP in cards.csv also becomes a price on the launch date, so the
 price history starts with it and there is one place to write it.
@@ -9,6 +9,7 @@ price history starts with it and there is one place to write it.
 from __future__ import annotations
 
 import hashlib
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
@@ -29,8 +30,16 @@ DIGEST_KEY = "bundled_digest"
 
 
 def bundled_dir() -> Path:
-    """data/ beside the advisor package (the source tree and an editable install both have it there)."""
-    return Path(__file__).resolve().parents[2] / "data"
+    """advisor/data/: package data, so the source tree, an editable install and a wheel all have it beside
+    this package. A PyInstaller build (packaging/advisor.spec) puts it at <bundle>/advisor/data, where a
+    frozen module's __file__ points too; sys._MEIPASS is the fallback should a freezer place modules elsewhere.
+    """
+    here = Path(__file__).resolve().parents[1] / "data"
+    frozen = getattr(sys, "_MEIPASS", None)
+    for candidate in (here, *([Path(frozen) / "advisor" / "data"] if frozen else [])):
+        if (candidate / "cards.csv").is_file():
+            return candidate
+    return here
 
 
 def data_digest(directory: Path) -> str:

@@ -234,4 +234,4 @@ def _register_writing(actions: Any, common: argparse.ArgumentParser) -> None:
     _json_option(price)
 
     importing = _add(actions, "import", cmd_import, "add or change cards from a CSV file", common)
-    importing.add_argument("file", help="CSV in the format of data/cards.csv (see data/README.md)")
+    importing.add_argument("file", help="CSV in the format of advisor/data/cards.csv (see advisor/data/README.md)")
