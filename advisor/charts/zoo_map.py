@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter
 
 from advisor.charts.style import ChartStyle, Text, empty_message, lettering, new_figure
 from advisor.core.zoo.accuracy import SOURCE_URL, ModelPoint
@@ -57,6 +58,8 @@ def zoo_map_figure(points: Sequence[ModelPoint], own: ModelPoint | None = None,
         axis.scatter(x, y, s=[marker_area(p.param_count) for p in shown], color=COLOR, alpha=0.55,
                      edgecolors="#23395B", linewidths=0.6, gid=MODELS_GID, zorder=3)
         axis.set_xscale("log")
+        # plain numbers (0.1, 1, 10): mathtext powers of ten fall apart in SVG renderers (the PDF report)
+        axis.xaxis.set_major_formatter(FuncFormatter(lambda value, _pos: f"{value:g}"))
         axis.set_ylim(min(y) - 3, max(y) + 4)
         axis.set_xlim(min(x) / 1.8, max(x) * 1.8)
         _labels(axis, shown, x, y, style.dpi)

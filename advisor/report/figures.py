@@ -12,6 +12,8 @@ import matplotlib
 from matplotlib.figure import Figure
 
 from advisor.charts import CardLine, ChartStyle, batch_curve_figure, category_figure, layer_figure
+from advisor.charts.zoo_map import zoo_map_figure
+from advisor.core.zoo.accuracy import TOP1, ModelPoint, estimate_point, zoo_points
 from advisor.report.content import Report
 
 TOP_LAYERS = 12
@@ -38,12 +40,28 @@ def chart_builders(report: Report, style: ChartStyle) -> dict[str, Callable[[], 
     e = report.estimate
     short = ChartStyle(style.text, style.fonts, style.width_in, 2.3, style.dpi)
     fitting = [CardLine(r.card, r.usable_bytes) for r in report.ranking.rows if r.fits][:BATCH_CHART_CARDS]
-    return {
+    builders: dict[str, Callable[[], Figure]] = {
         "breakdown": lambda: category_figure(e.memory.at_peak.as_dict(), short),
         "layers_memory": lambda: layer_figure(e.layers, "kept_bytes", TOP_LAYERS, style),
         "layers_compute": lambda: layer_figure(e.layers, "flops", TOP_LAYERS, style),
         "batch": lambda: batch_curve_figure(report.curve, e.workload.batch, fitting, style),
     }
+    if shows_model_map(report):
+        tall = ChartStyle(style.text, style.fonts, style.width_in, style.width_in * 0.62, style.dpi)
+        builders["model_map"] = lambda: zoo_map_figure(zoo_points(), own_point(report), tall)
+    return builders
+
+
+def own_point(report: Report) -> ModelPoint | None:
+    """The report's model on the map, unless it is one of the zoo's classifiers (drawn there already)."""
+    if report.source.removeprefix("zoo:") in TOP1:
+        return None
+    return estimate_point(report.estimate)
+
+
+def shows_model_map(report: Report) -> bool:
+    """The accuracy / compute / size map belongs in the report of an ImageNet-style image classifier."""
+    return report.source.removeprefix("zoo:") in TOP1 or estimate_point(report.estimate) is not None
 
 
 def chart_svgs(report: Report, style: ChartStyle) -> dict[str, bytes]:

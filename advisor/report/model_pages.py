@@ -123,10 +123,15 @@ def front_pages(report: Report, t: Text) -> list[str]:
             memory(report, t)]
 
 
-def layer_pages(report: Report, t: Text) -> list[str]:
+def layer_pages(report: Report, t: Text, model_map: bool = False) -> list[str]:
     note = t("Forward + backward FLOPs over the batch: 2 x MACs + elementwise work; backward about twice the "
              "forward")
-    return [figure("layers_memory", t("Top layers by memory"),
-                   t("Bytes autograd still holds for this layer when the forward pass ends")),
-            figure("layers_compute", t("Top layers by compute"), note)]
+    pages = [figure("layers_memory", t("Top layers by memory"),
+                    t("Bytes autograd still holds for this layer when the forward pass ends")),
+             figure("layers_compute", t("Top layers by compute"), note)]
+    if model_map:
+        pages.append(figure("model_map", t("Choose the model"),
+                            t("Published ImageNet top-1 accuracy of torchvision's weights against forward compute; "
+                              "circle area is the parameter count. Top left is best: accurate and cheap.")))
+    return pages
 

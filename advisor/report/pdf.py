@@ -47,7 +47,7 @@ from PySide6.QtSvg import QSvgRenderer
 from advisor.charts import ChartStyle
 from advisor.report.card_pages import batch_chart, local_gpus, multi_gpu, provenance, recommendations
 from advisor.report.content import Report
-from advisor.report.figures import chart_svgs
+from advisor.report.figures import chart_svgs, shows_model_map
 from advisor.report.markup import CHART_MARKER, Text, document
 from advisor.report.model_pages import front_pages, layer_pages
 from advisor.report.output import ReportError, write_atomic
@@ -130,7 +130,7 @@ class SvgCharts(QPyTextObject):  # type: ignore[misc]
 def html_parts(report: Report, t: Text) -> list[str]:
     """The report's sections in page order (each new page starts with a heading that says so)."""
     return [*front_pages(report, t), recommendations(report, t), multi_gpu(report, t), batch_chart(report, t),
-            *layer_pages(report, t), local_gpus(report, t), provenance(report, t)]
+            *layer_pages(report, t, shows_model_map(report)), local_gpus(report, t), provenance(report, t)]
 
 
 def _insert_charts(doc: QTextDocument, keys: Sequence[str]) -> None:

@@ -7,7 +7,7 @@ import time
 from collections.abc import Sequence
 
 from PySide6.QtCore import QSettings
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QFont, QGuiApplication
 from PySide6.QtWidgets import QApplication
 
 from advisor.telemetry.nvml import NvmlReader
@@ -63,10 +63,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.perf_counter()
     app = QApplication.instance() or QApplication(list(argv or sys.argv[:1]))
     app.setApplicationName("advisor")
+    # Wayland matches the window to the menu entry by this (packaging/linux/io.github.advisor.Advisor.desktop)
+    QGuiApplication.setDesktopFileName("io.github.advisor.Advisor")
     window = make_window()
     window.show()  # type: ignore[attr-defined]
     app.processEvents()
     if "--startup-time" in (argv or ()):
         print(f"first window: {time.perf_counter() - started:.3f} s")
+        window.close()  # type: ignore[attr-defined]
+        window.runner.wait()  # type: ignore[attr-defined]  # the catalog opens on a worker: let it finish
         return 0
     return int(app.exec())

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from advisor.charts.zoo_map import MODELS_GID, point_text, zoo_map_figure
 from advisor.core import zoo
-from advisor.core.zoo.accuracy import TOP1, ModelPoint, is_imagenet_classifier, zoo_points
+from advisor.core.zoo.accuracy import TOP1, ModelPoint, estimate_point, is_imagenet_classifier, zoo_points
 from advisor.ui import draft_edits
 from advisor.ui.chart_canvas import QtChart, chart_style
 from advisor.ui.i18n import tr
@@ -29,8 +29,7 @@ def own_point(state: AppState) -> ModelPoint | None:
     graph = result.graph
     if not is_imagenet_classifier(graph.task, graph.nodes[-1].output.shape):
         return None
-    batch = result.estimate.workload.batch
-    return ModelPoint(result.estimate.model, result.estimate.forward_macs // batch, result.estimate.param_count, None)
+    return estimate_point(result.estimate)
 
 
 class QtModelMap(QWidget):

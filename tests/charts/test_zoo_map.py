@@ -73,3 +73,13 @@ def test_hover_text_shows_the_numbers() -> None:
 def test_screenshot() -> None:
     figure = zoo_map_figure(zoo_points(), ModelPoint("my_net", 2_100_000_000, 9_000_000, None))
     figure.savefig("/tmp/zoo_map.png", dpi=130)
+
+
+def test_log_axis_ticks_are_plain_numbers() -> None:
+    from advisor.charts.zoo_map import zoo_map_figure
+    from advisor.core.zoo.accuracy import zoo_points
+
+    figure = zoo_map_figure(zoo_points())
+    figure.canvas.draw()
+    labels = {t.get_text() for t in figure.axes[0].get_xticklabels() if t.get_text()}
+    assert {"0.1", "1", "10"} <= labels  # not mathtext powers like $\mathdefault{10^{-1}}$

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from advisor.core import zoo
-from advisor.core.estimate import estimate
+from advisor.core.estimate import Estimate, estimate
 from advisor.core.workload import Workload
 
 SOURCE_URL = "https://pytorch.org/vision/stable/models.html"
@@ -67,6 +67,18 @@ def zoo_points() -> tuple[ModelPoint, ...]:
         result = estimate(zoo.build(name), Workload(mode="infer", batch=1))
         points.append(ModelPoint(name, result.forward_macs, result.param_count, top1, weights))
     return tuple(points)
+
+
+def estimate_point(result: Estimate) -> ModelPoint | None:
+    """Where an estimated model sits on the map: a 1000-class classifier of images (its accuracy is not known
+    here). None for anything else."""
+    rows = [row for row in result.layers if row.kind != "cross_entropy"]
+    if len(rows) < 2:
+        return None
+    if len(rows[0].output_shape) != 3 or rows[-1].output_shape != (IMAGENET_CLASSES,):
+        return None
+    batch = result.workload.batch
+    return ModelPoint(result.model, result.forward_macs // batch, result.param_count, None)
 
 
 def is_imagenet_classifier(task: str, output_shape: tuple[int, ...]) -> bool:

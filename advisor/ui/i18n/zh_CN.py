@@ -332,4 +332,8 @@ MESSAGES: dict[str, str] = {
     "Export PDF report…": "导出 PDF 报告…", "Export the PDF report": "导出 PDF 报告", "PDF report": "PDF 报告",
     "Writing the PDF report": "正在生成 PDF 报告", "Cannot write the report": "无法写入报告",
     "There is no estimate to report yet.": "还没有可以写入报告的估算结果。",
+    # model map in the report
+    "Published ImageNet top-1 accuracy of torchvision's weights against forward compute; circle area is the "
+    "parameter count. Top left is best: accurate and cheap.":
+        "torchvision 权重公布的 ImageNet top-1 准确率与前向计算量的对比；圆的面积表示参数量。左上角最好：又准又省。",
 }
