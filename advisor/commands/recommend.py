@@ -5,15 +5,20 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from sqlalchemy.orm import Session
 
 from advisor.catalog import open_catalog
 from advisor.commands.estimate import add_workload_options, positive_int, workload_from
 from advisor.core.errors import SpecError
 from advisor.estimating import prepare_spec
-from advisor.recommend.engine import OBJECTIVES, Options
+from advisor.recommend.engine import OBJECTIVES, Job, Options
 from advisor.recommend.present import render_table, to_json
 from advisor.recommend.service import CardFilter, recommend
+
+T = TypeVar("T")
 
 
 def add_ranking_options(parser: argparse.ArgumentParser, top: int = 25) -> None:
@@ -39,6 +44,23 @@ def ranking_request(args: argparse.Namespace) -> tuple[CardFilter, Options]:
     return cards, Options(args.objective, args.budget, args.max_gpus)
 
 
+def ranked(args: argparse.Namespace, command: str,
+           rank: Callable[[Session, Job, CardFilter, Options], T]) -> tuple[Job, T]:
+    """What `recommend` and `report` share: the job from the SPEC, then `rank` on the catalog's cards (the
+    catalog's own messages, e.g. a repaired file, go to stderr)."""
+    cards, options = ranking_request(args)
+    job = prepare_spec(args.spec, workload_from(args), seq_len=args.seq_len, trust_pickle=args.trust_pickle,
+                       method=args.method)
+    catalog = open_catalog(args.catalog)
+    for message in catalog.messages:
+        print(f"advisor {command}: {message}", file=sys.stderr)
+    try:
+        with catalog.read() as session:
+            return job, rank(session, job, cards, options)
+    finally:
+        catalog.close()
+
+
 def register(sub: Any) -> None:
     parser = sub.add_parser("recommend", help="rank GPUs for a workload")
     add_workload_options(parser)
@@ -47,17 +69,7 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    cards, options = ranking_request(args)
-    job = prepare_spec(args.spec, workload_from(args), seq_len=args.seq_len, trust_pickle=args.trust_pickle,
-                       method=args.method)
-    catalog = open_catalog(args.catalog)
-    for message in catalog.messages:
-        print(f"advisor recommend: {message}", file=sys.stderr)
-    try:
-        with catalog.read() as session:
-            entries = recommend(session, job, cards, options)
-    finally:
-        catalog.close()
+    job, entries = ranked(args, "recommend", recommend)
     if args.json:
         print(json.dumps({"model": job.estimate.model, "objective": args.objective,
                           "recommendations": to_json(entries)}, indent=1))

@@ -9,13 +9,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import Any
 
-from advisor.catalog import open_catalog
-from advisor.commands.estimate import add_workload_options, workload_from
-from advisor.commands.recommend import add_ranking_options, ranking_request
-from advisor.estimating import prepare_spec
+from advisor.commands.estimate import add_workload_options
+from advisor.commands.recommend import add_ranking_options, ranked
 from advisor.report import DEFAULT_TOP, PAPERS, build_report, default_paper, rank_for_report, write_pdf
 from advisor.report.pdf import ensure_gui_application
 from advisor.telemetry.readings import Snapshot
@@ -47,17 +44,8 @@ def local_gpus() -> Snapshot:
 
 
 def run(args: argparse.Namespace) -> int:
-    cards, options = ranking_request(args)
-    job = prepare_spec(args.spec, workload_from(args), seq_len=args.seq_len, trust_pickle=args.trust_pickle,
-                       method=args.method)
-    catalog = open_catalog(args.catalog)
-    for message in catalog.messages:
-        print(f"advisor report: {message}", file=sys.stderr)
-    try:
-        with catalog.read() as session:
-            ranking = rank_for_report(session, job, cards, options, args.top)
-    finally:
-        catalog.close()
+    job, ranking = ranked(args, "report",
+                          lambda session, job, cards, options: rank_for_report(session, job, cards, options, args.top))
     report = build_report(job, ranking, None if args.no_local_gpus else local_gpus(), args.spec)
     ensure_gui_application()
     from advisor.ui.i18n import fonts, set_language, system_language, tr

@@ -21,9 +21,10 @@ from PySide6.QtWidgets import (
 from advisor.charts import CardLine, batch_curve_figure, category_figure, layer_figure, timeline_figure
 from advisor.ui.chart_canvas import QtChart, chart_style
 from advisor.ui.i18n import tr
-from advisor.ui.layer_table import SORT_ROLE, LayerTableModel
+from advisor.ui.layer_table import LayerTableModel
 from advisor.ui.state import AppState, Result
 from advisor.ui.summary import QtSummary
+from advisor.ui.table_model import SORT_ROLE
 
 
 class QtBreakdown(QWidget):

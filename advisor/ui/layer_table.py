@@ -5,14 +5,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import Qt
 
 from advisor.core.estimate import Estimate, LayerRow
 from advisor.core.units import format_bytes, format_count, format_shape
 from advisor.ui.i18n import tr
-
-SORT_ROLE = Qt.ItemDataRole.UserRole
-Index = QModelIndex | QPersistentModelIndex
+from advisor.ui.table_model import SORT_ROLE, Index, RecordTableModel
 
 
 def _columns() -> list[tuple[str, str]]:
@@ -38,32 +36,16 @@ def _cells(row: LayerRow) -> list[tuple[str, Any]]:
             (format_bytes(row.kept_bytes) if row.kept_bytes else "-", row.kept_bytes)]
 
 
-class LayerTableModel(QAbstractTableModel):
+class LayerTableModel(RecordTableModel):
     def __init__(self) -> None:
-        super().__init__()
-        self.rows: tuple[LayerRow, ...] = ()
-        self.columns = _columns()
+        super().__init__(_columns)
+
+    @property
+    def rows(self) -> tuple[LayerRow, ...]:
+        return tuple(self.items)
 
     def set_estimate(self, e: Estimate | None) -> None:
-        self.beginResetModel()
-        self.rows = e.layers if e else ()
-        self.columns = _columns()
-        self.endResetModel()
-
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return len(self.columns)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = 0) -> Any:
-        if orientation != Qt.Orientation.Horizontal:
-            return None
-        if role == Qt.ItemDataRole.DisplayRole:
-            return self.columns[section][0]
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return self.columns[section][1]
-        return None
+        self.set_items(e.layers if e else ())
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         text, value = _cells(self.rows[index.row()])[index.column()]

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 
 from advisor.core.units import format_bytes
 from advisor.recommend.engine import Recommendation
 from advisor.ui.i18n import tr
-
-SORT_ROLE = Qt.ItemDataRole.UserRole
-Index = QModelIndex | QPersistentModelIndex
+from advisor.ui.table_model import SORT_ROLE, Index, RecordTableModel
 
 
 def plan_name(plan: str) -> str:
@@ -79,32 +77,16 @@ def explain(r: Recommendation, batch: int) -> str:
     return "<br>".join(lines)
 
 
-class RecommendationTableModel(QAbstractTableModel):
+class RecommendationTableModel(RecordTableModel):
     def __init__(self) -> None:
-        super().__init__()
-        self.entries: list[Recommendation] = []
-        self.columns = _columns()
+        super().__init__(_columns)
+
+    @property
+    def entries(self) -> list[Recommendation]:
+        return list(self.items)
 
     def set_entries(self, entries: list[Recommendation]) -> None:
-        self.beginResetModel()
-        self.entries = entries
-        self.columns = _columns()
-        self.endResetModel()
-
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.entries)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return len(self.columns)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = 0) -> Any:
-        if orientation != Qt.Orientation.Horizontal:
-            return None
-        if role == Qt.ItemDataRole.DisplayRole:
-            return self.columns[section][0]
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return self.columns[section][1]
-        return None
+        self.set_items(entries)
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         entry = self.entries[index.row()]

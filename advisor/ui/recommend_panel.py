@@ -32,8 +32,9 @@ from advisor.ui.catalog_service import CatalogService
 from advisor.ui.dialogs import show_error
 from advisor.ui.i18n import tr
 from advisor.ui.make_it_fit import QtMakeItFit
-from advisor.ui.recommend_model import SORT_ROLE, RecommendationTableModel, explain
+from advisor.ui.recommend_model import RecommendationTableModel, explain
 from advisor.ui.state import AppState
+from advisor.ui.table_model import SORT_ROLE
 from advisor.ui.workers import TaskRunner
 
 CHART_CARDS = 3  # fitting cards drawn on the memory-vs-batch chart, besides the selected one

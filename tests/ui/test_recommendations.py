@@ -9,7 +9,7 @@ from PySide6.QtCore import QDate, Qt
 from pytestqt.qtbot import QtBot
 
 from advisor.ui.main_window import QtMainWindow
-from advisor.ui.recommend_model import SORT_ROLE
+from advisor.ui.table_model import SORT_ROLE
 
 Ranked = Callable[[QtBot, QtMainWindow], None]
 
