@@ -13,9 +13,13 @@ def build_model() -> nn.Module:
     return T.BertForSequenceClassification(T.BertConfig())
 
 
-def example_inputs(batch_size: int) -> dict[str, torch.Tensor]:
-    ids = torch.randint(0, T.BertConfig().vocab_size, (batch_size, SEQ))
+def batch(batch_size: int, seq: int) -> dict[str, torch.Tensor]:
+    ids = torch.randint(0, T.BertConfig().vocab_size, (batch_size, seq))
     return {"input_ids": ids, "labels": torch.randint(0, 2, (batch_size,))}
+
+
+def example_inputs(batch_size: int) -> dict[str, torch.Tensor]:
+    return batch(batch_size, SEQ)
 
 
 def loss_fn(output: object, inputs: object) -> torch.Tensor:

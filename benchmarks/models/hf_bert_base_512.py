@@ -1,22 +1,12 @@
-"""hf:bert-base@512 of shared/calibration/measure_gpu.py: BertForSequenceClassification(BertConfig()),
-input_ids and labels as keyword inputs, the model's own loss. Needs transformers (benchmark only)."""
+"""hf:bert-base@512 of shared/calibration/measure_gpu.py: hf_bert_base_128.py at 512 tokens."""
 
+import hf_bert_base_128 as base
 import torch
-import transformers as T
-from torch import nn
 
 NAME = "hf:bert-base@512"
 SEQ = 512
-
-
-def build_model() -> nn.Module:
-    return T.BertForSequenceClassification(T.BertConfig())
+build_model, loss_fn = base.build_model, base.loss_fn
 
 
 def example_inputs(batch_size: int) -> dict[str, torch.Tensor]:
-    ids = torch.randint(0, T.BertConfig().vocab_size, (batch_size, SEQ))
-    return {"input_ids": ids, "labels": torch.randint(0, 2, (batch_size,))}
-
-
-def loss_fn(output: object, inputs: object) -> torch.Tensor:
-    return output.loss  # type: ignore[attr-defined, no-any-return]
+    return base.batch(batch_size, SEQ)

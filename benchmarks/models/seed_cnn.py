@@ -8,14 +8,14 @@ from torch import nn
 NAME = "seed:cnn"
 
 
-def _block(cin: int, cout: int) -> list[nn.Module]:
-    return [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=False)]
+def _block(cin: int, cout: int, inplace: bool) -> list[nn.Module]:
+    return [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=inplace)]
 
 
-def build_model() -> nn.Module:
-    return nn.Sequential(*_block(3, 64), *_block(64, 64), nn.MaxPool2d(2), *_block(64, 128), *_block(128, 128),
-                         nn.MaxPool2d(2), *_block(128, 256), *_block(256, 256), nn.AdaptiveAvgPool2d(1),
-                         nn.Flatten(), nn.Linear(256, 100))
+def build_model(inplace: bool = False) -> nn.Module:
+    widths = ((3, 64), (64, 64), None, (64, 128), (128, 128), None, (128, 256), (256, 256))
+    layers = [m for w in widths for m in (_block(*w, inplace) if w else [nn.MaxPool2d(2)])]
+    return nn.Sequential(*layers, nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(256, 100))
 
 
 def example_inputs(batch_size: int) -> tuple[object, ...]:

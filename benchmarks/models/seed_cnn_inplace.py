@@ -1,25 +1,14 @@
-"""seed:cnn_inplace of shared/calibration/measure_gpu.py: [conv3x3-bn-relu]x2 per stage (64, 128, 256), max-pool
-between stages, global average pool, fc100, on 3x128x128 inputs (ReLU inplace=True)."""
+"""seed:cnn_inplace of shared/calibration/measure_gpu.py: seed:cnn (seed_cnn.py) with ReLU(inplace=True)."""
 
-from _common import classification_loss as loss_fn
-from _common import image_batch
+from seed_cnn import build_model as _build
+from seed_cnn import example_inputs, loss_fn
 from torch import nn
 
 NAME = "seed:cnn_inplace"
 
 
-def _block(cin: int, cout: int) -> list[nn.Module]:
-    return [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True)]
-
-
 def build_model() -> nn.Module:
-    return nn.Sequential(*_block(3, 64), *_block(64, 64), nn.MaxPool2d(2), *_block(64, 128), *_block(128, 128),
-                         nn.MaxPool2d(2), *_block(128, 256), *_block(256, 256), nn.AdaptiveAvgPool2d(1),
-                         nn.Flatten(), nn.Linear(256, 100))
-
-
-def example_inputs(batch_size: int) -> tuple[object, ...]:
-    return image_batch(batch_size, 3, 128, 100)
+    return _build(inplace=True)
 
 
 __all__ = ["build_model", "example_inputs", "loss_fn"]
