@@ -91,6 +91,11 @@ def _run_file(path: Path) -> Any:
         raise fail(path, "cannot be imported as a Python module")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # dataclasses and pickling look their module up here
+    # as `python FILE.py` would, the file's folder comes first on the path, so helpers beside it import (and
+    # calls into them later, from example_inputs or loss_fn, still find them)
+    folder = str(path.resolve().parent)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
     try:
         spec.loader.exec_module(module)
     except SpecError:

@@ -192,3 +192,14 @@ def test_training_checkpoint_wrapper(tmp_path: Path) -> None:
     path = tmp_path / "checkpoint.bin"
     torch.save({"epoch": 3, "model": torch.nn.Linear(3, 2).state_dict()}, path)
     assert load_graph(str(path)).param_count == 8
+
+
+def test_a_model_file_imports_helpers_beside_it(tmp_path: Path) -> None:
+    # python FILE.py puts the file's folder on the path; the importer does the same
+    (tmp_path / "my_layers.py").write_text("from torch import nn\n\ndef head():\n    return nn.Linear(8, 3)\n")
+    (tmp_path / "net.py").write_text(
+        "import torch\nfrom torch import nn\nfrom my_layers import head\n\n"
+        "def build_model():\n    return nn.Sequential(nn.Linear(4, 8), nn.ReLU(), head())\n\n"
+        "def example_inputs(batch_size):\n    return (torch.randn(batch_size, 4),)\n")
+    graph = load_graph(str(tmp_path / "net.py"))
+    assert graph.param_count == 4 * 8 + 8 + 8 * 3 + 3  # 67
