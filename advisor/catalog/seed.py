@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -19,11 +19,11 @@ from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from advisor.catalog.csvio import read_cards, rows
-from advisor.catalog.errors import CatalogDataError
-from advisor.catalog.names import unambiguous_aliases
+from advisor.catalog.errors import CatalogDataError, DuplicateCardError
+from advisor.catalog.names import normalize, unambiguous_aliases
 from advisor.catalog.orm import BUNDLED, USER, Alias, Card, Meta, Price
-from advisor.catalog.records import CardSpec, PriceRecord
-from advisor.catalog.repository import SPEC_COLUMNS, add_price, attach_aliases, insert_card, orm_card
+from advisor.catalog.records import CONDITIONS, CardSpec, PriceRecord
+from advisor.catalog.repository import SPEC_COLUMNS
 
 DATA_FILES = ("sources.csv", "cards.csv", "prices.csv")
 DIGEST_KEY = "bundled_digest"
@@ -104,29 +104,59 @@ def seeded_digest(session: Session) -> str | None:
 
 
 def apply_bundled(session: Session, data: BundledData) -> None:
-    """Insert new bundled cards, update bundled ones, skip the user's; replace bundled aliases and prices."""
+    """Insert new bundled cards, update bundled ones, skip the user's; replace bundled aliases and prices.
+
+    Done in a few batched statements, with the alias owners kept in memory: a query (and autoflush) per
+    alias and price made a first start take half a second."""
     existing = {card.name: card for card in session.scalars(select(Card))}
     session.execute(delete(Alias).where(Alias.origin == BUNDLED))
     session.execute(delete(Price).where(Price.origin == BUNDLED))
     session.flush()
-    aliases = unambiguous_aliases((c.name for c in data.cards), {c.name: c.aliases for c in data.cards})
-    skipped: set[str] = set()
-    for spec in data.cards:
+    owners: dict[str, int] = {alias: card_id for alias, card_id in session.execute(select(Alias.alias, Alias.card_id))}
+    cards = _upsert_cards(session, data.cards, existing, owners)
+    session.flush()  # ids for the new cards
+    names = unambiguous_aliases((c.name for c in data.cards), {c.name: c.aliases for c in data.cards})
+    for name, card in cards.items():
+        _attach(session, card, names[name], owners)
+    session.add_all(_price_row(cards[p.card_name], p) for p in data.prices if p.card_name in cards)
+    session.merge(Meta(key=DIGEST_KEY, value=data.digest))
+
+
+def _upsert_cards(session: Session, specs: tuple[CardSpec, ...], existing: dict[str, Card],
+                  owners: dict[str, int]) -> dict[str, Card]:
+    """The bundled cards by name, new ones added; a name one of the user's cards answers to is theirs: skipped."""
+    cards: dict[str, Card] = {}
+    for spec in specs:
         card = existing.get(spec.name)
-        if card is None and orm_card(session, spec.name) is not None:
-            skipped.add(spec.name)  # the user already calls one of their cards by this name: theirs wins
+        if card is None and normalize(spec.name) in owners:
             continue
         if card is None:
-            card = insert_card(session, spec, BUNDLED)
+            card = Card(**{column: getattr(spec, column) for column in SPEC_COLUMNS}, origin=BUNDLED)
+            session.add(card)
         elif card.origin == BUNDLED:
             for column in SPEC_COLUMNS:
                 setattr(card, column, getattr(spec, column))
-        attach_aliases(session, card, aliases[spec.name], BUNDLED)
-    for price in data.prices:
-        if price.card_name not in skipped:
-            add_price(session, price.card_name, price.amount, currency=price.currency, on=price.date,
-                      condition=price.condition, source=price.source, origin=BUNDLED)  # fmt: skip
-    session.merge(Meta(key=DIGEST_KEY, value=data.digest))
+        cards[spec.name] = card
+    return cards
+
+
+def _attach(session: Session, card: Card, aliases: Iterable[str], owners: dict[str, int]) -> None:
+    """The card's name and aliases, unless another card already answers to one (as attach_aliases does)."""
+    for display in dict.fromkeys([card.name, *aliases]):
+        key = normalize(display)
+        owner = owners.get(key)
+        if owner is None:
+            session.add(Alias(card_id=card.id, alias=key, display=display, origin=BUNDLED))
+            owners[key] = card.id
+        elif owner != card.id and display == card.name:
+            raise DuplicateCardError(card.name, display)
+
+
+def _price_row(card: Card, price: PriceRecord) -> Price:
+    if price.condition not in CONDITIONS or not price.amount > 0:
+        raise CatalogDataError("prices.csv", [f"{price.card_name}: bad price {price.amount} {price.condition}"])
+    return Price(card_id=card.id, amount=float(price.amount), currency=price.currency.upper(), date=price.date,
+                 condition=price.condition, source=price.source, origin=BUNDLED)
 
 
 def user_card_count(session: Session) -> int:
