@@ -6,7 +6,7 @@ import sys
 import time
 from collections.abc import Sequence
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QLibraryInfo, QSettings, QTranslator
 from PySide6.QtGui import QFont, QGuiApplication
 from PySide6.QtWidgets import QApplication
 
@@ -15,14 +15,29 @@ from advisor.telemetry.poller import Poller
 from advisor.telemetry.readings import Reader
 from advisor.ui.i18n import fonts, language, set_language, system_language
 
+_qt_translator: QTranslator | None = None
+
 
 def apply_font() -> None:
-    """Chinese needs the SC variant of Noto Sans CJK by name; fontconfig would pick the Japanese one."""
+    """The app's language for what Qt draws itself: the font (Chinese needs the SC variant of Noto Sans CJK by
+    name; fontconfig would pick the Japanese one) and Qt's own strings (dialog buttons: OK, Cancel, ...),
+    from the translations PySide6 ships."""
+    global _qt_translator
     app = QApplication.instance()
-    if isinstance(app, QApplication):
-        font = QFont(app.font())
-        font.setFamilies(list(fonts()) if language() != "en" else [QFont().defaultFamily()])
-        app.setFont(font)
+    if not isinstance(app, QApplication):
+        return
+    font = QFont(app.font())
+    font.setFamilies(list(fonts()) if language() != "en" else [QFont().defaultFamily()])
+    app.setFont(font)
+    if _qt_translator is not None:
+        app.removeTranslator(_qt_translator)
+        _qt_translator = None
+    if language() != "en":
+        translator = QTranslator(app)
+        folder = QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)
+        if translator.load(f"qtbase_{language()}", folder):
+            app.installTranslator(translator)
+            _qt_translator = translator
 
 
 def make_window(settings: QSettings | None = None, catalog_path: str | None = None,

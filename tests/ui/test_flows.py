@@ -185,3 +185,12 @@ def test_sequence_length_only_for_sequence_models(qtbot: QtBot, window: QtMainWi
     assert window.workload.seq_len.isEnabled()
     build_mlp(window)  # a network built by hand has no length to change
     assert not window.workload.seq_len.isEnabled()
+
+
+def test_qt_own_strings_follow_the_language(qtbot: QtBot, window: QtMainWindow) -> None:
+    from PySide6.QtCore import QCoreApplication
+
+    window.switch_language("zh_CN")
+    assert QCoreApplication.translate("QPlatformTheme", "Cancel") == "取消"  # dialog buttons, from qtbase_zh_CN
+    window.switch_language("en")
+    assert QCoreApplication.translate("QPlatformTheme", "Cancel") == "Cancel"
