@@ -162,7 +162,8 @@ def provenance(report: Report, t: Text) -> str:
     return (heading(t("Assumptions and provenance"))
             + heading(t("Estimation method"), 3) + paragraph(method_text(e.method, t))
             + heading(t("Overheads assumed"), 3) + bullets(_overheads(t))
-            + heading(t("Assumptions of the estimate, as the estimator states them"), 3) + bullets(e.assumptions)
+            + heading(t("Assumptions of the estimate, as the estimator states them"), 3)
+            + bullets([t(a) for a in e.assumptions])
             + heading(t("Data sources"), 3)
             + paragraph(t("Card figures and prices come from the catalog; each price is the newest it holds for "
                           "the card. Check prices before buying."))

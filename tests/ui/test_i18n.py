@@ -56,3 +56,21 @@ def test_tr_follows_the_language() -> None:
         set_language("en")
     assert tr("Batch size") == "Batch size"
     assert tr("optimizer_state") == "optimizer state"
+
+
+def test_the_estimators_assumptions_are_translated() -> None:
+    """The report quotes them; every sentence core and the simulator write has a Chinese entry."""
+    from advisor.core import zoo
+    from advisor.core.estimate import estimate
+    from advisor.core.workload import Workload
+
+    workloads = [Workload("train", 8, "amp_bf16", "adam", True), Workload("infer", 8)]
+    sentences = {a for w in workloads for a in estimate(zoo.build("resnet18"), w).assumptions}
+    torch = pytest.importorskip("torch")
+    from advisor.importers.simulate import simulate_estimate
+
+    model = torch.nn.Sequential(torch.nn.Linear(4, 2))
+    simulated = simulate_estimate(model, lambda b: ((torch.randn(b, 4),), {}), Workload("train", 2, "amp_fp16"))
+    sentences |= set(simulated.assumptions)
+    missing = sorted(s for s in sentences if s not in MESSAGES)
+    assert not missing, missing

@@ -336,4 +336,63 @@ MESSAGES: dict[str, str] = {
     "Published ImageNet top-1 accuracy of torchvision's weights against forward compute; circle area is the "
     "parameter count. Top left is best: accurate and cheap.":
         "torchvision 权重公布的 ImageNet top-1 准确率与前向计算量的对比；圆的面积表示参数量。左上角最好：又准又省。",
+    # the estimator's assumptions (advisor/core/estimate.py, advisor/importers/simulate/result.py)
+    "Attention memory follows the fused SDPA kernels (output and log-sum-exp kept, no seq x seq matrix).":
+        "注意力的显存按融合 SDPA 内核计算（保留输出和 log-sum-exp，不保留 seq x seq 矩阵）。",
+    "Autocast: weights stay fp32; matmul/conv inputs and weights are cast to half (weight copies cached for the "
+    "forward and kept for backward); softmax, layer norm and losses run in fp32.":
+        "自动混合精度：权重保持 fp32；矩阵乘/卷积的输入和权重转换为半精度（权重副本在前向中缓存并保留到反向）；"
+        "softmax、layer norm 和损失函数以 fp32 运行。",
+    "FLOPs = 2 x MACs (multiply-adds of conv/linear/matmul) + elementwise arithmetic; MACs count multiply-adds "
+    "only.":
+        "FLOPs = 2 x MACs（卷积/全连接/矩阵乘的乘加）+ 逐元素运算；MACs 只计乘加。",
+    "Gradient checkpointing recomputes each block (residual block or transformer layer) in backward; only block "
+    "inputs are kept in forward (about one extra forward of compute).":
+        "梯度检查点在反向时重算每个块（残差块或 Transformer 层）；前向只保留块的输入（约多一次前向的计算）。",
+    "Memory replays one steady-state step of PyTorch's eager autograd on CUDA: saved tensors, activation "
+    "gradients, in-place ops and views; every allocation rounded up to 512 bytes.":
+        "显存按 PyTorch eager 自动求导在 CUDA 上的一个稳态训练步逐次重放：保存的张量、激活梯度、原地操作和视图；"
+        "每次分配向上取整到 512 字节。",
+    "Training: zero_grad(set_to_none=True), foreach optimizer implementations (Adam keeps two states and one "
+    "parameter-sized temporary in its step); the model output is kept by the caller until the step ends.":
+        "训练：zero_grad(set_to_none=True)，优化器使用 foreach 实现（Adam 保留两份状态，更新时还有一份与参数同样大小"
+        "的临时张量）；模型输出由调用方保留到这一步结束。",
+    "cuDNN/cuBLAS workspaces are not in peak_bytes (they depend on the algorithm cuDNN picks).":
+        "peak_bytes 不含 cuDNN/cuBLAS 工作区（取决于 cuDNN 选择的算法）。",
+    "peak = fixed + batch x per-sample only while the peak stays in the same phase of the step; at small batches "
+    "the optimizer step or the weights can set the peak instead.":
+        "只有当峰值停留在训练步的同一阶段时，峰值 = 固定部分 + 批大小 x 每样本部分；批很小时，峰值可能出现在优化器"
+        "更新或由权重决定。",
+    "required_bytes = peak / 0.83 (lowest peak-to-budget ratio measured at the out-of-memory limit on an H200); "
+    "device_total_bytes adds the CUDA context and driver reservation measured on an NVIDIA H200, driver 580.159, "
+    "CUDA 13.0, PyTorch 2.11 (shared/calibration/h200).":
+        "required_bytes = 峰值 / 0.83（在 H200 上于显存不足边界测得的最低峰值/预算比）；device_total_bytes 加上 CUDA "
+        "上下文和驱动保留，数值测自 NVIDIA H200，驱动 580.159，CUDA 13.0，PyTorch 2.11（shared/calibration/h200）。",
+    "Simulated: the module's own forward, loss, backward and optimizer step ran on the meta device (no values) "
+    "twice; the second step is measured, as torch.cuda.max_memory_allocated() over steady-state iterations; every "
+    "allocation is rounded up to 512 bytes.":
+        "模拟：模型自己的前向、损失、反向和优化器更新在 meta 设备上（不计算数值）运行两次；测量第二步，"
+        "相当于稳态迭代中的 torch.cuda.max_memory_allocated()；每次分配向上取整到 512 字节。",
+    "CUDA behaviour is modelled where meta/CPU execution differs: autocast follows CUDA's op lists, "
+    "scaled-dot-product attention uses the fused kernel CUDA picks (flash for half precision without a mask, "
+    "else memory-efficient) with its backward workspaces; optimizers use foreach implementations.":
+        "在 meta/CPU 执行与 CUDA 不同之处按 CUDA 的行为建模：自动混合精度遵循 CUDA 的算子列表；缩放点积注意力使用 "
+        "CUDA 会选择的融合内核（半精度且无掩码时用 flash，否则用 memory-efficient），并计入其反向工作区；"
+        "优化器使用 foreach 实现。",
+    "cuDNN/cuBLAS workspaces are not in peak_bytes (they depend on the algorithm cuDNN picks); data-dependent "
+    "values (.item()) are stand-ins (True after all(), False after any(), else 1).":
+        "peak_bytes 不含 cuDNN/cuBLAS 工作区（取决于 cuDNN 选择的算法）；依赖数据的值（.item()）用替代值"
+        "（all() 之后为 True，any() 之后为 False，其余为 1）。",
+    "reserved_bytes replays every allocation and free through a model of the CUDA caching allocator; "
+    "required_bytes = peak / 0.83; device_total_bytes adds the CUDA context and driver reservation measured on "
+    "an NVIDIA H200, driver 580.159, CUDA 13.0, PyTorch 2.11 (shared/calibration/h200).":
+        "reserved_bytes 把每次分配和释放交给 CUDA 缓存分配器的模型重放得出；required_bytes = 峰值 / 0.83；"
+        "device_total_bytes 加上 CUDA 上下文和驱动保留，数值测自 NVIDIA H200，驱动 580.159，CUDA 13.0，"
+        "PyTorch 2.11（shared/calibration/h200）。",
+    "FLOPs count 2 x multiply-adds of matmuls, convolutions and attention (torch.utils.flop_counter formulas; a "
+    "convolution's backward counts its forward once per gradient).":
+        "FLOPs 按矩阵乘、卷积和注意力的 2 x 乘加计（torch.utils.flop_counter 的公式；"
+        "卷积的反向对每个梯度计一次前向）。",
+    "amp_fp16: GradScaler is modelled as the scaled loss; unscaling is in place.":
+        "amp_fp16：GradScaler 按缩放后的损失建模；反缩放为原地操作。",
 }
