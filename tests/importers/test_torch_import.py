@@ -203,3 +203,24 @@ def test_a_model_file_imports_helpers_beside_it(tmp_path: Path) -> None:
         "def example_inputs(batch_size):\n    return (torch.randn(batch_size, 4),)\n")
     graph = load_graph(str(tmp_path / "net.py"))
     assert graph.param_count == 4 * 8 + 8 + 8 * 3 + 3  # 67
+
+
+def test_damaged_torchscript_debug_info_is_refused_at_once(tmp_path: Path) -> None:
+    import time
+    import zipfile
+
+    torch = pytest.importorskip("torch")
+    good = tmp_path / "good.pt"
+    torch.jit.script(torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(784, 2))).save(str(good))
+    bad = tmp_path / "bad.pt"
+    with zipfile.ZipFile(good) as source, zipfile.ZipFile(bad, "w") as target:
+        for item in source.infolist():
+            data = source.read(item)
+            if item.filename.endswith(".debug_pkl"):
+                data = data[:5] + b"\xbf\xff" + data[7:]  # what a bit flip does to the pickle
+            target.writestr(item, data)
+    start = time.perf_counter()
+    with pytest.raises(SpecError, match=r"bad\.pt: damaged TorchScript archive \(debug info unreadable"):
+        load_graph(str(bad))
+    assert time.perf_counter() - start < 5.0
+    assert load_graph(str(good)).param_count == 1570  # 784*2 + 2 (probed as 1x28x28): an intact one loads
