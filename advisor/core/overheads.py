@@ -32,7 +32,3 @@ def device_total_bytes(reserved_bytes: int, overhead: DeviceOverhead = DEFAULT_O
     """What nvidia-smi would show for the whole card while the step runs in one process."""
     return reserved_bytes + overhead.workspace_bytes + overhead.context_bytes + overhead.driver_reserved_bytes
 
-
-def usable_bytes(card_memory_bytes: int, overhead: DeviceOverhead = DEFAULT_OVERHEAD) -> int:
-    """Allocator budget left on a card of this size once the driver, context and workspaces took theirs."""
-    return card_memory_bytes - overhead.driver_reserved_bytes - overhead.context_bytes - overhead.workspace_bytes

@@ -11,7 +11,6 @@ from PySide6.QtCore import QItemSelection, QPoint, QSortFilterProxyModel, Qt, QT
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
-    QComboBox,
     QDoubleSpinBox,
     QHBoxLayout,
     QLabel,
@@ -29,6 +28,7 @@ from advisor.recommend.engine import OBJECTIVES, Options, Recommendation, prepar
 from advisor.recommend.present import best_per_card
 from advisor.recommend.service import CardFilter, recommend
 from advisor.ui.catalog_service import CatalogService
+from advisor.ui.controls import combo
 from advisor.ui.dialogs import show_error
 from advisor.ui.i18n import tr
 from advisor.ui.make_it_fit import QtMakeItFit
@@ -39,13 +39,6 @@ from advisor.ui.workers import TaskRunner
 
 CHART_CARDS = 3  # fitting cards drawn on the memory-vs-batch chart, besides the selected one
 
-
-def _combo(items: list[tuple[object, str]], tip: str) -> QComboBox:
-    combo = QComboBox()
-    for value, label in items:
-        combo.addItem(label, value)
-    combo.setToolTip(tip)
-    return combo
 
 
 class QtRecommendations(QWidget):
@@ -107,12 +100,12 @@ class QtRecommendations(QWidget):
         self.budget.setSingleStep(500)
         self.budget.setSpecialValueText(tr("no limit"))
         self.budget.setToolTip(tr("Most you will pay for all the cards together, in USD"))
-        self.vendor = _combo([(None, tr("any vendor")), *((v, v) for v in VENDORS)], tr("Card vendor"))
-        self.segment = _combo([(None, tr("any segment")), *((s, tr(s)) for s in SEGMENTS)], tr("Market segment"))
-        self.max_gpus = _combo([(n, tr("up to {n} cards").format(n=n)) for n in (1, 2, 4, 8)],
+        self.vendor = combo([(None, tr("any vendor")), *((v, v) for v in VENDORS)], tr("Card vendor"))
+        self.segment = combo([(None, tr("any segment")), *((s, tr(s)) for s in SEGMENTS)], tr("Market segment"))
+        self.max_gpus = combo([(n, tr("up to {n} cards").format(n=n)) for n in (1, 2, 4, 8)],
                                tr("Largest number of cards of one kind to consider"))
         self.max_gpus.setCurrentIndex(3)
-        self.objective = _combo([(o, tr(o)) for o in OBJECTIVES], tr("What the ranking puts first"))
+        self.objective = combo([(o, tr(o)) for o in OBJECTIVES], tr("What the ranking puts first"))
         self.used = QCheckBox(tr("used prices"))
         self.used.setToolTip(tr("Rank by the cheaper of the newest new and used price"))
         self.all_configs = QCheckBox(tr("every configuration"))
@@ -124,8 +117,8 @@ class QtRecommendations(QWidget):
             self.filter_row.addWidget(widget)
         self.filter_row.addStretch(1)
         self.budget.valueChanged.connect(lambda: self._timer.start())
-        for combo in (self.vendor, self.segment, self.max_gpus, self.objective):
-            combo.currentIndexChanged.connect(lambda: self._timer.start())
+        for box in (self.vendor, self.segment, self.max_gpus, self.objective):
+            box.currentIndexChanged.connect(lambda: self._timer.start())
         self.used.toggled.connect(lambda: self._timer.start())
         self.all_configs.toggled.connect(lambda: self._show(self.entries))
 

@@ -4,28 +4,22 @@ in-place activations. They show AppState.choice and write every change back to i
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QSlider, QSpinBox, QWidget
+from PySide6.QtWidgets import QCheckBox, QFormLayout, QHBoxLayout, QSlider, QSpinBox, QWidget
 
 from advisor.core import zoo
+from advisor.ui.controls import combo
 from advisor.ui.i18n import tr
 from advisor.ui.state import AppState
 
 SLIDER_MAX = 1024
 
 
-def _combo(items: list[tuple[str, str]], tip: str) -> QComboBox:
-    combo = QComboBox()
-    for value, label in items:
-        combo.addItem(label, value)
-    combo.setToolTip(tip)
-    return combo
-
 
 class QtWorkloadControls(QWidget):
     def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.state = state
-        self.mode = _combo([("train", tr("Training step")), ("infer", tr("Inference"))],
+        self.mode = combo([("train", tr("Training step")), ("infer", tr("Inference"))],
                            tr("Training keeps activations, gradients and optimizer state; inference only the "
                               "forward pass"))
         self.batch_slider = QSlider(Qt.Orientation.Horizontal)
@@ -36,10 +30,10 @@ class QtWorkloadControls(QWidget):
         self.seq_len = QSpinBox()
         self.seq_len.setRange(1, 1 << 20)
         self.seq_len.setToolTip(tr("Tokens per sample for sequence models of the zoo"))
-        self.precision = _combo([("fp32", "fp32"), ("amp_bf16", tr("AMP bf16")), ("amp_fp16", tr("AMP fp16")),
+        self.precision = combo([("fp32", "fp32"), ("amp_bf16", tr("AMP bf16")), ("amp_fp16", tr("AMP fp16")),
                                  ("bf16", tr("pure bf16")), ("fp16", tr("pure fp16"))],
                                 tr("AMP keeps fp32 weights and computes matmuls in half precision"))
-        self.optimizer = _combo([("sgd", "SGD"), ("sgd_momentum", tr("SGD with momentum")), ("adam", "Adam"),
+        self.optimizer = combo([("sgd", "SGD"), ("sgd_momentum", tr("SGD with momentum")), ("adam", "Adam"),
                                  ("adamw", "AdamW")], tr("Adam keeps two states per parameter, momentum one"))
         self.checkpointing = QCheckBox(tr("Gradient checkpointing"))
         self.checkpointing.setToolTip(tr("Recompute each block in backward: less memory, about one more forward"))
