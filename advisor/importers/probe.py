@@ -7,6 +7,9 @@ told to wrap the model in a FILE.py whose example_inputs gives the real shape.
 
 from __future__ import annotations
 
+import os
+import signal
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -14,6 +17,7 @@ from typing import Any
 from advisor.importers.common import fail
 
 Inputs = tuple[tuple[Any, ...], dict[str, Any]]
+PROBE_TIMEOUT_S = 60.0
 CANDIDATES: tuple[tuple[tuple[int, ...], str], ...] = (
     ((3, 224, 224), "float"), ((3, 32, 32), "float"), ((1, 28, 28), "float"), ((128,), "int64"))
 
@@ -40,21 +44,76 @@ def _accepts(torch: Any, module: Any, make: Callable[[int], Inputs]) -> bool:
     return True
 
 
-def probe_inputs(path: Path, module: Any) -> Callable[[int], Inputs]:
-    import torch
-
+def _first_accepted(torch: Any, module: Any) -> int:
+    """Index of the first candidate input the module runs on, or -1."""
     from advisor.importers.torch_graph import quiet_fake_tensor_log
 
     training = module.training
     module.eval()  # eval: probing must not touch BatchNorm statistics
     try:
         with quiet_fake_tensor_log():
-            for shape, kind in CANDIDATES:
-                make = _make(torch, shape, kind)
-                if _accepts(torch, module, make):
-                    return make
+            for index, (shape, kind) in enumerate(CANDIDATES):
+                if _accepts(torch, module, _make(torch, shape, kind)):
+                    return index
     finally:
         module.train(training)
+    return -1
+
+
+def _first_accepted_in_child(path: Path, torch: Any, module: Any) -> int:
+    """The same, in a forked child: a damaged archive's code can crash PyTorch's C++ (a fuzzed TorchScript file
+    segfaulted the interpreter) or hang it, and a crash must cost the user one error line, not the app.
+    fork() shares the loaded module, so nothing is loaded twice; probing runs on fake tensors (no threads)."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: answer through the pipe and leave without running any of the parent's cleanup
+        code = 1
+        try:
+            os.close(read_end)
+            os.write(write_end, str(_first_accepted(torch, module)).encode())
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(write_end)
+    status = _wait(pid, PROBE_TIMEOUT_S)
+    with os.fdopen(read_end, "rb") as pipe:
+        answer = pipe.read().decode() if status == 0 else ""
+    if status is None:
+        raise fail(path, f"running the saved model did not finish within {PROBE_TIMEOUT_S:.0f} s; "
+                         "the file may be damaged")
+    if not answer:
+        raise fail(path, f"running the saved model crashed PyTorch ({_exit_reason(status)}); the file is damaged")
+    return int(answer)
+
+
+def _wait(pid: int, timeout_s: float) -> int | None:
+    """The child's wait status, or None (and the child killed) when it outlives the timeout."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return status
+        time.sleep(0.005)
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    return None
+
+
+def _exit_reason(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        return signal.Signals(os.WTERMSIG(status)).name
+    return f"exit status {os.waitstatus_to_exitcode(status)}"
+
+
+def probe_inputs(path: Path, module: Any, isolate: bool = False) -> Callable[[int], Inputs]:
+    """The first candidate input the module accepts. `isolate` runs the probe in a forked child (where fork
+    exists): for archives whose code is untrusted data rather than code the user chose to run."""
+    import torch
+
+    index = (_first_accepted_in_child(path, torch, module) if isolate and hasattr(os, "fork")
+             else _first_accepted(torch, module))
+    if index >= 0:
+        return _make(torch, *CANDIDATES[index])
     tried = ", ".join("x".join(map(str, s)) for s, _ in CANDIDATES)
     raise fail(path, f"the saved model does not record its input shape and accepts none of {tried}; "
                      "write a FILE.py whose build_model() loads it and whose example_inputs() makes its input")

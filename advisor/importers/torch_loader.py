@@ -246,7 +246,8 @@ def load_archive(path: Path, trust_pickle: bool) -> LoadedModel:
             module = torch.jit.load(str(path), map_location="cpu")
         except Exception as error:
             raise fail(path, f"not a loadable TorchScript archive: {_describe(error)}") from None
-        return LoadedModel(path.stem, module, script_inputs(path, module), None, str(path), "classification")
+        return LoadedModel(path.stem, module, script_inputs(path, module, isolate=True), None, str(path),
+                           "classification")
     if not trust_pickle:
         state_dict.load_weights(path)  # says what the file is: a state_dict, or pickled code
         raise fail(path, "holds only weights (a state_dict): no architecture to run; give a FILE.py whose "
@@ -264,8 +265,9 @@ def _load_trusted(path: Path, torch: Any) -> LoadedModel:
     return LoadedModel(path.stem, obj, script_inputs(path, obj), None, str(path), "classification")
 
 
-def script_inputs(path: Path, module: Any) -> Callable[[int], Inputs]:
-    """A saved model does not record its input shape: try an image batch, then token ids, and say so."""
+def script_inputs(path: Path, module: Any, isolate: bool = False) -> Callable[[int], Inputs]:
+    """A saved model does not record its input shape: try an image batch, then token ids, and say so.
+    `isolate`: the first run of an untrusted archive's code happens in a child process (probe.py)."""
     from advisor.importers.probe import probe_inputs
 
-    return probe_inputs(path, module)
+    return probe_inputs(path, module, isolate)
