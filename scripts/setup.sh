@@ -7,8 +7,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 dev=0; [ "${1:-}" = "--dev" ] && dev=1
 
+# Qt's xcb platform plugin (a real desktop) links to the libxcb-* libraries below (checked with ldd on
+# PySide6's libqxcb.so; Qt 6.5+ also asks for libxcb-cursor0); offscreen needs only the first line.
 system_packages=(libegl1 libgl1 libxkbcommon0 libxkbcommon-x11-0 libfontconfig1 libdbus-1-3 libglib2.0-0
+                 libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0 libxcb-image0 libxcb-render-util0 libxcb-shape0
+                 libxcb-xinerama0 libxcb-randr0 libxcb-xkb1 libxcb-xfixes0 libxcb-shm0 libxcb-sync1
                  fonts-noto-cjk poppler-utils)
+# the tests also start a real X server (the window under xcb) and a throw-away PostgreSQL cluster
+[ "${1:-}" = "--dev" ] && system_packages+=(xvfb postgresql)
 missing=()
 for p in "${system_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
@@ -30,9 +36,11 @@ python=${PYTHON:-python3}
 if [ "$dev" = 1 ]; then
   # torch 2.13.0 is the CPU build the tests use; any other version pulls a multi-GB CUDA build.
   .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[dev]" 2>&1 | grep -v "is ignored" || true
-  # the model importers' optional packages: torch pinned to the CPU wheel, onnx and safetensors
-  .venv/bin/python -m pip install -q --disable-pip-version-check "torch==2.13.0" "onnx>=1.15" "safetensors>=0.4" \
-    2>&1 | grep -v "is ignored" || true
+  # the optional packages users install, so their tests run: torch pinned to the CPU wheel by a
+  # constraints file (an unpinned dependency would swap it for a multi-GB CUDA build), the newest
+  # transformers, onnx, safetensors, and psycopg for a team catalog on PostgreSQL
+  .venv/bin/python -m pip install -q --disable-pip-version-check -c scripts/constraints.txt "torch==2.13.0" \
+    "onnx>=1.15" "safetensors>=0.4" transformers "psycopg[binary]>=3.1" 2>&1 | grep -v "is ignored" || true
 else
   .venv/bin/python -m pip install -q --disable-pip-version-check -e . 2>&1 | grep -v "is ignored" || true
 fi
