@@ -7,12 +7,20 @@ Rules from c10/cuda/CUDACachingAllocator.cpp (defaults, no PYTORCH_CUDA_ALLOC_CO
 - a request takes the smallest cached free block that fits (best fit); the rest of the block is split
   off when more than 512 bytes (small pool) or 1 MiB (large pool) would remain;
 - freed blocks merge with free neighbours of the same segment; segments are kept (no empty_cache).
+
+Under a limit (torch.cuda.set_per_process_memory_fraction, or simply the card's memory) a new segment that
+would pass the limit is not refused at once: DeviceCachingAllocator::malloc first calls
+release_cached_blocks(), which returns every cached segment that holds no block in use (a free block
+without neighbours) to the driver, and retries; only then it raises OutOfMemoryError. Segments that hold
+one live block stay, so their free remainder is memory the step cannot use: the fragmentation that makes
+the smallest budget larger than the peak allocated. (release_available_cached_blocks, tried before, does
+nothing unless max_split_size_mb is set.)
 """
 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from advisor.core.tracker import Key
 
@@ -51,8 +59,13 @@ class _Pool:
         bisect.insort(self.free, block)
 
 
+class OutOfBudget(Exception):
+    """The allocator could not place a request within its limit, even after releasing its cache."""
+
+
 class CachingAllocatorModel:
-    def __init__(self) -> None:
+    def __init__(self, budget_bytes: int | None = None) -> None:
+        self.budget_bytes = budget_bytes
         self.pools = {True: _Pool(MIN_SMALL_SPLIT_REMAINDER), False: _Pool(MIN_LARGE_SPLIT_REMAINDER)}
         self.segments: list[int] = []  # sizes by segment id
         self.blocks: dict[Key, tuple[bool, int, int, int]] = {}  # key -> (small, segment, offset, size)
@@ -68,6 +81,10 @@ class CachingAllocatorModel:
         block = pool.take(size)
         if block is None:
             seg_size = segment_size(size)
+            if self.budget_bytes is not None and self.reserved + seg_size > self.budget_bytes:
+                self.release_cached_segments()
+                if self.reserved + seg_size > self.budget_bytes:
+                    raise OutOfBudget(f"{seg_size} bytes more than the {self.budget_bytes}-byte budget allows")
             self.segments.append(seg_size)
             self.reserved += seg_size
             self.peak_reserved = max(self.peak_reserved, self.reserved)
@@ -96,6 +113,14 @@ class CachingAllocatorModel:
             offset, size = before, size + before_size
         self._add_free(small, segment, offset, size)
 
+    def release_cached_segments(self) -> None:
+        """release_cached_blocks(): every segment that is one free block goes back to the driver."""
+        for small, pool in self.pools.items():
+            for size, segment, offset in [b for b in pool.free if b[2] == 0 and b[0] == self.segments[b[1]]]:
+                self._remove_free(small, segment, offset, size)
+                self.reserved -= size
+                self.segments[segment] = 0
+
     def _add_free(self, small: bool, segment: int, offset: int, size: int) -> None:
         self.pools[small].give((size, segment, offset))
         self.free_at[(segment, offset)] = size
@@ -109,6 +134,30 @@ class CachingAllocatorModel:
 
 
 PERSISTENT_KINDS = frozenset({"weights", "optimizer_state", "input"})
+# torch.optim creates its state lazily, inside the first optimizer.step() (_init_group: zeros_like per
+# parameter), after that step's activations were freed: the state lands in the blocks they left.
+LAZY_KINDS = frozenset({"optimizer_state"})
+_OPTIMIZER_PHASE_KIND = "optimizer_temporary"
+
+
+def training_loop_events(step: Sequence[tuple[Key, int]], steps: int = 3) -> list[tuple[Key, int]]:
+    """The allocation sequence of a training loop built from one steady-state step: the first iteration
+    creates the optimizer state at its optimizer step (before the step's own temporaries), and between
+    iterations the loop drops what the step made (outputs, loss; gradients at the next zero_grad)."""
+    lazy = [(key, size) for key, size in step if size > 0 and key[0] in LAZY_KINDS]
+    rest = [(key, size) for key, size in step if key[0] not in LAZY_KINDS]
+    at = next((i for i, (key, _) in enumerate(rest) if key[0] == _OPTIMIZER_PHASE_KIND), len(rest))
+    live: dict[Key, int] = {}
+    for key, size in step:
+        if size > 0:
+            live[key] = size
+        else:
+            live.pop(key, None)
+    drops = [(key, -size) for key, size in live.items() if key[0] not in PERSISTENT_KINDS]
+    events = rest[:at] + lazy + rest[at:]
+    for _ in range(steps - 1):
+        events += drops + list(step)
+    return events
 
 
 def peak_reserved_bytes(events: Iterable[tuple[Key, int]]) -> int:
@@ -145,3 +194,44 @@ def replay_peaks(events: Iterable[tuple[Key, int]], measure_from: int = 0) -> tu
         if index == measure_from:
             peak_allocated = max(peak_allocated, model.allocated)
     return model.peak_reserved, peak_allocated
+
+
+def _replay(model: CachingAllocatorModel, events: Iterable[tuple[Key, int]]) -> None:
+    for key, size in events:
+        if size > 0 and key not in model.blocks:
+            model.malloc(key, size)
+        elif size < 0 and key in model.blocks:
+            model.release(key)
+
+
+def runs_within(events: Sequence[tuple[Key, int]], budget_bytes: int) -> bool:
+    """Whether the whole event sequence runs with the allocator limited to `budget_bytes` of segments."""
+    try:
+        _replay(CachingAllocatorModel(budget_bytes), events)
+    except OutOfBudget:
+        return False
+    return True
+
+
+def required_budget_bytes(events: Sequence[tuple[Key, int]], tolerance: float = 0.002) -> int:
+    """The smallest allocator budget in which the sequence runs, found to within `tolerance` (rounded up,
+    so never below the edge): between the peak in use (no budget can be smaller) and what the allocator
+    reserves without a limit (with it the limit is never reached). Running within a budget is monotone in the
+    budget in practice, so a bisection finds the edge in about log2(range / (tolerance x peak)) replays."""
+    free_run = CachingAllocatorModel()
+    peak_in_use = 0
+    for key, size in events:
+        if size > 0 and key not in free_run.blocks:
+            free_run.malloc(key, size)
+            peak_in_use = max(peak_in_use, free_run.allocated)
+        elif size < 0 and key in free_run.blocks:
+            free_run.release(key)
+    step = max(int(peak_in_use * tolerance), ROUND_LARGE)
+    low, high = peak_in_use - 1, free_run.peak_reserved  # fails below the peak in use; runs at high
+    while high - low > step:
+        middle = (low + high) // 2
+        if runs_within(events, middle):
+            high = middle
+        else:
+            low = middle
+    return high

@@ -7,6 +7,7 @@ from contextlib import nullcontext
 from dataclasses import dataclass
 
 from advisor.core.allocator import peak_reserved_bytes
+from advisor.core.budget import REPLAY_UNCERTAINTY, conv_workspace_margin_bytes, replayed_required_bytes, required_bytes
 from advisor.core.graph import Graph, GraphBuilder
 from advisor.core.memory import simulate_step
 from advisor.core.ops.loss import CrossEntropy
@@ -14,8 +15,8 @@ from advisor.core.overheads import DEFAULT_OVERHEAD, device_total_bytes
 from advisor.core.tracker import CategoryBytes, TimelinePoint
 from advisor.core.workload import Workload
 
-# At the largest batch that still trained under set_per_process_memory_fraction on the H200, peak
-# allocated was 83-99% of the budget (DESIGN.md): the allocator needs up to peak / 0.83 to run the step.
+# The old fixed rule (peak / 0.83, the lowest peak-to-budget ratio at the out-of-memory limit on the H200);
+# kept for callers that scale a memory curve until they use core.budget's required curve.
 WORST_PEAK_TO_BUDGET = 0.83
 
 
@@ -97,8 +98,10 @@ def estimate(graph: Graph, workload: Workload) -> Estimate:
     profile = simulate_step(graph, workload)
     rows = _layer_rows(graph, workload, profile.kept_bytes, 2 if workload.precision != "fp32" else 4)
     reserved = max(peak_reserved_bytes(profile.events), profile.peak_bytes)
+    required = required_bytes(replayed_required_bytes(profile.events), profile.peak_bytes,
+                              conv_workspace_margin_bytes((r.kind, r.output_bytes) for r in rows))
     memory = MemoryEstimate(
-        profile.peak_bytes, reserved, max(int(profile.peak_bytes / WORST_PEAK_TO_BUDGET), profile.peak_bytes),
+        profile.peak_bytes, reserved, required,
         device_total_bytes(reserved), profile.at_peak, profile.peak_phase, profile.peak_layer,
         profile.fixed_bytes, (profile.peak_bytes - profile.fixed_bytes) / workload.batch)
     forward_flops = sum(r.forward_flops for r in rows)
@@ -117,8 +120,10 @@ def _assumptions(workload: Workload) -> tuple[str, ...]:
         "activation gradients, in-place ops and views; every allocation rounded up to 512 bytes.",
         "Attention memory follows the fused SDPA kernels (output and log-sum-exp kept, no seq x seq matrix).",
         "cuDNN/cuBLAS workspaces are not in peak_bytes (they depend on the algorithm cuDNN picks).",
-        f"required_bytes = peak / {WORST_PEAK_TO_BUDGET} (lowest peak-to-budget ratio measured at the "
-        "out-of-memory limit on an H200); device_total_bytes adds "
+        "required_bytes replays the training loop through a model of the CUDA caching allocator limited to a "
+        "budget (cached segments are released before it gives up) and finds the smallest budget that runs, "
+        f"plus {REPLAY_UNCERTAINTY:.0%} of the peak for what the replay cannot see and, with convolutions, "
+        "the largest convolution output for cuDNN's workspace; device_total_bytes adds "
         f"the CUDA context and driver reservation {DEFAULT_OVERHEAD.source}.",
         "peak = fixed + batch x per-sample only while the peak stays in the same phase of the step; "
         "at small batches the optimizer step or the weights can set the peak instead.",

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from torch import nn
 
-from advisor.core.allocator import replay_peaks
-from advisor.core.estimate import WORST_PEAK_TO_BUDGET, Estimate, LayerRow, MemoryEstimate
+from advisor.core.allocator import replay_peaks, required_budget_bytes
+from advisor.core.budget import REPLAY_UNCERTAINTY, conv_workspace_margin_bytes, required_bytes
+from advisor.core.estimate import Estimate, LayerRow, MemoryEstimate
 from advisor.core.overheads import DEFAULT_OVERHEAD, device_total_bytes
 from advisor.core.tracker import CategoryBytes, TimelinePoint
 from advisor.core.workload import Workload
@@ -25,7 +26,7 @@ def _layer_rows(run: StepRun, batch: int, training: bool) -> tuple[LayerRow, ...
     return tuple(rows)
 
 
-def _memory(run: StepRun, workload: Workload) -> MemoryEstimate:
+def _memory(run: StepRun, workload: Workload, rows: tuple[LayerRow, ...]) -> MemoryEstimate:
     peak = run.tracker.peak
     reserved, allocated = replay_peaks(run.tracker.events, run.tracker.measured_from)
     peak_bytes = max(peak.bytes, allocated)
@@ -34,7 +35,9 @@ def _memory(run: StepRun, workload: Workload) -> MemoryEstimate:
     if peak.phase == "optimizer step":
         fixed = peak.bytes - peak.totals["activations"] - peak.totals["inputs"]
     return MemoryEstimate(
-        peak_bytes, reserved, max(int(peak_bytes / WORST_PEAK_TO_BUDGET), peak_bytes), device_total_bytes(reserved),
+        peak_bytes, reserved, required_bytes(required_budget_bytes(run.tracker.events), peak_bytes,
+                                             conv_workspace_margin_bytes((r.kind, r.output_bytes) for r in rows)),
+        device_total_bytes(reserved),
         CategoryBytes(**peak.totals), peak.phase, peak.layer, fixed, (peak_bytes - fixed) / workload.batch)
 
 
@@ -52,7 +55,7 @@ def simulate_estimate(module: nn.Module, make_inputs: MakeInputs, workload: Work
     backward = run.tracker.flops.total("backward") if workload.training else 0
     timeline = tuple(TimelinePoint(p, layer, b) for p, layer, b in run.tracker.timeline)
     return Estimate(name, workload, "simulated", sum(unique.values()), rows, forward // 2, forward,
-                    forward + backward, _memory(run, workload), timeline, _assumptions(workload, run.notes))
+                    forward + backward, _memory(run, workload, rows), timeline, _assumptions(workload, run.notes))
 
 
 def _assumptions(workload: Workload, notes: list[str]) -> tuple[str, ...]:
@@ -65,9 +68,11 @@ def _assumptions(workload: Workload, notes: list[str]) -> tuple[str, ...]:
         "mask, else memory-efficient) with its backward workspaces; optimizers use foreach implementations.",
         "cuDNN/cuBLAS workspaces are not in peak_bytes (they depend on the algorithm cuDNN picks); "
         "data-dependent values (.item()) are stand-ins (True after all(), False after any(), else 1).",
-        f"reserved_bytes replays every allocation and free through a model of the CUDA caching allocator; "
-        f"required_bytes = peak / {WORST_PEAK_TO_BUDGET}; device_total_bytes adds the CUDA context and "
-        f"driver reservation {DEFAULT_OVERHEAD.source}.",
+        "reserved_bytes replays every allocation and free through a model of the CUDA caching allocator; "
+        "required_bytes is the smallest budget in which that replay runs when the allocator is limited "
+        f"(it releases cached segments before it gives up), plus {REPLAY_UNCERTAINTY:.0%} of the peak and, "
+        "with convolutions, the largest convolution output for cuDNN's workspace; device_total_bytes adds "
+        f"the CUDA context and driver reservation {DEFAULT_OVERHEAD.source}.",
         "FLOPs count 2 x multiply-adds of matmuls, convolutions and attention (torch.utils.flop_counter "
         "formulas; a convolution's backward counts its forward once per gradient).",
     ]

@@ -363,11 +363,15 @@ MESSAGES: dict[str, str] = {
     "the optimizer step or the weights can set the peak instead.":
         "只有当峰值停留在训练步的同一阶段时，峰值 = 固定部分 + 批大小 x 每样本部分；批很小时，峰值可能出现在优化器"
         "更新或由权重决定。",
-    "required_bytes = peak / 0.83 (lowest peak-to-budget ratio measured at the out-of-memory limit on an H200); "
-    "device_total_bytes adds the CUDA context and driver reservation measured on an NVIDIA H200, driver 580.159, "
-    "CUDA 13.0, PyTorch 2.11 (shared/calibration/h200).":
-        "required_bytes = 峰值 / 0.83（在 H200 上于显存不足边界测得的最低峰值/预算比）；device_total_bytes 加上 CUDA "
-        "上下文和驱动保留，数值测自 NVIDIA H200，驱动 580.159，CUDA 13.0，PyTorch 2.11（shared/calibration/h200）。",
+    "required_bytes replays the training loop through a model of the CUDA caching allocator limited to a budget "
+    "(cached segments are released before it gives up) and finds the smallest budget that runs, plus 1% of the "
+    "peak for what the replay cannot see and, with convolutions, the largest convolution output for cuDNN's "
+    "workspace; device_total_bytes adds the CUDA context and driver reservation measured on an NVIDIA H200, "
+    "driver 580.159, CUDA 13.0, PyTorch 2.11 (shared/calibration/h200).":
+        "required_bytes 把训练循环交给限定预算的 CUDA 缓存分配器模型重放（放弃之前先释放缓存的段），求出能运行的"
+        "最小预算，再加上峰值的 1%（重放看不到的部分），有卷积时再加上最大卷积输出作为 cuDNN 工作区；"
+        "device_total_bytes 加上 CUDA 上下文和驱动保留，数值测自 NVIDIA H200，驱动 580.159，CUDA 13.0，"
+        "PyTorch 2.11（shared/calibration/h200）。",
     "Simulated: the module's own forward, loss, backward and optimizer step ran on the meta device (no values) "
     "twice; the second step is measured, as torch.cuda.max_memory_allocated() over steady-state iterations; every "
     "allocation is rounded up to 512 bytes.":
@@ -384,9 +388,12 @@ MESSAGES: dict[str, str] = {
         "peak_bytes 不含 cuDNN/cuBLAS 工作区（取决于 cuDNN 选择的算法）；依赖数据的值（.item()）用替代值"
         "（all() 之后为 True，any() 之后为 False，其余为 1）。",
     "reserved_bytes replays every allocation and free through a model of the CUDA caching allocator; "
-    "required_bytes = peak / 0.83; device_total_bytes adds the CUDA context and driver reservation measured on "
+    "required_bytes is the smallest budget in which that replay runs when the allocator is limited (it releases "
+    "cached segments before it gives up), plus 1% of the peak and, with convolutions, the largest convolution "
+    "output for cuDNN's workspace; device_total_bytes adds the CUDA context and driver reservation measured on "
     "an NVIDIA H200, driver 580.159, CUDA 13.0, PyTorch 2.11 (shared/calibration/h200).":
-        "reserved_bytes 把每次分配和释放交给 CUDA 缓存分配器的模型重放得出；required_bytes = 峰值 / 0.83；"
+        "reserved_bytes 把每次分配和释放交给 CUDA 缓存分配器的模型重放得出；required_bytes 是分配器受限时该重放能"
+        "运行的最小预算（放弃之前先释放缓存的段），再加上峰值的 1%，有卷积时再加上最大卷积输出作为 cuDNN 工作区；"
         "device_total_bytes 加上 CUDA 上下文和驱动保留，数值测自 NVIDIA H200，驱动 580.159，CUDA 13.0，"
         "PyTorch 2.11（shared/calibration/h200）。",
     "FLOPs count 2 x multiply-adds of matmuls, convolutions and attention (torch.utils.flop_counter formulas; a "

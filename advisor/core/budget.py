@@ -1,0 +1,78 @@
+"""required_bytes: the smallest allocator budget a step runs in. One home for every caller (the estimate,
+the simulated estimate, the ranking's memory curves, make-it-fit and the charts).
+
+required = what the caching-allocator replay needs under a limit (core/allocator.py: segments that hold a
+live block cannot be returned, so their free remainder is lost) + margins where the replay is unsure:
+- convolutions: cuDNN takes a workspace from the same allocator for the algorithm its heuristics pick,
+  which cannot be known without the card; the margin is the largest convolution's output over the batch
+  (GEMM-based algorithms commonly need workspaces of that order; PyTorch falls back to algorithms that need
+  less when the allocation fails, aten/src/ATen/native/cudnn/Conv_v8.cpp try_plans, so a larger workspace
+  does not decide the fit);
+- the replay itself: it sees the tensors, not every allocation in the order CUDA makes them (autograd's own
+  buffers, kernel workspaces). On the H200 calibration rows the measured reservation without a limit
+  exceeded the replayed one by a median of about 1% of the peak (benchmarks/max_batch.py prints it), so
+  that share of the peak is kept free.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+
+from advisor.core.allocator import required_budget_bytes, training_loop_events
+from advisor.core.curve import MemoryCurve, memory_curve
+from advisor.core.graph import Graph
+from advisor.core.memory import simulate_step
+from advisor.core.tracker import Key
+from advisor.core.workload import Workload
+
+REPLAY_UNCERTAINTY = 0.01
+# Layer kinds of the analytic graph and the nn.Module class names a simulated estimate reports.
+CONV_KINDS = frozenset({"conv", "conv_transpose", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d",
+                        "ConvTranspose2d", "ConvTranspose3d"})
+
+
+def conv_workspace_margin_bytes(layers: Iterable[tuple[str, int]]) -> int:
+    """(kind, output bytes at the batch) of each layer -> the workspace margin of the largest convolution."""
+    return max((nbytes for kind, nbytes in layers if kind in CONV_KINDS), default=0)
+
+
+def required_bytes(replayed_bytes: int, peak_bytes: int, conv_margin_bytes: int) -> int:
+    """The budget for one estimate: the replay's answer (at least the peak) plus the margins."""
+    replayed = max(replayed_bytes, peak_bytes)
+    return replayed + conv_margin_bytes + math.ceil(peak_bytes * REPLAY_UNCERTAINTY)
+
+
+def replayed_required_bytes(step_events: Sequence[tuple[Key, int]]) -> int:
+    """The allocator replay of a training loop (or inference loop) built from one analytic step's events."""
+    return required_budget_bytes(training_loop_events(step_events))
+
+
+def required_from_peaks(peak_curve: MemoryCurve, probes: Sequence[tuple[int, int]],
+                        conv_margin_per_sample: float) -> MemoryCurve:
+    """required(batch) from the peak curve: the replay's fragmentation (required - peak) measured at two
+    batches and taken as affine in the batch between and beyond them, the convolution margin per sample, and
+    the replay's uncertainty as a share of the peak."""
+    (b0, f0), (b1, f1) = sorted(probes)
+    slope = max((f1 - f0) / (b1 - b0), 0.0)
+    return peak_curve.transformed(1 + REPLAY_UNCERTAINTY, f0 - b0 * slope, slope + conv_margin_per_sample)
+
+
+_PROBES = (16, 64)
+
+
+def required_curve(graph: Graph, workload: Workload, peak_curve: MemoryCurve,
+                   conv_margin_per_sample: float) -> MemoryCurve:
+    """required(batch) of an analytic graph (with its loss head when training)."""
+    probes = []
+    for batch in _PROBES:
+        profile = simulate_step(graph, replace(workload, batch=batch))
+        probes.append((batch, replayed_required_bytes(profile.events) - profile.peak_bytes))
+    return required_from_peaks(peak_curve, probes, conv_margin_per_sample)
+
+
+def analytic_curves(graph: Graph, workload: Workload, conv_margin_per_sample: float) -> tuple[MemoryCurve, MemoryCurve]:
+    """The peak curve and the required curve of an analytic graph."""
+    peaks = memory_curve(graph, workload)
+    return peaks, required_curve(graph, workload, peaks, conv_margin_per_sample)

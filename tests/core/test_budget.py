@@ -1,0 +1,98 @@
+"""The smallest allocator budget a step runs in: the caching allocator under a limit, and required_bytes."""
+
+from __future__ import annotations
+
+import pytest
+
+from advisor.core import zoo
+from advisor.core.allocator import (
+    CachingAllocatorModel,
+    OutOfBudget,
+    required_budget_bytes,
+    runs_within,
+    training_loop_events,
+)
+from advisor.core.budget import REPLAY_UNCERTAINTY, conv_workspace_margin_bytes, required_bytes, required_from_peaks
+from advisor.core.curve import MemoryCurve
+from advisor.core.estimate import estimate
+from advisor.core.tracker import Key
+from advisor.core.workload import Workload
+
+MIB = 2**20
+
+
+def alloc(name: str, mib: int) -> tuple[Key, int]:
+    return (name, 0, 0), mib * MIB
+
+
+def free(name: str, mib: int) -> tuple[Key, int]:
+    return (name, 0, 0), -mib * MIB
+
+
+def test_a_cached_segment_is_released_when_the_limit_is_reached() -> None:
+    # 30 + 30 MiB segments; A freed; a 40 MiB request finds no cached block that large:
+    # without a limit 30 + 30 + 40 = 100 MiB reserved; at 70 MiB, A's whole free segment goes back first
+    events = [alloc("a", 30), alloc("b", 30), free("a", 30), alloc("c", 40)]
+    assert runs_within(events, 70 * MIB)  # 30 (b) + 40 (c) = 70
+    assert not runs_within(events, 69 * MIB)
+    assert 70 * MIB <= required_budget_bytes(events) <= 72 * MIB  # found to 2 MiB
+
+
+def test_a_split_segment_cannot_be_released() -> None:
+    # 40 MiB segment; freed; 20 MiB request takes it and splits off 20 free MiB, which stays in that segment;
+    # a 30 MiB request needs a new segment: 40 + 30 = 70 MiB, although only 20 + 30 = 50 MiB are in use
+    events = [alloc("x", 40), free("x", 40), alloc("y", 20), alloc("z", 30)]
+    model = CachingAllocatorModel(69 * MIB)
+    with pytest.raises(OutOfBudget):
+        for key, size in events:
+            model.malloc(key, size) if size > 0 else model.release(key)
+    assert runs_within(events, 70 * MIB)
+    assert required_budget_bytes(events) >= 70 * MIB
+
+
+def test_small_requests_share_two_mib_segments() -> None:
+    # 1 KiB and 2 KiB come from one 2 MiB small-pool segment: a 2 MiB budget holds both
+    events = [(("s", 0, 0), 1024), (("s", 1, 0), 2048)]
+    assert runs_within(events, 2 * MIB)
+    assert not runs_within(events, 2 * MIB - 1)
+
+
+def test_the_first_iteration_creates_the_optimizer_state_at_its_step() -> None:
+    step = [(("weights", 0, 0), 100), (("optimizer_state", 0, 0), 100), (("activation", 1, 0), 50),
+            (("activation", 1, 0), -50), (("param_grad", 0, 0), 100), (("optimizer_temporary", 0, 0), 100),
+            (("optimizer_temporary", 0, 0), -100)]
+    loop = training_loop_events(step, steps=2)
+    first = loop[:len(step)]
+    assert [key[0] for key, _ in first] == ["weights", "activation", "activation", "param_grad",
+                                            "optimizer_state", "optimizer_temporary", "optimizer_temporary"]
+    # between iterations the gradient (made by the step) is dropped, the weights and state stay
+    assert loop[len(step)] == (("param_grad", 0, 0), -100)
+    assert loop[len(step) + 1:] == step
+
+
+def test_required_bytes_adds_the_margins() -> None:
+    # replay 1,000 MiB, peak 900 MiB, largest convolution output 64 MiB:
+    # 1,000 + 64 + ceil(900 MiB x 1%) = 1,064 MiB + 9,437,184 B
+    assert REPLAY_UNCERTAINTY == 0.01
+    assert required_bytes(1000 * MIB, 900 * MIB, 64 * MIB) == 1064 * MIB + 9_437_184
+    assert required_bytes(800 * MIB, 900 * MIB, 0) == 900 * MIB + 9_437_184  # never below the peak
+    assert conv_workspace_margin_bytes([("linear", 10), ("conv", 7), ("Conv2d", 9), ("relu", 99)]) == 9
+
+
+def test_required_curve_adds_affine_fragmentation() -> None:
+    peaks = MemoryCurve(((1000.0, 10.0),), 0)  # peak = 1,000 + 10 b
+    # fragmentation 100 at batch 16 and 160 at batch 64: slope 60 / 48 = 1.25, intercept 100 - 16 x 1.25 = 80
+    required = required_from_peaks(peaks, [(64, 160), (16, 100)], conv_margin_per_sample=2.0)
+    # 1.01 x (1,000 + 10 x 32) + 80 + (1.25 + 2) x 32 = 1,333.2 + 80 + 104 = 1,517.2 -> 1,518
+    assert required.peak_bytes(32) == 1518
+    assert required.max_batch(1518) == 32
+    assert required.max_batch(1517) == 31
+
+
+def test_an_estimate_needs_more_than_its_peak_and_a_conv_net_keeps_a_workspace_margin() -> None:
+    result = estimate(zoo.build("resnet18", None), Workload("train", 16, "fp32", "sgd_momentum"))
+    memory = result.memory
+    largest_conv = max(r.output_bytes for r in result.layers if r.kind == "conv")
+    assert largest_conv == 16 * 64 * 112 * 112 * 4  # conv1 output, fp32: 51,380,224 B
+    assert memory.required_bytes >= memory.peak_bytes + largest_conv + memory.peak_bytes * REPLAY_UNCERTAINTY
+    assert memory.required_bytes < memory.peak_bytes * 1.25
