@@ -140,7 +140,7 @@ LAZY_KINDS = frozenset({"optimizer_state"})
 _OPTIMIZER_PHASE_KIND = "optimizer_temporary"
 
 
-def training_loop_events(step: Sequence[tuple[Key, int]], steps: int = 3) -> list[tuple[Key, int]]:
+def training_loop_events(step: Sequence[tuple[Key, int]], steps: int = 2) -> list[tuple[Key, int]]:
     """The allocation sequence of a training loop built from one steady-state step: the first iteration
     creates the optimizer state at its optimizer step (before the step's own temporaries), and between
     iterations the loop drops what the step made (outputs, loss; gradients at the next zero_grad)."""
