@@ -48,7 +48,8 @@ def main() -> int:
         with catalog.read() as session:
             for row in rows:
                 card = find_card(session, row["card"])
-                workload = Workload("train", int(row["batch"]), row["precision"], "sgd_momentum")  # type: ignore[arg-type]
+                workload = Workload("train", int(row["batch"]), row["precision"],  # type: ignore[arg-type]
+                                    row["optimizer"])  # type: ignore[arg-type]
                 seconds = step_seconds(step_work(estimate(graph, workload)), device(card, workload))
                 published.append(float(row["images_per_s"]))
                 predicted.append(workload.batch / seconds)

@@ -32,7 +32,7 @@ from advisor.recommend.timing import FITTED, Efficiency, StepParts, combine, ste
 
 GRID: dict[str, tuple[float, ...]] = {
     "python_op_seconds": tuple(x * 1e-6 for x in range(2, 121, 2)),
-    "backward_node_seconds": tuple(x * 1e-6 for x in range(2, 121, 2)),
+    "backward_node_seconds": tuple(x * 1e-6 for x in range(2, 61, 2)),
     "tensor": tuple(x / 100 for x in range(5, 101, 5)),
     "unaligned": tuple(x / 100 for x in range(5, 101, 5)),
     "conv": tuple(x / 100 for x in range(5, 101, 5)),
