@@ -28,6 +28,11 @@ NO_KERNEL_KINDS = frozenset({"input"})
 # transpose), the fused kernel, then the heads merged back (transpose + reshape): the forward of
 # transformers' BertSelfAttention / GPT2Attention and torch.nn.MultiheadAttention.
 ATTENTION_HOST_OPS = 9
+NORM_KINDS = frozenset({"batchnorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d"})
+# Layers written as several PyTorch ops, each its own kernel and autograd node: transformers'
+# NewGELUActivation (GPT-2's gelu_new) is 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * pow(x, 3)))):
+# pow, mul, add, mul, tanh, add, mul, mul.
+COMPOSITE_OPS = {"gelu_tanh_composite": 8, "NewGELUActivation": 8}
 # Convolutions with fewer multiply-adds per output than this (depthwise: 9) do too little arithmetic per
 # byte for a GEMM: cuDNN runs them as direct kernels bound by memory bandwidth.
 MIN_MACS_PER_OUTPUT_FOR_GEMM = 64
@@ -102,13 +107,17 @@ def _stream_layer(row: LayerRow, training: bool, in_bytes: int) -> LayerWork:
     backward reads the output's gradient and what was saved, and writes the input's gradient."""
     largest = max(in_bytes, row.output_bytes)
     inputs = 2 if row.kind in ("add", "mul", "Add") else 1
-    moved = inputs * in_bytes + row.output_bytes
-    kernels = 1
+    ops = COMPOSITE_OPS.get(row.kind, 1)
+    # batch norm in training reads its input twice in forward (statistics, then normalising) and in backward
+    # reads input and output gradient twice (the reductions for the weight gradients, then the input's)
+    stats = training and row.kind in NORM_KINDS
+    moved = ops * ((inputs + stats) * in_bytes + row.output_bytes)
+    kernels = ops
     if training and row.backward_flops:
-        moved += 3 * largest + 2 * row.param_count * 4  # and the parameters' gradients (fp32)
-        kernels += 1
+        moved += ops * (3 + 2 * stats) * largest + 2 * row.param_count * 4  # and the parameters' gradients
+        kernels += ops
     flops = row.forward_flops + row.backward_flops
-    return LayerWork((), 0.0, float(moved), float(flops), kernels, 1, 2 if row.param_count else 0)
+    return LayerWork((), 0.0, float(moved), float(flops), kernels, ops, 2 if row.param_count else 0)
 
 
 def layer_works(rows: Sequence[LayerRow], training: bool, act_bytes: int, amp: bool) -> tuple[LayerWork, ...]:

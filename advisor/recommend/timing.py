@@ -48,8 +48,8 @@ class Efficiency:
 # Fitted by benchmarks/time.py on the 68 H200 rows (it prints the fit, the in-sample and the
 # leave-one-family-out errors). The grids keep each constant in a physical range; backward_node_seconds
 # ends at its 60 us bound: it also absorbs backward work the device side does not model (see the README).
-FITTED = Efficiency(python_op_seconds=34e-6, backward_node_seconds=60e-6, tensor=0.45, unaligned=0.1, conv=0.85,
-                    attention=0.4, stream=3.25)
+FITTED = Efficiency(python_op_seconds=34e-6, backward_node_seconds=60e-6, tensor=0.85, unaligned=0.1, conv=1.0,
+                    attention=1.0, stream=3.25)
 # Fixed host cost of one training step outside the layers: zero_grad, loss.backward() starting the
 # autograd engine, optimizer.step()'s Python (hooks, grouping tensors by device and dtype): ~100 us,
 # an estimate from PyTorch profiler traces of small models (not fitted).

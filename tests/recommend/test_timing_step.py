@@ -68,3 +68,25 @@ def test_training_step_pays_the_fixed_host_cost_and_the_optimizer() -> None:
     # without the optimizer (a gradient-accumulation micro-step) its kernels and host time go
     without = StepWork((layer,), 0.0, 1, 1, optimizer, training=True)
     assert step_seconds(without, card(), EFF) == pytest.approx(expected - 3 * LAUNCH_HOST_SECONDS - 50e-6)
+
+
+def _elementwise_row(kind: str, elements: int) -> LayerRow:
+    return LayerRow(kind, kind, (elements,), 0, 0, elements, 2 * elements, 2 * elements, 0, elements)
+
+
+def test_composite_gelu_launches_one_kernel_per_op() -> None:
+    (work,) = layer_works([_elementwise_row("gelu_tanh_composite", 1000)], training=True, act_bytes=2, amp=False)
+    # 8 ops (pow, mul, add, mul, tanh, add, mul, mul), each forward and backward: 16 kernels;
+    # forward 8 x (2000 B read + 2000 B written), backward 8 x 3 x 2000 B
+    assert work.kernels == 16
+    assert work.host_ops == 8
+    assert work.stream_bytes == 8 * (2000 + 2000) + 8 * 3 * 2000
+
+
+def test_training_batch_norm_reads_its_input_twice() -> None:
+    (plain,) = layer_works([_elementwise_row("relu", 1000)], training=True, act_bytes=2, amp=False)
+    (norm,) = layer_works([_elementwise_row("batchnorm", 1000)], training=True, act_bytes=2, amp=False)
+    # relu: forward 2000 + 2000 B, backward 3 x 2000 B = 10,000 B
+    assert plain.stream_bytes == 10_000
+    # batch norm: forward 2 x 2000 + 2000 B, backward 5 x 2000 B = 16,000 B
+    assert norm.stream_bytes == 16_000
