@@ -78,18 +78,18 @@ def _gemm_layer(row: LayerRow, training: bool, dtype: int, amp: bool) -> LayerWo
     m, n, k = _gemm_dims(row)
     conv = row.kind in CONV_KINDS
     gemms = [Gemm(m, n, k, dtype, conv)]
-    kernels, host, moved = 1, 1, 0.0
-    casts = _param_tensors(row, n, k) if amp else 0
     # autocast casts the fp32 weight (and bias) to half on every call: an op, a kernel and an autograd
-    # node each; read 4 bytes and write 2 per parameter
-    kernels, host, moved = kernels + casts, host + casts, moved + 6 * row.param_count * (casts > 0)
+    # node each; read 4 bytes and write 2 per parameter (and back for their gradients in backward)
+    casts = _param_tensors(row, n, k) if amp else 0
+    cast_bytes = 6.0 * row.param_count if casts else 0.0
+    kernels, host, moved = 1 + casts, 1 + casts, cast_bytes
     if training and row.backward_flops:
         if row.backward_flops > 1.5 * row.forward_flops:  # the input needs its gradient too
             gemms.append(Gemm(m, k, n, dtype, conv))
         if row.param_count:
             gemms.append(Gemm(n, k, m, dtype, conv))
-        kernels += len(gemms) - 1 + casts  # and the parameters' gradients cast back to fp32
-        moved += 6 * row.param_count if amp else 0
+        kernels += len(gemms) - 1 + casts
+        moved += cast_bytes
     return LayerWork(tuple(gemms), 0.0, moved, 0.0, kernels, host, _param_tensors(row, n, k))
 
 

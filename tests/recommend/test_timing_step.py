@@ -90,3 +90,13 @@ def test_training_batch_norm_reads_its_input_twice() -> None:
     assert plain.stream_bytes == 10_000
     # batch norm: forward 2 x 2000 + 2000 B, backward 5 x 2000 B = 16,000 B
     assert norm.stream_bytes == 16_000
+
+
+def test_autocast_casts_weight_and_bias_each_way() -> None:
+    (work,) = layer_works([_linear_row(8)], training=True, act_bytes=2, amp=True)
+    params = 768 * 2304 + 2304
+    # 3 GEMMs + weight and bias cast to half in forward + their gradients cast back in backward = 7
+    assert work.kernels == 3 + 2 + 2
+    assert work.host_ops == 1 + 2  # the linear and its two casts
+    # each cast reads 4 B and writes 2 B per parameter, forward and backward
+    assert work.stream_bytes == 2 * 6 * params
