@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from advisor.catalog.records import CardRecord
 from advisor.core.overheads import HOPPER_MEASURED
 from advisor.core.workload import Workload
+from advisor.recommend.multiprocessors import sm_count
 
 # The driver's own reservation scales with the card's memory (page tables, ECC): measured 644,939,776 B
 # used on an idle H200 (143,771 MiB) -> 0.43% of the memory. CUDA context, cuBLAS/cuDNN and their
@@ -32,6 +33,8 @@ class Device:
     tdp_w: float  # per GPU
     link_gbs: float  # per-direction bandwidth between cards (NVLink / Infinity Fabric, else PCIe)
     link_name: str
+    sm_count: int = 1  # streaming multiprocessors per GPU (advisor.recommend.multiprocessors)
+    tensor_cores: bool = False  # matmuls of this precision run on tensor/matrix units (tile shape, rate)
 
 
 def matmul_rate(card: CardRecord, workload: Workload) -> float:
@@ -73,4 +76,5 @@ def device(card: CardRecord, workload: Workload) -> Device:
     return Device(card.name, card.vendor, memory, usable_bytes(memory), card.bandwidth_gbs / per_gpu,
                   matmul_rate(card, workload) / per_gpu, conv_rate(card, workload) / per_gpu,
                   card.fp32_tflops / per_gpu, card.tdp_w / per_gpu,
-                  link_gbs, link_name)
+                  link_gbs, link_name, sm_count(card),
+                  workload.precision != "fp32" and matmul_rate(card, workload) > card.fp32_tflops)

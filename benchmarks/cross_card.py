@@ -1,0 +1,70 @@
+"""Does the time model rank cards the way published benchmarks do? ResNet-50 training throughput on several
+cards (benchmarks/data/resnet50_training_throughput.csv, each row with its source) against the model's
+prediction: prints every row, the Spearman rank correlation and the median |error|, both raw and after one
+common scale factor (NVIDIA's recipe uses channels-last, DALI and fused kernels, so it runs faster than the
+eager torchvision step the model describes: the ranking and ratios are what must hold).
+Run: .venv/bin/python benchmarks/cross_card.py
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import statistics
+import tempfile
+from pathlib import Path
+
+from advisor.catalog import find_card, open_catalog
+from advisor.core import zoo
+from advisor.core.estimate import estimate
+from advisor.core.workload import Workload
+from advisor.recommend.devices import device
+from advisor.recommend.timing import step_seconds, step_work
+
+DATA = Path(__file__).resolve().parent / "data" / "resnet50_training_throughput.csv"
+
+
+def _ranks(values: list[float]) -> list[float]:
+    order = sorted(range(len(values)), key=values.__getitem__)
+    ranks = [0.0] * len(values)
+    for rank, index in enumerate(order):
+        ranks[index] = float(rank)
+    return ranks
+
+
+def spearman(a: list[float], b: list[float]) -> float:
+    ra, rb = _ranks(a), _ranks(b)
+    n = len(a)
+    return 1 - 6 * sum((x - y) ** 2 for x, y in zip(ra, rb, strict=True)) / (n * (n * n - 1))
+
+
+def main() -> int:
+    with DATA.open() as handle:
+        rows = list(csv.DictReader(handle))
+    graph = zoo.build("resnet50", None)
+    published, predicted = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        catalog = open_catalog(os.path.join(tmp, "catalog.sqlite3"))
+        with catalog.read() as session:
+            for row in rows:
+                card = find_card(session, row["card"])
+                workload = Workload("train", int(row["batch"]), row["precision"],  # type: ignore[arg-type]
+                                    row["optimizer"])  # type: ignore[arg-type]
+                seconds = step_seconds(step_work(estimate(graph, workload)), device(card, workload))
+                published.append(float(row["images_per_s"]))
+                predicted.append(workload.batch / seconds)
+        catalog.close()
+    scale = statistics.median(p / m for p, m in zip(published, predicted, strict=True))
+    print(f"{'card':24} {'precision':9} {'batch':>5} {'published img/s':>16} {'model img/s':>12} {'error':>8}")
+    for row, pub, pred in zip(rows, published, predicted, strict=True):
+        print(f"{row['card']:24} {row['precision']:9} {row['batch']:>5} {pub:16.0f} {pred:12.0f} "
+              f"{pred / pub - 1:+8.1%}")
+    raw = statistics.median(abs(p / m - 1) for p, m in zip(predicted, published, strict=True))
+    scaled = statistics.median(abs(p * scale / m - 1) for p, m in zip(predicted, published, strict=True))
+    print(f"\n{len(rows)} rows: Spearman rank correlation {spearman(published, predicted):.2f}; median |error| "
+          f"{raw:.1%} raw, {scaled:.1%} after one common factor x{scale:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
