@@ -4,7 +4,7 @@ quantized caches)."""
 import pytest
 
 from advisor.core.llm.kv_cache import kv_bytes_per_layer_token, kv_cache_bytes
-from advisor.core.llm.quant import _matrix_bytes, gguf_bytes, weight_bytes
+from advisor.core.llm.quant import gguf_bytes, matrix_bytes, weight_bytes
 from advisor.core.zoo.llm import preset_decoder
 
 GIB = 2**30
@@ -13,11 +13,11 @@ N = 4096 * 4096
 
 def test_transformers_formats_per_matrix() -> None:
     # GPTQ/AWQ int4, group 128: N/2 bytes + per group an fp16 scale and a 4-bit zero (2.5 bytes)
-    assert _matrix_bytes("int4", 4096, 4096) == N / 2 + 4096 * 32 * 2.5  # 4.15625 bits per weight
+    assert matrix_bytes("int4", 4096, 4096) == N / 2 + 4096 * 32 * 2.5  # 4.15625 bits per weight
     # bnb nf4, double quantization: N/2 + one byte per 64 weights + an fp32 per 256 blocks + the 1 KiB code
-    assert _matrix_bytes("nf4", 4096, 4096) == N / 2 + N / 64 + 4 * N / 64 / 256 + 1024
+    assert matrix_bytes("nf4", 4096, 4096) == N / 2 + N / 64 + 4 * N / 64 / 256 + 1024
     # LLM.int8 and fp8: one byte per weight + an fp32 scale per output row
-    assert _matrix_bytes("int8", 4096, 4096) == N + 4 * 4096
+    assert matrix_bytes("int8", 4096, 4096) == N + 4 * 4096
 
 
 def test_gguf_block_layouts() -> None:
