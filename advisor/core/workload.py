@@ -65,8 +65,8 @@ class Workload:
             raise SpecError(f"lora_targets: unknown {', '.join(unknown)}; choose from {', '.join(LORA_TARGETS)}")
         if self.finetune == "qlora" and self.weights not in (None, "nf4"):
             raise SpecError(f"weights: QLoRA keeps the frozen base in nf4, got {self.weights!r}")
-        if self.weights in GGUF_WEIGHTS and self.mode != "generate":
-            raise SpecError(f"weights: {self.weights} is a llama.cpp format for generation; use --mode generate")
+        if self.weights in GGUF_WEIGHTS and self.mode == "train":
+            raise SpecError(f"weights: {self.weights} is a llama.cpp format for inference; use --mode generate")
         if self.weights in QUANTIZED_WEIGHTS and self.mode == "train" and self.finetune == "full":
             raise SpecError(f"weights: {self.weights} weights are frozen; train adapters on them with "
                             "--finetune lora (or qlora), or train in bf16/fp32")
