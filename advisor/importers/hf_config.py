@@ -17,8 +17,9 @@ from typing import Any
 from advisor.core.errors import ShapeError, SpecError
 from advisor.core.graph import Graph
 from advisor.core.llm.decoder import DecoderSpec
-from advisor.core.llm.families import decoder_from_config
+from advisor.core.llm.families import decoder_from_config, not_modelled
 from advisor.core.llm.graph import decoder_graph
+from advisor.core.zoo import DEFAULT_SEQ_LEN
 from advisor.core.zoo.text import BertConfig, GPT2Config, bert, gpt2
 from advisor.importers.common import fail, read_config
 
@@ -65,6 +66,17 @@ def decoder_spec(path: Path, name: str) -> DecoderSpec | None:
         return decoder_from_config(cfg, name)
     except SpecError as error:
         raise fail(path, str(error)) from None
+
+
+def analytic_decoder_graph(path: Path, seq_len: int | None) -> Graph | None:
+    """hf:CONFIG.json by the analytic method: the decoder graph, one line for families not modelled, None
+    for other model types (encoders, vision: the caller traces the transformers module)."""
+    reason = not_modelled(read_config(path).get("model_type"))
+    if reason:
+        raise fail(path, reason)
+    if decoder_spec(path, path.name) is None:
+        return None
+    return graph_from_config(path, f"hf:{path.name}", seq_len or DEFAULT_SEQ_LEN, seq_len is None)
 
 
 def graph_from_config(path: Path, name: str, seq_len: int, default_len: bool) -> Graph | None:
