@@ -57,3 +57,14 @@ def test_bad_field_names_the_file_and_field(tmp_path: Path, capsys: pytest.Captu
     assert main(["estimate", f"hf:{config}", "--method", "analytic"]) == 2
     err = capsys.readouterr().err
     assert str(config) in err and "num_key_value_heads 3" in err
+
+
+@pytest.mark.parametrize("options", [["--mode", "generate"], ["--finetune", "qlora", "--seq-len", "8"],
+                                     ["--mode", "infer", "--weights", "int4", "--seq-len", "8"]])
+def test_auto_method_takes_llm_workloads_to_the_decoder_model(tmp_path: Path, options: list[str],
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps(MISTRAL))
+    assert main(["estimate", f"hf:{config}", "--batch", "2", *options, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["method"] == "analytic" and data["params"] >= PARAMS
