@@ -137,6 +137,14 @@ def _assumptions(workload: Workload) -> tuple[str, ...]:
         notes.append("Autocast: weights stay fp32; matmul/conv inputs and weights are cast to half "
                      "(weight copies cached for the forward and kept for backward); softmax, layer norm and "
                      "losses run in fp32.")
+    if workload.adapters:
+        notes.append(f"{workload.finetune.upper()}: base weights frozen in {workload.weight_format}; rank-"
+                     f"{workload.lora_rank} adapters (A: r x in, B: out x r, kept in the parameter dtype) on "
+                     f"{', '.join(workload.adapters)} of the dense layers (not on routed experts) carry the only "
+                     "gradients and optimizer state; a frozen linear keeps nothing of its input for backward.")
+    elif workload.weights is not None and not workload.training:
+        notes.append(f"Weights stored as {workload.weight_format}: the blocks' linear layers in that format with "
+                     "its scales; embeddings, norms and the LM head in 16 bit.")
     if workload.checkpointing:
         notes.append("Gradient checkpointing recomputes each block (residual block or transformer layer) "
                      "in backward; only block inputs are kept in forward (about one extra forward of compute).")

@@ -14,7 +14,9 @@ from dataclasses import dataclass
 class GenerationProfile:
     weight_bytes: int  # all stored weights incl. quantization scales/zeros (every MoE expert)
     active_weight_bytes: int  # weight bytes read per decode step (MoE: routed + shared experts only)
-    kv_bytes_per_token: int  # KV-cache bytes one token adds for one sequence, all layers
+    # KV-cache bytes one token adds for one sequence, all layers; with sliding-window layers, the cache of the
+    # whole generation (prompt_len + new_tokens) divided by its tokens, so tokens x this = the cache at the end
+    kv_bytes_per_token: int
     prefill_flops: float  # forward FLOPs of the prompts, whole batch (2 x MACs + attention)
     decode_flops_per_token: float  # FLOPs per generated token per sequence at mean context length
     layers: int

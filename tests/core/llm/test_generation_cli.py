@@ -34,3 +34,21 @@ def test_generate_text_shows_the_kv_cache(capsys: pytest.CaptureFixture[str]) ->
 def test_generate_needs_a_decoder(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["estimate", "zoo:resnet18", "--mode", "generate"]) == 2
     assert "mode generate: resnet18 is not a decoder language model" in capsys.readouterr().err
+
+
+def test_lora_options_on_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["estimate", "zoo:llama-3.2-1b", "--finetune", "qlora", "--lora-rank", "8", "--lora-targets",
+                 "q_proj,v_proj", "--batch", "1", "--seq-len", "64", "--precision", "amp_bf16", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["config"]["finetune"] == "qlora" and data["config"]["weights"] == "nf4"
+    assert data["config"]["lora_targets"] == ["q_proj", "v_proj"] and data["config"]["lora_rank"] == 8
+    # Llama 3.2 1B: 16 layers; q_proj 8 x (2048 + 2048), v_proj 8 x (2048 + 512); Adam keeps 2 fp32 states
+    assert data["memory"]["optimizer_state"] == 2 * 4 * 16 * (8 * 4096 + 8 * 2560)
+    assert any(note.startswith("QLORA: base weights frozen in nf4") for note in data["assumptions"])
+
+
+def test_bad_lora_target_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["estimate", "zoo:llama-3.2-1b", "--finetune", "lora", "--lora-targets", "q_proj,qkv"])
+    assert exit_info.value.code == 2
+    assert "argument --lora-targets: unknown qkv" in capsys.readouterr().err
