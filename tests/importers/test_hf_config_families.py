@@ -31,6 +31,8 @@ FAMILIES: dict[str, dict[str, Any]] = {
     "granitemoeshared": {"num_local_experts": 4, "shared_intermediate_size": 80},
     "olmo": {}, "olmo2": {}, "olmoe": {"num_experts": 4, "num_experts_per_tok": 2},
     "cohere": {}, "glm4": {"head_dim": 16},
+    "llama4_text": {"num_local_experts": 4, "intermediate_size_mlp": 80, "interleave_moe_layer_step": 2,
+                    "head_dim": 16, "attention_chunk_size": 32},
     "gpt_oss": {"num_local_experts": 4, "num_experts_per_tok": 2, "head_dim": 16},
     "deepseek_v2": MLA, "deepseek_v3": {**MLA, "n_group": 1, "topk_group": 1},
     "gpt2": GPT2_NAMES, "gpt_bigcode": GPT2_NAMES, "gptj": {"n_embd": 64, "n_layer": 2, "n_head": 4, "rotary_dim": 8},

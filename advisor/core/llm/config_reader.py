@@ -56,12 +56,12 @@ class ConfigReader:
             raise SpecError(f"{key} must be a list of layer numbers, got {str(value)[:40]}")
         return tuple(value)
 
-    def layer_types(self, layers: int, default: list[bool]) -> tuple[bool, ...]:
-        """Per layer, True for sliding-window attention (config layer_types, else the family's pattern)."""
+    def layer_types(self, layers: int, default: list[bool], kind: str = "sliding_attention") -> tuple[bool, ...]:
+        """Per layer, True for windowed attention of this kind (config layer_types, else the family's pattern)."""
         value = self.cfg.get("layer_types")
         if value is None:
             return tuple(default)
         if not isinstance(value, list) or len(value) != layers or not all(isinstance(v, str) for v in value):
             raise SpecError(f"layer_types must list one attention type per layer ({layers}), "
                             f"got {str(value)[:40]}")
-        return tuple(v == "sliding_attention" for v in value)
+        return tuple(v == kind for v in value)

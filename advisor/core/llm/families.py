@@ -15,7 +15,9 @@ from advisor.core.llm.families_gpt import LEGACY_FAMILIES
 
 # Families the analytic path does not describe: state-space and hybrid models have no KV cache per layer.
 NOT_MODELLED = ("mamba", "mamba2", "jamba", "falcon_mamba", "zamba", "zamba2", "rwkv", "recurrent_gemma",
-                "llama4", "bamba", "falcon_h1")
+                "bamba", "falcon_h1")
+# Multimodal configs whose text_config is a decoder family here (the vision tower is not counted).
+TEXT_OF = {"gemma3": "gemma3_text", "llama4": "llama4_text"}
 
 
 def _llama_like(r: ConfigReader, name: str, model_type: str, **fields: Any) -> DecoderSpec:
@@ -173,6 +175,26 @@ def deepseek(r: ConfigReader, name: str, t: str) -> DecoderSpec:
     return replace(spec, mla=mla, moe=moe, head_dim=mla.v_head_dim)
 
 
+def llama4(r: ConfigReader, name: str, t: str) -> DecoderSpec:
+    """Llama4TextModel: MoE layers (moe_layers, else every interleave_moe_layer_step-th) route to
+    num_local_experts of intermediate_size and always run a shared expert of the same width; dense layers use
+    intermediate_size_mlp; layers with rotary positions attend within chunks of attention_chunk_size (the
+    cache holds at most one chunk); the qk L2 norm has no weights. The text model only (no vision tower)."""
+    spec = _llama_like(r, name, t, intermediate=r.integer("intermediate_size_mlp", 16384))
+    step = r.integer("interleave_moe_layer_step", 1)
+    moe_layers = set(r.int_list("moe_layers")) or set(range(step - 1, spec.layers, step))
+    expert = r.integer("intermediate_size", 8192)
+    moe = MoESpec(r.integer("num_local_experts", 16), r.integer("num_experts_per_tok", 1), expert,
+                  shared_intermediate=expert, dense_layers=tuple(i for i in range(spec.layers) if i not in moe_layers))
+    chunk = r.optional_int("attention_chunk_size", 8192)
+    if not chunk:
+        return replace(spec, moe=moe)
+    interval = r.integer("no_rope_layer_interval", 4)
+    default = [bool((i + 1) % interval) for i in range(spec.layers)]
+    chunked = r.layer_types(spec.layers, default, "chunked_attention")
+    return replace(spec, moe=moe, sliding_window=chunk, sliding_layers=chunked)
+
+
 FAMILIES: dict[str, Callable[[ConfigReader, str, str], DecoderSpec]] = {
     **dict.fromkeys(("llama", "mistral", "granite", "phi3"), llama),
     "mixtral": mixtral, "phimoe": phimoe, "phi": phi,
@@ -180,7 +202,8 @@ FAMILIES: dict[str, Callable[[ConfigReader, str, str], DecoderSpec]] = {
     **dict.fromkeys(("gemma", "gemma2", "gemma3_text"), gemma),
     **dict.fromkeys(("granitemoe", "granitemoeshared"), granitemoe),
     **dict.fromkeys(("olmo", "olmo2", "olmoe"), olmo),
-    "cohere": cohere, "glm4": glm4, "gpt_oss": gpt_oss, "deepseek_v2": deepseek, "deepseek_v3": deepseek,
+    "cohere": cohere, "glm4": glm4, "llama4_text": llama4, "gpt_oss": gpt_oss,
+    "deepseek_v2": deepseek, "deepseek_v3": deepseek,
 }
 
 
@@ -200,8 +223,8 @@ def decoder_from_config(cfg: dict[str, Any], name: str) -> DecoderSpec | None:
         raise SpecError("config has no model_type (a transformers config.json names one)")
     if model_type in NOT_MODELLED:
         return None
-    if model_type == "gemma3" and isinstance(cfg.get("text_config"), dict):  # the text half of Gemma 3
-        cfg, model_type = cfg["text_config"], "gemma3_text"
+    if model_type in TEXT_OF and isinstance(cfg.get("text_config"), dict):  # the language model of a VLM
+        cfg, model_type = cfg["text_config"], TEXT_OF[model_type]
     family = FAMILIES.get(model_type) or LEGACY_FAMILIES.get(model_type)
     return None if family is None else family(ConfigReader(cfg), name, model_type)
 
