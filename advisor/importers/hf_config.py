@@ -1,6 +1,6 @@
 """A transformers config.json -> the analytic layer graph, pure Python (no torch, no transformers).
 
-Decoder families go through core's one decoder description (advisor/core/llm/families.py: Llama 1-3,
+Decoder families go through core's one decoder description (advisor/core/llm/families.py: Llama 1-4,
 Mistral, Mixtral, Qwen2/2.5/3 and their MoE, Gemma 1-3, Phi 1-3.5, PhiMoE, Falcon, GPT-NeoX, GPT-J, GPT-2,
 BigCode, StarCoder2, OPT, BLOOM, StableLM, OLMo 1/2, OLMoE, Cohere, DeepSeek V2/V3, Granite/GraniteMoE,
 GLM4, gpt-oss); BERT has its own builder. A config whose model_type is none of these gives None: the caller

@@ -83,6 +83,9 @@ def _memory(profile: MemoryProfile, spec: DecoderSpec, w: Workload, weights: int
 
 def estimate_generation(graph: Graph, w: Workload) -> Estimate:
     spec = decoder_of(graph)
+    if spec.max_positions and w.prompt_len + w.new_tokens > spec.max_positions:
+        raise SpecError(f"new_tokens: {spec.name} has {spec.max_positions} learned positions; prompt_len "
+                        f"{w.prompt_len} + new_tokens {w.new_tokens} exceeds them")
     prefill_graph = decoder_graph(spec, w.prompt_len, last_token_logits=True)
     prefill = replace(w, mode="infer")  # the prefill pass: a forward without autograd
     profile = simulate_step(prefill_graph, prefill)

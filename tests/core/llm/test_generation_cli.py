@@ -52,3 +52,8 @@ def test_bad_lora_target_is_one_line(capsys: pytest.CaptureFixture[str]) -> None
         main(["estimate", "zoo:llama-3.2-1b", "--finetune", "lora", "--lora-targets", "q_proj,qkv"])
     assert exit_info.value.code == 2
     assert "argument --lora-targets: unknown qkv" in capsys.readouterr().err
+
+
+def test_learned_positions_limit_the_whole_generation(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["estimate", "zoo:gpt2", "--mode", "generate", "--prompt-len", "1000", "--new-tokens", "100"]) == 2
+    assert "new_tokens: gpt2 has 1024 learned positions; prompt_len 1000 + new_tokens 100" in capsys.readouterr().err
