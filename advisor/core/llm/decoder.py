@@ -7,7 +7,7 @@ experts, sliding windows, multi-head latent attention).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 from advisor.core.errors import SpecError
@@ -29,7 +29,6 @@ class MoESpec:
     shared_gate: bool = False  # Qwen2-MoE: sigmoid(Linear(hidden, 1)) scales the shared expert
     router_bias: bool = False  # gpt-oss
     expert_bias: bool = False  # gpt-oss: biases on gate_up and down of each expert
-    correction_bias: bool = False  # DeepSeek V3: e_score_correction_bias, one per expert
     dense_layers: tuple[int, ...] = ()  # layers with a dense MLP of `intermediate` instead
 
 
@@ -80,7 +79,6 @@ class DecoderSpec:
     moe: MoESpec | None = None
     mla: MLASpec | None = None
     max_positions: int | None = None  # longest sequence the model accepts, where the positions are learned
-    notes: tuple[str, ...] = field(default=())
 
     def __post_init__(self) -> None:
         for name in ("hidden", "layers", "heads", "kv_heads", "head_dim", "intermediate", "vocab"):

@@ -1,16 +1,12 @@
 """Every weight tensor of a decoder, grouped by role, as transformers' modeling_*.py creates them. One list
 serves the exact parameter count, the bytes of each quantized format (which tensors a format quantizes and
-at what row length), the bytes a decode step reads, and the LoRA adapters."""
+at what row length), and the bytes a decode step reads."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from advisor.core.llm.decoder import DecoderSpec
-
-# Roles of the 2-D projections LoRA can adapt (PEFT target names, Llama spelling) and of the others.
-ATTENTION_ROLES = ("q_proj", "k_proj", "v_proj", "o_proj")
-MLP_ROLES = ("gate_proj", "up_proj", "down_proj")
 
 
 @dataclass(frozen=True)
@@ -29,12 +25,6 @@ class TensorGroup:
     @property
     def is_matrix(self) -> bool:
         return self.rows > 1
-
-    @property
-    def lora_role(self) -> str:
-        """The PEFT target name of a dense projection (shared experts count as the MLP), else ''."""
-        role = self.role.removeprefix("shared_")
-        return role if role in ATTENTION_ROLES + MLP_ROLES and self.count == 1 else ""
 
 
 def _vec(layer: int, length: int, copies: int = 1) -> list[TensorGroup]:
@@ -99,7 +89,6 @@ def _moe(spec: DecoderSpec, i: int) -> list[TensorGroup]:
                TensorGroup("expert_down_proj", i, h, w, e, k)]
     if m.expert_bias:  # gpt-oss: gate_up_proj_bias (E, 2w) and down_proj_bias (E, h)
         groups += _vec(i, e * (2 * w + h))
-    groups += _vec(i, e if m.correction_bias else 0)
     if m.shared_intermediate:
         groups += _mlp(spec, i, m.shared_intermediate, "shared_")
         if m.shared_gate:
