@@ -72,8 +72,22 @@ def summary(e: Estimate) -> list[str]:
     return lines
 
 
+def generation_lines(e: Estimate) -> list[str]:
+    g = e.generation
+    if g is None:
+        return []
+    return [
+        "Generation (card-independent):",
+        f"  weights {format_bytes(g.weight_bytes)}, read per decode step {format_bytes(g.active_weight_bytes)}",
+        f"  KV cache {format_bytes(g.kv_bytes_per_token)} per token per sequence ({g.layers} layers, "
+        f"{g.kv_heads} KV heads of {g.attention_heads})",
+        f"  prefill {format_count(round(g.prefill_flops))} FLOPs, "
+        f"decode {format_count(round(g.decode_flops_per_token))} FLOPs per token",
+    ]
+
+
 def render_text(e: Estimate) -> str:
-    return "\n".join([workload_line(e), "", *layer_table(e), "", *summary(e)]) + "\n"
+    return "\n".join([workload_line(e), "", *layer_table(e), "", *summary(e), *generation_lines(e)]) + "\n"
 
 
 def to_json(e: Estimate) -> dict[str, Any]:

@@ -1,6 +1,7 @@
 """The routed experts of a mixture-of-experts MLP (Mixtral, Qwen-MoE, DeepSeek, OLMoE, gpt-oss): every
 expert's weights are stored, each token computes with experts_per_token of them. The router is a separate
-Linear; this op takes the hidden states and returns the weighted sum of the chosen experts' outputs."""
+Linear; this op takes the hidden states and the router's logits and returns the weighted sum of the chosen
+experts' outputs."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import ClassVar
 
 from advisor.core.errors import ShapeError
 from advisor.core.graph import TensorSpec
-from advisor.core.ops.base import AmpPolicy, Op, SavedTensor, positive, single_input
+from advisor.core.ops.base import AmpPolicy, Op, SavedTensor, positive
 
 
 @dataclass(frozen=True)
@@ -25,7 +26,10 @@ class MoEExperts(Op):
     bias: bool = False  # gpt-oss keeps biases on every expert projection
 
     def output_spec(self, inputs: Sequence[TensorSpec], layer: str) -> TensorSpec:
-        x = single_input(inputs, layer)
+        """Inputs: the hidden states and the router's logits (which experts each token goes to)."""
+        if len(inputs) != 2 or inputs[1].shape[:-1] != inputs[0].shape[:-1] or inputs[1].shape[-1] != self.experts:
+            raise ShapeError(layer, f"experts take the hidden states and the router's {self.experts} logits per token")
+        x = inputs[0]
         positive(layer, experts=self.experts, experts_per_token=self.experts_per_token,
                  intermediate=self.intermediate)
         if self.experts_per_token > self.experts:
