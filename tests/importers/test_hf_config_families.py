@@ -50,4 +50,7 @@ def test_family_parameter_count_matches_transformers(model_type: str) -> None:
     spec = decoder_from_config(cfg.to_dict(), model_type)
     assert spec is not None
     assert param_count(spec) == truth
-    assert decoder_graph(spec, 16).param_count == truth  # the graph holds the same tensors
+    graph = decoder_graph(spec, 16)
+    assert graph.param_count == truth  # the graph holds the same tensors
+    # every layer feeds another but the LM head: nothing dangles to be held like a model output
+    assert [i for i, users in enumerate(graph.consumers()) if not users] == [len(graph.nodes) - 1]
