@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from advisor.core.graph import Graph, Node, TensorSpec
 from advisor.core.llm.lora import LoRALinear, adapter_count
-from advisor.core.llm.quant import PLAIN_BYTES, QUANTIZED, linear_bytes
+from advisor.core.llm.quant import PLAIN_BYTES, QUANTIZED, linear_bytes, quantized_matrices
 from advisor.core.ops.io import Input
 from advisor.core.ops.linear import Linear
 from advisor.core.ops.loss import CrossEntropy
@@ -321,11 +321,9 @@ class StepSimulator:
         adapters = adapter_count(node.op, specs)
         fmt, base = self.w.weight_format, params - adapters
         plain = PLAIN_BYTES.get(fmt, 2)
-        if isinstance(node.op, Linear) and fmt in QUANTIZED and node.name != "lm_head" and not node.op.tied_to:
-            out, cols = node.op.out_features, specs[0].shape[-1]
-            stored = round(linear_bytes(fmt, out, cols)) + (base - out * cols) * plain
-        else:
-            stored = (base + buffers) * plain
+        matrices = quantized_matrices(node.op, specs, node.name) if fmt in QUANTIZED else []
+        stored = sum(round(count * linear_bytes(fmt, rows, cols)) for count, rows, cols in matrices)
+        stored += (base + buffers - sum(count * rows * cols for count, rows, cols in matrices)) * plain
         return stored + adapters * self.w.param_dtype_bytes
 
     def optimizer_step(self) -> None:

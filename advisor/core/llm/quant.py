@@ -19,8 +19,14 @@ keeps 1-D tensors (norms, biases) in F32.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from advisor.core.graph import TensorSpec
 from advisor.core.llm.decoder import DecoderSpec
 from advisor.core.llm.tensors import TensorGroup, tensor_groups
+from advisor.core.ops.base import Op
+from advisor.core.ops.linear import Linear
+from advisor.core.ops.moe import MoEExperts
 
 GGUF_FORMATS = ("q4_k_m", "q5_k_m", "q8_0")
 # GGUF type -> (bytes per block, weights per block), ggml-common.h (block_q8_0, block_q4_K, ...)
@@ -29,6 +35,7 @@ GGUF_BLOCKS: dict[str, tuple[int, int]] = {"q8_0": (34, 32), "q4_k": (144, 256),
 # llama.cpp's fallback when a row length is not a multiple of 256 (llama-quant.cpp, "fallback" switch)
 _K_FALLBACK = {"q4_k": "q5_0", "q5_k": "q5_1", "q6_k": "q8_0"}
 PLAIN_BYTES = {"fp32": 4, "bf16": 2, "fp16": 2}
+_KEPT_LINEARS = ("lm_head", "gate", "shared_expert_gate")  # 16-bit under every transformers quantizer
 QUANTIZED = ("fp8", "int8", "int4", "nf4", *GGUF_FORMATS)
 INT4_GROUP, NF4_BLOCK, NF4_BLOCKS_PER_ABSMAX = 128, 64, 256
 
@@ -55,6 +62,19 @@ def linear_bytes(fmt: str, rows: int, cols: int) -> float:
     if fmt in GGUF_FORMATS:
         return gguf_bytes("q8_0" if fmt == "q8_0" else fmt[:4], rows, cols)
     return matrix_bytes(fmt, rows, cols)
+
+
+def quantized_matrices(op: Op, inputs: Sequence[TensorSpec], name: str) -> list[tuple[int, int, int]]:
+    """(count, rows, cols) of the weight matrices of a graph node that a quantizer stores in its format: the
+    Linears of the blocks (not the LM head, not a router or gate of one output per expert) and the experts."""
+    leaf = name.rsplit(".", 1)[-1]
+    if isinstance(op, MoEExperts):
+        hidden = inputs[0].shape[-1]
+        projections = 3 if op.gated else 2
+        return [(op.experts * (projections - 1), op.intermediate, hidden), (op.experts, hidden, op.intermediate)]
+    if isinstance(op, Linear) and not op.tied_to and leaf not in _KEPT_LINEARS:
+        return [(1, op.out_features, inputs[0].shape[-1])]
+    return []
 
 
 def gguf_bytes(gtype: str, rows: int, cols: int) -> float:

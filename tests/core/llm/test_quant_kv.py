@@ -3,8 +3,11 @@ quantized caches)."""
 
 import pytest
 
+from advisor.core import zoo
+from advisor.core.estimate import estimate
 from advisor.core.llm.kv_cache import kv_bytes_per_layer_token, kv_cache_bytes
 from advisor.core.llm.quant import gguf_bytes, matrix_bytes, weight_bytes
+from advisor.core.workload import Workload
 from advisor.core.zoo.llm import preset_decoder
 
 GIB = 2**30
@@ -63,3 +66,12 @@ def test_mla_caches_the_latent_and_the_rope_key() -> None:
     lite = preset_decoder("deepseek-v2-lite")
     assert kv_bytes_per_layer_token(lite, "bf16") == (512 + 64) * 2  # kv_lora_rank + qk_rope_head_dim
     assert kv_cache_bytes(lite, "bf16", 1000, 2) == 2 * 1000 * 27 * (512 + 64) * 2
+
+
+@pytest.mark.parametrize("name, fmt", [("mixtral-8x7b", "int4"), ("llama-3.1-8b", "nf4"), ("gpt-oss-20b", "fp8")])
+def test_inference_graph_stores_the_same_bytes(name: str, fmt: str) -> None:
+    """One answer: the graph replay (--mode infer) and the decoder's tensor list (--mode generate) agree on
+    the weights, up to the allocator's 512-byte rounding of each tensor."""
+    workload = Workload("infer", 1, "bf16", weights=fmt)  # type: ignore[arg-type]
+    replayed = estimate(zoo.build(name, 8), workload).memory.at_peak.weights
+    assert replayed == pytest.approx(weight_bytes(preset_decoder(name), fmt), rel=1e-5)
