@@ -175,7 +175,7 @@ class StepSimulator:
                 casts[j] = ("cast", i, j)
                 self.t.alloc(casts[j], size, "temporaries")
         weight_cast: Key = ("weight_cast", i, 0)
-        dequantized = isinstance(op, Linear) and self.w.weight_format == "nf4" and node.name != "lm_head"
+        dequantized = self._dequantizes(i)
         fp32_stored = (self.w.training and not self.frozen) or self.w.weight_format == "fp32"
         if dequantized or (self.w.amp and op.amp == "lower" and fp32_stored):  # bnb dequantizes, autocast casts
             self.t.alloc(weight_cast, 2 * self.weight_numel(node, specs), "temporaries")
@@ -286,14 +286,22 @@ class StepSimulator:
                 self._backward_node(i, grad)
             self._release_saved(i)
 
+    def _dequantizes(self, i: int) -> bool:
+        """bitsandbytes' MatMul4Bit dequantizes an nf4 weight to 16 bit in forward and again in backward."""
+        op = self.nodes[i].op
+        return isinstance(op, Linear) and self.w.weight_format == "nf4" and self.nodes[i].name != "lm_head"
+
     def _backward_node(self, i: int, grad: Key) -> None:
         node = self.nodes[i]
         workspace = node.op.backward_workspace(self.specs[i], node.output)
         self.t.alloc(("workspace", i, 0), self.nbytes(i, workspace, 4 if node.op.amp == "fp32" else None),
                      "temporaries")
+        if self._dequantizes(i):  # freed with the workspace, once the input's gradient exists
+            self.t.alloc(("workspace", i, 1), 2 * self.weight_numel(node, self.specs[i]), "temporaries")
         self._input_grads(i, grad)
         self._param_grads(i)
         self.t.free(("workspace", i, 0))
+        self.t.free(("workspace", i, 1))
         self._drop_grad(grad)
 
     # ---- model state and the optimizer
