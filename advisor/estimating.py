@@ -1,7 +1,8 @@
 """From a SPEC to an Estimate (and to what ranking needs), by the right method.
 
 PyTorch modules given as FILE.py, torchvision:, timm: or hf: are simulated (their real training step on
-the meta device, method "simulated"); everything else (zoo, .onnx, .safetensors, .json, TorchScript,
+the meta device, method "simulated"), except hf: decoders in generation, quantized or LoRA workloads, which
+the analytic decoder description covers; everything else (zoo, .onnx, .safetensors, .json, TorchScript,
 torch.export, state_dicts) is estimated analytically from its layer graph. `method` forces one.
 """
 
@@ -51,16 +52,22 @@ def _simulator(spec: str, seq_len: int | None, trust_pickle: bool) -> Any:
     return run
 
 
-def _choose(spec: str, method: str) -> str:
+def _choose(spec: str, method: str, workload: Workload | None = None) -> str:
     if method == "simulated" and not simulatable(spec):
         raise SpecError(f"{spec}: only PyTorch modules (FILE.py, torchvision:, timm:, hf:) can be simulated; "
                         "use --method analytic")
+    if method == "auto" and workload is not None and spec.startswith("hf:") and _llm_workload(workload):
+        return "analytic"  # generation, quantized storage and adapters are described by core's decoder model
     return "simulated" if method != "analytic" and simulatable(spec) else "analytic"
+
+
+def _llm_workload(w: Workload) -> bool:
+    return w.generating or w.finetune != "full" or w.weights not in (None, "fp32", "bf16", "fp16")
 
 
 def estimate_spec(spec: str, workload: Workload, *, seq_len: int | None = None, trust_pickle: bool = False,
                   method: str = "auto") -> Estimate:
-    if _choose(spec, method) == "simulated":
+    if _choose(spec, method, workload) == "simulated":
         return _simulator(spec, seq_len, trust_pickle)(workload)  # type: ignore[no-any-return]
     return estimate(load_graph(spec, seq_len, trust_pickle=trust_pickle), workload)
 
@@ -68,7 +75,7 @@ def estimate_spec(spec: str, workload: Workload, *, seq_len: int | None = None, 
 def prepare_spec(spec: str, workload: Workload, *, seq_len: int | None = None, trust_pickle: bool = False,
                  method: str = "auto") -> Job:
     """What ranking needs. Simulated: peaks measured at a few more batches give the memory curve."""
-    if _choose(spec, method) == "analytic":
+    if _choose(spec, method, workload) == "analytic":
         return prepare(load_graph(spec, seq_len, trust_pickle=trust_pickle), workload)
     run = _simulator(spec, seq_len, trust_pickle)
     result = run(workload)

@@ -43,6 +43,12 @@ def _import(spec: str, lowered: str, seq_len: int | None, trust_pickle: bool) ->
         from advisor.importers import safetensors_import
 
         return safetensors_import.load_graph(existing_file(spec), seq_len)
+    if spec.startswith("hf:") and lowered.endswith(".json"):  # a decoder config core describes: no torch
+        from advisor.importers import hf_config
+
+        graph = hf_config.analytic_decoder_graph(existing_file(spec[3:]), seq_len)
+        if graph is not None:
+            return graph
     return _import_torch(spec, lowered, seq_len, trust_pickle)
 
 

@@ -3,11 +3,11 @@ the timeline of the step, and the assumptions behind the numbers."""
 
 from __future__ import annotations
 
-from contextlib import nullcontext
 from dataclasses import dataclass
 
 from advisor.core.allocator import peak_reserved_bytes
 from advisor.core.budget import REPLAY_UNCERTAINTY, conv_workspace_margin_bytes, replayed_required_bytes, required_bytes
+from advisor.core.generation import GenerationProfile
 from advisor.core.graph import Graph, GraphBuilder
 from advisor.core.memory import simulate_step
 from advisor.core.ops.loss import CrossEntropy
@@ -60,21 +60,19 @@ class Estimate:
     memory: MemoryEstimate
     timeline: tuple[TimelinePoint, ...]
     assumptions: tuple[str, ...]
+    generation: GenerationProfile | None = None  # filled in generate mode (decoder language models)
 
 
 def with_loss_head(graph: Graph) -> Graph:
     """Training needs a loss: cross-entropy on the model's output (the estimator adds it, the zoo does not)."""
     if graph.nodes[-1].op.kind == "cross_entropy":
         return graph
-    builder = GraphBuilder(graph.name, graph.task)
-    for node in graph.nodes:  # keeping each node's block: checkpointing recomputes those blocks
-        with builder.block(node.block) if node.block else nullcontext():
-            builder.add(node.op, node.inputs, node.name)
+    builder = GraphBuilder.copy_of(graph)
     builder.add(CrossEntropy(upcast=graph.task == "language_model"), [len(graph.nodes) - 1], "loss")
     return builder.build()
 
 
-def _layer_rows(graph: Graph, workload: Workload, kept: tuple[int, ...], dtype_bytes: int) -> list[LayerRow]:
+def layer_rows(graph: Graph, workload: Workload, kept: tuple[int, ...], dtype_bytes: int) -> list[LayerRow]:
     rows, needs_grad = [], [False] * len(graph.nodes)
     for i, node in enumerate(graph.nodes):
         specs = graph.input_specs(node)
@@ -93,10 +91,18 @@ def _layer_rows(graph: Graph, workload: Workload, kept: tuple[int, ...], dtype_b
 
 
 def estimate(graph: Graph, workload: Workload) -> Estimate:
+    if workload.generating:
+        from advisor.core.llm.generate import estimate_generation  # generation builds on this module
+
+        return estimate_generation(graph, workload)
+    if workload.adapters:
+        from advisor.core.llm.lora import with_adapters  # lora builds on the op and graph modules
+
+        graph = with_adapters(graph, workload)
     if workload.training:
         graph = with_loss_head(graph)
     profile = simulate_step(graph, workload)
-    rows = _layer_rows(graph, workload, profile.kept_bytes, 2 if workload.precision != "fp32" else 4)
+    rows = layer_rows(graph, workload, profile.kept_bytes, 2 if workload.precision != "fp32" else 4)
     reserved = max(peak_reserved_bytes(profile.events), profile.peak_bytes)
     required = required_bytes(replayed_required_bytes(profile.events), profile.peak_bytes,
                               conv_workspace_margin_bytes((r.kind, r.output_bytes) for r in rows))
@@ -136,6 +142,14 @@ def _assumptions(workload: Workload) -> tuple[str, ...]:
         notes.append("Autocast: weights stay fp32; matmul/conv inputs and weights are cast to half "
                      "(weight copies cached for the forward and kept for backward); softmax, layer norm and "
                      "losses run in fp32.")
+    if workload.adapters:
+        notes.append(f"{workload.finetune.upper()}: base weights frozen in {workload.weight_format}; rank-"
+                     f"{workload.lora_rank} adapters (A: r x in, B: out x r, kept in the parameter dtype) on "
+                     f"{', '.join(workload.adapters)} of the dense layers (not on routed experts) carry the only "
+                     "gradients and optimizer state; a frozen linear keeps nothing of its input for backward.")
+    elif workload.weights is not None and not workload.training:
+        notes.append(f"Weights stored as {workload.weight_format}: the blocks' linear layers in that format with "
+                     "its scales; embeddings, norms and the LM head in 16 bit.")
     if workload.checkpointing:
         notes.append("Gradient checkpointing recomputes each block (residual block or transformer layer) "
                      "in backward; only block inputs are kept in forward (about one extra forward of compute).")

@@ -6,14 +6,15 @@ memory model can show "total = model part + batch x per-sample part" and where t
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from advisor.core.errors import ShapeError, SpecError
 
 if TYPE_CHECKING:
+    from advisor.core.llm.decoder import DecoderSpec
     from advisor.core.ops.base import Op
 
 # "float" tensors take the workload's compute dtype (fp32, bf16, ...); the others keep theirs.
@@ -48,6 +49,9 @@ class Graph:
     name: str
     nodes: tuple[Node, ...]
     task: str = "classification"  # what the loss head trains: classification, language_model
+    # The hyper-parameters of a decoder LM (generation, quantization): a description of the same layers, so
+    # graphs compare by their layers alone (a network saved by the app keeps the layers, not this).
+    decoder: DecoderSpec | None = field(default=None, compare=False)
 
     def input_specs(self, node: Node) -> list[TensorSpec]:
         return [self.nodes[i].output for i in node.inputs]
@@ -84,6 +88,7 @@ class GraphBuilder:
     _names: set[str] = field(default_factory=set)
     _counts: dict[str, int] = field(default_factory=dict)
     _block: str = ""
+    decoder: DecoderSpec | None = None
 
     def add(self, op: Op, inputs: Sequence[int], name: str | None = None) -> int:
         for i in inputs:
@@ -117,7 +122,18 @@ class GraphBuilder:
         finally:
             self._block = outer
 
+    @classmethod
+    def copy_of(cls, graph: Graph, op_for: Callable[[Node], Op] | None = None) -> GraphBuilder:
+        """A builder holding the graph's nodes (each in its block: checkpointing recomputes blocks), with
+        op_for(node) in place of a node's op where given, ready for more nodes."""
+        builder = cls(graph.name, graph.task, decoder=graph.decoder)
+        for node in graph.nodes:
+            op = op_for(node) if op_for else node.op
+            with builder.block(node.block) if node.block else nullcontext():
+                builder.add(op, node.inputs, node.name)
+        return builder
+
     def build(self) -> Graph:
         if not self._nodes:
             raise SpecError(f"{self.name}: the network has no layers")
-        return Graph(self.name, tuple(self._nodes), self.task)
+        return Graph(self.name, tuple(self._nodes), self.task, self.decoder)
