@@ -32,6 +32,9 @@ class Device:
     tdp_w: float  # per GPU
     link_gbs: float  # per-direction bandwidth between cards (NVLink / Infinity Fabric, else PCIe)
     link_name: str
+    # generation (advisor.recommend.generation_speed); defaults keep older callers valid
+    fp16_accumulate_tflops: float = 0.0  # dense FP16 tensor rate with FP16 accumulation (llama.cpp's GEMMs)
+    hbm: bool = False  # stacked memory: wider and slower, so a single stream reaches less of its peak
 
 
 def matmul_rate(card: CardRecord, workload: Workload) -> float:
@@ -51,6 +54,18 @@ def conv_rate(card: CardRecord, workload: Workload) -> float:
     if workload.precision == "fp32":
         return card.tf32_tflops or card.fp32_tflops
     return matmul_rate(card, workload)
+
+
+def fp16_accumulate_rate(card: CardRecord) -> float:
+    """Tensor rate of FP16 multiplies with FP16 accumulation, which llama.cpp's cuBLAS path uses
+    (CUBLAS_COMPUTE_16F). GeForce cards run it at twice their FP32-accumulate rate (the catalog's
+    fp16_tflops, see advisor/data/README.md); on every NVIDIA tensor-core part it equals half the INT8 rate
+    (e.g. RTX 4090: 660.6 / 2 = 330.3 TFLOPS, A100: 624 / 2 = 312), so it is read from there. Cards with
+    no half-precision tensor path (Pascal and older: FP16 at 1/64 rate) run the FP32 GEMM instead."""
+    half = card.fp16_tflops or card.bf16_tflops or 0.0
+    if half <= card.fp32_tflops:
+        return card.fp32_tflops
+    return max(half, (card.int8_tops or 0.0) / 2) if card.vendor == "NVIDIA" else half
 
 
 def usable_bytes(memory_bytes: int) -> int:
@@ -73,4 +88,5 @@ def device(card: CardRecord, workload: Workload) -> Device:
     return Device(card.name, card.vendor, memory, usable_bytes(memory), card.bandwidth_gbs / per_gpu,
                   matmul_rate(card, workload) / per_gpu, conv_rate(card, workload) / per_gpu,
                   card.fp32_tflops / per_gpu, card.tdp_w / per_gpu,
-                  link_gbs, link_name)
+                  link_gbs, link_name, fp16_accumulate_rate(card) / per_gpu,
+                  card.memory_type.upper().startswith("HBM"))
