@@ -54,7 +54,8 @@ class Llama:
         context = prompt + new / 2
         return LlamaProfile(stored, active, 2 * self.layers * self.kv_heads * self.head_dim * 2,
                             2.0 * blocks * prompt + attention * prompt * prompt,
-                            2.0 * (blocks + embedding) + attention * context, self.layers, self.hidden)
+                            2.0 * (blocks + embedding) + attention * context, self.layers, self.hidden,
+                            self.kv_heads, self.hidden // self.head_dim)
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,8 @@ class LlamaProfile:
     decode_flops_per_token: float
     layers: int
     hidden_size: int
+    kv_heads: int
+    attention_heads: int
 
 
 MODELS = {
