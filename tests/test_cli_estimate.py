@@ -22,7 +22,9 @@ def test_json_has_the_stable_keys(capsys: pytest.CaptureFixture[str]) -> None:
     assert set(data) >= {"model", "config", "compute", "memory", "layers", "method", "assumptions"}
     assert data["method"] == "analytic"
     assert data["config"] == {"mode": "train", "batch": 256, "precision": "fp32", "optimizer": "adam",
-                              "checkpointing": False}
+                              "checkpointing": False, "prompt_len": None, "new_tokens": None, "weights": "fp32",
+                              "kv_cache": None, "finetune": "full", "lora_rank": None, "lora_targets": []}
+    assert data["generation"] is None and data["memory"]["kv_cache_bytes"] == 0
     assert data["compute"]["macs_forward"] == 256 * 20029440  # 784*4096 + 4096*4096 + 4096*10 per sample
     assert data["compute"]["flops_forward"] >= 2 * data["compute"]["macs_forward"]
     memory = data["memory"]

@@ -21,6 +21,7 @@ CATEGORY_COLORS: dict[str, str] = {
     "activations": "#C44E52",
     "temporaries": "#8172B3",
     "inputs": "#937860",
+    "kv_cache": "#DA8BC3",
 }
 
 Text = Callable[[str], str]

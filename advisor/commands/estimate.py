@@ -8,7 +8,16 @@ from typing import Any, get_args
 
 from advisor.core import zoo
 from advisor.core.formatting import render_text, to_json
-from advisor.core.workload import Mode, OptimizerName, Precision, Workload
+from advisor.core.workload import (
+    LORA_TARGETS,
+    Finetune,
+    KVCacheFormat,
+    Mode,
+    OptimizerName,
+    Precision,
+    WeightFormat,
+    Workload,
+)
 from advisor.estimating import METHODS, estimate_spec
 
 
@@ -31,6 +40,7 @@ def add_workload_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--precision", choices=get_args(Precision), default="fp32")
     parser.add_argument("--optimizer", choices=get_args(OptimizerName), default="adam")
     parser.add_argument("--checkpointing", action="store_true", help="gradient checkpointing per block")
+    _add_llm_options(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--method", choices=METHODS, default="auto",
                         help="auto: simulate PyTorch modules (FILE.py, torchvision:, timm:, hf:), else analytic")
@@ -38,8 +48,36 @@ def add_workload_options(parser: argparse.ArgumentParser) -> None:
                         help="load a whole pickled model (.pt/.pth); pickles run code, so only for files you trust")
 
 
+def lora_targets(text: str) -> tuple[str, ...]:
+    names = tuple(name.strip() for name in text.split(",") if name.strip())
+    unknown = [name for name in names if name not in LORA_TARGETS]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(f"unknown {', '.join(unknown) or 'empty list'}; "
+                                         f"choose from {','.join(LORA_TARGETS)}")
+    return names
+
+
+def _add_llm_options(parser: argparse.ArgumentParser) -> None:
+    """Language models: generation with a KV cache, quantized storage, LoRA/QLoRA fine-tuning."""
+    parser.add_argument("--prompt-len", type=positive_int, default=512, help="generate: prompt tokens (prefill)")
+    parser.add_argument("--new-tokens", type=positive_int, default=128,
+                        help="generate: tokens generated per sequence (decode)")
+    parser.add_argument("--weights", choices=get_args(WeightFormat), default=None,
+                        help="how the weights are stored (default: the precision's dtype)")
+    parser.add_argument("--kv-cache", choices=get_args(KVCacheFormat), default=None,
+                        help="generate: KV-cache storage (default: the compute dtype)")
+    parser.add_argument("--finetune", choices=get_args(Finetune), default="full",
+                        help="train all weights, or LoRA adapters on a frozen base (QLoRA: nf4 base)")
+    parser.add_argument("--lora-rank", type=positive_int, default=16, help="LoRA rank r")
+    parser.add_argument("--lora-targets", type=lora_targets, default=(),
+                        help=f"comma-separated linear layers to adapt (default: all of {','.join(LORA_TARGETS)})")
+
+
 def workload_from(args: argparse.Namespace) -> Workload:
-    return Workload(args.mode, args.batch, args.precision, args.optimizer, args.checkpointing)
+    return Workload(args.mode, args.batch, args.precision, args.optimizer, args.checkpointing,
+                    prompt_len=args.prompt_len, new_tokens=args.new_tokens, weights=args.weights,
+                    kv_cache=args.kv_cache, finetune=args.finetune, lora_rank=args.lora_rank,
+                    lora_targets=args.lora_targets)
 
 
 def register(sub: Any) -> None:

@@ -7,6 +7,7 @@ from contextlib import nullcontext
 from dataclasses import dataclass
 
 from advisor.core.allocator import peak_reserved_bytes
+from advisor.core.generation import GenerationProfile
 from advisor.core.graph import Graph, GraphBuilder
 from advisor.core.memory import simulate_step
 from advisor.core.ops.loss import CrossEntropy
@@ -59,13 +60,14 @@ class Estimate:
     memory: MemoryEstimate
     timeline: tuple[TimelinePoint, ...]
     assumptions: tuple[str, ...]
+    generation: GenerationProfile | None = None  # filled in generate mode (decoder language models)
 
 
 def with_loss_head(graph: Graph) -> Graph:
     """Training needs a loss: cross-entropy on the model's output (the estimator adds it, the zoo does not)."""
     if graph.nodes[-1].op.kind == "cross_entropy":
         return graph
-    builder = GraphBuilder(graph.name, graph.task)
+    builder = GraphBuilder(graph.name, graph.task, decoder=graph.decoder)
     for node in graph.nodes:  # keeping each node's block: checkpointing recomputes those blocks
         with builder.block(node.block) if node.block else nullcontext():
             builder.add(node.op, node.inputs, node.name)
@@ -73,7 +75,7 @@ def with_loss_head(graph: Graph) -> Graph:
     return builder.build()
 
 
-def _layer_rows(graph: Graph, workload: Workload, kept: tuple[int, ...], dtype_bytes: int) -> list[LayerRow]:
+def layer_rows(graph: Graph, workload: Workload, kept: tuple[int, ...], dtype_bytes: int) -> list[LayerRow]:
     rows, needs_grad = [], [False] * len(graph.nodes)
     for i, node in enumerate(graph.nodes):
         specs = graph.input_specs(node)
@@ -92,10 +94,14 @@ def _layer_rows(graph: Graph, workload: Workload, kept: tuple[int, ...], dtype_b
 
 
 def estimate(graph: Graph, workload: Workload) -> Estimate:
+    if workload.generating:
+        from advisor.core.llm.generate import estimate_generation  # generation builds on this module
+
+        return estimate_generation(graph, workload)
     if workload.training:
         graph = with_loss_head(graph)
     profile = simulate_step(graph, workload)
-    rows = _layer_rows(graph, workload, profile.kept_bytes, 2 if workload.precision != "fp32" else 4)
+    rows = layer_rows(graph, workload, profile.kept_bytes, 2 if workload.precision != "fp32" else 4)
     reserved = max(peak_reserved_bytes(profile.events), profile.peak_bytes)
     memory = MemoryEstimate(
         profile.peak_bytes, reserved, max(int(profile.peak_bytes / WORST_PEAK_TO_BUDGET), profile.peak_bytes),

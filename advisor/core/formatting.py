@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 from advisor.core.estimate import Estimate
@@ -17,7 +18,23 @@ def workload_line(e: Estimate) -> str:
         parts.append(w.optimizer)
     if w.checkpointing:
         parts.append("gradient checkpointing")
+    parts += _llm_parts(e)
     return f"{e.model}  |  {', '.join(parts)}  |  {e.method}"
+
+
+def _llm_parts(e: Estimate) -> list[str]:
+    w, parts = e.workload, []
+    if w.generating:
+        parts.append(f"prompt {w.prompt_len} + {w.new_tokens} new tokens, KV cache {w.kv_cache_dtype}")
+    if w.weights is not None or w.finetune == "qlora":
+        parts.append(f"weights {w.weight_format}")
+    if w.finetune != "full":
+        parts.append(f"{w.finetune} r={w.lora_rank} on {','.join(w.adapters)}")
+    return parts
+
+
+def generation_json(e: Estimate) -> dict[str, Any] | None:
+    return None if e.generation is None else asdict(e.generation)
 
 
 def layer_table(e: Estimate) -> list[str]:
@@ -43,7 +60,8 @@ def summary(e: Estimate) -> list[str]:
         f"Step: {format_count(e.step_flops)} FLOPs" + (" (forward + backward)" if e.workload.training else ""),
         f"Memory at the peak ({m.peak_phase}, {m.peak_layer}):",
     ]
-    lines += [f"  {name:<16}{format_bytes(value):>12}" for name, value in m.at_peak.as_dict().items()]
+    lines += [f"  {name:<16}{format_bytes(value):>12}" for name, value in m.at_peak.as_dict().items()
+              if name != "kv_cache" or e.workload.generating or value]
     lines += [
         f"  {'peak':<16}{format_bytes(m.peak_bytes):>12}   = {format_bytes(m.fixed_bytes)} fixed + "
         f"{e.workload.batch} x {format_bytes(m.per_sample_bytes)} per sample",
@@ -64,11 +82,16 @@ def to_json(e: Estimate) -> dict[str, Any]:
     return {
         "model": e.model,
         "config": {"mode": w.mode, "batch": w.batch, "precision": w.precision,
-                   "optimizer": w.optimizer if w.training else None, "checkpointing": w.checkpointing},
+                   "optimizer": w.optimizer if w.training else None, "checkpointing": w.checkpointing,
+                   "prompt_len": w.prompt_len if w.generating else None,
+                   "new_tokens": w.new_tokens if w.generating else None, "weights": w.weight_format,
+                   "kv_cache": w.kv_cache_dtype if w.generating else None, "finetune": w.finetune,
+                   "lora_rank": w.lora_rank if w.adapters else None, "lora_targets": list(w.adapters)},
         "method": e.method,
         "params": e.param_count,
         "compute": {"macs_forward": e.forward_macs, "flops_forward": e.forward_flops, "flops_step": e.step_flops},
-        "memory": {**m.at_peak.as_dict(), "peak_bytes": m.peak_bytes, "reserved_bytes": m.reserved_bytes,
+        "memory": {**m.at_peak.as_dict(), "kv_cache_bytes": m.at_peak.kv_cache, "peak_bytes": m.peak_bytes,
+                   "reserved_bytes": m.reserved_bytes,
                    "required_bytes": m.required_bytes, "device_total_bytes": m.device_total_bytes,
                    "fixed_bytes": m.fixed_bytes, "per_sample_bytes": round(m.per_sample_bytes),
                    "peak_phase": m.peak_phase, "peak_layer": m.peak_layer},
@@ -77,4 +100,5 @@ def to_json(e: Estimate) -> dict[str, Any]:
                     "flops_backward": r.backward_flops, "output_bytes": r.output_bytes,
                     "kept_bytes": r.kept_bytes} for r in e.layers],
         "assumptions": list(e.assumptions),
+        "generation": generation_json(e),
     }

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Literal
 from advisor.core.errors import ShapeError, SpecError
 
 if TYPE_CHECKING:
+    from advisor.core.llm.decoder import DecoderSpec
     from advisor.core.ops.base import Op
 
 # "float" tensors take the workload's compute dtype (fp32, bf16, ...); the others keep theirs.
@@ -48,6 +49,7 @@ class Graph:
     name: str
     nodes: tuple[Node, ...]
     task: str = "classification"  # what the loss head trains: classification, language_model
+    decoder: DecoderSpec | None = None  # the hyper-parameters of a decoder LM (generation, LoRA, quantization)
 
     def input_specs(self, node: Node) -> list[TensorSpec]:
         return [self.nodes[i].output for i in node.inputs]
@@ -84,6 +86,7 @@ class GraphBuilder:
     _names: set[str] = field(default_factory=set)
     _counts: dict[str, int] = field(default_factory=dict)
     _block: str = ""
+    decoder: DecoderSpec | None = None
 
     def add(self, op: Op, inputs: Sequence[int], name: str | None = None) -> int:
         for i in inputs:
@@ -120,4 +123,4 @@ class GraphBuilder:
     def build(self) -> Graph:
         if not self._nodes:
             raise SpecError(f"{self.name}: the network has no layers")
-        return Graph(self.name, tuple(self._nodes), self.task)
+        return Graph(self.name, tuple(self._nodes), self.task, self.decoder)

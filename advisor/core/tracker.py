@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-CATEGORIES = ("weights", "gradients", "optimizer_state", "activations", "temporaries", "inputs")
+CATEGORIES = ("weights", "gradients", "optimizer_state", "activations", "temporaries", "inputs", "kv_cache")
 BLOCK_BYTES = 512
 
 Key = tuple[str, int, int]
@@ -31,11 +31,11 @@ class CategoryBytes:
     activations: int = 0
     temporaries: int = 0
     inputs: int = 0
+    kv_cache: int = 0  # generation: keys and values of every token so far (core/generation.py)
 
     @property
     def total(self) -> int:
-        return (self.weights + self.gradients + self.optimizer_state + self.activations + self.temporaries
-                + self.inputs)
+        return sum(getattr(self, name) for name in CATEGORIES)
 
     def as_dict(self) -> dict[str, int]:
         return {name: getattr(self, name) for name in CATEGORIES}

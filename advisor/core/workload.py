@@ -1,4 +1,5 @@
-"""What the user runs: training or inference, batch, precision, optimizer, checkpointing."""
+"""What the user runs: training, inference or generation; batch, precision, optimizer, checkpointing; how the
+weights and the KV cache are stored; full fine-tuning or LoRA/QLoRA adapters."""
 
 from __future__ import annotations
 
@@ -7,9 +8,14 @@ from typing import Literal, get_args
 
 from advisor.core.errors import SpecError
 
-Mode = Literal["train", "infer"]
+Mode = Literal["train", "infer", "generate"]
 Precision = Literal["fp32", "amp_bf16", "amp_fp16", "bf16", "fp16"]
 OptimizerName = Literal["sgd", "sgd_momentum", "adam", "adamw"]
+WeightFormat = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4", "nf4", "q4_k_m", "q5_k_m", "q8_0"]
+KVCacheFormat = Literal["bf16", "fp16", "fp8", "int8"]
+Finetune = Literal["full", "lora", "qlora"]
+# The linear layers of a decoder block that LoRA can adapt (PEFT's target_modules names, Llama spelling).
+LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 
 # Per-parameter state tensors (torch.optim): momentum keeps momentum_buffer; Adam/AdamW exp_avg and exp_avg_sq.
 OPTIMIZER_STATE_SLOTS: dict[str, int] = {"sgd": 0, "sgd_momentum": 1, "adam": 2, "adamw": 2}
@@ -25,6 +31,13 @@ class Workload:
     precision: Precision = "fp32"
     optimizer: OptimizerName = "adam"
     checkpointing: bool = False
+    prompt_len: int = 512  # generate: tokens of the prompt (prefill)
+    new_tokens: int = 128  # generate: tokens generated per sequence (decode)
+    weights: WeightFormat | None = None  # None: stored in the precision's dtype
+    kv_cache: KVCacheFormat | None = None  # None: the compute dtype
+    finetune: Finetune = "full"
+    lora_rank: int = 16
+    lora_targets: tuple[str, ...] = ()  # () = every linear layer of the blocks (LORA_TARGETS)
 
     def __post_init__(self) -> None:
         if self.mode not in get_args(Mode):
@@ -36,6 +49,53 @@ class Workload:
                             f"got {self.optimizer!r}")
         if self.batch < 1:
             raise SpecError(f"batch: must be at least 1, got {self.batch}")
+        self._check_llm_fields()
+
+    def _check_llm_fields(self) -> None:
+        for name in ("prompt_len", "new_tokens", "lora_rank"):
+            if getattr(self, name) < 1:
+                raise SpecError(f"{name}: must be at least 1, got {getattr(self, name)}")
+        _one_of("weights", self.weights, WeightFormat, optional=True)
+        _one_of("kv_cache", self.kv_cache, KVCacheFormat, optional=True)
+        _one_of("finetune", self.finetune, Finetune)
+        unknown = [t for t in self.lora_targets if t not in LORA_TARGETS]
+        if unknown:
+            raise SpecError(f"lora_targets: unknown {', '.join(unknown)}; choose from {', '.join(LORA_TARGETS)}")
+        if self.finetune != "full" and self.mode != "train":
+            raise SpecError(f"finetune: {self.finetune} adapters are trained, so mode must be train, "
+                            f"got {self.mode!r}")
+        if self.finetune == "qlora" and self.weights not in (None, "nf4"):
+            raise SpecError(f"weights: QLoRA keeps the frozen base in nf4, got {self.weights!r}")
+
+    @property
+    def generating(self) -> bool:
+        return self.mode == "generate"
+
+    @property
+    def weight_format(self) -> WeightFormat:
+        """How the weights are stored: the explicit format, nf4 under QLoRA, else the precision's dtype."""
+        if self.weights is not None:
+            return self.weights
+        if self.finetune == "qlora":
+            return "nf4"
+        if self.precision in ("bf16", "fp16"):
+            return "bf16" if self.precision == "bf16" else "fp16"
+        return "fp32"
+
+    @property
+    def kv_cache_dtype(self) -> str:
+        """The KV cache's storage: the explicit format, else the dtype the attention computes in (fp32
+        models cache fp32; autocast and half models cache half)."""
+        if self.kv_cache is not None:
+            return self.kv_cache
+        return {"fp32": "fp32", "amp_bf16": "bf16", "bf16": "bf16"}.get(self.precision, "fp16")
+
+    @property
+    def adapters(self) -> tuple[str, ...]:
+        """The LoRA-adapted linear layers (empty for full fine-tuning)."""
+        if self.finetune == "full":
+            return ()
+        return self.lora_targets or LORA_TARGETS
 
     @property
     def training(self) -> bool:
@@ -58,3 +118,11 @@ class Workload:
     def compute_dtype(self) -> str:
         return {"fp32": "float32", "amp_bf16": "bfloat16", "amp_fp16": "float16",
                 "bf16": "bfloat16", "fp16": "float16"}[self.precision]
+
+
+def _one_of(field: str, value: object, allowed: object, optional: bool = False) -> None:
+    if optional and value is None:
+        return
+    choices = get_args(allowed)
+    if value not in choices:
+        raise SpecError(f"{field}: must be one of {', '.join(choices)}, got {value!r}")

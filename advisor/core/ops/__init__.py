@@ -19,6 +19,7 @@ from advisor.core.ops.embedding import Embedding
 from advisor.core.ops.io import Input
 from advisor.core.ops.linear import Linear
 from advisor.core.ops.loss import CrossEntropy
+from advisor.core.ops.moe import MoEExperts
 from advisor.core.ops.norm import BatchNorm, GroupNorm, LayerNorm, RMSNorm
 from advisor.core.ops.pool import AdaptiveAvgPool, AvgPool, MaxPool
 from advisor.core.ops.recurrent import GRU, LSTM
@@ -52,13 +53,13 @@ OP_TYPES: dict[str, type[Op]] = {
                 SiLU, Sigmoid, Tanh, Hardswish, Hardsigmoid, Softmax, Dropout, MaxPool, AvgPool, AdaptiveAvgPool,
                 Flatten, Reshape, Permute, Slice, Add, Mul, Concat, ChannelShuffle, ClassToken, AddParameter,
                 Embedding, Attention, Rotary, LSTM, GRU, CrossEntropy, GELUTanhComposite, LayerScale, StochasticDepth,
-                Pad, Roll, WindowPartition, WindowMerge, WindowAttention, PatchMerge)
+                Pad, Roll, WindowPartition, WindowMerge, WindowAttention, PatchMerge, MoEExperts)
 }
 
 __all__ = [
     "GELU", "GRU", "LSTM", "OP_TYPES", "AdaptiveAvgPool", "Add", "AddParameter", "Attention", "AvgPool",
     "BatchNorm", "ChannelShuffle", "ClassToken", "Concat", "Conv", "ConvTranspose", "CrossEntropy", "Dropout",
     "Embedding", "Flatten", "GroupNorm", "Hardsigmoid", "Hardswish", "Input", "LayerNorm", "Linear", "MaxPool",
-    "Mul", "Op", "Permute", "RMSNorm", "ReLU", "ReLU6", "Reshape", "Rotary", "SavedTensor", "SiLU", "Sigmoid",
-    "Slice", "Softmax", "Tanh",
+    "MoEExperts", "Mul", "Op", "Permute", "RMSNorm", "ReLU", "ReLU6", "Reshape", "Rotary", "SavedTensor", "SiLU",
+    "Sigmoid", "Slice", "Softmax", "Tanh",
 ]

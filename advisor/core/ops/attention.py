@@ -29,6 +29,9 @@ class Attention(Op):
     causal: bool = False
     dropout: float = 0.0
     kernel: Literal["fused", "math"] = "fused"
+    sinks: bool = False  # gpt-oss: one learned logit per head joins every softmax (a parameter per head)
+    v_head_dim: int = 0  # 0 = the q/k head dim; DeepSeek MLA: values narrower than queries and keys
+    shared_rope_dim: int = 0  # MLA: k is heads x nope dims plus one rotary key of this width shared by all heads
 
     def saved_inputs(self) -> tuple[int, ...]:
         return (0, 1, 2)  # q, k, v (or the one packed qkv tensor they are views of)
@@ -54,17 +57,23 @@ class Attention(Op):
             raise ShapeError(layer, f"packed qkv width {width} is not divisible by {packed} heads")
         if len(inputs) == 3:
             hd = self.head_dim(inputs)
-            if width % self.heads or any(s.shape[-1] != self._kv_heads * hd for s in inputs[1:]):
+            k_width = self._kv_heads * (hd - self.shared_rope_dim) + self.shared_rope_dim
+            v_width = self._kv_heads * (self.v_head_dim or hd)
+            if width % self.heads or (inputs[1].shape[-1], inputs[2].shape[-1]) != (k_width, v_width):
                 raise ShapeError(layer, f"q width {width} and k/v widths {[s.shape[-1] for s in inputs[1:]]} "
                                         f"do not match {self.heads} heads and {self._kv_heads} kv heads")
         seq = inputs[0].shape[0]
-        return same_shape(inputs[0], (seq, self.heads * self.head_dim(inputs)))
+        return same_shape(inputs[0], (seq, self.heads * (self.v_head_dim or self.head_dim(inputs))))
+
+    def param_count(self, inputs: Sequence[TensorSpec]) -> int:
+        return self.heads if self.sinks else 0
 
     def forward_macs(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
         # QK^T and AV: 2 x heads x seq_q x seq_k x head_dim (causal kernels skip about half; counted in full,
         # as torchvision and FlopCounterMode count them)
         seq_q, seq_k = inputs[0].shape[0], inputs[-1].shape[0]
-        return 2 * self.heads * seq_q * seq_k * self.head_dim(inputs)
+        hd = self.head_dim(inputs)
+        return self.heads * seq_q * seq_k * (hd + (self.v_head_dim or hd))
 
     def other_flops(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
         seq_q, seq_k = inputs[0].shape[0], inputs[-1].shape[0]

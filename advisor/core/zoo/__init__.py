@@ -15,7 +15,7 @@ from functools import cache
 from advisor.core.errors import SpecError
 from advisor.core.graph import Graph
 
-FAMILY_MODULES = ("advisor.core.zoo.seed", "advisor.core.zoo.vision", "advisor.core.zoo.text")
+FAMILY_MODULES = ("advisor.core.zoo.seed", "advisor.core.zoo.vision", "advisor.core.zoo.text", "advisor.core.zoo.llm")
 DEFAULT_SEQ_LEN = 512
 
 

@@ -16,6 +16,8 @@ from functools import partial
 
 from advisor.core.errors import SpecError
 from advisor.core.graph import Graph, GraphBuilder
+from advisor.core.llm.decoder import DecoderSpec
+from advisor.core.llm.graph import decoder_graph
 from advisor.core.ops import (
     GELU,
     Add,
@@ -25,10 +27,6 @@ from advisor.core.ops import (
     Input,
     LayerNorm,
     Linear,
-    Mul,
-    RMSNorm,
-    Rotary,
-    SiLU,
     Slice,
     Tanh,
 )
@@ -172,50 +170,17 @@ class LlamaConfig:
         return self.hidden // self.heads
 
 
-def _llama_attention(b: GraphBuilder, cfg: LlamaConfig, h: int) -> int:
-    """LlamaAttention: q/k/v projections without bias, rotary on q and k (q*cos + rotate_half(q)*sin: a new
-    tensor; backward needs only the shared cos/sin), causal sdpa (attention_dropout 0.0), o_proj."""
-    q = b.add(Linear(cfg.heads * cfg.head_dim, bias=False), [h], "self_attn.q_proj")
-    k = b.add(Linear(cfg.kv_heads * cfg.head_dim, bias=False), [h], "self_attn.k_proj")
-    v = b.add(Linear(cfg.kv_heads * cfg.head_dim, bias=False), [h], "self_attn.v_proj")
-    q = b.add(Rotary(), [q], "self_attn.rotary_q")
-    k = b.add(Rotary(), [k], "self_attn.rotary_k")
-    a = b.add(Attention(heads=cfg.heads, kv_heads=cfg.kv_heads, causal=True), [q, k, v], "self_attn.sdpa")
-    return b.add(Linear(cfg.hidden, bias=False), [a], "self_attn.o_proj")
-
-
-def _llama_layer(b: GraphBuilder, cfg: LlamaConfig, x: int) -> int:
-    """LlamaDecoderLayer: RMSNorm, attention, residual; RMSNorm, MLP down(silu(gate(h)) * up(h)), residual."""
-    h = b.add(RMSNorm(), [x], "input_layernorm")
-    h = _llama_attention(b, cfg, h)
-    x = b.add(Add(), [x, h], "add_attn")  # residual + hidden_states
-    h = b.add(RMSNorm(), [x], "post_attention_layernorm")
-    gate = b.add(Linear(cfg.intermediate, bias=False), [h], "mlp.gate_proj")
-    gate = b.add(SiLU(), [gate], "mlp.act_fn")
-    up = b.add(Linear(cfg.intermediate, bias=False), [h], "mlp.up_proj")
-    h = b.add(Mul(), [gate, up], "mlp.mul")
-    h = b.add(Linear(cfg.hidden, bias=False), [h], "mlp.down_proj")
-    return b.add(Add(), [x, h], "add_mlp")
-
-
 def llama(hidden: int, layers: int, heads: int, kv_heads: int, intermediate: int, vocab: int, seq_len: int,
           name: str = "llama") -> Graph:
     """A Llama-style decoder (LlamaForCausalLM): embed_tokens, decoder layers, final RMSNorm, untied lm_head.
-    Rotary positions have no learned table, so any seq_len >= 1 builds."""
+    Rotary positions have no learned table, so any seq_len >= 1 builds. The plain case of the general
+    decoder builder (core/llm/graph.py)."""
     if hidden % heads or heads % kv_heads:
         raise SpecError(f"{name}: heads {heads} must divide hidden {hidden}, "
                         f"and kv_heads {kv_heads} must divide heads")
     _check_seq_len(name, seq_len, None)
-    cfg = LlamaConfig(hidden, layers, heads, kv_heads, intermediate, vocab)
-    b = GraphBuilder(name, task="language_model")
-    ids = b.add(Input((seq_len,), "int64"), [], "input_ids")
-    x = b.add(Embedding(vocab, hidden, "input"), [ids], "embed_tokens")
-    for i in range(layers):
-        with b.block(f"layers.{i}"):
-            x = _llama_layer(b, cfg, x)
-    x = b.add(RMSNorm(), [x], "norm")
-    b.add(Linear(vocab, bias=False), [x], "lm_head")
-    return b.build()
+    spec = DecoderSpec(name, "llama", hidden, layers, heads, kv_heads, hidden // heads, intermediate, vocab)
+    return decoder_graph(spec, seq_len)
 
 
 # ---------------------------------------------------------------- registry

@@ -18,6 +18,7 @@ MESSAGES: dict[str, str] = {
     "consumer": "消费级", "workstation": "工作站", "datacenter": "数据中心", "new": "全新", "used": "二手",
     "perf_per_dollar": "性价比优先", "cheapest": "价格最低", "fastest": "速度最快",
     "samples/s": "样本/秒", "tokens/s": "词元/秒", "train": "训练", "infer": "推理",
+    "kv_cache": "KV 缓存", "generate": "生成", "prefill": "预填充", "decode": "解码",
     # window, menus
     "Advisor: which GPU for your network": "Advisor：为你的网络挑选 GPU",
     "Workload": "工作负载", "Breakdown": "明细", "Recommendations": "推荐", "Catalog": "显卡目录",

@@ -1,0 +1,196 @@
+"""config.json of each decoder family -> DecoderSpec. Field names and defaults are those of transformers'
+configuration_<family>.py (5.x); the structural choices (biases, norms, parallel blocks) are read off each
+family's modeling_<family>.py and cited per family below."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from advisor.core.errors import SpecError
+from advisor.core.llm.config_reader import ConfigReader
+from advisor.core.llm.decoder import DecoderSpec, MLASpec, MoESpec
+from advisor.core.llm.families_gpt import LEGACY_FAMILIES
+
+# Families the analytic path does not describe: state-space and hybrid models have no KV cache per layer.
+NOT_MODELLED = ("mamba", "mamba2", "jamba", "falcon_mamba", "zamba", "zamba2", "rwkv", "recurrent_gemma",
+                "llama4", "bamba", "falcon_h1")
+
+
+def _llama_like(r: ConfigReader, name: str, model_type: str, **fields: Any) -> DecoderSpec:
+    """Llama's field names (LlamaConfig), shared by most families: heads default to multi-head attention,
+    head_dim to hidden / heads; attention_bias puts biases on q, k, v and o (LlamaAttention)."""
+    hidden, heads = r.integer("hidden_size"), r.integer("num_attention_heads")
+    bias = r.flag("attention_bias", False)
+    base: dict[str, Any] = dict(
+        name=name, model_type=model_type, hidden=hidden, layers=r.integer("num_hidden_layers"), heads=heads,
+        kv_heads=r.integer("num_key_value_heads", heads), head_dim=r.integer("head_dim", hidden // heads),
+        intermediate=r.integer("intermediate_size"), vocab=r.integer("vocab_size"),
+        tied_embeddings=r.flag("tie_word_embeddings", False), qkv_bias=bias, out_bias=bias,
+        mlp_bias=r.flag("mlp_bias", False))
+    base.update(fields)
+    return DecoderSpec(**base)
+
+
+def _window(r: ConfigReader, layers: int, pattern: int = 1, *, enabled: bool = True) -> dict[str, Any]:
+    """Sliding-window attention: every layer (pattern 1) or all but every pattern-th layer (Gemma 2/3,
+    gpt-oss), unless config layer_types says otherwise."""
+    window = r.optional_int("sliding_window") if enabled else None
+    if not window:
+        return {}
+    default = [bool((i + 1) % pattern) if pattern > 1 else True for i in range(layers)]
+    return {"sliding_window": window, "sliding_layers": r.layer_types(layers, default)}
+
+
+def llama(r: ConfigReader, name: str, t: str) -> DecoderSpec:
+    """llama, granite, mistral (no attention bias field: False), phi3 (fused qkv/gate_up, same counts)."""
+    spec = _llama_like(r, name, t)
+    return replace(spec, **_window(r, spec.layers, enabled=t in ("mistral", "phi3")))
+
+
+def mixtral(r: ConfigReader, name: str, t: str) -> DecoderSpec:
+    """MixtralSparseMoeBlock: router Linear(hidden, experts, bias=False), experts of intermediate_size."""
+    spec = _llama_like(r, name, t)
+    moe = MoESpec(r.integer("num_local_experts", 8), r.integer("num_experts_per_tok", 2), spec.intermediate)
+    return replace(spec, moe=moe, **_window(r, spec.layers))
+
+
+def qwen2(r: ConfigReader, name: str, t: str) -> DecoderSpec:
+    """Qwen2Attention: q/k/v with bias, o_proj without; Qwen3 drops the biases and adds per-head q/k norms.
+    Sliding windows only when use_sliding_window (Qwen2Config.layer_types)."""
+    qwen3 = t.startswith("qwen3")
+    spec = _llama_like(r, name, t, qkv_bias=not qwen3 and r.flag("qkv_bias", True), out_bias=False,
+                       qk_norm="head" if qwen3 else "none")
+    if qwen3:
+        spec = replace(spec, qkv_bias=r.flag("attention_bias", False), out_bias=r.flag("attention_bias", False))
+    if t.endswith("_moe"):
+        spec = replace(spec, moe=_qwen_moe(r, spec))
+    sliding = r.flag("use_sliding_window", False)
+    start = r.integer("max_window_layers", spec.layers, minimum=0)
+    if sliding and r.optional_int("sliding_window"):
+        layers = r.layer_types(spec.layers, [i >= start for i in range(spec.layers)])
+        spec = replace(spec, sliding_window=r.integer("sliding_window"), sliding_layers=layers)
+    return spec
+
+
+def _qwen_moe(r: ConfigReader, spec: DecoderSpec) -> MoESpec:
+    """Qwen2MoeDecoderLayer: a sparse block where layer not in mlp_only_layers and (layer + 1) %
+    decoder_sparse_step == 0; Qwen2-MoE adds a shared expert with a sigmoid gate Linear(hidden, 1)."""
+    step, only = r.integer("decoder_sparse_step", 1), set(r.int_list("mlp_only_layers"))
+    dense = tuple(i for i in range(spec.layers) if i in only or (i + 1) % step)
+    shared = r.integer("shared_expert_intermediate_size", minimum=0) if spec.model_type == "qwen2_moe" else 0
+    return MoESpec(r.integer("num_experts"), r.integer("num_experts_per_tok"), r.integer("moe_intermediate_size"),
+                   shared_intermediate=shared, shared_gate=bool(shared), dense_layers=dense)
+
+
+def gemma(r: ConfigReader, name: str, t: str) -> DecoderSpec:
+    """GemmaDecoderLayer: GeGLU (gelu tanh), head_dim 256, tied embeddings; Gemma 2 adds post-attention and
+    post-feedforward norms (4 per layer) and alternates sliding and global layers; Gemma 3 adds per-head
+    q/k norms and slides 5 of every 6 layers (sliding_window_pattern)."""
+    spec = _llama_like(r, name, t, tied_embeddings=r.flag("tie_word_embeddings", True), activation="gelu_tanh",
+                       head_dim=r.integer("head_dim", 256))
+    if t == "gemma":
+        return spec
+    pattern = 2 if t == "gemma2" else r.integer("sliding_window_pattern", 6)
+    return replace(spec, norms_per_layer=4, qk_norm="head" if t != "gemma2" else "none",
+                   **_window(r, spec.layers, pattern))
+
+
+def phi(r: ConfigReader, name: str, t: str) -> DecoderSpec:
+    """PhiDecoderLayer (phi-1/1.5/2): one LayerNorm, attention and MLP in parallel, biases everywhere, plain
+    gelu_new MLP (fc1, fc2), final_layernorm, untied lm_head with bias."""
+    return _llama_like(r, name, t, gated_mlp=False, activation="gelu_tanh", norm="layer", norms_per_layer=1,
+                       parallel_block=True, qkv_bias=True, out_bias=True, mlp_bias=True, lm_head_bias=True,
+                       qk_norm="head" if r.flag("qk_layernorm", False) else "none")
+
+
+def phimoe(r: ConfigReader, name: str, t: str) -> DecoderSpec:
+    """PhimoeDecoderLayer: LayerNorms with bias, attention_bias on q/k/v/o, Mixtral-style experts."""
+    spec = _llama_like(r, name, t, norm="layer", lm_head_bias=r.flag("lm_head_bias", False))
+    moe = MoESpec(r.integer("num_local_experts", 16), r.integer("num_experts_per_tok", 2), spec.intermediate)
+    return replace(spec, moe=moe, **_window(r, spec.layers))
+
+
+def granitemoe(r: ConfigReader, name: str, t: str) -> DecoderSpec:
+    """GraniteMoeMoE: router Linear(hidden, experts, bias=False) and gated experts of intermediate_size;
+    GraniteMoeShared adds a shared gated MLP of shared_intermediate_size."""
+    spec = _llama_like(r, name, t)
+    shared = r.integer("shared_intermediate_size", 0, minimum=0) if t == "granitemoeshared" else 0
+    moe = MoESpec(r.integer("num_local_experts", 8), r.integer("num_experts_per_tok", 2), spec.intermediate,
+                  shared_intermediate=shared)
+    return replace(spec, moe=moe)
+
+
+def olmo(r: ConfigReader, name: str, t: str) -> DecoderSpec:
+    """OLMo 1: LayerNorm without parameters (OlmoLayerNorm), no biases. OLMo 2: RMSNorm after attention and
+    MLP (2 per layer) and q/k norms over all heads. OLMoE: pre-norm, q/k norms over all heads, experts."""
+    if t == "olmo":
+        return _llama_like(r, name, t, norm="layer_noparam")
+    spec = _llama_like(r, name, t, qk_norm="full")
+    if t == "olmoe":
+        spec = replace(spec, moe=MoESpec(r.integer("num_experts", 64), r.integer("num_experts_per_tok", 8),
+                                         spec.intermediate))
+    return spec
+
+
+def cohere(r: ConfigReader, name: str, t: str) -> DecoderSpec:
+    """CohereDecoderLayer: one weight-only LayerNorm, attention and MLP in parallel, tied embeddings,
+    optional q/k LayerNorms shaped (heads, head_dim)."""
+    return _llama_like(r, name, t, norm="layer_nobias", norms_per_layer=1, parallel_block=True,
+                       tied_embeddings=r.flag("tie_word_embeddings", True),
+                       qk_norm="full" if r.flag("use_qk_norm", False) else "none")
+
+
+def glm4(r: ConfigReader, name: str, t: str) -> DecoderSpec:
+    """Glm4Attention: q/k/v bias from attention_bias, o_proj without; four RMSNorms per layer."""
+    return _llama_like(r, name, t, out_bias=False, norms_per_layer=4, qkv_bias=r.flag("attention_bias", True))
+
+
+def gpt_oss(r: ConfigReader, name: str, t: str) -> DecoderSpec:
+    """GptOssAttention: biases on q/k/v/o and one sink logit per head; GptOssMLP: router with bias and
+    experts with biases; sliding window on every other layer."""
+    spec = _llama_like(r, name, t, qkv_bias=r.flag("attention_bias", True), out_bias=r.flag("attention_bias", True),
+                       attention_sinks=True, head_dim=r.integer("head_dim", 64))
+    moe = MoESpec(r.integer("num_local_experts", 128), r.integer("num_experts_per_tok", 4), spec.intermediate,
+                  router_bias=True, expert_bias=True)
+    return replace(spec, moe=moe, **_window(r, spec.layers, 2))
+
+
+def deepseek(r: ConfigReader, name: str, t: str) -> DecoderSpec:
+    """DeepseekV2/V3: multi-head latent attention; the first first_k_dense_replace layers are dense, the
+    others route to n_routed_experts and always run n_shared_experts shared experts."""
+    spec = _llama_like(r, name, t)
+    mla = MLASpec(r.integer("kv_lora_rank", 512), r.optional_int("q_lora_rank", 1536) or 0,
+                  r.integer("qk_nope_head_dim", 128), r.integer("qk_rope_head_dim", 64), r.integer("v_head_dim", 128))
+    inter = r.integer("moe_intermediate_size", 1407)
+    dense = tuple(range(min(r.integer("first_k_dense_replace", 0, minimum=0), spec.layers)))
+    moe = MoESpec(r.integer("n_routed_experts", 64), r.integer("num_experts_per_tok", 6), inter,
+                  shared_intermediate=inter * r.integer("n_shared_experts", 2, minimum=0), dense_layers=dense)
+    return replace(spec, mla=mla, moe=moe, head_dim=mla.v_head_dim)
+
+
+FAMILIES: dict[str, Callable[[ConfigReader, str, str], DecoderSpec]] = {
+    **dict.fromkeys(("llama", "mistral", "granite", "phi3"), llama),
+    "mixtral": mixtral, "phimoe": phimoe, "phi": phi,
+    **dict.fromkeys(("qwen2", "qwen3", "qwen2_moe", "qwen3_moe"), qwen2),
+    **dict.fromkeys(("gemma", "gemma2", "gemma3_text"), gemma),
+    **dict.fromkeys(("granitemoe", "granitemoeshared"), granitemoe),
+    **dict.fromkeys(("olmo", "olmo2", "olmoe"), olmo),
+    "cohere": cohere, "glm4": glm4, "gpt_oss": gpt_oss, "deepseek_v2": deepseek, "deepseek_v3": deepseek,
+}
+
+
+def decoder_from_config(cfg: dict[str, Any], name: str) -> DecoderSpec | None:
+    """The decoder a config.json describes; None when its model_type is not a decoder family here."""
+    model_type = cfg.get("model_type")
+    if not isinstance(model_type, str):
+        raise SpecError("config has no model_type (a transformers config.json names one)")
+    if model_type in NOT_MODELLED:
+        raise SpecError(f"model_type {model_type!r} is not modelled analytically (no attention KV cache per "
+                        "layer); use --method simulated")
+    if model_type == "gemma3" and isinstance(cfg.get("text_config"), dict):  # the text half of Gemma 3
+        cfg, model_type = cfg["text_config"], "gemma3_text"
+    family = FAMILIES.get(model_type) or LEGACY_FAMILIES.get(model_type)
+    return None if family is None else family(ConfigReader(cfg), name, model_type)
+

@@ -1,0 +1,110 @@
+"""Bytes of a decoder's weights in each storage format, tensor by tensor, from the formats' real layouts.
+
+- fp32/bf16/fp16: 4/2/2 bytes per weight.
+- fp8: 1 byte per weight plus one fp32 scale per output channel (FBGEMM/compressed-tensors per-channel FP8;
+  a per-tensor scale is smaller still).
+- int8: bitsandbytes LLM.int8 (Linear8bitLt): int8 weights plus one fp32 absmax per row (SCB).
+- int4: GPTQ/AWQ with group size 128: 4-bit weights, per group of 128 input weights one fp16 scale and one
+  4-bit zero point packed into int32 (qzeros); 4 + (16 + 4) / 128 = 4.156 bits per weight.
+- nf4: bitsandbytes 4-bit with double quantization (blocksize 64): 4 bits per weight, one 8-bit quantized
+  absmax per block of 64, one fp32 absmax per 256 blocks, plus each tensor's 256-entry fp32 code table;
+  4 + 8/64 + 32/(64 x 256) = 4.127 bits per weight.
+- GGUF (llama.cpp ggml-common.h block layouts): Q8_0 34 bytes per 32 weights (8.5 bpw), Q4_K 144 bytes per
+  256 (4.5), Q5_K 176 per 256 (5.5), Q6_K 210 per 256 (6.5625); Q5_0 22 per 32 and Q5_1 24 per 32 are the
+  fallbacks when a row is not a multiple of 256.
+The transformers quantizers (GPTQ, AWQ, bitsandbytes, fp8) replace the nn.Linear layers of the blocks only:
+embeddings, norms, biases and lm_head stay 16-bit. GGUF quantizes the embedding and the output too and
+keeps 1-D tensors (norms, biases) in F32.
+"""
+
+from __future__ import annotations
+
+from advisor.core.llm.decoder import DecoderSpec
+from advisor.core.llm.tensors import TensorGroup, tensor_groups
+
+GGUF_FORMATS = ("q4_k_m", "q5_k_m", "q8_0")
+# GGUF type -> (bytes per block, weights per block), ggml-common.h (block_q8_0, block_q4_K, ...)
+GGUF_BLOCKS: dict[str, tuple[int, int]] = {"q8_0": (34, 32), "q4_k": (144, 256), "q5_k": (176, 256),
+                                           "q6_k": (210, 256), "q5_0": (22, 32), "q5_1": (24, 32)}
+# llama.cpp's fallback when a row length is not a multiple of 256 (llama-quant.cpp, "fallback" switch)
+_K_FALLBACK = {"q4_k": "q5_0", "q5_k": "q5_1", "q6_k": "q8_0"}
+PLAIN_BYTES = {"fp32": 4, "bf16": 2, "fp16": 2}
+INT4_GROUP, NF4_BLOCK, NF4_BLOCKS_PER_ABSMAX = 128, 64, 256
+
+
+def _matrix_bytes(fmt: str, rows: int, cols: int) -> float:
+    """One rows x cols weight matrix (nn.Linear layout: rows = output features) in a transformers format."""
+    n = rows * cols
+    if fmt == "fp8":
+        return n + 4 * rows
+    if fmt == "int8":
+        return n + 4 * rows
+    if fmt == "int4":
+        groups = rows * -(-cols // INT4_GROUP)
+        return n / 2 + groups * (2 + 0.5)
+    if fmt == "nf4":
+        blocks = -(-n // NF4_BLOCK)
+        return n / 2 + blocks + 4 * -(-blocks // NF4_BLOCKS_PER_ABSMAX) + 256 * 4
+    return n * PLAIN_BYTES[fmt]
+
+
+def gguf_bytes(gtype: str, rows: int, cols: int) -> float:
+    if gtype in _K_FALLBACK and cols % 256:
+        gtype = _K_FALLBACK[gtype]
+    block_bytes, per_block = GGUF_BLOCKS[gtype]
+    return rows * -(-cols // per_block) * block_bytes
+
+
+def _use_more_bits(layer: int, layers: int) -> bool:
+    """llama.cpp llama-quant.cpp use_more_bits: the first and last eighth and every third layer between."""
+    return layer < layers // 8 or layer >= 7 * layers // 8 or (layer - layers // 8) % 3 == 2
+
+
+def gguf_type(fmt: str, group: TensorGroup, spec: DecoderSpec) -> str:
+    """The GGUF type llama_tensor_get_type picks for a tensor under Q4_K_M / Q5_K_M / Q8_0 (approximate: the
+    attn_v and ffn_down rules, the output tensor in Q6_K, the 8-expert attn_v bump; not the rarer
+    architecture-specific cases)."""
+    if fmt == "q8_0":
+        return "q8_0"
+    base = "q4_k" if fmt == "q4_k_m" else "q5_k"
+    output = group.role == "lm_head" or (group.role == "embed" and spec.tied_embeddings)
+    if output:
+        return "q6_k"
+    if group.role == "v_proj":
+        if spec.moe is not None and spec.moe.experts == 8:
+            return "q8_0"
+        if _use_more_bits(group.layer, spec.layers):
+            return "q6_k"
+        # llama.cpp detects LLM_TYPE_70B from 80 Llama layers and gives its small attn_v Q5_K instead of Q4_K
+        return "q5_k" if spec.model_type == "llama" and spec.layers == 80 else base
+    if group.role in ("down_proj", "expert_down_proj", "shared_down_proj"):
+        return "q6_k" if _use_more_bits(group.layer, spec.layers) else base
+    return base
+
+
+def group_bytes(fmt: str, group: TensorGroup, spec: DecoderSpec) -> float:
+    if not group.is_matrix:  # norms, biases, sinks: F32 in GGUF, the model dtype otherwise
+        return group.numel * (4 if fmt in GGUF_FORMATS or fmt == "fp32" else 2)
+    if fmt in GGUF_FORMATS:
+        return group.count * gguf_bytes(gguf_type(fmt, group, spec), group.rows, group.cols)
+    if fmt in PLAIN_BYTES:
+        return group.numel * PLAIN_BYTES[fmt]
+    if group.role in ("embed", "positions", "lm_head", "router", "shared_gate"):
+        return group.numel * 2  # transformers quantizers skip embeddings, the LM head and tiny routers
+    return group.count * _matrix_bytes(fmt, group.rows, group.cols)
+
+
+def weight_bytes(spec: DecoderSpec, fmt: str) -> int:
+    """All stored weights (every expert) in the format, scales and zero points included."""
+    return round(sum(group_bytes(fmt, g, spec) for g in tensor_groups(spec)))
+
+
+def active_weight_bytes(spec: DecoderSpec, fmt: str) -> int:
+    """Weight bytes a decode step reads: chosen experts only, and not the embedding table (one row per token)
+    unless the LM head shares it."""
+    total = 0.0
+    for g in tensor_groups(spec):
+        if g.role == "positions" or (g.role == "embed" and not spec.tied_embeddings):
+            continue
+        total += group_bytes(fmt, g, spec) * g.active / g.count
+    return round(total)
