@@ -28,6 +28,7 @@ from advisor.recommend.fit_changes import (
     checkpoint_fields,
     shorter_sequence,
 )
+from advisor.recommend.fit_llm import llm_changes
 from advisor.recommend.fit_measure import Measured, Measurer, Subject, Target, Variant, required_bytes
 from advisor.recommend.plans import plan_cost
 
@@ -182,13 +183,14 @@ def make_it_fit(subject: Subject, card: Target, allow_8bit: bool = False) -> Fit
     search = _Search(subject, card, allow_8bit)
     base, usable = search.base, card.usable_bytes
     changes = candidate_changes(search.m, base, card.bf16, allow_8bit)
-    shorter = shorter_sequence(search.m, base, usable)
+    shorter = shorter_sequence(search.m, base, usable) if not base.workload.generating else None
     if shorter is not None:
         changes.append(shorter)
+    changes += llm_changes(search.m, base, usable)
     singles = search.singles(batch_changes(search.m, base, usable) + changes)
     # a change that does not lower the peak alone (in-place GELU makes autograd keep a copy) is left out,
-    # here and from the combinations
-    singles = [o for o in singles if o.measured.peak_bytes < search.baseline.peak_bytes]
+    # here and from the combinations, unless it buys speed (a smaller weight format decodes faster)
+    singles = [o for o in singles if o.measured.peak_bytes < search.baseline.peak_bytes or o.slowdown < 0]
     helpful = {o.changes[0] for o in singles}
     changes = [c for c in changes if c.key in helpful]
     # changes that keep the training the same first; only if none of their sets fits, every change

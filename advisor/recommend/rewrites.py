@@ -16,7 +16,7 @@ from advisor.core.ops.io import Input
 
 
 def _rebuild(graph: Graph, op_for: Any) -> Graph:
-    builder = GraphBuilder(graph.name, graph.task)
+    builder = GraphBuilder(graph.name, graph.task, decoder=graph.decoder)
     for index, node in enumerate(graph.nodes):
         context: AbstractContextManager[None] = builder.block(node.block) if node.block else nullcontext()
         with context:
