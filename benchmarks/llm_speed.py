@@ -13,10 +13,13 @@ import csv
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields, replace
+from functools import cache
 from pathlib import Path
 
 from advisor.catalog.records import CardRecord
 from advisor.catalog.seed import load_bundled
+from advisor.core import zoo
+from advisor.core.estimate import Estimate, estimate
 from advisor.core.workload import Workload
 from advisor.recommend.devices import Device, device, link
 from advisor.recommend.generation_speed import (
@@ -26,55 +29,23 @@ from advisor.recommend.generation_speed import (
     Split,
     generation_speed,
 )
+from advisor.recommend.serving import generation_run
 
 DATA = Path(__file__).resolve().parent / "data" / "llm_speed.csv"
 
 
-@dataclass(frozen=True)
-class Llama:
-    """Published architecture (Meta's config.json) and llama.cpp GGUF file sizes (the source's README,
-    GiB), from which the generation profile of a llama-bench run follows."""
-
-    params: int
-    layers: int
-    hidden: int
-    kv_heads: int
-    head_dim: int
-    vocab: int
-    file_gib: dict[str, float]
-
-    def profile(self, weights: str, prompt: int, new: int) -> LlamaProfile:
-        stored = int(self.file_gib[weights] * 2**30)
-        embedding = self.vocab * self.hidden
-        # the token-embedding table is looked up, not read, in a decode step; llama-bench asks logits of
-        # the last prompt token only, so prefill GEMMs cover the blocks, not the output head
-        active = stored - stored * embedding // self.params
-        blocks = self.params - 2 * embedding
-        attention = 4 * self.layers * self.hidden  # QK^T and AV, FLOPs per (query, key) pair
-        context = prompt + new / 2
-        return LlamaProfile(stored, active, 2 * self.layers * self.kv_heads * self.head_dim * 2,
-                            2.0 * blocks * prompt + attention * prompt * prompt,
-                            2.0 * (blocks + embedding) + attention * context, self.layers, self.hidden,
-                            self.kv_heads, self.hidden // self.head_dim)
+# The source's GGUF files are Llama 3 8B/70B; the zoo's Llama 3.1 presets have the same architecture and
+# parameter counts (3.1 changed the RoPE scaling and the context length, neither of which changes the bytes).
+ZOO = {"llama-3-8b": "llama-3.1-8b", "llama-3-70b": "llama-3.1-70b"}
+WEIGHTS = {"q4_k_m": "q4_k_m", "f16": "fp16"}
 
 
-@dataclass(frozen=True)
-class LlamaProfile:
-    weight_bytes: int
-    active_weight_bytes: int
-    kv_bytes_per_token: int  # K and V, FP16 (llama.cpp's default cache type)
-    prefill_flops: float
-    decode_flops_per_token: float
-    layers: int
-    hidden_size: int
-    kv_heads: int
-    attention_heads: int
-
-
-MODELS = {
-    "llama-3-8b": Llama(8_030_261_248, 32, 4096, 8, 128, 128_256, {"q4_k_m": 4.58, "f16": 14.96}),
-    "llama-3-70b": Llama(70_553_706_496, 80, 8192, 8, 128, 128_256, {"q4_k_m": 39.59, "f16": 131.42}),
-}
+@cache
+def estimated(model: str, weights: str, prompt: int, new: int) -> Estimate:
+    """The advisor's own generation estimate of a llama-bench run (fp16 KV cache, llama.cpp's default)."""
+    workload = Workload("generate", 1, "fp16", weights=WEIGHTS[weights], kv_cache="fp16",  # type: ignore[arg-type]
+                        prompt_len=prompt, new_tokens=new)
+    return estimate(zoo.build(ZOO[model], prompt + new), workload)
 
 
 @dataclass(frozen=True)
@@ -99,9 +70,11 @@ def load_rows() -> list[Row]:
             if r["excluded"]:
                 continue
             tokens = int(r["test"][2:])
-            prompt, new = (tokens, 0) if r["test"].startswith("pp") else (0, tokens)
-            model = MODELS[r["model"]]
-            run = GenerationRun(model.profile(r["weights"], prompt, new), model.params, 1, prompt, new)
+            # tg: generating from an empty context (one token of prompt: the estimate needs one)
+            prompt, new = (tokens, 1) if r["test"].startswith("pp") else (1, tokens)
+            run = generation_run(estimated(r["model"], r["weights"], prompt, new))
+            if run is None:
+                raise SystemExit(f"{r['model']}: the estimate has no generation profile")
             rows.append(Row(r["gpu"], int(r["count"]), r["model"], r["weights"], r["test"],
                             float(r["tokens_per_s"]), run))
     return rows

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Protocol
 
+from advisor.core.generation import GenerationProfile
 from advisor.recommend.devices import Device
 
 # llama.cpp's default physical batch (n_ubatch) for prompt processing.
@@ -40,41 +40,18 @@ class GenerationEfficiency:
 
 
 # Fitted by benchmarks/llm_speed.py on the 68 single-GPU rows of benchmarks/data/llm_speed.csv (llama.cpp,
-# Llama 3 8B/70B, Q4_K_M/F16, 16 GPUs). Its output: prefill Spearman 0.97, median |error| 15% in-sample,
-# 14% leave-one-GPU-out; decode 0.996 / 7.0%, 0.99 / 5.6%. Worst: H100 PCIe F16 prefill +82% (it reaches
-# far less of its tensor peak than the other cards). Layer split over 2-8 cards, never fitted on: prefill
-# median 12%, decode 8%.
-FITTED = GenerationEfficiency(tensor=0.41, memory_gddr=0.87, memory_hbm=0.48, seconds_per_layer=68e-6)
-
-
-class Profile(Protocol):
-    """The fields of advisor.core.generation.GenerationProfile that speed uses."""
-
-    @property
-    def weight_bytes(self) -> int: ...
-    @property
-    def active_weight_bytes(self) -> int: ...
-    @property
-    def kv_bytes_per_token(self) -> int: ...
-    @property
-    def prefill_flops(self) -> float: ...
-    @property
-    def decode_flops_per_token(self) -> float: ...
-    @property
-    def layers(self) -> int: ...
-    @property
-    def hidden_size(self) -> int: ...
-    @property
-    def kv_heads(self) -> int: ...
-    @property
-    def attention_heads(self) -> int: ...
+# Llama 3 8B/70B, Q4_K_M/F16, 16 GPUs), with the zoo's own generation estimates of those models. Its output:
+# prefill Spearman 0.970, median |error| 12.6% in-sample, 0.965 / 14.2% leave-one-GPU-out; decode 0.996 /
+# 4.7%, 0.992 / 5.7%. Worst: H100 PCIe F16 prefill +84% (it reaches far less of its tensor peak than the
+# other cards). Layer split over 2-8 cards, never fitted on: prefill median 11%, decode 5.0%.
+FITTED = GenerationEfficiency(tensor=0.41, memory_gddr=0.88, memory_hbm=0.50, seconds_per_layer=72e-6)
 
 
 @dataclass(frozen=True)
 class GenerationRun:
     """What generation speed needs, independent of the card."""
 
-    profile: Profile
+    profile: GenerationProfile
     param_count: int  # every weight, counted once (an FP16 copy of them is 2 bytes each)
     batch: int  # sequences generated together
     prompt_len: int

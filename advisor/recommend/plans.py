@@ -22,7 +22,7 @@ import math
 from dataclasses import dataclass
 
 from advisor.core.estimate import Estimate
-from advisor.recommend.generation_speed import Profile
+from advisor.core.generation import GenerationProfile
 
 PLANS_TRAIN = ("data_parallel", "zero1", "zero2", "zero3")
 PLANS_INFER = ("data_parallel", "zero3")
@@ -53,12 +53,12 @@ def plans_for(count: int, training: bool, generating: bool = False) -> tuple[str
     return PLANS_TRAIN if training else PLANS_INFER
 
 
-def tensor_parallel_fits(profile: Profile, count: int) -> bool:
+def tensor_parallel_fits(profile: GenerationProfile, count: int) -> bool:
     """Each card takes whole attention heads and whole KV heads (vLLM asserts both divide)."""
     return profile.attention_heads % count == 0 and profile.kv_heads % count == 0
 
 
-def split_cost(profile: Profile, plan: str, count: int, kv_cache_bytes: int) -> PlanCost:
+def split_cost(profile: GenerationProfile, plan: str, count: int, kv_cache_bytes: int) -> PlanCost:
     """Memory a split plan takes off each card: tensor parallel keeps 1/N of the weights and the KV cache
     on each; layer split the share of the layers on its busiest card (ceil(layers / N) of them)."""
     model_state = profile.weight_bytes + kv_cache_bytes
