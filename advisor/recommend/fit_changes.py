@@ -42,6 +42,8 @@ LABELS: dict[str, str] = {
     "weights_q4_k_m": "4-bit weights (GGUF Q4_K_M)",
     "kv_fp8": "fp8 KV cache",
     "context": "shorter context",
+    "tensor_parallel": "tensor parallel",
+    "layer_split": "layers split over cards",
 }
 
 NOTES: dict[str, str] = {
@@ -76,12 +78,16 @@ NOTES: dict[str, str] = {
     "weights_q4_k_m": "llama.cpp's 4-bit K-quant mix (about 4.8 bits per weight): some quality loss",
     "kv_fp8": "K and V cached in fp8 (vLLM --kv-cache-dtype fp8): half the cache of 16-bit",
     "context": "{prompt} prompt + {new} generated tokens instead of {old_prompt} + {old_new}",
+    "tensor_parallel": "on {count} cards: weights and KV cache split {count} ways, two all-reduces per layer "
+                       "({link})",
+    "layer_split": "on {count} cards: layers divided between them ({link}); a token passes each in turn, so "
+                   "decoding runs at about one card's speed",
 }
 
 # Changes after which the same model trains the same way (up to rounding): the others change what is
 # learned (another effective batch, optimizer, numerics, frozen layers, shorter context).
 SAME_TRAINING = frozenset({"amp_bf16", "amp_fp16", "checkpointing", "inplace", "adam_8bit", "accumulate",
-                           "zero1", "zero2", "zero3"})
+                           "zero1", "zero2", "zero3", "tensor_parallel", "layer_split"})
 
 # Changes that exclude each other: one precision, one optimizer, one way of freezing.
 GROUPS: tuple[tuple[str, ...], ...] = (

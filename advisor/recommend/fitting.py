@@ -30,7 +30,15 @@ from advisor.recommend.fit_changes import (
 )
 from advisor.recommend.fit_llm import llm_changes
 from advisor.recommend.fit_measure import Measured, Measurer, Subject, Target, Variant, required_bytes
-from advisor.recommend.plans import plan_cost
+from advisor.recommend.plans import SPLIT_PLANS, plan_cost
+from advisor.recommend.serving import (
+    generation_cost,
+    generation_memory,
+    generation_run,
+    kept_share,
+    kv_cache_bytes,
+    split_speed,
+)
 
 # Below this share of the card's usable memory left over, a fit is too tight to leave alone: the estimate's
 # own error (benchmarks/accuracy.py) and a data loader's pinned buffers can take that much.
@@ -71,7 +79,8 @@ class FitOption:
     def applicable(self) -> bool:
         """Every part of it is a workload control of the app (8-bit state, freezing, sharding are not)."""
         return bool(self.settings) and all(c not in ("adam_8bit", "freeze_half", "freeze_head")
-                                           and not c.startswith("zero") for c in self.changes)
+                                           and not c.startswith("zero") and c not in SPLIT_PLANS
+                                           for c in self.changes)
 
 
 @dataclass(frozen=True)
@@ -153,6 +162,8 @@ class _Search:
     def sharding(self) -> list[FitOption]:
         """Each ZeRO stage on the fewest cards (2, 4, 8) on which it fits; the model state it moves off each
         card is plans.plan_cost's, communication time is added at the card's link bandwidth."""
+        if self.base.workload.generating:
+            return self.split_plans()
         if not self.base.workload.training:
             return []
         result = self.baseline.estimate
@@ -170,6 +181,29 @@ class _Search:
                     change = Change(plan, lambda v: v, note_fields={"count": count, "link": dev.link_name})
                     options.append(self.option([change], self.base, cards=count, measured=per_card))
                     break
+        return options
+
+
+    def split_plans(self) -> list[FitOption]:
+        """Generation: tensor parallel and layer split, each on the fewest cards (2, 4, 8) it fits on; memory
+        per card and speed as `advisor recommend` computes them (advisor.recommend.serving)."""
+        result, run = self.baseline.estimate, generation_run(self.baseline.estimate)
+        dev = self.card.device(self.base.workload)
+        options = []
+        for plan in SPLIT_PLANS:
+            costs = [c for n in SHARDING_COUNTS for c in generation_cost(result, n) if c.plan == plan]
+            for cost in costs:
+                required = generation_memory(result, cost, self.card.usable_bytes)[0]
+                if run is None or (required > self.card.usable_bytes and cost is not costs[-1]):
+                    continue
+                speed = split_speed(run, dev, cost)
+                state = result.memory.at_peak.weights + kv_cache_bytes(result)
+                peak = result.memory.peak_bytes - int(state * (1 - kept_share(cost, run.profile.layers)))
+                per_card = replace(self.baseline, peak_bytes=peak, required_bytes=required,
+                                   step_time_s=speed.decode_step_s, throughput=speed.decode_tokens_per_s)
+                change = Change(plan, lambda v: v, note_fields={"count": cost.count, "link": dev.link_name})
+                options.append(self.option([change], self.base, cards=cost.count, measured=per_card))
+                break
         return options
 
 

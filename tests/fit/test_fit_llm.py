@@ -84,3 +84,22 @@ def test_training_a_decoder_offers_lora_and_qlora_and_other_models_do_not(cards:
     assert [c.key for c in llm_changes(Measurer(decoder, card), lora, card.usable_bytes)] == ["qlora"]
     cnn = Subject(zoo.build("resnet50"), Workload(batch=8))
     assert llm_changes(Measurer(cnn, card), Variant(cnn.workload), card.usable_bytes) == []
+
+
+def test_a_model_too_big_for_one_card_is_offered_split_over_the_fewest_cards(tmp_path_factory: pytest.TempPathFactory
+                                                                              ) -> None:
+    catalog = open_catalog(tmp_path_factory.mktemp("catalog") / "catalog.sqlite3")
+    with catalog.read() as session:
+        rtx3090 = target(find_card(session, "RTX 3090"))
+    catalog.close()
+    subject = Subject(zoo.build("llama-3.1-70b", 640), Workload("generate", 1, "bf16", weights="q4_k_m"))
+    report = make_it_fit(subject, rtx3090)
+    assert not report.current.fits  # 42.5e9 B of 4-bit weights on a 24 GiB card
+    split = {o.changes[0]: o for o in report.sharding}
+    assert set(split) == {"tensor_parallel", "layer_split"}
+    whole = report.current.measured.required_bytes
+    for option in split.values():  # two cards, each with about half (80 layers: 40 on each)
+        assert option.cards == 2 and option.fits
+        assert whole / 2 < option.measured.required_bytes < whole / 2 + GIB
+    # tensor parallel reads half the weights per card per token; layer split passes both cards in turn
+    assert split["tensor_parallel"].slowdown < -0.3 and abs(split["layer_split"].slowdown) < 0.02
