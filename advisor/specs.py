@@ -7,6 +7,7 @@ given so that the zoo never loads torch or onnx.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from advisor.core import zoo
 from advisor.core.errors import SpecError
@@ -43,7 +44,22 @@ def _import(spec: str, lowered: str, seq_len: int | None, trust_pickle: bool) ->
         from advisor.importers import safetensors_import
 
         return safetensors_import.load_graph(existing_file(spec), seq_len)
+    if spec.startswith("hf:") and lowered.endswith(".json"):  # a decoder config core describes: no torch
+        from advisor.importers import hf_config
+
+        graph = _hf_decoder(hf_config, existing_file(spec[3:]), seq_len)
+        if graph is not None:
+            return graph
     return _import_torch(spec, lowered, seq_len, trust_pickle)
+
+
+def _hf_decoder(hf_config: Any, path: Path, seq_len: int | None) -> Graph | None:
+    """The analytic graph of a decoder family's config.json (hf_config), None for other model types."""
+    if hf_config.decoder_spec(path, path.name) is None:
+        return None
+    graph: Graph | None = hf_config.graph_from_config(path, f"hf:{path.name}", seq_len or zoo.DEFAULT_SEQ_LEN,
+                                                      seq_len is None)
+    return graph
 
 
 def _import_torch(spec: str, lowered: str, seq_len: int | None, trust_pickle: bool) -> Graph:

@@ -3,7 +3,6 @@ the timeline of the step, and the assumptions behind the numbers."""
 
 from __future__ import annotations
 
-from contextlib import nullcontext
 from dataclasses import dataclass
 
 from advisor.core.allocator import peak_reserved_bytes
@@ -67,10 +66,7 @@ def with_loss_head(graph: Graph) -> Graph:
     """Training needs a loss: cross-entropy on the model's output (the estimator adds it, the zoo does not)."""
     if graph.nodes[-1].op.kind == "cross_entropy":
         return graph
-    builder = GraphBuilder(graph.name, graph.task, decoder=graph.decoder)
-    for node in graph.nodes:  # keeping each node's block: checkpointing recomputes those blocks
-        with builder.block(node.block) if node.block else nullcontext():
-            builder.add(node.op, node.inputs, node.name)
+    builder = GraphBuilder.copy_of(graph)
     builder.add(CrossEntropy(upcast=graph.task == "language_model"), [len(graph.nodes) - 1], "loss")
     return builder.build()
 
@@ -98,6 +94,10 @@ def estimate(graph: Graph, workload: Workload) -> Estimate:
         from advisor.core.llm.generate import estimate_generation  # generation builds on this module
 
         return estimate_generation(graph, workload)
+    if workload.adapters:
+        from advisor.core.llm.lora import with_adapters  # lora builds on the op and graph modules
+
+        graph = with_adapters(graph, workload)
     if workload.training:
         graph = with_loss_head(graph)
     profile = simulate_step(graph, workload)

@@ -6,8 +6,8 @@ memory model can show "total = model part + batch x per-sample part" and where t
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
@@ -49,7 +49,9 @@ class Graph:
     name: str
     nodes: tuple[Node, ...]
     task: str = "classification"  # what the loss head trains: classification, language_model
-    decoder: DecoderSpec | None = None  # the hyper-parameters of a decoder LM (generation, LoRA, quantization)
+    # The hyper-parameters of a decoder LM (generation, quantization): a description of the same layers, so
+    # graphs compare by their layers alone (a network saved by the app keeps the layers, not this).
+    decoder: DecoderSpec | None = field(default=None, compare=False)
 
     def input_specs(self, node: Node) -> list[TensorSpec]:
         return [self.nodes[i].output for i in node.inputs]
@@ -119,6 +121,17 @@ class GraphBuilder:
             yield
         finally:
             self._block = outer
+
+    @classmethod
+    def copy_of(cls, graph: Graph, op_for: Callable[[Node], Op] | None = None) -> GraphBuilder:
+        """A builder holding the graph's nodes (each in its block: checkpointing recomputes blocks), with
+        op_for(node) in place of a node's op where given, ready for more nodes."""
+        builder = cls(graph.name, graph.task, decoder=graph.decoder)
+        for node in graph.nodes:
+            op = op_for(node) if op_for else node.op
+            with builder.block(node.block) if node.block else nullcontext():
+                builder.add(op, node.inputs, node.name)
+        return builder
 
     def build(self) -> Graph:
         if not self._nodes:

@@ -14,6 +14,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from advisor.core.graph import Graph, Node, TensorSpec
+from advisor.core.llm.lora import LoRALinear, adapter_count
+from advisor.core.llm.quant import PLAIN_BYTES, QUANTIZED, matrix_bytes
 from advisor.core.ops.io import Input
 from advisor.core.ops.linear import Linear
 from advisor.core.ops.loss import CrossEntropy
@@ -50,6 +52,7 @@ class StepSimulator:
         self.savers: dict[Key, set[int]] = defaultdict(set)
         self.saved_by: dict[int, list[Key]] = defaultdict(list)
         self.held: set[Key] = set()
+        self.frozen = workload.finetune != "full"  # LoRA/QLoRA: only the adapters train
         self.dtype = self._dtypes()
         self.requires_grad = self._requires_grad()
         self.blocks = self._checkpoint_blocks() if workload.checkpointing and workload.training else []
@@ -76,10 +79,19 @@ class StepSimulator:
                 out.append(2 if node.op.amp == "lower" else 4)
         return out
 
+    def trainable(self, i: int) -> int:
+        """Parameters of node i that get gradients and optimizer state (only adapters when frozen)."""
+        specs = self.specs[i]
+        return adapter_count(self.nodes[i].op, specs) if self.frozen else self.nodes[i].op.param_count(specs)
+
+    def _frozen_linear(self, i: int) -> bool:
+        return self.frozen and isinstance(self.nodes[i].op, Linear) and not isinstance(self.nodes[i].op, LoRALinear)
+
     def _requires_grad(self) -> list[bool]:
         flags: list[bool] = []
-        for node, specs in zip(self.nodes, self.specs, strict=True):
-            own = node.op.param_count(specs) > 0 or bool(getattr(node.op, "tied_to", ""))
+        for i, node in enumerate(self.nodes):
+            tied = bool(getattr(node.op, "tied_to", "")) and not self.frozen
+            own = self.trainable(i) > 0 or tied
             flags.append(node.output.dtype == "float" and (own or any(flags[s] for s in node.inputs)))
         return flags
 
@@ -163,7 +175,9 @@ class StepSimulator:
                 casts[j] = ("cast", i, j)
                 self.t.alloc(casts[j], size, "temporaries")
         weight_cast: Key = ("weight_cast", i, 0)
-        if self.w.amp and op.amp == "lower":
+        dequantized = isinstance(op, Linear) and self.w.weight_format in QUANTIZED and node.name != "lm_head"
+        fp32_stored = (self.w.training and not self.frozen) or self.w.weight_format == "fp32"
+        if dequantized or (self.w.amp and op.amp == "lower" and fp32_stored):  # bnb dequantizes, autocast casts
             self.t.alloc(weight_cast, 2 * self.weight_numel(node, specs), "temporaries")
         if op.inplace:
             self.storage[i] = self.storage[node.inputs[0]]
@@ -171,7 +185,7 @@ class StepSimulator:
             self.storage[i] = (fresh, i, 0)
             self.t.alloc(self.storage[i], self.nbytes(i), "activations")
         if saving:
-            for j in op.saved_inputs():
+            for j in () if self._frozen_linear(i) else op.saved_inputs():
                 if j < len(node.inputs):
                     self._save(i, casts.get(j, self.storage[node.inputs[j]]))
             if op.saves_result():
@@ -180,7 +194,8 @@ class StepSimulator:
                 key: Key = ("extra" if fresh == "out" else "re_extra", i, k)
                 self.t.alloc(key, self.nbytes(i, extra.numel, _SAVED_BYTES.get(extra.dtype)), "activations")
                 self._save(i, key)
-            self._save(i, weight_cast)
+            if not dequantized:  # MatMul4Bit saves the packed weight and dequantizes again in backward
+                self._save(i, weight_cast)
         for key in [*casts.values(), weight_cast]:
             self._maybe_free(key)
 
@@ -233,7 +248,7 @@ class StepSimulator:
 
     def _param_grads(self, i: int) -> None:
         node, specs = self.nodes[i], self.specs[i]
-        numel = self.weight_numel(node, specs)
+        numel = self.trainable(i) if self.frozen else self.weight_numel(node, specs)
         if not numel:
             return
         tied = getattr(node.op, "tied_to", "")
@@ -284,25 +299,41 @@ class StepSimulator:
     # ---- model state and the optimizer
     def setup(self) -> None:
         slots = OPTIMIZER_STATE_SLOTS[self.w.optimizer] if self.w.training else 0
-        for i, node in enumerate(self.nodes):
-            params = node.op.param_count(self.specs[i])
-            buffers = node.op.buffer_count(self.specs[i])
-            self.t.alloc(("weights", i, 0), (params + buffers) * self.w.param_dtype_bytes, "weights")
+        for i in range(len(self.nodes)):
+            self.t.alloc(("weights", i, 0), self.stored_weight_bytes(i), "weights")
             for slot in range(slots):
-                self.t.alloc(("optimizer_state", i, slot), params * self.w.param_dtype_bytes, "optimizer_state")
+                self.t.alloc(("optimizer_state", i, slot), self.trainable(i) * self.w.param_dtype_bytes,
+                             "optimizer_state")
         loss = self.nodes[-1].op
         if isinstance(loss, CrossEntropy):  # the int64 class targets the data loader hands in
             key: Key = ("input", len(self.nodes) - 1, 1)
             self.t.alloc(key, loss.target_count(self.specs[-1]) * 8 * self.w.batch, "inputs")
             self.held.add(key)
 
+    def stored_weight_bytes(self, i: int) -> int:
+        """Weights and buffers of node i as stored: trained weights in the parameter dtype; frozen or
+        inference weights in the workload's storage format (quantized Linears of the blocks, the rest 16-bit
+        or as the format says), LoRA adapters in the parameter dtype."""
+        node, specs = self.nodes[i], self.specs[i]
+        params, buffers = node.op.param_count(specs), node.op.buffer_count(specs)
+        if self.w.training and not self.frozen:
+            return (params + buffers) * self.w.param_dtype_bytes
+        adapters = adapter_count(node.op, specs)
+        fmt, base = self.w.weight_format, params - adapters
+        plain = PLAIN_BYTES.get(fmt, 2)
+        if isinstance(node.op, Linear) and fmt in QUANTIZED and node.name != "lm_head" and not node.op.tied_to:
+            out, cols = node.op.out_features, specs[0].shape[-1]
+            stored = round(matrix_bytes(fmt, out, cols)) + (base - out * cols) * plain
+        else:
+            stored = (base + buffers) * plain
+        return stored + adapters * self.w.param_dtype_bytes
+
     def optimizer_step(self) -> None:
         self.t.mark("optimizer step", self.w.optimizer)
         temporaries = OPTIMIZER_STEP_TEMPORARIES[self.w.optimizer]
         keys = [("optimizer_temporary", i, k) for i in range(len(self.nodes)) for k in range(temporaries)]
         for key in keys:  # foreach ops allocate one result per parameter tensor, all at once
-            self.t.alloc(key, self.nodes[key[1]].op.param_count(self.specs[key[1]]) * self.w.param_dtype_bytes,
-                         "temporaries")
+            self.t.alloc(key, self.trainable(key[1]) * self.w.param_dtype_bytes, "temporaries")
         for key in keys:
             self.t.free(key)
 

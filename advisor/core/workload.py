@@ -14,6 +14,8 @@ OptimizerName = Literal["sgd", "sgd_momentum", "adam", "adamw"]
 WeightFormat = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4", "nf4", "q4_k_m", "q5_k_m", "q8_0"]
 KVCacheFormat = Literal["bf16", "fp16", "fp8", "int8"]
 Finetune = Literal["full", "lora", "qlora"]
+GGUF_WEIGHTS = ("q4_k_m", "q5_k_m", "q8_0")
+QUANTIZED_WEIGHTS = ("fp8", "int8", "int4", "nf4")
 # The linear layers of a decoder block that LoRA can adapt (PEFT's target_modules names, Llama spelling).
 LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 
@@ -66,6 +68,11 @@ class Workload:
                             f"got {self.mode!r}")
         if self.finetune == "qlora" and self.weights not in (None, "nf4"):
             raise SpecError(f"weights: QLoRA keeps the frozen base in nf4, got {self.weights!r}")
+        if self.weights in GGUF_WEIGHTS and self.mode != "generate":
+            raise SpecError(f"weights: {self.weights} is a llama.cpp format for generation; use --mode generate")
+        if self.weights in QUANTIZED_WEIGHTS and self.mode == "train" and self.finetune == "full":
+            raise SpecError(f"weights: {self.weights} weights are frozen; train adapters on them with "
+                            "--finetune lora (or qlora), or train in bf16/fp32")
 
     @property
     def generating(self) -> bool:

@@ -1,18 +1,25 @@
-"""A transformers config.json -> the built-in zoo graph of that architecture (BERT, GPT-2, Llama), pure Python.
+"""A transformers config.json -> the analytic layer graph, pure Python (no torch, no transformers).
 
-Field names follow transformers' configuration classes (BertConfig, GPT2Config, LlamaConfig). A config whose
-model_type is not one of these gives None: the caller falls back to parameter counts.
+Decoder families go through core's one decoder description (advisor/core/llm/families.py: Llama 1-3,
+Mistral, Mixtral, Qwen2/2.5/3 and their MoE, Gemma 1-3, Phi 1-3.5, PhiMoE, Falcon, GPT-NeoX, GPT-J, GPT-2,
+BigCode, StarCoder2, OPT, BLOOM, StableLM, OLMo 1/2, OLMoE, Cohere, DeepSeek V2/V3, Granite/GraniteMoE,
+GLM4, gpt-oss); BERT has its own builder. A config whose model_type is none of these gives None: the caller
+falls back to parameter counts (or to simulating the transformers module). GPT-2 keeps the zoo graph that
+the H200 measurements calibrated, with its decoder description attached for generation.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from advisor.core.errors import ShapeError, SpecError
 from advisor.core.graph import Graph
-from advisor.core.zoo.text import BertConfig, GPT2Config, bert, gpt2, llama
+from advisor.core.llm.decoder import DecoderSpec
+from advisor.core.llm.families import decoder_from_config
+from advisor.core.llm.graph import decoder_graph
+from advisor.core.zoo.text import BertConfig, GPT2Config, bert, gpt2
 from advisor.importers.common import fail, read_config
 
 MAX_DIMENSION = 1 << 24  # no real model has a hidden size, vocabulary or layer count this large
@@ -45,38 +52,40 @@ def _bert(path: Path, cfg: dict[str, Any], name: str, seq_len: int) -> Graph:
     return bert(c, seq_len, name)
 
 
-def _gpt2(path: Path, cfg: dict[str, Any], name: str, seq_len: int) -> Graph:
-    c = GPT2Config(_int(path, cfg, "n_embd", 768), _int(path, cfg, "n_layer", 12), _int(path, cfg, "n_head", 12),
-                   _int(path, cfg, "vocab_size", 50257), _int(path, cfg, "n_positions", 1024),
+def _gpt2(path: Path, cfg: dict[str, Any], spec: DecoderSpec, seq_len: int) -> Graph:
+    c = GPT2Config(spec.hidden, spec.layers, spec.heads, spec.vocab, spec.max_positions or 1024,
                    _float(path, cfg, "resid_pdrop", 0.1))
-    return gpt2(c, seq_len, name)
+    return replace(gpt2(c, seq_len, spec.name), decoder=spec)
 
 
-def _llama(path: Path, cfg: dict[str, Any], name: str, seq_len: int) -> Graph:
-    heads = _int(path, cfg, "num_attention_heads", 32)
-    return llama(_int(path, cfg, "hidden_size", 4096), _int(path, cfg, "num_hidden_layers", 32), heads,
-                 _int(path, cfg, "num_key_value_heads", heads), _int(path, cfg, "intermediate_size", 11008),
-                 _int(path, cfg, "vocab_size", 32000), seq_len, name)
-
-
-BUILDERS: dict[str, Callable[[Path, dict[str, Any], str, int], Graph]] = {
-    "bert": _bert, "gpt2": _gpt2, "llama": _llama}
-POSITIONS_KEY = {"bert": "max_position_embeddings", "gpt2": "n_positions"}
+def decoder_spec(path: Path, name: str) -> DecoderSpec | None:
+    """The decoder description of a config.json, or None when it is not a decoder family core describes."""
+    cfg = read_config(path)
+    try:
+        return decoder_from_config(cfg, name)
+    except SpecError as error:
+        raise fail(path, str(error)) from None
 
 
 def graph_from_config(path: Path, name: str, seq_len: int, default_len: bool) -> Graph | None:
     """None when model_type is not built in. A default seq_len is capped at the model's learned positions."""
     cfg = read_config(path)
     model_type = cfg.get("model_type")
-    if not isinstance(model_type, str):
-        raise fail(path, "config has no model_type (a transformers config.json names one)")
-    builder = BUILDERS.get(model_type)
-    if builder is None:
-        return None
-    key = POSITIONS_KEY.get(model_type)
-    if default_len and key and isinstance(cfg.get(key), int) and cfg[key] > 0:
-        seq_len = min(seq_len, cfg[key])
+    label = f"{name} ({model_type} from config.json)"
     try:
-        return builder(path, cfg, f"{name} ({model_type} from config.json)", seq_len)
+        if model_type == "bert":
+            limit = cfg.get("max_position_embeddings", 512)
+            if default_len and isinstance(limit, int) and limit > 0:
+                seq_len = min(seq_len, limit)
+            return _bert(path, cfg, label, seq_len)
+        spec = decoder_spec(path, label)
+        if spec is None:
+            return None
+        if default_len and spec.max_positions:
+            seq_len = min(seq_len, spec.max_positions)
+        if model_type == "gpt2":
+            return _gpt2(path, cfg, spec, seq_len)
+        return decoder_graph(spec, seq_len)
     except (ShapeError, SpecError) as error:
-        raise fail(path, str(error)) from None
+        message = str(error)
+        raise fail(path, message.removeprefix(f"{path}: ")) from None

@@ -24,6 +24,11 @@ class ConfigReader:
             raise SpecError(f"{key} must be a whole number from {minimum} to {MAX_DIMENSION}, got {shown}")
         return value
 
+    def first_integer(self, keys: tuple[str, ...], default: int | None = None) -> int:
+        """The first of several spellings present (configuration classes map attribute names both ways)."""
+        key = next((k for k in keys if self.cfg.get(k) is not None), keys[0])
+        return self.integer(key, default)
+
     def optional_int(self, key: str, default: int | None = None) -> int | None:
         """A positive int, or None where the config says null (a feature switched off)."""
         value = self.cfg.get(key, default)

@@ -79,8 +79,11 @@ def _qwen_moe(r: ConfigReader, spec: DecoderSpec) -> MoESpec:
     decoder_sparse_step == 0; Qwen2-MoE adds a shared expert with a sigmoid gate Linear(hidden, 1)."""
     step, only = r.integer("decoder_sparse_step", 1), set(r.int_list("mlp_only_layers"))
     dense = tuple(i for i in range(spec.layers) if i in only or (i + 1) % step)
-    shared = r.integer("shared_expert_intermediate_size", minimum=0) if spec.model_type == "qwen2_moe" else 0
-    return MoESpec(r.integer("num_experts"), r.integer("num_experts_per_tok"), r.integer("moe_intermediate_size"),
+    qwen2 = spec.model_type == "qwen2_moe"  # defaults of Qwen2MoeConfig, else Qwen3MoeConfig
+    shared = r.integer("shared_expert_intermediate_size", 5632, minimum=0) if qwen2 else 0
+    return MoESpec(r.first_integer(("num_experts", "num_local_experts"), 60 if qwen2 else 128),
+                   r.integer("num_experts_per_tok", 4 if qwen2 else 8),
+                   r.integer("moe_intermediate_size", 1408 if qwen2 else 768),
                    shared_intermediate=shared, shared_gate=bool(shared), dense_layers=dense)
 
 

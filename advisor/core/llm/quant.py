@@ -29,10 +29,11 @@ GGUF_BLOCKS: dict[str, tuple[int, int]] = {"q8_0": (34, 32), "q4_k": (144, 256),
 # llama.cpp's fallback when a row length is not a multiple of 256 (llama-quant.cpp, "fallback" switch)
 _K_FALLBACK = {"q4_k": "q5_0", "q5_k": "q5_1", "q6_k": "q8_0"}
 PLAIN_BYTES = {"fp32": 4, "bf16": 2, "fp16": 2}
+QUANTIZED = ("fp8", "int8", "int4", "nf4")  # the transformers quantizers' formats (GGUF: GGUF_FORMATS)
 INT4_GROUP, NF4_BLOCK, NF4_BLOCKS_PER_ABSMAX = 128, 64, 256
 
 
-def _matrix_bytes(fmt: str, rows: int, cols: int) -> float:
+def matrix_bytes(fmt: str, rows: int, cols: int) -> float:
     """One rows x cols weight matrix (nn.Linear layout: rows = output features) in a transformers format."""
     n = rows * cols
     if fmt == "fp8":
@@ -91,7 +92,7 @@ def group_bytes(fmt: str, group: TensorGroup, spec: DecoderSpec) -> float:
         return group.numel * PLAIN_BYTES[fmt]
     if group.role in ("embed", "positions", "lm_head", "router", "shared_gate"):
         return group.numel * 2  # transformers quantizers skip embeddings, the LM head and tiny routers
-    return group.count * _matrix_bytes(fmt, group.rows, group.cols)
+    return group.count * matrix_bytes(fmt, group.rows, group.cols)
 
 
 def weight_bytes(spec: DecoderSpec, fmt: str) -> int:

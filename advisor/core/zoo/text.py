@@ -136,11 +136,19 @@ def _gpt2_block(b: GraphBuilder, cfg: GPT2Config, x: int) -> int:
     return b.add(Add(), [x, h], "add_mlp")  # residual + feed_forward_hidden_states
 
 
+def gpt2_decoder(cfg: GPT2Config, name: str) -> DecoderSpec:
+    """The same model in the general decoder description (generation, quantization, LoRA use it)."""
+    return DecoderSpec(name, "gpt2", cfg.hidden, cfg.layers, cfg.heads, cfg.heads, cfg.hidden // cfg.heads,
+                       4 * cfg.hidden, cfg.vocab, tied_embeddings=True, gated_mlp=False, activation="gelu_tanh",
+                       norm="layer", qkv_bias=True, out_bias=True, mlp_bias=True,
+                       learned_positions=cfg.max_positions, max_positions=cfg.max_positions)
+
+
 def gpt2(cfg: GPT2Config, seq_len: int, name: str) -> Graph:
     """GPT2LMHeadModel: wte + wpe (position_ids is (1, seq): shared by the batch), drop, blocks, ln_f, and the
     bias-free lm_head whose weight is wte's (tie_word_embeddings)."""
     _check_seq_len(name, seq_len, cfg.max_positions)
-    b = GraphBuilder(name, task="language_model")
+    b = GraphBuilder(name, task="language_model", decoder=gpt2_decoder(cfg, name))
     ids = b.add(Input((seq_len,), "int64"), [], "input_ids")
     tok = b.add(Embedding(cfg.vocab, cfg.hidden, "input"), [ids], "wte")
     pos = b.add(Embedding(cfg.max_positions, cfg.hidden, "position"), [ids], "wpe")

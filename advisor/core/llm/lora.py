@@ -1,0 +1,62 @@
+"""LoRA / QLoRA fine-tuning (PEFT's LoraModel): each targeted nn.Linear keeps its frozen base weight and gains
+two trainable matrices, A (rank x in) and B (out x rank); y = base(x) + B(A(dropout(x))) x alpha / rank.
+Only A and B have gradients and optimizer state; activations still flow back through every frozen layer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from advisor.core.errors import SpecError
+from advisor.core.graph import Graph, GraphBuilder, Node, TensorSpec
+from advisor.core.ops.base import Op, SavedTensor
+from advisor.core.ops.linear import Linear
+from advisor.core.workload import Workload
+
+
+@dataclass(frozen=True)
+class LoRALinear(Linear):
+    """A frozen Linear plus its adapters. lora_A keeps the layer's input for backward (as the frozen base
+    does not), lora_B keeps A's rank-wide output (PEFT's default lora_dropout 0.0 is an identity)."""
+
+    kind: ClassVar[str] = "lora_linear"
+    lora_rank: int = 16
+
+    def adapter_count(self, inputs: Sequence[TensorSpec]) -> int:
+        return self.lora_rank * (inputs[0].shape[-1] + self.out_features)
+
+    def param_count(self, inputs: Sequence[TensorSpec]) -> int:
+        return super().param_count(inputs) + self.adapter_count(inputs)
+
+    def forward_macs(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
+        tokens = output.numel // self.out_features
+        return super().forward_macs(inputs, output) + tokens * self.adapter_count(inputs)
+
+    def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[
+            SavedTensor, ...]:
+        tokens = output.numel // self.out_features
+        return (SavedTensor("lora_A output", tokens * self.lora_rank, "act"),)
+
+
+def adapter_count(op: object, inputs: Sequence[TensorSpec]) -> int:
+    return op.adapter_count(inputs) if isinstance(op, LoRALinear) else 0
+
+
+def with_adapters(graph: Graph, w: Workload) -> Graph:
+    """The graph with every Linear whose module name is one of the workload's targets adapted."""
+    targets, adapted = w.adapters, []
+
+    def adapt(node: Node) -> Op:
+        op = node.op
+        if type(op) is Linear and node.name.rsplit(".", 1)[-1] in targets and not op.tied_to:
+            adapted.append(node.name)
+            return LoRALinear(op.out_features, op.bias, lora_rank=w.lora_rank)
+        return op
+
+    builder = GraphBuilder.copy_of(graph, adapt)
+    if not adapted:
+        raise SpecError(f"lora_targets: {graph.name} has no linear layer named {', '.join(targets)} "
+                        "(LoRA adapts the q/k/v/o and gate/up/down projections of decoder blocks)")
+    return builder.build()

@@ -1,0 +1,57 @@
+"""LoRA/QLoRA: trainable adapters r x (in + out) per targeted linear, optimizer state only for them, a frozen
+(nf4 for QLoRA) base, and activations still kept where the adapters need them."""
+
+import pytest
+
+from advisor.core import zoo
+from advisor.core.errors import SpecError
+from advisor.core.estimate import estimate
+from advisor.core.workload import Workload
+
+# Llama 3 8B (hidden 4096, 8 KV heads x 128 = 1024, intermediate 14336, 32 layers), rank 16
+Q = OUT = 16 * (4096 + 4096)  # 131,072 each for q_proj and o_proj
+K = V = 16 * (4096 + 1024)  # 81,920
+GATE = UP = DOWN = 16 * (4096 + 14336)  # 294,912
+
+
+def lora(**fields: object) -> Workload:
+    return Workload("train", 1, "amp_bf16", "adamw", **fields)  # type: ignore[arg-type]
+
+
+def test_llama3_8b_rank16_all_linears() -> None:
+    graph = zoo.build("llama-3.1-8b", 64)
+    e = estimate(graph, lora(finetune="lora", weights="bf16"))
+    trainable = 32 * (Q + K + V + OUT + GATE + UP + DOWN)
+    assert trainable == 41_943_040  # PEFT's print_trainable_parameters for this model and config
+    assert e.memory.at_peak.optimizer_state == 2 * trainable * 4  # AdamW: two fp32 states per adapter weight
+    assert e.param_count == 8_030_261_248 + trainable
+    rows = {r.name: r for r in e.layers}
+    assert rows["lm_head"].kept_bytes == 0  # a frozen linear keeps nothing of its input
+    assert rows["layers.0.self_attn.q_proj"].kept_bytes >= 64 * 16 * 2  # lora_A's rank-wide output
+
+
+def test_targets_q_and_v_only() -> None:
+    e = estimate(zoo.build("llama-3.1-8b", 64), lora(finetune="lora", lora_targets=("q_proj", "v_proj")))
+    assert e.memory.at_peak.optimizer_state == 2 * 32 * (Q + V) * 4  # 6,815,744 trainable weights
+
+
+def test_qlora_base_is_nf4() -> None:
+    graph = zoo.build("llama-3.1-8b", 64)
+    bf16 = estimate(graph, lora(finetune="lora", weights="bf16")).memory.at_peak.weights
+    nf4 = estimate(graph, lora(finetune="qlora")).memory.at_peak.weights
+    embeddings = 2 * 128256 * 4096 * 2  # embed_tokens and lm_head stay bf16
+    adapters = 41_943_040 * 4
+    # nf4 blocks: 4 bits + 8/64 + 32/(64 x 256) bits per weight of the 32 x 7 block matrices
+    matrices = 8_030_261_248 - 2 * 128256 * 4096 - 65 * 4096  # minus embeddings and the 65 RMSNorm weights
+    assert nf4 == pytest.approx(embeddings + adapters + matrices * 4.127 / 8 + 65 * 4096 * 2, rel=0.002)
+    assert nf4 < 0.4 * bf16
+
+
+def test_bad_target_names_the_model() -> None:
+    with pytest.raises(SpecError, match="lora_targets: resnet18 has no linear layer named q_proj"):
+        estimate(zoo.build("resnet18"), Workload(finetune="lora", lora_targets=("q_proj",)))
+
+
+def test_quantized_full_training_is_refused() -> None:
+    with pytest.raises(SpecError, match="weights: int4 weights are frozen"):
+        Workload(weights="int4")
