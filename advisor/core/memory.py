@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from advisor.core.graph import Graph, Node, TensorSpec
 from advisor.core.llm.lora import LoRALinear, adapter_count
-from advisor.core.llm.quant import PLAIN_BYTES, QUANTIZED, matrix_bytes
+from advisor.core.llm.quant import PLAIN_BYTES, QUANTIZED, linear_bytes
 from advisor.core.ops.io import Input
 from advisor.core.ops.linear import Linear
 from advisor.core.ops.loss import CrossEntropy
@@ -175,7 +175,7 @@ class StepSimulator:
                 casts[j] = ("cast", i, j)
                 self.t.alloc(casts[j], size, "temporaries")
         weight_cast: Key = ("weight_cast", i, 0)
-        dequantized = isinstance(op, Linear) and self.w.weight_format in QUANTIZED and node.name != "lm_head"
+        dequantized = isinstance(op, Linear) and self.w.weight_format == "nf4" and node.name != "lm_head"
         fp32_stored = (self.w.training and not self.frozen) or self.w.weight_format == "fp32"
         if dequantized or (self.w.amp and op.amp == "lower" and fp32_stored):  # bnb dequantizes, autocast casts
             self.t.alloc(weight_cast, 2 * self.weight_numel(node, specs), "temporaries")
@@ -323,7 +323,7 @@ class StepSimulator:
         plain = PLAIN_BYTES.get(fmt, 2)
         if isinstance(node.op, Linear) and fmt in QUANTIZED and node.name != "lm_head" and not node.op.tied_to:
             out, cols = node.op.out_features, specs[0].shape[-1]
-            stored = round(matrix_bytes(fmt, out, cols)) + (base - out * cols) * plain
+            stored = round(linear_bytes(fmt, out, cols)) + (base - out * cols) * plain
         else:
             stored = (base + buffers) * plain
         return stored + adapters * self.w.param_dtype_bytes

@@ -63,13 +63,10 @@ class Workload:
         unknown = [t for t in self.lora_targets if t not in LORA_TARGETS]
         if unknown:
             raise SpecError(f"lora_targets: unknown {', '.join(unknown)}; choose from {', '.join(LORA_TARGETS)}")
-        if self.finetune != "full" and self.mode != "train":
-            raise SpecError(f"finetune: {self.finetune} adapters are trained, so mode must be train, "
-                            f"got {self.mode!r}")
         if self.finetune == "qlora" and self.weights not in (None, "nf4"):
             raise SpecError(f"weights: QLoRA keeps the frozen base in nf4, got {self.weights!r}")
-        if self.weights in GGUF_WEIGHTS and self.mode != "generate":
-            raise SpecError(f"weights: {self.weights} is a llama.cpp format for generation; use --mode generate")
+        if self.weights in GGUF_WEIGHTS and self.mode == "train":
+            raise SpecError(f"weights: {self.weights} is a llama.cpp format for inference; use --mode generate")
         if self.weights in QUANTIZED_WEIGHTS and self.mode == "train" and self.finetune == "full":
             raise SpecError(f"weights: {self.weights} weights are frozen; train adapters on them with "
                             "--finetune lora (or qlora), or train in bf16/fp32")
@@ -99,8 +96,9 @@ class Workload:
 
     @property
     def adapters(self) -> tuple[str, ...]:
-        """The LoRA-adapted linear layers (empty for full fine-tuning)."""
-        if self.finetune == "full":
+        """The LoRA-adapted linear layers (empty for full fine-tuning, and outside training: inference of a
+        LoRA workload, as advisor fit measures it, runs the base model)."""
+        if self.finetune == "full" or self.mode != "train":
             return ()
         return self.lora_targets or LORA_TARGETS
 

@@ -53,14 +53,6 @@ def _decode_workspace(spec: DecoderSpec, w: Workload, dtype_bytes: int) -> int:
     return w.batch * ((4 * spec.hidden + 3 * width) * dtype_bytes + LOGIT_COPIES * spec.vocab * FP32_BYTES)
 
 
-def _dequant_bytes(spec: DecoderSpec, fmt: str) -> int:
-    """bitsandbytes nf4 dequantizes each weight to 16 bit before a prefill matmul (dequantize_4bit): the
-    largest matrix is the biggest such temporary."""
-    if fmt != "nf4":
-        return 0
-    return 2 * max(g.rows * g.cols for g in tensor_groups(spec) if g.is_matrix and g.count == 1)
-
-
 def generation_profile(spec: DecoderSpec, w: Workload, prefill_flops: float) -> GenerationProfile:
     tokens = w.prompt_len + w.new_tokens
     kv = kv_cache_bytes(spec, w.kv_cache_dtype, tokens, 1)
@@ -75,13 +67,12 @@ def _memory(profile: MemoryProfile, spec: DecoderSpec, w: Workload, weights: int
     dtype_bytes = 4 if w.precision == "fp32" else 2
     prefill = profile.peak_bytes - profile.at_peak.weights
     decode = _decode_workspace(spec, w, dtype_bytes)
-    dequant = _dequant_bytes(spec, w.weight_format)
     if prefill >= decode:
         at = profile.at_peak
-        cats = CategoryBytes(weights, 0, 0, at.activations, at.temporaries + dequant, at.inputs, kv)
+        cats = CategoryBytes(weights, 0, 0, at.activations, at.temporaries, at.inputs, kv)
         phase, layer = "prefill", profile.peak_layer
     else:
-        cats = CategoryBytes(weights, 0, 0, 0, decode + dequant, 0, kv)
+        cats = CategoryBytes(weights, 0, 0, 0, decode, 0, kv)
         phase, layer = "decode", "lm_head"
     peak = cats.total
     moving = peak - weights - kv  # weights and the cache are sized once; the rest is allocator churn
@@ -93,8 +84,9 @@ def _memory(profile: MemoryProfile, spec: DecoderSpec, w: Workload, weights: int
 def estimate_generation(graph: Graph, w: Workload) -> Estimate:
     spec = decoder_of(graph)
     prefill_graph = decoder_graph(spec, w.prompt_len, last_token_logits=True)
-    profile = simulate_step(prefill_graph, replace(w, mode="infer"))
-    rows = layer_rows(prefill_graph, replace(w, mode="infer"), profile.kept_bytes,
+    prefill = replace(w, mode="infer")  # the prefill pass: a forward without autograd
+    profile = simulate_step(prefill_graph, prefill)
+    rows = layer_rows(prefill_graph, prefill, profile.kept_bytes,
                       2 if w.precision != "fp32" else 4)
     forward_flops = sum(r.forward_flops for r in rows)
     gen = generation_profile(spec, w, float(forward_flops))
@@ -120,7 +112,8 @@ def _assumptions(spec: DecoderSpec, w: Workload) -> tuple[str, ...]:
         "their window" + ("; multi-head latent attention caches the latent and the rotary key." if spec.mla
                           else "."),
         "Prefill activations come from replaying the forward pass without autograd; the LM head sees only the "
-        "last position (generate() asks for logits_to_keep=1).",
+        "last position (generate() asks for logits_to_keep=1); bitsandbytes nf4 dequantizes each weight to "
+        "16 bit for its matmul.",
         f"required_bytes = weights + KV cache + the rest / {WORST_PEAK_TO_BUDGET} (allocator churn only "
         "affects what is allocated and freed during the pass).",
         "decode_flops_per_token is taken at the mean context length (prompt + half the new tokens).",

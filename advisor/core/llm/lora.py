@@ -50,7 +50,8 @@ def with_adapters(graph: Graph, w: Workload) -> Graph:
 
     def adapt(node: Node) -> Op:
         op = node.op
-        if type(op) is Linear and node.name.rsplit(".", 1)[-1] in targets and not op.tied_to:
+        leaf = node.name.rsplit(".", 1)[-1]
+        if isinstance(op, Linear) and not isinstance(op, LoRALinear) and leaf in targets and not op.tied_to:
             adapted.append(node.name)
             return LoRALinear(op.out_features, op.bias, lora_rank=w.lora_rank)
         return op

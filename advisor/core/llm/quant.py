@@ -29,7 +29,7 @@ GGUF_BLOCKS: dict[str, tuple[int, int]] = {"q8_0": (34, 32), "q4_k": (144, 256),
 # llama.cpp's fallback when a row length is not a multiple of 256 (llama-quant.cpp, "fallback" switch)
 _K_FALLBACK = {"q4_k": "q5_0", "q5_k": "q5_1", "q6_k": "q8_0"}
 PLAIN_BYTES = {"fp32": 4, "bf16": 2, "fp16": 2}
-QUANTIZED = ("fp8", "int8", "int4", "nf4")  # the transformers quantizers' formats (GGUF: GGUF_FORMATS)
+QUANTIZED = ("fp8", "int8", "int4", "nf4", *GGUF_FORMATS)
 INT4_GROUP, NF4_BLOCK, NF4_BLOCKS_PER_ABSMAX = 128, 64, 256
 
 
@@ -47,6 +47,14 @@ def matrix_bytes(fmt: str, rows: int, cols: int) -> float:
         blocks = -(-n // NF4_BLOCK)
         return n / 2 + blocks + 4 * -(-blocks // NF4_BLOCKS_PER_ABSMAX) + 256 * 4
     return n * PLAIN_BYTES[fmt]
+
+
+def linear_bytes(fmt: str, rows: int, cols: int) -> float:
+    """A Linear's weight in a quantized format; GGUF counted at its base type (the Q6_K/Q8_0 bumps of
+    particular tensors are in group_bytes, which knows the tensor's role)."""
+    if fmt in GGUF_FORMATS:
+        return gguf_bytes("q8_0" if fmt == "q8_0" else fmt[:4], rows, cols)
+    return matrix_bytes(fmt, rows, cols)
 
 
 def gguf_bytes(gtype: str, rows: int, cols: int) -> float:
