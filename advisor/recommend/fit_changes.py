@@ -89,10 +89,11 @@ NOTES: dict[str, str] = {
 SAME_TRAINING = frozenset({"amp_bf16", "amp_fp16", "checkpointing", "inplace", "adam_8bit", "accumulate",
                            "zero1", "zero2", "zero3", "tensor_parallel", "layer_split"})
 
-# Changes that exclude each other: one precision, one optimizer, one way of freezing.
+# Changes that exclude each other: one precision, one optimizer, one way of freezing (adapters freeze the
+# base), one weight format.
 GROUPS: tuple[tuple[str, ...], ...] = (
     ("amp_bf16", "amp_fp16", "bf16"), ("checkpointing",), ("inplace",), ("sgd_momentum", "sgd", "adam_8bit"),
-    ("freeze_half", "freeze_head"), ("seq_len",), ("lora", "qlora"),
+    ("freeze_half", "freeze_head", "lora", "qlora"), ("seq_len",),
     ("weights_int8", "weights_int4", "weights_q4_k_m"), ("kv_fp8",), ("context",),
 )
 
@@ -144,7 +145,7 @@ def candidate_changes(m: Measurer, v: Variant, bf16_card: bool, allow_8bit: bool
     if not w.checkpointing:
         changes.append(Change("checkpointing", _workload(checkpointing=True), {"checkpointing": True}))
     changes += _inplace(m, v) + _optimizers(v, allow_8bit)
-    if not v.freeze:
+    if not v.freeze and w.finetune == "full":  # adapters already freeze the base
         changes += [Change(f"freeze_{how}", lambda x, how=how: replace(x, freeze=how),  # type: ignore[misc]
                            note_fields={"frozen": _frozen_params(m, v, how)}) for how in ("half", "head")]
     return changes

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from advisor.core.workload import LORA_TARGETS
 from advisor.recommend.fit_changes import Change, workload_change
 from advisor.recommend.fit_measure import Measurer, Variant
 
@@ -24,7 +25,7 @@ def llm_changes(m: Measurer, v: Variant, usable_bytes: int) -> list[Change]:
     if m.graph(v).decoder is None:
         return []
     if w.training:
-        return _finetune(v)
+        return _finetune(v) if _has_adapter_targets(m, v) else []
     if not w.generating:
         return []
     changes = [workload_change(f"weights_{fmt}", weights=fmt)
@@ -33,6 +34,13 @@ def llm_changes(m: Measurer, v: Variant, usable_bytes: int) -> list[Change]:
         changes.append(workload_change("kv_fp8", kv_cache="fp8"))
     shorter = shorter_context(m, v, usable_bytes)
     return changes + ([shorter] if shorter else [])
+
+
+def _has_adapter_targets(m: Measurer, v: Variant) -> bool:
+    """LoRA adapts linear layers by their module name (PEFT's target_modules, Llama spelling: q_proj, ...);
+    a decoder named otherwise (GPT-2's c_attn) has nothing to adapt."""
+    targets = v.workload.lora_targets or LORA_TARGETS
+    return any(node.name.rsplit(".", 1)[-1] in targets for node in m.graph(v).nodes)
 
 
 def _finetune(v: Variant) -> list[Change]:

@@ -208,7 +208,8 @@ def _eight_bit_optimizer_bytes(result: Estimate) -> float:
 def _recompute(result: Estimate, graph: Graph) -> tuple[tuple[LayerWork, ...], int]:
     """The work of the second forward of the recomputed layers (checkpointing costs compute, not memory)."""
     rows = tuple(replace(result.layers[i], backward_flops=0) for i in recompute_rows(result, graph))
-    forward_only = replace(result, layers=rows, workload=replace(result.workload, mode="infer"))
+    # a forward pass only (adapters or not: finetune does not apply outside training)
+    forward_only = replace(result, layers=rows, workload=replace(result.workload, mode="infer", finetune="full"))
     return step_work(forward_only).layers, sum(r.forward_flops for r in rows)
 
 

@@ -103,3 +103,25 @@ def test_a_model_too_big_for_one_card_is_offered_split_over_the_fewest_cards(tmp
         assert whole / 2 < option.measured.required_bytes < whole / 2 + GIB
     # tensor parallel reads half the weights per card per token; layer split passes both cards in turn
     assert split["tensor_parallel"].slowdown < -0.3 and abs(split["layer_split"].slowdown) < 0.02
+
+
+def test_qlora_fine_tuning_of_an_8b_model_fits_a_4090_and_full_fine_tuning_does_not(
+        cards: dict[str, CardRecord]) -> None:
+    card = target(cards["RTX 4090"])
+    full = Subject(zoo.build("llama-3.1-8b", 512), Workload("train", 1, "bf16", "adam"))
+    report = make_it_fit(full, card)
+    # full: 8.03e9 weights x (2 B + 2 B gradient + 2 x 2 B Adam) = 64 GB before activations
+    assert not report.current.fits
+    singles = {o.changes[0]: o for o in report.singles}
+    assert singles["qlora"].fits and singles["lora"].fits
+    # the nf4 base (~0.5 B per weight, 4.0e9 B) instead of bf16 (16.06e9 B): ~12e9 B less than LoRA
+    saved = singles["lora"].measured.peak_bytes - singles["qlora"].measured.peak_bytes
+    assert 10e9 < saved < 12.5e9
+    qlora = Subject(full.graph, Workload("train", 1, "bf16", "adam", finetune="qlora"))
+    assert make_it_fit(qlora, card).current.fits
+
+
+def test_a_decoder_without_llama_style_projections_is_not_offered_lora(cards: dict[str, CardRecord]) -> None:
+    card = target(cards["RTX 4090"])
+    gpt2 = Subject(zoo.build("gpt2-medium", 256), Workload("train", 1, "bf16"))  # c_attn, c_proj, c_fc
+    assert llm_changes(Measurer(gpt2, card), Variant(gpt2.workload), card.usable_bytes) == []
