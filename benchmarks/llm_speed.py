@@ -80,6 +80,12 @@ def load_rows() -> list[Row]:
     return rows
 
 
+def excluded_rows() -> list[str]:
+    with DATA.open(newline="") as f:
+        return [f"{r['gpu']} x{r['count']} {r['model']} {r['weights']} {r['test']} {r['tokens_per_s']}: "
+                f"{r['excluded']}" for r in csv.DictReader(f) if r["excluded"]]
+
+
 def devices() -> dict[str, tuple[Device, float]]:
     cards = {}
     for spec in load_bundled().cards:
@@ -156,6 +162,7 @@ def main() -> int:
                           ("decode", [r for r in single if not r.prefill])):
         print(summary(f"{phase} in-sample (constants in the code)", subset, lambda r: predict(r, cards, FITTED)))
         print(summary(f"{phase} leave-one-GPU-out", subset, lambda r: out_of_sample[id(r)]))
+    print("\nrows left out (the CSV says why):", *excluded_rows(), sep="\n  ")
     multi = [r for r in rows if r.count > 1]
     print(f"\nlayer split over several cards (never fitted on), {len(multi)} rows:")
     for phase, subset in (("prefill", [r for r in multi if r.prefill]),

@@ -98,3 +98,11 @@ def test_generation_speed_is_presented_and_absent_outside_generate(catalog: Cata
         plain = rank(classic, [find_card(s, "RTX 4090")], {}, Options(counts=(1,)))
     assert plain[0].decode_tokens_per_s is None and plain[0].prefill_tokens_per_s is None
     assert "Prefill tok/s" not in render_table(plain, 5)
+
+
+def test_one_card_needs_exactly_what_the_estimate_says(catalog: Catalog) -> None:
+    # one answer everywhere: `advisor estimate`'s required_bytes is the recommendation's single-card need
+    for weights in ("q4_k_m", None):
+        job = generate("llama-3.1-8b", weights, batch=4)
+        single = ranked(catalog, job, "RTX 4090", (1,))[(1, "single")]
+        assert single.required_bytes == pytest.approx(job.estimate.memory.required_bytes, abs=1)
