@@ -13,6 +13,10 @@ launches and the small ops between the GEMMs), which is what caps small models o
 
 The efficiencies are fitted by benchmarks/llm_speed.py on public llama.cpp measurements of 16 NVIDIA
 GPUs (benchmarks/data/llm_speed.csv); it prints the fit, and the error when each GPU is left out of it.
+Not modelled: AMD and Intel cards get the same efficiencies (no measurement checks them); a mixture-of-
+experts decode step reads only the active experts at every batch size, although a large batch touches more
+distinct experts; dequantizing inside the decode mat-vec kernels is taken as part of their bandwidth
+efficiency.
 """
 
 from __future__ import annotations
