@@ -125,3 +125,17 @@ def test_a_decoder_without_llama_style_projections_is_not_offered_lora(cards: di
     card = target(cards["RTX 4090"])
     gpt2 = Subject(zoo.build("gpt2-medium", 256), Workload("train", 1, "bf16"))  # c_attn, c_proj, c_fc
     assert llm_changes(Measurer(gpt2, card), Variant(gpt2.workload), card.usable_bytes) == []
+
+
+def test_every_fit_note_has_a_chinese_translation_with_the_same_fields() -> None:
+    import string
+
+    from advisor.recommend.fit_changes import NOTES
+    from advisor.ui.i18n.zh_CN import MESSAGES
+
+    def fields(text: str) -> set[str]:
+        return {name for _lit, name, _spec, _conv in string.Formatter().parse(text) if name}
+
+    for key, note in NOTES.items():
+        assert note in MESSAGES, key
+        assert fields(MESSAGES[note]) == fields(note), key
