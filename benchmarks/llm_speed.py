@@ -21,7 +21,7 @@ from advisor.catalog.seed import load_bundled
 from advisor.core import zoo
 from advisor.core.estimate import Estimate, estimate
 from advisor.core.workload import Workload
-from advisor.recommend.devices import Device, device, link
+from advisor.recommend.devices import GenerationRates, generation_rates, link
 from advisor.recommend.generation_speed import (
     FITTED,
     GenerationEfficiency,
@@ -86,22 +86,22 @@ def excluded_rows() -> list[str]:
                 f"{r['excluded']}" for r in csv.DictReader(f) if r["excluded"]]
 
 
-def devices() -> dict[str, tuple[Device, float]]:
+def devices() -> dict[str, tuple[GenerationRates, float]]:
     cards = {}
     for spec in load_bundled().cards:
         card = CardRecord(**{f.name: getattr(spec, f.name) for f in fields(spec)})
         # RunPod's multi-GPU pods talk over PCIe (the source's pods have no NVLink bridges)
-        cards[card.name] = (device(card, Workload()), link(replace(card, link_kind="none"))[0])
+        cards[card.name] = (generation_rates(card), link(replace(card, link_kind="none"))[0])
     return cards
 
 
-def predict(row: Row, cards: dict[str, tuple[Device, float]], eff: GenerationEfficiency) -> float:
-    dev, pcie = cards[row.gpu]
-    speed = generation_speed(row.run, dev, eff, Split(stages=row.count, link_gbs=pcie))
+def predict(row: Row, cards: dict[str, tuple[GenerationRates, float]], eff: GenerationEfficiency) -> float:
+    rates, pcie = cards[row.gpu]
+    speed = generation_speed(row.run, rates, eff, Split(stages=row.count, link_gbs=pcie))
     return speed.prefill_tokens_per_s if row.prefill else speed.decode_tokens_per_s
 
 
-def loss(rows: Sequence[Row], cards: dict[str, tuple[Device, float]], eff: GenerationEfficiency) -> float:
+def loss(rows: Sequence[Row], cards: dict[str, tuple[GenerationRates, float]], eff: GenerationEfficiency) -> float:
     return sum(abs(predict(r, cards, eff) / r.measured - 1) for r in rows) / len(rows)
 
 
@@ -113,7 +113,7 @@ GRIDS: dict[str, tuple[float, ...]] = {
 }
 
 
-def fit(rows: Sequence[Row], cards: dict[str, tuple[Device, float]]) -> GenerationEfficiency:
+def fit(rows: Sequence[Row], cards: dict[str, tuple[GenerationRates, float]]) -> GenerationEfficiency:
     """Coordinate descent of the mean |relative error| over the grids (each constant in turn, 4 rounds)."""
     eff = FITTED
     for _ in range(4):

@@ -32,9 +32,6 @@ class Device:
     tdp_w: float  # per GPU
     link_gbs: float  # per-direction bandwidth between cards (NVLink / Infinity Fabric, else PCIe)
     link_name: str
-    # generation (advisor.recommend.generation_speed); defaults keep older callers valid
-    fp16_accumulate_tflops: float = 0.0  # dense FP16 tensor rate with FP16 accumulation (llama.cpp's GEMMs)
-    hbm: bool = False  # stacked memory: wider and slower, so a single stream reaches less of its peak
 
 
 def matmul_rate(card: CardRecord, workload: Workload) -> float:
@@ -68,6 +65,21 @@ def fp16_accumulate_rate(card: CardRecord) -> float:
     return max(half, (card.int8_tops or 0.0) / 2) if card.vendor == "NVIDIA" else half
 
 
+@dataclass(frozen=True)
+class GenerationRates:
+    """What generation speed (advisor.recommend.generation_speed) needs of one GPU."""
+
+    bandwidth_gbs: float
+    fp16_accumulate_tflops: float  # dense FP16 tensor rate with FP16 accumulation (llama.cpp's GEMMs)
+    hbm: bool  # stacked memory: wider and slower, so a single mat-vec stream reaches less of its peak
+
+
+def generation_rates(card: CardRecord) -> GenerationRates:
+    per_gpu = max(card.devices, 1)
+    return GenerationRates(card.bandwidth_gbs / per_gpu, fp16_accumulate_rate(card) / per_gpu,
+                           card.memory_type.upper().startswith("HBM"))
+
+
 def usable_bytes(memory_bytes: int) -> int:
     return int(memory_bytes * (1 - DRIVER_RESERVED_FRACTION)) - PROCESS_OVERHEAD_BYTES
 
@@ -88,5 +100,4 @@ def device(card: CardRecord, workload: Workload) -> Device:
     return Device(card.name, card.vendor, memory, usable_bytes(memory), card.bandwidth_gbs / per_gpu,
                   matmul_rate(card, workload) / per_gpu, conv_rate(card, workload) / per_gpu,
                   card.fp32_tflops / per_gpu, card.tdp_w / per_gpu,
-                  link_gbs, link_name, fp16_accumulate_rate(card) / per_gpu,
-                  card.memory_type.upper().startswith("HBM"))
+                  link_gbs, link_name)

@@ -107,7 +107,7 @@ def _entry(w: Job, card: CardRecord, dev: Device, single_step: float, cost: Plan
     fits = required <= dev.usable_bytes
     step = single_step + cost.comm_bytes / (dev.link_gbs * 1e9)
     throughput = cost.count * batch * w.work.tokens_per_sample / step
-    speed = _generation(w, dev, cost)
+    speed = _generation(w, card, dev, cost)
     if speed is not None:  # generate mode: a step is one decode step; throughput is generated tokens/s
         step, throughput = speed.decode_step_s, cost.replicas * speed.decode_tokens_per_s
     total_price = price.amount * cost.count if price else None
@@ -120,9 +120,9 @@ def _entry(w: Job, card: CardRecord, dev: Device, single_step: float, cost: Plan
         speed.prefill_tokens_per_s * cost.replicas if speed else None, throughput if speed else None)
 
 
-def _generation(w: Job, dev: Device, cost: PlanCost) -> GenerationSpeed | None:
+def _generation(w: Job, card: CardRecord, dev: Device, cost: PlanCost) -> GenerationSpeed | None:
     run = generation_run(w.estimate)
-    return split_speed(run, dev, cost) if run is not None else None
+    return split_speed(run, card, dev, cost) if run is not None else None
 
 
 def rank(w: Job, cards: Sequence[CardRecord], prices: dict[str, PriceRecord | None],

@@ -18,7 +18,7 @@ from advisor.core.estimate import WORST_PEAK_TO_BUDGET, Estimate, estimate, with
 from advisor.core.graph import Graph
 from advisor.core.memory import StepSimulator, simulate_step
 from advisor.core.workload import OPTIMIZER_STATE_SLOTS, Workload
-from advisor.recommend.devices import Device, device
+from advisor.recommend.devices import Device, device, generation_rates
 from advisor.recommend.generation_speed import generation_speed
 from advisor.recommend.rewrites import freeze_before, trainable_layers, with_inplace_activations
 from advisor.recommend.serving import generation_run
@@ -165,7 +165,8 @@ class Measurer:
         dev = self.card.device(w)
         run = generation_run(result)
         if run is not None:  # generate: one decode step, generated tokens/s over the batch
-            speed = generation_speed(run, dev)  # required: core's rule (weights and KV cache do not churn)
+            # required: core's rule (weights and KV cache are allocated once, they do not churn)
+            speed = generation_speed(run, generation_rates(self.card.card))
             return Measured(peak, result.memory.required_bytes, speed.decode_step_s, w.batch,
                             speed.decode_tokens_per_s, int(result.forward_flops), method, result)
         if v.accumulate > 1:

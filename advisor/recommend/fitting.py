@@ -196,7 +196,7 @@ class _Search:
                 required = generation_memory(result, cost, self.card.usable_bytes)[0]
                 if run is None or (required > self.card.usable_bytes and cost is not costs[-1]):
                     continue
-                speed = split_speed(run, dev, cost)
+                speed = split_speed(run, self.card.card, dev, cost)
                 state = result.memory.at_peak.weights + kv_cache_bytes(result)
                 peak = result.memory.peak_bytes - int(state * (1 - kept_share(cost, run.profile.layers)))
                 per_card = replace(self.baseline, peak_bytes=peak, required_bytes=required,

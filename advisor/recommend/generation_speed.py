@@ -25,7 +25,7 @@ import math
 from dataclasses import dataclass
 
 from advisor.core.generation import GenerationProfile
-from advisor.recommend.devices import Device
+from advisor.recommend.devices import GenerationRates
 
 # llama.cpp's default physical batch (n_ubatch) for prompt processing.
 PREFILL_CHUNK_TOKENS = 512
@@ -80,12 +80,12 @@ class GenerationSpeed:
     decode_bound: str  # "memory" or "compute"
 
 
-def _bandwidth(dev: Device, eff: GenerationEfficiency) -> float:
-    return dev.bandwidth_gbs * 1e9 * (eff.memory_hbm if dev.hbm else eff.memory_gddr)
+def _bandwidth(card: GenerationRates, eff: GenerationEfficiency) -> float:
+    return card.bandwidth_gbs * 1e9 * (eff.memory_hbm if card.hbm else eff.memory_gddr)
 
 
-def _tensor_rate(dev: Device, eff: GenerationEfficiency) -> float:
-    return (dev.fp16_accumulate_tflops or dev.matmul_tflops) * 1e12 * eff.tensor
+def _tensor_rate(card: GenerationRates, eff: GenerationEfficiency) -> float:
+    return card.fp16_accumulate_tflops * 1e12 * eff.tensor
 
 
 def _comm_s(run: GenerationRun, split: Split, tokens: int) -> float:
@@ -109,14 +109,14 @@ def dequantized_bytes(run: GenerationRun) -> float:
     return run.profile.weight_bytes + dense if run.profile.weight_bytes < dense else 0.0
 
 
-def prefill_seconds(run: GenerationRun, dev: Device, eff: GenerationEfficiency = FITTED,
+def prefill_seconds(run: GenerationRun, card: GenerationRates, eff: GenerationEfficiency = FITTED,
                     split: Split = Split()) -> float:
     p, ways = run.profile, split.tensor_ways
     chunks = max(math.ceil(run.batch * run.prompt_len / PREFILL_CHUNK_TOKENS), 1)
     tokens = min(run.batch * run.prompt_len, PREFILL_CHUNK_TOKENS)
-    bandwidth = _bandwidth(dev, eff)
+    bandwidth = _bandwidth(card, eff)
     weights = max(p.weight_bytes, run.param_count * HALF_BYTES) / ways  # the GEMMs read FP16 weights
-    compute = p.prefill_flops / chunks / ways / _tensor_rate(dev, eff)
+    compute = p.prefill_flops / chunks / ways / _tensor_rate(card, eff)
     chunk = (max(compute, weights / bandwidth) + dequantized_bytes(run) / ways / bandwidth
              + p.layers * eff.seconds_per_layer + _comm_s(run, split, tokens))
     # layer split: chunks flow through the stages as a pipeline (llama.cpp since 2024-03); each stage
@@ -124,20 +124,20 @@ def prefill_seconds(run: GenerationRun, dev: Device, eff: GenerationEfficiency =
     return chunk * (chunks + split.stages - 1) / split.stages
 
 
-def decode_step(run: GenerationRun, dev: Device, eff: GenerationEfficiency = FITTED,
+def decode_step(run: GenerationRun, card: GenerationRates, eff: GenerationEfficiency = FITTED,
                 split: Split = Split()) -> tuple[float, str]:
     """Seconds of one decode step (every sequence gains a token) at the mean context, and its bound."""
     p, ways = run.profile, split.tensor_ways
     context = run.prompt_len + run.new_tokens / 2
     read = (p.active_weight_bytes + run.batch * p.kv_bytes_per_token * context) / ways
-    memory = read / _bandwidth(dev, eff)
-    compute = run.batch * p.decode_flops_per_token / ways / _tensor_rate(dev, eff)
+    memory = read / _bandwidth(card, eff)
+    compute = run.batch * p.decode_flops_per_token / ways / _tensor_rate(card, eff)
     step = max(memory, compute) + p.layers * eff.seconds_per_layer + _comm_s(run, split, run.batch)
     return step, "memory" if memory >= compute else "compute"
 
 
-def generation_speed(run: GenerationRun, dev: Device, eff: GenerationEfficiency = FITTED,
+def generation_speed(run: GenerationRun, card: GenerationRates, eff: GenerationEfficiency = FITTED,
                      split: Split = Split()) -> GenerationSpeed:
-    prefill = prefill_seconds(run, dev, eff, split)
-    step, bound = decode_step(run, dev, eff, split)
+    prefill = prefill_seconds(run, card, eff, split)
+    step, bound = decode_step(run, card, eff, split)
     return GenerationSpeed(prefill, step, run.batch * run.prompt_len / prefill, run.batch / step, bound)

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import math
 
+from advisor.catalog.records import CardRecord
 from advisor.core.estimate import WORST_PEAK_TO_BUDGET, Estimate
-from advisor.recommend.devices import Device
+from advisor.recommend.devices import Device, generation_rates
 from advisor.recommend.generation_speed import GenerationRun, GenerationSpeed, Split, generation_speed
 from advisor.recommend.plans import PlanCost, plan_cost, plans_for, split_cost, tensor_parallel_fits
 
@@ -44,8 +45,8 @@ def generation_cost(e: Estimate, count: int) -> list[PlanCost]:
     return costs
 
 
-def split_speed(run: GenerationRun, dev: Device, cost: PlanCost) -> GenerationSpeed:
-    return generation_speed(run, dev, split=Split(cost.tensor_ways, cost.stages, dev.link_gbs))
+def split_speed(run: GenerationRun, card: CardRecord, dev: Device, cost: PlanCost) -> GenerationSpeed:
+    return generation_speed(run, generation_rates(card), split=Split(cost.tensor_ways, cost.stages, dev.link_gbs))
 
 
 def serving_reason(cost: PlanCost, dev: Device) -> str:

@@ -5,7 +5,7 @@ from dataclasses import replace
 import pytest
 
 from advisor.core.generation import GenerationProfile as Profile
-from advisor.recommend.devices import Device
+from advisor.recommend.devices import GenerationRates
 from advisor.recommend.generation_speed import (
     FITTED,
     PREFILL_CHUNK_TOKENS,
@@ -24,8 +24,7 @@ from advisor.recommend.plans import plans_for, split_cost, tensor_parallel_fits
 Q4_BYTES = 4_600_000_000  # ~4.6 bits per weight (Q4_K_M)
 LLAMA8B_Q4 = Profile(Q4_BYTES, Q4_BYTES, 131_072, 2 * 8e9 * 512, 2 * 8e9, 32, 4096, 8, 32)
 PARAMS = 8_000_000_000
-RTX4090_LIKE = Device("card", "NVIDIA", 24 * 2**30, 22 * 2**30, 1008.0, 165.2, 165.2, 82.6, 450, 31.5,
-                      "PCIe 4.0 x16", fp16_accumulate_tflops=330.3, hbm=False)
+RTX4090_LIKE = GenerationRates(bandwidth_gbs=1008.0, fp16_accumulate_tflops=330.3, hbm=False)
 IDEAL = GenerationEfficiency(tensor=1.0, memory_gddr=1.0, memory_hbm=1.0, seconds_per_layer=0.0)
 
 
