@@ -13,15 +13,8 @@ from advisor.core.graph import Graph
 from advisor.core.units import format_bytes
 from advisor.core.workload import Workload
 from advisor.recommend.devices import Device, device
-from advisor.recommend.generation_speed import GenerationSpeed
 from advisor.recommend.plans import PlanCost, plan_cost, plans_for
-from advisor.recommend.serving import (
-    generation_cost,
-    generation_memory,
-    generation_run,
-    serving_reason,
-    split_speed,
-)
+from advisor.recommend.serving import entry_speed, generation_cost, generation_memory, note_split, serving_reason
 from advisor.recommend.timing import StepWork, step_seconds, step_work
 
 OBJECTIVES = ("perf_per_dollar", "cheapest", "fastest")
@@ -107,7 +100,7 @@ def _entry(w: Job, card: CardRecord, dev: Device, single_step: float, cost: Plan
     fits = required <= dev.usable_bytes
     step = single_step + cost.comm_bytes / (dev.link_gbs * 1e9)
     throughput = cost.count * batch * w.work.tokens_per_sample / step
-    speed = _generation(w, card, dev, cost)
+    speed = entry_speed(w.estimate, card, dev, cost)
     if speed is not None:  # generate mode: a step is one decode step; throughput is generated tokens/s
         step, throughput = speed.decode_step_s, cost.replicas * speed.decode_tokens_per_s
     total_price = price.amount * cost.count if price else None
@@ -117,12 +110,8 @@ def _entry(w: Job, card: CardRecord, dev: Device, single_step: float, cost: Plan
         "tokens/s" if w.work.tokens_per_sample > 1 or speed else "samples/s", total_price,
         price.date if price else None, price.condition if price else None,
         throughput / total_price if total_price else None, throughput / (dev.tdp_w * cost.count),
-        speed.prefill_tokens_per_s * cost.replicas if speed else None, throughput if speed else None)
-
-
-def _generation(w: Job, card: CardRecord, dev: Device, cost: PlanCost) -> GenerationSpeed | None:
-    run = generation_run(w.estimate)
-    return split_speed(run, card, dev, cost) if run is not None else None
+        prefill_tokens_per_s=speed.prefill_tokens_per_s * cost.replicas if speed else None,
+        decode_tokens_per_s=throughput if speed else None)
 
 
 def rank(w: Job, cards: Sequence[CardRecord], prices: dict[str, PriceRecord | None],
@@ -150,11 +139,10 @@ def _costs(e: Estimate, count: int) -> list[PlanCost]:
 def _note_sharding(entries: list[Recommendation]) -> list[Recommendation]:
     """Says where sharding makes a model fit that data parallel on the same cards cannot."""
     dp_fits = {(e.card, e.count) for e in entries if e.fits and e.plan in ("single", "data_parallel")}
-    notes = {"tensor_parallel": "; fits only because weights and KV cache are split over {n} cards",
-             "layer_split": "; fits only because layers are split over {n} cards"}
-    return [replace(e, reason=e.reason + notes.get(e.plan, "; fits only because model state is sharded").format(
-        n=e.count)) if e.fits and e.plan not in ("single", "data_parallel") and (e.card, e.count) not in dp_fits
-        else e for e in entries]
+    entries = [note_split(e) if (e.card, e.count) not in dp_fits else e for e in entries]
+    return [replace(e, reason=e.reason + "; fits only because model state is sharded")
+            if e.fits and e.plan.startswith("zero") and (e.card, e.count) not in dp_fits else e
+            for e in entries]
 
 
 def _sorted(entries: list[Recommendation], objective: str) -> list[Recommendation]:

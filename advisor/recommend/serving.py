@@ -7,12 +7,17 @@ from advisor.recommend.plans, speed from advisor.recommend.generation_speed.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from advisor.catalog.records import CardRecord
 from advisor.core.estimate import WORST_PEAK_TO_BUDGET, Estimate
 from advisor.recommend.devices import Device, generation_rates
 from advisor.recommend.generation_speed import GenerationRun, GenerationSpeed, Split, generation_speed
 from advisor.recommend.plans import PlanCost, plan_cost, plans_for, split_cost, tensor_parallel_fits
+
+if TYPE_CHECKING:  # the engine imports this module; the record is only a type here
+    from advisor.recommend.engine import Recommendation
 
 
 def generation_run(e: Estimate) -> GenerationRun | None:
@@ -47,6 +52,21 @@ def generation_cost(e: Estimate, count: int) -> list[PlanCost]:
 
 def split_speed(run: GenerationRun, card: CardRecord, dev: Device, cost: PlanCost) -> GenerationSpeed:
     return generation_speed(run, generation_rates(card), split=Split(cost.tensor_ways, cost.stages, dev.link_gbs))
+
+
+def entry_speed(e: Estimate, card: CardRecord, dev: Device, cost: PlanCost) -> GenerationSpeed | None:
+    """Generation speed of one ranked configuration (None outside generate mode)."""
+    run = generation_run(e)
+    return split_speed(run, card, dev, cost) if run is not None else None
+
+
+def note_split(entry: Recommendation) -> Recommendation:
+    """Says so when a split plan makes a model fit that data parallel on the same cards cannot."""
+    notes = {"tensor_parallel": "; fits only because weights and KV cache are split over {n} cards",
+             "layer_split": "; fits only because layers are split over {n} cards"}
+    if not entry.fits or entry.plan not in notes:
+        return entry
+    return replace(entry, reason=entry.reason + notes[entry.plan].format(n=entry.count))
 
 
 def serving_reason(cost: PlanCost, dev: Device) -> str:
