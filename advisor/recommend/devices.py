@@ -56,6 +56,33 @@ def conv_rate(card: CardRecord, workload: Workload) -> float:
     return matmul_rate(card, workload)
 
 
+def fp16_accumulate_rate(card: CardRecord) -> float:
+    """Tensor rate of FP16 multiplies with FP16 accumulation, which llama.cpp's cuBLAS path uses
+    (CUBLAS_COMPUTE_16F). GeForce cards run it at twice their FP32-accumulate rate (the catalog's
+    fp16_tflops, see advisor/data/README.md); on every NVIDIA tensor-core part it equals half the INT8 rate
+    (e.g. RTX 4090: 660.6 / 2 = 330.3 TFLOPS, A100: 624 / 2 = 312), so it is read from there. Cards with
+    no half-precision tensor path (Pascal and older: FP16 at 1/64 rate) run the FP32 GEMM instead."""
+    half = card.fp16_tflops or card.bf16_tflops or 0.0
+    if half <= card.fp32_tflops:
+        return card.fp32_tflops
+    return max(half, (card.int8_tops or 0.0) / 2) if card.vendor == "NVIDIA" else half
+
+
+@dataclass(frozen=True)
+class GenerationRates:
+    """What generation speed (advisor.recommend.generation_speed) needs of one GPU."""
+
+    bandwidth_gbs: float
+    fp16_accumulate_tflops: float  # dense FP16 tensor rate with FP16 accumulation (llama.cpp's GEMMs)
+    hbm: bool  # stacked memory: wider and slower, so a single mat-vec stream reaches less of its peak
+
+
+def generation_rates(card: CardRecord) -> GenerationRates:
+    per_gpu = max(card.devices, 1)
+    return GenerationRates(card.bandwidth_gbs / per_gpu, fp16_accumulate_rate(card) / per_gpu,
+                           card.memory_type.upper().startswith("HBM"))
+
+
 def usable_bytes(memory_bytes: int) -> int:
     return int(memory_bytes * (1 - DRIVER_RESERVED_FRACTION)) - PROCESS_OVERHEAD_BYTES
 

@@ -14,6 +14,7 @@ from advisor.core.units import format_bytes
 from advisor.core.workload import Workload
 from advisor.recommend.devices import Device, device
 from advisor.recommend.plans import PlanCost, plan_cost, plans_for
+from advisor.recommend.serving import entry_speed, generation_cost, generation_memory, note_split, serving_reason
 from advisor.recommend.timing import StepWork, step_seconds, step_work
 
 OBJECTIVES = ("perf_per_dollar", "cheapest", "fastest")
@@ -45,6 +46,10 @@ class Recommendation:
     price_condition: str | None
     perf_per_dollar: float | None
     perf_per_watt: float
+    # generate mode (None otherwise): prompt tokens/s of the whole batch, and generated tokens/s over all
+    # sequences of all replicas (which is then also `throughput`)
+    prefill_tokens_per_s: float | None = None
+    decode_tokens_per_s: float | None = None
 
 
 @dataclass(frozen=True)
@@ -62,6 +67,9 @@ def prepare(graph: Graph, workload: Workload) -> Job:
     first = graph.nodes[0].output
     tokens = first.shape[0] if first.dtype == "int64" and first.shape else 1
     result = estimate(graph, workload)
+    if result.generation is not None:  # the generation estimate's own line: weights + batch x (KV + prefill)
+        curve = MemoryCurve(((result.memory.fixed_bytes, result.memory.per_sample_bytes),), 0)
+        return Job(result, curve, step_work(result, tokens))
     return Job(result, memory_curve(training_graph, workload), step_work(result, tokens))
 
 
@@ -78,24 +86,32 @@ def _reason(fits: bool, required: int, dev: Device, cost: PlanCost, batch: int) 
         text += "; data parallel: each card holds the whole model, memory does not pool"
     elif cost.plan.startswith("zero"):
         text += f"; {cost.plan.upper()} shards model state over {cost.count} cards ({dev.link_name})"
-    return text
+    return text + serving_reason(cost, dev)
 
 
 def _entry(w: Job, card: CardRecord, dev: Device, single_step: float, cost: PlanCost,
            price: PriceRecord | None) -> Recommendation:
     batch = w.estimate.workload.batch
     required = _required(w.curve, batch, cost)
-    fits = required <= dev.usable_bytes
     budget = dev.usable_bytes * WORST_PEAK_TO_BUDGET + cost.saved_bytes
+    max_batch = w.curve.max_batch(budget)
+    if w.estimate.generation is not None:
+        required, max_batch = generation_memory(w.estimate, cost, dev.usable_bytes)
+    fits = required <= dev.usable_bytes
     step = single_step + cost.comm_bytes / (dev.link_gbs * 1e9)
     throughput = cost.count * batch * w.work.tokens_per_sample / step
+    speed = entry_speed(w.estimate, card, dev, cost)
+    if speed is not None:  # generate mode: a step is one decode step; throughput is generated tokens/s
+        step, throughput = speed.decode_step_s, cost.replicas * speed.decode_tokens_per_s
     total_price = price.amount * cost.count if price else None
     return Recommendation(
         card.name, cost.count, cost.plan, fits, _reason(fits, required, dev, cost, batch), required,
-        dev.usable_bytes, w.curve.max_batch(budget), step, throughput,
-        "tokens/s" if w.work.tokens_per_sample > 1 else "samples/s", total_price,
+        dev.usable_bytes, max_batch, step, throughput,
+        "tokens/s" if w.work.tokens_per_sample > 1 or speed else "samples/s", total_price,
         price.date if price else None, price.condition if price else None,
-        throughput / total_price if total_price else None, throughput / (dev.tdp_w * cost.count))
+        throughput / total_price if total_price else None, throughput / (dev.tdp_w * cost.count),
+        prefill_tokens_per_s=speed.prefill_tokens_per_s * cost.replicas if speed else None,
+        decode_tokens_per_s=throughput if speed else None)
 
 
 def rank(w: Job, cards: Sequence[CardRecord], prices: dict[str, PriceRecord | None],
@@ -106,16 +122,24 @@ def rank(w: Job, cards: Sequence[CardRecord], prices: dict[str, PriceRecord | No
         dev = device(card, workload)
         single = step_seconds(w.work, dev)
         for count in (c for c in options.counts if c <= options.max_gpus):
-            for plan in plans_for(count, workload.training):
-                entry = _entry(w, card, dev, single, plan_cost(w.estimate, plan, count), prices.get(card.name))
+            for cost in _costs(w.estimate, count):
+                entry = _entry(w, card, dev, single, cost, prices.get(card.name))
                 if options.budget_usd is None or entry.price_usd is None or entry.price_usd <= options.budget_usd:
                     entries.append(entry)
     return _sorted(_note_sharding(entries), options.objective)
 
 
+def _costs(e: Estimate, count: int) -> list[PlanCost]:
+    """Every plan on `count` cards; generation's split plans where the model can be split that way."""
+    if e.generation is not None:
+        return generation_cost(e, count)
+    return [plan_cost(e, plan, count) for plan in plans_for(count, e.workload.training)]
+
+
 def _note_sharding(entries: list[Recommendation]) -> list[Recommendation]:
     """Says where sharding makes a model fit that data parallel on the same cards cannot."""
     dp_fits = {(e.card, e.count) for e in entries if e.fits and e.plan in ("single", "data_parallel")}
+    entries = [note_split(e) if (e.card, e.count) not in dp_fits else e for e in entries]
     return [replace(e, reason=e.reason + "; fits only because model state is sharded")
             if e.fits and e.plan.startswith("zero") and (e.card, e.count) not in dp_fits else e
             for e in entries]

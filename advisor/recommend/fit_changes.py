@@ -35,6 +35,15 @@ LABELS: dict[str, str] = {
     "zero1": "ZeRO-1 sharding",
     "zero2": "ZeRO-2 sharding",
     "zero3": "ZeRO-3 / FSDP sharding",
+    "lora": "LoRA adapters on a frozen base",
+    "qlora": "QLoRA (4-bit frozen base + LoRA adapters)",
+    "weights_int8": "8-bit weights",
+    "weights_int4": "4-bit weights (GPTQ/AWQ)",
+    "weights_q4_k_m": "4-bit weights (GGUF Q4_K_M)",
+    "kv_fp8": "fp8 KV cache",
+    "context": "shorter context",
+    "tensor_parallel": "tensor parallel",
+    "layer_split": "layers split over cards",
 }
 
 NOTES: dict[str, str] = {
@@ -60,17 +69,32 @@ NOTES: dict[str, str] = {
     "zero1": "on {count} cards: optimizer state sharded over them ({link})",
     "zero2": "on {count} cards: optimizer state and gradients sharded over them ({link})",
     "zero3": "on {count} cards: parameters, gradients and optimizer state sharded over them ({link})",
+    "lora": "fine-tuning: only rank-{rank} adapters train (gradients and optimizer state for them alone); "
+            "activations are still saved through the frozen layers",
+    "qlora": "the frozen base in 4-bit NF4 with double quantization (bitsandbytes), rank-{rank} adapters train",
+    "weights_int8": "weights in 8 bits with per-channel scales: decode reads half the bytes of 16-bit; "
+                    "check the quality on your task",
+    "weights_int4": "weights in 4 bits with a scale and zero per 128-weight group: some quality loss",
+    "weights_q4_k_m": "llama.cpp's 4-bit K-quant mix (about 4.8 bits per weight): some quality loss",
+    "kv_fp8": "K and V cached in fp8 (vLLM --kv-cache-dtype fp8): half the cache of 16-bit",
+    "context": "{prompt} prompt + {new} generated tokens instead of {old_prompt} + {old_new}",
+    "tensor_parallel": "on {count} cards: weights and KV cache split {count} ways, two all-reduces per layer "
+                       "({link})",
+    "layer_split": "on {count} cards: layers divided between them ({link}); a token passes each in turn, so "
+                   "decoding runs at about one card's speed",
 }
 
 # Changes after which the same model trains the same way (up to rounding): the others change what is
 # learned (another effective batch, optimizer, numerics, frozen layers, shorter context).
 SAME_TRAINING = frozenset({"amp_bf16", "amp_fp16", "checkpointing", "inplace", "adam_8bit", "accumulate",
-                           "zero1", "zero2", "zero3"})
+                           "zero1", "zero2", "zero3", "tensor_parallel", "layer_split"})
 
-# Changes that exclude each other: one precision, one optimizer, one way of freezing.
+# Changes that exclude each other: one precision, one optimizer, one way of freezing (adapters freeze the
+# base), one weight format.
 GROUPS: tuple[tuple[str, ...], ...] = (
     ("amp_bf16", "amp_fp16", "bf16"), ("checkpointing",), ("inplace",), ("sgd_momentum", "sgd", "adam_8bit"),
-    ("freeze_half", "freeze_head"), ("seq_len",),
+    ("freeze_half", "freeze_head", "lora", "qlora"), ("seq_len",),
+    ("weights_int8", "weights_int4", "weights_q4_k_m"), ("kv_fp8",), ("context",),
 )
 
 
@@ -84,6 +108,11 @@ class Change:
 
 def _workload(**changes: object) -> Callable[[Variant], Variant]:
     return lambda v: replace(v, workload=replace(v.workload, **changes))  # type: ignore[arg-type]
+
+
+def workload_change(key: str, note_fields: dict[str, object] | None = None, **changes: object) -> Change:
+    """A change that sets workload fields (which are also the app's workload controls)."""
+    return Change(key, _workload(**changes), dict(changes), note_fields or {})
 
 
 def _precisions(v: Variant, bf16_card: bool) -> list[Change]:
@@ -109,12 +138,14 @@ def candidate_changes(m: Measurer, v: Variant, bf16_card: bool, allow_8bit: bool
     """Every single change that applies to this workload on this card (batch changes aside)."""
     w = v.workload
     changes = _precisions(v, bf16_card) if w.training or w.precision == "fp32" else []
+    if w.generating:  # the cache and the weights decide; advisor.recommend.fit_llm offers those changes
+        return changes
     if not w.training:
         return changes + _inplace(m, v)
     if not w.checkpointing:
         changes.append(Change("checkpointing", _workload(checkpointing=True), {"checkpointing": True}))
     changes += _inplace(m, v) + _optimizers(v, allow_8bit)
-    if not v.freeze:
+    if not v.freeze and w.finetune == "full":  # adapters already freeze the base
         changes += [Change(f"freeze_{how}", lambda x, how=how: replace(x, freeze=how),  # type: ignore[misc]
                            note_fields={"frozen": _frozen_params(m, v, how)}) for how in ("half", "head")]
     return changes

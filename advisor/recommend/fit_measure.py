@@ -18,8 +18,10 @@ from advisor.core.estimate import WORST_PEAK_TO_BUDGET, Estimate, estimate, with
 from advisor.core.graph import Graph
 from advisor.core.memory import StepSimulator, simulate_step
 from advisor.core.workload import OPTIMIZER_STATE_SLOTS, Workload
-from advisor.recommend.devices import Device, device
+from advisor.recommend.devices import Device, device, generation_rates
+from advisor.recommend.generation_speed import generation_speed
 from advisor.recommend.rewrites import freeze_before, trainable_layers, with_inplace_activations
+from advisor.recommend.serving import generation_run
 from advisor.recommend.timing import LayerWork, step_seconds, step_work
 
 # bitsandbytes' 8-bit optimizers (Dettmers et al. 2022, "8-bit Optimizers via Block-wise Quantization")
@@ -139,6 +141,9 @@ class Measurer:
         return self._cache[v]
 
     def curve(self, v: Variant) -> MemoryCurve:
+        if v.workload.generating:  # the generation estimate's line: weights + batch x (KV cache + prefill)
+            m = self.measure(v).estimate.memory
+            return MemoryCurve(((m.fixed_bytes, m.per_sample_bytes),), 0)
         graph = self.graph(v)
         return memory_curve(with_loss_head(graph) if v.workload.training else graph, v.workload)
 
@@ -158,6 +163,12 @@ class Measurer:
             work = replace(work, optimizer_bytes=_eight_bit_optimizer_bytes(result))
             method = "modelled"
         dev = self.card.device(w)
+        run = generation_run(result)
+        if run is not None:  # generate: one decode step, generated tokens/s over the batch
+            # required: core's rule (weights and KV cache are allocated once, they do not churn)
+            speed = generation_speed(run, generation_rates(self.card.card))
+            return Measured(peak, result.memory.required_bytes, speed.decode_step_s, w.batch,
+                            speed.decode_tokens_per_s, int(result.forward_flops), method, result)
         if v.accumulate > 1:
             micro = step_seconds(replace(work, optimizer_bytes=0.0), dev)
             seconds = v.accumulate * micro + step_seconds(replace(work, layers=()), dev)
@@ -198,7 +209,8 @@ def _eight_bit_optimizer_bytes(result: Estimate) -> float:
 def _recompute(result: Estimate, graph: Graph) -> tuple[tuple[LayerWork, ...], int]:
     """The work of the second forward of the recomputed layers (checkpointing costs compute, not memory)."""
     rows = tuple(replace(result.layers[i], backward_flops=0) for i in recompute_rows(result, graph))
-    forward_only = replace(result, layers=rows, workload=replace(result.workload, mode="infer"))
+    # a forward pass only (adapters or not: finetune does not apply outside training)
+    forward_only = replace(result, layers=rows, workload=replace(result.workload, mode="infer", finetune="full"))
     return step_work(forward_only).layers, sum(r.forward_flops for r in rows)
 
 

@@ -53,7 +53,8 @@ def render_text(report: FitReport) -> str:
     lines += ["", "Each change alone (measured by re-estimating; speed against the workload as set):"]
     lines += _table([report.current, *report.singles])
     cheapest = report.cheapest
-    which = "keeping the training the same" if report.combinations_same_training else "changing the training"
+    which = ("keeping the training the same" if report.combinations_same_training else "changing the training"
+             if report.current.measured.estimate.workload.training else "changing the numbers the model computes")
     lines.append("")
     if cheapest is None:
         lines.append("No set of changes fits at this batch; see the batch and sharding options.")

@@ -28,8 +28,17 @@ from advisor.recommend.fit_changes import (
     checkpoint_fields,
     shorter_sequence,
 )
+from advisor.recommend.fit_llm import llm_changes
 from advisor.recommend.fit_measure import Measured, Measurer, Subject, Target, Variant, required_bytes
-from advisor.recommend.plans import plan_cost
+from advisor.recommend.plans import SPLIT_PLANS, plan_cost
+from advisor.recommend.serving import (
+    generation_cost,
+    generation_memory,
+    generation_run,
+    kept_share,
+    kv_cache_bytes,
+    split_speed,
+)
 
 # Below this share of the card's usable memory left over, a fit is too tight to leave alone: the estimate's
 # own error (benchmarks/accuracy.py) and a data loader's pinned buffers can take that much.
@@ -70,7 +79,8 @@ class FitOption:
     def applicable(self) -> bool:
         """Every part of it is a workload control of the app (8-bit state, freezing, sharding are not)."""
         return bool(self.settings) and all(c not in ("adam_8bit", "freeze_half", "freeze_head")
-                                           and not c.startswith("zero") for c in self.changes)
+                                           and not c.startswith("zero") and c not in SPLIT_PLANS
+                                           for c in self.changes)
 
 
 @dataclass(frozen=True)
@@ -152,6 +162,8 @@ class _Search:
     def sharding(self) -> list[FitOption]:
         """Each ZeRO stage on the fewest cards (2, 4, 8) on which it fits; the model state it moves off each
         card is plans.plan_cost's, communication time is added at the card's link bandwidth."""
+        if self.base.workload.generating:
+            return self.split_plans()
         if not self.base.workload.training:
             return []
         result = self.baseline.estimate
@@ -172,6 +184,29 @@ class _Search:
         return options
 
 
+    def split_plans(self) -> list[FitOption]:
+        """Generation: tensor parallel and layer split, each on the fewest cards (2, 4, 8) it fits on; memory
+        per card and speed as `advisor recommend` computes them (advisor.recommend.serving)."""
+        result, run = self.baseline.estimate, generation_run(self.baseline.estimate)
+        dev = self.card.device(self.base.workload)
+        options = []
+        for plan in SPLIT_PLANS:
+            costs = [c for n in SHARDING_COUNTS for c in generation_cost(result, n) if c.plan == plan]
+            for cost in costs:
+                required = generation_memory(result, cost, self.card.usable_bytes)[0]
+                if run is None or (required > self.card.usable_bytes and cost is not costs[-1]):
+                    continue
+                speed = split_speed(run, self.card.card, dev, cost)
+                state = result.memory.at_peak.weights + kv_cache_bytes(result)
+                peak = result.memory.peak_bytes - int(state * (1 - kept_share(cost, run.profile.layers)))
+                per_card = replace(self.baseline, peak_bytes=peak, required_bytes=required,
+                                   step_time_s=speed.decode_step_s, throughput=speed.decode_tokens_per_s)
+                change = Change(plan, lambda v: v, note_fields={"count": cost.count, "link": dev.link_name})
+                options.append(self.option([change], self.base, cards=cost.count, measured=per_card))
+                break
+        return options
+
+
 def _sets(groups: list[list[Change]], size: int) -> Iterator[tuple[Change, ...]]:
     for chosen in itertools.combinations(groups, size):
         yield from itertools.product(*chosen)
@@ -182,13 +217,14 @@ def make_it_fit(subject: Subject, card: Target, allow_8bit: bool = False) -> Fit
     search = _Search(subject, card, allow_8bit)
     base, usable = search.base, card.usable_bytes
     changes = candidate_changes(search.m, base, card.bf16, allow_8bit)
-    shorter = shorter_sequence(search.m, base, usable)
+    shorter = shorter_sequence(search.m, base, usable) if not base.workload.generating else None
     if shorter is not None:
         changes.append(shorter)
+    changes += llm_changes(search.m, base, usable)
     singles = search.singles(batch_changes(search.m, base, usable) + changes)
     # a change that does not lower the peak alone (in-place GELU makes autograd keep a copy) is left out,
-    # here and from the combinations
-    singles = [o for o in singles if o.measured.peak_bytes < search.baseline.peak_bytes]
+    # here and from the combinations, unless it buys speed (a smaller weight format decodes faster)
+    singles = [o for o in singles if o.measured.peak_bytes < search.baseline.peak_bytes or o.slowdown < 0]
     helpful = {o.changes[0] for o in singles}
     changes = [c for c in changes if c.key in helpful]
     # changes that keep the training the same first; only if none of their sets fits, every change

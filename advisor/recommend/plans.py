@@ -8,16 +8,26 @@ also the gradients, stage 3 also the weights (each layer's weights are gathered 
 backward: two layer-sized gather buffers). Communication per step (ring collectives move (N-1)/N of the
 data per card): all-reduce of gradients = 2x gradient bytes for data parallel and ZeRO-1/2; ZeRO-3
 all-gathers weights twice and reduce-scatters gradients = 3x. No overlap with compute is assumed.
+
+Generation adds two ways of splitting one model over N cards (advisor.recommend.generation_speed times them):
+tensor_parallel (Megatron-LM, Shoeybi et al. 2019; vLLM's --tensor-parallel-size) splits every layer's
+weights and its KV heads N ways, so N must divide the attention and the KV heads; layer_split (llama.cpp's
+default --split-mode layer, pipeline serving) gives each card a run of whole layers: memory adds up, but a
+token still passes every layer in turn. Data parallel still holds the whole model on each card.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from advisor.core.estimate import Estimate
+from advisor.core.generation import GenerationProfile
 
 PLANS_TRAIN = ("data_parallel", "zero1", "zero2", "zero3")
 PLANS_INFER = ("data_parallel", "zero3")
+PLANS_GENERATE = ("data_parallel", "tensor_parallel", "layer_split")
+SPLIT_PLANS = ("tensor_parallel", "layer_split")  # one model instance over all the cards
 
 
 @dataclass(frozen=True)
@@ -26,12 +36,36 @@ class PlanCost:
     count: int
     saved_bytes: int  # model state this plan takes off each card (negative: it adds buffers)
     comm_bytes: float  # bytes each card sends per step
+    tensor_ways: int = 1  # generation: cards each layer is split over
+    stages: int = 1  # generation: cards the layers are divided between
+
+    @property
+    def replicas(self) -> int:
+        """Copies of the model serving requests side by side."""
+        return 1 if self.plan in SPLIT_PLANS else self.count
 
 
-def plans_for(count: int, training: bool) -> tuple[str, ...]:
+def plans_for(count: int, training: bool, generating: bool = False) -> tuple[str, ...]:
     if count == 1:
         return ("single",)
+    if generating:
+        return PLANS_GENERATE
     return PLANS_TRAIN if training else PLANS_INFER
+
+
+def tensor_parallel_fits(profile: GenerationProfile, count: int) -> bool:
+    """Each card takes whole attention heads and whole KV heads (vLLM asserts both divide)."""
+    return profile.attention_heads % count == 0 and profile.kv_heads % count == 0
+
+
+def split_cost(profile: GenerationProfile, plan: str, count: int, kv_cache_bytes: int) -> PlanCost:
+    """Memory a split plan takes off each card: tensor parallel keeps 1/N of the weights and the KV cache
+    on each; layer split the share of the layers on its busiest card (ceil(layers / N) of them)."""
+    model_state = profile.weight_bytes + kv_cache_bytes
+    if plan == "tensor_parallel":
+        return PlanCost(plan, count, int(model_state * (count - 1) / count), 0.0, tensor_ways=count)
+    busiest = math.ceil(profile.layers / count) / profile.layers
+    return PlanCost(plan, count, int(model_state * (1 - busiest)), 0.0, stages=count)
 
 
 def largest_layer_params(e: Estimate) -> int:

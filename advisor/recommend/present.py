@@ -30,10 +30,23 @@ def best_per_card(entries: list[Recommendation]) -> list[Recommendation]:
     return best
 
 
+def _with_generation(header: tuple[str, ...], rows: list[tuple[str, ...]],
+                     shown: list[Recommendation]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+    """Generate mode: the prompt's speed beside the throughput (which is then the decode speed)."""
+    at = header.index("Throughput") + 1
+    cells = [f"{r.prefill_tokens_per_s:,.0f}" if r.prefill_tokens_per_s else "n/a" for r in shown]
+    return ((*header[:at], "Prefill tok/s", *header[at:]),
+            [(*row[:at], cell, *row[at:]) for row, cell in zip(rows, cells, strict=True)])
+
+
 def render_table(entries: list[Recommendation], top: int) -> str:
     shown = best_per_card(entries)[:top]
-    rows = [_HEADER] + [_row(i + 1, r) for i, r in enumerate(shown)]
-    widths = [max(len(row[c]) for row in rows) for c in range(len(_HEADER))]
+    header: tuple[str, ...] = _HEADER
+    body = [_row(i + 1, r) for i, r in enumerate(shown)]
+    if any(r.decode_tokens_per_s is not None for r in shown):
+        header, body = _with_generation(header, body, shown)
+    rows = [header, *body]
+    widths = [max(len(row[c]) for row in rows) for c in range(len(header))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in rows]
     lines.insert(1, "-" * len(lines[0]))
     fitting = [r for r in entries if r.fits]
@@ -53,4 +66,5 @@ def to_json(entries: list[Recommendation]) -> list[dict[str, Any]]:
              "step_time_s": r.step_time_s, "throughput": r.throughput, "throughput_unit": r.throughput_unit,
              "price_usd": r.price_usd, "price_date": r.price_date.isoformat() if r.price_date else None,
              "price_condition": r.price_condition, "perf_per_dollar": r.perf_per_dollar,
-             "perf_per_watt": r.perf_per_watt} for r in entries]
+             "perf_per_watt": r.perf_per_watt, "prefill_tokens_per_s": r.prefill_tokens_per_s,
+             "decode_tokens_per_s": r.decode_tokens_per_s} for r in entries]

@@ -85,3 +85,14 @@ def test_a_pytorch_module_is_simulated_where_the_change_is_a_workload_change(tmp
     assert methods[("amp_fp16",)] == methods[("batch",)] == "simulated"  # the simulator runs these
     assert methods[("freeze_head",)] == methods[("accumulate",)] == "analytic"  # graph rewrites: analytic
     assert ("amp_bf16",) not in methods  # a T4 has no bf16
+
+
+def test_generation_offers_quantized_weights_by_their_measured_bytes(tmp_path: Path) -> None:
+    result = run(tmp_path, "zoo:llama-3.1-8b", "--mode", "generate", "--precision", "bf16", "--batch", "1",
+                 "--prompt-len", "4096", "--new-tokens", "512", "--gpu", "RTX 4060 Ti 16GB", "--json")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert not data["current"]["fits"]
+    changes = {tuple(e["changes"]): e for e in data["changes"]}
+    assert changes[("weights_int4",)]["fits"] and changes[("weights_int4",)]["settings"] == {"weights": "int4"}
+    assert changes[("weights_int4",)]["required_bytes"] < changes[("weights_int8",)]["required_bytes"]

@@ -51,3 +51,14 @@ def test_bad_input(tmp_path: Path, args: list[str], message: str) -> None:
     result = run(tmp_path, *args)
     assert result.returncode == 2
     assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_llama_70b_at_4_bit_on_two_3090s_fits_only_when_split(tmp_path: Path) -> None:
+    result = run(tmp_path, "zoo:llama-3.1-70b", "--mode", "generate", "--weights", "q4_k_m", "--precision", "bf16",
+                 "--batch", "1", "--vendor", "NVIDIA", "--max-gpus", "2", "--json")
+    assert result.returncode == 0, result.stderr
+    entries = json.loads(result.stdout)["recommendations"]
+    on_3090 = {(e["count"], e["plan"]): e for e in entries if e["card"] == "GeForce RTX 3090"}
+    assert {plan for (count, plan), e in on_3090.items() if e["fits"]} == {"tensor_parallel", "layer_split"}
+    assert all(e["decode_tokens_per_s"] > 0 and e["prefill_tokens_per_s"] > 0 for e in on_3090.values())
+    assert "fits only because layers are split over 2 cards" in on_3090[(2, "layer_split")]["reason"]

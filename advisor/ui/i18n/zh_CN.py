@@ -250,6 +250,28 @@ MESSAGES: dict[str, str] = {
         "在 {count} 张卡上：优化器状态和梯度分片存放（{link}）",
     "on {count} cards: parameters, gradients and optimizer state sharded over them ({link})":
         "在 {count} 张卡上：参数、梯度和优化器状态分片存放（{link}）",
+    # make-it-fit notes of language models (advisor/recommend/fit_changes.py NOTES)
+    "fine-tuning: only rank-{rank} adapters train (gradients and optimizer state for them alone); "
+    "activations are still saved through the frozen layers":
+        "微调：只训练秩为 {rank} 的适配器（只有它们有梯度和优化器状态）；冻结层的激活值仍要保存",
+    "the frozen base in 4-bit NF4 with double quantization (bitsandbytes), rank-{rank} adapters train":
+        "冻结的基座以 4 位 NF4 加双重量化存放（bitsandbytes），训练秩为 {rank} 的适配器",
+    "weights in 8 bits with per-channel scales: decode reads half the bytes of 16-bit; "
+    "check the quality on your task":
+        "权重为 8 位、每通道一个缩放：解码读取的字节是 16 位的一半；请在你的任务上检查质量",
+    "weights in 4 bits with a scale and zero per 128-weight group: some quality loss":
+        "权重为 4 位、每 128 个权重一组缩放和零点：质量略有损失",
+    "llama.cpp's 4-bit K-quant mix (about 4.8 bits per weight): some quality loss":
+        "llama.cpp 的 4 位 K-quant 混合格式（每个权重约 4.8 位）：质量略有损失",
+    "K and V cached in fp8 (vLLM --kv-cache-dtype fp8): half the cache of 16-bit":
+        "K 和 V 以 fp8 缓存（vLLM --kv-cache-dtype fp8）：缓存是 16 位的一半",
+    "{prompt} prompt + {new} generated tokens instead of {old_prompt} + {old_new}":
+        "提示 {prompt} 个 token + 生成 {new} 个（原为 {old_prompt} + {old_new}）",
+    "on {count} cards: weights and KV cache split {count} ways, two all-reduces per layer ({link})":
+        "在 {count} 张卡上：权重和 KV 缓存分成 {count} 份，每层两次 all-reduce（{link}）",
+    "on {count} cards: layers divided between them ({link}); a token passes each in turn, so "
+    "decoding runs at about one card's speed":
+        "在 {count} 张卡上：各层分配到各卡（{link}）；每个 token 依次经过每张卡，因此解码速度约等于一张卡",
     "Choose the model": "选择模型", "Hover a circle for its numbers; click it to load that model.":
         "鼠标悬停在圆圈上查看数据；单击即可载入该模型。",
     "top-1 {value}%": "top-1 {value}%", "accuracy unknown": "准确率未知",

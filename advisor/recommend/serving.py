@@ -1,0 +1,109 @@
+"""Generation on one or several cards: which plans apply, what each card holds, how fast, and why.
+
+The bridge between an estimate in generate mode (its GenerationProfile) and the ranking engine: plans come
+from advisor.recommend.plans, speed from advisor.recommend.generation_speed.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from advisor.catalog.records import CardRecord
+from advisor.core.estimate import WORST_PEAK_TO_BUDGET, Estimate
+from advisor.recommend.devices import Device, generation_rates
+from advisor.recommend.generation_speed import GenerationRun, GenerationSpeed, Split, generation_speed
+from advisor.recommend.plans import PlanCost, plan_cost, plans_for, split_cost, tensor_parallel_fits
+
+if TYPE_CHECKING:  # the engine imports this module; the record is only a type here
+    from advisor.recommend.engine import Recommendation
+
+
+def generation_run(e: Estimate) -> GenerationRun | None:
+    """The card-independent generation work of a generate-mode estimate (None in other modes)."""
+    if e.generation is None:
+        return None
+    w = e.workload
+    return GenerationRun(e.generation, e.param_count, w.batch, w.prompt_len, w.new_tokens)
+
+
+def kv_cache_bytes(e: Estimate) -> int:
+    """The whole batch's cache at the end of generation: every prompt and generated token of every sequence."""
+    if e.generation is None:
+        return 0
+    w = e.workload
+    return e.generation.kv_bytes_per_token * w.batch * (w.prompt_len + w.new_tokens)
+
+
+def generation_cost(e: Estimate, count: int) -> list[PlanCost]:
+    """Every generation plan on `count` cards; tensor parallel only where whole heads fall on each card."""
+    profile = e.generation
+    costs = []
+    for plan in plans_for(count, False, generating=True):
+        if plan in ("tensor_parallel", "layer_split") and profile is not None:
+            if plan == "tensor_parallel" and not tensor_parallel_fits(profile, count):
+                continue
+            costs.append(split_cost(profile, plan, count, kv_cache_bytes(e)))
+        else:
+            costs.append(plan_cost(e, plan, count))
+    return costs
+
+
+def split_speed(run: GenerationRun, card: CardRecord, dev: Device, cost: PlanCost) -> GenerationSpeed:
+    return generation_speed(run, generation_rates(card), split=Split(cost.tensor_ways, cost.stages, dev.link_gbs))
+
+
+def entry_speed(e: Estimate, card: CardRecord, dev: Device, cost: PlanCost) -> GenerationSpeed | None:
+    """Generation speed of one ranked configuration (None outside generate mode)."""
+    run = generation_run(e)
+    return split_speed(run, card, dev, cost) if run is not None else None
+
+
+def note_split(entry: Recommendation) -> Recommendation:
+    """Says so when a split plan makes a model fit that data parallel on the same cards cannot."""
+    notes = {"tensor_parallel": "; fits only because weights and KV cache are split over {n} cards",
+             "layer_split": "; fits only because layers are split over {n} cards"}
+    if not entry.fits or entry.plan not in notes:
+        return entry
+    return replace(entry, reason=entry.reason + notes[entry.plan].format(n=entry.count))
+
+
+def serving_reason(cost: PlanCost, dev: Device) -> str:
+    """What a split plan does, in words a user can check (empty for the other plans)."""
+    if cost.plan == "tensor_parallel":
+        return (f"; tensor parallel over {cost.count} cards ({dev.link_name}): each holds 1/{cost.count} of "
+                "the weights and KV cache, two all-reduces per layer")
+    if cost.plan == "layer_split":
+        return (f"; layers split over {cost.count} cards ({dev.link_name}): memory adds up, but every token "
+                "passes each card in turn, so decoding runs at about one card's speed")
+    return ""
+
+
+def kept_share(cost: PlanCost, layers: int) -> float:
+    """Share of the weights and KV cache on each card: 1/N under tensor parallel, the busiest card's layers
+    under layer split (ceil(layers / N) of them), all of it otherwise."""
+    if cost.tensor_ways > 1:
+        return 1 / cost.tensor_ways
+    if cost.stages > 1:
+        return math.ceil(layers / cost.stages) / layers
+    return 1.0
+
+
+def generation_memory(e: Estimate, cost: PlanCost, usable_bytes: int) -> tuple[int, int]:
+    """Bytes each card needs at the estimate's batch, and the largest batch that fits `usable_bytes`.
+
+    As core's generation estimate counts it: weights and KV cache are allocated once (no allocator churn),
+    the rest of the peak (prefill activations, workspaces) is divided by WORST_PEAK_TO_BUDGET; split plans
+    keep their share of the weights and KV cache on each card (the rest stays whole: conservative)."""
+    if e.generation is None:
+        raise ValueError("generation_memory needs a generate-mode estimate")
+    m, w = e.memory, e.workload
+    share = kept_share(cost, e.generation.layers)
+    kv_per_sequence = kv_cache_bytes(e) / w.batch
+    weights = m.at_peak.weights
+    fixed = weights * share + (m.fixed_bytes - weights) / WORST_PEAK_TO_BUDGET
+    per_sequence = kv_per_sequence * share + (m.per_sample_bytes - kv_per_sequence) / WORST_PEAK_TO_BUDGET
+    required = int(fixed + w.batch * per_sequence)
+    largest = math.floor((usable_bytes - fixed) / per_sequence) if per_sequence > 0 else w.batch
+    return required, max(largest, 0)

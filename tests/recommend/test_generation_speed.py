@@ -1,0 +1,117 @@
+"""Generation speed (prefill, decode) per card and the split plans' memory, from the roofline's arithmetic."""
+
+from dataclasses import replace
+
+import pytest
+
+from advisor.core.generation import GenerationProfile as Profile
+from advisor.recommend.devices import GenerationRates
+from advisor.recommend.generation_speed import (
+    FITTED,
+    PREFILL_CHUNK_TOKENS,
+    GenerationEfficiency,
+    GenerationRun,
+    Split,
+    decode_step,
+    dequantized_bytes,
+    generation_speed,
+    prefill_seconds,
+)
+from advisor.recommend.plans import plans_for, split_cost, tensor_parallel_fits
+
+# Llama 3 8B: 8.03e9 weights, 32 layers, hidden 4096, 32 query heads, 8 KV heads of 128;
+# K and V in fp16: 2 x 32 layers x 8 heads x 128 x 2 B = 131,072 B per token
+Q4_BYTES = 4_600_000_000  # ~4.6 bits per weight (Q4_K_M)
+LLAMA8B_Q4 = Profile(Q4_BYTES, Q4_BYTES, 131_072, 2 * 8e9 * 512, 2 * 8e9, 32, 4096, 8, 32)
+PARAMS = 8_000_000_000
+RTX4090_LIKE = GenerationRates(bandwidth_gbs=1008.0, fp16_accumulate_tflops=330.3, hbm=False)
+IDEAL = GenerationEfficiency(tensor=1.0, memory_gddr=1.0, memory_hbm=1.0, seconds_per_layer=0.0)
+
+
+def run(profile: Profile = LLAMA8B_Q4, batch: int = 1, prompt: int = 512, new: int = 128) -> GenerationRun:
+    return GenerationRun(profile, PARAMS, batch, prompt, new)
+
+
+def test_decode_at_batch_one_reads_the_weights_and_the_cache_once_per_token() -> None:
+    step, bound = decode_step(run(), RTX4090_LIKE, IDEAL)
+    # mean context 512 + 128/2 = 576 tokens: 4.6e9 + 131,072 x 576 = 4,675,497,472 B at 1,008 GB/s
+    assert step == pytest.approx(4_675_497_472 / 1008e9)
+    assert bound == "memory"
+    assert generation_speed(run(), RTX4090_LIKE, IDEAL).decode_tokens_per_s == pytest.approx(215.6, abs=0.1)
+
+
+def test_fitted_decode_adds_bandwidth_efficiency_and_a_fixed_cost_per_layer() -> None:
+    step, _ = decode_step(run(), RTX4090_LIKE)
+    # GDDR card: 4,675,497,472 B / (1,008e9 x 0.88) + 32 layers x 72 us = 5.271 ms + 2.304 ms
+    expected = 4_675_497_472 / (1008e9 * FITTED.memory_gddr) + 32 * FITTED.seconds_per_layer
+    assert step == pytest.approx(expected)
+    assert 1 / step == pytest.approx(132.0, abs=0.5)
+    hbm = replace(RTX4090_LIKE, hbm=True)
+    assert decode_step(run(), hbm)[0] > step  # HBM streams a lower share of its peak (0.50 vs 0.88)
+
+
+def test_large_batches_make_decode_compute_bound() -> None:
+    big = run(batch=1024, prompt=16, new=16)
+    step, bound = decode_step(big, RTX4090_LIKE, IDEAL)
+    # compute: 1,024 x 16e9 FLOPs / 330.3e12 = 49.6 ms; memory: (4.6e9 + 1,024 x 131,072 x 24) / 1,008e9 = 7.8 ms
+    assert bound == "compute"
+    assert step == pytest.approx(1024 * 16e9 / 330.3e12)
+    assert generation_speed(big, RTX4090_LIKE, IDEAL).decode_tokens_per_s == pytest.approx(1024 / step)
+
+
+def test_prefill_is_compute_bound_and_quantized_weights_pay_their_fp16_expansion() -> None:
+    # one 512-token chunk: 8.192e12 FLOPs / 330.3e12 = 24.8 ms (the fp16 weights' 16e9 B take 15.9 ms)
+    fp16 = replace(LLAMA8B_Q4, weight_bytes=2 * PARAMS, active_weight_bytes=2 * PARAMS)
+    assert dequantized_bytes(run(fp16)) == 0
+    assert prefill_seconds(run(fp16), RTX4090_LIKE, IDEAL) == pytest.approx(2 * 8e9 * 512 / 330.3e12)
+    # q4: read 4.6e9 B and write the 16e9 B fp16 copy = 20.6e9 B more at 1,008 GB/s = 20.4 ms more
+    assert dequantized_bytes(run()) == 4.6e9 + 16e9
+    q4 = prefill_seconds(run(), RTX4090_LIKE, IDEAL)
+    assert q4 == pytest.approx(2 * 8e9 * 512 / 330.3e12 + 20.6e9 / 1008e9)
+    speed = generation_speed(run(), RTX4090_LIKE, IDEAL)
+    assert speed.prefill_tokens_per_s == pytest.approx(512 / q4)
+
+
+def test_prefill_goes_in_chunks_of_512_tokens() -> None:
+    four = run(batch=4)  # 4 x 512 = 2,048 tokens = 4 chunks, each re-expanding the quantized weights
+    flops = replace(LLAMA8B_Q4, prefill_flops=4 * LLAMA8B_Q4.prefill_flops)
+    seconds = prefill_seconds(replace(four, profile=flops), RTX4090_LIKE, IDEAL)
+    assert 4 * 512 // PREFILL_CHUNK_TOKENS == 4
+    assert seconds == pytest.approx(4 * (2 * 8e9 * 512 / 330.3e12 + 20.6e9 / 1008e9))
+
+
+def test_tensor_parallel_divides_the_reads_and_pays_two_all_reduces_per_layer() -> None:
+    single, _ = decode_step(run(), RTX4090_LIKE, IDEAL)
+    split = Split(tensor_ways=2, link_gbs=31.5)
+    two, _ = decode_step(run(), RTX4090_LIKE, IDEAL, split)
+    # 2 all-reduces x 32 layers, each a 20 us latency + 2 (2-1)/2 x 4,096 x 2 B / 31.5 GB/s
+    comm = 64 * (20e-6 + 8192 / 31.5e9)
+    assert two == pytest.approx(single / 2 + comm)
+    assert two < single  # faster than one card, by less than 2x
+
+
+def test_layer_split_decodes_at_one_cards_speed_plus_the_hops() -> None:
+    single, _ = decode_step(run(), RTX4090_LIKE, IDEAL)
+    three, _ = decode_step(run(), RTX4090_LIKE, IDEAL, Split(stages=3, link_gbs=31.5))
+    # a token crosses 2 boundaries: 2 x (20 us + 8,192 B / 31.5 GB/s)
+    assert three == pytest.approx(single + 2 * (20e-6 + 8192 / 31.5e9))
+
+
+def test_tensor_parallel_needs_whole_heads_on_every_card() -> None:
+    # 32 query heads and 8 KV heads: 2, 4, 8 ways divide both; 3 and 16 do not
+    assert [n for n in (2, 3, 4, 8, 16) if tensor_parallel_fits(LLAMA8B_Q4, n)] == [2, 4, 8]
+
+
+def test_split_plans_take_model_state_off_each_card() -> None:
+    kv = 131_072 * 640  # batch 1, 512 + 128 tokens
+    tp = split_cost(LLAMA8B_Q4, "tensor_parallel", 4, kv)
+    assert tp.saved_bytes == (Q4_BYTES + kv) * 3 // 4 and tp.tensor_ways == 4 and tp.replicas == 1
+    # 32 layers over 3 cards: the busiest holds ceil(32/3) = 11 of them, so 21/32 of the state leaves it
+    ls = split_cost(LLAMA8B_Q4, "layer_split", 3, kv)
+    assert ls.saved_bytes == int((Q4_BYTES + kv) * (1 - 11 / 32)) and ls.stages == 3 and ls.replicas == 1
+
+
+def test_generation_offers_split_plans_and_data_parallel_on_several_cards() -> None:
+    assert plans_for(1, False, generating=True) == ("single",)
+    assert plans_for(2, False, generating=True) == ("data_parallel", "tensor_parallel", "layer_split")
+    assert plans_for(2, False) == ("data_parallel", "zero3")  # inference without generation as before
