@@ -1,8 +1,10 @@
 """Does the time model rank cards the way published benchmarks do? ResNet-50 training throughput on several
-cards (benchmarks/data/resnet50_training_throughput.csv, each row with its source) against the model's
-prediction: prints every row, the Spearman rank correlation and the median |error|, both raw and after one
-common scale factor (NVIDIA's recipe uses channels-last, DALI and fused kernels, so it runs faster than the
-eager torchvision step the model describes: the ranking and ratios are what must hold).
+cards (benchmarks/data/resnet50_training_throughput.csv, each row with its source: NVIDIA's published A100/V100
+figures, Lambda's public PyTorch benchmark on ten datacenter, workstation and consumer cards from Turing to
+Hopper, and this project's H200 measurements) against the model's prediction: prints every row, the Spearman
+rank correlation and the median |error|, both raw and after one common scale factor (both published recipes
+run NVIDIA DeepLearningExamples' ResNet-50 with channels-last, DALI and cudnn.benchmark, so they run faster
+than the eager torchvision step the model describes: the ranking and ratios are what must hold).
 Run: .venv/bin/python benchmarks/cross_card.py
 """
 
