@@ -120,6 +120,25 @@ def _stream_layer(row: LayerRow, training: bool, in_bytes: int) -> LayerWork:
     return LayerWork((), 0.0, float(moved), float(flops), kernels, ops, 2 if row.param_count else 0)
 
 
+def _cross_entropy_layer(row: LayerRow, training: bool, in_bytes: int, act_bytes: int) -> LayerWork:
+    """F.cross_entropy as it runs: half-precision logits are first cast to fp32 (autocast puts cross_entropy
+    on its fp32 list; Hugging Face's causal-LM loss calls logits.float() in every precision), then
+    log_softmax reads them and writes fp32 log-probabilities and nll_loss picks one per row. Backward fills
+    the log-probabilities' gradient with zeros and scatters into it (nll_loss_backward), log_softmax_backward
+    reads that gradient and the saved output and writes the logits' gradient, and the cast back writes it in
+    half. For a 50,257-word vocabulary these tensors are the largest of the step (torch/nn/functional.py,
+    aten/src/ATen/native/LossNLL.cpp)."""
+    elements = in_bytes // act_bytes
+    fp32 = 4 * elements
+    cast = act_bytes < 4
+    moved = cast * (in_bytes + fp32) + 2 * fp32
+    kernels = 2 + cast
+    if training:
+        moved += fp32 + 3 * fp32 + cast * (fp32 + in_bytes)
+        kernels += 3 + cast
+    return LayerWork((), 0.0, float(moved), float(row.forward_flops + row.backward_flops), kernels, 1 + cast)
+
+
 def layer_works(rows: Sequence[LayerRow], training: bool, act_bytes: int, amp: bool) -> tuple[LayerWork, ...]:
     out, previous_bytes = [], 0
     for row in rows:
@@ -132,6 +151,8 @@ def layer_works(rows: Sequence[LayerRow], training: bool, act_bytes: int, amp: b
         gemm = row.kind in CONV_KINDS | MATMUL_KINDS and row.forward_macs >= MIN_MACS_PER_OUTPUT_FOR_GEMM * outputs
         if gemm:
             out.append(_gemm_layer(row, training, act_bytes, amp))
+        elif row.kind == "cross_entropy":
+            out.append(_cross_entropy_layer(row, training, in_bytes, act_bytes))
         elif row.kind in ATTENTION_KINDS and row.forward_macs:
             out.append(_attention_layer(row, training))
         else:
