@@ -58,6 +58,7 @@ class LayerWork:
     kernels: int  # launches
     host_ops: int  # forward ops the Python interpreter dispatches (backward runs in the C++ engine)
     param_tensors: int = 0
+    untracked_ops: int = 0  # of host_ops, those that record no autograd node (buffer updates)
 
 
 def _gemm_dims(row: LayerRow) -> tuple[int, int, int]:
@@ -109,15 +110,19 @@ def _stream_layer(row: LayerRow, training: bool, in_bytes: int) -> LayerWork:
     inputs = 2 if row.kind in ("add", "mul", "Add") else 1
     ops = COMPOSITE_OPS.get(row.kind, 1)
     # batch norm in training reads its input twice in forward (statistics, then normalising) and in backward
-    # reads input and output gradient twice (the reductions for the weight gradients, then the input's)
+    # reads input and output gradient twice (the reductions for the weight gradients, then the input's);
+    # nn.BatchNorm's training forward also counts the batch, num_batches_tracked.add_(1) (torch/nn/modules/
+    # batchnorm.py): one more op and kernel, without an autograd node (benchmarks/host_dispatch.py measures
+    # a train-mode BatchNorm2d call ~24 us dearer on the host than an inference one)
     stats = training and row.kind in NORM_KINDS
     moved = ops * ((inputs + stats) * in_bytes + row.output_bytes)
-    kernels = ops
+    kernels = ops + stats
     if training and row.backward_flops:
         moved += ops * (3 + 2 * stats) * largest + 2 * row.param_count * 4  # and the parameters' gradients
         kernels += ops
     flops = row.forward_flops + row.backward_flops
-    return LayerWork((), 0.0, float(moved), float(flops), kernels, ops, 2 if row.param_count else 0)
+    return LayerWork((), 0.0, float(moved), float(flops), kernels, ops + stats, 2 if row.param_count else 0,
+                     untracked_ops=int(stats))
 
 
 def _cross_entropy_layer(row: LayerRow, training: bool, in_bytes: int, act_bytes: int) -> LayerWork:

@@ -98,9 +98,10 @@ class StepWork:
 
     @cached_property
     def totals(self) -> tuple[float, int, int, int]:
-        """Attention FLOPs, kernels and forward ops of the layers (card-independent sums)."""
-        return (sum(x.attention_flops for x in self.layers), sum(x.kernels for x in self.layers),
-                sum(x.host_ops for x in self.layers), len(self.layers))
+        """Attention FLOPs, kernels, forward ops and the autograd nodes those record (card-independent sums)."""
+        ops = sum(x.host_ops for x in self.layers)
+        return (sum(x.attention_flops for x in self.layers), sum(x.kernels for x in self.layers), ops,
+                ops - sum(x.untracked_ops for x in self.layers))
 
 
 def step_work(e: Estimate, tokens_per_sample: int = 1) -> StepWork:
@@ -126,14 +127,14 @@ def step_parts(work: StepWork, card: Device) -> StepParts:
     simt = simt_flops_per_s(card)
     for layer in work.layers:  # inline stream_seconds: this loop runs for every card ranked
         stream += max(layer.stream_bytes / bandwidth, layer.simt_flops / simt)
-    attention_flops, kernels, python_ops, _ = work.totals
+    attention_flops, kernels, python_ops, autograd_nodes = work.totals
     attention = attention_flops / (card.matmul_tflops * 1e12)
     host = STEP_HOST_SECONDS if work.layers and work.training else 0.0
     if work.optimizer_bytes:  # 0 when a caller times the layers alone (gradient accumulation)
         kernels += work.optimizer.kernels
         host += work.optimizer.host_seconds
         stream += stream_seconds(work.optimizer_bytes, 0.0, card)
-    nodes = python_ops if work.training else 0
+    nodes = autograd_nodes if work.training else 0
     return StepParts(python_ops, nodes, kernels, host, matmul, unaligned, conv, attention, stream)
 
 

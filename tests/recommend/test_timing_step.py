@@ -123,3 +123,15 @@ def test_fp32_cross_entropy_needs_no_cast() -> None:
     # log_softmax reads the 4000 B of logits and writes 4000 B of log-probabilities
     assert work.stream_bytes == 8000
     assert work.kernels == 2
+
+
+def test_training_batch_norm_counts_its_batch_without_an_autograd_node() -> None:
+    layers = layer_works([_elementwise_row("batchnorm", 1000)], training=True, act_bytes=2, amp=False)
+    (norm,) = layers
+    # forward: num_batches_tracked.add_(1) and the normalisation; backward: one kernel
+    assert (norm.host_ops, norm.kernels, norm.untracked_ops) == (2, 3, 1)
+    work = StepWork(layers, 0.0, 1, 1, training=True)
+    # 2 forward ops, of which 1 records an autograd node
+    assert work.totals[2:] == (2, 1)
+    (inference,) = layer_works([_elementwise_row("batchnorm", 1000)], training=False, act_bytes=2, amp=False)
+    assert (inference.host_ops, inference.kernels) == (1, 1)
