@@ -30,13 +30,11 @@ from advisor.core.workload import Workload
 from advisor.recommend.devices import device
 from advisor.recommend.timing import FITTED, Efficiency, StepParts, combine, step_parts, step_work
 
-# The fitted constants and their physical ranges. Efficiency.tensor and .unaligned are not fitted: their
-# values in FITTED come from measurements and public figures (see advisor/recommend/timing.py).
+# The fitted constants and their physical ranges. Efficiency.tensor, .unaligned, .conv and .attention are not
+# fitted: FITTED holds them at measured or published figures (see advisor/recommend/timing.py).
 GRID: dict[str, tuple[float, ...]] = {
     "python_op_seconds": tuple(x * 1e-6 for x in range(2, 121, 2)),
     "backward_node_seconds": tuple(x * 1e-6 for x in range(2, 61, 2)),
-    "conv": tuple(x / 100 for x in range(5, 101, 5)),
-    "attention": tuple(x / 100 for x in range(5, 101, 5)),
     "stream": tuple(x / 4 for x in range(4, 41)),
 }
 
