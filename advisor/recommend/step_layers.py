@@ -58,6 +58,7 @@ class LayerWork:
     kernels: int  # launches
     host_ops: int  # forward ops the Python interpreter dispatches (backward runs in the C++ engine)
     param_tensors: int = 0
+    untracked_ops: int = 0  # of host_ops, those that record no autograd node (buffer updates)
 
 
 def _gemm_dims(row: LayerRow) -> tuple[int, int, int]:
@@ -109,15 +110,38 @@ def _stream_layer(row: LayerRow, training: bool, in_bytes: int) -> LayerWork:
     inputs = 2 if row.kind in ("add", "mul", "Add") else 1
     ops = COMPOSITE_OPS.get(row.kind, 1)
     # batch norm in training reads its input twice in forward (statistics, then normalising) and in backward
-    # reads input and output gradient twice (the reductions for the weight gradients, then the input's)
+    # reads input and output gradient twice (the reductions for the weight gradients, then the input's);
+    # nn.BatchNorm's training forward also counts the batch, num_batches_tracked.add_(1) (torch/nn/modules/
+    # batchnorm.py): one more op and kernel, without an autograd node (benchmarks/host_dispatch.py measures
+    # a train-mode BatchNorm2d call ~24 us dearer on the host than an inference one)
     stats = training and row.kind in NORM_KINDS
     moved = ops * ((inputs + stats) * in_bytes + row.output_bytes)
-    kernels = ops
+    kernels = ops + stats
     if training and row.backward_flops:
         moved += ops * (3 + 2 * stats) * largest + 2 * row.param_count * 4  # and the parameters' gradients
         kernels += ops
     flops = row.forward_flops + row.backward_flops
-    return LayerWork((), 0.0, float(moved), float(flops), kernels, ops, 2 if row.param_count else 0)
+    return LayerWork((), 0.0, float(moved), float(flops), kernels, ops + stats, 2 if row.param_count else 0,
+                     untracked_ops=int(stats))
+
+
+def _cross_entropy_layer(row: LayerRow, training: bool, in_bytes: int, act_bytes: int) -> LayerWork:
+    """F.cross_entropy as it runs: half-precision logits are first cast to fp32 (autocast puts cross_entropy
+    on its fp32 list; Hugging Face's causal-LM loss calls logits.float() in every precision), then
+    log_softmax reads them and writes fp32 log-probabilities and nll_loss picks one per row. Backward fills
+    the log-probabilities' gradient with zeros and scatters into it (nll_loss_backward), log_softmax_backward
+    reads that gradient and the saved output and writes the logits' gradient, and the cast back writes it in
+    half. For a 50,257-word vocabulary these tensors are the largest of the step (torch/nn/functional.py,
+    aten/src/ATen/native/LossNLL.cpp)."""
+    elements = in_bytes // act_bytes
+    fp32 = 4 * elements
+    cast = act_bytes < 4
+    moved = cast * (in_bytes + fp32) + 2 * fp32
+    kernels = 2 + cast
+    if training:
+        moved += fp32 + 3 * fp32 + cast * (fp32 + in_bytes)
+        kernels += 3 + cast
+    return LayerWork((), 0.0, float(moved), float(row.forward_flops + row.backward_flops), kernels, 1 + cast)
 
 
 def layer_works(rows: Sequence[LayerRow], training: bool, act_bytes: int, amp: bool) -> tuple[LayerWork, ...]:
@@ -132,6 +156,8 @@ def layer_works(rows: Sequence[LayerRow], training: bool, act_bytes: int, amp: b
         gemm = row.kind in CONV_KINDS | MATMUL_KINDS and row.forward_macs >= MIN_MACS_PER_OUTPUT_FOR_GEMM * outputs
         if gemm:
             out.append(_gemm_layer(row, training, act_bytes, amp))
+        elif row.kind == "cross_entropy":
+            out.append(_cross_entropy_layer(row, training, in_bytes, act_bytes))
         elif row.kind in ATTENTION_KINDS and row.forward_macs:
             out.append(_attention_layer(row, training))
         else:

@@ -100,3 +100,38 @@ def test_autocast_casts_weight_and_bias_each_way() -> None:
     assert work.host_ops == 1 + 2  # the linear and its two casts
     # each cast reads 4 B and writes 2 B per parameter, forward and backward
     assert work.stream_bytes == 2 * 6 * params
+
+
+def _loss_rows(elements: int, act_bytes: int) -> list[LayerRow]:
+    logits = LayerRow("lm_head", "linear", (elements,), 0, 0, 0, 0, act_bytes * elements, 0, elements)
+    loss = LayerRow("loss", "cross_entropy", (), 0, 0, 4 * elements, 4 * elements, 4, 0, 1)
+    return [logits, loss]
+
+
+def test_half_precision_cross_entropy_upcasts_its_logits() -> None:
+    (_, work) = layer_works(_loss_rows(1000, 2), training=True, act_bytes=2, amp=True)
+    # forward: cast 2000 B read + 4000 B written, log_softmax 4000 B read + 4000 B written = 14,000 B;
+    # backward: nll_loss_backward writes 4000 B, log_softmax_backward reads 2 x 4000 B and writes 4000 B,
+    # the cast back reads 4000 B and writes 2000 B = 22,000 B
+    assert work.stream_bytes == 14_000 + 22_000
+    assert work.kernels == 3 + 4  # cast, log_softmax, nll_loss; fill, nll backward, softmax backward, cast
+    assert work.host_ops == 2  # .float() and F.cross_entropy
+
+
+def test_fp32_cross_entropy_needs_no_cast() -> None:
+    (_, work) = layer_works(_loss_rows(1000, 4), training=False, act_bytes=4, amp=False)
+    # log_softmax reads the 4000 B of logits and writes 4000 B of log-probabilities
+    assert work.stream_bytes == 8000
+    assert work.kernels == 2
+
+
+def test_training_batch_norm_counts_its_batch_without_an_autograd_node() -> None:
+    layers = layer_works([_elementwise_row("batchnorm", 1000)], training=True, act_bytes=2, amp=False)
+    (norm,) = layers
+    # forward: num_batches_tracked.add_(1) and the normalisation; backward: one kernel
+    assert (norm.host_ops, norm.kernels, norm.untracked_ops) == (2, 3, 1)
+    work = StepWork(layers, 0.0, 1, 1, training=True)
+    # 2 forward ops, of which 1 records an autograd node
+    assert work.totals[2:] == (2, 1)
+    (inference,) = layer_works([_elementwise_row("batchnorm", 1000)], training=False, act_bytes=2, amp=False)
+    assert (inference.host_ops, inference.kernels) == (1, 1)
