@@ -99,3 +99,15 @@ def test_more_cards_more_throughput_but_communication_costs(catalog: Catalog) ->
     two = next(e for e in entries if e.count == 2 and e.plan == "data_parallel")
     assert one.throughput < two.throughput < 2 * one.throughput
     assert two.step_time_s > one.step_time_s
+
+
+def test_mixed_precision_is_not_slower_than_fp32_on_pascal(catalog: Catalog) -> None:
+    """GP102 runs FP16 arithmetic at 1/64 of FP32 (catalog: 11.34 / 64 = 0.177 TFLOPS on the 1080 Ti), but
+    cuBLAS computes half inputs with FP32 arithmetic: AMP's matmuls run at the FP32 rate, not 64x slower."""
+    from advisor.recommend.devices import matmul_rate
+
+    with catalog.read() as s:
+        card = find_card(s, "GTX 1080 Ti")
+    assert card.fp16_tflops is not None and card.fp16_tflops < card.fp32_tflops / 32
+    assert matmul_rate(card, Workload("train", 32, "amp_fp16")) == card.fp32_tflops
+    assert matmul_rate(card, Workload("train", 32, "fp32")) == card.fp32_tflops
