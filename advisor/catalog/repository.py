@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 from advisor.catalog.errors import CatalogError, DuplicateCardError, UnknownCardError
 from advisor.catalog.names import normalize
 from advisor.catalog.orm import USER, Alias, Card, Price
-from advisor.catalog.records import CONDITIONS, CardRecord, CardSpec, PriceRecord
+from advisor.catalog.records import CONDITIONS, KINDS, MARKETS, CardRecord, CardSpec, PriceRecord
 
 # Columns a spec shares with the cards table (everything but the aliases, which live in their own table).
 SPEC_COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(CardSpec) if f.name != "aliases")
@@ -35,7 +35,15 @@ def _record(card: Card, aliases: Sequence[str]) -> CardRecord:
 
 def _price_record(price: Price, card_name: str) -> PriceRecord:
     return PriceRecord(card_name=card_name, amount=price.amount, currency=price.currency, date=price.date,
-                       condition=price.condition, source=price.source, user_owned=price.origin == USER)
+                       condition=price.condition, source=price.source, user_owned=price.origin == USER,
+                       kind=price.kind, market=price.market, source_url=price.source_url,
+                       source_read_date=price.source_read_date)  # fmt: skip
+
+
+def price_orm(card_id: int, price: PriceRecord, origin: str) -> Price:
+    return Price(card_id=card_id, amount=float(price.amount), currency=price.currency.upper(), date=price.date,
+                 condition=price.condition, source=price.source, origin=origin, kind=price.kind,
+                 market=price.market, source_url=price.source_url, source_read_date=price.source_read_date)
 
 
 def _aliases_of(session: Session, card_ids: Iterable[int]) -> dict[int, list[str]]:
@@ -182,17 +190,38 @@ def import_cards(session: Session, specs: Sequence[CardSpec]) -> tuple[int, int,
 
 def add_price(session: Session, card_name: str, amount: float, *, currency: str = "USD",
               on: date | None = None, condition: str = "new", source: str = "entered by the user",
-              origin: str = USER) -> PriceRecord:  # fmt: skip
-    if condition not in CONDITIONS:
-        raise CatalogError(f"price condition {condition!r} is not one of {', '.join(CONDITIONS)}")
-    if not amount > 0:
+              origin: str = USER, kind: str = "purchase", market: str | None = None,
+              source_url: str = "") -> PriceRecord:  # fmt: skip
+    """Record one price; the market defaults to what the condition and kind imply (used -> used_market)."""
+    market = market or default_market(condition, kind)
+    for label, value, options in (("condition", condition, CONDITIONS), ("kind", kind, KINDS),
+                                  ("market", market, MARKETS)):  # fmt: skip
+        if value not in options:
+            raise CatalogError(f"price {label} {value!r} is not one of {', '.join(options)}")
+    if not 0 < amount < float("inf"):
         raise CatalogError(f"price {amount!r} is not a positive amount")
     card = _require(session, card_name)
-    price = Price(card=card, amount=float(amount), currency=currency.upper(), date=on or date.today(),
-                  condition=condition, source=source, origin=origin)
+    record = PriceRecord(card.name, float(amount), currency.upper(), on or date.today(), condition, source,
+                         origin == USER, kind, market, source_url)  # fmt: skip
+    price = price_orm(card.id, record, origin)
     session.add(price)
     session.flush()
     return _price_record(price, card.name)
+
+
+def default_market(condition: str, kind: str) -> str:
+    if kind == "rent_hour":
+        return "cloud_on_demand"
+    return "retail" if condition == "new" else "used_market"
+
+
+def all_prices(session: Session) -> dict[str, list[PriceRecord]]:
+    """Every price of every card in one query, oldest first per card (ranking reads them all at once)."""
+    found: dict[str, list[PriceRecord]] = defaultdict(list)
+    query = select(Price, Card.name).join(Card).order_by(Price.date, Price.id)
+    for price, name in session.execute(query):
+        found[name].append(_price_record(price, name))
+    return found
 
 
 def price_history(session: Session, card_name: str) -> list[PriceRecord]:

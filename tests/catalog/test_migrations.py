@@ -61,7 +61,7 @@ def _columns(path: Path) -> dict[str, list[str]]:
 
 def test_v1_database_upgrades_and_keeps_user_rows(tmp_path: Path, bundled: BundledData) -> None:
     catalog = open_catalog(_v1_file(tmp_path / "v1.sqlite3"), bundled=bundled)
-    assert catalog.messages == [f"catalog {tmp_path / 'v1.sqlite3'} upgraded from schema version 1 to 2"]
+    assert catalog.messages == [f"catalog {tmp_path / 'v1.sqlite3'} upgraded from schema version 1 to {SCHEMA_VERSION}"]
     with catalog.read() as session:
         mine = find_card(session, "my 3090")
         assert (mine.name, mine.tdp_w, mine.user_owned) == ("GeForce RTX 3090", 280, True)  # bundled says 350
