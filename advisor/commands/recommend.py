@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session
 
 from advisor.catalog import open_catalog
 from advisor.commands.estimate import add_workload_options, positive_int, workload_from
+from advisor.commands.money_options import add_money_options, money_options
 from advisor.core.errors import SpecError
 from advisor.estimating import prepare_spec
 from advisor.recommend.engine import OBJECTIVES, Job, Options
@@ -29,7 +30,8 @@ def add_ranking_options(parser: argparse.ArgumentParser, top: int = 25) -> None:
     parser.add_argument("--vendor", default=None)
     parser.add_argument("--segment", choices=("consumer", "workstation", "datacenter"), default=None)
     parser.add_argument("--min-memory", type=float, default=None, metavar="GB", help="per card, GiB")
-    parser.add_argument("--used", action="store_true", help="consider used prices too")
+    parser.add_argument("--used", action="store_true", help="same as --price-basis lowest")
+    add_money_options(parser)
     parser.add_argument("--top", type=positive_int, default=top, help="rows in the table")
     parser.add_argument("--catalog", metavar="PATH", default=None, help="catalog database to use")
 
@@ -40,8 +42,9 @@ def ranking_request(args: argparse.Namespace) -> tuple[CardFilter, Options]:
     if args.budget is not None and args.budget <= 0:
         raise SpecError(f"--budget: must be positive, got {args.budget}")
     cards = CardFilter(args.vendor, args.segment,
-                       int(args.min_memory * 2**30) if args.min_memory else None, args.used)
-    return cards, Options(args.objective, args.budget, args.max_gpus)
+                       int(args.min_memory * 2**30) if args.min_memory else None, args.used,
+                       args.price_basis, args.software)  # fmt: skip
+    return cards, Options(args.objective, args.budget, args.max_gpus, money=money_options(args, cards.basis))
 
 
 def ranked(args: argparse.Namespace, command: str,
