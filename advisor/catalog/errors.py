@@ -19,6 +19,17 @@ class UnknownCardError(CatalogError):
         self.suggestions = tuple(suggestions)
 
 
+class AmbiguousCardError(CatalogError):
+    MAX_LISTED = 8
+
+    def __init__(self, name: str, candidates: Sequence[str]) -> None:
+        shown = ", ".join(repr(c) for c in candidates[: self.MAX_LISTED])
+        more = f" and {len(candidates) - self.MAX_LISTED} more" if len(candidates) > self.MAX_LISTED else ""
+        super().__init__(f"card name {name!r} is ambiguous: it could be {shown}{more}; type more of the name")
+        self.name = name
+        self.candidates = tuple(candidates)
+
+
 class DuplicateCardError(CatalogError):
     def __init__(self, name: str, existing: str) -> None:
         super().__init__(f"card {name!r} is already in the catalog as {existing!r}")
@@ -39,3 +50,20 @@ class NewerSchemaError(CatalogError):
     def __init__(self, path: str, found: int, known: int) -> None:
         super().__init__(f"{path}: catalog schema version {found} is newer than this advisor knows "
                          f"({known}); update advisor or use --catalog to open another file")
+
+
+class PriceImportError(CatalogDataError):
+    """Bad rows of a prices file: one line per bad row (line number and field), at most MAX_LISTED of them."""
+
+    MAX_LISTED = 20
+
+    def __init__(self, where: str, problems: Sequence[str]) -> None:
+        super().__init__(where, problems)
+        listed = [f"  {p}" for p in problems[: self.MAX_LISTED]]
+        if len(problems) > self.MAX_LISTED:
+            listed.append(f"  ... and {len(problems) - self.MAX_LISTED} more bad rows")
+        count = f"{len(problems)} bad row{'s' if len(problems) != 1 else ''}"
+        self.args = (f"{where}: {count}, nothing imported:\n" + "\n".join(listed),)
+
+    def __str__(self) -> str:
+        return str(self.args[0])

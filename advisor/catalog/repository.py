@@ -14,8 +14,8 @@ from typing import Any
 from sqlalchemy import ColumnElement, select
 from sqlalchemy.orm import Session
 
-from advisor.catalog.errors import CatalogError, DuplicateCardError, UnknownCardError
-from advisor.catalog.names import normalize
+from advisor.catalog.errors import AmbiguousCardError, CatalogError, DuplicateCardError, UnknownCardError
+from advisor.catalog.names import match, normalize
 from advisor.catalog.orm import USER, Alias, Card, Price
 from advisor.catalog.records import CONDITIONS, KINDS, MARKETS, CardRecord, CardSpec, PriceRecord
 
@@ -59,8 +59,21 @@ def orm_card(session: Session, name: str) -> Card | None:
     return session.scalar(select(Card).join(Alias).where(Alias.alias == normalize(name)))
 
 
-def _require(session: Session, name: str) -> Card:
+def resolve_card(session: Session, name: str) -> Card | None:
+    """The card a typed name means: an exact name or alias, else the same words in any order or spelling
+    (names.match). AmbiguousCardError lists the candidates when the words fit several cards."""
     card = orm_card(session, name)
+    if card is not None:
+        return card
+    pairs = [(alias, card) for alias, card in session.execute(select(Alias.display, Card.name).join(Card))]
+    found = match(name, pairs)
+    if len(found) > 1:
+        raise AmbiguousCardError(name, found)
+    return session.scalar(select(Card).where(Card.name == found[0])) if found else None
+
+
+def _require(session: Session, name: str) -> Card:
+    card = resolve_card(session, name)
     if card is None:
         names = [display for (display,) in session.execute(select(Alias.display))]
         raise UnknownCardError(name, difflib.get_close_matches(name, names, n=3, cutoff=0.6))
@@ -78,7 +91,7 @@ def find_card(session: Session, name: str) -> CardRecord:
 
 
 def lookup_card(session: Session, name: str) -> CardRecord | None:
-    card = orm_card(session, name)
+    card = resolve_card(session, name)
     return None if card is None else _as_record(session, card)
 
 

@@ -59,7 +59,7 @@ class BundledData:
     digest: str
 
 
-def _sources(directory: Path) -> dict[str, Source]:
+def load_sources(directory: Path) -> dict[str, Source]:
     text = (directory / "sources.csv").read_text(encoding="utf-8")
     found: dict[str, Source] = {}
     for line, row in rows(text):
@@ -107,7 +107,7 @@ def _prices(directory: Path, cards: tuple[CardSpec, ...], sources: dict[str, Sou
 
 def load_bundled(directory: Path | None = None) -> BundledData:
     directory = directory or bundled_dir()
-    sources = _sources(directory)
+    sources = load_sources(directory)
     text = (directory / "cards.csv").read_text(encoding="utf-8")
     cards = tuple(read_cards(text, str(directory / "cards.csv"), _source_map(sources)))
     prices = _prices(directory, cards, sources)
