@@ -39,3 +39,18 @@ class NewerSchemaError(CatalogError):
     def __init__(self, path: str, found: int, known: int) -> None:
         super().__init__(f"{path}: catalog schema version {found} is newer than this advisor knows "
                          f"({known}); update advisor or use --catalog to open another file")
+
+
+class CatalogBusyError(CatalogError):
+    """Another program held the catalog's lock past the busy timeout; the file itself is fine."""
+
+    def __init__(self, where: str, waited_s: float) -> None:
+        super().__init__(f"catalog {where} is busy: another program kept it locked for over {waited_s:g} s; "
+                         f"nothing was changed, try again when it has finished")  # fmt: skip
+
+
+class CatalogFileError(CatalogError):
+    """The catalog path cannot hold a database (a folder, a device, under a file, too long, read-only)."""
+
+    def __init__(self, where: str, why: str) -> None:
+        super().__init__(f"catalog {where}: {why}; point --catalog or ADVISOR_CATALOG at a writable file")
