@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import logging
 import os
+import sqlite3
+import stat
 from dataclasses import fields
 from datetime import date
 from pathlib import Path
@@ -16,8 +18,10 @@ from pathlib import Path
 import platformdirs
 from sqlalchemy.orm import Session
 
-from advisor.catalog.engine import Sessions, make_engine
-from advisor.catalog.migrations import upgrade
+from advisor.catalog import engine as sqlite_engine
+from advisor.catalog.engine import Sessions, as_catalog_error, make_engine
+from advisor.catalog.errors import CatalogFileError
+from advisor.catalog.migrations import SCHEMA_VERSION, schema_version, upgrade
 from advisor.catalog.orm import USER
 from advisor.catalog.recovery import Salvage, damage, move_aside, salvage
 from advisor.catalog.repository import add_price, attach_aliases, edit_card, insert_card, orm_card
@@ -85,29 +89,60 @@ def _recover(path: Path, reason: str) -> tuple[Salvage, str]:
     return found, message
 
 
+def _usable(target: Path) -> None:
+    """Refuse, in one line, a path that cannot hold the catalog, before SQLite (or recovery) touches it."""
+    try:
+        mode = target.stat().st_mode
+    except FileNotFoundError:
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise CatalogFileError(str(target), f"cannot create its folder: {error.strerror}") from None
+        mode = None
+    except OSError as error:  # ENAMETOOLONG, ENOTDIR (a path under a file), EACCES, ELOOP
+        raise CatalogFileError(str(target), error.strerror or str(error)) from None
+    if mode is not None and not stat.S_ISREG(mode):
+        kind = "a folder" if stat.S_ISDIR(mode) else "not a regular file"
+        raise CatalogFileError(str(target), f"is {kind}")
+    if mode is None and len(os.fsencode(target.name)) + len("-journal") > 255:
+        # SQLite keeps <name>-wal and <name>-shm beside the file; they must fit the name limit too.
+        raise CatalogFileError(str(target), "the file name is too long (at most 247 bytes)")
+
+
+def _up_to_date(sessions: Sessions, digest: str) -> bool:
+    """True when opening needs no write at all: so a reader never waits for (or takes) the write lock."""
+    with sessions.read() as session:
+        return bool(schema_version(session.connection()) == SCHEMA_VERSION
+                    and seeded_digest(session) == digest)  # fmt: skip
+
+
 def open_catalog(path: str | os.PathLike[str] | None = None, *, data_dir: Path | None = None,
                  bundled: BundledData | None = None) -> Catalog:  # fmt: skip
     """Open (creating, upgrading, re-seeding or rebuilding as needed) the catalog database."""
     target = catalog_path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    _usable(target)
     messages: list[str] = []
     found = Salvage()
-    reason = damage(target)
+    try:
+        reason = damage(target, sqlite_engine.BUSY_TIMEOUT_MS / 1000)
+    except sqlite3.Error as error:
+        raise as_catalog_error(error, target) from None
     if reason is not None:
         found, message = _recover(target, reason)
         messages.append(message)
     sessions = Sessions(make_engine(target))
     data_dir = data_dir or bundled_dir()
+    digest = bundled.digest if bundled else data_digest(data_dir)
 
     def prepare(session: Session) -> None:
         before, after = upgrade(session.connection(), str(target))
         if 0 < before < after:
             messages.append(f"catalog {target} upgraded from schema version {before} to {after}")
-        digest = bundled.digest if bundled else data_digest(data_dir)
         if seeded_digest(session) != digest:
             apply_bundled(session, bundled or load_bundled(data_dir))
         if found:
             _restore(session, found)
 
-    sessions.transact(prepare)
+    if found or not _up_to_date(sessions, digest):
+        sessions.transact(prepare)
     return Catalog(target, sessions, messages)

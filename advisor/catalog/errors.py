@@ -67,3 +67,18 @@ class PriceImportError(CatalogDataError):
 
     def __str__(self) -> str:
         return str(self.args[0])
+
+
+class CatalogBusyError(CatalogError):
+    """Another program held the catalog's lock past the busy timeout; the file itself is fine."""
+
+    def __init__(self, where: str, waited_s: float) -> None:
+        super().__init__(f"catalog {where} is busy: another program kept it locked for over {waited_s:g} s; "
+                         f"nothing was changed, try again when it has finished")  # fmt: skip
+
+
+class CatalogFileError(CatalogError):
+    """The catalog path cannot hold a database (a folder, a device, under a file, too long, read-only)."""
+
+    def __init__(self, where: str, why: str) -> None:
+        super().__init__(f"catalog {where}: {why}; point --catalog or ADVISOR_CATALOG at a writable file")

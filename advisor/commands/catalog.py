@@ -7,6 +7,7 @@ opening the database (rebuilt after damage, schema upgraded) go to stderr.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sys
 from collections.abc import Callable
@@ -34,6 +35,7 @@ from advisor.catalog.price_import import import_prices, read_prices_file
 from advisor.catalog.price_rows import PRICE_COLUMNS
 from advisor.catalog.records import CONDITIONS, KINDS, MARKETS
 from advisor.catalog.repository import spec_of
+from advisor.core.files import write_atomic
 
 # Options of `add` / `edit`, one per CSV column (same names, same parsing: csvio is the one definition).
 FIGURE_HELP: dict[str, str] = {
@@ -181,11 +183,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     if args.file == "-":
         write_cards(specs, sys.stdout)
         return 0
-    try:
-        with open(args.file, "w", encoding="utf-8", newline="") as out:
-            count = write_cards(specs, out)
-    except OSError as error:
-        raise CatalogError(f"cannot write {args.file}: {error.strerror}") from error
+    text = io.StringIO()
+    count = write_cards(specs, text)
+    write_atomic(args.file, text.getvalue().encode("utf-8"), CatalogError)  # a failure keeps the old file
     print(f"exported {count} cards to {args.file}", file=sys.stderr)
     return 0
 
