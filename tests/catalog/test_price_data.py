@@ -1,0 +1,98 @@
+"""The bundled price snapshot (advisor/data/prices.csv + sources.csv) checked as data, with the csv module
+alone, so that it holds whatever the loader does with it: every row names a known card, a valid currency,
+date, condition, kind and market, and a source with an address and the day it was read."""
+
+from __future__ import annotations
+
+import csv
+import re
+from collections.abc import Iterator
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+DATA = Path(__file__).resolve().parents[2] / "advisor" / "data"
+PRICE_COLUMNS = ["card", "amount", "currency", "date", "condition", "kind", "market", "source"]
+CONDITIONS = {"new", "used", "refurbished"}
+KINDS = {"purchase", "rent_hour"}
+MARKETS = {"msrp", "retail", "used_market", "cloud_on_demand", "cloud_spot", "cloud_reserved"}
+# Which markets each kind and condition can come from: a rent is a cloud price, a used card is bought used.
+RENT_MARKETS = {"cloud_on_demand", "cloud_spot", "cloud_reserved"}
+# The date the snapshot was taken (README, "Price snapshot"): no price can be observed after it.
+SNAPSHOT_DATE = date(2026, 11, 30)
+# Price sources written before sources.csv had read dates (official price cuts of 2017-2024); each row of
+# theirs is an MSRP. New sources must carry the day they were read.
+LEGACY_SOURCES = {"nv-gdc2017", "nv-ces2020", "nv-super-2024", "amd-7900gre"}
+# Sanity bounds per kind, in USD: a purchase between a used GT-class card and a datacenter module, a rent
+# between a marketplace Pascal card and a rack-scale Blackwell GPU.
+BOUNDS_USD = {"purchase": (20.0, 60_000.0), "rent_hour": (0.05, 20.0)}
+
+
+def _read(name: str) -> list[dict[str, str]]:
+    with (DATA / name).open(encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+@pytest.fixture(scope="module")
+def prices() -> list[dict[str, str]]:
+    return _read("prices.csv")
+
+
+@pytest.fixture(scope="module")
+def sources() -> dict[str, dict[str, str]]:
+    return {row["key"]: row for row in _read("sources.csv")}
+
+
+@pytest.fixture(scope="module")
+def cards() -> dict[str, dict[str, str]]:
+    return {row["name"]: row for row in _read("cards.csv")}
+
+
+def _problems(row: dict[str, str], cards: dict[str, dict[str, str]]) -> Iterator[str]:
+    if row["card"] not in cards:
+        yield f"unknown card {row['card']!r}"
+    if not re.fullmatch(r"[A-Z]{3}", row["currency"]):
+        yield f"currency {row['currency']!r} is not an ISO 4217 code"
+    if row["condition"] not in CONDITIONS or row["kind"] not in KINDS or row["market"] not in MARKETS:
+        yield f"condition/kind/market {row['condition']}/{row['kind']}/{row['market']}"
+    if (row["kind"] == "rent_hour") != (row["market"] in RENT_MARKETS):
+        yield f"kind {row['kind']} with market {row['market']}"
+    if (row["market"] == "used_market") != (row["condition"] == "used"):
+        yield f"market {row['market']} with condition {row['condition']}"
+    if date.fromisoformat(row["date"]) > SNAPSHOT_DATE:
+        yield f"date {row['date']} after the snapshot"
+    low, high = BOUNDS_USD.get(row["kind"], (0.0, 0.0))
+    if row["currency"] == "USD" and not low <= float(row["amount"]) <= high:
+        yield f"{row['amount']} USD outside {low}-{high} for {row['kind']}"
+
+
+def test_every_price_row_is_well_formed(prices: list[dict[str, str]], cards: dict[str, dict[str, str]]) -> None:
+    assert list(prices[0]) == PRICE_COLUMNS
+    bad = [(row["card"], row["date"], problem) for row in prices for problem in _problems(row, cards)]
+    assert bad == []
+
+
+def test_no_price_row_is_repeated(prices: list[dict[str, str]]) -> None:
+    keys = [tuple(row[c] for c in PRICE_COLUMNS if c != "amount") for row in prices]
+    assert len(keys) == len(set(keys))
+
+
+def test_every_price_names_a_source_with_an_address_and_a_read_date(
+        prices: list[dict[str, str]], sources: dict[str, dict[str, str]]) -> None:  # fmt: skip
+    missing = []
+    for row in prices:
+        for key in row["source"].split("+"):
+            source = sources.get(key)
+            if source is None or not source["url"].startswith("https://"):
+                missing.append((row["card"], key, "no source with an https address"))
+            elif not source["read_date"] and not (key in LEGACY_SOURCES and row["market"] == "msrp"):
+                missing.append((row["card"], key, "no read_date"))
+            elif source["read_date"] and date.fromisoformat(source["read_date"]) > SNAPSHOT_DATE:
+                missing.append((row["card"], key, "read after the snapshot"))
+    assert missing == []
+
+
+def test_every_source_row_has_the_four_columns(sources: dict[str, dict[str, str]]) -> None:
+    assert all(list(row) == ["key", "title", "url", "read_date"] for row in sources.values())
+    assert [key for key, row in sources.items() if not row["title"] or not row["url"]] == []
