@@ -2,7 +2,7 @@
 
 Path: an explicit --catalog PATH, else $ADVISOR_CATALOG, else <user data dir>/catalog.sqlite3 as
 platformdirs names it (~/.local/share/advisor on Linux, %LOCALAPPDATA%\\advisor on Windows,
-~/Library/Application Support/advisor on macOS).
+~/Library/Application Support/advisor on macOS). Either may instead be a server URL (server.py).
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from advisor.catalog.seed import (
     load_bundled,
     seeded_digest,
 )
+from advisor.catalog.server import is_url, make_server_engine, shown
 
 ENV_VAR = "ADVISOR_CATALOG"
 FILE_NAME = "catalog.sqlite3"
@@ -50,7 +51,7 @@ def catalog_path(explicit: str | os.PathLike[str] | None = None) -> Path:
 class Catalog(Sessions):
     """An open catalog. `messages` says what opening it did that the user should know (printed to stderr)."""
 
-    def __init__(self, path: Path, sessions: Sessions, messages: list[str]) -> None:
+    def __init__(self, path: Path | str, sessions: Sessions, messages: list[str]) -> None:
         super().__init__(sessions.engine)
         self.path = path
         self.messages = messages
@@ -76,7 +77,8 @@ def _restore(session: Session, found: Salvage) -> None:
         if orm_card(session, row["card_name"]) is not None and row.get("amount"):
             add_price(session, row["card_name"], float(row["amount"]), currency=row.get("currency") or "USD",
                       on=date.fromisoformat(str(row["date"])[:10]), condition=row.get("condition") or "new",
-                      source=row.get("source") or "salvaged")  # fmt: skip
+                      source=row.get("source") or "salvaged", kind=row.get("kind") or "purchase",
+                      market=row.get("market") or None, source_url=row.get("source_url") or "")  # fmt: skip
 
 
 def _recover(path: Path, reason: str) -> tuple[Salvage, str]:
@@ -116,12 +118,14 @@ def _up_to_date(sessions: Sessions, digest: str) -> bool:
                     and seeded_digest(session) == digest)  # fmt: skip
 
 
-def open_catalog(path: str | os.PathLike[str] | None = None, *, data_dir: Path | None = None,
-                 bundled: BundledData | None = None) -> Catalog:  # fmt: skip
-    """Open (creating, upgrading, re-seeding or rebuilding as needed) the catalog database."""
-    target = catalog_path(path)
+def _server_location(path: str | os.PathLike[str] | None) -> str | None:
+    """The SQLAlchemy URL when --catalog or ADVISOR_CATALOG names a server (server.py), else None."""
+    text = os.fspath(path) if path else os.environ.get(ENV_VAR, "")
+    return text if is_url(text) else None
+
+
+def _open_file(target: Path, messages: list[str]) -> tuple[Sessions, Salvage]:
     _usable(target)
-    messages: list[str] = []
     found = Salvage()
     try:
         reason = damage(target, sqlite_engine.BUSY_TIMEOUT_MS / 1000)
@@ -130,7 +134,22 @@ def open_catalog(path: str | os.PathLike[str] | None = None, *, data_dir: Path |
     if reason is not None:
         found, message = _recover(target, reason)
         messages.append(message)
-    sessions = Sessions(make_engine(target))
+    return Sessions(make_engine(target)), found
+
+
+def open_catalog(path: str | os.PathLike[str] | None = None, *, data_dir: Path | None = None,
+                 bundled: BundledData | None = None) -> Catalog:  # fmt: skip
+    """Open (creating, upgrading, re-seeding or rebuilding as needed) the catalog database: a file, or a
+    server when `path` / ADVISOR_CATALOG is an SQLAlchemy URL (a server keeps its own data safe: no file
+    damage check or salvage applies there)."""
+    messages: list[str] = []
+    url = _server_location(path)
+    if url is not None:
+        target: Path | str = shown(url)
+        sessions, found = Sessions(make_server_engine(url)), Salvage()
+    else:
+        target = catalog_path(path)
+        sessions, found = _open_file(target, messages)
     data_dir = data_dir or bundled_dir()
     digest = bundled.digest if bundled else data_digest(data_dir)
 

@@ -60,7 +60,8 @@ def make_engine(path: Path) -> Engine:
 
 def is_busy(error: BaseException) -> bool:
     text = str(getattr(error, "orig", error)).lower()
-    return "database is locked" in text or "database is busy" in text
+    # The last one is PostgreSQL's lock_timeout (server.py): the server's "busy".
+    return "database is locked" in text or "database is busy" in text or "lock timeout" in text
 
 
 def as_catalog_error(error: BaseException, where: object) -> CatalogError:

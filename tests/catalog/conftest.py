@@ -44,3 +44,25 @@ def catalog(db_path: Path, bundled: BundledData) -> Iterator[Catalog]:
     opened = open_catalog(db_path, bundled=bundled)
     yield opened
     opened.close()
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[str]:
+    """A real PostgreSQL server for this test session (tests/pg_server.py); its libpq connection string."""
+    from tests.pg_server import postgres_server
+
+    with postgres_server() as conninfo:
+        yield conninfo
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def location(request: pytest.FixtureRequest, tmp_path: Path, seeded_file: Path) -> str:
+    """Where a catalog lives on each backend: a fresh seeded SQLite file, or an empty PostgreSQL database
+    (seeded when first opened, as a team's new server would be)."""
+    if request.param == "sqlite":
+        path = tmp_path / "catalog.sqlite3"
+        shutil.copyfile(seeded_file, path)
+        return str(path)
+    from tests.pg_server import fresh_database
+
+    return fresh_database(request.getfixturevalue("postgres"), f"t_{abs(hash(request.node.nodeid)):x}")
