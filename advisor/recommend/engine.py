@@ -14,7 +14,7 @@ from advisor.core.graph import Graph
 from advisor.core.units import format_bytes
 from advisor.core.workload import Workload
 from advisor.recommend.devices import Device, device
-from advisor.recommend.money import MoneyOptions, costed, ordered, within_budget
+from advisor.recommend.money import MoneyOptions, money_facts, ordered, within_budget
 from advisor.recommend.plans import PlanCost, plan_cost, plans_for
 from advisor.recommend.timing import StepWork, step_seconds, step_work
 
@@ -96,7 +96,8 @@ def _reason(fits: bool, required: int, dev: Device, cost: PlanCost, batch: int) 
 
 
 def _entry(w: Job, card: CardRecord, dev: Device, single_step: float, cost: PlanCost,
-           price: PriceRecord | None) -> Recommendation:
+           price: PriceRecord | None, rent: PriceRecord | None = None,
+           money: MoneyOptions = MoneyOptions()) -> Recommendation:  # noqa: B008
     batch = w.estimate.workload.batch
     required = _required(w.curve, batch, cost)
     fits = required <= dev.usable_bytes
@@ -104,6 +105,8 @@ def _entry(w: Job, card: CardRecord, dev: Device, single_step: float, cost: Plan
     step = single_step + cost.comm_bytes / (dev.link_gbs * 1e9)
     throughput = cost.count * batch * w.work.tokens_per_sample / step
     total_price = price.amount * cost.count if price else None
+    power_w = dev.tdp_w * card.devices * cost.count
+    facts = money_facts(price, rent, cost.count, throughput, power_w, w.work.tokens_per_sample, money)
     return Recommendation(
         card.name, cost.count, cost.plan, fits, _reason(fits, required, dev, cost, batch), required,
         dev.usable_bytes, w.curve.max_batch(budget), step, throughput,
@@ -111,7 +114,7 @@ def _entry(w: Job, card: CardRecord, dev: Device, single_step: float, cost: Plan
         price.date if price else None, price.condition if price else None,
         throughput / total_price if total_price else None, throughput / (dev.tdp_w * cost.count),
         price.kind if price else None, price.source if price else None,
-        software=software_path(card.vendor, card.architecture), power_w=dev.tdp_w * card.devices * cost.count)
+        software=software_path(card.vendor, card.architecture), power_w=power_w, **facts._asdict())
 
 
 def rank(w: Job, cards: Sequence[CardRecord], prices: dict[str, PriceRecord | None],
@@ -125,8 +128,8 @@ def rank(w: Job, cards: Sequence[CardRecord], prices: dict[str, PriceRecord | No
         single = step_seconds(w.work, dev)
         for count in (c for c in options.counts if c <= options.max_gpus):
             for plan in plans_for(count, workload.training):
-                entry = _entry(w, card, dev, single, plan_cost(w.estimate, plan, count), prices.get(card.name))
-                entry = costed(entry, (rents or {}).get(card.name), w.work.tokens_per_sample, options.money)
+                entry = _entry(w, card, dev, single, plan_cost(w.estimate, plan, count), prices.get(card.name),
+                               (rents or {}).get(card.name), options.money)
                 if within_budget(entry, options.budget_usd):
                     entries.append(entry)
     return ordered(_note_sharding(entries), options.objective)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from advisor.catalog.records import PriceRecord
 from advisor.core.errors import AdvisorError
@@ -102,25 +102,38 @@ def job_hours(throughput: float, tokens_per_sample: int, options: MoneyOptions) 
     return None
 
 
-def costed(entry: Recommendation, rent: PriceRecord | None, tokens_per_sample: int,
-           options: MoneyOptions) -> Recommendation:  # fmt: skip
-    """The entry with its price age, and with a job size, its hours, cost and (bought) break-even hours."""
-    entry = replace(entry, price_old=is_old(entry.price_date, options.today))
-    hours = job_hours(entry.throughput, tokens_per_sample, options)
-    if hours is None:
-        return entry
-    power_usd_per_hour = entry.power_w / 1000 * options.kwh_usd
-    if entry.price_usd is None:
-        return replace(entry, job_hours=hours)
-    if entry.price_kind == "rent_hour":
-        return replace(entry, job_hours=hours, job_cost_usd=hours * entry.price_usd)
-    cost = entry.price_usd + power_usd_per_hour * hours
+class MoneyFacts(NamedTuple):
+    price_old: bool
+    job_hours: float | None
+    job_cost_usd: float | None
+    break_even_hours: float | None
+
+
+def money_facts(price: PriceRecord | None, rent: PriceRecord | None, count: int, throughput: float,
+                power_w: float, tokens_per_sample: int, options: MoneyOptions) -> MoneyFacts:  # fmt: skip
+    """A configuration of `count` cards priced at `price` each: the price's age, and with a job size its
+    hours, its cost and, bought, the hours after which buying beats renting the same cards at `rent`."""
+    old = is_old(price.date if price else None, options.today)
+    hours = job_hours(throughput, tokens_per_sample, options)
+    if hours is None or price is None:
+        return MoneyFacts(old, hours, None, None)
+    total = price.amount * count
+    if price.kind == "rent_hour":
+        return MoneyFacts(old, hours, hours * total, None)
+    power_usd_per_hour = power_w / 1000 * options.kwh_usd
     break_even = None
     if rent is not None:
         # Buying N cards costs price + power x h, renting them rent x N x h: equal at h = price / (rent x N - power).
-        saving_per_hour = rent.amount * entry.count - power_usd_per_hour
-        break_even = entry.price_usd / saving_per_hour if saving_per_hour > 0 else None
-    return replace(entry, job_hours=hours, job_cost_usd=cost, break_even_hours=break_even)
+        saving_per_hour = rent.amount * count - power_usd_per_hour
+        break_even = total / saving_per_hour if saving_per_hour > 0 else None
+    return MoneyFacts(old, hours, total + power_usd_per_hour * hours, break_even)
+
+
+def costed(entry: Recommendation, price: PriceRecord | None, rent: PriceRecord | None, tokens_per_sample: int,
+           options: MoneyOptions) -> Recommendation:  # fmt: skip
+    """`entry` with its money facts (money_facts) filled in."""
+    facts = money_facts(price, rent, entry.count, entry.throughput, entry.power_w, tokens_per_sample, options)
+    return replace(entry, **facts._asdict())
 
 
 def within_budget(entry: Recommendation, budget_usd: float | None) -> bool:

@@ -58,13 +58,15 @@ def test_used_lowest_and_rent_bases() -> None:
 
 def test_a_price_over_a_year_old_is_old() -> None:
     assert is_old(date(2025, 5, 31), TODAY) and not is_old(date(2025, 6, 1), TODAY)
+    old = costed(rec(), price(699, date(2017, 3, 10)), None, 1, MoneyOptions(today=TODAY))
+    assert old.price_old and old.job_hours is None and old.job_cost_usd is None  # no job size: no job cost
 
 
 def test_bought_job_cost_and_break_even_arithmetic() -> None:
     # 2 cards bought for 1000 each (price_usd 2000 for both), 2 x 250 W, 3.6e6 samples at 100 samples/s.
     entry = rec(count=2, price_usd=2000.0, power_w=500.0)
     rent = price(1.5, TODAY, kind="rent_hour", market="cloud_on_demand")
-    done = costed(entry, rent, 1, MoneyOptions(samples=3.6e6, kwh_usd=0.2, today=TODAY))
+    done = costed(entry, price(1000, TODAY), rent, 1, MoneyOptions(samples=3.6e6, kwh_usd=0.2, today=TODAY))
     assert done.job_hours == pytest.approx(10.0)  # 3.6e6 / 100 / 3600 = 10 h
     assert done.job_cost_usd == pytest.approx(2001.0)  # 2000 + 0.5 kW x 10 h x 0.2 = 2000 + 1
     # renting 2 cards: 1.5 x 2 = 3.0 USD/h; owning saves 3.0 - 0.1 = 2.9 USD/h; 2000 / 2.9 = 689.66 h
@@ -74,19 +76,21 @@ def test_bought_job_cost_and_break_even_arithmetic() -> None:
 def test_rented_job_cost_and_tokens() -> None:
     # 4 cards at 2.5 USD per GPU-hour: price_usd 10 USD/h; 1.8e9 tokens at 50,000 tokens/s
     entry = rec(count=4, price_usd=10.0, price_kind="rent_hour", throughput=50_000.0, throughput_unit="tokens/s")
-    done = costed(entry, None, 1024, MoneyOptions(tokens=1.8e9, today=TODAY))
+    per_gpu_hour = price(2.5, TODAY, kind="rent_hour", market="cloud_on_demand")
+    done = costed(entry, per_gpu_hour, None, 1024, MoneyOptions(tokens=1.8e9, today=TODAY))
     assert done.job_hours == pytest.approx(10.0)  # 1.8e9 / 5e4 / 3600 = 10 h
     assert done.job_cost_usd == pytest.approx(100.0)  # 10 h x 10 USD/h
     assert done.break_even_hours is None  # renting has nothing to break even with
-    samples = costed(entry, None, 1024, MoneyOptions(samples=1e5, today=TODAY))
+    samples = costed(entry, per_gpu_hour, None, 1024, MoneyOptions(samples=1e5, today=TODAY))
     assert samples.job_hours == pytest.approx(1e5 * 1024 / 5e4 / 3600)  # samples x tokens each / tokens/s
     with pytest.raises(AdvisorError, match="--tokens"):
-        costed(rec(), None, 1, MoneyOptions(tokens=1e6))
+        costed(rec(), None, None, 1, MoneyOptions(tokens=1e6))
 
 
 def test_rent_cheaper_than_power_never_breaks_even_and_budget_rules() -> None:
     rent = price(0.05, TODAY, kind="rent_hour", market="cloud_on_demand")
-    done = costed(rec(power_w=1000.0), rent, 1, MoneyOptions(samples=1e6, kwh_usd=0.1, today=TODAY))
+    done = costed(rec(power_w=1000.0), price(1000, TODAY), rent, 1, MoneyOptions(samples=1e6, kwh_usd=0.1,
+                                                                                   today=TODAY))  # fmt: skip
     assert done.break_even_hours is None  # power alone costs 1 kW x 0.1 = 0.1 USD/h > 0.05 rent
     assert within_budget(rec(price_usd=999.0), 1000.0) and not within_budget(rec(price_usd=1001.0), 1000.0)
     assert within_budget(rec(price_usd=None), 1.0)  # unpriced rows stay, listed after the priced ones
