@@ -5,7 +5,7 @@
 DYNAMIC: tuple[str, ...] = (
     "weights", "gradients", "optimizer_state", "activations", "temporaries", "inputs",
     "forward", "backward", "recompute", "optimizer step", "end", "setup",
-    "consumer", "workstation", "datacenter", "new", "used",
+    "consumer", "workstation", "datacenter", "new", "used", "refurbished",
     "perf_per_dollar", "cheapest", "fastest", "samples/s", "tokens/s", "train", "infer",
 )
 
@@ -16,6 +16,11 @@ MESSAGES: dict[str, str] = {
     "forward": "前向", "backward": "反向", "recompute": "重计算", "optimizer step": "优化器更新",
     "end": "结束", "setup": "准备",
     "consumer": "消费级", "workstation": "工作站", "datacenter": "数据中心", "new": "全新", "used": "二手",
+    "refurbished": "翻新",
+    # price history chart (advisor/charts/prices.py)
+    "No prices in USD yet": "尚无美元价格", "Price history: {card}": "价格走势：{card}",
+    "used or refurbished": "二手或翻新", "Price (USD)": "价格（美元）", "rent per GPU-hour": "每 GPU 小时租金",
+    "Rent (USD per GPU-hour)": "租金（美元/GPU 小时）",
     "perf_per_dollar": "性价比优先", "cheapest": "价格最低", "fastest": "速度最快",
     "samples/s": "样本/秒", "tokens/s": "词元/秒", "train": "训练", "infer": "推理",
     # window, menus
