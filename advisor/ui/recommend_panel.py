@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 from advisor.catalog import SEGMENTS, VENDORS
 from advisor.charts import CardLine
 from advisor.recommend.engine import OBJECTIVES, Options, Recommendation, prepare
+from advisor.recommend.money import MoneyOptions
 from advisor.recommend.present import best_per_card
 from advisor.recommend.service import CardFilter, recommend
 from advisor.ui.catalog_service import CatalogService
@@ -32,6 +33,7 @@ from advisor.ui.controls import combo
 from advisor.ui.dialogs import show_error
 from advisor.ui.i18n import tr
 from advisor.ui.make_it_fit import QtMakeItFit
+from advisor.ui.money_text import MoneyFilters
 from advisor.ui.recommend_model import RecommendationTableModel, explain
 from advisor.ui.state import AppState
 from advisor.ui.table_model import SORT_ROLE
@@ -121,11 +123,14 @@ class QtRecommendations(QWidget):
             box.currentIndexChanged.connect(lambda: self._timer.start())
         self.used.toggled.connect(lambda: self._timer.start())
         self.all_configs.toggled.connect(lambda: self._show(self.entries))
+        self.money = MoneyFilters(self.filter_row, lambda: self._timer.start())
 
     def request(self) -> tuple[CardFilter, Options]:
         budget = self.budget.value() or None
-        return (CardFilter(self.vendor.currentData(), self.segment.currentData(), None, self.used.isChecked()),
-                Options(self.objective.currentData(), budget, self.max_gpus.currentData()))
+        cards = CardFilter(self.vendor.currentData(), self.segment.currentData(), None, self.used.isChecked())
+        cards = self.money.card_filter(cards)
+        return cards, Options(self.objective.currentData(), budget, self.max_gpus.currentData(),
+                              money=MoneyOptions(cards.basis))
 
     def refresh(self) -> None:
         catalog, result = self.catalog.catalog, self.state.result

@@ -21,6 +21,20 @@ MESSAGES: dict[str, str] = {
     "No prices in USD yet": "尚无美元价格", "Price history: {card}": "价格走势：{card}",
     "used or refurbished": "二手或翻新", "Price (USD)": "价格（美元）", "rent per GPU-hour": "每 GPU 小时租金",
     "Rent (USD per GPU-hour)": "租金（美元/GPU 小时）",
+    # money in the recommendations (advisor/ui/money_text.py)
+    "no price: set one": "无价格：请设置", "{price}/h": "{price}/小时", "(old)": "（旧）",
+    "PyTorch runs this card through {software}.": "PyTorch 通过 {software} 运行这块卡。",
+    "No price on this basis: add one in the Catalog tab (or `advisor catalog import-prices`).":
+        "此计价方式下没有价格：请在“显卡目录”页添加（或使用 `advisor catalog import-prices`）。",
+    "Rent {price} USD per hour for all cards ({date}, {source}).":
+        "全部显卡租金每小时 {price} 美元（{date}，{source}）。",
+    "This price is over a year old.": "此价格已超过一年。",
+    "The whole job: {hours} h, {cost} USD.": "整个任务：{hours} 小时，{cost} 美元。",
+    "Buying beats renting the same cards after {hours} h.": "使用超过 {hours} 小时后，购买比租用同样的显卡更划算。",
+    "new price": "全新价格", "used price": "二手价格", "lowest purchase price": "最低购买价",
+    "Which price the money objectives rank on": "按哪种价格计算性价比与成本",
+    "any software": "任意软件栈",
+    "Only cards PyTorch runs through this software path": "只看 PyTorch 通过该软件栈运行的显卡",
     "perf_per_dollar": "性价比优先", "cheapest": "价格最低", "fastest": "速度最快",
     "samples/s": "样本/秒", "tokens/s": "词元/秒", "train": "训练", "infer": "推理",
     # window, menus
