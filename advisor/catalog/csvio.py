@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import fields
 from datetime import date
 from pathlib import Path
@@ -72,20 +72,28 @@ _PARSERS: dict[str, Callable[[str], Any]] = {
 }  # fmt: skip
 
 
-def parse_card_row(row: dict[str, str], source_map: Callable[[str], str] | None = None) -> CardSpec:
-    """One CSV row -> CardSpec; raises ValueError naming every bad field of the row."""
+def parse_fields(row: Mapping[str, str | None], parsers: Mapping[str, Callable[[str], Any]],
+                 required: Collection[str], defaults: Mapping[str, str] | None = None,
+                 ) -> tuple[dict[str, Any], list[str]]:  # fmt: skip
+    """Parse each column of a CSV row: -> (values of the filled columns, "column: why" per bad one)."""
     values: dict[str, Any] = {}
     problems: list[str] = []
-    for column, parse in _PARSERS.items():
-        text = (row.get(column) or "").strip()
+    for column, parse in parsers.items():
+        text = (row.get(column) or "").strip() or (defaults or {}).get(column, "")
         if not text:
-            if column in REQUIRED:
+            if column in required:
                 problems.append(f"{column} is missing")
             continue
         try:
             values[column] = parse(text)
         except ValueError as error:
             problems.append(f"{column}: {error}")
+    return values, problems
+
+
+def parse_card_row(row: dict[str, str], source_map: Callable[[str], str] | None = None) -> CardSpec:
+    """One CSV row -> CardSpec; raises ValueError naming every bad field of the row."""
+    values, problems = parse_fields(row, _PARSERS, REQUIRED)
     if source_map is not None and "source" in values:
         try:
             values["source"] = source_map(values["source"])

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from datetime import date
 from typing import Any, NamedTuple
 
+from advisor.catalog.csvio import parse_fields
 from advisor.catalog.records import CONDITIONS, KINDS, MARKETS, PriceRecord
 
 PRICE_COLUMNS: tuple[str, ...] = ("card", "amount", "currency", "date", "condition", "kind", "market", "source")
@@ -75,17 +76,7 @@ _DEFAULTS = {"kind": "purchase", "market": "msrp"}
 
 def parse_price_row(row: dict[str, str | None], sources: SourceLookup, *, user_owned: bool) -> PriceRecord:
     """One CSV row -> PriceRecord; raises ValueError naming every bad field ("amount: ...; kind: ...")."""
-    values: dict[str, Any] = {}
-    problems: list[str] = []
-    for column, parse in _PARSERS.items():
-        text = (row.get(column) or "").strip() or _DEFAULTS.get(column, "")
-        if not text:
-            problems.append(f"{column} is missing")
-            continue
-        try:
-            values[column] = parse(text)
-        except ValueError as error:
-            problems.append(f"{column}: {error}")
+    values, problems = parse_fields(row, _PARSERS, _PARSERS, _DEFAULTS)
     source_text = (row.get("source") or "").strip()
     source = None
     try:

@@ -33,7 +33,7 @@ from advisor.catalog.csvio import GIB, REQUIRED, card_row, parse_card_row, read_
 from advisor.catalog.present import card_detail, card_json, cards_table, price_json, prices_table
 from advisor.catalog.price_import import import_prices, read_prices_file
 from advisor.catalog.price_rows import PRICE_COLUMNS
-from advisor.catalog.records import CONDITIONS, KINDS, MARKETS
+from advisor.catalog.records import CONDITIONS, KINDS, MARKETS, CardRecord, PriceRecord
 from advisor.catalog.repository import spec_of
 from advisor.core.files import write_atomic
 
@@ -80,10 +80,14 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_show(args: argparse.Namespace) -> int:
+def _card_and_prices(args: argparse.Namespace) -> tuple[CardRecord, list[PriceRecord]]:
     with _session_catalog(args).read() as session:
         card = find_card(session, args.name)
-        prices = price_history(session, card.name)
+        return card, price_history(session, card.name)
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    card, prices = _card_and_prices(args)
     if args.json:
         _print_json({**card_json(card), "prices": [price_json(p) for p in prices]})
     else:
@@ -152,9 +156,7 @@ def cmd_set_price(args: argparse.Namespace) -> int:
 
 
 def cmd_prices(args: argparse.Namespace) -> int:
-    with _session_catalog(args).read() as session:
-        card = find_card(session, args.name)
-        prices = price_history(session, card.name)
+    card, prices = _card_and_prices(args)
     if args.json:
         _print_json({"card": card.name, "prices": [price_json(p) for p in prices]})
     else:
