@@ -56,10 +56,11 @@ def postgres_server() -> Iterator[str]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def fresh_database(conninfo: str, name: str) -> str:
-    """Create an empty database; -> its SQLAlchemy URL (psycopg 3 over the server's socket)."""
+def fresh_database(conninfo: str, name: str, template: str | None = None) -> str:
+    """Create a database, empty or a copy of `template`; -> its SQLAlchemy URL (psycopg 3 over the socket)."""
+    copy = f' TEMPLATE "{template}"' if template else ""
     with psycopg.connect(conninfo, autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
-        conn.execute(f'CREATE DATABASE "{name}"')
+        conn.execute(f'CREATE DATABASE "{name}"{copy}')
     params = dict(part.split("=", 1) for part in conninfo.split())
     return f"postgresql+psycopg://{params['user']}@/{name}?host={params['host']}&port={params['port']}"

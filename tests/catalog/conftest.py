@@ -39,11 +39,23 @@ def db_path(tmp_path: Path, seeded_file: Path) -> Path:
     return path
 
 
-@pytest.fixture
-def catalog(db_path: Path, bundled: BundledData) -> Iterator[Catalog]:
-    opened = open_catalog(db_path, bundled=bundled)
+@pytest.fixture(params=["sqlite", "postgresql"])
+def catalog(request: pytest.FixtureRequest, bundled: BundledData) -> Iterator[Catalog]:
+    """A seeded catalog on each backend: a copy of the seeded SQLite file, or of a seeded PostgreSQL database."""
+    if request.param == "sqlite":
+        location = str(request.getfixturevalue("db_path"))
+    else:
+        from tests.pg_server import fresh_database
+
+        template = request.getfixturevalue("pg_seeded")
+        location = fresh_database(request.getfixturevalue("postgres"), _db_name(request), template)
+    opened = open_catalog(location, bundled=bundled)
     yield opened
     opened.close()
+
+
+def _db_name(request: pytest.FixtureRequest) -> str:
+    return f"t_{abs(hash(request.node.nodeid)):x}"
 
 
 @pytest.fixture(scope="session")
@@ -65,4 +77,13 @@ def location(request: pytest.FixtureRequest, tmp_path: Path, seeded_file: Path) 
         return str(path)
     from tests.pg_server import fresh_database
 
-    return fresh_database(request.getfixturevalue("postgres"), f"t_{abs(hash(request.node.nodeid)):x}")
+    return fresh_database(request.getfixturevalue("postgres"), _db_name(request))
+
+
+@pytest.fixture(scope="session")
+def pg_seeded(postgres: str, bundled: BundledData) -> str:
+    """A seeded PostgreSQL database that tests copy (CREATE DATABASE ... TEMPLATE) instead of seeding each."""
+    from tests.pg_server import fresh_database
+
+    open_catalog(fresh_database(postgres, "seeded"), bundled=bundled).close()
+    return "seeded"
