@@ -103,7 +103,7 @@ def test_every_source_row_has_the_four_columns(sources: dict[str, dict[str, str]
 # Issue 13's targets are 90% of cards priced and 80% of datacenter cards rentable; the snapshot of
 # 2026-11-30 reaches the floors below (README, "Price snapshot", lists every card still missing).
 # They guard against losing coverage; raise them as sourced prices are added.
-PRICED_SHARE_FLOOR = 0.75  # 137 / 182 = 0.753
+PRICED_SHARE_FLOOR = 0.76  # 139 / 182 = 0.764
 DATACENTER_RENT_SHARE_FLOOR = 0.35  # 19 / 53 = 0.358
 
 
