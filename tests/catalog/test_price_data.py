@@ -74,7 +74,9 @@ def test_every_price_row_is_well_formed(prices: list[dict[str, str]], cards: dic
 
 
 def test_no_price_row_is_repeated(prices: list[dict[str, str]]) -> None:
-    keys = [tuple(row[c] for c in PRICE_COLUMNS if c != "amount") for row in prices]
+    """One source may quote several providers for the same card and day (different amounts); the same
+    quote twice would count twice in any average."""
+    keys = [tuple(row[c] for c in PRICE_COLUMNS) for row in prices]
     assert len(keys) == len(set(keys))
 
 
@@ -96,3 +98,47 @@ def test_every_price_names_a_source_with_an_address_and_a_read_date(
 def test_every_source_row_has_the_four_columns(sources: dict[str, dict[str, str]]) -> None:
     assert all(list(row) == ["key", "title", "url", "read_date"] for row in sources.values())
     assert [key for key, row in sources.items() if not row["title"] or not row["url"]] == []
+
+
+# Issue 13's targets are 90% of cards priced and 80% of datacenter cards rentable; the snapshot of
+# 2026-11-30 reaches the floors below (README, "Price snapshot", lists every card still missing).
+# They guard against losing coverage; raise them as sourced prices are added.
+PRICED_SHARE_FLOOR = 0.76  # 139 / 182 = 0.764
+DATACENTER_RENT_SHARE_FLOOR = 0.35  # 19 / 53 = 0.358
+
+
+def _coverage(cards: dict[str, dict[str, str]], prices: list[dict[str, str]]) -> tuple[float, float]:
+    """Share of cards with any dated, sourced price (a launch MSRP of cards.csv counts: the loader makes
+    it the first price), and share of datacenter cards with a rent price."""
+    priced = {n for n, c in cards.items() if c["msrp_usd"] and c["launch_date"]} | {p["card"] for p in prices}
+    rented = {p["card"] for p in prices if p["kind"] == "rent_hour"}
+    datacenter = [n for n, c in cards.items() if c["segment"] == "datacenter"]
+    return len(priced & set(cards)) / len(cards), len(rented & set(datacenter)) / len(datacenter)
+
+
+def test_coverage_does_not_fall_below_the_snapshot(
+        cards: dict[str, dict[str, str]], prices: list[dict[str, str]]) -> None:  # fmt: skip
+    priced_share, rent_share = _coverage(cards, prices)
+    assert priced_share >= PRICED_SHARE_FLOOR
+    assert rent_share >= DATACENTER_RENT_SHARE_FLOOR
+
+
+def test_the_cards_people_rent_most_have_a_rent_price(prices: list[dict[str, str]]) -> None:
+    """The datacenter cards a buyer compares against renting, and the consumer cards clouds rent out."""
+    rented = {p["card"] for p in prices if p["kind"] == "rent_hour"}
+    wanted = {"H100 SXM5", "H100 PCIe", "H200 SXM", "B200", "A100 SXM4 80GB", "A100 SXM4 40GB", "L40S", "L4",
+              "Tesla T4", "A10", "A10G", "Instinct MI300X", "GeForce RTX 4090", "GeForce RTX 5090"}  # fmt: skip
+    assert sorted(wanted - rented) == []
+
+
+def test_rent_per_card_hour_is_below_the_card_price_over_a_year(prices: list[dict[str, str]]) -> None:
+    """A rent that, kept up for a year (8,760 h), costs less than a tenth of the card's cheapest purchase
+    price would mean a per-instance price was not divided by its GPU count (8 x H100 at $24/h is $3/GPU-h,
+    x 8,760 = $26,280 > $25,000 / 10)."""
+    cheapest: dict[str, float] = {}
+    for p in prices:
+        if p["kind"] == "purchase" and p["currency"] == "USD" and p["condition"] == "new":
+            cheapest[p["card"]] = min(cheapest.get(p["card"], float("inf")), float(p["amount"]))
+    too_cheap = [(p["card"], p["amount"]) for p in prices if p["kind"] == "rent_hour" and p["card"] in cheapest
+                 and float(p["amount"]) * 8760 < cheapest[p["card"]] / 10]  # fmt: skip
+    assert too_cheap == []
