@@ -162,3 +162,15 @@ def ordered(entries: list[Recommendation], objective: str) -> list[Recommendatio
         return (not e.fits, unpriced, -(e.perf_per_dollar or 0.0), -e.throughput)
 
     return sorted(entries, key=key)
+
+
+def frontier(entries: Sequence[Recommendation]) -> list[Recommendation]:
+    """The best choices between time and money: fitting configurations with a job cost that no other one
+    beats on both (no faster one costs less), fastest first."""
+    costed_rows = sorted((e for e in entries if e.fits and e.job_hours is not None and e.job_cost_usd is not None),
+                         key=lambda e: (e.job_hours, e.job_cost_usd))  # fmt: skip
+    best: list[Recommendation] = []
+    for entry in costed_rows:
+        if not best or entry.job_cost_usd < best[-1].job_cost_usd:  # type: ignore[operator]
+            best.append(entry)
+    return best

@@ -8,11 +8,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from PySide6.QtWidgets import QHBoxLayout
+from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout
 
 from advisor.catalog.software import SOFTWARE_PATHS
 from advisor.recommend.engine import Recommendation
-from advisor.recommend.money import BASES
+from advisor.recommend.money import BASES, MoneyOptions
 from advisor.recommend.service import CardFilter
 from advisor.ui.controls import combo
 from advisor.ui.i18n import tr
@@ -59,11 +59,23 @@ class MoneyFilters:
         self.basis = combo([(b, bases[b]) for b in BASES], tr("Which price the money objectives rank on"))
         self.software = combo([(None, tr("any software")), *((s, s) for s in SOFTWARE_PATHS)],
                               tr("Only cards PyTorch runs through this software path"))  # fmt: skip
+        self.samples = QDoubleSpinBox()
+        self.samples.setRange(0, 1e15)
+        self.samples.setDecimals(0)
+        self.samples.setSingleStep(1e6)
+        self.samples.setSpecialValueText(tr("no job size"))
+        self.samples.setSuffix(" " + tr("samples"))
+        self.samples.setToolTip(tr("Samples in the whole job: adds its hours, its cost and when buying beats "
+                                   "renting, and the time-against-cost chart"))  # fmt: skip
         at = max(row.count() - 1, 0)  # before the stretch that ends the row
-        row.insertWidget(at, self.software)
-        row.insertWidget(at, self.basis)
+        for widget in (self.samples, self.software, self.basis):
+            row.insertWidget(at, widget)
         for box in (self.basis, self.software):
             box.currentIndexChanged.connect(lambda *_: changed())
+        self.samples.valueChanged.connect(lambda *_: changed())
+
+    def options(self, basis: str) -> MoneyOptions:
+        return MoneyOptions(basis, samples=self.samples.value() or None)
 
     def card_filter(self, base: CardFilter) -> CardFilter:
         basis = str(self.basis.currentData())

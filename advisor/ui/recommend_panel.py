@@ -25,13 +25,13 @@ from PySide6.QtWidgets import (
 from advisor.catalog import SEGMENTS, VENDORS
 from advisor.charts import CardLine
 from advisor.recommend.engine import OBJECTIVES, Options, Recommendation, prepare
-from advisor.recommend.money import MoneyOptions
 from advisor.recommend.present import best_per_card
 from advisor.recommend.service import CardFilter, recommend
 from advisor.ui.catalog_service import CatalogService
 from advisor.ui.controls import combo
 from advisor.ui.dialogs import show_error
 from advisor.ui.i18n import tr
+from advisor.ui.job_chart import QtJobCost
 from advisor.ui.make_it_fit import QtMakeItFit
 from advisor.ui.money_text import MoneyFilters
 from advisor.ui.recommend_model import RecommendationTableModel, explain
@@ -81,6 +81,9 @@ class QtRecommendations(QWidget):
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(self.table)
         splitter.addWidget(self.detail)
+        self.job_chart = QtJobCost()
+        splitter.addWidget(self.job_chart)
+        self.ranked.connect(lambda: self.job_chart.show_entries(self.entries))
         splitter.setSizes([420, 120])
         layout = QVBoxLayout(self)
         layout.addLayout(self.filter_row)
@@ -130,7 +133,7 @@ class QtRecommendations(QWidget):
         cards = CardFilter(self.vendor.currentData(), self.segment.currentData(), None, self.used.isChecked())
         cards = self.money.card_filter(cards)
         return cards, Options(self.objective.currentData(), budget, self.max_gpus.currentData(),
-                              money=MoneyOptions(cards.basis))
+                              money=self.money.options(cards.basis))
 
     def refresh(self) -> None:
         catalog, result = self.catalog.catalog, self.state.result

@@ -43,3 +43,16 @@ def test_the_chart_speaks_chinese() -> None:
     finally:
         set_language("en")
     assert figure.axes[0].get_title() == "价格走势：H100 SXM5"
+
+
+def test_job_cost_chart_draws_the_frontier_and_labels_it() -> None:
+    from advisor.charts.job_cost import job_cost_figure
+    from tests.recommend.test_money import rec
+
+    rows = [rec(card="A", job_hours=1.0, job_cost_usd=900.0), rec(card="B", count=2, job_hours=10.0,
+            job_cost_usd=300.0), rec(card="C", job_hours=20.0, job_cost_usd=400.0)]  # fmt: skip
+    axis = job_cost_figure(rows).axes[0]
+    assert list(axis.get_lines()[0].get_xdata()) == [1.0, 10.0]  # C is slower and dearer than B
+    assert [text.get_text() for text in axis.texts] == ["A", "2 x B"]
+    assert axis.get_xlabel() == "Hours to finish the job"
+    assert job_cost_figure([rec()]).texts[0].get_text() == "Give the job's size to see its time and cost"

@@ -10,7 +10,16 @@ import pytest
 from advisor.catalog.records import PriceRecord
 from advisor.core.errors import AdvisorError
 from advisor.recommend.engine import Recommendation
-from advisor.recommend.money import MoneyOptions, choose_offer, costed, is_old, ordered, rent_offer, within_budget
+from advisor.recommend.money import (
+    MoneyOptions,
+    choose_offer,
+    costed,
+    frontier,
+    is_old,
+    ordered,
+    rent_offer,
+    within_budget,
+)
 
 TODAY = date(2026, 6, 1)
 
@@ -109,3 +118,13 @@ def test_money_objectives_rank_priced_fitting_rows_before_unpriced_ones() -> Non
     cheap_job = rec(card="cheap job", price_usd=3000.0, job_cost_usd=3001.0)
     dear_job = rec(card="dear job", price_usd=2000.0, job_cost_usd=5000.0)
     assert [r.card for r in ordered([dear_job, cheap_job], "cheapest")] == ["cheap job", "dear job"]
+
+
+def test_the_frontier_keeps_what_nothing_beats_on_both_time_and_cost() -> None:
+    rows = [rec(card="slow cheap", job_hours=100.0, job_cost_usd=50.0),
+            rec(card="fast dear", job_hours=1.0, job_cost_usd=900.0),
+            rec(card="middle", job_hours=10.0, job_cost_usd=300.0),
+            rec(card="beaten", job_hours=20.0, job_cost_usd=400.0),  # middle is faster and cheaper
+            rec(card="no fit", fits=False, job_hours=0.5, job_cost_usd=1.0),
+            rec(card="no size")]  # fmt: skip
+    assert [r.card for r in frontier(rows)] == ["fast dear", "middle", "slow cheap"]

@@ -27,3 +27,16 @@ def test_software_and_rent_selectors_change_the_ranking(qtbot: QtBot, window: Qt
     assert unpriced  # consumer Radeon cards are not rented by clouds
     panel.table.selectRow(unpriced[0])  # a card without a rent price says how to give it one
     assert "No price on this basis" in panel.detail.text()
+
+
+def test_a_job_size_adds_costs_and_the_time_against_cost_chart(qtbot: QtBot, window: QtMainWindow,
+                                                               wait_ranked: Ranked) -> None:  # fmt: skip
+    panel = window.recommendations
+    assert panel.job_chart.isHidden()  # no job size yet
+    panel.money.samples.setValue(1e7)
+    wait_ranked(qtbot, window)
+    priced = [e for e in panel.model.entries if e.fits and e.price_usd is not None]
+    assert priced and all(e.job_hours is not None and e.job_cost_usd is not None for e in priced)
+    qtbot.waitUntil(lambda: not panel.job_chart.isHidden(), timeout=5000)
+    figure = panel.job_chart.figure
+    assert figure is not None and figure.axes[0].get_ylabel() == "Cost of the job (USD)"

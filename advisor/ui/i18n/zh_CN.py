@@ -34,6 +34,12 @@ MESSAGES: dict[str, str] = {
     "new price": "全新价格", "used price": "二手价格", "lowest purchase price": "最低购买价",
     "Which price the money objectives rank on": "按哪种价格计算性价比与成本",
     "any software": "任意软件栈",
+    "no job size": "未给任务规模", "samples": "个样本",
+    "Samples in the whole job: adds its hours, its cost and when buying beats renting, and the time-against-cost "
+    "chart": "整个任务的样本数：给出所需小时数、成本、购买何时比租用划算，以及时间-成本图",
+    "Give the job's size to see its time and cost": "给出任务规模即可查看时间与成本",
+    "fitting configurations": "放得下的配置", "best choices": "最佳选择",
+    "Hours to finish the job": "完成任务所需小时数", "Cost of the job (USD)": "任务成本（美元）",
     "Only cards PyTorch runs through this software path": "只看 PyTorch 通过该软件栈运行的显卡",
     "perf_per_dollar": "性价比优先", "cheapest": "价格最低", "fastest": "速度最快",
     "samples/s": "样本/秒", "tokens/s": "词元/秒", "train": "训练", "infer": "推理",
