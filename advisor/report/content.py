@@ -35,6 +35,7 @@ class CardSource:
     price_date: date | None
     price_condition: str | None
     price_source: str | None
+    price_kind: str | None = None  # purchase, or rent_hour (price_usd is then per GPU-hour)
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,7 @@ def _source(session: Session, row: Recommendation, basis: str) -> CardSource:
     price = best_price(session, row.card, basis)  # the same offer the ranking priced the card at
     return CardSource(row.card, card.source if card else "", price.amount if price else None,
                       price.date if price else None, price.condition if price else None,
-                      price.source if price else None)
+                      price.source if price else None, price.kind if price else None)
 
 
 def rank_for_report(session: Session, job: Job, cards: CardFilter = CardFilter(),  # noqa: B008

@@ -35,6 +35,7 @@ MESSAGES: dict[str, str] = {
     "Which price the money objectives rank on": "按哪种价格计算性价比与成本",
     "any software": "任意软件栈",
     "no job size": "未给任务规模", "samples": "个样本",
+    "{amount} USD per hour": "每小时 {amount} 美元",
     "Samples in the whole job: adds its hours, its cost and when buying beats renting, and the time-against-cost "
     "chart": "整个任务的样本数：给出所需小时数、成本、购买何时比租用划算，以及时间-成本图",
     "Give the job's size to see its time and cost": "给出任务规模即可查看时间与成本",
