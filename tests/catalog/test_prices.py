@@ -106,3 +106,24 @@ def test_bad_bundled_price_rows_name_line_and_field(tmp_path: Path) -> None:
         "line 2: amount: '-5' is not a positive amount",
         "line 3: source: unknown source key 'nowhere'; market: a rent_hour price comes from a cloud market, "
         "not 'retail'")  # fmt: skip
+
+
+def test_a_salvaged_rent_price_keeps_its_kind_market_and_address(db_path: Path, bundled: BundledData) -> None:
+    catalog = open_catalog(db_path, bundled=bundled)
+    catalog.transact(lambda s: add_price(s, "H100 SXM5", 2.49, on=date(2026, 5, 1), kind="rent_hour",
+                                         market="cloud_spot", source_url="https://cloud.example/p"))  # fmt: skip
+    catalog.close()
+    with sqlite3.connect(db_path) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+        (root,) = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'ix_prices_card_date'").fetchone()
+    with open(db_path, "r+b") as file:  # a broken index: the file is rebuilt and the user's rows salvaged
+        file.seek((root - 1) * page_size)
+        file.write(b"\xff" * page_size)
+    catalog = open_catalog(db_path, bundled=bundled)
+    assert "recovering 0 of your cards and 1 of your prices" in catalog.messages[0]
+    with catalog.read() as session:
+        mine = [p for p in price_history(session, "H100 SXM5") if p.user_owned]
+    catalog.close()
+    assert [(p.amount, p.kind, p.market, p.source_url) for p in mine] == [
+        (2.49, "rent_hour", "cloud_spot", "https://cloud.example/p")]  # fmt: skip
