@@ -6,6 +6,7 @@ import argparse
 import json
 from typing import Any, get_args
 
+from advisor.commands import types
 from advisor.core import zoo
 from advisor.core.errors import SpecError
 from advisor.core.formatting import render_text, to_json
@@ -28,8 +29,8 @@ def add_workload_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("spec", nargs="?", help="zoo:NAME, or a model file (see DESIGN.md); a FILE.py is Python "
                         "code and runs, every other file is read as data")
     parser.add_argument("--mode", choices=get_args(Mode), default="train")
-    parser.add_argument("--batch", type=positive_int, default=32, help="samples per step (per card)")
-    parser.add_argument("--seq-len", type=positive_int, default=None, help="tokens per sample")
+    parser.add_argument("--batch", type=types.batch_size, default=32, help="samples per step (per card)")
+    parser.add_argument("--seq-len", type=types.sequence_length, default=None, help="tokens per sample")
     parser.add_argument("--precision", choices=get_args(Precision), default="fp32")
     parser.add_argument("--optimizer", choices=get_args(OptimizerName), default="adam")
     parser.add_argument("--checkpointing", action="store_true", help="gradient checkpointing per block")

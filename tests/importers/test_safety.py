@@ -212,3 +212,18 @@ def test_ordinary_torchscript_passes_the_code_check(tmp_path: Path) -> None:
         path = tmp_path / f"plain{index}.pt"
         torch.jit.save(module, str(path))
         assert torchscript_problems(path) == []
+
+
+def test_an_onnx_graph_with_a_cycle_is_refused(tmp_path: Path) -> None:
+    import onnx
+    from onnx import TensorProto, helper
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])
+    nodes = [helper.make_node("Add", ["x", "b"], ["a"], name="first"),  # reads b, which second makes from a
+             helper.make_node("Relu", ["a"], ["b"], name="second"),
+             helper.make_node("Relu", ["a"], ["y"], name="out")]  # fmt: skip
+    path = tmp_path / "cycle.onnx"
+    onnx.save(helper.make_model(helper.make_graph(nodes, "cycle", [x], [y])), str(path))
+    with pytest.raises(SpecError, match="'first' reads 'b' before any node makes it"):
+        load_graph(str(path))
