@@ -11,6 +11,7 @@ import logging
 import os
 import sqlite3
 import stat
+from contextlib import suppress
 from dataclasses import fields
 from datetime import date
 from pathlib import Path
@@ -20,7 +21,7 @@ from sqlalchemy.orm import Session
 
 from advisor.catalog import engine as sqlite_engine
 from advisor.catalog.engine import Sessions, as_catalog_error, make_engine
-from advisor.catalog.errors import CatalogFileError
+from advisor.catalog.errors import CatalogError, CatalogFileError
 from advisor.catalog.migrations import SCHEMA_VERSION, schema_version, upgrade
 from advisor.catalog.orm import USER
 from advisor.catalog.recovery import Salvage, damage, move_aside, salvage
@@ -72,7 +73,8 @@ def _restore(session: Session, found: Salvage) -> None:
     for card_name, alias in found.aliases:
         card = orm_card(session, card_name)
         if card is not None:
-            attach_aliases(session, card, [alias], USER)
+            with suppress(CatalogError):  # another card took this alias meanwhile: it stays with that card
+                attach_aliases(session, card, [alias], USER)
     for row in found.prices:
         if orm_card(session, row["card_name"]) is not None and row.get("amount"):
             add_price(session, row["card_name"], float(row["amount"]), currency=row.get("currency") or "USD",

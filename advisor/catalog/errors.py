@@ -6,6 +6,8 @@ from collections.abc import Sequence
 
 from advisor.core.errors import AdvisorError
 
+SHOWN_PROBLEMS = 10
+
 
 class CatalogError(AdvisorError):
     """Something about the catalog the user asked for that cannot be done."""
@@ -41,7 +43,10 @@ class CatalogDataError(CatalogError):
 
     def __init__(self, where: str, problems: Sequence[str]) -> None:
         count = f"{len(problems)} bad row{'s' if len(problems) != 1 else ''}"
-        super().__init__(f"{where}: {count}, nothing imported: {' | '.join(problems)}")
+        # The line names the first few only: 100,000 bad rows made a 6.6 MB error line. `problems` has all.
+        shown = " | ".join(problems[:SHOWN_PROBLEMS])
+        more = f" | ... and {len(problems) - SHOWN_PROBLEMS} more" if len(problems) > SHOWN_PROBLEMS else ""
+        super().__init__(f"{where}: {count}, nothing imported: {shown}{more}")
         self.where = where
         self.problems = tuple(problems)
 

@@ -5,6 +5,8 @@ returns plain records. The only module that turns ORM rows into records and back
 from __future__ import annotations
 
 import difflib
+import math
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import fields, replace
@@ -137,6 +139,9 @@ def attach_aliases(session: Session, card: Card, aliases: Iterable[str], origin:
             session.add(Alias(card=card, alias=key, display=display, origin=origin))
         elif owner != card.id and display == card.name:
             raise DuplicateCardError(card.name, display)
+        elif owner != card.id:  # say so: silently dropping it left the user's alias pointing nowhere
+            other = session.get(Card, owner)
+            raise CatalogError(f"alias {display!r} already belongs to {other.name if other else 'another card'!r}")
 
 
 def insert_card(session: Session, spec: CardSpec, origin: str) -> Card:
@@ -157,6 +162,18 @@ def add_card(session: Session, spec: CardSpec) -> CardRecord:
     return _as_record(session, card)
 
 
+_EDITED = re.compile(r"edited by the user on [0-9-]+ \(([^)]*)\); other figures: (.*)", re.DOTALL)
+
+
+def edited_source(source: str, changes: Iterable[str]) -> str:
+    """The source of an edited card: which figures the user changed (all edits together), then where the
+    others come from. Rewritten, not prefixed again, so repeated edits do not grow it."""
+    earlier = _EDITED.fullmatch(source)
+    columns = dict.fromkeys([*(earlier.group(1).split(", ") if earlier else []), *changes])
+    original = earlier.group(2) if earlier else source
+    return f"edited by the user on {date.today().isoformat()} ({', '.join(columns)}); other figures: {original}"
+
+
 def edit_card(session: Session, name: str, **changes: Any) -> CardRecord:
     """Change figures of any card; the row becomes the user's, so a bundled data update leaves it be."""
     unknown = set(changes) - set(SPEC_COLUMNS) - {"aliases"}
@@ -167,8 +184,7 @@ def edit_card(session: Session, name: str, **changes: Any) -> CardRecord:
     for column, value in changes.items():
         setattr(card, column, value)
     if changes and "source" not in changes:
-        card.source = f"edited by the user on {date.today().isoformat()} ({', '.join(changes)}); " \
-                      f"other figures: {card.source}"
+        card.source = edited_source(card.source, changes)
     card.origin = USER
     session.flush()
     attach_aliases(session, card, aliases, USER)
@@ -211,7 +227,7 @@ def add_price(session: Session, card_name: str, amount: float, *, currency: str 
                                   ("market", market, MARKETS)):  # fmt: skip
         if value not in options:
             raise CatalogError(f"price {label} {value!r} is not one of {', '.join(options)}")
-    if not 0 < amount < float("inf"):
+    if not (amount > 0 and math.isfinite(amount)):
         raise CatalogError(f"price {amount!r} is not a positive amount")
     card = _require(session, card_name)
     record = PriceRecord(card.name, float(amount), currency.upper(), on or date.today(), condition, source,

@@ -35,6 +35,7 @@ from advisor.catalog.price_import import import_prices, read_prices_file
 from advisor.catalog.price_rows import PRICE_COLUMNS
 from advisor.catalog.records import CONDITIONS, KINDS, MARKETS, CardRecord, PriceRecord
 from advisor.catalog.repository import spec_of
+from advisor.commands import types
 from advisor.core.files import write_atomic
 
 # Options of `add` / `edit`, one per CSV column (same names, same parsing: csvio is the one definition).
@@ -228,7 +229,7 @@ def register(subparsers: Any) -> None:
 def _register_reading(actions: Any, common: argparse.ArgumentParser) -> None:
     listing = _add(actions, "list", cmd_list, "cards, filtered and sorted", common)
     listing.add_argument("--vendor", help="NVIDIA, AMD or Intel")
-    listing.add_argument("--min-memory", type=float, metavar="GB", help="at least this much memory (GiB)")
+    listing.add_argument("--min-memory", type=types.memory_gib, metavar="GB", help="at least this much memory (GiB)")
     listing.add_argument("--segment", help=", ".join(SEGMENTS))
     listing.add_argument("--sort", default="name", choices=list(SORT_KEYS), help="sort key (default: name)")
     _json_option(listing)
@@ -252,7 +253,7 @@ def _register_writing(actions: Any, common: argparse.ArgumentParser) -> None:
 
     price = _add(actions, "set-price", cmd_set_price, "record a price of a card", common)
     price.add_argument("name", help="canonical name or any alias")
-    price.add_argument("amount", type=float, help="the price")
+    price.add_argument("amount", type=types.money, help="the price")
     price.add_argument("--date", help="YYYY-MM-DD (default: today)")
     price.add_argument("--used", action="store_true", help="a used card's price (same as --condition used)")
     price.add_argument("--condition", choices=CONDITIONS, default="new", help="default: new")
@@ -261,7 +262,7 @@ def _register_writing(actions: Any, common: argparse.ArgumentParser) -> None:
     price.add_argument("--market", choices=MARKETS, default=None,
                        help="default: retail, used_market for used, cloud_on_demand for rent_hour")
     price.add_argument("--url", default=None, help="the address of the page the price is from")
-    price.add_argument("--currency", default="USD", help="ISO 4217 code (default: USD)")
+    price.add_argument("--currency", type=types.currency_code, default="USD", help="ISO 4217 code (default: USD)")
     price.add_argument("--source", default="entered by the user", help="where the price was seen")
     _json_option(price)
 

@@ -96,6 +96,13 @@ def test_export_then_import_round_trips(run: Runner, tmp_path: Path) -> None:
     assert code == 0 and "0 added, 0 changed, 182 unchanged" in out
     edited = exported.read_text().replace("GeForce RTX 4090,", "GeForce RTX 4090 (mine),", 1)
     (tmp_path / "one.csv").write_text(edited)
+    code, _, err = run("import", str(tmp_path / "one.csv"))  # the copy still claims the 4090's aliases
+    assert code == 2 and "already belongs to 'GeForce RTX 4090'" in err
+    lines = edited.splitlines(keepends=True)
+    mine = next(i for i, line in enumerate(lines) if line.startswith("GeForce RTX 4090 (mine),"))
+    name, _aliases, rest = lines[mine].split(",", 2)
+    lines[mine] = f"{name},,{rest}"  # without them it is a card of its own
+    (tmp_path / "one.csv").write_text("".join(lines))
     code, out, _ = run("import", str(tmp_path / "one.csv"))
     assert code == 0 and "1 added" in out
 

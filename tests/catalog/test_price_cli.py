@@ -24,7 +24,7 @@ def test_import_prices_adds_the_users_prices_and_summarises(run: Runner, tmp_pat
     assert code == 0 and "0 prices added" in out and "3 unchanged" in out
     code, out, _ = run("prices", "a100 80gb sxm4", "--json")
     history = json.loads(out)
-    rent = [p for p in history["prices"] if p["kind"] == "rent_hour"]
+    rent = [p for p in history["prices"] if p["kind"] == "rent_hour" and p["user_owned"]]
     assert history["card"] == "A100 SXM4 80GB"
     assert rent == [{**rent[0], "amount": 1.29, "currency": "USD", "market": "cloud_on_demand",
                      "source": "a cloud", "user_owned": True, "date": "2026-03-02"}]  # fmt: skip

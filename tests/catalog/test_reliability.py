@@ -15,9 +15,11 @@ import pytest
 
 from advisor.catalog import (
     CardSpec,
+    Catalog,
     CatalogDataError,
     add_card,
     add_price,
+    edit_card,
     find_card,
     list_cards,
     open_catalog,
@@ -251,3 +253,12 @@ def test_export_on_a_full_disk_keeps_the_old_file(tmp_path: Path, db_path: Path,
     assert "No space left on device" in capsys.readouterr().err
     assert old.read_text() == "yesterday's export"
     assert [name for name in os.listdir(tmp_path) if name.startswith(".advisor-")] == []  # no temporary left
+
+
+def test_editing_again_does_not_grow_the_source(catalog: Catalog) -> None:
+    first = catalog.transact(lambda s: edit_card(s, "4090", tdp_w=400))
+    again = [catalog.transact(lambda s, w=w: edit_card(s, "4090", tdp_w=w)) for w in (410, 420, 430)]
+    second = catalog.transact(lambda s: edit_card(s, "4090", fp32_tflops=90.0))
+    assert {len(card.source) for card in again} == {len(first.source)}  # same figures edited: same text
+    assert "(tdp_w, fp32_tflops)" in second.source and second.source.count("edited by the user") == 1
+    assert second.source.endswith(first.source.split("other figures: ", 1)[1])  # the original source kept
