@@ -25,8 +25,8 @@ SNAPSHOT_DATE = date(2026, 11, 30)
 # theirs is an MSRP. New sources must carry the day they were read.
 LEGACY_SOURCES = {"nv-gdc2017", "nv-ces2020", "nv-super-2024", "amd-7900gre"}
 # Sanity bounds per kind, in USD: a purchase between a used GT-class card and a datacenter module, a rent
-# between a marketplace Pascal card and a rack-scale Blackwell GPU.
-BOUNDS_USD = {"purchase": (20.0, 60_000.0), "rent_hour": (0.05, 20.0)}
+# between a marketplace Pascal card (Akash lists a Tesla P4 at $0.03 per hour) and a rack-scale Blackwell GPU.
+BOUNDS_USD = {"purchase": (20.0, 60_000.0), "rent_hour": (0.02, 20.0)}
 
 
 def _read(name: str) -> list[dict[str, str]]:
