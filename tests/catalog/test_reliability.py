@@ -262,3 +262,19 @@ def test_editing_again_does_not_grow_the_source(catalog: Catalog) -> None:
     assert {len(card.source) for card in again} == {len(first.source)}  # same figures edited: same text
     assert "(tdp_w, fp32_tflops)" in second.source and second.source.count("edited by the user") == 1
     assert second.source.endswith(first.source.split("other figures: ", 1)[1])  # the original source kept
+
+
+def test_a_write_behind_a_stuck_writer_says_busy_and_changes_nothing(
+        db_path: Path, bundled: BundledData, short_busy_timeout: None) -> None:  # fmt: skip
+    catalog = open_catalog(db_path, bundled=bundled)
+    writer = sqlite3.connect(db_path, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")  # another program's transaction that does not end
+    try:
+        with pytest.raises(CatalogBusyError, match="nothing was changed"):
+            catalog.transact(lambda s: add_price(s, "4090", 999.0))
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+    with catalog.read() as session:
+        assert 999.0 not in {p.amount for p in price_history(session, "4090")}
+    assert _backups(db_path) == []
