@@ -99,8 +99,10 @@ class Sessions:
         with _one_line(self.engine), self._writer() as session, session.begin():
             yield session
 
-    def transact(self, work: Callable[[Session], T], attempts: int = 8) -> T:
-        """Run `work` in a write transaction, again from the start if SQLite stays busy past its timeout."""
+    def transact(self, work: Callable[[Session], T], attempts: int = 3) -> T:
+        """Run `work` in a write transaction, again from the start if SQLite stays busy past its timeout.
+        Each attempt already waits BUSY_TIMEOUT_MS, so three keep a user's wait for a stuck lock near half a
+        minute before CatalogBusyError says so (eight made it 80 s)."""
         for attempt in range(attempts):
             try:
                 with self.write() as session:

@@ -26,8 +26,8 @@ import zipfile
 from collections.abc import Iterable
 from pathlib import Path
 
-RISKY_WORDS = ("file", "mmap", "save", "load", "open", "pickle", "exec", "eval", "system", "popen", "spawn",
-               "fork", "socket", "library", "dlopen", "shm", "shared_memory", "write", "unlink", "remove")
+RISKY_WORDS = frozenset({"file", "mmap", "save", "load", "loads", "open", "pickle", "exec", "eval", "system",
+                         "popen", "spawn", "fork", "socket", "library", "dlopen", "shm", "write", "unlink", "remove"})
 SAFE_OP_NAMESPACES = frozenset({"aten", "prim", "quantized", "torchvision", "_operator", "operator", "math",
                                 "higher_order", "profiler"})
 # TorchScript's own unpickler resolves only these (torch/csrc/jit/serialization/unpickler.cpp); anything else
@@ -38,11 +38,17 @@ _OPS_NAMESPACE = re.compile(r"\bops\.(\w+)")
 TRUST_HINT = "if you trust this file, pass --trust-pickle"
 
 
+def _risky_token(token: str) -> bool:
+    # Whole words ("load", not "overload"), plus "file" and "mmap" inside a word ("fromfile"); "profiler"
+    # (torch.ops.profiler record_function, common in scripted code) merely contains the letters.
+    return token in RISKY_WORDS or ("file" in token and not token.startswith("profil")) or "mmap" in token
+
+
 def risky_name(name: str) -> bool:
     """True for an operator or function name that may reach files, memory maps, processes or libraries."""
     last = name.lower().split("::")[-1]
     parts = [p for p in last.split(".") if p not in ("default", "out", "tensor")]
-    if any(word in part for part in parts[-2:] for word in RISKY_WORDS):
+    if any(_risky_token(token) for part in parts[-2:] for token in part.split("_")):
         return True
     namespace = _OPS_NAMESPACE.search(name)
     if namespace is not None:

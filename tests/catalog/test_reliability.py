@@ -3,12 +3,14 @@ files, and an all-or-nothing CSV import."""
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import signal
 import sqlite3
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -262,3 +264,50 @@ def test_editing_again_does_not_grow_the_source(catalog: Catalog) -> None:
     assert {len(card.source) for card in again} == {len(first.source)}  # same figures edited: same text
     assert "(tdp_w, fp32_tflops)" in second.source and second.source.count("edited by the user") == 1
     assert second.source.endswith(first.source.split("other figures: ", 1)[1])  # the original source kept
+
+
+def test_a_write_behind_a_stuck_writer_says_busy_and_changes_nothing(
+        db_path: Path, bundled: BundledData, short_busy_timeout: None) -> None:  # fmt: skip
+    catalog = open_catalog(db_path, bundled=bundled)
+    writer = sqlite3.connect(db_path, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")  # another program's transaction that does not end
+    try:
+        with pytest.raises(CatalogBusyError, match="nothing was changed"):
+            catalog.transact(lambda s: add_price(s, "4090", 999.0))
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+    with catalog.read() as session:
+        assert 999.0 not in {p.amount for p in price_history(session, "4090")}
+    assert _backups(db_path) == []
+
+
+@contextlib.contextmanager
+def _read_only(path: Path) -> Iterator[None]:
+    """chmod for a normal user; root ignores modes, so it needs the immutable attribute (chattr +i)."""
+    if os.geteuid() != 0:
+        path.chmod(0o444)
+        try:
+            yield
+        finally:
+            path.chmod(0o644)
+        return
+    if subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode != 0:
+        pytest.skip("running as root on a file system without chattr: no way to make a file read-only")
+    try:
+        yield
+    finally:
+        subprocess.run(["chattr", "-i", str(path)], check=True)
+
+
+def test_a_read_only_catalog_still_reads_and_a_write_is_one_error(db_path: Path, bundled: BundledData) -> None:
+    open_catalog(db_path, bundled=bundled).close()
+    before = db_path.read_bytes()
+    with _read_only(db_path):
+        catalog = open_catalog(db_path, bundled=bundled)
+        with catalog.read() as session:
+            assert len(list_cards(session)) == len(bundled.cards)
+        with pytest.raises(CatalogFileError, match="readonly database"):
+            catalog.transact(lambda s: add_price(s, "4090", 999.0))
+        catalog.close()
+    assert db_path.read_bytes() == before and _backups(db_path) == []
