@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import types
 import typing
 from functools import cache
@@ -25,6 +26,12 @@ from advisor.core.ops import OP_TYPES
 
 FORMAT = "advisor-network"
 VERSION = 1
+# Bounds on what a network file may ask for (issue 16): a shape of 10**400 overflowed the float arithmetic
+# and a million layers exhausted memory. 2**31 per number and 16 dimensions keep every product of a shape
+# (at most 2**496) a finite float, far above any real layer.
+MAX_WHOLE = 2**31
+MAX_DIMS = 16
+MAX_NETWORK_LAYERS = 100_000
 
 
 @cache
@@ -46,13 +53,13 @@ def _coerce_to(kind: Any, value: Any) -> Any:
             return value
         raise ValueError("expected true or false")
     if kind is int:
-        if _is_int(value):
+        if _is_int(value) and abs(value) <= MAX_WHOLE:
             return value
-        raise ValueError("expected a whole number")
+        raise ValueError(f"expected a whole number of at most 2**31 in size, got {str(value)[:40]}")
     if kind is float:
-        if _is_int(value) or isinstance(value, float):
+        if (_is_int(value) and abs(value) <= MAX_WHOLE) or (isinstance(value, float) and math.isfinite(value)):
             return float(value)
-        raise ValueError("expected a number")
+        raise ValueError(f"expected a finite number, got {str(value)[:40]}")
     if kind is str:
         if isinstance(value, str):
             return value
@@ -63,9 +70,10 @@ def _coerce_to(kind: Any, value: Any) -> Any:
             return value
         raise ValueError(f"expected one of {', '.join(map(str, args))}")
     if origin is tuple:
-        if isinstance(value, list | tuple) and all(_is_int(v) for v in value):
+        if isinstance(value, list | tuple) and len(value) <= MAX_DIMS and all(_is_int(v) for v in value) \
+                and all(abs(v) <= MAX_WHOLE for v in value):
             return tuple(value)
-        raise ValueError("expected a list of whole numbers")
+        raise ValueError(f"expected a list of at most {MAX_DIMS} whole numbers of at most 2**31 each")
     if origin in (typing.Union, types.UnionType):
         for option in args:
             try:
@@ -84,7 +92,7 @@ def coerce_field(kind: str, name: str, value: Any, layer: str) -> Any:
     try:
         return _coerce_to(hints[name], value)
     except ValueError as error:
-        raise SpecError(f"{layer}: field {name}: {error}, got {json.dumps(value)}") from None
+        raise SpecError(f"{layer}: field {name}: {error}, got {json.dumps(value)[:60]}") from None
 
 
 def make_op(kind: str, params: dict[str, Any], layer: str) -> Any:
@@ -145,6 +153,8 @@ def graph_from_json(data: Any) -> Graph:
     layers = data.get("layers")
     if not isinstance(layers, list):
         raise SpecError("\"layers\" must be a list")
+    if len(layers) > MAX_NETWORK_LAYERS:  # a million layers ran until memory ran out
+        raise SpecError(f"{len(layers):,} layers: at most {MAX_NETWORK_LAYERS:,} are supported")
     builder = GraphBuilder(str(data.get("name") or "network"), str(data.get("task") or "classification"))
     names: dict[str, int] = {}
     for index, entry in enumerate(layers):
@@ -166,7 +176,9 @@ def load_graph_file(path: str | Path) -> Graph:
         raise SpecError(f"{path}: cannot read ({error.strerror or error})") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise SpecError(f"{path}: not valid JSON ({error})") from None
+    except RecursionError:  # 200,000 nested brackets overflow the parser's stack
+        raise SpecError(f"{path}: not a network: JSON nested too deeply") from None
     try:
         return graph_from_json(data)
-    except (AdvisorError, TypeError) as error:
+    except (AdvisorError, TypeError, OverflowError) as error:
         raise SpecError(f"{path}: {error}") from None

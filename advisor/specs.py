@@ -6,8 +6,6 @@ given so that the zoo never loads torch or onnx.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from advisor.core import zoo
 from advisor.core.errors import SpecError
 from advisor.core.graph import Graph
@@ -61,7 +59,9 @@ def _import_torch(spec: str, lowered: str, seq_len: int | None, trust_pickle: bo
     from advisor.importers.torch_loader import load_module
 
     if lowered.endswith((".pt", ".pth", ".bin")) and not spec.startswith(LIBRARY_FORMS) and not trust_pickle:
-        path = Path(spec)
-        if path.is_file() and not state_dict.is_torchscript(path):
+        from advisor.importers.common import existing_file
+
+        path = existing_file(spec)  # one line for a missing file or a name the file system refuses
+        if not state_dict.is_torchscript(path):
             return state_dict.state_dict_graph(path)
     return module_to_graph(load_module(spec, trust_pickle=trust_pickle, seq_len=seq_len))

@@ -39,7 +39,7 @@ def test_json_has_the_stable_keys(capsys: pytest.CaptureFixture[str]) -> None:
 
 @pytest.mark.parametrize("args, message", [
     (["estimate", "zoo:resnet9000"], "unknown zoo model 'resnet9000'"),
-    (["estimate", "zoo:seed:cnn", "--batch", "-4"], "argument --batch: must be at least 1, got -4"),
+    (["estimate", "zoo:seed:cnn", "--batch", "-4"], "argument --batch: must be from 1 to 16,777,216, got -4"),
     (["estimate", "zoo:seed:cnn", "--batch", "many"], "argument --batch: expected a whole number"),
     (["estimate", "zoo:seed:cnn", "--precision", "fp8"], "argument --precision: invalid choice"),
     (["estimate", "zoo:seed:cnn", "--seq-len", "128"], "--seq-len: seed:cnn is not a sequence model"),

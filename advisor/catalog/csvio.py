@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Callable, Iterable, Iterator
+import math
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import fields
 from datetime import date
 from pathlib import Path
 from typing import Any
 
-from advisor.catalog.errors import CatalogDataError
+from advisor.catalog.errors import CatalogDataError, CatalogError
 from advisor.catalog.names import normalize
 from advisor.catalog.records import LINK_KINDS, SEGMENTS, VENDORS, CardSpec
 
@@ -31,18 +32,42 @@ REQUIRED = frozenset({"name", "vendor", "architecture", "segment", "memory_gb", 
                       "bandwidth_gbs", "fp32_tflops", "tdp_w", "source"})  # fmt: skip
 
 
-def _positive_float(text: str) -> float:
-    value = float(text)
-    if not value > 0 or value == float("inf"):
-        raise ValueError(f"{text!r} is not a positive number")
+def _number(high: float) -> Callable[[str], float]:
+    """A finite figure above 0 and at most `high`: NaN, infinity and absurd sizes stop here, where a figure
+    enters the catalog (a CSV row, `catalog add/edit`), not in each command that reads it."""
+
+    def parse(text: str) -> float:
+        value = float(text)
+        if not (math.isfinite(value) and 0 < value <= high):
+            raise ValueError(f"{text!r} is not a number above 0 and at most {high:g}")
+        return value
+
+    return parse
+
+
+def _whole(high: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        value = int(text)
+        if not 0 < value <= high:
+            raise ValueError(f"{text!r} is not a whole number from 1 to {high}")
+        return value
+
+    return parse
+
+
+def _memory_gib(text: str) -> float:
+    """From 1 MiB (2**-10 GiB: smaller is a typo, and rounds to a 0-byte card) to 1 PiB per card."""
+    value = _number(2.0**20)(text)
+    if value < 2.0**-10:
+        raise ValueError(f"{text!r} GiB is less than 1 MiB")
     return value
 
 
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value <= 0:
-        raise ValueError(f"{text!r} is not a positive whole number")
-    return value
+# Ceilings far above any real card, so that a typo (1e12 GB, 1e23 W) is refused instead of overflowing
+# SQLite's 64-bit integers or ranking a card that cannot exist.
+_RATE = _number(1e6)  # TFLOPS, TOPS, GB/s: today's fastest parts are in the thousands
+
+
 
 
 def _choice(options: tuple[str, ...]) -> Callable[[str], str]:
@@ -61,31 +86,39 @@ def _aliases(text: str) -> tuple[str, ...]:
 
 _PARSERS: dict[str, Callable[[str], Any]] = {
     "name": str.strip, "aliases": _aliases, "vendor": _choice(VENDORS), "architecture": str.strip,
-    "segment": _choice(SEGMENTS), "launch_date": date.fromisoformat, "memory_gb": _positive_float,
-    "memory_type": str.strip, "bus_width_bits": _positive_int, "bandwidth_gbs": _positive_float,
-    "fp32_tflops": _positive_float, "tf32_tflops": _positive_float, "fp16_tflops": _positive_float,
-    "bf16_tflops": _positive_float, "fp8_tflops": _positive_float, "int8_tops": _positive_float,
-    "tdp_w": _positive_int, "pcie_gen": _positive_int, "devices": _positive_int,
-    "link_kind": _choice(LINK_KINDS), "link_detail": str.strip, "link_bandwidth_gbs": _positive_float,
-    "msrp_usd": _positive_float,
+    "segment": _choice(SEGMENTS), "launch_date": date.fromisoformat, "memory_gb": _memory_gib,
+    "memory_type": str.strip, "bus_width_bits": _whole(65_536), "bandwidth_gbs": _RATE,
+    "fp32_tflops": _RATE, "tf32_tflops": _RATE, "fp16_tflops": _RATE,
+    "bf16_tflops": _RATE, "fp8_tflops": _RATE, "int8_tops": _RATE,
+    "tdp_w": _whole(100_000), "pcie_gen": _whole(64), "devices": _whole(1024),
+    "link_kind": _choice(LINK_KINDS), "link_detail": str.strip, "link_bandwidth_gbs": _RATE,
+    "msrp_usd": _number(1e9),
     "source": str.strip,
 }  # fmt: skip
 
 
-def parse_card_row(row: dict[str, str], source_map: Callable[[str], str] | None = None) -> CardSpec:
-    """One CSV row -> CardSpec; raises ValueError naming every bad field of the row."""
+def parse_fields(row: Mapping[str, str | None], parsers: Mapping[str, Callable[[str], Any]],
+                 required: Collection[str], defaults: Mapping[str, str] | None = None,
+                 ) -> tuple[dict[str, Any], list[str]]:  # fmt: skip
+    """Parse each column of a CSV row: -> (values of the filled columns, "column: why" per bad one)."""
     values: dict[str, Any] = {}
     problems: list[str] = []
-    for column, parse in _PARSERS.items():
-        text = (row.get(column) or "").strip()
+    for column, parse in parsers.items():
+        text = (row.get(column) or "").strip() or (defaults or {}).get(column, "")
         if not text:
-            if column in REQUIRED:
+            if column in required:
                 problems.append(f"{column} is missing")
             continue
         try:
             values[column] = parse(text)
         except ValueError as error:
             problems.append(f"{column}: {error}")
+    return values, problems
+
+
+def parse_card_row(row: dict[str, str], source_map: Callable[[str], str] | None = None) -> CardSpec:
+    """One CSV row -> CardSpec; raises ValueError naming every bad field of the row."""
+    values, problems = parse_fields(row, _PARSERS, REQUIRED)
     if source_map is not None and "source" in values:
         try:
             values["source"] = source_map(values["source"])
@@ -127,8 +160,10 @@ def read_cards(text: str, where: str, source_map: Callable[[str], str] | None = 
 def read_cards_file(path: Path, source_map: Callable[[str], str] | None = None) -> list[CardSpec]:
     try:
         text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as error:
-        raise CatalogDataError(str(path), [f"cannot read: {error}"]) from error
+    except OSError as error:  # a file that is not there is not "1 bad row"
+        raise CatalogError(f"cannot read {path}: {error.strerror or error}") from None
+    except UnicodeDecodeError as error:
+        raise CatalogError(f"cannot read {path}: not UTF-8 text ({error.reason} at byte {error.start})") from None
     return read_cards(text, str(path), source_map)
 
 

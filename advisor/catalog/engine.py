@@ -29,6 +29,8 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import NullPool
 
+from advisor.catalog.errors import CatalogBusyError, CatalogError, CatalogFileError
+
 T = TypeVar("T")
 BUSY_TIMEOUT_MS = 10_000
 _IMMEDIATE = "advisor_begin_immediate"
@@ -58,7 +60,24 @@ def make_engine(path: Path) -> Engine:
 
 def is_busy(error: BaseException) -> bool:
     text = str(getattr(error, "orig", error)).lower()
-    return "database is locked" in text or "database is busy" in text
+    # The last one is PostgreSQL's lock_timeout (server.py): the server's "busy".
+    return "database is locked" in text or "database is busy" in text or "lock timeout" in text
+
+
+def as_catalog_error(error: BaseException, where: object) -> CatalogError:
+    """An SQLite failure as one line for the user: busy (the file is fine, wait) or the file's own problem."""
+    if is_busy(error):
+        return CatalogBusyError(str(where), BUSY_TIMEOUT_MS / 1000)
+    reason = str(getattr(error, "orig", error)).splitlines()[0]
+    return CatalogFileError(str(where), reason)
+
+
+@contextmanager
+def _one_line(engine: Engine) -> Iterator[None]:
+    try:
+        yield
+    except OperationalError as error:
+        raise as_catalog_error(error, engine.url.database) from None
 
 
 class Sessions:
@@ -71,23 +90,25 @@ class Sessions:
 
     @contextmanager
     def read(self) -> Iterator[Session]:
-        with self._reader() as session, session.begin():
+        with _one_line(self.engine), self._reader() as session, session.begin():
             yield session
 
     @contextmanager
     def write(self) -> Iterator[Session]:
         """One write transaction (BEGIN IMMEDIATE); commits when the block ends, rolls back on error."""
-        with self._writer() as session, session.begin():
+        with _one_line(self.engine), self._writer() as session, session.begin():
             yield session
 
-    def transact(self, work: Callable[[Session], T], attempts: int = 8) -> T:
-        """Run `work` in a write transaction, again from the start if SQLite stays busy past its timeout."""
+    def transact(self, work: Callable[[Session], T], attempts: int = 3) -> T:
+        """Run `work` in a write transaction, again from the start if SQLite stays busy past its timeout.
+        Each attempt already waits BUSY_TIMEOUT_MS, so three keep a user's wait for a stuck lock near half a
+        minute before CatalogBusyError says so (eight made it 80 s)."""
         for attempt in range(attempts):
             try:
                 with self.write() as session:
                     return work(session)
-            except OperationalError as error:
-                if not is_busy(error) or attempt == attempts - 1:
+            except CatalogBusyError:
+                if attempt == attempts - 1:
                     raise
                 # Jittered backoff so two waiting processes do not retry in lock step.
                 time.sleep(min(0.05 * 2**attempt, 1.0) * random.uniform(0.5, 1.5))

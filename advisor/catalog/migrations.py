@@ -1,4 +1,5 @@
-"""Versioned schema upgrades, recorded in SQLite's PRAGMA user_version.
+"""Versioned schema upgrades, recorded in SQLite's PRAGMA user_version (on other databases, PostgreSQL, in
+the meta table under `schema_version`, since they have no such pragma).
 
 A new database is created from the ORM at the latest version. An older one is upgraded step by step inside
 the caller's write transaction (SQLite DDL is transactional, so a failed upgrade leaves the old file as it
@@ -9,18 +10,21 @@ History:
   1  cards, aliases, prices, meta.
   2  GPUs per board (devices); multi-card link per card (link_kind, link_detail,
      link_bandwidth_gbs); price condition (new / used).
+  3  prices as facts: kind (purchase / rent_hour), market (msrp, retail, used_market, cloud_*), the
+     source's url and read date; condition may be refurbished.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from sqlalchemy import Connection, inspect
+from sqlalchemy import Connection, delete, insert, inspect, select
 
 from advisor.catalog.errors import NewerSchemaError
-from advisor.catalog.orm import Base
+from advisor.catalog.orm import Base, Meta
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+_VERSION_KEY = "schema_version"
 
 
 def _v1_to_v2(conn: Connection) -> None:
@@ -37,16 +41,43 @@ def _v1_to_v2(conn: Connection) -> None:
         conn.exec_driver_sql(statement)
 
 
+def _v2_to_v3(conn: Connection) -> None:
+    for statement in (
+        "ALTER TABLE prices ADD COLUMN kind VARCHAR(16) NOT NULL DEFAULT 'purchase'",
+        "ALTER TABLE prices ADD COLUMN market VARCHAR(24) NOT NULL DEFAULT 'retail'",
+        "ALTER TABLE prices ADD COLUMN source_url TEXT NOT NULL DEFAULT ''",
+        "ALTER TABLE prices ADD COLUMN source_read_date DATE",
+        # Before version 3 the only used prices were ones the user typed in from a used market.
+        "UPDATE prices SET market = 'used_market' WHERE condition = 'used'",
+        # Bundled prices now carry kind, market and source: forget the digest so the next seed reloads them.
+        "DELETE FROM meta WHERE key = 'bundled_digest'",
+    ):
+        conn.exec_driver_sql(statement)
+
+
 # MIGRATIONS[v] upgrades a database at version v to v + 1.
-MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _v1_to_v2}
+MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _v1_to_v2, 2: _v2_to_v3}
+
+
+def _sqlite(conn: Connection) -> bool:
+    return conn.dialect.name == "sqlite"
 
 
 def schema_version(conn: Connection) -> int:
-    return int(conn.exec_driver_sql("PRAGMA user_version").scalar_one())
+    if _sqlite(conn):
+        return int(conn.exec_driver_sql("PRAGMA user_version").scalar_one())
+    if not inspect(conn).has_table("meta"):
+        return 0
+    found = conn.execute(select(Meta.value).where(Meta.key == _VERSION_KEY)).scalar()
+    return int(found) if found is not None else 0
 
 
 def _set_version(conn: Connection, version: int) -> None:
-    conn.exec_driver_sql(f"PRAGMA user_version = {int(version)}")
+    if _sqlite(conn):
+        conn.exec_driver_sql(f"PRAGMA user_version = {int(version)}")
+        return
+    conn.execute(delete(Meta).where(Meta.key == _VERSION_KEY))
+    conn.execute(insert(Meta).values(key=_VERSION_KEY, value=str(int(version))))
 
 
 def upgrade(conn: Connection, where: str) -> tuple[int, int]:

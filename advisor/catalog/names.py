@@ -54,3 +54,28 @@ def unambiguous_aliases(names: Iterable[str], extra: dict[str, tuple[str, ...]])
         shorts = [f for f in candidates[name] if counts[normalize(f)] == 1 and normalize(f) not in taken]
         result[name] = [*extra.get(name, ()), *shorts]
     return result
+
+
+_BOUNDARY = re.compile(r"(?<=[a-z])(?=\d)|(?<=\d)(?=[a-z])")
+_SEPARATORS = re.compile(r"[\s\-_/(),+]+")
+# Words that never tell two cards apart: the vendor, and the unit of a memory size ("80GB" -> 80, gb).
+_NOISE = frozenset({"nvidia", "amd", "intel", "gb", "gib"})
+
+
+def tokens(name: str) -> frozenset[str]:
+    """The words of a name in any order and spelling: "sxm4 a100 80gb" and "A100 SXM4 80 GB" give the same
+    set, and "rtx4090" the same as "RTX 4090" (letters and digits are split where they meet)."""
+    words = _SEPARATORS.split(name.lower())
+    return frozenset(t for w in words for t in _BOUNDARY.sub(" ", w).split() if t not in _NOISE)
+
+
+def match(query: str, names: Iterable[tuple[str, str]]) -> list[str]:
+    """Which cards `query` means, from (any name or alias, canonical name) pairs: the cards with a name of
+    exactly the query's words if any, else those with a name that has all of the query's words. One card
+    is an answer; several are the candidates of an ambiguous name; none: unknown."""
+    wanted = tokens(query)
+    if not wanted:
+        return []
+    pairs = [(tokens(alias), card) for alias, card in names]
+    exact = sorted({card for words, card in pairs if words == wanted})
+    return exact or sorted({card for words, card in pairs if wanted <= words})

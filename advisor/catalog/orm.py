@@ -6,9 +6,10 @@ from newer bundled data only ever touches bundled rows.
 
 from __future__ import annotations
 
+import datetime as _dt
 from datetime import date
 
-from sqlalchemy import Date, Float, ForeignKey, Index, Integer, String, Text
+from sqlalchemy import BigInteger, Date, Float, ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 BUNDLED = "bundled"
@@ -40,7 +41,8 @@ class Card(Base):
     architecture: Mapped[str] = mapped_column(String(40))
     segment: Mapped[str] = mapped_column(String(16))
     launch_date: Mapped[date | None] = mapped_column(Date)
-    memory_bytes: Mapped[int] = mapped_column(Integer)
+    # BigInteger: 80 GiB does not fit PostgreSQL's 32-bit INTEGER (SQLite's INTEGER is 64-bit either way).
+    memory_bytes: Mapped[int] = mapped_column(BigInteger)
     memory_type: Mapped[str] = mapped_column(String(16))
     bus_width_bits: Mapped[int | None] = mapped_column(Integer)
     bandwidth_gbs: Mapped[float] = mapped_column(Float)
@@ -87,7 +89,13 @@ class Price(Base):
     currency: Mapped[str] = mapped_column(String(3))
     date: Mapped[date] = mapped_column(Date)
     # Added in schema version 2: before it every price was a new-card price.
-    condition: Mapped[str] = mapped_column(String(4), default="new", server_default="new")
+    condition: Mapped[str] = mapped_column(String(16), default="new", server_default="new")
     source: Mapped[str] = mapped_column(Text)
+    # Added in schema version 3: what the price buys (purchase / rent_hour), where it was seen, and the
+    # source's address and the day it was read (records.KINDS, records.MARKETS).
+    kind: Mapped[str] = mapped_column(String(16), default="purchase", server_default="purchase")
+    market: Mapped[str] = mapped_column(String(24), default="retail", server_default="retail")
+    source_url: Mapped[str] = mapped_column(Text, default="", server_default="")
+    source_read_date: Mapped[_dt.date | None] = mapped_column(Date)
     origin: Mapped[str] = mapped_column(String(8), default=BUNDLED)
     card: Mapped[Card] = relationship(back_populates="prices")

@@ -97,9 +97,16 @@ def card_detail(card: CardRecord, prices: Sequence[PriceRecord]) -> str:
     width = max(len(k) for k, _ in facts)
     text = [f"{k.ljust(width)}  {v}" for k, v in facts]
     if prices:
-        rows = [[p.date.isoformat(), f"{p.amount:,.2f}", p.currency, p.condition, p.source] for p in prices]
-        text += ["", "prices:", table(["date", "amount", "currency", "condition", "source"], rows)]
+        text += ["", "prices:", prices_table(prices)]
     return "\n".join(text)
+
+
+def prices_table(prices: Sequence[PriceRecord]) -> str:
+    """A card's price history: per card for a purchase, per GPU-hour for rent; "yours" marks the user's."""
+    rows = [[p.date.isoformat(), f"{p.amount:,.2f}", p.currency, p.condition, p.kind, p.market,
+             "yours" if p.user_owned else "bundled", p.source + (f" <{p.source_url}>" if p.source_url else "")
+             + (f" (read {p.source_read_date})" if p.source_read_date else "")] for p in prices]  # fmt: skip
+    return table(["date", "amount", "currency", "condition", "kind", "market", "row", "source"], rows)
 
 
 def _unit(value: float | None, unit: str) -> str:

@@ -6,6 +6,7 @@ memory in bytes, bandwidth in decimal GB/s, throughput in dense (non-sparse) TFL
 
 from __future__ import annotations
 
+import datetime as _dt
 from dataclasses import dataclass
 from datetime import date
 from typing import Literal
@@ -13,12 +14,16 @@ from typing import Literal
 Vendor = Literal["NVIDIA", "AMD", "Intel"]
 Segment = Literal["consumer", "workstation", "datacenter"]
 LinkKind = Literal["none", "sli", "nvlink", "infinity_fabric", "xe_link"]
-Condition = Literal["new", "used"]
+Condition = Literal["new", "used", "refurbished"]
 
 VENDORS: tuple[str, ...] = ("NVIDIA", "AMD", "Intel")
 SEGMENTS: tuple[str, ...] = ("consumer", "workstation", "datacenter")
 LINK_KINDS: tuple[str, ...] = ("none", "sli", "nvlink", "infinity_fabric", "xe_link")
-CONDITIONS: tuple[str, ...] = ("new", "used")
+CONDITIONS: tuple[str, ...] = ("new", "used", "refurbished")
+# What a price buys: the card itself, or one GPU for one hour from a cloud.
+KINDS: tuple[str, ...] = ("purchase", "rent_hour")
+# Where it was seen: the vendor's launch price, a shop, a used market, or a cloud's price list.
+MARKETS: tuple[str, ...] = ("msrp", "retail", "used_market", "cloud_on_demand", "cloud_spot", "cloud_reserved")
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +67,11 @@ class CardRecord(CardSpec):
 
 @dataclass(frozen=True, slots=True)
 class PriceRecord:
-    """One observed price. `amount` is in `currency`; `msrp` marks the launch price from the vendor."""
+    """One observed price. `amount` is in `currency`: per card for a purchase, per GPU-hour for rent_hour.
+
+    `date` is when the price was observed; `source` is the title of where (`source_url`, read on
+    `source_read_date`). `user_owned` prices are the user's and win over bundled ones.
+    """
 
     card_name: str
     amount: float
@@ -71,3 +80,7 @@ class PriceRecord:
     condition: str
     source: str
     user_owned: bool
+    kind: str = "purchase"
+    market: str = "retail"
+    source_url: str = ""
+    source_read_date: _dt.date | None = None

@@ -3,8 +3,8 @@
 Detection uses PRAGMA quick_check (https://sqlite.org/pragma.html#pragma_quick_check): it checks the
 b-tree structure of every page in O(N), fast enough for every start; a file that is not SQLite at all
 fails earlier with "file is not a database". Salvage reads the damaged copy with raw sqlite3 and
-NOT INDEXED table scans, so a broken index does not hide the rows, and keeps whatever it read before a
-broken page stops it.
+NOT INDEXED table scans, so a broken index does not hide the rows, and steps over a broken table page by
+seeking past it, so a row on a later page is still salvaged.
 """
 
 from __future__ import annotations
@@ -24,15 +24,26 @@ from advisor.catalog.records import CardSpec
 SIDE_FILES = ("-wal", "-shm")
 
 
-def damage(path: Path) -> str | None:
-    """Why the file is not a healthy SQLite database, or None if it is (or does not exist yet)."""
-    if not path.exists() or path.stat().st_size == 0:
+# Only these result codes mean the bytes themselves are bad (https://sqlite.org/rescode.html); anything else
+# (busy, locked, cannot open, read-only, I/O error) is about access, and the file must be left alone.
+DAMAGE_CODES = frozenset({sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB})
+
+
+def damage(path: Path, timeout_s: float = 10.0) -> str | None:
+    """Why the file is not a healthy SQLite database, or None if it is (or does not exist yet).
+
+    Raises the sqlite3 error when SQLite cannot tell (busy past `timeout_s`, unreadable): the caller reports
+    it in one line rather than setting a healthy file aside."""
+    if not path.is_file() or path.stat().st_size == 0:
         return None
+    uri = f"{path.absolute().as_uri()}?mode=ro"  # checking must not create or change anything
     try:
-        with closing(sqlite3.connect(path, timeout=10)) as conn:
+        with closing(sqlite3.connect(uri, uri=True, timeout=timeout_s)) as conn:
             rows = conn.execute("PRAGMA quick_check").fetchall()
     except sqlite3.DatabaseError as error:
-        return str(error)
+        if getattr(error, "sqlite_errorcode", None) in DAMAGE_CODES:
+            return str(error)
+        raise
     if rows == [("ok",)]:
         return None
     return "; ".join(str(row[0]) for row in rows[:3])
@@ -60,15 +71,32 @@ class Salvage:
         return bool(self.cards or self.aliases or self.prices)
 
 
-def _read(conn: sqlite3.Connection, sql: str) -> Iterator[dict[str, Any]]:
-    """Rows until the end or the first broken page, whichever comes first."""
+def _scan(conn: sqlite3.Connection, table: str, after: int) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(rowid, row) in rowid order from `after` on, until the end or a broken page raises."""
+    cursor = conn.execute(f"SELECT rowid AS _rowid_, * FROM {table} NOT INDEXED WHERE rowid > ? "
+                          "ORDER BY rowid", (after,))  # fmt: skip
+    names = [d[0] for d in cursor.description]
+    for row in cursor:
+        values = dict(zip(names, row, strict=True))
+        yield int(values.pop("_rowid_")), values
+
+
+def _read(conn: sqlite3.Connection, table: str) -> Iterator[dict[str, Any]]:
+    """Every readable row of a table, past broken pages: a scan that breaks restarts beyond the last row read,
+    jumping ahead in growing steps (1, 2, 4, ... rowids) until a seek lands on a readable page again."""
     try:
-        cursor = conn.execute(sql)
-        names = [d[0] for d in cursor.description]
-        for row in cursor:
-            yield dict(zip(names, row, strict=True))
+        highest = conn.execute(f"SELECT max(rowid) FROM {table}").fetchone()[0] or 0
     except sqlite3.DatabaseError:
-        return
+        highest = 2**31  # the rightmost page is broken too; the probes below stop at the first clean end
+    last, step = 0, 1
+    while last < highest:
+        try:
+            for rowid, values in _scan(conn, table, last):
+                last, step = rowid, 1
+                yield values
+            return
+        except sqlite3.DatabaseError:
+            last, step = last + step, step * 2
 
 
 def _as_date(value: Any) -> date | None:
@@ -105,14 +133,15 @@ def salvage(backup: Path) -> Salvage:
     found = Salvage()
     try:
         with _copy_of(backup) as copy, closing(sqlite3.connect(copy)) as conn:
-            rows = _read(conn, "SELECT * FROM cards NOT INDEXED WHERE origin = 'user'")
-            found.cards = [card for card in map(_card, rows) if card is not None]
-            found.aliases = [(r["name"], r["display"]) for r in _read(conn,
-                "SELECT c.name, a.display FROM aliases AS a NOT INDEXED JOIN cards AS c ON c.id = a.card_id "
-                "WHERE a.origin = 'user' AND a.display != c.name")]  # fmt: skip
-            found.prices = list(_read(conn,
-                "SELECT c.name AS card_name, p.* FROM prices AS p NOT INDEXED "
-                "JOIN cards AS c ON c.id = p.card_id WHERE p.origin = 'user'"))  # fmt: skip
+            cards = list(_read(conn, "cards"))
+            names = {row["id"]: row["name"] for row in cards}
+            user = [row for row in cards if row.get("origin") == "user"]
+            found.cards = [card for card in map(_card, user) if card is not None]
+            found.aliases = [(names[r["card_id"]], r["display"]) for r in _read(conn, "aliases")
+                             if r.get("origin") == "user" and r.get("card_id") in names
+                             and r["display"] != names[r["card_id"]]]  # fmt: skip
+            found.prices = [{"card_name": names[r["card_id"]], **r} for r in _read(conn, "prices")
+                            if r.get("origin") == "user" and r.get("card_id") in names]  # fmt: skip
     except (sqlite3.DatabaseError, OSError):
         pass  # nothing more can be read; what was read is kept
     return found

@@ -5,6 +5,8 @@ returns plain records. The only module that turns ORM rows into records and back
 from __future__ import annotations
 
 import difflib
+import math
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import fields, replace
@@ -14,10 +16,10 @@ from typing import Any
 from sqlalchemy import ColumnElement, select
 from sqlalchemy.orm import Session
 
-from advisor.catalog.errors import CatalogError, DuplicateCardError, UnknownCardError
-from advisor.catalog.names import normalize
+from advisor.catalog.errors import AmbiguousCardError, CatalogError, DuplicateCardError, UnknownCardError
+from advisor.catalog.names import match, normalize
 from advisor.catalog.orm import USER, Alias, Card, Price
-from advisor.catalog.records import CONDITIONS, CardRecord, CardSpec, PriceRecord
+from advisor.catalog.records import CONDITIONS, KINDS, MARKETS, CardRecord, CardSpec, PriceRecord
 
 # Columns a spec shares with the cards table (everything but the aliases, which live in their own table).
 SPEC_COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(CardSpec) if f.name != "aliases")
@@ -35,7 +37,15 @@ def _record(card: Card, aliases: Sequence[str]) -> CardRecord:
 
 def _price_record(price: Price, card_name: str) -> PriceRecord:
     return PriceRecord(card_name=card_name, amount=price.amount, currency=price.currency, date=price.date,
-                       condition=price.condition, source=price.source, user_owned=price.origin == USER)
+                       condition=price.condition, source=price.source, user_owned=price.origin == USER,
+                       kind=price.kind, market=price.market, source_url=price.source_url,
+                       source_read_date=price.source_read_date)  # fmt: skip
+
+
+def price_orm(card_id: int, price: PriceRecord, origin: str) -> Price:
+    return Price(card_id=card_id, amount=float(price.amount), currency=price.currency.upper(), date=price.date,
+                 condition=price.condition, source=price.source, origin=origin, kind=price.kind,
+                 market=price.market, source_url=price.source_url, source_read_date=price.source_read_date)
 
 
 def _aliases_of(session: Session, card_ids: Iterable[int]) -> dict[int, list[str]]:
@@ -51,8 +61,21 @@ def orm_card(session: Session, name: str) -> Card | None:
     return session.scalar(select(Card).join(Alias).where(Alias.alias == normalize(name)))
 
 
-def _require(session: Session, name: str) -> Card:
+def resolve_card(session: Session, name: str) -> Card | None:
+    """The card a typed name means: an exact name or alias, else the same words in any order or spelling
+    (names.match). AmbiguousCardError lists the candidates when the words fit several cards."""
     card = orm_card(session, name)
+    if card is not None:
+        return card
+    pairs = [(alias, card) for alias, card in session.execute(select(Alias.display, Card.name).join(Card))]
+    found = match(name, pairs)
+    if len(found) > 1:
+        raise AmbiguousCardError(name, found)
+    return session.scalar(select(Card).where(Card.name == found[0])) if found else None
+
+
+def _require(session: Session, name: str) -> Card:
+    card = resolve_card(session, name)
     if card is None:
         names = [display for (display,) in session.execute(select(Alias.display))]
         raise UnknownCardError(name, difflib.get_close_matches(name, names, n=3, cutoff=0.6))
@@ -70,7 +93,7 @@ def find_card(session: Session, name: str) -> CardRecord:
 
 
 def lookup_card(session: Session, name: str) -> CardRecord | None:
-    card = orm_card(session, name)
+    card = resolve_card(session, name)
     return None if card is None else _as_record(session, card)
 
 
@@ -116,6 +139,9 @@ def attach_aliases(session: Session, card: Card, aliases: Iterable[str], origin:
             session.add(Alias(card=card, alias=key, display=display, origin=origin))
         elif owner != card.id and display == card.name:
             raise DuplicateCardError(card.name, display)
+        elif owner != card.id:  # say so: silently dropping it left the user's alias pointing nowhere
+            other = session.get(Card, owner)
+            raise CatalogError(f"alias {display!r} already belongs to {other.name if other else 'another card'!r}")
 
 
 def insert_card(session: Session, spec: CardSpec, origin: str) -> Card:
@@ -136,6 +162,18 @@ def add_card(session: Session, spec: CardSpec) -> CardRecord:
     return _as_record(session, card)
 
 
+_EDITED = re.compile(r"edited by the user on [0-9-]+ \(([^)]*)\); other figures: (.*)", re.DOTALL)
+
+
+def edited_source(source: str, changes: Iterable[str]) -> str:
+    """The source of an edited card: which figures the user changed (all edits together), then where the
+    others come from. Rewritten, not prefixed again, so repeated edits do not grow it."""
+    earlier = _EDITED.fullmatch(source)
+    columns = dict.fromkeys([*(earlier.group(1).split(", ") if earlier else []), *changes])
+    original = earlier.group(2) if earlier else source
+    return f"edited by the user on {date.today().isoformat()} ({', '.join(columns)}); other figures: {original}"
+
+
 def edit_card(session: Session, name: str, **changes: Any) -> CardRecord:
     """Change figures of any card; the row becomes the user's, so a bundled data update leaves it be."""
     unknown = set(changes) - set(SPEC_COLUMNS) - {"aliases"}
@@ -146,8 +184,7 @@ def edit_card(session: Session, name: str, **changes: Any) -> CardRecord:
     for column, value in changes.items():
         setattr(card, column, value)
     if changes and "source" not in changes:
-        card.source = f"edited by the user on {date.today().isoformat()} ({', '.join(changes)}); " \
-                      f"other figures: {card.source}"
+        card.source = edited_source(card.source, changes)
     card.origin = USER
     session.flush()
     attach_aliases(session, card, aliases, USER)
@@ -182,17 +219,38 @@ def import_cards(session: Session, specs: Sequence[CardSpec]) -> tuple[int, int,
 
 def add_price(session: Session, card_name: str, amount: float, *, currency: str = "USD",
               on: date | None = None, condition: str = "new", source: str = "entered by the user",
-              origin: str = USER) -> PriceRecord:  # fmt: skip
-    if condition not in CONDITIONS:
-        raise CatalogError(f"price condition {condition!r} is not one of {', '.join(CONDITIONS)}")
-    if not amount > 0:
+              origin: str = USER, kind: str = "purchase", market: str | None = None,
+              source_url: str = "") -> PriceRecord:  # fmt: skip
+    """Record one price; the market defaults to what the condition and kind imply (used -> used_market)."""
+    market = market or default_market(condition, kind)
+    for label, value, options in (("condition", condition, CONDITIONS), ("kind", kind, KINDS),
+                                  ("market", market, MARKETS)):  # fmt: skip
+        if value not in options:
+            raise CatalogError(f"price {label} {value!r} is not one of {', '.join(options)}")
+    if not (amount > 0 and math.isfinite(amount)):
         raise CatalogError(f"price {amount!r} is not a positive amount")
     card = _require(session, card_name)
-    price = Price(card=card, amount=float(amount), currency=currency.upper(), date=on or date.today(),
-                  condition=condition, source=source, origin=origin)
+    record = PriceRecord(card.name, float(amount), currency.upper(), on or date.today(), condition, source,
+                         origin == USER, kind, market, source_url)  # fmt: skip
+    price = price_orm(card.id, record, origin)
     session.add(price)
     session.flush()
     return _price_record(price, card.name)
+
+
+def default_market(condition: str, kind: str) -> str:
+    if kind == "rent_hour":
+        return "cloud_on_demand"
+    return "retail" if condition == "new" else "used_market"
+
+
+def all_prices(session: Session) -> dict[str, list[PriceRecord]]:
+    """Every price of every card in one query, oldest first per card (ranking reads them all at once)."""
+    found: dict[str, list[PriceRecord]] = defaultdict(list)
+    query = select(Price, Card.name).join(Card).order_by(Price.date, Price.id)
+    for price, name in session.execute(query):
+        found[name].append(_price_record(price, name))
+    return found
 
 
 def price_history(session: Session, card_name: str) -> list[PriceRecord]:

@@ -1,9 +1,10 @@
 """The bundled data in advisor/data/: read it, and bring a database up to date with it without touching user rows.
 
-Files (conventions in advisor/data/README.md): sources.csv (key, title, url), cards.csv (the CSV format of
-csvio.py, `source` holding keys of sources.csv joined by "+"), prices.csv (card, amount, currency, date,
-condition, source key). A launch MSRP in cards.csv also becomes a price on the launch date, so the
-price history starts with it and there is one place to write it.
+Files (conventions in advisor/data/README.md): sources.csv (key, title, url, read_date), cards.csv (the CSV
+format of csvio.py, `source` holding keys of sources.csv joined by "+"), prices.csv (the format of
+price_rows.py: card, amount, currency, date, condition, kind, market, source key). A launch MSRP in
+cards.csv also becomes a price (purchase, new, msrp) on the launch date, so the price history starts with
+it and there is one place to write it.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ from advisor.catalog.csvio import read_cards, rows
 from advisor.catalog.errors import CatalogDataError, DuplicateCardError
 from advisor.catalog.names import normalize, unambiguous_aliases
 from advisor.catalog.orm import BUNDLED, USER, Alias, Card, Meta, Price
+from advisor.catalog.price_rows import Source, parse_price_row
 from advisor.catalog.records import CONDITIONS, CardSpec, PriceRecord
-from advisor.catalog.repository import SPEC_COLUMNS
+from advisor.catalog.repository import SPEC_COLUMNS, price_orm
 
 DATA_FILES = ("sources.csv", "cards.csv", "prices.csv")
 DIGEST_KEY = "bundled_digest"
@@ -57,33 +59,46 @@ class BundledData:
     digest: str
 
 
-def _sources(directory: Path) -> dict[str, str]:
+def load_sources(directory: Path) -> dict[str, Source]:
     text = (directory / "sources.csv").read_text(encoding="utf-8")
-    return {row["key"].strip(): f"{row['title'].strip()} <{row['url'].strip()}>" for _, row in rows(text)}
+    found: dict[str, Source] = {}
+    for line, row in rows(text):
+        read = (row.get("read_date") or "").strip()
+        try:
+            found[row["key"].strip()] = Source(row["title"].strip(), row["url"].strip(),
+                                               date.fromisoformat(read) if read else None)
+        except ValueError as error:
+            raise CatalogDataError(str(directory / "sources.csv"), [f"line {line}: read_date: {error}"]) from None
+    return found
 
 
-def _source_map(sources: dict[str, str]) -> Callable[[str], str]:
+def _source_map(sources: dict[str, Source]) -> Callable[[str], str]:
     def expand(keys: str) -> str:
-        return " + ".join(sources[key.strip()] for key in keys.split("+"))
+        return " + ".join(f"{sources[k.strip()].title} <{sources[k.strip()].url}>" for k in keys.split("+"))
 
     return expand
 
 
-def _prices(directory: Path, cards: tuple[CardSpec, ...], sources: dict[str, str]) -> list[PriceRecord]:
+def _msrp(card: CardSpec) -> PriceRecord | None:
+    """cards.csv's launch price as a price fact (purchase, new, msrp) on the launch date."""
+    if not (card.msrp_usd and card.launch_date):
+        return None
+    return PriceRecord(card.name, card.msrp_usd, "USD", card.launch_date, "new", f"launch MSRP; {card.source}",
+                       False, "purchase", "msrp")  # fmt: skip
+
+
+def _prices(directory: Path, cards: tuple[CardSpec, ...], sources: dict[str, Source]) -> list[PriceRecord]:
     """Launch MSRPs from cards.csv, then the dated prices of prices.csv; bad rows are a data defect."""
     names = {card.name for card in cards}
-    prices = [PriceRecord(card.name, card.msrp_usd, "USD", card.launch_date, "new",
-                          f"launch MSRP; {card.source}", False)
-              for card in cards if card.msrp_usd and card.launch_date]  # fmt: skip
+    prices = [p for p in (_msrp(card) for card in cards) if p is not None]
     problems: list[str] = []
     for line, row in rows((directory / "prices.csv").read_text(encoding="utf-8")):
         try:
-            if row["card"] not in names:
-                raise ValueError(f"unknown card {row['card']!r}")
-            prices.append(PriceRecord(row["card"], float(row["amount"]), row["currency"],
-                                      date.fromisoformat(row["date"]), row["condition"],
-                                      _source_map(sources)(row["source"]), False))  # fmt: skip
-        except (ValueError, KeyError) as error:
+            price = parse_price_row(dict(row), sources.__getitem__, user_owned=False)
+            if price.card_name not in names:
+                raise ValueError(f"card: unknown card {price.card_name!r}")
+            prices.append(price)
+        except ValueError as error:
             problems.append(f"line {line}: {error}")
     if problems:
         raise CatalogDataError(str(directory / "prices.csv"), problems)
@@ -92,7 +107,7 @@ def _prices(directory: Path, cards: tuple[CardSpec, ...], sources: dict[str, str
 
 def load_bundled(directory: Path | None = None) -> BundledData:
     directory = directory or bundled_dir()
-    sources = _sources(directory)
+    sources = load_sources(directory)
     text = (directory / "cards.csv").read_text(encoding="utf-8")
     cards = tuple(read_cards(text, str(directory / "cards.csv"), _source_map(sources)))
     prices = _prices(directory, cards, sources)
@@ -155,8 +170,7 @@ def _attach(session: Session, card: Card, aliases: Iterable[str], owners: dict[s
 def _price_row(card: Card, price: PriceRecord) -> Price:
     if price.condition not in CONDITIONS or not price.amount > 0:
         raise CatalogDataError("prices.csv", [f"{price.card_name}: bad price {price.amount} {price.condition}"])
-    return Price(card_id=card.id, amount=float(price.amount), currency=price.currency.upper(), date=price.date,
-                 condition=price.condition, source=price.source, origin=BUNDLED)
+    return price_orm(card.id, price, BUNDLED)
 
 
 def user_card_count(session: Session) -> int:

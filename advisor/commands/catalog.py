@@ -1,4 +1,4 @@
-"""`advisor catalog`: list, show, add, edit, set-price, import and export the GPU catalog.
+"""`advisor catalog`: list, show, add, edit, set-price, prices, import-prices, import and export the catalog.
 
 Readable tables by default; --json prints one JSON object whose keys carry their units. Messages from
 opening the database (rebuilt after damage, schema upgraded) go to stderr.
@@ -7,6 +7,7 @@ opening the database (rebuilt after damage, schema upgraded) go to stderr.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sys
 from collections.abc import Callable
@@ -29,8 +30,13 @@ from advisor.catalog import (
     price_history,
 )
 from advisor.catalog.csvio import GIB, REQUIRED, card_row, parse_card_row, read_cards_file, write_cards
-from advisor.catalog.present import card_detail, card_json, cards_table, price_json
+from advisor.catalog.present import card_detail, card_json, cards_table, price_json, prices_table
+from advisor.catalog.price_import import import_prices, read_prices_file
+from advisor.catalog.price_rows import PRICE_COLUMNS
+from advisor.catalog.records import CONDITIONS, KINDS, MARKETS, CardRecord, PriceRecord
 from advisor.catalog.repository import spec_of
+from advisor.commands import types
+from advisor.core.files import write_atomic
 
 # Options of `add` / `edit`, one per CSV column (same names, same parsing: csvio is the one definition).
 FIGURE_HELP: dict[str, str] = {
@@ -75,10 +81,14 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_show(args: argparse.Namespace) -> int:
+def _card_and_prices(args: argparse.Namespace) -> tuple[CardRecord, list[PriceRecord]]:
     with _session_catalog(args).read() as session:
         card = find_card(session, args.name)
-        prices = price_history(session, card.name)
+        return card, price_history(session, card.name)
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    card, prices = _card_and_prices(args)
     if args.json:
         _print_json({**card_json(card), "prices": [price_json(p) for p in prices]})
     else:
@@ -133,14 +143,33 @@ def cmd_set_price(args: argparse.Namespace) -> int:
         on = date.fromisoformat(args.date) if args.date else date.today()
     except ValueError as error:
         raise CatalogError(f"--date {args.date!r} is not YYYY-MM-DD") from error
-    condition = "used" if args.used else "new"
+    condition = "used" if args.used else args.condition
     price = _session_catalog(args).transact(lambda session: add_price(
         session, args.name, args.amount, currency=args.currency, on=on, condition=condition,
-        source=args.source))  # fmt: skip
+        source=args.source, kind=args.kind, market=args.market, source_url=args.url or ""))  # fmt: skip
     if args.json:
         _print_json(price_json(price))
     else:
-        print(f"{price.card_name}: {price.amount:,.2f} {price.currency} ({price.condition}) on {price.date}")
+        per = " per GPU-hour" if price.kind == "rent_hour" else ""
+        print(f"{price.card_name}: {price.amount:,.2f} {price.currency}{per} ({price.condition}, {price.market}) "
+              f"on {price.date}")
+    return 0
+
+
+def cmd_prices(args: argparse.Namespace) -> int:
+    card, prices = _card_and_prices(args)
+    if args.json:
+        _print_json({"card": card.name, "prices": [price_json(p) for p in prices]})
+    else:
+        print(f"{card.name}\n{prices_table(prices)}" if prices else f"{card.name}: no prices yet (set one with "
+              f"`advisor catalog set-price` or `advisor catalog import-prices`)")  # fmt: skip
+    return 0
+
+
+def cmd_import_prices(args: argparse.Namespace) -> int:
+    rows = read_prices_file(Path(args.file))  # every bad row is reported before anything is written
+    summary = _session_catalog(args).transact(lambda session: import_prices(session, rows, args.file))
+    print(summary.text(args.file))
     return 0
 
 
@@ -157,11 +186,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     if args.file == "-":
         write_cards(specs, sys.stdout)
         return 0
-    try:
-        with open(args.file, "w", encoding="utf-8", newline="") as out:
-            count = write_cards(specs, out)
-    except OSError as error:
-        raise CatalogError(f"cannot write {args.file}: {error.strerror}") from error
+    text = io.StringIO()
+    count = write_cards(specs, text)
+    write_atomic(args.file, text.getvalue().encode("utf-8"), CatalogError)  # a failure keeps the old file
     print(f"exported {count} cards to {args.file}", file=sys.stderr)
     return 0
 
@@ -202,7 +229,7 @@ def register(subparsers: Any) -> None:
 def _register_reading(actions: Any, common: argparse.ArgumentParser) -> None:
     listing = _add(actions, "list", cmd_list, "cards, filtered and sorted", common)
     listing.add_argument("--vendor", help="NVIDIA, AMD or Intel")
-    listing.add_argument("--min-memory", type=float, metavar="GB", help="at least this much memory (GiB)")
+    listing.add_argument("--min-memory", type=types.memory_gib, metavar="GB", help="at least this much memory (GiB)")
     listing.add_argument("--segment", help=", ".join(SEGMENTS))
     listing.add_argument("--sort", default="name", choices=list(SORT_KEYS), help="sort key (default: name)")
     _json_option(listing)
@@ -226,12 +253,24 @@ def _register_writing(actions: Any, common: argparse.ArgumentParser) -> None:
 
     price = _add(actions, "set-price", cmd_set_price, "record a price of a card", common)
     price.add_argument("name", help="canonical name or any alias")
-    price.add_argument("amount", type=float, help="the price")
+    price.add_argument("amount", type=types.money, help="the price")
     price.add_argument("--date", help="YYYY-MM-DD (default: today)")
-    price.add_argument("--used", action="store_true", help="a used card's price (default: new)")
-    price.add_argument("--currency", default="USD", help="ISO 4217 code (default: USD)")
+    price.add_argument("--used", action="store_true", help="a used card's price (same as --condition used)")
+    price.add_argument("--condition", choices=CONDITIONS, default="new", help="default: new")
+    price.add_argument("--kind", choices=KINDS, default="purchase",
+                       help="purchase (per card) or rent_hour (per GPU-hour); default: purchase")
+    price.add_argument("--market", choices=MARKETS, default=None,
+                       help="default: retail, used_market for used, cloud_on_demand for rent_hour")
+    price.add_argument("--url", default=None, help="the address of the page the price is from")
+    price.add_argument("--currency", type=types.currency_code, default="USD", help="ISO 4217 code (default: USD)")
     price.add_argument("--source", default="entered by the user", help="where the price was seen")
     _json_option(price)
+
+    history = _add(actions, "prices", cmd_prices, "every price of one card, oldest first", common)
+    history.add_argument("name", help="canonical name or any alias")
+    _json_option(history)
+    prices = _add(actions, "import-prices", cmd_import_prices, "add your prices from a CSV file", common)
+    prices.add_argument("file", help="CSV with columns " + ",".join(PRICE_COLUMNS) + " (see README: Prices)")
 
     importing = _add(actions, "import", cmd_import, "add or change cards from a CSV file", common)
     importing.add_argument("file", help="CSV in the format of advisor/data/cards.csv (see advisor/data/README.md)")

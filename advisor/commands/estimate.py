@@ -6,7 +6,9 @@ import argparse
 import json
 from typing import Any, get_args
 
+from advisor.commands import types
 from advisor.core import zoo
+from advisor.core.errors import SpecError
 from advisor.core.formatting import render_text, to_json
 from advisor.core.workload import (
     LORA_TARGETS,
@@ -33,10 +35,11 @@ def positive_int(text: str) -> int:
 
 def add_workload_options(parser: argparse.ArgumentParser) -> None:
     """The options every command that estimates shares (estimate, recommend, report)."""
-    parser.add_argument("spec", nargs="?", help="zoo:NAME, or a model file (see DESIGN.md)")
+    parser.add_argument("spec", nargs="?", help="zoo:NAME, or a model file (see DESIGN.md); a FILE.py is Python "
+                        "code and runs, every other file is read as data")
     parser.add_argument("--mode", choices=get_args(Mode), default="train")
-    parser.add_argument("--batch", type=positive_int, default=32, help="samples per step (per card)")
-    parser.add_argument("--seq-len", type=positive_int, default=None, help="tokens per sample")
+    parser.add_argument("--batch", type=types.batch_size, default=32, help="samples per step (per card)")
+    parser.add_argument("--seq-len", type=types.sequence_length, default=None, help="tokens per sample")
     parser.add_argument("--precision", choices=get_args(Precision), default="fp32")
     parser.add_argument("--optimizer", choices=get_args(OptimizerName), default="adam")
     parser.add_argument("--checkpointing", action="store_true", help="gradient checkpointing per block")
@@ -45,7 +48,8 @@ def add_workload_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--method", choices=METHODS, default="auto",
                         help="auto: simulate PyTorch modules (FILE.py, torchvision:, timm:, hf:), else analytic")
     parser.add_argument("--trust-pickle", action="store_true",
-                        help="load a whole pickled model (.pt/.pth); pickles run code, so only for files you trust")
+                        help="let a model file run the code it carries: a whole pickled model (.pt/.pth), the "
+                        "pickled parts of a .pt2, TorchScript code that reaches files; only for files you trust")
 
 
 def lora_targets(text: str) -> tuple[str, ...]:
@@ -92,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
         print("\n".join(f"zoo:{name}" for name in zoo.zoo_names()))
         return 0
     if not args.spec:
-        raise SystemExit("advisor estimate: error: a model SPEC is required (e.g. zoo:resnet50)")
+        raise SpecError("a model SPEC is required (e.g. zoo:resnet50)")
     result = estimate_spec(args.spec, workload_from(args), seq_len=args.seq_len, trust_pickle=args.trust_pickle,
                            method=args.method)
     if args.json:

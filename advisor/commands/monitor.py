@@ -14,21 +14,12 @@ import time
 from datetime import datetime
 from typing import Any
 
+from advisor.commands import types
 from advisor.telemetry.nvml import NvmlReader
 from advisor.telemetry.present import gpustat_line
 from advisor.telemetry.readings import Reader, Snapshot
 
 CLEAR_SCREEN = "\x1b[H\x1b[2J"
-
-
-def positive_seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be more than 0, got {text}")
-    return value
 
 
 def positive_count(text: str) -> int:
@@ -41,7 +32,7 @@ def positive_count(text: str) -> int:
 def register(sub: Any) -> None:
     parser = sub.add_parser("monitor", help="live readings of the local NVIDIA GPUs")
     parser.add_argument("--json", action="store_true", help="print JSON (one object a line with --watch)")
-    parser.add_argument("--watch", type=positive_seconds, metavar="SECONDS", help="repeat every SECONDS")
+    parser.add_argument("--watch", type=types.seconds, metavar="SECONDS", help="repeat every SECONDS")
     # Bounds --watch for tests and scripts; not shown in --help.
     parser.add_argument("--count", type=positive_count, default=None, help=argparse.SUPPRESS)
     parser.set_defaults(func=run)

@@ -11,7 +11,9 @@ from typing import Any, TypeVar
 from sqlalchemy.orm import Session
 
 from advisor.catalog import open_catalog
-from advisor.commands.estimate import add_workload_options, positive_int, workload_from
+from advisor.commands import types
+from advisor.commands.estimate import add_workload_options, workload_from
+from advisor.commands.money_options import add_money_options, money_options
 from advisor.core.errors import SpecError
 from advisor.estimating import prepare_spec
 from advisor.recommend.engine import OBJECTIVES, Job, Options
@@ -23,25 +25,25 @@ T = TypeVar("T")
 
 def add_ranking_options(parser: argparse.ArgumentParser, top: int = 25) -> None:
     """The filters and objective every command that ranks cards shares (recommend, report)."""
-    parser.add_argument("--budget", type=float, default=None, metavar="USD", help="most you will pay in all")
-    parser.add_argument("--max-gpus", type=positive_int, default=8, metavar="N")
+    parser.add_argument("--budget", type=types.money, default=None, metavar="USD", help="most you will pay in all")
+    parser.add_argument("--max-gpus", type=types.gpu_count, default=8, metavar="N")
     parser.add_argument("--objective", choices=OBJECTIVES, default="perf_per_dollar")
     parser.add_argument("--vendor", default=None)
     parser.add_argument("--segment", choices=("consumer", "workstation", "datacenter"), default=None)
-    parser.add_argument("--min-memory", type=float, default=None, metavar="GB", help="per card, GiB")
-    parser.add_argument("--used", action="store_true", help="consider used prices too")
-    parser.add_argument("--top", type=positive_int, default=top, help="rows in the table")
+    parser.add_argument("--min-memory", type=types.memory_gib, default=None, metavar="GB", help="per card, GiB")
+    parser.add_argument("--used", action="store_true", help="same as --price-basis lowest")
+    add_money_options(parser)
+    parser.add_argument("--top", type=types.row_count, default=top, help="rows in the table")
     parser.add_argument("--catalog", metavar="PATH", default=None, help="catalog database to use")
 
 
 def ranking_request(args: argparse.Namespace) -> tuple[CardFilter, Options]:
     if not args.spec:
         raise SpecError("a model SPEC is required (e.g. zoo:resnet50)")
-    if args.budget is not None and args.budget <= 0:
-        raise SpecError(f"--budget: must be positive, got {args.budget}")
     cards = CardFilter(args.vendor, args.segment,
-                       int(args.min_memory * 2**30) if args.min_memory else None, args.used)
-    return cards, Options(args.objective, args.budget, args.max_gpus)
+                       int(args.min_memory * 2**30) if args.min_memory else None, args.used,
+                       args.price_basis, args.software)  # fmt: skip
+    return cards, Options(args.objective, args.budget, args.max_gpus, money=money_options(args, cards.basis))
 
 
 def ranked(args: argparse.Namespace, command: str,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import stat
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -15,6 +16,10 @@ from advisor.core.graph import DtypeKind
 # except the tensors themselves, which no importer reads.
 MAX_FILE_BYTES = 1 << 40
 MAX_CONFIG_BYTES = 16 << 20
+# The deepest published networks have about a thousand layers (ResNet-1001; LLMs have under 200 blocks).
+MAX_LAYERS = 10_000
+LAYER_KEYS = frozenset({"num_hidden_layers", "n_layer", "n_layers", "num_layers", "encoder_layers", "decoder_layers",
+                        "num_encoder_layers", "num_decoder_layers"})
 
 # How to get each optional package: the extras of pyproject.toml, or the package itself for the model
 # libraries advisor does not depend on.
@@ -35,9 +40,13 @@ def one_line(text: str, limit: int = 300) -> str:
 
 def existing_file(spec: str) -> Path:
     path = Path(spec)
-    if not path.exists():
-        raise fail(spec, "no such file")
-    if not path.is_file():
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        raise fail(spec, "no such file") from None
+    except OSError as error:  # a name over 255 bytes, a path under a file, no permission
+        raise fail(spec, error.strerror or str(error)) from None
+    if not stat.S_ISREG(mode):
         raise fail(spec, "not a regular file")
     if path.stat().st_size > MAX_FILE_BYTES:
         raise fail(spec, "file is larger than 1 TiB")
@@ -83,4 +92,17 @@ def read_config(path: Path) -> dict[str, Any]:
         raise fail(path, f"not valid JSON: {one_line(str(error), 120)}") from None
     if not isinstance(data, dict):
         raise fail(path, "a model config must be a JSON object")
+    check_layer_counts(path, data)
     return data
+
+
+def check_layer_counts(path: Path, config: dict[str, Any], depth: int = 0) -> None:
+    """Refuse a config whose layer count would build a model until memory runs out (2**24 layers did).
+    Checked here, where every config.json enters (analytic and transformers paths), and in nested configs
+    (text_config, vision_config, encoder/decoder)."""
+    for key, value in config.items():
+        if key in LAYER_KEYS and value is not None:
+            if type(value) is not int or not 0 <= value <= MAX_LAYERS:
+                raise fail(path, f"{key} must be a whole number from 0 to {MAX_LAYERS:,}, got {str(value)[:40]}")
+        elif isinstance(value, dict) and depth < 2:
+            check_layer_counts(path, value, depth + 1)

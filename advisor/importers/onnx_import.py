@@ -69,9 +69,24 @@ def _build(state: _State, graph: Any) -> Graph:
     if not state.node_of:
         raise fail(state.path, "the graph has no inputs besides its weights")
     _unused(state, graph, builder, min(state.node_of.values()))
-    for node in _ordered(graph):
+    nodes = _ordered(graph)
+    _check_topological(state, nodes)
+    for node in nodes:
         _add_node(state, builder, node)
     return builder.build()
+
+
+def _check_topological(state: _State, nodes: list[Any]) -> None:
+    """ONNX requires nodes in topological order (onnx/docs/IR.md, "Graphs"); a node reading a value that only
+    a later node makes is a cycle or a damaged file, which was silently read as a graph without that edge."""
+    made = {name for node in nodes for name in node.output if name}
+    ready: set[str] = set()
+    for node in nodes:
+        late = [name for name in node.input if name in made and name not in ready]
+        if late:
+            raise fail(state.path, f"node {(node.name or node.op_type)[:60]!r} reads {late[0][:60]!r} before any "
+                                   "node makes it: the graph has a cycle or is out of order")
+        ready.update(node.output)
 
 
 def _collect(state: _State, graph: Any) -> None:

@@ -7,6 +7,7 @@ told to wrap the model in a FILE.py whose example_inputs gives the real shape.
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import time
@@ -60,10 +61,25 @@ def _first_accepted(torch: Any, module: Any) -> int:
     return -1
 
 
+@functools.cache
+def _warm_fake_tensors(torch: Any) -> None:
+    """Import and first-use FakeTensorMode here, before fork: a child's imports die with it, so without this
+    every probe of every file re-imported sympy and the fake-tensor machinery (10-18 s on a loaded 2-core
+    machine, seen as "hangs" by benchmarks/fuzz_importers.py; 0.5 s once warm)."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    from advisor.importers.torch_graph import quiet_fake_tensor_log
+
+    mode = FakeTensorMode(allow_non_fake_inputs=True)
+    with quiet_fake_tensor_log(), torch.no_grad(), mode:
+        torch.nn.functional.linear(mode.from_tensor(torch.zeros(2, 3)), mode.from_tensor(torch.zeros(4, 3)))
+
+
 def _first_accepted_in_child(path: Path, torch: Any, module: Any) -> int:
     """The same, in a forked child: a damaged archive's code can crash PyTorch's C++ (a fuzzed TorchScript file
     segfaulted the interpreter) or hang it, and a crash must cost the user one error line, not the app.
     fork() shares the loaded module, so nothing is loaded twice; probing runs on fake tensors (no threads)."""
+    _warm_fake_tensors(torch)
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: answer through the pipe and leave without running any of the parent's cleanup

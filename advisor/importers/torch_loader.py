@@ -1,9 +1,11 @@
 """Loads a PyTorch model from any torch SPEC form into one LoadedModel: the module, a way to make inputs for
 a batch, the loss, and where it came from.
 
-Safety (DESIGN.md, Safety): TorchScript (`torch.jit.load`) and torch.export (`torch.export.load`) archives
-load without unpickling Python code; `torch.load` runs only with weights_only=True unless the caller says
-the file is trusted (`trust_pickle`, the `--trust-pickle` flag). A `.py` file is code the user chose to run.
+Safety (DESIGN.md, Safety): unless the caller says the file is trusted (`trust_pickle`, the `--trust-pickle`
+flag), nothing pickled runs and no archive code that could reach files loads: a .pt2 is read part by part
+(pt2_archive.py) instead of through torch.export.load, a TorchScript archive's code is checked
+(code_scan.py) before torch.jit.load runs it, and `torch.load` runs only with weights_only=True. A `.py`
+file is code the user chose to run.
 """
 
 from __future__ import annotations
@@ -79,7 +81,7 @@ def load_module(spec: str, *, trust_pickle: bool = False, seq_len: int | None = 
     if lowered.endswith(".py"):
         return load_python(path)
     if lowered.endswith(".pt2"):
-        return load_exported(path)
+        return load_exported(path, trust_pickle)
     return load_archive(path, trust_pickle)
 
 
@@ -98,6 +100,20 @@ def check_debug_info(path: Path) -> None:
     except Exception as error:  # a bad zip member, an unknown opcode, a truncated argument
         reason = str(error).splitlines()[0] if str(error) else type(error).__name__
         raise fail(path, f"damaged TorchScript archive (debug info unreadable: {reason})") from None
+
+
+def check_script_code(path: Path) -> None:
+    """Refuse an archive whose code could reach files or run foreign code, before torch.jit.load runs any of
+    it (its classes' __setstate__ runs during loading): see code_scan.py."""
+    from advisor.importers.code_scan import describe, torchscript_problems
+
+    try:
+        problems = torchscript_problems(path)
+    except Exception as error:  # a damaged member or pickle: refused as damaged, nothing ran
+        raise fail(path, f"damaged TorchScript archive ({one_line(f'{type(error).__name__}: {error}', 160)})") \
+            from None
+    if problems:
+        raise fail(path, describe(problems, "the TorchScript code"))
 
 
 # ---------------------------------------------------------------- FILE.py
@@ -180,13 +196,18 @@ def normalise_inputs(value: Any, where: str | Path) -> Inputs:
 
 # ---------------------------------------------------------------- FILE.pt2 (torch.export)
 
-def load_exported(path: Path) -> LoadedModel:
+def load_exported(path: Path, trust_pickle: bool = False) -> LoadedModel:
+    """torch.export.load unpickles parts of the archive: only a trusted file goes there (pt2_archive.py)."""
+    from advisor.importers.pt2_archive import load_untrusted
+
     torch = import_torch(str(path))
     _require_zip(path, "a torch.export archive (.pt2)")
     try:
         with quiet_log("torch.export"):  # it logs a traceback before raising; we report one line
-            program = torch.export.load(str(path))
+            program = torch.export.load(str(path)) if trust_pickle else load_untrusted(torch, path)
         module = program.module()
+    except SpecError:
+        raise
     except Exception as error:
         raise fail(path, f"not a loadable torch.export archive: {_describe(error)}") from None
     args, kwargs = program.example_inputs or ((), {})
@@ -242,6 +263,8 @@ def load_archive(path: Path, trust_pickle: bool) -> LoadedModel:
     torch = import_torch(str(path))
     if is_zip(path) and state_dict.is_torchscript(path):
         check_debug_info(path)
+        if not trust_pickle:
+            check_script_code(path)
         try:
             module = torch.jit.load(str(path), map_location="cpu")
         except Exception as error:

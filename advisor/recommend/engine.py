@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import date
 
 from advisor.catalog.records import CardRecord, PriceRecord
+from advisor.catalog.software import software_path
 from advisor.core.curve import MemoryCurve, memory_curve
 from advisor.core.estimate import WORST_PEAK_TO_BUDGET, Estimate, estimate, with_loss_head
 from advisor.core.graph import Graph
 from advisor.core.units import format_bytes
 from advisor.core.workload import Workload
 from advisor.recommend.devices import Device, device
+from advisor.recommend.money import MoneyOptions, money_facts, ordered, within_budget
 from advisor.recommend.plans import PlanCost, plan_cost, plans_for
 from advisor.recommend.serving import entry_speed, generation_cost, generation_memory, note_split, serving_reason
 from advisor.recommend.timing import StepWork, step_seconds, step_work
@@ -26,6 +28,7 @@ class Options:
     budget_usd: float | None = None
     max_gpus: int = 8
     counts: tuple[int, ...] = (1, 2, 4, 8)
+    money: MoneyOptions = field(default_factory=MoneyOptions)  # price basis, job size, electricity (money.py)
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,17 @@ class Recommendation:
     # sequences of all replicas (which is then also `throughput`)
     prefill_tokens_per_s: float | None = None
     decode_tokens_per_s: float | None = None
+    # Money facts (money.py): the price's kind (purchase: price_usd is for all cards; rent_hour: USD per
+    # hour for all cards), its source, whether it is over a year old; the software path; and with a job size
+    # (--samples / --tokens) its hours, its cost and, bought, the hours after which buying beats renting.
+    price_kind: str | None = None
+    price_source: str | None = None
+    price_old: bool = False
+    software: str = "CUDA"
+    power_w: float = 0.0  # board power of all cards together
+    job_hours: float | None = None
+    job_cost_usd: float | None = None
+    break_even_hours: float | None = None
 
 
 @dataclass(frozen=True)
@@ -90,7 +104,8 @@ def _reason(fits: bool, required: int, dev: Device, cost: PlanCost, batch: int) 
 
 
 def _entry(w: Job, card: CardRecord, dev: Device, single_step: float, cost: PlanCost,
-           price: PriceRecord | None) -> Recommendation:
+           price: PriceRecord | None, rent: PriceRecord | None = None,
+           money: MoneyOptions = MoneyOptions()) -> Recommendation:  # noqa: B008
     batch = w.estimate.workload.batch
     required = _required(w.curve, batch, cost)
     budget = dev.usable_bytes * WORST_PEAK_TO_BUDGET + cost.saved_bytes
@@ -104,6 +119,8 @@ def _entry(w: Job, card: CardRecord, dev: Device, single_step: float, cost: Plan
     if speed is not None:  # generate mode: a step is one decode step; throughput is generated tokens/s
         step, throughput = speed.decode_step_s, cost.replicas * speed.decode_tokens_per_s
     total_price = price.amount * cost.count if price else None
+    power_w = dev.tdp_w * card.devices * cost.count
+    facts = money_facts(price, rent, cost.count, throughput, power_w, w.work.tokens_per_sample, money)
     return Recommendation(
         card.name, cost.count, cost.plan, fits, _reason(fits, required, dev, cost, batch), required,
         dev.usable_bytes, max_batch, step, throughput,
@@ -111,11 +128,15 @@ def _entry(w: Job, card: CardRecord, dev: Device, single_step: float, cost: Plan
         price.date if price else None, price.condition if price else None,
         throughput / total_price if total_price else None, throughput / (dev.tdp_w * cost.count),
         prefill_tokens_per_s=speed.prefill_tokens_per_s * cost.replicas if speed else None,
-        decode_tokens_per_s=throughput if speed else None)
+        decode_tokens_per_s=throughput if speed else None,
+        price_kind=price.kind if price else None, price_source=price.source if price else None,
+        software=software_path(card.vendor, card.architecture), power_w=power_w, **facts._asdict())
 
 
 def rank(w: Job, cards: Sequence[CardRecord], prices: dict[str, PriceRecord | None],
-         options: Options) -> list[Recommendation]:
+         options: Options, rents: dict[str, PriceRecord | None] | None = None) -> list[Recommendation]:
+    """`prices`: each card's price under the options' basis; `rents`: its rent per GPU-hour, for the
+    break-even of a purchase (money.py)."""
     entries = []
     workload = w.estimate.workload
     for card in cards:  # the time on one card is the same for every plan; plans add communication
@@ -123,10 +144,11 @@ def rank(w: Job, cards: Sequence[CardRecord], prices: dict[str, PriceRecord | No
         single = step_seconds(w.work, dev)
         for count in (c for c in options.counts if c <= options.max_gpus):
             for cost in _costs(w.estimate, count):
-                entry = _entry(w, card, dev, single, cost, prices.get(card.name))
-                if options.budget_usd is None or entry.price_usd is None or entry.price_usd <= options.budget_usd:
+                entry = _entry(w, card, dev, single, cost, prices.get(card.name), (rents or {}).get(card.name),
+                               options.money)
+                if within_budget(entry, options.budget_usd):
                     entries.append(entry)
-    return _sorted(_note_sharding(entries), options.objective)
+    return ordered(_note_sharding(entries), options.objective)
 
 
 def _costs(e: Estimate, count: int) -> list[PlanCost]:
@@ -143,15 +165,3 @@ def _note_sharding(entries: list[Recommendation]) -> list[Recommendation]:
     return [replace(e, reason=e.reason + "; fits only because model state is sharded")
             if e.fits and e.plan.startswith("zero") and (e.card, e.count) not in dp_fits else e
             for e in entries]
-
-
-def _sorted(entries: list[Recommendation], objective: str) -> list[Recommendation]:
-    def key(e: Recommendation) -> tuple[float, ...]:
-        price = e.price_usd if e.price_usd is not None else float("inf")
-        if objective == "cheapest":
-            return (not e.fits, price, -e.throughput)
-        if objective == "fastest":
-            return (not e.fits, -e.throughput, price)
-        return (not e.fits, -(e.perf_per_dollar or 0.0), -e.throughput)
-
-    return sorted(entries, key=key)

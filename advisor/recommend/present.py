@@ -7,16 +7,35 @@ from typing import Any
 from advisor.core.units import format_bytes
 from advisor.recommend.engine import Recommendation
 
-_HEADER = ("#", "Card", "N", "Plan", "Fits", "Needs/card", "Usable/card", "Max batch", "Step ms", "Throughput",
-           "Price USD", "Perf/$", "Perf/W")
+_HEADER = ("#", "Card", "N", "Plan", "SW", "Fits", "Needs/card", "Usable/card", "Max batch", "Step ms",
+           "Throughput", "Price USD", "Perf/$", "Perf/W")
+_JOB_HEADER = ("Job h", "Job USD", "Break-even h")
 
 
-def _row(rank: int, r: Recommendation) -> tuple[str, ...]:
-    price = f"{r.price_usd:,.0f}" + (" used" if r.price_condition == "used" else "") if r.price_usd else "n/a"
-    return (str(rank), r.card, str(r.count), r.plan, "yes" if r.fits else "no", format_bytes(r.required_bytes),
-            format_bytes(r.usable_bytes), str(r.max_batch), f"{r.step_time_s * 1e3:.1f}",
-            f"{r.throughput:,.0f} {r.throughput_unit}", price,
-            f"{r.perf_per_dollar:.3g}" if r.perf_per_dollar else "n/a", f"{r.perf_per_watt:.3g}")
+def price_text(r: Recommendation) -> str:
+    """"1,499", "700 used (old)", "9.96/h"; "no price: set one" when the catalog has none."""
+    if r.price_usd is None:
+        return "no price: set one"
+    if r.price_kind == "rent_hour":
+        text = f"{r.price_usd:,.2f}/h"
+    else:
+        text = f"{r.price_usd:,.0f}" + (f" {r.price_condition}" if r.price_condition not in (None, "new") else "")
+    return text + (" (old)" if r.price_old else "")
+
+
+def _hours(value: float | None) -> str:
+    return "-" if value is None else f"{value:,.1f}"
+
+
+def _row(rank: int, r: Recommendation, job: bool) -> tuple[str, ...]:
+    cells = (str(rank), r.card, str(r.count), r.plan, r.software, "yes" if r.fits else "no",
+             format_bytes(r.required_bytes), format_bytes(r.usable_bytes), str(r.max_batch),
+             f"{r.step_time_s * 1e3:.1f}", f"{r.throughput:,.0f} {r.throughput_unit}", price_text(r),
+             f"{r.perf_per_dollar:.3g}" if r.perf_per_dollar else "n/a", f"{r.perf_per_watt:.3g}")  # fmt: skip
+    if not job:
+        return cells
+    cost = "-" if r.job_cost_usd is None else f"{r.job_cost_usd:,.0f}"
+    return (*cells, _hours(r.job_hours), cost, _hours(r.break_even_hours))
 
 
 def best_per_card(entries: list[Recommendation]) -> list[Recommendation]:
@@ -41,8 +60,9 @@ def _with_generation(header: tuple[str, ...], rows: list[tuple[str, ...]],
 
 def render_table(entries: list[Recommendation], top: int) -> str:
     shown = best_per_card(entries)[:top]
-    header: tuple[str, ...] = _HEADER
-    body = [_row(i + 1, r) for i, r in enumerate(shown)]
+    job = any(r.job_hours is not None for r in entries)
+    header: tuple[str, ...] = (*_HEADER, *(_JOB_HEADER if job else ()))
+    body = [_row(i + 1, r, job) for i, r in enumerate(shown)]
     if any(r.decode_tokens_per_s is not None for r in shown):
         header, body = _with_generation(header, body, shown)
     rows = [header, *body]
@@ -52,6 +72,9 @@ def render_table(entries: list[Recommendation], top: int) -> str:
     fitting = [r for r in entries if r.fits]
     if fitting:
         lines += ["", f"Best: {fitting[0].count} x {fitting[0].card} ({fitting[0].plan}): {fitting[0].reason}"]
+        if fitting[0].price_usd is None:
+            lines.append("No fitting configuration has a price on this basis: set one with "
+                         "`advisor catalog set-price` or `advisor catalog import-prices`.")
     else:
         lines += ["", "No configuration fits; try a smaller batch, mixed precision or gradient checkpointing."]
     lines.append(f"{len(entries)} configurations ranked; one row per card, best configuration first "
@@ -65,6 +88,9 @@ def to_json(entries: list[Recommendation]) -> list[dict[str, Any]]:
              "headroom_bytes": r.usable_bytes - r.required_bytes, "max_batch": r.max_batch,
              "step_time_s": r.step_time_s, "throughput": r.throughput, "throughput_unit": r.throughput_unit,
              "price_usd": r.price_usd, "price_date": r.price_date.isoformat() if r.price_date else None,
-             "price_condition": r.price_condition, "perf_per_dollar": r.perf_per_dollar,
-             "perf_per_watt": r.perf_per_watt, "prefill_tokens_per_s": r.prefill_tokens_per_s,
-             "decode_tokens_per_s": r.decode_tokens_per_s} for r in entries]
+             "price_condition": r.price_condition, "price_kind": r.price_kind, "price_source": r.price_source,
+             "price_old": r.price_old, "software": r.software, "perf_per_dollar": r.perf_per_dollar,
+             "perf_per_watt": r.perf_per_watt, "power_w": r.power_w, "job_hours": r.job_hours,
+             "job_cost_usd": r.job_cost_usd, "break_even_hours": r.break_even_hours,
+             "prefill_tokens_per_s": r.prefill_tokens_per_s, "decode_tokens_per_s": r.decode_tokens_per_s}
+            for r in entries]

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sqlalchemy.orm import Session
 
-from advisor.catalog import PriceRecord, latest_price, list_cards
+from advisor.catalog import PriceRecord, list_cards
+from advisor.catalog.repository import all_prices, price_history
+from advisor.catalog.software import software_path
 from advisor.recommend.engine import Job, Options, Recommendation, rank
+from advisor.recommend.money import choose_offer, rent_offer
 
 
 @dataclass(frozen=True)
@@ -15,19 +18,29 @@ class CardFilter:
     vendor: str | None = None
     segment: str | None = None
     min_memory_bytes: int | None = None
-    allow_used: bool = False  # rank by the cheaper of the newest new and used price
+    allow_used: bool = False  # the older switch: same as price_basis="lowest"
+    price_basis: str = "new"  # money.BASES
+    software: str | None = None  # "CUDA", "ROCm", "XPU" or "Gaudi" (software.SOFTWARE_PATHS); None: all
+
+    @property
+    def basis(self) -> str:
+        return "lowest" if self.allow_used and self.price_basis == "new" else self.price_basis
 
 
-def best_price(session: Session, card: str, allow_used: bool) -> PriceRecord | None:
-    offers = [latest_price(session, card, condition="new", currency="USD")]
-    if allow_used:
-        offers.append(latest_price(session, card, condition="used", currency="USD"))
-    priced = [p for p in offers if p is not None]
-    return min(priced, key=lambda p: p.amount) if priced else None
+def best_price(session: Session, card: str, basis: str | bool) -> PriceRecord | None:
+    """The price `card` is ranked on: basis is money.BASES' name (True/False: lowest/new, the older flag)."""
+    name = basis if isinstance(basis, str) else ("lowest" if basis else "new")
+    return choose_offer(price_history(session, card), name)
 
 
 def recommend(session: Session, job: Job, cards: CardFilter, options: Options) -> list[Recommendation]:
     records = list_cards(session, vendor=cards.vendor, segment=cards.segment,
                          min_memory_bytes=cards.min_memory_bytes)
-    prices = {card.name: best_price(session, card.name, cards.allow_used) for card in records}
-    return rank(job, records, prices, options)
+    if cards.software:
+        records = [c for c in records if software_path(c.vendor, c.architecture) == cards.software]
+    history = all_prices(session)
+    prices = {card.name: choose_offer(history.get(card.name, []), cards.basis) for card in records}
+    rents = {card.name: rent_offer(history.get(card.name, [])) for card in records}
+    if options.money.basis != cards.basis:
+        options = replace(options, money=replace(options.money, basis=cards.basis))
+    return rank(job, records, prices, options, rents)

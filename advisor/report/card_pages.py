@@ -22,8 +22,10 @@ def _ratio(value: float | None) -> str:
 
 
 def _row(rank: int, r: Recommendation, t: Text) -> list[str]:
+    rent = r.price_kind == "rent_hour"
+    amount = price_text(r.price_usd, None, t, r.price_kind) if rent else f"{r.price_usd or 0:,.0f} USD"
     price = t("n/a") if r.price_usd is None else lines(
-        f"{r.price_usd:,.0f} USD", f"{t(r.price_condition or 'new')}, {r.price_date or ''}".rstrip(", "))
+        amount, f"{t(r.price_condition or 'new')}, {r.price_date or ''}".rstrip(", "))
     return [str(rank), lines(r.card, f"{r.count} x {plan_label(r.plan, t)}"), t("yes") if r.fits else t("no"),
             lines(format_bytes(r.required_bytes), t("of {usable}").format(usable=format_bytes(r.usable_bytes))),
             str(r.max_batch), f"{r.step_time_s * 1e3:,.1f}", f"{r.throughput:,.0f}", price,
@@ -148,7 +150,7 @@ def _source_item(s: CardSource, t: Text) -> str:
         if s.figures_source:  # a launch price usually cites the card's own source again: say so, once
             where = where.replace(s.figures_source, t("the same source"))
         price = t("price {price}, {date}: {source}").format(
-            price=price_text(s.price_usd, s.price_condition, t), date=s.price_date, source=where)
+            price=price_text(s.price_usd, s.price_condition, t, s.price_kind), date=s.price_date, source=where)
     figures = t("figures: {source}").format(source=s.figures_source or t("n/a"))
     return f'<li style="font-size: 7pt"><b>{esc(s.card)}</b>: {esc(figures)}; {esc(price)}</li>'
 

@@ -35,6 +35,7 @@ class CardSource:
     price_date: date | None
     price_condition: str | None
     price_source: str | None
+    price_kind: str | None = None  # purchase, or rent_hour (price_usd is then per GPU-hour)
 
 
 @dataclass(frozen=True)
@@ -62,12 +63,12 @@ class Report:
         return next((r for r in self.ranking.rows if r.fits), None)
 
 
-def _source(session: Session, row: Recommendation, allow_used: bool) -> CardSource:
+def _source(session: Session, row: Recommendation, basis: str) -> CardSource:
     card = lookup_card(session, row.card)
-    price = best_price(session, row.card, allow_used)  # the same offer the ranking priced the card at
+    price = best_price(session, row.card, basis)  # the same offer the ranking priced the card at
     return CardSource(row.card, card.source if card else "", price.amount if price else None,
                       price.date if price else None, price.condition if price else None,
-                      price.source if price else None)
+                      price.source if price else None, price.kind if price else None)
 
 
 def rank_for_report(session: Session, job: Job, cards: CardFilter = CardFilter(),  # noqa: B008
@@ -75,7 +76,7 @@ def rank_for_report(session: Session, job: Job, cards: CardFilter = CardFilter()
     """Ranks every card of the catalog as `advisor recommend` does and keeps the top `top` cards."""
     entries = recommend(session, job, cards, options)
     rows = tuple(best_per_card(entries)[:top])
-    sources = tuple(_source(session, row, cards.allow_used) for row in rows)
+    sources = tuple(_source(session, row, cards.basis) for row in rows)
     return Ranking(rows, len(entries), options, cards, sources)
 
 

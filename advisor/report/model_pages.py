@@ -16,9 +16,11 @@ def plan_label(plan: str, t: Text) -> str:
     return "ZeRO-" + plan.removeprefix("zero")  # zero1 -> ZeRO-1 (DeepSpeed's spelling; FSDP is ZeRO-3)
 
 
-def price_text(amount: float | None, condition: str | None, t: Text) -> str:
+def price_text(amount: float | None, condition: str | None, t: Text, kind: str | None = None) -> str:
     if amount is None:
         return t("n/a")
+    if kind == "rent_hour":  # rent: per hour, in cents
+        return t("{amount} USD per hour").format(amount=f"{amount:,.2f}")
     return f"{amount:,.0f} USD ({t(condition or 'new')})"
 
 
@@ -44,7 +46,7 @@ def summary(report: Report, t: Text) -> str:
     text = t("Best under “{objective}”: {count} x {card} ({plan}), {throughput} {unit}, price {price}.").format(
         objective=objective, count=best.count, card=best.card, plan=plan_label(best.plan, t),
         throughput=f"{best.throughput:,.0f}", unit=t(best.throughput_unit),
-        price=price_text(best.price_usd, best.price_condition, t))
+        price=price_text(best.price_usd, best.price_condition, t, best.price_kind))
     return paragraph(text, "font-weight: bold")
 
 

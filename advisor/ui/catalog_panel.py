@@ -32,6 +32,7 @@ from advisor.ui.add_card_dialog import QtAddCardDialog
 from advisor.ui.catalog_service import CatalogService
 from advisor.ui.dialogs import show_error
 from advisor.ui.i18n import tr
+from advisor.ui.price_chart import QtPriceHistory
 from advisor.ui.workers import TaskRunner
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -80,6 +81,8 @@ class QtCatalogEditor(QWidget):
         side_layout.addWidget(self.title)
         side_layout.addWidget(QLabel(tr("Prices (newest first):")))
         side_layout.addWidget(self.prices, 1)
+        self.price_chart = QtPriceHistory()
+        side_layout.addWidget(self.price_chart, 1)
         side_layout.addLayout(self._price_form())
         splitter = QSplitter()
         splitter.addWidget(self.table)
@@ -174,6 +177,7 @@ class QtCatalogEditor(QWidget):
             mine = " · " + tr("entered by you") if p.user_owned else ""
             self.prices.addItem(f"{p.date}  {p.amount:,.2f} {p.currency}  {tr(p.condition)}{mine}")
             self.prices.item(self.prices.count() - 1).setToolTip(p.source)
+        self.price_chart.show_prices(name, prices)
 
     def save_price(self) -> None:
         name, catalog = self.selected_card(), self.catalog.catalog

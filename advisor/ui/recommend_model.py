@@ -10,6 +10,7 @@ from PySide6.QtGui import QBrush, QColor
 from advisor.core.units import format_bytes
 from advisor.recommend.engine import Recommendation
 from advisor.ui.i18n import tr
+from advisor.ui.money_text import money_lines, price_cell
 from advisor.ui.table_model import SORT_ROLE, Index, RecordTableModel
 
 
@@ -38,8 +39,7 @@ def _columns() -> list[tuple[str, str]]:
 
 
 def _cells(rank: int, r: Recommendation) -> list[tuple[str, Any]]:
-    price = (f"{r.price_usd:,.0f}" + (" " + tr("used") if r.price_condition == "used" else "")
-             if r.price_usd else tr("n/a"))
+    price = price_cell(r)
     return [
         (str(rank), rank), (r.card, r.card), (str(r.count), r.count), (plan_name(r.plan), r.plan),
         (tr("yes") if r.fits else tr("no"), int(r.fits)), (format_bytes(r.required_bytes), r.required_bytes),
@@ -71,9 +71,7 @@ def explain(r: Recommendation, batch: int) -> str:
             r.plan, tr("optimizer state, gradients and parameters"))
         lines.append(tr("{plan} shards the {what} over the {count} cards, so each holds a share; activations "
                         "are not sharded.").format(plan=r.plan.upper(), what=sharded, count=r.count))
-    if r.price_usd:
-        lines.append(tr("Price {price} USD ({condition}, {date}).").format(
-            price=f"{r.price_usd:,.0f}", condition=tr(r.price_condition or "new"), date=r.price_date))
+    lines += money_lines(r)
     return "<br>".join(lines)
 
 

@@ -31,7 +31,9 @@ from advisor.ui.catalog_service import CatalogService
 from advisor.ui.controls import combo
 from advisor.ui.dialogs import show_error
 from advisor.ui.i18n import tr
+from advisor.ui.job_chart import QtJobCost
 from advisor.ui.make_it_fit import QtMakeItFit
+from advisor.ui.money_text import MoneyFilters
 from advisor.ui.recommend_model import RecommendationTableModel, explain
 from advisor.ui.state import AppState
 from advisor.ui.table_model import SORT_ROLE
@@ -79,6 +81,9 @@ class QtRecommendations(QWidget):
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(self.table)
         splitter.addWidget(self.detail)
+        self.job_chart = QtJobCost()
+        splitter.addWidget(self.job_chart)
+        self.ranked.connect(lambda: self.job_chart.show_entries(self.entries))
         splitter.setSizes([420, 120])
         layout = QVBoxLayout(self)
         layout.addLayout(self.filter_row)
@@ -121,11 +126,14 @@ class QtRecommendations(QWidget):
             box.currentIndexChanged.connect(lambda: self._timer.start())
         self.used.toggled.connect(lambda: self._timer.start())
         self.all_configs.toggled.connect(lambda: self._show(self.entries))
+        self.money = MoneyFilters(self.filter_row, lambda: self._timer.start())
 
     def request(self) -> tuple[CardFilter, Options]:
         budget = self.budget.value() or None
-        return (CardFilter(self.vendor.currentData(), self.segment.currentData(), None, self.used.isChecked()),
-                Options(self.objective.currentData(), budget, self.max_gpus.currentData()))
+        cards = CardFilter(self.vendor.currentData(), self.segment.currentData(), None, self.used.isChecked())
+        cards = self.money.card_filter(cards)
+        return cards, Options(self.objective.currentData(), budget, self.max_gpus.currentData(),
+                              money=self.money.options(cards.basis))
 
     def refresh(self) -> None:
         catalog, result = self.catalog.catalog, self.state.result

@@ -39,8 +39,51 @@ def db_path(tmp_path: Path, seeded_file: Path) -> Path:
     return path
 
 
-@pytest.fixture
-def catalog(db_path: Path, bundled: BundledData) -> Iterator[Catalog]:
-    opened = open_catalog(db_path, bundled=bundled)
+@pytest.fixture(params=["sqlite", "postgresql"])
+def catalog(request: pytest.FixtureRequest, bundled: BundledData) -> Iterator[Catalog]:
+    """A seeded catalog on each backend: a copy of the seeded SQLite file, or of a seeded PostgreSQL database."""
+    if request.param == "sqlite":
+        location = str(request.getfixturevalue("db_path"))
+    else:
+        from tests.pg_server import fresh_database
+
+        template = request.getfixturevalue("pg_seeded")
+        location = fresh_database(request.getfixturevalue("postgres"), _db_name(request), template)
+    opened = open_catalog(location, bundled=bundled)
     yield opened
     opened.close()
+
+
+def _db_name(request: pytest.FixtureRequest) -> str:
+    return f"t_{abs(hash(request.node.nodeid)):x}"
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[str]:
+    """A real PostgreSQL server for this test session (tests/pg_server.py); its libpq connection string."""
+    from tests.pg_server import postgres_server
+
+    with postgres_server() as conninfo:
+        yield conninfo
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def location(request: pytest.FixtureRequest, tmp_path: Path, seeded_file: Path) -> str:
+    """Where a catalog lives on each backend: a fresh seeded SQLite file, or an empty PostgreSQL database
+    (seeded when first opened, as a team's new server would be)."""
+    if request.param == "sqlite":
+        path = tmp_path / "catalog.sqlite3"
+        shutil.copyfile(seeded_file, path)
+        return str(path)
+    from tests.pg_server import fresh_database
+
+    return fresh_database(request.getfixturevalue("postgres"), _db_name(request))
+
+
+@pytest.fixture(scope="session")
+def pg_seeded(postgres: str, bundled: BundledData) -> str:
+    """A seeded PostgreSQL database that tests copy (CREATE DATABASE ... TEMPLATE) instead of seeding each."""
+    from tests.pg_server import fresh_database
+
+    open_catalog(fresh_database(postgres, "seeded"), bundled=bundled).close()
+    return "seeded"

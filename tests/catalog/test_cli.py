@@ -45,7 +45,7 @@ def test_list_table_is_readable(run: Runner) -> None:
     code, out, _ = run("list", "--vendor", "intel")
     lines = out.splitlines()
     assert code == 0 and lines[0].split()[:3] == ["name", "vendor", "segment"]
-    assert len(lines) == 2 + 8  # header, rule, the 8 bundled Intel Arc cards
+    assert len(lines) == 2 + 11  # header, rule, the 8 Arc cards, Arc Pro B50 / B60 and Gaudi 3
 
 
 def test_show_accepts_any_alias(run: Runner) -> None:
@@ -93,9 +93,16 @@ def test_export_then_import_round_trips(run: Runner, tmp_path: Path) -> None:
     exported = tmp_path / "all.csv"
     assert run("export", str(exported))[0] == 0
     code, out, _ = run("import", str(exported))
-    assert code == 0 and "0 added, 0 changed, 154 unchanged" in out
+    assert code == 0 and "0 added, 0 changed, 182 unchanged" in out
     edited = exported.read_text().replace("GeForce RTX 4090,", "GeForce RTX 4090 (mine),", 1)
     (tmp_path / "one.csv").write_text(edited)
+    code, _, err = run("import", str(tmp_path / "one.csv"))  # the copy still claims the 4090's aliases
+    assert code == 2 and "already belongs to 'GeForce RTX 4090'" in err
+    lines = edited.splitlines(keepends=True)
+    mine = next(i for i, line in enumerate(lines) if line.startswith("GeForce RTX 4090 (mine),"))
+    name, _aliases, rest = lines[mine].split(",", 2)
+    lines[mine] = f"{name},,{rest}"  # without them it is a card of its own
+    (tmp_path / "one.csv").write_text("".join(lines))
     code, out, _ = run("import", str(tmp_path / "one.csv"))
     assert code == 0 and "1 added" in out
 

@@ -61,15 +61,16 @@ def _columns(path: Path) -> dict[str, list[str]]:
 
 def test_v1_database_upgrades_and_keeps_user_rows(tmp_path: Path, bundled: BundledData) -> None:
     catalog = open_catalog(_v1_file(tmp_path / "v1.sqlite3"), bundled=bundled)
-    assert catalog.messages == [f"catalog {tmp_path / 'v1.sqlite3'} upgraded from schema version 1 to 2"]
+    assert catalog.messages == [f"catalog {tmp_path / 'v1.sqlite3'} upgraded from schema version 1 to {SCHEMA_VERSION}"]
     with catalog.read() as session:
         mine = find_card(session, "my 3090")
         assert (mine.name, mine.tdp_w, mine.user_owned) == ("GeForce RTX 3090", 280, True)  # bundled says 350
         assert mine.link_kind == "none" and mine.devices == 1  # user row: new columns take their defaults
         prices = price_history(session, "RTX 3090")
-        # The bundled launch MSRP joins the user's own price, which v1 stored without a condition ("new").
-        assert [(p.amount, p.condition, p.user_owned) for p in prices] == [(1499.0, "new", False),
-                                                                           (750.0, "new", True)]
+        # The bundled launch MSRP (the oldest price) joins the user's own price, which v1 stored without a
+        # condition ("new"); the bundled snapshot's later street, used and rent prices follow.
+        assert (prices[0].amount, prices[0].condition, prices[0].user_owned) == (1499.0, "new", False)
+        assert [(p.amount, p.condition) for p in prices if p.user_owned] == [(750.0, "new")]
         assert find_card(session, "lab card").memory_bytes == 16 * 2**30
         # Bundled rows were re-seeded, with the link data version 2 added.
         assert find_card(session, "2080 Ti").link_bandwidth_gbs == 100

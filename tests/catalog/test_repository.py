@@ -59,7 +59,7 @@ def test_list_filters_and_sorts(catalog: Catalog) -> None:
     assert cards and all(c.vendor == "NVIDIA" and c.segment == "datacenter" for c in cards)
     assert all(c.memory_bytes >= 80 * GIB for c in cards)
     assert [c.memory_bytes for c in cards] == sorted((c.memory_bytes for c in cards), reverse=True)
-    assert cards[0].name == "B200"  # 180 GiB, the largest NVIDIA datacenter memory bundled
+    assert cards[0].name == "B300"  # 288 GiB, the largest NVIDIA datacenter memory bundled
 
 
 def test_list_rejects_an_unknown_sort_key(catalog: Catalog) -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import sys
 import time
 from functools import partial
-from pathlib import Path
 
 from sqlalchemy.orm import Session
 
@@ -24,7 +23,7 @@ def increment(session: Session) -> None:
 
 
 def main(path: str, mode: str, count: int) -> None:
-    catalog = open_catalog(Path(path))
+    catalog = open_catalog(path)  # a file path or a server URL
     for i in range(1, count + 1):
         if mode == "increment":
             catalog.transact(increment)

@@ -1,6 +1,10 @@
-"""Thousands of mutated files per importer: each must import or give a one-line SpecError naming the file,
-within a per-file time limit. Each importer's fuzz runs in its own process (fuzz_worker.py), so a crash in a
-C++ parser shows up as a failed test with its output rather than a dead test run."""
+"""A small seeded sample of the importer fuzz (benchmarks/fuzz_importers.py throws 10,000 files per importer).
+
+Every file must import or give a one-line SpecError naming the file, and no malicious file (a pickle that
+creates a marker, TorchScript that overwrites a canary through torch.from_file) may leave a trace. Each
+importer runs in its own process, so a crash in a C++ parser fails this test with its output rather than
+ending the test run. No time limit here: a slow or loaded machine must not fail it (issue 18, item 10); the
+benchmark counts hangs."""
 
 from __future__ import annotations
 
@@ -11,27 +15,18 @@ from pathlib import Path
 
 import pytest
 
-WORKER = Path(__file__).with_name("fuzz_worker.py")
 ROOT = Path(__file__).resolve().parents[2]
-# Files per importer. (TorchScript once needed seconds per damaged file: building an error message unpickles
-# the archive's debug info, and a broken one took 15-30 s inside C++; the loader now checks it first.)
-COUNTS = {"safetensors": 3000, "onnx": 3000, "pth": 2000, "pt2": 1000, "pt": 2000}
-LIMIT_S: dict[str, float] = {}
-NEEDS = {"safetensors": None, "onnx": "onnx", "pth": "torch", "pt2": "torch", "pt": "torch"}
+FUZZ = ROOT / "benchmarks" / "fuzz_importers.py"
+COUNTS = {"safetensors": 150, "onnx": 150, "pth": 60, "pt2": 40, "pt": 60}
 
 
 @pytest.mark.parametrize("kind", list(COUNTS))
-def test_fuzzed_files_never_crash_or_hang(kind: str, tmp_path: Path) -> None:
-    if NEEDS[kind]:
-        pytest.importorskip(NEEDS[kind])
-    if kind != "onnx":
-        pytest.importorskip("onnx")  # the seed files are written with onnx.helper's module imported
-    result = subprocess.run([sys.executable, str(WORKER), kind, str(COUNTS[kind]), "20240611", str(tmp_path)],
-                            capture_output=True, text=True, cwd=ROOT, timeout=240)
+def test_a_fuzzed_sample_never_crashes_or_runs_code(kind: str, tmp_path: Path) -> None:
+    result = subprocess.run([sys.executable, str(FUZZ), "--worker", kind, str(COUNTS[kind]), "20240611",
+                             str(tmp_path), "--hang-s", "0"], capture_output=True, text=True, cwd=ROOT)  # fmt: skip
     assert result.returncode == 0, result.stderr[-3000:]
     report = json.loads(result.stdout.strip().splitlines()[-1])
     assert report["failure_count"] == 0, report["failures"]
+    assert report["side_effect"] == 0 and report["hang"] == 0
     assert report["files"] == COUNTS[kind] == report["spec_error"] + report["imported"]
     assert report["spec_error"] > COUNTS[kind] // 4  # the mutations really damage files
-    assert report["slowest_s"] < LIMIT_S.get(kind, 10.0)
-    print(json.dumps(report))

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import io
+import json
 import pickle
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,6 +16,7 @@ torch = pytest.importorskip("torch")
 
 from advisor.cli import main  # noqa: E402
 from advisor.core.errors import SpecError  # noqa: E402
+from advisor.importers.code_scan import risky_name, torchscript_problems  # noqa: E402
 from advisor.importers.torch_loader import load_module  # noqa: E402
 from advisor.specs import load_graph  # noqa: E402
 
@@ -88,3 +92,140 @@ def test_trusted_whole_model_loads(tmp_path: Path) -> None:
         load_graph(str(path))
     graph = load_graph(str(path), trust_pickle=True)
     assert graph.param_count == 3 * 32 * 32 * 4 + 4
+
+
+# --- torch.export archives (.pt2): read part by part, nothing pickled runs (issue 16, item 1) ------------------
+
+
+class Tiny(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.linear = torch.nn.Linear(4, 3)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.linear(x)
+
+
+def _rewritten(src: Path, dst: Path, change: Callable[[str, bytes], bytes]) -> Path:
+    with zipfile.ZipFile(src) as old, zipfile.ZipFile(dst, "w") as new:
+        for item in old.infolist():
+            new.writestr(item, change(item.filename, old.read(item.filename)))
+    return dst
+
+
+def _exported(tmp_path: Path) -> Path:
+    path = tmp_path / "good.pt2"
+    torch.export.save(torch.export.export(Tiny(), (torch.randn(2, 4),)), path)
+    return path
+
+
+def _pickled_weight(payload: bytes) -> Callable[[str, bytes], bytes]:
+    def change(name: str, data: bytes) -> bytes:
+        if name.endswith("model_weights_config.json"):  # mark the first weight as pickled...
+            config = json.loads(data)
+            config["config"]["linear.weight"]["use_pickle"] = True
+            return json.dumps(config).encode()
+        return payload if name.endswith("weights/weight_0") else data  # ...and make it the payload
+
+    return change
+
+
+def _pickled_inputs(payload: bytes) -> Callable[[str, bytes], bytes]:
+    return lambda name, data: payload if name.endswith("sample_inputs/model.pt") else data
+
+
+@pytest.mark.parametrize("make", [_pickled_weight, _pickled_inputs], ids=["weight", "sample-inputs"])
+def test_a_pt2_with_a_pickled_payload_runs_nothing(tmp_path: Path, make: Callable[..., Any]) -> None:
+    marker = tmp_path / "ran"
+    payload = pickle.dumps(WritesMarker(marker), protocol=2)
+    path = _rewritten(_exported(tmp_path), tmp_path / "evil.pt2", make(payload))
+    with pytest.raises(SpecError, match=r"pickled Python objects.*--trust-pickle"):
+        load_module(str(path))
+    assert not marker.exists()
+    # The file really is malicious: torch.export.load (what --trust-pickle uses) runs the payload.
+    with pytest.raises(Exception):  # noqa: B017 - the payload's return value breaks loading afterwards
+        torch.export.load(str(path))
+    assert marker.exists()
+
+
+def test_a_clean_pt2_still_loads_with_its_weights_and_inputs(tmp_path: Path) -> None:
+    loaded = load_module(str(_exported(tmp_path)))
+    args, _ = loaded.example_inputs(5)
+    assert tuple(args[0].shape) == (5, 4)  # the sample input (2, 4) with batch 5
+    assert sum(p.numel() for p in loaded.module.parameters()) == 4 * 3 + 3  # weight 4x3, bias 3
+
+
+@pytest.mark.parametrize(("name", "risky"), [
+    ("ops.aten.from_file.default", True), ("ops.image.write_file.default", True), ("ops.image.read_file", True),
+    ("ops.mylib.anything.default", True), ("torch.from_file", True), ("torch.save", True),
+    ("ops.aten.linear.default", False), ("ops.aten.add.Tensor", False), ("torch.matmul", False),
+    ("ops.torchvision.nms.default", False), ("<built-in function getitem>", False),
+    ("torch.ops.profiler._record_function_enter_new", False), ("ops.aten._pad_packed_sequence", False),
+    ("torch._C._jit_pickle", True), ("torch.UntypedStorage.from_file", True),
+])  # fmt: skip
+def test_operators_that_reach_files_are_named_risky(name: str, risky: bool) -> None:
+    assert risky_name(name) is risky
+
+
+# --- TorchScript: code that reaches files is refused before torch.jit.load runs it (issue 16, item 1) ---------
+
+
+class OverwritesOnLoad(torch.nn.Module):
+    """Its __setstate__ (run by torch.jit.load) maps `victim` shared and copies "AAAAAAAA" into it."""
+
+    def __init__(self, victim: str) -> None:
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.ones(4, 2))
+        self.victim = victim
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x @ self.w
+
+    @torch.jit.export
+    def __getstate__(self) -> tuple[torch.Tensor, bool, str]:
+        return (self.w, self.training, self.victim)
+
+    @torch.jit.export
+    def __setstate__(self, state: tuple[torch.Tensor, bool, str]) -> None:
+        mapped = torch.from_file(state[2], shared=True, size=8, dtype=torch.uint8)
+        mapped.copy_(torch.full([8], 65, dtype=torch.uint8))
+        self.w = state[0] + mapped[0].to(torch.float32) * 0  # uses the map, so it is not optimised away
+        self.training = state[1]
+        self.victim = state[2]
+
+
+def test_torchscript_that_overwrites_a_file_on_load_is_refused(capsys: pytest.CaptureFixture[str],
+                                                               tmp_path: Path) -> None:  # fmt: skip
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    path = tmp_path / "evil.pt"
+    torch.jit.save(torch.jit.script(OverwritesOnLoad(str(victim))), str(path))
+    assert main(["estimate", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "torch.from_file()" in err and "--trust-pickle" in err
+    assert victim.read_text() == "precious"
+    torch.jit.load(str(path))  # the check means something: loading it does overwrite the file
+    assert victim.read_text() == "AAAAAAAA"
+
+
+def test_ordinary_torchscript_passes_the_code_check(tmp_path: Path) -> None:
+    layer = torch.nn.TransformerEncoderLayer(8, 2, batch_first=True)
+    for index, module in enumerate([torch.jit.script(layer), torch.jit.trace(Tiny(), torch.randn(2, 4))]):
+        path = tmp_path / f"plain{index}.pt"
+        torch.jit.save(module, str(path))
+        assert torchscript_problems(path) == []
+
+
+def test_an_onnx_graph_with_a_cycle_is_refused(tmp_path: Path) -> None:
+    import onnx
+    from onnx import TensorProto, helper
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])
+    nodes = [helper.make_node("Add", ["x", "b"], ["a"], name="first"),  # reads b, which second makes from a
+             helper.make_node("Relu", ["a"], ["b"], name="second"),
+             helper.make_node("Relu", ["a"], ["y"], name="out")]  # fmt: skip
+    path = tmp_path / "cycle.onnx"
+    onnx.save(helper.make_model(helper.make_graph(nodes, "cycle", [x], [y])), str(path))
+    with pytest.raises(SpecError, match="'first' reads 'b' before any node makes it"):
+        load_graph(str(path))

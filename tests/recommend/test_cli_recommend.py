@@ -43,7 +43,7 @@ def test_table_shows_one_row_per_card(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("args, message", [
-    (["zoo:resnet18", "--budget", "-5"], "--budget: must be positive"),
+    (["zoo:resnet18", "--budget", "-5"], "--budget: must be more than 0"),
     (["zoo:resnet18", "--objective", "vibes"], "argument --objective: invalid choice"),
     (["zoo:nope"], "unknown zoo model 'nope'"),
 ])

@@ -24,7 +24,7 @@ def catalog(tmp_path_factory: pytest.TempPathFactory) -> Catalog:
 def classic_cards(catalog: Catalog):  # type: ignore[no-untyped-def]
     with catalog.read() as s:
         cards = [find_card(s, name) for name in CLASSIC]
-        return cards, {c.name: best_price(s, c.name, allow_used=False) for c in cards}
+        return cards, {c.name: best_price(s, c.name, "new") for c in cards}
 
 
 def job_needing(gigabytes: float) -> Job:

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from advisor.core.errors import SpecError
 from advisor.core.budget import REPLAY_UNCERTAINTY, replayed_required_bytes, required_bytes
+from advisor.core.errors import SpecError
 from advisor.core.estimate import Estimate, MemoryEstimate, layer_rows
 from advisor.core.generation import GenerationProfile
 from advisor.core.graph import Graph

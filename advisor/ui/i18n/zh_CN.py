@@ -5,7 +5,7 @@
 DYNAMIC: tuple[str, ...] = (
     "weights", "gradients", "optimizer_state", "activations", "temporaries", "inputs",
     "forward", "backward", "recompute", "optimizer step", "end", "setup",
-    "consumer", "workstation", "datacenter", "new", "used",
+    "consumer", "workstation", "datacenter", "new", "used", "refurbished",
     "perf_per_dollar", "cheapest", "fastest", "samples/s", "tokens/s", "train", "infer",
 )
 
@@ -16,6 +16,32 @@ MESSAGES: dict[str, str] = {
     "forward": "前向", "backward": "反向", "recompute": "重计算", "optimizer step": "优化器更新",
     "end": "结束", "setup": "准备",
     "consumer": "消费级", "workstation": "工作站", "datacenter": "数据中心", "new": "全新", "used": "二手",
+    "refurbished": "翻新",
+    # price history chart (advisor/charts/prices.py)
+    "No prices in USD yet": "尚无美元价格", "Price history: {card}": "价格走势：{card}",
+    "used or refurbished": "二手或翻新", "Price (USD)": "价格（美元）", "rent per GPU-hour": "每 GPU 小时租金",
+    "Rent (USD per GPU-hour)": "租金（美元/GPU 小时）",
+    # money in the recommendations (advisor/ui/money_text.py)
+    "no price: set one": "无价格：请设置", "{price}/h": "{price}/小时", "(old)": "（旧）",
+    "PyTorch runs this card through {software}.": "PyTorch 通过 {software} 运行这块卡。",
+    "No price on this basis: add one in the Catalog tab (or `advisor catalog import-prices`).":
+        "此计价方式下没有价格：请在“显卡目录”页添加（或使用 `advisor catalog import-prices`）。",
+    "Rent {price} USD per hour for all cards ({date}, {source}).":
+        "全部显卡租金每小时 {price} 美元（{date}，{source}）。",
+    "This price is over a year old.": "此价格已超过一年。",
+    "The whole job: {hours} h, {cost} USD.": "整个任务：{hours} 小时，{cost} 美元。",
+    "Buying beats renting the same cards after {hours} h.": "使用超过 {hours} 小时后，购买比租用同样的显卡更划算。",
+    "new price": "全新价格", "used price": "二手价格", "lowest purchase price": "最低购买价",
+    "Which price the money objectives rank on": "按哪种价格计算性价比与成本",
+    "any software": "任意软件栈",
+    "no job size": "未给任务规模", "samples": "个样本",
+    "{amount} USD per hour": "每小时 {amount} 美元",
+    "Samples in the whole job: adds its hours, its cost and when buying beats renting, and the time-against-cost "
+    "chart": "整个任务的样本数：给出所需小时数、成本、购买何时比租用划算，以及时间-成本图",
+    "Give the job's size to see its time and cost": "给出任务规模即可查看时间与成本",
+    "fitting configurations": "放得下的配置", "best choices": "最佳选择",
+    "Hours to finish the job": "完成任务所需小时数", "Cost of the job (USD)": "任务成本（美元）",
+    "Only cards PyTorch runs through this software path": "只看 PyTorch 通过该软件栈运行的显卡",
     "perf_per_dollar": "性价比优先", "cheapest": "价格最低", "fastest": "速度最快",
     "samples/s": "样本/秒", "tokens/s": "词元/秒", "train": "训练", "infer": "推理",
     "kv_cache": "KV 缓存", "generate": "生成", "prefill": "预填充", "decode": "解码",

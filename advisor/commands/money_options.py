@@ -1,0 +1,41 @@
+"""The money options every ranking command shares: --price-basis, --software, --samples/--tokens, --kwh-usd."""
+
+from __future__ import annotations
+
+import argparse
+
+from advisor.catalog.software import parse_software
+from advisor.commands.types import positive_number
+from advisor.recommend.money import BASES, DEFAULT_KWH_USD, MoneyOptions
+
+# A job of up to 10^18 samples or tokens (far past any training run); electricity up to 100 USD per kWh.
+job_size = positive_number(1e18)
+kwh_price = positive_number(100.0, " USD per kWh")
+
+
+def _software(text: str) -> str:
+    try:
+        return parse_software(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def add_money_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--price-basis", choices=BASES, default="new",
+                        help="rank on the price of a new card, a used one, rent per GPU-hour, or the lowest "
+                             "purchase price (default: new)")  # fmt: skip
+    parser.add_argument("--software", type=_software, default=None, metavar="cuda|rocm|xpu|gaudi",
+                        help="only cards PyTorch runs through this software path")
+    size = parser.add_mutually_exclusive_group()
+    size.add_argument("--samples", type=job_size, default=None, metavar="N",
+                      help="the whole job's samples: adds its hours, its cost and the buy-or-rent break-even")
+    size.add_argument("--tokens", type=job_size, default=None, metavar="N",
+                      help="the whole job's tokens (sequence models), instead of --samples")
+    parser.add_argument("--kwh-usd", type=kwh_price, default=DEFAULT_KWH_USD, metavar="USD",
+                        help=f"electricity price per kWh for bought cards (default {DEFAULT_KWH_USD}: U.S. "
+                             "average commercial price, EIA 2024)")  # fmt: skip
+
+
+def money_options(args: argparse.Namespace, basis: str) -> MoneyOptions:
+    """The options' money part (each value already checked by its argparse type)."""
+    return MoneyOptions(basis, args.samples, args.tokens, args.kwh_usd)

@@ -1,0 +1,65 @@
+"""Argument types for the command line: a bad value stops at the parser with one line, exit code 2.
+
+One definition per kind of value, shared by every subcommand (issue 16, item 9-10): NaN and infinity are
+refused everywhere (`float("nan")` parses, and every comparison with it is False, so it slipped past `> 0`
+checks), and each count has a ceiling well above any real workload, so a typo cannot start hours of work.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import re
+from collections.abc import Callable
+
+# Ceilings, each far above what a real job asks for, far below what would make the arithmetic or the
+# search unbounded: 2**24 samples per card per step, 2**22 tokens of context (4M, past every published
+# context window), 64 cards (eight 8-GPU servers; the plans model data-parallel and sharded training on them).
+MAX_BATCH = 2**24
+MAX_SEQ_LEN = 2**22
+MAX_GPUS = 64
+ISO_CURRENCY = re.compile(r"[A-Z]{3}")
+
+
+def whole_number(low: int, high: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be from {low} to {high:,}, got {text}")
+        return value
+
+    return parse
+
+
+def positive_number(high: float, unit: str = "") -> Callable[[str], float]:
+    """A finite number above 0 and at most `high` (NaN and infinity refused)."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number{unit}, got {text!r}") from None
+        if not (math.isfinite(value) and 0 < value <= high):
+            raise argparse.ArgumentTypeError(f"must be more than 0 and at most {high:,g}{unit}, got {text}")
+        return value
+
+    return parse
+
+
+def currency_code(text: str) -> str:
+    code = text.strip().upper()
+    if not ISO_CURRENCY.fullmatch(code):
+        raise argparse.ArgumentTypeError(f"expected a three-letter ISO 4217 code such as USD or EUR, got {text!r}")
+    return code
+
+
+batch_size = whole_number(1, MAX_BATCH)
+sequence_length = whole_number(1, MAX_SEQ_LEN)
+gpu_count = whole_number(1, MAX_GPUS)
+row_count = whole_number(1, 100_000)
+memory_gib = positive_number(2.0**20, " GiB")  # 1 PiB per card
+money = positive_number(1e12)
+seconds = positive_number(86_400.0, " s")  # a day between readings

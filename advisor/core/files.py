@@ -1,0 +1,72 @@
+"""Writing a file all or nothing: the PDF report and `catalog export` both go through write_atomic.
+
+The bytes go to a temporary file in the target's folder, are fsync'ed, and the temporary file is renamed over
+the target with os.replace, which is atomic on one file system (POSIX rename(2)). A failure anywhere
+(unwritable folder, full disk) removes the temporary file and leaves an existing target exactly as it was.
+- A symbolic link is written through: the file it points at is replaced, the link stays a link.
+- Anything that is not a regular file (a device, a pipe, a folder) is refused: renaming over /dev/null would
+  replace the device node itself.
+- The temporary name is short (".advisor-" plus 8 random characters), so a target whose name is at the
+  file-system limit (255 bytes) still works.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from pathlib import Path
+from typing import BinaryIO
+
+from advisor.core.errors import AdvisorError
+
+CHUNK_BYTES = 1 << 16
+
+
+def write_chunks(stream: BinaryIO, data: bytes) -> None:
+    """Writes in chunks so that a disk filling up fails part-way, as it would on a real disk."""
+    for start in range(0, len(data), CHUNK_BYTES):
+        stream.write(data[start:start + CHUNK_BYTES])
+
+
+def _reason(error: OSError) -> str:
+    return error.strerror or str(error)
+
+
+def _destination(path: str | os.PathLike[str], error: type[AdvisorError]) -> Path:
+    """The regular file to replace (a link's target), or `error` saying in one line why there is none."""
+    given = Path(path).expanduser().absolute()
+    target = Path(os.path.realpath(given))
+    try:
+        mode: int | None = target.stat().st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as failure:  # a name over 255 bytes, a path under a file, a loop of links
+        raise error(f"cannot write {given}: {_reason(failure)}") from None
+    if mode is not None and stat.S_ISDIR(mode):
+        raise error(f"{given}: is a folder; give a file name")
+    if mode is not None and not stat.S_ISREG(mode):
+        raise error(f"{given}: is not a regular file (a device or pipe); give a file name")
+    if not target.parent.is_dir():
+        raise error(f"cannot write {given}: the folder {target.parent} does not exist")
+    return target
+
+
+def write_atomic(path: str | os.PathLike[str], data: bytes, error: type[AdvisorError]) -> Path:
+    """Writes `data` to `path` completely or not at all; returns the absolute path written."""
+    target = _destination(path, error)
+    try:
+        handle, temporary = tempfile.mkstemp(prefix=".advisor-", dir=target.parent)
+    except OSError as failure:
+        raise error(f"cannot write {target}: {_reason(failure)}") from None
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            write_chunks(stream, data)
+            stream.flush()
+            os.fsync(stream.fileno())  # the bytes are on disk before the name points at them
+        os.chmod(temporary, 0o644)  # mkstemp makes 0600; a report or export is meant to be shared
+        os.replace(temporary, target)
+    except OSError as failure:
+        Path(temporary).unlink(missing_ok=True)
+        raise error(f"cannot write {target}: {_reason(failure)}") from None
+    return target

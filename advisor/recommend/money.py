@@ -1,0 +1,176 @@
+"""The money side of a ranking: which price a card is judged on, what the whole job costs, and the order.
+
+Price basis (--price-basis): `new` (a new card's purchase price), `used` (used or refurbished), `lowest`
+(the cheaper of those two), `rent` (per GPU-hour from a cloud's on-demand list). Only USD prices count:
+the catalog does not convert currencies. The user's own prices win: if the user entered any price of the
+kind asked for, only theirs are considered. Among the rest the current price is the lowest one observed
+within CURRENT_WINDOW_DAYS of the newest observation (several shops or clouds priced at about the same time).
+
+Money objectives rank priced configurations only; unpriced ones follow them ("no price: set one"), among
+the fitting configurations and again among those that do not fit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import date, timedelta
+from typing import TYPE_CHECKING, NamedTuple
+
+from advisor.catalog.records import PriceRecord
+from advisor.core.errors import AdvisorError
+
+if TYPE_CHECKING:
+    from advisor.recommend.engine import Recommendation
+
+BASES: tuple[str, ...] = ("new", "used", "rent", "lowest")
+CURRENT_WINDOW_DAYS = 90
+# A price observed more than a year before today is shown as old: GPU street prices move that much in a year.
+OLD_AFTER_DAYS = 365
+# Default electricity price, USD per kWh: the U.S. average retail price to commercial customers in 2024,
+# about 13 cents (U.S. EIA, Electric Power Monthly, Table 5.3, "Average Price of Electricity to Ultimate
+# Customers", https://www.eia.gov/electricity/monthly/epm_table_grapher.php?t=epmt_5_3); residential is
+# higher (about 16.5 cents). Set --kwh-usd for your own tariff.
+DEFAULT_KWH_USD = 0.13
+ON_DEMAND_MARKETS = ("cloud_on_demand",)
+
+
+@dataclass(frozen=True)
+class MoneyOptions:
+    """How money enters a ranking. `samples` / `tokens`: the size of the whole job (at most one)."""
+
+    basis: str = "new"
+    samples: float | None = None
+    tokens: float | None = None
+    kwh_usd: float = DEFAULT_KWH_USD
+    today: date | None = None  # None: the real today (tests pass a fixed day)
+
+
+def _current(candidates: Sequence[PriceRecord]) -> PriceRecord | None:
+    """The user's prices if any, else all; then the lowest one near the newest observation."""
+    mine = [p for p in candidates if p.user_owned]
+    pool = mine or list(candidates)
+    if not pool:
+        return None
+    newest = max(p.date for p in pool)
+    if mine:  # the user's latest word is their price, not the lowest they ever typed
+        return [p for p in pool if p.date == newest][-1]
+    recent = [p for p in pool if p.date >= newest - timedelta(days=CURRENT_WINDOW_DAYS)]
+    return min(recent, key=lambda p: (p.amount, -p.date.toordinal()))
+
+
+def _purchase(prices: Sequence[PriceRecord], conditions: tuple[str, ...]) -> PriceRecord | None:
+    return _current([p for p in prices if p.kind == "purchase" and p.condition in conditions
+                     and p.currency == "USD"])  # fmt: skip
+
+
+def rent_offer(prices: Sequence[PriceRecord]) -> PriceRecord | None:
+    """Rent per GPU-hour: on-demand list prices (spot can be taken away, reserved needs a commitment);
+    a rent the user entered counts whatever its market."""
+    return _current([p for p in prices if p.kind == "rent_hour" and p.currency == "USD"
+                     and (p.user_owned or p.market in ON_DEMAND_MARKETS)])  # fmt: skip
+
+
+def choose_offer(prices: Sequence[PriceRecord], basis: str) -> PriceRecord | None:
+    """The price a card is ranked on under `basis` (one of BASES); None when it has none."""
+    if basis not in BASES:
+        raise AdvisorError(f"--price-basis: {basis!r} is not one of {', '.join(BASES)}")
+    if basis == "rent":
+        return rent_offer(prices)
+    new = _purchase(prices, ("new",))
+    used = _purchase(prices, ("used", "refurbished"))
+    if basis == "new":
+        return new
+    if basis == "used":
+        return used
+    offers = [p for p in (new, used) if p is not None]
+    return min(offers, key=lambda p: p.amount) if offers else None
+
+
+def is_old(price_date: date | None, today: date | None = None) -> bool:
+    return price_date is not None and price_date < (today or date.today()) - timedelta(days=OLD_AFTER_DAYS)
+
+
+def job_hours(throughput: float, tokens_per_sample: int, options: MoneyOptions) -> float | None:
+    """Hours to process the job's samples or tokens at `throughput` (tokens/s when tokens_per_sample > 1)."""
+    if options.samples is not None:
+        return options.samples * tokens_per_sample / throughput / 3600
+    if options.tokens is not None:
+        if tokens_per_sample <= 1:
+            raise AdvisorError("--tokens: this model reads no token sequence; give the job as --samples N")
+        return options.tokens / throughput / 3600
+    return None
+
+
+class MoneyFacts(NamedTuple):
+    price_old: bool
+    job_hours: float | None
+    job_cost_usd: float | None
+    break_even_hours: float | None
+
+
+def money_facts(price: PriceRecord | None, rent: PriceRecord | None, count: int, throughput: float,
+                power_w: float, tokens_per_sample: int, options: MoneyOptions) -> MoneyFacts:  # fmt: skip
+    """A configuration of `count` cards priced at `price` each: the price's age, and with a job size its
+    hours, its cost and, bought, the hours after which buying beats renting the same cards at `rent`."""
+    old = is_old(price.date if price else None, options.today)
+    hours = job_hours(throughput, tokens_per_sample, options)
+    if hours is None or price is None:
+        return MoneyFacts(old, hours, None, None)
+    total = price.amount * count
+    if price.kind == "rent_hour":
+        return MoneyFacts(old, hours, hours * total, None)
+    power_usd_per_hour = power_w / 1000 * options.kwh_usd
+    break_even = None
+    if rent is not None:
+        # Buying N cards costs price + power x h, renting them rent x N x h: equal at h = price / (rent x N - power).
+        saving_per_hour = rent.amount * count - power_usd_per_hour
+        break_even = total / saving_per_hour if saving_per_hour > 0 else None
+    return MoneyFacts(old, hours, total + power_usd_per_hour * hours, break_even)
+
+
+def costed(entry: Recommendation, price: PriceRecord | None, rent: PriceRecord | None, tokens_per_sample: int,
+           options: MoneyOptions) -> Recommendation:  # fmt: skip
+    """`entry` with its money facts (money_facts) filled in."""
+    facts = money_facts(price, rent, entry.count, entry.throughput, entry.power_w, tokens_per_sample, options)
+    return replace(entry, **facts._asdict())
+
+
+def within_budget(entry: Recommendation, budget_usd: float | None) -> bool:
+    """A budget caps what is paid in all: the purchase price, or a rented job's cost (rent without a job
+    size has no total, so the budget cannot judge it). Unpriced rows stay: they are listed after the rest."""
+    if budget_usd is None or entry.price_usd is None:
+        return True
+    if entry.price_kind == "rent_hour":
+        return entry.job_cost_usd is None or entry.job_cost_usd <= budget_usd
+    return entry.price_usd <= budget_usd
+
+
+def ordered(entries: list[Recommendation], objective: str) -> list[Recommendation]:
+    """Fitting configurations first, always (one that does not fit is no answer). Among them, fastest: by
+    throughput; money objectives: priced before unpriced, then perf per dollar (highest) or cost (lowest:
+    the job's cost when known, else the price). Configurations that do not fit follow in the same order."""
+
+    def key(e: Recommendation) -> tuple[float, ...]:
+        price = e.price_usd if e.price_usd is not None else float("inf")
+        if objective == "fastest":
+            return (not e.fits, -e.throughput, price)
+        unpriced = e.price_usd is None
+        if objective == "cheapest":
+            cost = e.job_cost_usd if e.job_cost_usd is not None else price
+            return (not e.fits, unpriced, cost, -e.throughput)
+        return (not e.fits, unpriced, -(e.perf_per_dollar or 0.0), -e.throughput)
+
+    return sorted(entries, key=key)
+
+
+def frontier(entries: Sequence[Recommendation]) -> list[Recommendation]:
+    """The best choices between time and money: fitting configurations with a job cost that no other one
+    beats on both (no faster one costs less), fastest first."""
+    costed_rows = sorted((e for e in entries if e.fits and e.job_hours is not None and e.job_cost_usd is not None),
+                         key=lambda e: (e.job_hours, e.job_cost_usd))  # fmt: skip
+    best: list[Recommendation] = []
+    for entry in costed_rows:
+        if not best or entry.job_cost_usd < best[-1].job_cost_usd:  # type: ignore[operator]
+            best.append(entry)
+    return best

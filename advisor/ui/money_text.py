@@ -1,0 +1,83 @@
+"""The money side of a recommendation as the app shows it: the price cell, the detail's software path,
+price (its kind, age and source) and job cost, in the user's language; and the price-basis and software
+selectors. Figures come from the engine
+(advisor/recommend/money.py), the same ones the command line and the PDF print."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout
+
+from advisor.catalog.software import SOFTWARE_PATHS
+from advisor.recommend.engine import Recommendation
+from advisor.recommend.money import BASES, MoneyOptions
+from advisor.recommend.service import CardFilter
+from advisor.ui.controls import combo
+from advisor.ui.i18n import tr
+
+
+def price_cell(r: Recommendation) -> str:
+    if r.price_usd is None:
+        return tr("no price: set one")
+    if r.price_kind == "rent_hour":
+        text = tr("{price}/h").format(price=f"{r.price_usd:,.2f}")
+    else:
+        text = f"{r.price_usd:,.0f}" + (" " + tr(r.price_condition) if r.price_condition not in (None, "new") else "")
+    return text + (" " + tr("(old)") if r.price_old else "")
+
+
+def money_lines(r: Recommendation) -> list[str]:
+    lines = [tr("PyTorch runs this card through {software}.").format(software=r.software)]
+    if r.price_usd is None:
+        lines.append(tr("No price on this basis: add one in the Catalog tab (or `advisor catalog import-prices`)."))
+        return lines
+    if r.price_kind == "rent_hour":
+        lines.append(tr("Rent {price} USD per hour for all cards ({date}, {source}).").format(
+            price=f"{r.price_usd:,.2f}", date=r.price_date, source=r.price_source or ""))
+    else:
+        lines.append(tr("Price {price} USD ({condition}, {date}).").format(
+            price=f"{r.price_usd:,.0f}", condition=tr(r.price_condition or "new"), date=r.price_date))
+    if r.price_old:
+        lines.append(tr("This price is over a year old."))
+    if r.job_hours is not None and r.job_cost_usd is not None:
+        lines.append(tr("The whole job: {hours} h, {cost} USD.").format(
+            hours=f"{r.job_hours:,.1f}", cost=f"{r.job_cost_usd:,.0f}"))
+    if r.break_even_hours is not None:
+        lines.append(tr("Buying beats renting the same cards after {hours} h.").format(
+            hours=f"{r.break_even_hours:,.0f}"))
+    return lines
+
+
+class MoneyFilters:
+    """The price-basis and software-path selectors of the recommendations panel (added beside its filters)."""
+
+    def __init__(self, row: QHBoxLayout, changed: Callable[[], None]) -> None:
+        bases = {"new": tr("new price"), "used": tr("used price"), "rent": tr("rent per GPU-hour"),
+                 "lowest": tr("lowest purchase price")}  # fmt: skip
+        self.basis = combo([(b, bases[b]) for b in BASES], tr("Which price the money objectives rank on"))
+        self.software = combo([(None, tr("any software")), *((s, s) for s in SOFTWARE_PATHS)],
+                              tr("Only cards PyTorch runs through this software path"))  # fmt: skip
+        self.samples = QDoubleSpinBox()
+        self.samples.setRange(0, 1e15)
+        self.samples.setDecimals(0)
+        self.samples.setSingleStep(1e6)
+        self.samples.setSpecialValueText(tr("no job size"))
+        self.samples.setSuffix(" " + tr("samples"))
+        self.samples.setToolTip(tr("Samples in the whole job: adds its hours, its cost and when buying beats "
+                                   "renting, and the time-against-cost chart"))  # fmt: skip
+        at = max(row.count() - 1, 0)  # before the stretch that ends the row
+        for widget in (self.samples, self.software, self.basis):
+            row.insertWidget(at, widget)
+        for box in (self.basis, self.software):
+            box.currentIndexChanged.connect(lambda *_: changed())
+        self.samples.valueChanged.connect(lambda *_: changed())
+
+    def options(self, basis: str) -> MoneyOptions:
+        return MoneyOptions(basis, samples=self.samples.value() or None)
+
+    def card_filter(self, base: CardFilter) -> CardFilter:
+        basis = str(self.basis.currentData())
+        return replace(base, allow_used=base.allow_used and basis == "new", price_basis=basis,
+                       software=self.software.currentData())  # fmt: skip

@@ -1,0 +1,144 @@
+"""The bundled price snapshot (advisor/data/prices.csv + sources.csv) checked as data, with the csv module
+alone, so that it holds whatever the loader does with it: every row names a known card, a valid currency,
+date, condition, kind and market, and a source with an address and the day it was read."""
+
+from __future__ import annotations
+
+import csv
+import re
+from collections.abc import Iterator
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+DATA = Path(__file__).resolve().parents[2] / "advisor" / "data"
+PRICE_COLUMNS = ["card", "amount", "currency", "date", "condition", "kind", "market", "source"]
+CONDITIONS = {"new", "used", "refurbished"}
+KINDS = {"purchase", "rent_hour"}
+MARKETS = {"msrp", "retail", "used_market", "cloud_on_demand", "cloud_spot", "cloud_reserved"}
+# Which markets each kind and condition can come from: a rent is a cloud price, a used card is bought used.
+RENT_MARKETS = {"cloud_on_demand", "cloud_spot", "cloud_reserved"}
+# The date the snapshot was taken (README, "Price snapshot"): no price can be observed after it.
+SNAPSHOT_DATE = date(2026, 11, 30)
+# Price sources written before sources.csv had read dates (official price cuts of 2017-2024); each row of
+# theirs is an MSRP. New sources must carry the day they were read.
+LEGACY_SOURCES = {"nv-gdc2017", "nv-ces2020", "nv-super-2024", "amd-7900gre"}
+# Sanity bounds per kind, in USD: a purchase between a used GT-class card and a datacenter module, a rent
+# between a marketplace Pascal card (Akash lists a Tesla P4 at $0.03 per hour) and a rack-scale Blackwell GPU.
+BOUNDS_USD = {"purchase": (20.0, 60_000.0), "rent_hour": (0.02, 20.0)}
+
+
+def _read(name: str) -> list[dict[str, str]]:
+    with (DATA / name).open(encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+@pytest.fixture(scope="module")
+def prices() -> list[dict[str, str]]:
+    return _read("prices.csv")
+
+
+@pytest.fixture(scope="module")
+def sources() -> dict[str, dict[str, str]]:
+    return {row["key"]: row for row in _read("sources.csv")}
+
+
+@pytest.fixture(scope="module")
+def cards() -> dict[str, dict[str, str]]:
+    return {row["name"]: row for row in _read("cards.csv")}
+
+
+def _problems(row: dict[str, str], cards: dict[str, dict[str, str]]) -> Iterator[str]:
+    if row["card"] not in cards:
+        yield f"unknown card {row['card']!r}"
+    if not re.fullmatch(r"[A-Z]{3}", row["currency"]):
+        yield f"currency {row['currency']!r} is not an ISO 4217 code"
+    if row["condition"] not in CONDITIONS or row["kind"] not in KINDS or row["market"] not in MARKETS:
+        yield f"condition/kind/market {row['condition']}/{row['kind']}/{row['market']}"
+    if (row["kind"] == "rent_hour") != (row["market"] in RENT_MARKETS):
+        yield f"kind {row['kind']} with market {row['market']}"
+    if (row["market"] == "used_market") != (row["condition"] == "used"):
+        yield f"market {row['market']} with condition {row['condition']}"
+    if date.fromisoformat(row["date"]) > SNAPSHOT_DATE:
+        yield f"date {row['date']} after the snapshot"
+    low, high = BOUNDS_USD.get(row["kind"], (0.0, 0.0))
+    if row["currency"] == "USD" and not low <= float(row["amount"]) <= high:
+        yield f"{row['amount']} USD outside {low}-{high} for {row['kind']}"
+
+
+def test_every_price_row_is_well_formed(prices: list[dict[str, str]], cards: dict[str, dict[str, str]]) -> None:
+    assert list(prices[0]) == PRICE_COLUMNS
+    bad = [(row["card"], row["date"], problem) for row in prices for problem in _problems(row, cards)]
+    assert bad == []
+
+
+def test_no_price_row_is_repeated(prices: list[dict[str, str]]) -> None:
+    """One source may quote several providers for the same card and day (different amounts); the same
+    quote twice would count twice in any average."""
+    keys = [tuple(row[c] for c in PRICE_COLUMNS) for row in prices]
+    assert len(keys) == len(set(keys))
+
+
+def test_every_price_names_a_source_with_an_address_and_a_read_date(
+        prices: list[dict[str, str]], sources: dict[str, dict[str, str]]) -> None:  # fmt: skip
+    missing = []
+    for row in prices:
+        for key in row["source"].split("+"):
+            source = sources.get(key)
+            if source is None or not source["url"].startswith("https://"):
+                missing.append((row["card"], key, "no source with an https address"))
+            elif not source["read_date"] and not (key in LEGACY_SOURCES and row["market"] == "msrp"):
+                missing.append((row["card"], key, "no read_date"))
+            elif source["read_date"] and date.fromisoformat(source["read_date"]) > SNAPSHOT_DATE:
+                missing.append((row["card"], key, "read after the snapshot"))
+    assert missing == []
+
+
+def test_every_source_row_has_the_four_columns(sources: dict[str, dict[str, str]]) -> None:
+    assert all(list(row) == ["key", "title", "url", "read_date"] for row in sources.values())
+    assert [key for key, row in sources.items() if not row["title"] or not row["url"]] == []
+
+
+# Issue 13's targets are 90% of cards priced and 80% of datacenter cards rentable; the snapshot of
+# 2026-11-30 reaches the floors below (README, "Price snapshot", lists every card still missing).
+# They guard against losing coverage; raise them as sourced prices are added.
+PRICED_SHARE_FLOOR = 0.76  # 139 / 182 = 0.764
+DATACENTER_RENT_SHARE_FLOOR = 0.35  # 19 / 53 = 0.358
+
+
+def _coverage(cards: dict[str, dict[str, str]], prices: list[dict[str, str]]) -> tuple[float, float]:
+    """Share of cards with any dated, sourced price (a launch MSRP of cards.csv counts: the loader makes
+    it the first price), and share of datacenter cards with a rent price."""
+    priced = {n for n, c in cards.items() if c["msrp_usd"] and c["launch_date"]} | {p["card"] for p in prices}
+    rented = {p["card"] for p in prices if p["kind"] == "rent_hour"}
+    datacenter = [n for n, c in cards.items() if c["segment"] == "datacenter"]
+    return len(priced & set(cards)) / len(cards), len(rented & set(datacenter)) / len(datacenter)
+
+
+def test_coverage_does_not_fall_below_the_snapshot(
+        cards: dict[str, dict[str, str]], prices: list[dict[str, str]]) -> None:  # fmt: skip
+    priced_share, rent_share = _coverage(cards, prices)
+    assert priced_share >= PRICED_SHARE_FLOOR
+    assert rent_share >= DATACENTER_RENT_SHARE_FLOOR
+
+
+def test_the_cards_people_rent_most_have_a_rent_price(prices: list[dict[str, str]]) -> None:
+    """The datacenter cards a buyer compares against renting, and the consumer cards clouds rent out."""
+    rented = {p["card"] for p in prices if p["kind"] == "rent_hour"}
+    wanted = {"H100 SXM5", "H100 PCIe", "H200 SXM", "B200", "A100 SXM4 80GB", "A100 SXM4 40GB", "L40S", "L4",
+              "Tesla T4", "A10", "A10G", "Instinct MI300X", "GeForce RTX 4090", "GeForce RTX 5090"}  # fmt: skip
+    assert sorted(wanted - rented) == []
+
+
+def test_rent_per_card_hour_is_below_the_card_price_over_a_year(prices: list[dict[str, str]]) -> None:
+    """A rent that, kept up for a year (8,760 h), costs less than a tenth of the card's cheapest purchase
+    price would mean a per-instance price was not divided by its GPU count (8 x H100 at $24/h is $3/GPU-h,
+    x 8,760 = $26,280 > $25,000 / 10)."""
+    cheapest: dict[str, float] = {}
+    for p in prices:
+        if p["kind"] == "purchase" and p["currency"] == "USD" and p["condition"] == "new":
+            cheapest[p["card"]] = min(cheapest.get(p["card"], float("inf")), float(p["amount"]))
+    too_cheap = [(p["card"], p["amount"]) for p in prices if p["kind"] == "rent_hour" and p["card"] in cheapest
+                 and float(p["amount"]) * 8760 < cheapest[p["card"]] / 10]  # fmt: skip
+    assert too_cheap == []

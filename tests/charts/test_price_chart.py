@@ -1,0 +1,58 @@
+"""The price-history chart: purchase prices on one axis, rent per GPU-hour on its own, the user's filled."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from advisor.catalog.records import PriceRecord
+from advisor.charts.prices import price_history_figure
+
+
+def p(amount: float, day: date, condition: str = "new", kind: str = "purchase", user: bool = False,
+      currency: str = "USD") -> PriceRecord:  # fmt: skip
+    market = "cloud_on_demand" if kind == "rent_hour" else "retail"
+    return PriceRecord("GeForce RTX 4090", amount, currency, day, condition, "src", user, kind, market)
+
+
+def test_purchase_and_rent_get_their_own_axes() -> None:
+    prices = [p(1599, date(2022, 10, 12)), p(1999, date(2026, 5, 1)), p(1400, date(2025, 3, 1), "used"),
+              p(0.69, date(2026, 5, 1), kind="rent_hour"), p(1750, date(2026, 4, 1), user=True)]  # fmt: skip
+    figure = price_history_figure("GeForce RTX 4090", prices)
+    purchase, rent = figure.axes
+    assert purchase.get_title() == "Price history: GeForce RTX 4090"
+    assert purchase.get_ylabel() == "Price (USD)" and rent.get_ylabel() == "Rent (USD per GPU-hour)"
+    new_line, used_line = purchase.get_lines()
+    assert list(new_line.get_ydata()) == [1599, 1750, 1999]  # date order, the user's price among them
+    assert list(used_line.get_ydata()) == [1400] and list(rent.get_lines()[0].get_ydata()) == [0.69]
+    legend = [text.get_text() for text in purchase.get_legend().get_texts()]
+    assert legend == ["new", "used or refurbished", "rent per GPU-hour"]
+
+
+def test_no_usd_price_says_so_instead_of_empty_axes() -> None:
+    figure = price_history_figure("X", [p(1500, date(2026, 1, 1), currency="EUR")])
+    assert figure.axes == [] and figure.texts[0].get_text() == "No prices in USD yet"
+
+
+def test_the_chart_speaks_chinese() -> None:
+    from advisor.ui.chart_canvas import chart_style
+    from advisor.ui.i18n import set_language
+
+    set_language("zh_CN")
+    try:
+        figure = price_history_figure("H100 SXM5", [p(2.99, date(2026, 5, 1), kind="rent_hour")], chart_style())
+    finally:
+        set_language("en")
+    assert figure.axes[0].get_title() == "价格走势：H100 SXM5"
+
+
+def test_job_cost_chart_draws_the_frontier_and_labels_it() -> None:
+    from advisor.charts.job_cost import job_cost_figure
+    from tests.recommend.test_money import rec
+
+    rows = [rec(card="A", job_hours=1.0, job_cost_usd=900.0), rec(card="B", count=2, job_hours=10.0,
+            job_cost_usd=300.0), rec(card="C", job_hours=20.0, job_cost_usd=400.0)]  # fmt: skip
+    axis = job_cost_figure(rows).axes[0]
+    assert list(axis.get_lines()[0].get_xdata()) == [1.0, 10.0]  # C is slower and dearer than B
+    assert [text.get_text() for text in axis.texts] == ["A", "2 x B"]
+    assert axis.get_xlabel() == "Hours to finish the job"
+    assert job_cost_figure([rec()]).texts[0].get_text() == "Give the job's size to see its time and cost"

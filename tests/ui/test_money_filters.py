@@ -1,0 +1,42 @@
+"""The recommendations panel's price-basis and software selectors, and the money lines of a row's detail."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from pytestqt.qtbot import QtBot
+
+from advisor.ui.main_window import QtMainWindow
+
+Ranked = Callable[[QtBot, QtMainWindow], None]
+
+
+def test_software_and_rent_selectors_change_the_ranking(qtbot: QtBot, window: QtMainWindow,
+                                                        wait_ranked: Ranked) -> None:  # fmt: skip
+    panel = window.recommendations
+    panel.money.software.setCurrentIndex(panel.money.software.findData("ROCm"))
+    panel.money.basis.setCurrentIndex(panel.money.basis.findData("rent"))
+    wait_ranked(qtbot, window)
+    entries = panel.model.entries
+    assert entries and {e.software for e in entries} == {"ROCm"}
+    assert all(e.price_kind in (None, "rent_hour") for e in entries)  # rent basis: no purchase price
+    panel.table.selectRow(0)
+    assert "PyTorch runs this card through ROCm." in panel.detail.text()
+    unpriced = [r for r in range(panel.proxy.rowCount())
+                if panel.model.entries[panel.proxy.mapToSource(panel.proxy.index(r, 0)).row()].price_usd is None]
+    assert unpriced  # consumer Radeon cards are not rented by clouds
+    panel.table.selectRow(unpriced[0])  # a card without a rent price says how to give it one
+    assert "No price on this basis" in panel.detail.text()
+
+
+def test_a_job_size_adds_costs_and_the_time_against_cost_chart(qtbot: QtBot, window: QtMainWindow,
+                                                               wait_ranked: Ranked) -> None:  # fmt: skip
+    panel = window.recommendations
+    assert panel.job_chart.isHidden()  # no job size yet
+    panel.money.samples.setValue(1e7)
+    wait_ranked(qtbot, window)
+    priced = [e for e in panel.model.entries if e.fits and e.price_usd is not None]
+    assert priced and all(e.job_hours is not None and e.job_cost_usd is not None for e in priced)
+    qtbot.waitUntil(lambda: not panel.job_chart.isHidden(), timeout=5000)
+    figure = panel.job_chart.figure
+    assert figure is not None and figure.axes[0].get_ylabel() == "Cost of the job (USD)"
