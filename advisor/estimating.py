@@ -74,20 +74,21 @@ def estimate_spec(spec: str, workload: Workload, *, seq_len: int | None = None, 
 
 def prepare_spec(spec: str, workload: Workload, *, seq_len: int | None = None, trust_pickle: bool = False,
                  method: str = "auto") -> Job:
-    """What ranking needs. Simulated: peaks measured at a few more batches give the memory curve."""
+    """What ranking needs. Simulated: peaks and required bytes measured at a few more batches give the
+    memory curves."""
     if _choose(spec, method, workload) == "analytic":
         return prepare(load_graph(spec, seq_len, trust_pickle=trust_pickle), workload)
     run = _simulator(spec, seq_len, trust_pickle)
     result = run(workload)
-    points = [(workload.batch, result.memory.peak_bytes)]
+    memories = {workload.batch: result.memory}
     batch = 1
-    while batch <= _PROBE_MAX_BATCH and max(p for _, p in points) < _PROBE_UNTIL_BYTES:
-        if batch != workload.batch:
-            points.append((batch, run(replace(workload, batch=batch)).memory.peak_bytes))
+    while batch <= _PROBE_MAX_BATCH and max(m.peak_bytes for m in memories.values()) < _PROBE_UNTIL_BYTES:
+        if batch not in memories:
+            memories[batch] = run(replace(workload, batch=batch)).memory
         batch *= _PROBE_FACTOR
-    curve = curve_through(points)
-    tokens = seq_len or 1
-    return Job(result, curve, step_work(result, tokens))
+    peaks = curve_through([(b, m.peak_bytes) for b, m in memories.items()])
+    required = curve_through([(b, m.required_bytes) for b, m in memories.items()])
+    return Job(result, peaks, step_work(result, seq_len or 1), required)
 
 
 def simulator(spec: str, seq_len: int | None = None, trust_pickle: bool = False) -> Callable[[Workload], Estimate]:

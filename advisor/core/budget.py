@@ -44,6 +44,16 @@ def required_bytes(replayed_bytes: int, peak_bytes: int, conv_margin_bytes: int)
     return replayed + conv_margin_bytes + math.ceil(peak_bytes * REPLAY_UNCERTAINTY)
 
 
+def required_for_peak(peak_bytes: int, estimated_peak_bytes: int, estimated_required_bytes: int) -> int:
+    """The budget of a variant of an estimated step whose peak moved (model state sharded off the card, an
+    accumulated micro-step, an 8-bit optimizer): the estimate's overhead over its peak carries over."""
+    return peak_bytes + max(estimated_required_bytes - estimated_peak_bytes, 0)
+
+
+def conv_margin_per_sample(layers: Iterable[tuple[str, int]], batch: int) -> float:
+    return conv_workspace_margin_bytes(layers) / batch
+
+
 def replayed_required_bytes(step_events: Sequence[tuple[Key, int]]) -> int:
     """The allocator replay of a training loop (or inference loop) built from one analytic step's events."""
     return required_budget_bytes(training_loop_events(step_events))

@@ -8,15 +8,23 @@ from datetime import date
 
 from advisor.catalog.records import CardRecord, PriceRecord
 from advisor.catalog.software import software_path
-from advisor.core.curve import MemoryCurve, memory_curve
-from advisor.core.estimate import WORST_PEAK_TO_BUDGET, Estimate, estimate, with_loss_head
+from advisor.core.budget import analytic_curves, conv_margin_per_sample
+from advisor.core.curve import MemoryCurve
+from advisor.core.estimate import Estimate, estimate, with_loss_head
 from advisor.core.graph import Graph
 from advisor.core.units import format_bytes
 from advisor.core.workload import Workload
 from advisor.recommend.devices import Device, device
 from advisor.recommend.money import MoneyOptions, money_facts, ordered, within_budget
 from advisor.recommend.plans import PlanCost, plan_cost, plans_for
-from advisor.recommend.serving import entry_speed, generation_cost, generation_memory, note_split, serving_reason
+from advisor.recommend.serving import (
+    entry_speed,
+    generation_cost,
+    generation_curves,
+    generation_memory,
+    note_split,
+    serving_reason,
+)
 from advisor.recommend.timing import StepWork, step_seconds, step_work
 
 OBJECTIVES = ("perf_per_dollar", "cheapest", "fastest")
@@ -68,11 +76,13 @@ class Recommendation:
 
 @dataclass(frozen=True)
 class Job:
-    """What ranking needs from the estimate: the result, its memory curve and its card-independent work."""
+    """What ranking needs from the estimate: the result, its peak and required bytes against the batch (the
+    required curve decides fit and the largest batch, core/budget.py), and its card-independent work."""
 
     estimate: Estimate
     curve: MemoryCurve
     work: StepWork
+    required: MemoryCurve
 
 
 def prepare(graph: Graph, workload: Workload) -> Job:
@@ -81,14 +91,17 @@ def prepare(graph: Graph, workload: Workload) -> Job:
     first = graph.nodes[0].output
     tokens = first.shape[0] if first.dtype == "int64" and first.shape else 1
     result = estimate(graph, workload)
-    if result.generation is not None:  # the generation estimate's own line: weights + batch x (KV + prefill)
-        curve = MemoryCurve(((result.memory.fixed_bytes, result.memory.per_sample_bytes),), 0)
-        return Job(result, curve, step_work(result, tokens))
-    return Job(result, memory_curve(training_graph, workload), step_work(result, tokens))
+    if result.generation is not None:
+        line, required = generation_curves(result)
+        return Job(result, line, step_work(result, tokens), required)
+    margin = conv_margin_per_sample(((r.kind, r.output_bytes) for r in result.layers), workload.batch)
+    peaks, required = analytic_curves(training_graph, workload, margin)
+    return Job(result, peaks, step_work(result, tokens), required)
 
 
-def _required(curve: MemoryCurve, batch: int, cost: PlanCost) -> int:
-    return int((curve.peak_bytes(batch) - cost.saved_bytes) / WORST_PEAK_TO_BUDGET)
+def _required(w: Job, batch: int, cost: PlanCost) -> int:
+    """Per card: the required bytes at this batch less the model state the plan moves off the card."""
+    return w.required.peak_bytes(batch) - cost.saved_bytes
 
 
 def _reason(fits: bool, required: int, dev: Device, cost: PlanCost, batch: int) -> str:
@@ -107,9 +120,8 @@ def _entry(w: Job, card: CardRecord, dev: Device, single_step: float, cost: Plan
            price: PriceRecord | None, rent: PriceRecord | None = None,
            money: MoneyOptions = MoneyOptions()) -> Recommendation:  # noqa: B008
     batch = w.estimate.workload.batch
-    required = _required(w.curve, batch, cost)
-    budget = dev.usable_bytes * WORST_PEAK_TO_BUDGET + cost.saved_bytes
-    max_batch = w.curve.max_batch(budget)
+    required = _required(w, batch, cost)
+    max_batch = w.required.max_batch(dev.usable_bytes + cost.saved_bytes)
     if w.estimate.generation is not None:
         required, max_batch = generation_memory(w.estimate, cost, dev.usable_bytes)
     fits = required <= dev.usable_bytes

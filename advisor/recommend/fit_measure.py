@@ -13,15 +13,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from advisor.catalog.records import CardRecord
-from advisor.core.curve import MemoryCurve, memory_curve
-from advisor.core.estimate import WORST_PEAK_TO_BUDGET, Estimate, estimate, with_loss_head
+from advisor.core.budget import analytic_curves, conv_margin_per_sample, required_for_peak
+from advisor.core.curve import MemoryCurve
+from advisor.core.estimate import Estimate, estimate, with_loss_head
 from advisor.core.graph import Graph
 from advisor.core.memory import StepSimulator, simulate_step
 from advisor.core.workload import OPTIMIZER_STATE_SLOTS, Workload
 from advisor.recommend.devices import Device, device, generation_rates
 from advisor.recommend.generation_speed import generation_speed
 from advisor.recommend.rewrites import freeze_before, trainable_layers, with_inplace_activations
-from advisor.recommend.serving import generation_run
+from advisor.recommend.serving import generation_curves, generation_run
 from advisor.recommend.timing import LayerWork, step_seconds, step_work
 
 # bitsandbytes' 8-bit optimizers (Dettmers et al. 2022, "8-bit Optimizers via Block-wise Quantization")
@@ -82,11 +83,6 @@ class Measured:
         return self.required_bytes <= usable_bytes
 
 
-def required_bytes(peak: int) -> int:
-    """The allocator budget a step of this peak needs (as core.estimate computes required_bytes)."""
-    return max(int(peak / WORST_PEAK_TO_BUDGET), peak)
-
-
 def tokens_per_sample(graph: Graph) -> int:
     first = graph.nodes[0].output  # as engine.prepare counts it: token ids in, one token per position
     return first.shape[0] if first.dtype == "int64" and first.shape else 1
@@ -140,12 +136,14 @@ class Measurer:
             self._cache[v] = self._measure(v)
         return self._cache[v]
 
-    def curve(self, v: Variant) -> MemoryCurve:
-        if v.workload.generating:  # the generation estimate's line: weights + batch x (KV cache + prefill)
-            m = self.measure(v).estimate.memory
-            return MemoryCurve(((m.fixed_bytes, m.per_sample_bytes),), 0)
+    def required_curve(self, v: Variant) -> MemoryCurve:
+        """Required bytes against the batch (core/budget.py), for the largest batch that fits."""
+        result = self.measure(v).estimate
+        if v.workload.generating:
+            return generation_curves(result)[1]
         graph = self.graph(v)
-        return memory_curve(with_loss_head(graph) if v.workload.training else graph, v.workload)
+        margin = conv_margin_per_sample(((r.kind, r.output_bytes) for r in result.layers), v.workload.batch)
+        return analytic_curves(with_loss_head(graph) if v.workload.training else graph, v.workload, margin)[1]
 
     def _measure(self, v: Variant) -> Measured:
         graph, w = self.graph(v), v.workload
@@ -175,7 +173,8 @@ class Measurer:
         else:
             seconds = step_seconds(work, dev)
         samples = w.batch * v.accumulate
-        return Measured(peak, required_bytes(peak), seconds, samples,
+        required = required_for_peak(peak, result.memory.peak_bytes, result.memory.required_bytes)
+        return Measured(peak, required, seconds, samples,
                         samples * work.tokens_per_sample / seconds, v.accumulate * flops, method,
                         result)
 
@@ -226,7 +225,7 @@ def recompute_rows(result: Estimate, graph: Graph) -> list[int]:
 def largest_fitting_batch(measurer: Measurer, v: Variant, usable_bytes: int) -> int:
     """The largest batch whose required bytes fit: from the memory curve, checked by re-estimating (the
     curve ignores a little rounding), stepping down until the estimate agrees."""
-    batch = measurer.curve(v).max_batch(usable_bytes * WORST_PEAK_TO_BUDGET, limit=v.workload.batch)
+    batch = measurer.required_curve(v).max_batch(usable_bytes, limit=v.workload.batch)
     while batch >= 1 and not measurer.measure(replace(v, workload=replace(v.workload, batch=batch))).fits(
             usable_bytes):
         batch = min(batch - 1, math.floor(batch * 0.97))

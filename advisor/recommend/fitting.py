@@ -16,6 +16,7 @@ import itertools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
+from advisor.core.budget import required_for_peak
 from advisor.recommend.fit_changes import (
     GROUPS,
     LABELS,
@@ -29,7 +30,7 @@ from advisor.recommend.fit_changes import (
     shorter_sequence,
 )
 from advisor.recommend.fit_llm import llm_changes
-from advisor.recommend.fit_measure import Measured, Measurer, Subject, Target, Variant, required_bytes
+from advisor.recommend.fit_measure import Measured, Measurer, Subject, Target, Variant
 from advisor.recommend.plans import SPLIT_PLANS, plan_cost
 from advisor.recommend.serving import (
     generation_cost,
@@ -174,7 +175,8 @@ class _Search:
                 cost = plan_cost(result, plan, count)
                 peak = self.baseline.peak_bytes - cost.saved_bytes
                 seconds = self.baseline.step_time_s + cost.comm_bytes / (dev.link_gbs * 1e9)
-                per_card = replace(self.baseline, peak_bytes=peak, required_bytes=required_bytes(peak),
+                required = required_for_peak(peak, self.baseline.peak_bytes, self.baseline.required_bytes)
+                per_card = replace(self.baseline, peak_bytes=peak, required_bytes=required,
                                    step_time_s=seconds, throughput=self.baseline.throughput
                                    * self.baseline.step_time_s / seconds)
                 if per_card.fits(self.card.usable_bytes) or count == SHARDING_COUNTS[-1]:

@@ -11,7 +11,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from advisor.catalog.records import CardRecord
-from advisor.core.estimate import WORST_PEAK_TO_BUDGET, Estimate
+from advisor.core.curve import MemoryCurve
+from advisor.core.estimate import Estimate
 from advisor.recommend.devices import Device, generation_rates
 from advisor.recommend.generation_speed import GenerationRun, GenerationSpeed, Split, generation_speed
 from advisor.recommend.plans import PlanCost, plan_cost, plans_for, split_cost, tensor_parallel_fits
@@ -90,20 +91,28 @@ def kept_share(cost: PlanCost, layers: int) -> float:
     return 1.0
 
 
+def generation_curves(result: Estimate) -> tuple[MemoryCurve, MemoryCurve]:
+    """The generation estimate's own line (weights + batch x (KV cache + prefill)) and, shifted by what the
+    estimate needs over its peak, its required line."""
+    m = result.memory
+    line = MemoryCurve(((m.fixed_bytes, m.per_sample_bytes),), 0)
+    return line, line.transformed(1.0, m.required_bytes - m.peak_bytes, 0.0)
+
+
 def generation_memory(e: Estimate, cost: PlanCost, usable_bytes: int) -> tuple[int, int]:
     """Bytes each card needs at the estimate's batch, and the largest batch that fits `usable_bytes`.
 
-    As core's generation estimate counts it: weights and KV cache are allocated once (no allocator churn),
-    the rest of the peak (prefill activations, workspaces) is divided by WORST_PEAK_TO_BUDGET; split plans
-    keep their share of the weights and KV cache on each card (the rest stays whole: conservative)."""
+    As core's generation estimate counts it: the peak plus what the allocator cannot reuse (required -
+    peak, core/budget.py); split plans keep their share of the weights and KV cache on each card (the rest,
+    and that overhead, stay whole: conservative)."""
     if e.generation is None:
         raise ValueError("generation_memory needs a generate-mode estimate")
     m, w = e.memory, e.workload
     share = kept_share(cost, e.generation.layers)
     kv_per_sequence = kv_cache_bytes(e) / w.batch
     weights = m.at_peak.weights
-    fixed = weights * share + (m.fixed_bytes - weights) / WORST_PEAK_TO_BUDGET
-    per_sequence = kv_per_sequence * share + (m.per_sample_bytes - kv_per_sequence) / WORST_PEAK_TO_BUDGET
+    fixed = weights * share + (m.fixed_bytes - weights) + (m.required_bytes - m.peak_bytes)
+    per_sequence = kv_per_sequence * share + (m.per_sample_bytes - kv_per_sequence)
     required = int(fixed + w.batch * per_sequence)
     largest = math.floor((usable_bytes - fixed) / per_sequence) if per_sequence > 0 else w.batch
     return required, max(largest, 0)
