@@ -244,4 +244,6 @@ def test_recommended_is_the_fastest_fitting_option_that_keeps_the_training(rtx30
     assert best is not None and best.fits and best.same_training
     same = [o for o in (*report.singles, *report.combinations) if o.fits and o.same_training]
     assert best.slowdown == min(o.slowdown for o in same)
-    assert best.changes == ("accumulate",)  # 8 micro-steps of 1 beat checkpointing + 8-bit state here
+    # 8 micro-steps of 1 fit and keep the training; the recommendation is never slower than that
+    accumulate = option(report, "accumulate")
+    assert accumulate.fits and accumulate.same_training and best.slowdown <= accumulate.slowdown

@@ -32,7 +32,7 @@ def job_needing(gigabytes: float) -> Job:
     base = Workload("train", 1, "fp32", "sgd_momentum")
     graph = zoo.build("resnet50")
     probe = prepare(graph, base)
-    batch = min(range(1, 200), key=lambda b: abs(probe.curve.peak_bytes(b) / 0.83 - gigabytes * 1e9))
+    batch = min(range(1, 200), key=lambda b: abs(probe.required.peak_bytes(b) - gigabytes * 1e9))
     return prepare(graph, replace(base, batch=batch))
 
 
