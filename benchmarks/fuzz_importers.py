@@ -37,7 +37,7 @@ from advisor.specs import load_graph  # noqa: E402
 
 KINDS = ("safetensors", "onnx", "pth", "pt2", "pt")
 MALICIOUS_SHARE = 0.1  # of the files of an importer that has code paths (pth, pt2, pt)
-CANARY_TEXT = b"canary: untouched"
+CANARY_TEXT = b"canary: untouched"  # the TorchScript seed overwrites its first 8 bytes
 Maker = Callable[[random.Random], bytes]
 
 
@@ -128,42 +128,15 @@ def honest_seed(kind: str, directory: Path) -> bytes:
     return buffer.getvalue()
 
 
-def _overwriting_torchscript(canary: Path) -> bytes:
-    import torch
-
-    class Overwrites(torch.nn.Module):
-        def __init__(self, victim: str) -> None:
-            super().__init__()
-            self.w = torch.nn.Parameter(torch.ones(4, 2))
-            self.victim = victim
-
-        def forward(self, x: torch.Tensor) -> torch.Tensor:
-            return x @ self.w
-
-        @torch.jit.export
-        def __getstate__(self) -> tuple[torch.Tensor, bool, str]:
-            return (self.w, self.training, self.victim)
-
-        @torch.jit.export
-        def __setstate__(self, state: tuple[torch.Tensor, bool, str]) -> None:
-            mapped = torch.from_file(state[2], shared=True, size=6, dtype=torch.uint8)
-            mapped.copy_(torch.full([6], 88, dtype=torch.uint8))
-            self.w = state[0] + mapped[0].to(torch.float32) * 0
-            self.training = state[1]
-            self.victim = state[2]
-
-    buffer = io.BytesIO()
-    torch.jit.save(torch.jit.script(Overwrites(str(canary))), buffer)
-    return buffer.getvalue()
-
-
 def malicious_seeds(kind: str, honest: bytes, directory: Path) -> list[bytes]:
     """Files that run code or touch files if an importer lets them: marker / canary show it."""
     payload = pickle.dumps(MarkerPayload(directory / "marker"), protocol=2)
     if kind == "pth":
         return [replace_members(honest, lambda n, d: payload if n.endswith("data.pkl") else d), payload]
     if kind == "pt":
-        return [_overwriting_torchscript(directory / "canary"),
+        from malicious_files import overwriting_torchscript  # imports torch: only for the torch importers
+
+        return [overwriting_torchscript(str(directory / "canary")),
                 replace_members(honest, lambda n, d: payload if n.endswith("/data.pkl") else d)]  # fmt: skip
     if kind == "pt2":
         def pickled_weight(name: str, data: bytes) -> bytes:
