@@ -68,8 +68,6 @@ def _memory_gib(text: str) -> float:
 _RATE = _number(1e6)  # TFLOPS, TOPS, GB/s: today's fastest parts are in the thousands
 
 
-
-
 def _choice(options: tuple[str, ...]) -> Callable[[str], str]:
     def parse(text: str) -> str:
         for option in options:

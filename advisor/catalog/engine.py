@@ -69,6 +69,8 @@ def as_catalog_error(error: BaseException, where: object) -> CatalogError:
     if is_busy(error):
         return CatalogBusyError(str(where), BUSY_TIMEOUT_MS / 1000)
     reason = str(getattr(error, "orig", error)).splitlines()[0]
+    if "unable to open" in reason:  # SQLite also needs to create <name>-wal and -shm beside the file
+        reason += " (can its folder be written to?)"
     return CatalogFileError(str(where), reason)
 
 

@@ -14,6 +14,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from malicious_files import overwriting_torchscript  # noqa: E402
+
 from advisor.cli import main  # noqa: E402
 from advisor.core.errors import SpecError  # noqa: E402
 from advisor.importers.code_scan import risky_name, torchscript_problems  # noqa: E402
@@ -170,36 +172,12 @@ def test_operators_that_reach_files_are_named_risky(name: str, risky: bool) -> N
 # --- TorchScript: code that reaches files is refused before torch.jit.load runs it (issue 16, item 1) ---------
 
 
-class OverwritesOnLoad(torch.nn.Module):
-    """Its __setstate__ (run by torch.jit.load) maps `victim` shared and copies "AAAAAAAA" into it."""
-
-    def __init__(self, victim: str) -> None:
-        super().__init__()
-        self.w = torch.nn.Parameter(torch.ones(4, 2))
-        self.victim = victim
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return x @ self.w
-
-    @torch.jit.export
-    def __getstate__(self) -> tuple[torch.Tensor, bool, str]:
-        return (self.w, self.training, self.victim)
-
-    @torch.jit.export
-    def __setstate__(self, state: tuple[torch.Tensor, bool, str]) -> None:
-        mapped = torch.from_file(state[2], shared=True, size=8, dtype=torch.uint8)
-        mapped.copy_(torch.full([8], 65, dtype=torch.uint8))
-        self.w = state[0] + mapped[0].to(torch.float32) * 0  # uses the map, so it is not optimised away
-        self.training = state[1]
-        self.victim = state[2]
-
-
 def test_torchscript_that_overwrites_a_file_on_load_is_refused(capsys: pytest.CaptureFixture[str],
                                                                tmp_path: Path) -> None:  # fmt: skip
     victim = tmp_path / "victim.txt"
     victim.write_text("precious")
     path = tmp_path / "evil.pt"
-    torch.jit.save(torch.jit.script(OverwritesOnLoad(str(victim))), str(path))
+    path.write_bytes(overwriting_torchscript(str(victim)))
     assert main(["estimate", str(path)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "torch.from_file()" in err and "--trust-pickle" in err
