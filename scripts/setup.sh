@@ -13,8 +13,9 @@ system_packages=(libegl1 libgl1 libxkbcommon0 libxkbcommon-x11-0 libfontconfig1 
                  libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0 libxcb-image0 libxcb-render-util0 libxcb-shape0
                  libxcb-xinerama0 libxcb-randr0 libxcb-xkb1 libxcb-xfixes0 libxcb-shm0 libxcb-sync1
                  fonts-noto-cjk poppler-utils)
-# the tests also start a real X server (the window under xcb) and a throw-away PostgreSQL cluster
-[ "${1:-}" = "--dev" ] && system_packages+=(xvfb postgresql)
+# the tests also start a real X server (the window under xcb) and a throw-away PostgreSQL cluster, and
+# check the packaging files with shellcheck, desktop-file-validate and appstreamcli
+[ "${1:-}" = "--dev" ] && system_packages+=(xvfb postgresql shellcheck desktop-file-utils appstream)
 missing=()
 for p in "${system_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
