@@ -212,12 +212,16 @@ def _add(sub: Any, name: str, func: Callable[[argparse.Namespace], int], help_te
     return parser
 
 
-def register(subparsers: Any) -> None:
-    """Called by advisor/cli.py with its subparsers; `func(args) -> int` runs the chosen command."""
-    catalog = subparsers.add_parser("catalog", help="list, show and edit the GPU catalog")
+def _print_help(parser: argparse.ArgumentParser) -> int:
+    parser.print_help()
+    return 0
+
+
+def register(catalog: argparse.ArgumentParser) -> None:
+    """Configures the parser advisor/cli.py made; `func(args) -> int` runs the chosen command."""
     catalog.add_argument("--catalog", metavar="PATH", default=None,
                          help="catalog database file (default: $ADVISOR_CATALOG or the user data folder)")
-    catalog.set_defaults(func=lambda _args: catalog.print_help() or 0)
+    catalog.set_defaults(func=lambda _args: _print_help(catalog))
     # The same option after the action too ("catalog list --catalog X"); SUPPRESS keeps the outer value.
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--catalog", metavar="PATH", default=argparse.SUPPRESS, help=argparse.SUPPRESS)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any, get_args
+from typing import get_args
 
 from advisor.commands import types
 from advisor.core import zoo
@@ -84,8 +84,8 @@ def workload_from(args: argparse.Namespace) -> Workload:
                     lora_targets=args.lora_targets)
 
 
-def register(sub: Any) -> None:
-    parser = sub.add_parser("estimate", help="memory and compute of one step")
+def register(parser: argparse.ArgumentParser) -> None:
+    """Configures the subcommand's parser, which advisor/cli.py made (with its one-line help)."""
     add_workload_options(parser)
     parser.add_argument("--list", action="store_true", help="list the built-in zoo models")
     parser.set_defaults(func=run)

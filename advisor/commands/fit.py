@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Callable
-from typing import Any
 
 from advisor.catalog import find_card, open_catalog
 from advisor.catalog.records import CardRecord
@@ -19,8 +18,8 @@ from advisor.recommend.fitting import make_it_fit
 from advisor.specs import load_graph
 
 
-def register(sub: Any) -> None:
-    parser = sub.add_parser("fit", help="what to change so that a workload fits a GPU")
+def register(parser: argparse.ArgumentParser) -> None:
+    """Configures the subcommand's parser, which advisor/cli.py made (with its one-line help)."""
     add_workload_options(parser)
     parser.add_argument("--gpu", required=True, metavar="NAME", help="the card, by name or alias")
     parser.add_argument("--allow-8bit", action="store_true",

@@ -12,7 +12,6 @@ import json
 import sys
 import time
 from datetime import datetime
-from typing import Any
 
 from advisor.commands import types
 from advisor.telemetry.nvml import NvmlReader
@@ -29,8 +28,8 @@ def positive_count(text: str) -> int:
     return value
 
 
-def register(sub: Any) -> None:
-    parser = sub.add_parser("monitor", help="live readings of the local NVIDIA GPUs")
+def register(parser: argparse.ArgumentParser) -> None:
+    """Configures the subcommand's parser, which advisor/cli.py made (with its one-line help)."""
     parser.add_argument("--json", action="store_true", help="print JSON (one object a line with --watch)")
     parser.add_argument("--watch", type=types.seconds, metavar="SECONDS", help="repeat every SECONDS")
     # Bounds --watch for tests and scripts; not shown in --help.

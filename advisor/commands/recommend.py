@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from sqlalchemy.orm import Session
 
@@ -63,8 +63,8 @@ def ranked(args: argparse.Namespace, command: str,
         catalog.close()
 
 
-def register(sub: Any) -> None:
-    parser = sub.add_parser("recommend", help="rank GPUs for a workload")
+def register(parser: argparse.ArgumentParser) -> None:
+    """Configures the subcommand's parser, which advisor/cli.py made (with its one-line help)."""
     add_workload_options(parser)
     add_ranking_options(parser)
     parser.set_defaults(func=run)

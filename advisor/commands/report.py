@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
 
 from advisor.commands.estimate import add_workload_options
 from advisor.commands.recommend import add_ranking_options, ranked
@@ -20,8 +19,8 @@ from advisor.telemetry.readings import Snapshot
 LANGUAGES = ("en", "zh_CN")
 
 
-def register(sub: Any) -> None:
-    parser = sub.add_parser("report", help="write the recommendation as a PDF report")
+def register(parser: argparse.ArgumentParser) -> None:
+    """Configures the subcommand's parser, which advisor/cli.py made (with its one-line help)."""
     add_workload_options(parser)
     add_ranking_options(parser, top=DEFAULT_TOP)
     parser.add_argument("--out", required=True, metavar="FILE.pdf", help="where to write the PDF")
