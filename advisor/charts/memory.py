@@ -101,8 +101,12 @@ def _phase_spans(points: Sequence[TimelinePoint]) -> list[tuple[str, int, int]]:
     return spans
 
 
-def timeline_figure(points: Sequence[TimelinePoint], style: ChartStyle | None = None) -> Figure:
-    """Allocated bytes after each layer's forward and backward and the optimizer step; the peak marked."""
+def timeline_figure(points: Sequence[TimelinePoint], style: ChartStyle | None = None,
+                    peak_bytes: int | None = None) -> Figure:
+    """Allocated bytes after each layer's forward and backward and the optimizer step; the peak marked.
+
+    The points are sampled between layers, so a layer's own temporaries can lift the true peak above the
+    highest point: the marker's label shows `peak_bytes` (the estimate's headline figure) when given."""
     style = style or ChartStyle()
     t = style.text
     with lettering(style):
@@ -120,7 +124,8 @@ def timeline_figure(points: Sequence[TimelinePoint], style: ChartStyle | None = 
         axis.step(range(len(points)), totals, where="mid", color="#333333", lw=1.2, gid="allocated")
         peak = max(range(len(points)), key=totals.__getitem__)
         axis.plot([peak], [totals[peak]], "o", color="#C44E52", gid="peak")
-        axis.annotate(t("peak {value}").format(value=format_bytes(totals[peak])), (peak, totals[peak]),
+        label = format_bytes(max(peak_bytes or 0, totals[peak]))
+        axis.annotate(t("peak {value}").format(value=label), (peak, totals[peak]),
                       xytext=(6, 6), textcoords="offset points", fontsize=8, color="#C44E52")
         axis.set_ylim(0, totals[peak] * 1.12)
         axis.set_xlim(-0.5, len(points) - 0.5)

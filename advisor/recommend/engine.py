@@ -65,8 +65,15 @@ def prepare(graph: Graph, workload: Workload) -> Job:
     return Job(result, memory_curve(training_graph, workload), step_work(result, tokens))
 
 
-def _required(curve: MemoryCurve, batch: int, cost: PlanCost) -> int:
-    return int((curve.peak_bytes(batch) - cost.saved_bytes) / WORST_PEAK_TO_BUDGET)
+def _required(w: Job, batch: int, cost: PlanCost) -> int:
+    """At the estimated batch, from the estimate's own peak (the headline "Required" when nothing is sharded):
+    the curve through a few batches can differ from it by a rounding, and one figure must read the same."""
+    memory = w.estimate.memory
+    if batch != w.estimate.workload.batch:
+        return int((w.curve.peak_bytes(batch) - cost.saved_bytes) / WORST_PEAK_TO_BUDGET)
+    if not cost.saved_bytes:
+        return memory.required_bytes
+    return int((memory.peak_bytes - cost.saved_bytes) / WORST_PEAK_TO_BUDGET)
 
 
 def _reason(fits: bool, required: int, dev: Device, cost: PlanCost, batch: int) -> str:
@@ -84,7 +91,7 @@ def _reason(fits: bool, required: int, dev: Device, cost: PlanCost, batch: int) 
 def _entry(w: Job, card: CardRecord, dev: Device, single_step: float, cost: PlanCost,
            price: PriceRecord | None) -> Recommendation:
     batch = w.estimate.workload.batch
-    required = _required(w.curve, batch, cost)
+    required = _required(w, batch, cost)
     fits = required <= dev.usable_bytes
     budget = dev.usable_bytes * WORST_PEAK_TO_BUDGET + cost.saved_bytes
     step = single_step + cost.comm_bytes / (dev.link_gbs * 1e9)

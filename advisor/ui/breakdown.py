@@ -23,7 +23,7 @@ from advisor.ui.chart_canvas import QtChart, chart_style
 from advisor.ui.i18n import tr
 from advisor.ui.layer_table import LayerTableModel
 from advisor.ui.state import AppState, Result
-from advisor.ui.summary import QtSummary
+from advisor.ui.summary import QtSummary, method_line
 from advisor.ui.table_model import SORT_ROLE
 
 
@@ -33,6 +33,9 @@ class QtBreakdown(QWidget):
         self.state = state
         self.cards: list[CardLine] = []
         self.summary = QtSummary()
+        self.method = QLabel()
+        self.method.setObjectName("method")
+        self.method.setWordWrap(True)
         self.error = QLabel()
         self.error.setStyleSheet("color: #B00020")
         self.error.setWordWrap(True)
@@ -61,6 +64,7 @@ class QtBreakdown(QWidget):
         self.views.currentChanged.connect(lambda: self._redraw())
         layout = QVBoxLayout(self)
         layout.addWidget(self.summary)
+        layout.addWidget(self.method)
         layout.addWidget(self.error)
         layout.addWidget(self.views, 1)
         self._drawn: dict[int, object] = {}
@@ -93,6 +97,8 @@ class QtBreakdown(QWidget):
     def refresh(self) -> None:
         result = self.state.result
         self.summary.set_estimate(result.estimate if result else None)
+        self.method.setText(method_line(result.method, result.pending, self.state.edited_import())
+                            if result else "")
         self.layers.set_estimate(result.estimate if result else None)
         self._drawn.clear()
         self._redraw()
@@ -105,7 +111,7 @@ class QtBreakdown(QWidget):
         return [
             lambda: category_figure(e.memory.at_peak.as_dict(), chart_style(height_in=2.4)),
             lambda: layer_figure(e.layers, metric, 15, chart_style()),
-            lambda: timeline_figure(e.timeline, chart_style()),
+            lambda: timeline_figure(e.timeline, chart_style(), e.memory.peak_bytes),
             lambda: batch_curve_figure(result.curve, e.workload.batch, self.cards, chart_style()),
         ][view]
 

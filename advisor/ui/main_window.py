@@ -12,7 +12,6 @@ from PySide6.QtWidgets import QGroupBox, QLabel, QMainWindow, QSplitter, QTabWid
 
 from advisor.core.graph import Graph
 from advisor.recommend.devices import PROCESS_OVERHEAD_BYTES
-from advisor.recommend.engine import prepare
 from advisor.specs import load_graph
 from advisor.telemetry.poller import Poller
 from advisor.ui import draft_edits, menus
@@ -139,9 +138,13 @@ class QtMainWindow(QMainWindow):
             return load_graph(path, None if path.lower().endswith(".json") else seq_len)
 
         self.runner.start("import", tr("Importing {file}").format(file=Path(path).name), work,
-                          lambda graph: draft_edits.load_graph_into(self.state.draft, graph, path),  # type: ignore[arg-type]
+                          lambda graph: self._opened(graph, path),  # type: ignore[arg-type]
                           lambda error: show_error(self, tr("Cannot open {file}").format(file=Path(path).name),
                                                    str(error)))
+
+    def _opened(self, graph: Graph, path: str) -> None:
+        draft_edits.load_graph_into(self.state.draft, graph, path)
+        self.state.mark_imported(path)
 
     def save_network(self, path: str) -> None:
         from advisor.netfile import save_graph
@@ -173,7 +176,7 @@ class QtMainWindow(QMainWindow):
         def work(_cancelled: threading.Event) -> tuple[Path, int]:
             from advisor.report import build_report, default_paper, rank_for_report, write_pdf
 
-            job = prepare(result.graph, result.estimate.workload)
+            job = result.job  # the numbers on screen, whichever method made them
             with catalog.read() as session:
                 ranking = rank_for_report(session, job, cards, options)
             return write_pdf(path, build_report(job, ranking, snapshot, source), default_paper(), tr, families)

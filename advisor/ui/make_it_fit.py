@@ -7,6 +7,7 @@ freezing layers, sharding) are shown but belong in the training script, which th
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import threading
 from collections.abc import Callable
@@ -29,6 +30,7 @@ from advisor.catalog import find_card
 from advisor.core import zoo
 from advisor.core.graph import Graph
 from advisor.core.units import format_bytes
+from advisor.estimating import simulator
 from advisor.recommend.fit_changes import NOTES
 from advisor.recommend.fit_measure import Subject, target, tokens_per_sample
 from advisor.recommend.fitting import FitOption, FitReport, make_it_fit
@@ -126,11 +128,14 @@ class QtMakeItFit(QDialog):
         if catalog is None or result is None:
             return
         subject, card = fit_subject(result, self.state), self.card
+        spec = self.state.simulated_spec() if result.method == "simulated" else None
 
         def work(_cancelled: threading.Event) -> FitReport:
             with catalog.read() as session:
                 record = find_card(session, card)
-            return make_it_fit(subject, target(record))
+            # as `advisor fit` does for a PyTorch file: each change is measured by simulating it
+            fitted = dataclasses.replace(subject, simulate=simulator(spec)) if spec else subject
+            return make_it_fit(fitted, target(record))
 
         self.runner.start("fit", tr("Measuring the changes"), work, self.show_report,
                           lambda error: self.verdict.setText(str(error)))

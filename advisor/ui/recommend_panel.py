@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 
 from advisor.catalog import SEGMENTS, VENDORS
 from advisor.charts import CardLine
-from advisor.recommend.engine import OBJECTIVES, Options, Recommendation, prepare
+from advisor.recommend.engine import OBJECTIVES, Options, Recommendation
 from advisor.recommend.present import best_per_card
 from advisor.recommend.service import CardFilter, recommend
 from advisor.ui.catalog_service import CatalogService
@@ -132,10 +132,9 @@ class QtRecommendations(QWidget):
         if catalog is None or result is None:
             return
         cards, options = self.request()
-        graph, workload = result.graph, result.estimate.workload
+        job = result.job  # the estimate on screen (simulated or analytic), not a second one
 
         def work(cancelled: threading.Event) -> list[Recommendation]:
-            job = prepare(graph, workload)
             if cancelled.is_set():
                 return []
             with catalog.read() as session:

@@ -36,6 +36,19 @@ def summary_items(e: Estimate) -> list[tuple[str, str, str]]:
     ]
 
 
+def method_line(method: str, pending: bool, edited: bool) -> str:
+    """Which method made the figures on screen (DESIGN.md: analytic or simulated), and why."""
+    if method == "simulated":
+        return tr("Method: simulated (one real PyTorch step of the file, on the meta device, as the command "
+                  "line does)")
+    if pending:
+        return tr("Method: analytic for now; simulating the PyTorch file (the command line's method)…")
+    if edited:
+        return tr("Method: analytic, because the imported graph was edited (the simulation runs the file "
+                  "as written)")
+    return tr("Method: analytic (layer formulas over the graph)")
+
+
 class QtSummary(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)

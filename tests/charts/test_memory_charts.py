@@ -106,3 +106,15 @@ def test_labels_go_through_the_text_function(resnet: Estimate) -> None:
     png(figure)
     assert figure.axes[0].get_xlabel() == "批大小"
     assert figure.axes[0].xaxis.label.get_fontfamily()[0] == "Noto Sans CJK SC"
+
+
+def test_step_chart_peak_label_is_the_estimates_peak(resnet: Estimate) -> None:
+    """The timeline samples between layers; a layer's temporaries can lift the true peak above every sample,
+    and the marker must still say the headline figure."""
+    from advisor.core.units import format_bytes
+
+    sampled = max(p.total_bytes for p in resnet.timeline)
+    figure = timeline_figure(resnet.timeline, peak_bytes=resnet.memory.peak_bytes)
+    labels = [t.get_text() for t in figure.axes[0].texts if t.get_text().startswith("peak")]
+    assert labels == [f"peak {format_bytes(max(sampled, resnet.memory.peak_bytes))}"]
+    assert resnet.memory.peak_bytes >= sampled

@@ -101,3 +101,16 @@ def test_a_report_where_nothing_fits(catalog_path: Path, tmp_path: Path) -> None
     path, _pages = write_pdf(tmp_path / "none.pdf", report)
     text = words(pdf_text(path))
     assert "No listed configuration fits" in text and "The local GPUs were not read." in text
+
+
+def test_layer_count_is_the_models_not_the_loss_row() -> None:
+    from advisor.core import zoo
+    from advisor.core.estimate import estimate
+    from advisor.core.workload import Workload
+    from advisor.report.model_pages import model_layer_count
+
+    graph = zoo.build("resnet50")
+    trained = estimate(graph, Workload(batch=8))
+    assert len(trained.layers) == len(graph.nodes) + 1  # the estimator's cross-entropy head
+    assert model_layer_count(trained) == len(graph.nodes) == 176  # what the app's builder lists
+    assert model_layer_count(estimate(graph, Workload("infer", 8))) == 176

@@ -94,7 +94,7 @@ def test_bad_files_show_a_dialog_naming_the_file_and_lose_nothing(qtbot: QtBot, 
     assert "broken.json" in box.windowTitle() and "fc" in box.text() and "out_features" in box.text()
     box.close()
     window.open_file(str(tmp_path / "model.py"))
-    qtbot.waitUntil(lambda: any("model.py" in b.text() for b in dialogs(window)), timeout=5000)
+    qtbot.waitUntil(lambda: any("model.py" in b.text() for b in dialogs(window)), timeout=30000)
     assert [r.kind for r in window.state.draft.rows] == ["input", "linear", "relu"]  # nothing lost
 
 

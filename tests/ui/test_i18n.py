@@ -12,7 +12,11 @@ import pytest
 
 import advisor
 from advisor.ui.i18n import set_language, tr
-from advisor.ui.i18n.zh_CN import DYNAMIC, MESSAGES
+from advisor.ui.i18n.zh_CN import DYNAMIC
+from advisor.ui.i18n.zh_CN import MESSAGES as SHARED
+from advisor.ui.i18n.zh_CN_app import MESSAGES as APP
+
+MESSAGES = {**SHARED, **APP}
 
 ROOT = Path(advisor.__file__).parent
 

@@ -108,3 +108,12 @@ def test_add_your_own_card(qtbot: QtBot, window: QtMainWindow) -> None:
     dialog.tdp.setValue(300)
     dialog.accept()
     qtbot.waitUntil(lambda: any(c.name == "My Lab Card" and c.user_owned for c in editor.cards), timeout=5000)
+
+
+def test_needs_per_card_is_the_headline_required(qtbot: QtBot, window: QtMainWindow, wait_ranked: Ranked) -> None:
+    """Single-card rows at the estimated batch show the estimate's own Required, not a curve's rounding."""
+    wait_ranked(qtbot, window)
+    assert window.state.result is not None
+    required = window.state.result.estimate.memory.required_bytes
+    singles = [e for e in window.recommendations.entries if e.count == 1]
+    assert singles and {e.required_bytes for e in singles} == {required}
