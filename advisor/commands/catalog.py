@@ -30,7 +30,7 @@ from advisor.catalog import (
 )
 from advisor.catalog.csvio import GIB, REQUIRED, card_row, parse_card_row, read_cards_file, write_cards
 from advisor.catalog.present import card_detail, card_json, cards_table, price_json
-from advisor.catalog.repository import spec_of
+from advisor.catalog.repository import remove_card, spec_of
 
 # Options of `add` / `edit`, one per CSV column (same names, same parsing: csvio is the one definition).
 FIGURE_HELP: dict[str, str] = {
@@ -117,6 +117,12 @@ def cmd_edit(args: argparse.Namespace) -> int:
 
     card = _session_catalog(args).transact(work)
     print(json.dumps(card_json(card)) if args.json else f"edited {card.name}")
+    return 0
+
+
+def cmd_remove(args: argparse.Namespace) -> int:
+    removed = _session_catalog(args).transact(lambda session: remove_card(session, args.card))
+    print(json.dumps({"removed": removed}) if args.json else f"removed {removed}")
     return 0
 
 
@@ -223,6 +229,10 @@ def _register_writing(actions: Any, common: argparse.ArgumentParser) -> None:
     edit.add_argument("card", help="the card to change")
     _figure_options(edit, required=False)
     _json_option(edit)
+
+    remove = _add(actions, "remove", cmd_remove, "delete a card you added or edited (bundled ones stay)", common)
+    remove.add_argument("card", help="the card to delete")
+    _json_option(remove)
 
     price = _add(actions, "set-price", cmd_set_price, "record a price of a card", common)
     price.add_argument("name", help="canonical name or any alias")

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date
 
-from advisor.catalog.records import CardRecord, PriceRecord
+from advisor.catalog.records import CardRecord, PriceRecord, missing_figures
 from advisor.core.curve import MemoryCurve, memory_curve
 from advisor.core.estimate import WORST_PEAK_TO_BUDGET, Estimate, estimate, with_loss_head
 from advisor.core.graph import Graph
@@ -105,11 +105,22 @@ def _entry(w: Job, card: CardRecord, dev: Device, single_step: float, cost: Plan
         throughput / total_price if total_price else None, throughput / (dev.tdp_w * cost.count))
 
 
+def _incomplete(w: Job, card: CardRecord, missing: tuple[str, ...]) -> Recommendation:
+    """A card without a figure ranking divides by: one row that says so, ranked last (plan "incomplete")."""
+    return Recommendation(card.name or "(no name)", 1, "incomplete", False,
+                          f"incomplete: {', '.join(missing)} not given; set them in the catalog",
+                          w.estimate.memory.required_bytes, 0, 0, 0.0, 0.0, "samples/s", None, None, None,
+                          None, 0.0)
+
+
 def rank(w: Job, cards: Sequence[CardRecord], prices: dict[str, PriceRecord | None],
          options: Options) -> list[Recommendation]:
     entries = []
     workload = w.estimate.workload
     for card in cards:  # the time on one card is the same for every plan; plans add communication
+        if missing_figures(card):
+            entries.append(_incomplete(w, card, missing_figures(card)))
+            continue
         dev = device(card, workload)
         single = step_seconds(w.work, dev)
         for count in (c for c in options.counts if c <= options.max_gpus):

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from advisor.catalog import CONDITIONS, CardRecord, PriceRecord, add_card, add_price, list_cards, price_history
+from advisor.catalog.repository import remove_card
 from advisor.core.units import format_bytes
 from advisor.ui.add_card_dialog import QtAddCardDialog
 from advisor.ui.catalog_service import CatalogService
@@ -72,9 +73,14 @@ class QtCatalogEditor(QWidget):
         self.title.setWordWrap(True)
         add_card_button = QPushButton(tr("Add your own card…"))
         add_card_button.clicked.connect(self.open_add_card)
+        self.remove_button = QPushButton(tr("Remove card"))
+        self.remove_button.setToolTip(tr("Delete the selected card; only cards you added or edited"))
+        self.remove_button.setEnabled(False)
+        self.remove_button.clicked.connect(self.remove_selected)
         top = QHBoxLayout()
         top.addWidget(self.search, 1)
         top.addWidget(add_card_button)
+        top.addWidget(self.remove_button)
         side = QWidget()
         side_layout = QVBoxLayout(side)
         side_layout.addWidget(self.title)
@@ -88,7 +94,7 @@ class QtCatalogEditor(QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(splitter, 1)
-        self.table.selectionModel().currentRowChanged.connect(lambda *_: self.load_prices())
+        self.table.selectionModel().currentRowChanged.connect(lambda *_: self._selection_changed())
         catalog.ready.connect(self.reload)
         catalog.changed.connect(self.reload)
 
@@ -153,6 +159,23 @@ class QtCatalogEditor(QWidget):
                                    Qt.MatchFlag.MatchExactly)
         if matches:
             self.table.setCurrentIndex(matches[0])
+
+    def _selection_changed(self) -> None:
+        name = self.selected_card()
+        owned = any(c.name == name and c.user_owned for c in self.cards)
+        self.remove_button.setEnabled(owned)  # bundled cards come back with the next data update
+        self.load_prices()
+
+    def remove_selected(self) -> None:
+        name, catalog = self.selected_card(), self.catalog.catalog
+        if name is None or catalog is None:
+            return
+
+        def work(_cancelled: threading.Event) -> str:
+            return catalog.transact(lambda s: remove_card(s, name))
+
+        self.runner.start("catalog-write", tr("Removing the card"), work, lambda _n: self.catalog.changed.emit(),
+                          lambda error: show_error(self, tr("Card not removed"), str(error)))
 
     def load_prices(self) -> None:
         name, catalog = self.selected_card(), self.catalog.catalog

@@ -14,7 +14,8 @@ from advisor.ui.table_model import SORT_ROLE, Index, RecordTableModel
 
 
 def plan_name(plan: str) -> str:
-    return {"single": tr("one card"), "data_parallel": tr("data parallel")}.get(plan, plan.upper())
+    names = {"single": tr("one card"), "data_parallel": tr("data parallel"), "incomplete": tr("incomplete")}
+    return names.get(plan, plan.upper())
 
 
 def _columns() -> list[tuple[str, str]]:
@@ -37,12 +38,16 @@ def _columns() -> list[tuple[str, str]]:
     ]
 
 
+def _fits_text(r: Recommendation) -> str:
+    return tr("yes") if r.fits else tr("incomplete") if r.plan == "incomplete" else tr("no")
+
+
 def _cells(rank: int, r: Recommendation) -> list[tuple[str, Any]]:
     price = (f"{r.price_usd:,.0f}" + (" " + tr("used") if r.price_condition == "used" else "")
              if r.price_usd else tr("n/a"))
     return [
         (str(rank), rank), (r.card, r.card), (str(r.count), r.count), (plan_name(r.plan), r.plan),
-        (tr("yes") if r.fits else tr("no"), int(r.fits)), (format_bytes(r.required_bytes), r.required_bytes),
+        (_fits_text(r), int(r.fits)), (format_bytes(r.required_bytes), r.required_bytes),
         (format_bytes(r.usable_bytes), r.usable_bytes), (str(r.max_batch), r.max_batch),
         (f"{r.step_time_s * 1e3:.1f}", r.step_time_s), (f"{r.throughput:,.0f} {tr(r.throughput_unit)}", r.throughput),
         (price, r.price_usd if r.price_usd is not None else float("inf")),
