@@ -47,6 +47,10 @@ class QtBreakdown(QWidget):
         self.table = QTableView()
         self.table.setModel(self.proxy)
         self.table.setSortingEnabled(True)
+        # network order first (the source model's order); a header click sorts, a third click restores it
+        self.table.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+        self.table.horizontalHeader().setSortIndicatorClearable(True)
+        self.proxy.sort(-1)
         self.table.verticalHeader().setDefaultSectionSize(20)
         self.layer_metric = QComboBox()
         for value, label in (("kept_bytes", tr("Memory kept for backward")), ("output_bytes", tr("Output size")),
@@ -73,7 +77,7 @@ class QtBreakdown(QWidget):
         self.refresh()
 
     def _layers_page(self) -> QWidget:
-        page = QSplitter(Qt.Orientation.Horizontal)
+        page = QSplitter(Qt.Orientation.Vertical)  # the table over the chart: every column has the full width
         page.addWidget(self.table)
         right = QWidget()
         box = QVBoxLayout(right)
@@ -84,7 +88,7 @@ class QtBreakdown(QWidget):
         box.addLayout(row)
         box.addWidget(self.layer_chart, 1)
         page.addWidget(right)
-        page.setSizes([520, 420])
+        page.setSizes([300, 260])
         return page
 
     def set_cards(self, cards: list[CardLine]) -> None:
@@ -100,6 +104,7 @@ class QtBreakdown(QWidget):
         self.method.setText(method_line(result.method, result.pending, self.state.edited_import())
                             if result else "")
         self.layers.set_estimate(result.estimate if result else None)
+        self.table.resizeColumnsToContents()
         self._drawn.clear()
         self._redraw()
 

@@ -7,7 +7,7 @@ import threading
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt
-from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication
 from PySide6.QtWidgets import QGroupBox, QLabel, QMainWindow, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from advisor.core.graph import Graph
@@ -26,12 +26,22 @@ from advisor.ui.model_panel import QtModelPanel
 from advisor.ui.recommend_panel import QtRecommendations
 from advisor.ui.settings import save_state
 from advisor.ui.state import AppState, Result
+from advisor.ui.verdict import QtVerdict
 from advisor.ui.workers import QtTaskBar, TaskRunner
 
 
 def requirement_label(result: Result) -> str:
     w = result.estimate.workload
     return f"{result.estimate.model} {tr(w.mode)} b{w.batch}"
+
+
+def first_size() -> tuple[int, int]:
+    """1440x900, or less on a smaller screen (the layout's minimum is under 1280x720)."""
+    screen = QGuiApplication.primaryScreen()
+    if screen is None:
+        return 1440, 900
+    room = screen.availableGeometry()
+    return min(1440, room.width()), min(900, room.height())
 
 
 class QtMainWindow(QMainWindow):
@@ -44,7 +54,7 @@ class QtMainWindow(QMainWindow):
         for owned in (state, catalog, runner):  # they live and die with the window (timers, signals)
             owned.setParent(self)
         self.setAcceptDrops(True)
-        self.resize(1440, 900)
+        self.resize(*first_size())
         self.build()
         state.error_changed.connect(self.show_status)
         catalog.failed.connect(self.catalog_failed)
@@ -86,11 +96,21 @@ class QtMainWindow(QMainWindow):
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(left)
         splitter.addWidget(self.tabs)
-        splitter.setSizes([470, 970])
+        splitter.setSizes([420, 860])
+        self.verdict = QtVerdict()
+        self.state.result_changed.connect(lambda: self.verdict.show_verdict(self.state.result, None))
+        self.recommendations.ranked.connect(
+            lambda: self.verdict.show_verdict(self.state.result, self.recommendations.entries))
+        central = QWidget()
+        column = QVBoxLayout(central)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(2)
+        column.addWidget(self.verdict)  # above the tabs: the answer stays in view whichever tab is open
+        column.addWidget(splitter, 1)
         old = self.takeCentralWidget()
         if old is not None:
             old.deleteLater()
-        self.setCentralWidget(splitter)
+        self.setCentralWidget(central)
         self.task_bar = QtTaskBar(self.runner)
         self.status_text = QLabel()
         self.statusBar().addPermanentWidget(self.task_bar)
@@ -111,6 +131,7 @@ class QtMainWindow(QMainWindow):
         """Widgets just built show what the state already has (the estimate, the catalog)."""
         self.breakdown.refresh()
         self.show_requirement()
+        self.verdict.show_verdict(self.state.result, None)
         if self.catalog.catalog is not None:
             self.catalog_editor.reload()
             self.recommendations.refresh()

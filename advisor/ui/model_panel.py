@@ -8,6 +8,7 @@ from advisor.core import zoo
 from advisor.core.errors import AdvisorError
 from advisor.ui import draft_edits
 from advisor.ui.builder import QtNetworkBuilder
+from advisor.ui.controls import narrow
 from advisor.ui.dialogs import show_error
 from advisor.ui.i18n import tr
 from advisor.ui.state import AppState
@@ -19,11 +20,13 @@ class QtModelPanel(QWidget):
         self.state = state
         self.zoo = QComboBox()
         self.zoo.addItems(zoo.zoo_names())
+        narrow(self.zoo)
         self.zoo.setToolTip(tr("Built-in architectures, built layer by layer"))
         load = QPushButton(tr("Load"))
         load.setToolTip(tr("Replace the network with this model (undo brings yours back)"))
         load.clicked.connect(lambda: self.load_zoo(self.zoo.currentText()))
         self.source = QLabel()
+        self.source.setWordWrap(True)  # a file's full path must not set the window's minimum width
         row = QHBoxLayout()
         row.addWidget(QLabel(tr("Zoo:")))
         row.addWidget(self.zoo, 1)

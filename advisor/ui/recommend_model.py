@@ -18,10 +18,22 @@ def plan_name(plan: str) -> str:
     return names.get(plan, plan.upper())
 
 
+def per_thousand_usd(r: Recommendation) -> str:
+    """Value for money with its unit: work per second per 1,000 USD of the price (the engine's perf/$ x 1000)."""
+    if r.perf_per_dollar is None:
+        return tr("n/a")
+    return tr("{value} {unit} per $1k").format(value=f"{r.perf_per_dollar * 1000:,.3g}", unit=tr(r.throughput_unit))
+
+
+# Shown at first (card, fits, needs, max batch, speed, price, value): they fit a 1366-pixel screen; the
+# column chooser brings back the others (cards, plan, usable memory, step time, per watt).
+HIDDEN_AT_FIRST = (2, 3, 6, 8, 12)
+
+
 def _columns() -> list[tuple[str, str]]:
     return [
         ("#", tr("Rank under the chosen objective (fitting configurations first)")),
-        (tr("Card"), tr("Card in the catalog")),
+        (tr("Card"), tr("Card in the catalog, and how many of it when more than one")),
         (tr("Cards"), tr("How many cards of this kind")),
         (tr("Plan"), tr("How the work is split over the cards")),
         (tr("Fits"), tr("Required memory per card is within the card's usable memory")),
@@ -33,8 +45,8 @@ def _columns() -> list[tuple[str, str]]:
                            "the H200, plus communication for multi-card plans")),
         (tr("Throughput"), tr("Samples (or tokens) per second over all cards")),
         (tr("Price USD"), tr("Latest catalog price for all cards together (new, or used if allowed and cheaper)")),
-        (tr("Perf/$"), tr("Throughput per dollar of the price")),
-        (tr("Perf/W"), tr("Throughput per watt of board power (TDP)")),
+        (tr("Per $1k"), tr("Throughput per 1,000 USD of the price: value for money")),
+        (tr("Per watt"), tr("Throughput per watt of board power (TDP)")),
     ]
 
 
@@ -46,13 +58,14 @@ def _cells(rank: int, r: Recommendation) -> list[tuple[str, Any]]:
     price = (f"{r.price_usd:,.0f}" + (" " + tr("used") if r.price_condition == "used" else "")
              if r.price_usd else tr("n/a"))
     return [
-        (str(rank), rank), (r.card, r.card), (str(r.count), r.count), (plan_name(r.plan), r.plan),
+        (str(rank), rank), (r.card if r.count == 1 else f"{r.count} x {r.card}", r.card), (str(r.count), r.count),
+        (plan_name(r.plan), r.plan),
         (_fits_text(r), int(r.fits)), (format_bytes(r.required_bytes), r.required_bytes),
         (format_bytes(r.usable_bytes), r.usable_bytes), (str(r.max_batch), r.max_batch),
         (f"{r.step_time_s * 1e3:.1f}", r.step_time_s), (f"{r.throughput:,.0f} {tr(r.throughput_unit)}", r.throughput),
         (price, r.price_usd if r.price_usd is not None else float("inf")),
-        (f"{r.perf_per_dollar:.3g}" if r.perf_per_dollar else tr("n/a"), r.perf_per_dollar or 0.0),
-        (f"{r.perf_per_watt:.3g}", r.perf_per_watt),
+        (per_thousand_usd(r), r.perf_per_dollar or 0.0),
+        (f"{r.perf_per_watt:.3g} {tr(r.throughput_unit)}/W", r.perf_per_watt),
     ]
 
 
@@ -100,8 +113,8 @@ class RecommendationTableModel(RecordTableModel):
             return text
         if role == SORT_ROLE:
             return value
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return self.columns[index.column()][1]
+        if role == Qt.ItemDataRole.ToolTipRole:  # the card column's may be elided: its tip is the whole name
+            return text if index.column() == 1 else self.columns[index.column()][1]
         if role == Qt.ItemDataRole.ForegroundRole and not entry.fits:
             return QBrush(QColor("#9A9A9A"))
         return None

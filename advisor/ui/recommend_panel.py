@@ -28,15 +28,17 @@ from advisor.recommend.engine import OBJECTIVES, Options, Recommendation
 from advisor.recommend.present import best_per_card
 from advisor.recommend.service import CardFilter, recommend
 from advisor.ui.catalog_service import CatalogService
+from advisor.ui.column_chooser import add_column_chooser
 from advisor.ui.controls import combo
 from advisor.ui.dialogs import show_error
 from advisor.ui.i18n import tr
 from advisor.ui.make_it_fit import QtMakeItFit
-from advisor.ui.recommend_model import RecommendationTableModel, explain
+from advisor.ui.recommend_model import HIDDEN_AT_FIRST, RecommendationTableModel, explain
 from advisor.ui.state import AppState
 from advisor.ui.table_model import SORT_ROLE
 from advisor.ui.workers import TaskRunner
 
+CARD_COLUMN_PX = 190  # wide enough for most names; the rest are elided with the full name in the tooltip
 CHART_CARDS = 3  # fitting cards drawn on the memory-vs-batch chart, besides the selected one
 
 
@@ -110,12 +112,17 @@ class QtRecommendations(QWidget):
         self.used.setToolTip(tr("Rank by the cheaper of the newest new and used price"))
         self.all_configs = QCheckBox(tr("every configuration"))
         self.all_configs.setToolTip(tr("Show every count and plan, not only each card's best"))
-        self.filter_row = QHBoxLayout()
-        self.filter_row.addWidget(QLabel(tr("Budget:")))
-        for widget in (self.budget, self.vendor, self.segment, self.max_gpus, self.objective, self.used,
-                       self.all_configs):
-            self.filter_row.addWidget(widget)
-        self.filter_row.addStretch(1)
+        # two rows, so the tab fits a 1280-pixel screen beside the model panel
+        self.filter_row = QVBoxLayout()
+        first, second = QHBoxLayout(), QHBoxLayout()
+        first.addWidget(QLabel(tr("Budget:")))
+        for row, widgets in ((first, (self.budget, self.vendor, self.segment)),
+                             (second, (self.max_gpus, self.objective, self.used, self.all_configs))):
+            for widget in widgets:
+                row.addWidget(widget)
+            row.addStretch(1)
+            self.filter_row.addLayout(row)
+        second.addWidget(add_column_chooser(self.table, HIDDEN_AT_FIRST))
         self.budget.valueChanged.connect(lambda: self._timer.start())
         for box in (self.vendor, self.segment, self.max_gpus, self.objective):
             box.currentIndexChanged.connect(lambda: self._timer.start())
@@ -155,6 +162,8 @@ class QtRecommendations(QWidget):
         shown = entries if self.all_configs.isChecked() else best_per_card(entries)
         self.model.set_entries(shown)
         self.table.resizeColumnsToContents()  # card names vary in length ("RTX PRO 6000 Blackwell ...")
+        card = self.table.horizontalHeader()
+        card.resizeSection(1, min(card.sectionSize(1), CARD_COLUMN_PX))  # the longest are elided
         fits = sum(1 for e in shown if e.fits)
         self.status.setText(tr("{n} rows, {fits} fit; {total} configurations ranked").format(
             n=len(shown), fits=fits, total=len(entries)))

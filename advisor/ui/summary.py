@@ -49,6 +49,9 @@ def method_line(method: str, pending: bool, edited: bool) -> str:
     return tr("Method: analytic (layer formulas over the graph)")
 
 
+PER_ROW = 3  # label/value pairs per row: four would make the window wider than a 1280-pixel screen
+
+
 class QtSummary(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -70,6 +73,7 @@ class QtSummary(QWidget):
             name, number = QLabel(label + ":"), QLabel(f"<b>{value}</b>")
             for widget in (name, number):
                 widget.setToolTip(how)
-            self.grid.addWidget(name, index // 4, 2 * (index % 4))
-            self.grid.addWidget(number, index // 4, 2 * (index % 4) + 1)
+            row, column = divmod(index, PER_ROW)
+            self.grid.addWidget(name, row, 2 * column)
+            self.grid.addWidget(number, row, 2 * column + 1)
             self.values[label] = number

@@ -23,4 +23,25 @@ MESSAGES: dict[str, str] = {
     "Removing the card": "正在删除显卡",
     "Card not removed": "显卡未删除",
     "incomplete": "数据不全",
+    "<b>No card fits.</b> The roomiest, {card}, is {short} short: lower the batch, turn on gradient "
+    "checkpointing or mixed precision, or shard over more cards (Recommendations, Make it fit).":
+        "<b>没有能放下的显卡。</b>显存最大的 {card} 还差 {short}：请减小批大小、开启梯度检查点或混合精度，"
+        "或在更多显卡上分片（见“推荐”中的“让它放得下”）。",
+    "<b>{fits}</b> of {total} cards fit": "{total} 种显卡中 <b>{fits}</b> 种放得下",
+    "Card in the catalog, and how many of it when more than one": "目录中的显卡；多于一张时注明张数",
+    "Choose which columns the table shows": "选择表格显示哪些列",
+    "Columns…": "列…",
+    "Needs <b>{need}</b> per card ({mode}, batch {batch}, {method})":
+        "每张卡需要 <b>{need}</b>（{mode}，批大小 {batch}，{method}）",
+    "No card in the catalog can be ranked.": "目录中没有可以排名的显卡。",
+    "No estimate yet: pick or build a model.": "尚无估算：请选择或搭建一个模型。",
+    "Per $1k": "每千美元",
+    "Per watt": "每瓦",
+    "Throughput per 1,000 USD of the price: value for money": "每 1000 美元价格的吞吐量：性价比",
+    "best value: <b>{choice}</b> ({value})": "性价比最高：<b>{choice}</b>（{value}）",
+    "fastest: <b>{choice}</b> ({speed:,.0f} {unit})": "最快：<b>{choice}</b>（{speed:,.0f} {unit}）",
+    "ranking the cards…": "正在为显卡排名…",
+    "{value} {unit} per $1k": "每千美元 {value} {unit}",
+    "analytic": "解析估算",
+    "simulated": "模拟",
 }
