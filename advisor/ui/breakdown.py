@@ -73,8 +73,16 @@ class QtBreakdown(QWidget):
         layout.addWidget(self.views, 1)
         self._drawn: dict[int, object] = {}
         state.result_changed.connect(self.refresh)
-        state.error_changed.connect(self.error.setText)
+        state.error_changed.connect(self.show_error)
         self.refresh()
+
+    def show_error(self, message: str) -> None:
+        """An invalid edit leaves the last valid figures on screen: say that they are stale, and grey them."""
+        stale = bool(message) and self.state.result is not None
+        self.error.setText(message + ("  " + tr("(The figures below are from the last valid network.)")
+                                      if stale else ""))
+        self.summary.setEnabled(not stale)
+        self.views.setEnabled(not stale)
 
     def _layers_page(self) -> QWidget:
         page = QSplitter(Qt.Orientation.Vertical)  # the table over the chart: every column has the full width

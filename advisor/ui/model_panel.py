@@ -21,6 +21,7 @@ class QtModelPanel(QWidget):
         self.zoo = QComboBox()
         self.zoo.addItems(zoo.zoo_names())
         narrow(self.zoo)
+        self.zoo.setPlaceholderText(tr("(not a zoo model)"))
         self.zoo.setToolTip(tr("Built-in architectures, built layer by layer"))
         load = QPushButton(tr("Load"))
         load.setToolTip(tr("Replace the network with this model (undo brings yours back)"))
@@ -54,5 +55,9 @@ class QtModelPanel(QWidget):
         if draft.source:
             text += "  ·  " + tr("from {source}").format(source=draft.source)
         self.source.setText(text)
+        self.zoo.blockSignals(True)
         if draft.source.startswith("zoo:"):
             self.zoo.setCurrentText(draft.source[4:])
+        else:  # a file or a built network: the box must not keep naming the last zoo model
+            self.zoo.setCurrentIndex(-1)
+        self.zoo.blockSignals(False)

@@ -15,6 +15,8 @@ from advisor.ui.table_model import SORT_ROLE, Index, RecordTableModel
 
 def plan_name(plan: str) -> str:
     names = {"single": tr("one card"), "data_parallel": tr("data parallel"), "incomplete": tr("incomplete")}
+    if plan.startswith("zero"):
+        return f"ZeRO-{plan[4:]}"  # the DeepSpeed paper's spelling (Rajbhandari et al., 2020)
     return names.get(plan, plan.upper())
 
 
@@ -88,7 +90,7 @@ def explain(r: Recommendation, batch: int) -> str:
         sharded = {"zero1": tr("optimizer state"), "zero2": tr("optimizer state and gradients")}.get(
             r.plan, tr("optimizer state, gradients and parameters"))
         lines.append(tr("{plan} shards the {what} over the {count} cards, so each holds a share; activations "
-                        "are not sharded.").format(plan=r.plan.upper(), what=sharded, count=r.count))
+                        "are not sharded.").format(plan=plan_name(r.plan), what=sharded, count=r.count))
     if r.price_usd:
         lines.append(tr("Price {price} USD ({condition}, {date}).").format(
             price=f"{r.price_usd:,.0f}", condition=tr(r.price_condition or "new"), date=r.price_date))

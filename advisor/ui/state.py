@@ -132,6 +132,9 @@ class AppState(QObject):
         graph = self.graph()
         if graph is None:
             errors = self.draft.result.errors
+            if not errors and self.result is not None:  # an empty network (File > New): nothing to show
+                self.result = None
+                self.result_changed.emit()
             self._set_error(next(iter(errors.values())) if errors else "")
             return
         workload = self.choice.workload()
