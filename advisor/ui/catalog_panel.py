@@ -9,7 +9,7 @@ import threading
 from datetime import date
 
 from PySide6.QtCore import QDate, QSortFilterProxyModel, Qt
-from PySide6.QtGui import QStandardItem, QStandardItemModel
+from PySide6.QtGui import QStandardItem, QStandardItemModel, QValidator
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -45,6 +45,15 @@ def _item(text: str, value: object, tip: str = "") -> QStandardItem:
     if tip:
         item.setToolTip(tip)
     return item
+
+
+class QtPriceBox(QDoubleSpinBox):
+    """A price: a minus sign is refused as it is typed (Qt let "-50" through as "$ -0")."""
+
+    def validate(self, text: str, pos: int) -> tuple[QValidator.State, str, int]:
+        if "-" in text:
+            return QValidator.State.Invalid, text, pos
+        return super().validate(text, pos)
 
 
 class QtCatalogEditor(QWidget):
@@ -99,7 +108,7 @@ class QtCatalogEditor(QWidget):
         catalog.changed.connect(self.reload)
 
     def _price_form(self) -> QHBoxLayout:
-        self.amount = QDoubleSpinBox()
+        self.amount = QtPriceBox()
         self.amount.setRange(0, 10_000_000)
         self.amount.setDecimals(2)
         self.amount.setPrefix("$ ")
@@ -210,7 +219,8 @@ class QtCatalogEditor(QWidget):
             return catalog.transact(lambda s: add_price(s, name, amount, on=on, condition=condition))
 
         self.runner.start("catalog-write", tr("Saving the price"), work, lambda _p: self.catalog.changed.emit(),
-                          lambda error: show_error(self, tr("Price not saved"), str(error)))
+                          lambda error: show_error(self, tr("Price not saved"), str(error),
+                                                   tr("The catalog is as it was.")))
 
     def open_add_card(self) -> QtAddCardDialog:
         dialog = QtAddCardDialog(self)

@@ -152,3 +152,10 @@ def test_an_incomplete_card_ranks_last_and_the_rest_still_rank(qtbot: QtBot, win
     assert editor.remove_button.isEnabled()
     editor.remove_button.click()
     qtbot.waitUntil(lambda: bool(editor.cards) and all(c.name != broken_name for c in editor.cards), timeout=10000)
+
+
+def test_a_negative_price_cannot_be_typed(qtbot: QtBot, window: QtMainWindow) -> None:
+    box = window.catalog_editor.amount
+    box.lineEdit().clear()
+    qtbot.keyClicks(box.lineEdit(), "-50")
+    assert "-" not in box.text() and box.value() == 50  # the minus is refused, the digits are kept

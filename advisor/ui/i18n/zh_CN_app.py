@@ -49,4 +49,15 @@ MESSAGES: dict[str, str] = {
     "This model's activations already work in place": "该模型的激活函数已是原地计算",
     "best value (speed per dollar)": "性价比最高（每美元的速度）",
     "cheapest that fits": "放得下的最便宜",
+    "fits with {share} to spare": "放得下，还剩 {share} 余量",
+    "Changes that make it faster": "能让它更快的改动",
+    "Changes that free memory for a larger batch": "能腾出显存以增大批大小的改动",
+    "To see live readings here: an NVIDIA GPU with its driver installed (nvidia-smi should list it; "
+    "on Linux the distribution's nvidia-driver package, on Windows the driver from nvidia.com). The "
+    "app reads it through NVML, which comes with the driver and the nvidia-ml-py package advisor "
+    "installs. Without a GPU, the other tabs work in full.":
+        "要在这里看到实时读数：需要一块装好驱动的 NVIDIA GPU（nvidia-smi 应能列出它；Linux 上安装发行版的 "
+        "nvidia-driver 软件包，Windows 上安装 nvidia.com 的驱动）。本程序通过 NVML 读取，NVML 随驱动提供，"
+        "advisor 已安装 nvidia-ml-py 软件包。没有 GPU 时，其他标签页功能完整。",
+    "The catalog is as it was.": "目录保持原样，没有改动。",
 }
