@@ -96,10 +96,11 @@ class QtCatalogEditor(QWidget):
         side_layout.addWidget(QLabel(tr("Prices (newest first):")))
         side_layout.addWidget(self.prices, 1)
         side_layout.addLayout(self._price_form())
-        splitter = QSplitter()
+        # the table over the prices: beside them it showed two or three of its eight columns on a laptop screen
+        splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(self.table)
         splitter.addWidget(side)
-        splitter.setSizes([640, 320])
+        splitter.setSizes([420, 200])
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(splitter, 1)

@@ -8,7 +8,16 @@ from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication
-from PySide6.QtWidgets import QGroupBox, QLabel, QMainWindow, QSplitter, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QGroupBox,
+    QLabel,
+    QMainWindow,
+    QScrollArea,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from advisor.core.graph import Graph
 from advisor.recommend.devices import PROCESS_OVERHEAD_BYTES
@@ -80,12 +89,21 @@ class QtMainWindow(QMainWindow):
         left_layout.setContentsMargins(4, 4, 4, 4)
         left_layout.addWidget(self.model_panel, 1)
         left_layout.addWidget(self.workload_box)
+        # scrolls rather than growing the window: Chinese text is taller, and 720 px must still fit
+        self.left_scroll = QScrollArea()
+        self.left_scroll.setWidget(left)
+        self.left_scroll.setWidgetResizable(True)
+        self.left_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.left_scroll.setMinimumWidth(left.minimumSizeHint().width() + 16)
         self.breakdown = QtBreakdown(self.state)
         self.recommendations = QtRecommendations(self.state, self.catalog, self.runner)
         self.recommendations.cards_considered.connect(self.breakdown.set_cards)
         self.catalog_editor = QtCatalogEditor(self.catalog, self.runner)
         self.live = QtLiveGpusPanel(self.poller)
         self.model_map = QtModelMap(self.state)
+        self.model_map.model_loaded.connect(  # a click on the map answers: the ring moves, and this line
+            lambda name: self.statusBar().showMessage(tr("Loaded {name}; Undo brings back the previous model")
+                                                      .format(name=name), 8000))
         self.state.result_changed.connect(self.show_requirement)
         self.tabs = QTabWidget()
         for widget, label in ((self.breakdown, tr("Breakdown")), (self.recommendations, tr("Recommendations")),
@@ -94,7 +112,7 @@ class QtMainWindow(QMainWindow):
             self.tabs.addTab(widget, label)
         self.tabs.setCurrentIndex(current)
         splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(left)
+        splitter.addWidget(self.left_scroll)
         splitter.addWidget(self.tabs)
         splitter.setSizes([420, 860])
         self.verdict = QtVerdict()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
 from PySide6.QtCore import QRect
 from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
@@ -26,7 +27,10 @@ def inside(window: QtMainWindow, widget: QWidget) -> bool:
     return window.rect().contains(QRect(top_left, widget.size()))
 
 
-def test_every_tab_fits_1280x720(qtbot: QtBot, window: QtMainWindow, wait_ranked: Ranked) -> None:
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_every_tab_fits_1280x720(qtbot: QtBot, window: QtMainWindow, wait_ranked: Ranked, language: str) -> None:
+    if language != "en":
+        window.switch_language(language)  # Chinese text is taller: the window must still fit
     assert window.minimumSizeHint().width() <= 1280 and window.minimumSizeHint().height() <= 720
     window.resize(1280, 720)
     wait_ranked(qtbot, window)

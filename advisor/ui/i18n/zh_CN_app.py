@@ -60,4 +60,5 @@ MESSAGES: dict[str, str] = {
         "nvidia-driver 软件包，Windows 上安装 nvidia.com 的驱动）。本程序通过 NVML 读取，NVML 随驱动提供，"
         "advisor 已安装 nvidia-ml-py 软件包。没有 GPU 时，其他标签页功能完整。",
     "The catalog is as it was.": "目录保持原样，没有改动。",
+    "Loaded {name}; Undo brings back the previous model": "已载入 {name}；撤销可恢复之前的模型",
 }
