@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from advisor.core import zoo
@@ -14,12 +15,27 @@ from advisor.ui.i18n import tr
 from advisor.ui.state import AppState
 
 
+def fill_zoo(box: QComboBox) -> None:
+    """Architectures first; after a separator the small "seed:" networks, each saying what it is for (they
+    are the networks the H200 calibration measured, not models anyone trains)."""
+    names = zoo.zoo_names()
+    seeds = [n for n in names if n.startswith("seed:")]
+    box.addItems([n for n in names if n not in seeds])
+    if seeds:
+        box.insertSeparator(box.count())
+    for name in seeds:
+        box.addItem(name)
+        box.setItemData(box.count() - 1, tr("A small test network the H200 calibration measured "
+                                            "(shared/calibration): compare the estimate with real readings"),
+                        Qt.ItemDataRole.ToolTipRole)
+
+
 class QtModelPanel(QWidget):
     def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.state = state
         self.zoo = QComboBox()
-        self.zoo.addItems(zoo.zoo_names())
+        fill_zoo(self.zoo)
         narrow(self.zoo)
         self.zoo.setPlaceholderText(tr("(not a zoo model)"))
         self.zoo.setToolTip(tr("Built-in architectures, built layer by layer"))

@@ -237,3 +237,14 @@ def test_inplace_toggle_is_ticked_and_locked_on_models_already_in_place(qtbot: Q
     build_mlp(window)  # its relu is not in place
     qtbot.waitUntil(lambda: window.workload.inplace.isEnabled(), timeout=5000)
     assert not window.workload.inplace.isChecked()
+
+
+def test_seed_networks_come_last_and_say_what_they_are(qtbot: QtBot, window: QtMainWindow) -> None:
+    from PySide6.QtCore import Qt
+
+    box = window.model_panel.zoo
+    names = [box.itemText(i) for i in range(box.count())]
+    first_seed = next(i for i, n in enumerate(names) if n.startswith("seed:"))
+    assert all(n.startswith("seed:") for n in names[first_seed:])
+    assert names[first_seed - 1] == ""  # the separator
+    assert "calibration" in str(box.itemData(first_seed, Qt.ItemDataRole.ToolTipRole))

@@ -61,4 +61,6 @@ MESSAGES: dict[str, str] = {
         "advisor 已安装 nvidia-ml-py 软件包。没有 GPU 时，其他标签页功能完整。",
     "The catalog is as it was.": "目录保持原样，没有改动。",
     "Loaded {name}; Undo brings back the previous model": "已载入 {name}；撤销可恢复之前的模型",
+    "A small test network the H200 calibration measured (shared/calibration): compare the estimate with real "
+    "readings": "H200 校准实测过的小型测试网络（shared/calibration）：可用来把估算与真实读数对比",
 }
