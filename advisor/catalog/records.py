@@ -58,6 +58,15 @@ class CardSpec:
     aliases: tuple[str, ...] = ()
 
 
+def missing_figures(spec: CardSpec) -> tuple[str, ...]:
+    """The figures a card must state for ranking (it divides by the rates and compares memory): a name, and
+    memory, bandwidth, FP32 rate and TDP above zero. Empty for a complete card."""
+    checks = (("name", bool(spec.name.strip())), ("memory_bytes", spec.memory_bytes > 0),
+              ("bandwidth_gbs", spec.bandwidth_gbs > 0), ("fp32_tflops", spec.fp32_tflops > 0),
+              ("tdp_w", spec.tdp_w > 0))
+    return tuple(name for name, ok in checks if not ok)
+
+
 @dataclass(frozen=True, slots=True)
 class CardRecord(CardSpec):
     """A card as stored: its spec plus whose row it is. `name` is the canonical name reports print."""

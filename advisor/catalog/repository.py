@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 from advisor.catalog.errors import AmbiguousCardError, CatalogError, DuplicateCardError, UnknownCardError
 from advisor.catalog.names import match, normalize
 from advisor.catalog.orm import USER, Alias, Card, Price
-from advisor.catalog.records import CONDITIONS, KINDS, MARKETS, CardRecord, CardSpec, PriceRecord
+from advisor.catalog.records import CONDITIONS, KINDS, MARKETS, CardRecord, CardSpec, PriceRecord, missing_figures
 
 # Columns a spec shares with the cards table (everything but the aliases, which live in their own table).
 SPEC_COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(CardSpec) if f.name != "aliases")
@@ -155,8 +155,15 @@ def insert_card(session: Session, spec: CardSpec, origin: str) -> Card:
     return card
 
 
+def _require_complete(spec: CardSpec) -> None:
+    missing = missing_figures(spec)
+    if missing:
+        raise CatalogError(f"card {spec.name or '(no name)'}: {', '.join(missing)} must be given (above zero)")
+
+
 def add_card(session: Session, spec: CardSpec) -> CardRecord:
     """Add the user's own card; it is marked as theirs and never replaced by bundled data."""
+    _require_complete(spec)
     card = insert_card(session, spec, USER)
     session.flush()
     return _as_record(session, card)
@@ -189,7 +196,22 @@ def edit_card(session: Session, name: str, **changes: Any) -> CardRecord:
     session.flush()
     attach_aliases(session, card, aliases, USER)
     session.flush()
-    return _as_record(session, card)
+    record = _as_record(session, card)
+    _require_complete(record)  # the caller's transaction rolls the edit back
+    return record
+
+
+def remove_card(session: Session, name: str) -> str:
+    """Delete one of the user's own cards (with its prices and aliases); bundled cards are refused, since
+    the next data update would bring them back. Returns the removed card's name."""
+    card = _require(session, name)
+    if card.origin != USER:
+        raise CatalogError(f"{card.name} is a bundled card and cannot be removed; only cards you added or "
+                           "edited can")
+    removed = card.name
+    session.delete(card)
+    session.flush()
+    return removed
 
 
 def spec_of(record: CardRecord) -> CardSpec:

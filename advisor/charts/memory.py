@@ -33,7 +33,8 @@ class CardLine:
 
 
 def category_figure(at_peak: Mapping[str, int], style: ChartStyle | None = None) -> Figure:
-    """One horizontal bar, stacked by memory category (weights, gradients, ...), at the step's peak."""
+    """One bar per memory category at the step's peak, largest on top, each labelled with its size and share,
+    so the biggest consumer reads at a glance (a single stacked bar hid the small categories)."""
     style = style or ChartStyle(height_in=2.2)
     t = style.text
     with lettering(style):
@@ -42,19 +43,15 @@ def category_figure(at_peak: Mapping[str, int], style: ChartStyle | None = None)
         if total <= 0:
             return empty_message(figure, t("No estimate yet"))
         axis = figure.add_subplot()
-        left = 0
-        for name, value in at_peak.items():
-            if value <= 0:
-                continue
-            axis.barh([0], [value], left=left, color=CATEGORY_COLORS.get(name, "#999999"),
-                      label=f"{t(name)}  {format_bytes(value)}", gid=name)
-            left += value
-        axis.set_yticks([])
-        axis.set_xlim(0, total * 1.001)
+        shown = sorted(((n, v) for n, v in at_peak.items() if v > 0), key=lambda item: item[1])
+        for row, (name, value) in enumerate(shown):  # drawn bottom-up: the largest ends on top
+            axis.barh([row], [value], color=CATEGORY_COLORS.get(name, "#999999"), gid=name, height=0.7)
+            axis.text(value, row, f"  {format_bytes(value)} ({value / total:.0%})", va="center", fontsize=8)
+        axis.set_yticks(range(len(shown)), [t(name) for name, _ in shown])
+        axis.set_xlim(0, shown[-1][1] * 1.35)  # room for the largest bar's label
         bytes_axis(axis, "x")
         axis.set_xlabel(t("Memory at the peak"))
         axis.set_title(t("Peak {total} by category").format(total=format_bytes(total)))
-        axis.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False, fontsize=8)
     return figure
 
 
@@ -101,8 +98,12 @@ def _phase_spans(points: Sequence[TimelinePoint]) -> list[tuple[str, int, int]]:
     return spans
 
 
-def timeline_figure(points: Sequence[TimelinePoint], style: ChartStyle | None = None) -> Figure:
-    """Allocated bytes after each layer's forward and backward and the optimizer step; the peak marked."""
+def timeline_figure(points: Sequence[TimelinePoint], style: ChartStyle | None = None,
+                    peak_bytes: int | None = None) -> Figure:
+    """Allocated bytes after each layer's forward and backward and the optimizer step; the peak marked.
+
+    The points are sampled between layers, so a layer's own temporaries can lift the true peak above the
+    highest point: the marker's label shows `peak_bytes` (the estimate's headline figure) when given."""
     style = style or ChartStyle()
     t = style.text
     with lettering(style):
@@ -120,7 +121,8 @@ def timeline_figure(points: Sequence[TimelinePoint], style: ChartStyle | None = 
         axis.step(range(len(points)), totals, where="mid", color="#333333", lw=1.2, gid="allocated")
         peak = max(range(len(points)), key=totals.__getitem__)
         axis.plot([peak], [totals[peak]], "o", color="#C44E52", gid="peak")
-        axis.annotate(t("peak {value}").format(value=format_bytes(totals[peak])), (peak, totals[peak]),
+        label = format_bytes(max(peak_bytes or 0, totals[peak]))
+        axis.annotate(t("peak {value}").format(value=label), (peak, totals[peak]),
                       xytext=(6, 6), textcoords="offset points", fontsize=8, color="#C44E52")
         axis.set_ylim(0, totals[peak] * 1.12)
         axis.set_xlim(-0.5, len(points) - 0.5)
@@ -135,6 +137,20 @@ def _batch_range(curve: MemoryCurve, batch: int, cards: Sequence[CardLine]) -> i
     ends = [2 * batch, 16]
     ends += [int(curve.max_batch(c.usable_bytes * WORST_PEAK_TO_BUDGET) * 1.15) for c in cards]
     return max(2, min(max(ends), 1 << 16))
+
+
+LABEL_GAP = 0.05  # of the y range: about one line of 8-point text on the app's and the report's charts
+
+
+def spread(values: Sequence[float], gap: float) -> list[float]:
+    """Label heights near `values` (same order) that are at least `gap` apart, each moved up only as far as
+    needed, so card names whose memory is close (24 and 24.5 GiB) do not print over each other."""
+    placed = [0.0] * len(values)
+    floor = float("-inf")
+    for index in sorted(range(len(values)), key=values.__getitem__):
+        placed[index] = max(values[index], floor + gap)
+        floor = placed[index]
+    return placed
 
 
 def batch_curve_figure(curve: MemoryCurve, batch: int, cards: Sequence[CardLine] = (),
@@ -157,12 +173,14 @@ def batch_curve_figure(curve: MemoryCurve, batch: int, cards: Sequence[CardLine]
         axis.plot(batches, [p / WORST_PEAK_TO_BUDGET for p in peaks], color="#333333", ls="--",
                   label=t("required (with allocator overhead)"), gid="required")
         axis.axvline(batch, color="#C44E52", lw=1, ls=":", label=t("batch {batch}").format(batch=batch))
-        for index, card in enumerate(cards):
+        top = max([peaks[-1] / WORST_PEAK_TO_BUDGET, *(c.usable_bytes for c in cards)]) * 1.08
+        heights = spread([c.usable_bytes for c in cards], top * LABEL_GAP)
+        for index, (card, height) in enumerate(zip(cards, heights, strict=True)):
             axis.axhline(card.usable_bytes, color=f"C{index}", lw=1.2, gid=f"card:{card.label}")
-            axis.text(batches[-1], card.usable_bytes, f"{card.label} ", va="bottom", ha="right", fontsize=8,
-                      color=f"C{index}")
+            axis.text(batches[-1], height, f"{card.label} ", va="bottom", ha="right", fontsize=8,
+                      color=f"C{index}", gid=f"label:{card.label}")
         axis.set_xlim(1, last)
-        axis.set_ylim(0, max([peaks[-1] / WORST_PEAK_TO_BUDGET, *(c.usable_bytes for c in cards)]) * 1.08)
+        axis.set_ylim(0, max(top, max(heights, default=0) + top * LABEL_GAP))
         bytes_axis(axis)
         axis.set_xlabel(t("Batch size"))
         axis.set_ylabel(t("Memory per card"))

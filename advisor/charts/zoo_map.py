@@ -18,6 +18,7 @@ from advisor.core.zoo.accuracy import SOURCE_URL, ModelPoint
 
 MODELS_GID = "zoo-models"  # the scatter of the zoo's models (hit-testing for hover and click)
 OWN_GID = "own-model"
+CURRENT_GID = "current-model"
 AREA_PER_MPARAM = 3.0  # marker area in pt^2 per million parameters: area is proportional to size
 SIZE_KEYS = (5e6, 25e6, 100e6)
 COLOR = "#4C72B0"
@@ -44,7 +45,8 @@ def point_text(point: ModelPoint, t: Text) -> str:
 
 
 def zoo_map_figure(points: Sequence[ModelPoint], own: ModelPoint | None = None,
-                   style: ChartStyle | None = None) -> Figure:
+                   style: ChartStyle | None = None, current: str | None = None) -> Figure:
+    """`own`: the user's model (compute known, accuracy not); `current`: the zoo model now loaded, ringed."""
     style = style or ChartStyle(width_in=7.2, height_in=4.8)
     t = style.text
     with lettering(style):
@@ -61,8 +63,13 @@ def zoo_map_figure(points: Sequence[ModelPoint], own: ModelPoint | None = None,
         # plain numbers (0.1, 1, 10): mathtext powers of ten fall apart in SVG renderers (the PDF report)
         axis.xaxis.set_major_formatter(FuncFormatter(lambda value, _pos: f"{value:g}"))
         axis.set_ylim(min(y) - 3, max(y) + 4)
-        axis.set_xlim(min(x) / 1.8, max(x) * 1.8)
+        spread_x = [*x, gmacs(own)] if own is not None else x  # the user's model inside the axes, too
+        axis.set_xlim(min(spread_x) / 1.8, max(spread_x) * 1.8)
         _labels(axis, shown, x, y, style.dpi)
+        for index, point in enumerate(shown):
+            if point.name == current:
+                axis.scatter([x[index]], [y[index]], s=marker_area(point.param_count) + 160, facecolors="none",
+                             edgecolors="#C44E52", linewidths=2.0, gid=CURRENT_GID, zorder=4)
         if own is not None:
             _own_model(axis, own, t)
         _ideal_corner(axis, t)
@@ -107,8 +114,12 @@ def _labels(axis: Axes, shown: Sequence[ModelPoint], x: list[float], y: list[flo
 def _own_model(axis: Axes, own: ModelPoint, t: Text) -> None:
     axis.axvline(gmacs(own), color="#C44E52", ls="--", lw=1.2, gid=OWN_GID, zorder=2)
     label = t("your model: {name}").format(name=own.name) + "\n" + t("accuracy unknown")
-    axis.text(gmacs(own), 0.03, f" {label}", transform=axis.get_xaxis_transform(), color="#C44E52",
-              fontsize=7.5, ha="left", va="bottom")
+    low, high = axis.get_xlim()
+    right_half = gmacs(own) > (low * high) ** 0.5  # log axis: the geometric middle
+    # above the bottom tick labels, on the side with room, so it neither leaves the axes nor covers the ticks
+    axis.text(gmacs(own), 0.06, f" {label} " if right_half else f" {label}", transform=axis.get_xaxis_transform(),
+              color="#C44E52", fontsize=7.5, ha="right" if right_half else "left", va="bottom", gid=OWN_GID + "-label",
+              bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": "none", "alpha": 0.8})
 
 
 def _ideal_corner(axis: Axes, t: Text) -> None:

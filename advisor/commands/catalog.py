@@ -34,7 +34,7 @@ from advisor.catalog.present import card_detail, card_json, cards_table, price_j
 from advisor.catalog.price_import import import_prices, read_prices_file
 from advisor.catalog.price_rows import PRICE_COLUMNS
 from advisor.catalog.records import CONDITIONS, KINDS, MARKETS, CardRecord, PriceRecord
-from advisor.catalog.repository import spec_of
+from advisor.catalog.repository import remove_card, spec_of
 from advisor.commands import types
 from advisor.core.files import write_atomic
 
@@ -127,6 +127,12 @@ def cmd_edit(args: argparse.Namespace) -> int:
 
     card = _session_catalog(args).transact(work)
     print(json.dumps(card_json(card)) if args.json else f"edited {card.name}")
+    return 0
+
+
+def cmd_remove(args: argparse.Namespace) -> int:
+    removed = _session_catalog(args).transact(lambda session: remove_card(session, args.card))
+    print(json.dumps({"removed": removed}) if args.json else f"removed {removed}")
     return 0
 
 
@@ -254,6 +260,10 @@ def _register_writing(actions: Any, common: argparse.ArgumentParser) -> None:
     edit.add_argument("card", help="the card to change")
     _figure_options(edit, required=False)
     _json_option(edit)
+
+    remove = _add(actions, "remove", cmd_remove, "delete a card you added or edited (bundled ones stay)", common)
+    remove.add_argument("card", help="the card to delete")
+    _json_option(remove)
 
     price = _add(actions, "set-price", cmd_set_price, "record a price of a card", common)
     price.add_argument("name", help="canonical name or any alias")

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
 
-from advisor.catalog.records import CardRecord, PriceRecord
+from advisor.catalog.records import CardRecord, PriceRecord, missing_figures
 from advisor.catalog.software import software_path
 from advisor.core.budget import analytic_curves, conv_margin_per_sample
 from advisor.core.curve import MemoryCurve
@@ -100,7 +100,10 @@ def prepare(graph: Graph, workload: Workload) -> Job:
 
 
 def _required(w: Job, batch: int, cost: PlanCost) -> int:
-    """Per card: the required bytes at this batch less the model state the plan moves off the card."""
+    """Per card, less the model state the plan moves off the card. At the estimated batch, the estimate's own
+    required bytes (the headline "Required": one figure reads the same everywhere); else the required curve."""
+    if batch == w.estimate.workload.batch:
+        return w.estimate.memory.required_bytes - cost.saved_bytes
     return w.required.peak_bytes(batch) - cost.saved_bytes
 
 
@@ -125,6 +128,8 @@ def _entry(w: Job, card: CardRecord, dev: Device, single_step: float, cost: Plan
     if w.estimate.generation is not None:
         required, max_batch = generation_memory(w.estimate, cost, dev.usable_bytes)
     fits = required <= dev.usable_bytes
+    # the curve through a few batches can differ from the estimate by a rounding: keep the two consistent
+    max_batch = max(max_batch, batch) if fits else min(max_batch, batch - 1)
     step = single_step + cost.comm_bytes / (dev.link_gbs * 1e9)
     throughput = cost.count * batch * w.work.tokens_per_sample / step
     speed = entry_speed(w.estimate, card, dev, cost)
@@ -145,6 +150,14 @@ def _entry(w: Job, card: CardRecord, dev: Device, single_step: float, cost: Plan
         software=software_path(card.vendor, card.architecture), power_w=power_w, **facts._asdict())
 
 
+def _incomplete(w: Job, card: CardRecord, missing: tuple[str, ...]) -> Recommendation:
+    """A card without a figure ranking divides by: one row that says so, ranked last (plan "incomplete")."""
+    return Recommendation(card.name or "(no name)", 1, "incomplete", False,
+                          f"incomplete: {', '.join(missing)} not given; set them in the catalog",
+                          w.estimate.memory.required_bytes, 0, 0, 0.0, 0.0, "samples/s", None, None, None,
+                          None, 0.0)
+
+
 def rank(w: Job, cards: Sequence[CardRecord], prices: dict[str, PriceRecord | None],
          options: Options, rents: dict[str, PriceRecord | None] | None = None) -> list[Recommendation]:
     """`prices`: each card's price under the options' basis; `rents`: its rent per GPU-hour, for the
@@ -152,6 +165,9 @@ def rank(w: Job, cards: Sequence[CardRecord], prices: dict[str, PriceRecord | No
     entries = []
     workload = w.estimate.workload
     for card in cards:  # the time on one card is the same for every plan; plans add communication
+        if missing_figures(card):
+            entries.append(_incomplete(w, card, missing_figures(card)))
+            continue
         dev = device(card, workload)
         single = step_seconds(w.work, dev)
         for count in (c for c in options.counts if c <= options.max_gpus):

@@ -112,6 +112,9 @@ class FitReport:
         """The fastest option that fits and keeps the training the same, gradient accumulation included;
         failing that, the cheapest set of changes."""
         same = [o for o in (*self.singles, *self.combinations) if o.fits and o.same_training]
+        if not self.needs_help:  # it fits already: only a change that buys speed is worth recommending
+            faster = [o for o in same if o.slowdown < 0]
+            return min(faster, key=lambda o: o.slowdown) if faster else None
         return min(same, key=lambda o: o.slowdown) if same else self.cheapest
 
 

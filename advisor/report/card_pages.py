@@ -152,7 +152,9 @@ def _source_item(s: CardSource, t: Text) -> str:
         price = t("price {price}, {date}: {source}").format(
             price=price_text(s.price_usd, s.price_condition, t, s.price_kind), date=s.price_date, source=where)
     figures = t("figures: {source}").format(source=s.figures_source or t("n/a"))
-    return f'<li style="font-size: 7pt"><b>{esc(s.card)}</b>: {esc(figures)}; {esc(price)}</li>'
+    # the size on the name's own span: Qt's rich text set a <b> at the body size (9 pt), larger than its line
+    return (f'<li style="font-size: 7pt"><span style="font-size: 7pt; font-weight: bold">{esc(s.card)}</span>: '
+            f"{esc(figures)}; {esc(price)}</li>")
 
 
 def _sources(report: Report, t: Text) -> str:

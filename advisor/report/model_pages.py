@@ -50,6 +50,14 @@ def summary(report: Report, t: Text) -> str:
     return paragraph(text, "font-weight: bold")
 
 
+def model_layer_count(e: Estimate) -> int:
+    """The model's own layers, as the app's builder lists them: a training estimate adds a cross-entropy
+    row named "loss" (core.estimate.with_loss_head) that is not part of the user's network."""
+    rows = e.layers
+    added_loss = e.workload.training and rows and rows[-1].name == "loss" and rows[-1].kind == "cross_entropy"
+    return len(rows) - 1 if added_loss else len(rows)
+
+
 def model_facts(report: Report, t: Text) -> str:
     e = report.estimate
     batch = e.workload.batch
@@ -63,7 +71,7 @@ def model_facts(report: Report, t: Text) -> str:
             flops=format_count(e.forward_flops))),
         (t("FLOPs per step"), format_count(e.step_flops) + "  " + (
             t("(forward + backward)") if e.workload.training else t("(forward only)"))),
-        (t("Layers"), str(len(e.layers))),
+        (t("Layers"), str(model_layer_count(e))),
     ]
     return facts(rows)
 

@@ -171,6 +171,7 @@ def _document(writer: QPdfWriter, html: str, charts: SvgCharts, fonts: Sequence[
     # table with no height (the last pages came out empty).
     doc.setPageSize(QSizeF(float(writer.width()), float(writer.height()) - FOOTER_PT))
     _keep_headings_with_charts(doc)
+    _no_lone_last_lines(doc)
     return doc
 
 
@@ -207,6 +208,30 @@ def _keep_headings_with_charts(doc: QTextDocument) -> None:
             fmt.setPageBreakPolicy(QTextFormat.PageBreakFlag.PageBreak_AlwaysBefore)
             QTextCursor(heading).mergeBlockFormat(fmt)
         doc.setPageSize(doc.pageSize())  # lay everything out afresh (see _document)
+
+
+LEAST_ON_LAST_PAGE = 3  # blocks (a list item, a paragraph): one leftover source line alone looks like a mistake
+
+
+def _no_lone_last_lines(doc: QTextDocument) -> None:
+    """No orphan on the last page: when it would hold fewer than LEAST_ON_LAST_PAGE blocks, the page breaks
+    that many blocks earlier, so the end of a list arrives with some of its lines."""
+    layout, last = doc.documentLayout(), doc.pageCount() - 1
+    tail = []
+    block = doc.lastBlock()
+    while block.isValid() and _page(doc, layout.blockBoundingRect(block).bottom() - 1) == last:
+        tail.append(block)
+        block = block.previous()
+    if last == 0 or not tail or len(tail) >= LEAST_ON_LAST_PAGE:
+        return
+    move = tail[-1]
+    for _ in range(LEAST_ON_LAST_PAGE - len(tail)):
+        if move.previous().isValid():
+            move = move.previous()
+    fmt = QTextBlockFormat()
+    fmt.setPageBreakPolicy(QTextFormat.PageBreakFlag.PageBreak_AlwaysBefore)
+    QTextCursor(move).mergeBlockFormat(fmt)
+    doc.setPageSize(doc.pageSize())
 
 
 def _footer(painter: QPainter, text: str, width: float, top: float, fonts: Sequence[str]) -> None:

@@ -8,12 +8,14 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QDoubleSpinBox,
     QFormLayout,
+    QLabel,
     QLineEdit,
     QSpinBox,
     QWidget,
 )
 
 from advisor.catalog import SEGMENTS, VENDORS, CardSpec
+from advisor.catalog.records import missing_figures
 from advisor.core.units import GIB
 from advisor.ui.i18n import tr
 
@@ -46,6 +48,10 @@ class QtAddCardDialog(QDialog):
         self.tdp.setSuffix(" W")
         self.source = QLineEdit(tr("entered by the user"))
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        self.problem = QLabel()
+        self.problem.setObjectName("problem")
+        self.problem.setStyleSheet("color: #B00020")
+        self.problem.setWordWrap(True)
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         form = QFormLayout(self)
@@ -55,7 +61,24 @@ class QtAddCardDialog(QDialog):
                               (tr("Bandwidth"), self.bandwidth), (tr("FP32 TFLOPS"), self.fp32),
                               (tr("TDP W"), self.tdp), (tr("Source"), self.source)):
             form.addRow(label, widget)
+        form.addRow(self.problem)
         form.addRow(self.buttons)
+        self.fields = {"name": self.name, "memory_bytes": self.memory, "bandwidth_gbs": self.bandwidth,
+                       "fp32_tflops": self.fp32, "tdp_w": self.tdp}
+
+    def accept(self) -> None:
+        """Stays open, naming what is missing, until the card has every figure the ranking divides by (an
+        empty card once broke every ranking with a division by zero)."""
+        missing = missing_figures(self.spec())
+        if missing:
+            labels = {"name": tr("a name"), "memory_bytes": tr("memory above 0 GiB"),
+                      "bandwidth_gbs": tr("bandwidth above 0 GB/s"), "fp32_tflops": tr("an FP32 rate above 0"),
+                      "tdp_w": tr("a TDP above 0 W")}
+            self.problem.setText(tr("The card needs {what}.").format(what=", ".join(labels[m] for m in missing)))
+            self.fields[missing[0]].setFocus()
+            return
+        self.problem.clear()
+        super().accept()
 
     def spec(self) -> CardSpec:
         return CardSpec(

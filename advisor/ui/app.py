@@ -54,14 +54,15 @@ def make_window(settings: QSettings | None = None, catalog_path: str | None = No
     stored = settings.value("language")
     set_language(stored if isinstance(stored, str) else system_language())
     apply_font()
+    runner = TaskRunner()
     state = AppState()
+    state.runner = runner
     if not restore_state(settings, state):
         from advisor.core import zoo
         from advisor.ui import draft_edits
 
         draft_edits.load_graph_into(state.draft, zoo.build("resnet50"), "zoo:resnet50")
         state.draft.undo.clear()
-    runner = TaskRunner()
     catalog = CatalogService(runner, catalog_path)
     poller = Poller(reader or NvmlReader())
     poller.start()

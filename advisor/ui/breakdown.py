@@ -23,7 +23,7 @@ from advisor.ui.chart_canvas import QtChart, chart_style
 from advisor.ui.i18n import tr
 from advisor.ui.layer_table import LayerTableModel
 from advisor.ui.state import AppState, Result
-from advisor.ui.summary import QtSummary
+from advisor.ui.summary import QtSummary, method_line
 from advisor.ui.table_model import SORT_ROLE
 
 
@@ -33,6 +33,9 @@ class QtBreakdown(QWidget):
         self.state = state
         self.cards: list[CardLine] = []
         self.summary = QtSummary()
+        self.method = QLabel()
+        self.method.setObjectName("method")
+        self.method.setWordWrap(True)
         self.error = QLabel()
         self.error.setStyleSheet("color: #B00020")
         self.error.setWordWrap(True)
@@ -44,6 +47,10 @@ class QtBreakdown(QWidget):
         self.table = QTableView()
         self.table.setModel(self.proxy)
         self.table.setSortingEnabled(True)
+        # network order first (the source model's order); a header click sorts, a third click restores it
+        self.table.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+        self.table.horizontalHeader().setSortIndicatorClearable(True)
+        self.proxy.sort(-1)
         self.table.verticalHeader().setDefaultSectionSize(20)
         self.layer_metric = QComboBox()
         for value, label in (("kept_bytes", tr("Memory kept for backward")), ("output_bytes", tr("Output size")),
@@ -61,15 +68,24 @@ class QtBreakdown(QWidget):
         self.views.currentChanged.connect(lambda: self._redraw())
         layout = QVBoxLayout(self)
         layout.addWidget(self.summary)
+        layout.addWidget(self.method)
         layout.addWidget(self.error)
         layout.addWidget(self.views, 1)
         self._drawn: dict[int, object] = {}
         state.result_changed.connect(self.refresh)
-        state.error_changed.connect(self.error.setText)
+        state.error_changed.connect(self.show_error)
         self.refresh()
 
+    def show_error(self, message: str) -> None:
+        """An invalid edit leaves the last valid figures on screen: say that they are stale, and grey them."""
+        stale = bool(message) and self.state.result is not None
+        self.error.setText(message + ("  " + tr("(The figures below are from the last valid network.)")
+                                      if stale else ""))
+        self.summary.setEnabled(not stale)
+        self.views.setEnabled(not stale)
+
     def _layers_page(self) -> QWidget:
-        page = QSplitter(Qt.Orientation.Horizontal)
+        page = QSplitter(Qt.Orientation.Vertical)  # the table over the chart: every column has the full width
         page.addWidget(self.table)
         right = QWidget()
         box = QVBoxLayout(right)
@@ -80,7 +96,7 @@ class QtBreakdown(QWidget):
         box.addLayout(row)
         box.addWidget(self.layer_chart, 1)
         page.addWidget(right)
-        page.setSizes([520, 420])
+        page.setSizes([300, 260])
         return page
 
     def set_cards(self, cards: list[CardLine]) -> None:
@@ -93,7 +109,10 @@ class QtBreakdown(QWidget):
     def refresh(self) -> None:
         result = self.state.result
         self.summary.set_estimate(result.estimate if result else None)
+        self.method.setText(method_line(result.method, result.pending, self.state.edited_import())
+                            if result else "")
         self.layers.set_estimate(result.estimate if result else None)
+        self.table.resizeColumnsToContents()
         self._drawn.clear()
         self._redraw()
 
@@ -105,7 +124,7 @@ class QtBreakdown(QWidget):
         return [
             lambda: category_figure(e.memory.at_peak.as_dict(), chart_style(height_in=2.4)),
             lambda: layer_figure(e.layers, metric, 15, chart_style()),
-            lambda: timeline_figure(e.timeline, chart_style()),
+            lambda: timeline_figure(e.timeline, chart_style(), e.memory.peak_bytes),
             lambda: batch_curve_figure(result.curve, e.workload.batch, self.cards, chart_style()),
         ][view]
 

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 from advisor.core.ops import OP_TYPES
 from advisor.core.units import format_shape
 from advisor.ui import draft_edits
+from advisor.ui.controls import narrow
 from advisor.ui.draft import NetworkDraft
 from advisor.ui.i18n import tr
 from advisor.ui.layer_form import QtLayerForm
@@ -78,21 +79,27 @@ class QtNetworkBuilder(QWidget):
         self.table.setModel(self.model)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        # sized to the contents once per change, not continuously: long layer names must not widen the window
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.table.horizontalHeader().setMinimumSectionSize(40)
+        draft.changed.connect(self.table.resizeColumnsToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.verticalHeader().setDefaultSectionSize(22)
         self.form = QtLayerForm(draft)
         self.kind = QComboBox()
         self.kind.addItems(sorted(OP_TYPES))
         self.kind.setCurrentText("linear")
+        narrow(self.kind)
         self.kind.setToolTip(tr("Layer kinds of the estimator"))
         buttons = QHBoxLayout()
         for text, tip, slot in (
                 (tr("Add"), tr("Add a layer of this kind below the selected one"), self.add),
                 (tr("Remove"), tr("Remove the selected layer"), self.remove),
-                (tr("Up"), tr("Move the selected layer up"), lambda: self.move_selected(-1)),
-                (tr("Down"), tr("Move the selected layer down"), lambda: self.move_selected(1))):
+                ("▲", tr("Move the selected layer up"), lambda: self.move_selected(-1)),
+                ("▼", tr("Move the selected layer down"), lambda: self.move_selected(1))):
             button = QPushButton(text)
+            if len(text) == 1:  # the arrows: narrow, so the panel fits beside the tabs on a laptop
+                button.setFixedWidth(32)
             button.setToolTip(tip)
             button.clicked.connect(slot)
             buttons.addWidget(button)

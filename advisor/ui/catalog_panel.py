@@ -9,7 +9,7 @@ import threading
 from datetime import date
 
 from PySide6.QtCore import QDate, QSortFilterProxyModel, Qt
-from PySide6.QtGui import QStandardItem, QStandardItemModel
+from PySide6.QtGui import QStandardItem, QStandardItemModel, QValidator
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from advisor.catalog import CONDITIONS, CardRecord, PriceRecord, add_card, add_price, list_cards, price_history
+from advisor.catalog.repository import remove_card
 from advisor.core.units import format_bytes
 from advisor.ui.add_card_dialog import QtAddCardDialog
 from advisor.ui.catalog_service import CatalogService
@@ -45,6 +46,15 @@ def _item(text: str, value: object, tip: str = "") -> QStandardItem:
     if tip:
         item.setToolTip(tip)
     return item
+
+
+class QtPriceBox(QDoubleSpinBox):
+    """A price: a minus sign is refused as it is typed (Qt let "-50" through as "$ -0")."""
+
+    def validate(self, text: str, pos: int) -> tuple[QValidator.State, str, int]:
+        if "-" in text:
+            return QValidator.State.Invalid, text, pos
+        return super().validate(text, pos)
 
 
 class QtCatalogEditor(QWidget):
@@ -73,9 +83,14 @@ class QtCatalogEditor(QWidget):
         self.title.setWordWrap(True)
         add_card_button = QPushButton(tr("Add your own card…"))
         add_card_button.clicked.connect(self.open_add_card)
+        self.remove_button = QPushButton(tr("Remove card"))
+        self.remove_button.setToolTip(tr("Delete the selected card; only cards you added or edited"))
+        self.remove_button.setEnabled(False)
+        self.remove_button.clicked.connect(self.remove_selected)
         top = QHBoxLayout()
         top.addWidget(self.search, 1)
         top.addWidget(add_card_button)
+        top.addWidget(self.remove_button)
         side = QWidget()
         side_layout = QVBoxLayout(side)
         side_layout.addWidget(self.title)
@@ -84,19 +99,20 @@ class QtCatalogEditor(QWidget):
         self.price_chart = QtPriceHistory()
         side_layout.addWidget(self.price_chart, 1)
         side_layout.addLayout(self._price_form())
-        splitter = QSplitter()
+        # the table over the prices: beside them it showed two or three of its eight columns on a laptop screen
+        splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(self.table)
         splitter.addWidget(side)
-        splitter.setSizes([640, 320])
+        splitter.setSizes([420, 200])
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(splitter, 1)
-        self.table.selectionModel().currentRowChanged.connect(lambda *_: self.load_prices())
+        self.table.selectionModel().currentRowChanged.connect(lambda *_: self._selection_changed())
         catalog.ready.connect(self.reload)
         catalog.changed.connect(self.reload)
 
     def _price_form(self) -> QHBoxLayout:
-        self.amount = QDoubleSpinBox()
+        self.amount = QtPriceBox()
         self.amount.setRange(0, 10_000_000)
         self.amount.setDecimals(2)
         self.amount.setPrefix("$ ")
@@ -157,6 +173,23 @@ class QtCatalogEditor(QWidget):
         if matches:
             self.table.setCurrentIndex(matches[0])
 
+    def _selection_changed(self) -> None:
+        name = self.selected_card()
+        owned = any(c.name == name and c.user_owned for c in self.cards)
+        self.remove_button.setEnabled(owned)  # bundled cards come back with the next data update
+        self.load_prices()
+
+    def remove_selected(self) -> None:
+        name, catalog = self.selected_card(), self.catalog.catalog
+        if name is None or catalog is None:
+            return
+
+        def work(_cancelled: threading.Event) -> str:
+            return catalog.transact(lambda s: remove_card(s, name))
+
+        self.runner.start("catalog-write", tr("Removing the card"), work, lambda _n: self.catalog.changed.emit(),
+                          lambda error: show_error(self, tr("Card not removed"), str(error)))
+
     def load_prices(self) -> None:
         name, catalog = self.selected_card(), self.catalog.catalog
         if name is None or catalog is None:
@@ -191,7 +224,8 @@ class QtCatalogEditor(QWidget):
             return catalog.transact(lambda s: add_price(s, name, amount, on=on, condition=condition))
 
         self.runner.start("catalog-write", tr("Saving the price"), work, lambda _p: self.catalog.changed.emit(),
-                          lambda error: show_error(self, tr("Price not saved"), str(error)))
+                          lambda error: show_error(self, tr("Price not saved"), str(error),
+                                                   tr("The catalog is as it was.")))
 
     def open_add_card(self) -> QtAddCardDialog:
         dialog = QtAddCardDialog(self)

@@ -14,3 +14,9 @@ def combo(items: Sequence[tuple[object, str]], tip: str) -> QComboBox:
         box.addItem(label, value)
     box.setToolTip(tip)
     return box
+
+
+def narrow(box: QComboBox, characters: int = 10) -> None:
+    """A combo box whose longest entry does not set the window's minimum width (the list still shows it)."""
+    box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    box.setMinimumContentsLength(characters)

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QLabel, QLineEd
 
 from advisor.ui import draft_edits
 from advisor.ui.draft import NetworkDraft
+from advisor.ui.field_labels import field_label, field_tip
 from advisor.ui.i18n import tr
 
 
@@ -43,6 +44,7 @@ class QtLayerForm(QWidget):
         super().__init__(parent)
         self.draft = draft
         self.row = -1
+        self._typing = ""
         self.form = QFormLayout(self)
         self.editors: dict[str, QWidget] = {}
         self.error = QLabel()
@@ -77,7 +79,7 @@ class QtLayerForm(QWidget):
     def _text_editor(self, key: str, label: str, value: str, on_edit: Any, tip: str = "") -> QLineEdit:
         editor = QLineEdit(value)
         editor.setToolTip(tip)
-        editor.textEdited.connect(on_edit)
+        editor.textEdited.connect(lambda text: self._typed(key, on_edit, text))
         self.editors[key] = editor
         self.form.addRow(label, editor)
         return editor
@@ -87,18 +89,29 @@ class QtLayerForm(QWidget):
             box = QCheckBox()
             box.setChecked(bool(value))
             box.toggled.connect(lambda on, n=name: draft_edits.set_field(self.draft, self.row, n, on))
+            box.setToolTip(field_tip(name))
             self.editors[name] = box
-            self.form.addRow(name, box)
+            self.form.addRow(field_label(name), box)
         elif typing.get_origin(kind) is typing.Literal:
             combo = QComboBox()
             combo.addItems([str(a) for a in typing.get_args(kind)])
             combo.setCurrentText(str(value))
             combo.currentTextChanged.connect(lambda text, n=name: draft_edits.set_field(self.draft, self.row, n, text))
+            combo.setToolTip(field_tip(name))
             self.editors[name] = combo
-            self.form.addRow(name, combo)
+            self.form.addRow(field_label(name), combo)
         else:
-            self._text_editor(name, name, show_value(value),
-                              lambda text, n=name, k=kind: self._set_text_field(n, k, text))
+            self._text_editor(name, field_label(name), show_value(value),
+                              lambda text, n=name, k=kind: self._set_text_field(n, k, text), field_tip(name))
+
+    def _typed(self, key: str, on_edit: Any, text: str) -> None:
+        """The edit's own refresh leaves this field's text alone (the user is typing in it); any other change,
+        such as Undo from the menu while the field still has focus, or a new model, rewrites it."""
+        self._typing = key
+        try:
+            on_edit(text)
+        finally:
+            self._typing = ""
 
     def _set_text_field(self, name: str, kind: Any, text: str) -> None:
         value = parse_text(text)
@@ -130,7 +143,7 @@ class QtLayerForm(QWidget):
         for name, _kind, default in self.draft.fields_of(self.row):
             values[name] = layer.params.get(name, default)
         for key, editor in self.editors.items():
-            if editor.hasFocus():
+            if key == self._typing:
                 continue
             if isinstance(editor, QLineEdit):
                 text = values[key] if key in ("name", "inputs") else show_value(values[key])

@@ -254,7 +254,11 @@ class QtLiveGpusPanel(QWidget):
             self.status.setText(tr("Reading the GPUs…"))
         elif not snapshot.devices:
             message = snapshot.message or NO_GPU
-            self.status.setText(message.replace(NO_GPU, tr(NO_GPU), 1))
+            self.status.setText(message.replace(NO_GPU, tr(NO_GPU), 1) + "\n\n" + tr(
+                "To see live readings here: an NVIDIA GPU with its driver installed (nvidia-smi should list it; "
+                "on Linux the distribution's nvidia-driver package, on Windows the driver from nvidia.com). The "
+                "app reads it through NVML, which comes with the driver and the nvidia-ml-py package advisor "
+                "installs. Without a GPU, the other tabs work in full."))
         else:
             count = len(snapshot.devices)
             template = (tr("{count} NVIDIA GPU · NVIDIA driver {driver}") if count == 1

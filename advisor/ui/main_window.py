@@ -7,12 +7,20 @@ import threading
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt
-from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
-from PySide6.QtWidgets import QGroupBox, QLabel, QMainWindow, QSplitter, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication
+from PySide6.QtWidgets import (
+    QGroupBox,
+    QLabel,
+    QMainWindow,
+    QScrollArea,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from advisor.core.graph import Graph
 from advisor.recommend.devices import PROCESS_OVERHEAD_BYTES
-from advisor.recommend.engine import prepare
 from advisor.specs import load_graph
 from advisor.telemetry.poller import Poller
 from advisor.ui import draft_edits, menus
@@ -27,12 +35,22 @@ from advisor.ui.model_panel import QtModelPanel
 from advisor.ui.recommend_panel import QtRecommendations
 from advisor.ui.settings import save_state
 from advisor.ui.state import AppState, Result
+from advisor.ui.verdict import QtVerdict
 from advisor.ui.workers import QtTaskBar, TaskRunner
 
 
 def requirement_label(result: Result) -> str:
     w = result.estimate.workload
     return f"{result.estimate.model} {tr(w.mode)} b{w.batch}"
+
+
+def first_size() -> tuple[int, int]:
+    """1440x900, or less on a smaller screen (the layout's minimum is under 1280x720)."""
+    screen = QGuiApplication.primaryScreen()
+    if screen is None:
+        return 1440, 900
+    room = screen.availableGeometry()
+    return min(1440, room.width()), min(900, room.height())
 
 
 class QtMainWindow(QMainWindow):
@@ -45,7 +63,7 @@ class QtMainWindow(QMainWindow):
         for owned in (state, catalog, runner):  # they live and die with the window (timers, signals)
             owned.setParent(self)
         self.setAcceptDrops(True)
-        self.resize(1440, 900)
+        self.resize(*first_size())
         self.build()
         state.error_changed.connect(self.show_status)
         catalog.failed.connect(self.catalog_failed)
@@ -71,12 +89,21 @@ class QtMainWindow(QMainWindow):
         left_layout.setContentsMargins(4, 4, 4, 4)
         left_layout.addWidget(self.model_panel, 1)
         left_layout.addWidget(self.workload_box)
+        # scrolls rather than growing the window: Chinese text is taller, and 720 px must still fit
+        self.left_scroll = QScrollArea()
+        self.left_scroll.setWidget(left)
+        self.left_scroll.setWidgetResizable(True)
+        self.left_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.left_scroll.setMinimumWidth(left.minimumSizeHint().width() + 16)
         self.breakdown = QtBreakdown(self.state)
         self.recommendations = QtRecommendations(self.state, self.catalog, self.runner)
         self.recommendations.cards_considered.connect(self.breakdown.set_cards)
         self.catalog_editor = QtCatalogEditor(self.catalog, self.runner)
         self.live = QtLiveGpusPanel(self.poller)
         self.model_map = QtModelMap(self.state)
+        self.model_map.model_loaded.connect(  # a click on the map answers: the ring moves, and this line
+            lambda name: self.statusBar().showMessage(tr("Loaded {name}; Undo brings back the previous model")
+                                                      .format(name=name), 8000))
         self.state.result_changed.connect(self.show_requirement)
         self.tabs = QTabWidget()
         for widget, label in ((self.breakdown, tr("Breakdown")), (self.recommendations, tr("Recommendations")),
@@ -85,13 +112,23 @@ class QtMainWindow(QMainWindow):
             self.tabs.addTab(widget, label)
         self.tabs.setCurrentIndex(current)
         splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(left)
+        splitter.addWidget(self.left_scroll)
         splitter.addWidget(self.tabs)
-        splitter.setSizes([470, 970])
+        splitter.setSizes([420, 860])
+        self.verdict = QtVerdict()
+        self.state.result_changed.connect(lambda: self.verdict.show_verdict(self.state.result, None))
+        self.recommendations.ranked.connect(
+            lambda: self.verdict.show_verdict(self.state.result, self.recommendations.entries))
+        central = QWidget()
+        column = QVBoxLayout(central)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(2)
+        column.addWidget(self.verdict)  # above the tabs: the answer stays in view whichever tab is open
+        column.addWidget(splitter, 1)
         old = self.takeCentralWidget()
         if old is not None:
             old.deleteLater()
-        self.setCentralWidget(splitter)
+        self.setCentralWidget(central)
         self.task_bar = QtTaskBar(self.runner)
         self.status_text = QLabel()
         self.statusBar().addPermanentWidget(self.task_bar)
@@ -112,6 +149,7 @@ class QtMainWindow(QMainWindow):
         """Widgets just built show what the state already has (the estimate, the catalog)."""
         self.breakdown.refresh()
         self.show_requirement()
+        self.verdict.show_verdict(self.state.result, None)
         if self.catalog.catalog is not None:
             self.catalog_editor.reload()
             self.recommendations.refresh()
@@ -139,9 +177,13 @@ class QtMainWindow(QMainWindow):
             return load_graph(path, None if path.lower().endswith(".json") else seq_len)
 
         self.runner.start("import", tr("Importing {file}").format(file=Path(path).name), work,
-                          lambda graph: draft_edits.load_graph_into(self.state.draft, graph, path),  # type: ignore[arg-type]
+                          lambda graph: self._opened(graph, path),  # type: ignore[arg-type]
                           lambda error: show_error(self, tr("Cannot open {file}").format(file=Path(path).name),
                                                    str(error)))
+
+    def _opened(self, graph: Graph, path: str) -> None:
+        draft_edits.load_graph_into(self.state.draft, graph, path)
+        self.state.mark_imported(path)
 
     def save_network(self, path: str) -> None:
         from advisor.netfile import save_graph
@@ -173,7 +215,7 @@ class QtMainWindow(QMainWindow):
         def work(_cancelled: threading.Event) -> tuple[Path, int]:
             from advisor.report import build_report, default_paper, rank_for_report, write_pdf
 
-            job = prepare(result.graph, result.estimate.workload)
+            job = result.job  # the numbers on screen, whichever method made them
             with catalog.read() as session:
                 ranking = rank_for_report(session, job, cards, options)
             return write_pdf(path, build_report(job, ranking, snapshot, source), default_paper(), tr, families)

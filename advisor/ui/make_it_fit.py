@@ -7,6 +7,7 @@ freezing layers, sharding) are shown but belong in the training script, which th
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import threading
 from collections.abc import Callable
@@ -29,6 +30,7 @@ from advisor.catalog import find_card
 from advisor.core import zoo
 from advisor.core.graph import Graph
 from advisor.core.units import format_bytes
+from advisor.estimating import simulator
 from advisor.recommend.fit_changes import NOTES
 from advisor.recommend.fit_measure import Subject, target, tokens_per_sample
 from advisor.recommend.fitting import FitOption, FitReport, make_it_fit
@@ -126,11 +128,14 @@ class QtMakeItFit(QDialog):
         if catalog is None or result is None:
             return
         subject, card = fit_subject(result, self.state), self.card
+        spec = self.state.simulated_spec() if result.method == "simulated" else None
 
         def work(_cancelled: threading.Event) -> FitReport:
             with catalog.read() as session:
                 record = find_card(session, card)
-            return make_it_fit(subject, target(record))
+            # as `advisor fit` does for a PyTorch file: each change is measured by simulating it
+            fitted = dataclasses.replace(subject, simulate=simulator(spec)) if spec else subject
+            return make_it_fit(fitted, target(record))
 
         self.runner.start("fit", tr("Measuring the changes"), work, self.show_report,
                           lambda error: self.verdict.setText(str(error)))
@@ -139,7 +144,8 @@ class QtMakeItFit(QDialog):
         assert isinstance(report, FitReport)
         self.report = report
         need, usable = report.current.measured.required_bytes, report.usable_bytes
-        state = tr("fits") if not report.needs_help else tr("fits, under 10% to spare") if need <= usable \
+        spare = tr("fits with {share} to spare").format(share=f"{1 - need / usable:.0%}")
+        state = spare if not report.needs_help else tr("fits, under 10% to spare") if need <= usable \
             else tr("does not fit")
         self.verdict.setText(tr("{card}: the workload needs {need}, the card has {usable} usable: {state}.").format(
             card=report.card, need=format_bytes(need), usable=format_bytes(usable), state=state))
@@ -148,11 +154,23 @@ class QtMakeItFit(QDialog):
                 change=option_label(report.recommended), speed=speed(report.recommended.slowdown)))
         self.table.setRowCount(0)
         self.rows = []
+        if not report.needs_help:
+            self._show_headroom(report)
+            return
         self._section(tr("Each change alone"), [report.current, *report.singles])
         title = tr("Fewest changes that fit, keeping the training the same") if report.combinations_same_training \
             else tr("Fewest changes that fit (they change the training)")
         self._section(title, list(report.combinations))
         self._section(tr("Sharding over several cards"), list(report.sharding))
+        self.table.resizeColumnsToContents()
+
+    def _show_headroom(self, report: FitReport) -> None:
+        """It fits: no change is needed, so list only what buys speed, or memory for a larger batch."""
+        options = [o for o in (*report.singles, *report.combinations) if o.fits and o.same_training]
+        need = report.current.measured.required_bytes
+        self._section(tr("Changes that make it faster"), [o for o in options if o.slowdown < 0])
+        self._section(tr("Changes that free memory for a larger batch"),
+                      [o for o in options if o.measured.required_bytes < need and o.slowdown >= 0])
         self.table.resizeColumnsToContents()
 
     def _section(self, title: str, options: list[FitOption]) -> None:

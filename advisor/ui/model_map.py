@@ -45,16 +45,18 @@ class QtModelMap(QWidget):
         layout.addWidget(self.hint)
         layout.addWidget(self.chart, 1)
         self.tip: Annotation | None = None
-        self.shown_own: ModelPoint | None = None
+        self.shown_own: tuple[ModelPoint | None, str | None] | None = None
         state.result_changed.connect(self.refresh)
         self.refresh(force=True)
 
     def refresh(self, force: bool = False) -> None:
         own = own_point(self.state)
-        if not force and own == self.shown_own:
+        source = self.state.draft.source
+        current = source[4:] if source.startswith("zoo:") else None
+        if not force and (own, current) == self.shown_own:
             return  # the map only changes with the user's model, not with the batch slider
-        self.shown_own = own
-        self.chart.set_figure(zoo_map_figure(self.points, own, chart_style(width_in=7.2, height_in=4.8)))
+        self.shown_own = (own, current)
+        self.chart.set_figure(zoo_map_figure(self.points, own, chart_style(width_in=7.2, height_in=4.8), current))
         canvas = self.chart.canvas
         assert canvas is not None
         axis = canvas.figure.axes[0]

@@ -2,15 +2,32 @@
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from advisor.core import zoo
 from advisor.core.errors import AdvisorError
 from advisor.ui import draft_edits
 from advisor.ui.builder import QtNetworkBuilder
+from advisor.ui.controls import narrow
 from advisor.ui.dialogs import show_error
 from advisor.ui.i18n import tr
 from advisor.ui.state import AppState
+
+
+def fill_zoo(box: QComboBox) -> None:
+    """Architectures first; after a separator the small "seed:" networks, each saying what it is for (they
+    are the networks the H200 calibration measured, not models anyone trains)."""
+    names = zoo.zoo_names()
+    seeds = [n for n in names if n.startswith("seed:")]
+    box.addItems([n for n in names if n not in seeds])
+    if seeds:
+        box.insertSeparator(box.count())
+    for name in seeds:
+        box.addItem(name)
+        box.setItemData(box.count() - 1, tr("A small test network the H200 calibration measured "
+                                            "(shared/calibration): compare the estimate with real readings"),
+                        Qt.ItemDataRole.ToolTipRole)
 
 
 class QtModelPanel(QWidget):
@@ -18,12 +35,15 @@ class QtModelPanel(QWidget):
         super().__init__(parent)
         self.state = state
         self.zoo = QComboBox()
-        self.zoo.addItems(zoo.zoo_names())
+        fill_zoo(self.zoo)
+        narrow(self.zoo)
+        self.zoo.setPlaceholderText(tr("(not a zoo model)"))
         self.zoo.setToolTip(tr("Built-in architectures, built layer by layer"))
         load = QPushButton(tr("Load"))
         load.setToolTip(tr("Replace the network with this model (undo brings yours back)"))
         load.clicked.connect(lambda: self.load_zoo(self.zoo.currentText()))
         self.source = QLabel()
+        self.source.setWordWrap(True)  # a file's full path must not set the window's minimum width
         row = QHBoxLayout()
         row.addWidget(QLabel(tr("Zoo:")))
         row.addWidget(self.zoo, 1)
@@ -51,5 +71,9 @@ class QtModelPanel(QWidget):
         if draft.source:
             text += "  ·  " + tr("from {source}").format(source=draft.source)
         self.source.setText(text)
+        self.zoo.blockSignals(True)
         if draft.source.startswith("zoo:"):
             self.zoo.setCurrentText(draft.source[4:])
+        else:  # a file or a built network: the box must not keep naming the last zoo model
+            self.zoo.setCurrentIndex(-1)
+        self.zoo.blockSignals(False)

@@ -15,13 +15,28 @@ from advisor.ui.table_model import SORT_ROLE, Index, RecordTableModel
 
 
 def plan_name(plan: str) -> str:
-    return {"single": tr("one card"), "data_parallel": tr("data parallel")}.get(plan, plan.upper())
+    names = {"single": tr("one card"), "data_parallel": tr("data parallel"), "incomplete": tr("incomplete")}
+    if plan.startswith("zero"):
+        return f"ZeRO-{plan[4:]}"  # the DeepSpeed paper's spelling (Rajbhandari et al., 2020)
+    return names.get(plan, plan.upper())
+
+
+def per_thousand_usd(r: Recommendation) -> str:
+    """Value for money with its unit: work per second per 1,000 USD of the price (the engine's perf/$ x 1000)."""
+    if r.perf_per_dollar is None:
+        return tr("n/a")
+    return tr("{value} {unit} per $1k").format(value=f"{r.perf_per_dollar * 1000:,.3g}", unit=tr(r.throughput_unit))
+
+
+# Shown at first (card, fits, needs, max batch, speed, price, value): they fit a 1366-pixel screen; the
+# column chooser brings back the others (cards, plan, usable memory, step time, per watt).
+HIDDEN_AT_FIRST = (2, 3, 6, 8, 12)
 
 
 def _columns() -> list[tuple[str, str]]:
     return [
         ("#", tr("Rank under the chosen objective (fitting configurations first)")),
-        (tr("Card"), tr("Card in the catalog")),
+        (tr("Card"), tr("Card in the catalog, and how many of it when more than one")),
         (tr("Cards"), tr("How many cards of this kind")),
         (tr("Plan"), tr("How the work is split over the cards")),
         (tr("Fits"), tr("Required memory per card is within the card's usable memory")),
@@ -33,21 +48,26 @@ def _columns() -> list[tuple[str, str]]:
                            "the H200, plus communication for multi-card plans")),
         (tr("Throughput"), tr("Samples (or tokens) per second over all cards")),
         (tr("Price USD"), tr("Latest catalog price for all cards together (new, or used if allowed and cheaper)")),
-        (tr("Perf/$"), tr("Throughput per dollar of the price")),
-        (tr("Perf/W"), tr("Throughput per watt of board power (TDP)")),
+        (tr("Per $1k"), tr("Throughput per 1,000 USD of the price: value for money")),
+        (tr("Per watt"), tr("Throughput per watt of board power (TDP)")),
     ]
+
+
+def _fits_text(r: Recommendation) -> str:
+    return tr("yes") if r.fits else tr("incomplete") if r.plan == "incomplete" else tr("no")
 
 
 def _cells(rank: int, r: Recommendation) -> list[tuple[str, Any]]:
     price = price_cell(r)
     return [
-        (str(rank), rank), (r.card, r.card), (str(r.count), r.count), (plan_name(r.plan), r.plan),
-        (tr("yes") if r.fits else tr("no"), int(r.fits)), (format_bytes(r.required_bytes), r.required_bytes),
+        (str(rank), rank), (r.card if r.count == 1 else f"{r.count} x {r.card}", r.card), (str(r.count), r.count),
+        (plan_name(r.plan), r.plan),
+        (_fits_text(r), int(r.fits)), (format_bytes(r.required_bytes), r.required_bytes),
         (format_bytes(r.usable_bytes), r.usable_bytes), (str(r.max_batch), r.max_batch),
         (f"{r.step_time_s * 1e3:.1f}", r.step_time_s), (f"{r.throughput:,.0f} {tr(r.throughput_unit)}", r.throughput),
         (price, r.price_usd if r.price_usd is not None else float("inf")),
-        (f"{r.perf_per_dollar:.3g}" if r.perf_per_dollar else tr("n/a"), r.perf_per_dollar or 0.0),
-        (f"{r.perf_per_watt:.3g}", r.perf_per_watt),
+        (per_thousand_usd(r), r.perf_per_dollar or 0.0),
+        (f"{r.perf_per_watt:.3g} {tr(r.throughput_unit)}/W", r.perf_per_watt),
     ]
 
 
@@ -70,7 +90,7 @@ def explain(r: Recommendation, batch: int) -> str:
         sharded = {"zero1": tr("optimizer state"), "zero2": tr("optimizer state and gradients")}.get(
             r.plan, tr("optimizer state, gradients and parameters"))
         lines.append(tr("{plan} shards the {what} over the {count} cards, so each holds a share; activations "
-                        "are not sharded.").format(plan=r.plan.upper(), what=sharded, count=r.count))
+                        "are not sharded.").format(plan=plan_name(r.plan), what=sharded, count=r.count))
     lines += money_lines(r)
     return "<br>".join(lines)
 
@@ -93,8 +113,8 @@ class RecommendationTableModel(RecordTableModel):
             return text
         if role == SORT_ROLE:
             return value
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return self.columns[index.column()][1]
+        if role == Qt.ItemDataRole.ToolTipRole:  # the card column's may be elided: its tip is the whole name
+            return text if index.column() == 1 else self.columns[index.column()][1]
         if role == Qt.ItemDataRole.ForegroundRole and not entry.fits:
             return QBrush(QColor("#9A9A9A"))
         return None

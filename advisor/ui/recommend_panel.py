@@ -24,21 +24,23 @@ from PySide6.QtWidgets import (
 
 from advisor.catalog import SEGMENTS, VENDORS
 from advisor.charts import CardLine
-from advisor.recommend.engine import OBJECTIVES, Options, Recommendation, prepare
+from advisor.recommend.engine import OBJECTIVES, Options, Recommendation
 from advisor.recommend.present import best_per_card
 from advisor.recommend.service import CardFilter, recommend
 from advisor.ui.catalog_service import CatalogService
+from advisor.ui.column_chooser import add_column_chooser
 from advisor.ui.controls import combo
 from advisor.ui.dialogs import show_error
 from advisor.ui.i18n import tr
 from advisor.ui.job_chart import QtJobCost
 from advisor.ui.make_it_fit import QtMakeItFit
 from advisor.ui.money_text import MoneyFilters
-from advisor.ui.recommend_model import RecommendationTableModel, explain
+from advisor.ui.recommend_model import HIDDEN_AT_FIRST, RecommendationTableModel, explain
 from advisor.ui.state import AppState
 from advisor.ui.table_model import SORT_ROLE
 from advisor.ui.workers import TaskRunner
 
+CARD_COLUMN_PX = 190  # wide enough for most names; the rest are elided with the full name in the tooltip
 CHART_CARDS = 3  # fitting cards drawn on the memory-vs-batch chart, besides the selected one
 
 
@@ -111,26 +113,31 @@ class QtRecommendations(QWidget):
                                tr("Largest number of cards of one kind to consider"))
         self.max_gpus.setCurrentIndex(3)
         self.objective = combo([(o, tr(o)) for o in OBJECTIVES], tr("What the ranking puts first"))
-        self.used = QCheckBox(tr("used prices"))
-        self.used.setToolTip(tr("Rank by the cheaper of the newest new and used price"))
         self.all_configs = QCheckBox(tr("every configuration"))
         self.all_configs.setToolTip(tr("Show every count and plan, not only each card's best"))
-        self.filter_row = QHBoxLayout()
-        self.filter_row.addWidget(QLabel(tr("Budget:")))
-        for widget in (self.budget, self.vendor, self.segment, self.max_gpus, self.objective, self.used,
-                       self.all_configs):
-            self.filter_row.addWidget(widget)
-        self.filter_row.addStretch(1)
+        # two rows, so the tab fits a 1280-pixel screen beside the model panel
+        self.filter_row = QVBoxLayout()
+        first, second = QHBoxLayout(), QHBoxLayout()
+        first.addWidget(QLabel(tr("Budget:")))
+        for row, widgets in ((first, (self.budget, self.vendor, self.segment)),
+                             (second, (self.max_gpus, self.objective, self.all_configs))):
+            for widget in widgets:
+                row.addWidget(widget)
+            row.addStretch(1)
+            self.filter_row.addLayout(row)
+        second.addWidget(add_column_chooser(self.table, HIDDEN_AT_FIRST))
         self.budget.valueChanged.connect(lambda: self._timer.start())
         for box in (self.vendor, self.segment, self.max_gpus, self.objective):
             box.currentIndexChanged.connect(lambda: self._timer.start())
-        self.used.toggled.connect(lambda: self._timer.start())
         self.all_configs.toggled.connect(lambda: self._show(self.entries))
-        self.money = MoneyFilters(self.filter_row, lambda: self._timer.start())
+        third = QHBoxLayout()  # the price basis (new, used, rent, lowest), software path and job size
+        third.addStretch(1)
+        self.filter_row.addLayout(third)
+        self.money = MoneyFilters(third, lambda: self._timer.start())
 
     def request(self) -> tuple[CardFilter, Options]:
         budget = self.budget.value() or None
-        cards = CardFilter(self.vendor.currentData(), self.segment.currentData(), None, self.used.isChecked())
+        cards = CardFilter(self.vendor.currentData(), self.segment.currentData(), None)
         cards = self.money.card_filter(cards)
         return cards, Options(self.objective.currentData(), budget, self.max_gpus.currentData(),
                               money=self.money.options(cards.basis))
@@ -140,10 +147,9 @@ class QtRecommendations(QWidget):
         if catalog is None or result is None:
             return
         cards, options = self.request()
-        graph, workload = result.graph, result.estimate.workload
+        job = result.job  # the estimate on screen (simulated or analytic), not a second one
 
         def work(cancelled: threading.Event) -> list[Recommendation]:
-            job = prepare(graph, workload)
             if cancelled.is_set():
                 return []
             with catalog.read() as session:
@@ -164,6 +170,8 @@ class QtRecommendations(QWidget):
         shown = entries if self.all_configs.isChecked() else best_per_card(entries)
         self.model.set_entries(shown)
         self.table.resizeColumnsToContents()  # card names vary in length ("RTX PRO 6000 Blackwell ...")
+        card = self.table.horizontalHeader()
+        card.resizeSection(1, min(card.sectionSize(1), CARD_COLUMN_PX))  # the longest are elided
         fits = sum(1 for e in shown if e.fits)
         self.status.setText(tr("{n} rows, {fits} fit; {total} configurations ranked").format(
             n=len(shown), fits=fits, total=len(entries)))

@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+from pathlib import Path
 
 from PySide6.QtCore import QSettings
 
@@ -43,8 +44,11 @@ def restore_state(settings: QSettings, state: AppState) -> bool:
     except (ValueError, AdvisorError) as error:
         log.warning("ignoring stored model: %s", error)
         return False
-    draft_edits.load_graph_into(state.draft, graph, str(settings.value("last_source", "")))
+    source = str(settings.value("last_source", ""))
+    draft_edits.load_graph_into(state.draft, graph, source)
     state.draft.undo.clear()  # restoring is not an edit the user can undo
+    if Path(source).is_file():
+        state.mark_imported(source)  # an unedited PyTorch file is simulated again, as when it was opened
     return True
 
 

@@ -1,7 +1,10 @@
 """What the window shows, in one place: the network draft, the workload, and the estimate made from them.
 
-The estimate is analytic and fast (5-30 ms even for Llama-7B), so it runs on the UI thread, debounced, while
-the batch slider moves; file imports and recommendations go to workers (workers.py).
+The analytic estimate is fast (5-30 ms even for Llama-7B), so it runs on the UI thread, debounced, while
+the batch slider moves; file imports and recommendations go to workers (workers.py). A PyTorch file opened
+unchanged is estimated the way the command line does it (advisor/estimating.py: its real training step,
+simulated) on a worker; the analytic figures stand, marked as such, until that arrives, and again as soon
+as the user edits the imported graph (the simulation knows the file, not the edits).
 """
 
 from __future__ import annotations
@@ -12,14 +15,18 @@ from dataclasses import dataclass
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from advisor.core import zoo
-from advisor.core.curve import MemoryCurve, memory_curve
+from advisor.core.curve import MemoryCurve
 from advisor.core.errors import AdvisorError
-from advisor.core.estimate import Estimate, estimate, with_loss_head
+from advisor.core.estimate import Estimate
 from advisor.core.graph import Graph
 from advisor.core.workload import Workload
+from advisor.estimating import prepare_spec, simulatable
+from advisor.recommend.engine import Job, prepare
 from advisor.recommend.rewrites import with_inplace_activations
 from advisor.ui import draft_edits
-from advisor.ui.draft import NetworkDraft
+from advisor.ui.draft import LayerDraft, NetworkDraft
+from advisor.ui.i18n import tr
+from advisor.ui.workers import TaskRunner
 
 DEBOUNCE_MS = 40
 
@@ -42,9 +49,24 @@ class WorkloadChoice:
 
 @dataclass(frozen=True)
 class Result:
-    estimate: Estimate
-    curve: MemoryCurve
+    """One estimate and everything ranking needs (`job`): the breakdown, recommendations, make-it-fit and the
+    PDF all read these same numbers. `pending`: a simulation of this workload is still running."""
+
+    job: Job
     graph: Graph
+    pending: bool = False
+
+    @property
+    def estimate(self) -> Estimate:
+        return self.job.estimate
+
+    @property
+    def curve(self) -> MemoryCurve:
+        return self.job.curve
+
+    @property
+    def method(self) -> str:
+        return self.job.estimate.method
 
 
 class AppState(QObject):
@@ -58,6 +80,9 @@ class AppState(QObject):
         self.choice = WorkloadChoice()
         self.result: Result | None = None
         self.error = ""
+        self.runner: TaskRunner | None = None  # set by the window; without one, everything is analytic
+        self._imported: tuple[str, list[LayerDraft]] | None = None  # a simulatable file, as opened
+        self._simulated: dict[tuple[str, Workload], Job] = {}
         self._timer = QTimer(self, singleShot=True, interval=DEBOUNCE_MS)
         self._timer.timeout.connect(self.recompute)
         self.draft.changed.connect(self.schedule)
@@ -86,23 +111,68 @@ class AppState(QObject):
             graph = with_inplace_activations(graph)
         return graph
 
+    def mark_imported(self, spec: str) -> None:
+        """The draft now holds `spec` as opened: while it stays unedited, a PyTorch file is simulated."""
+        self._imported = (spec, list(self.draft.rows)) if simulatable(spec) else None
+        self._simulated.clear()
+
+    def simulated_spec(self) -> str | None:
+        """The file to simulate, or None once the user has edited the imported graph (or rewrites it)."""
+        if self._imported is None or self.choice.inplace:
+            return None
+        spec, rows = self._imported
+        return spec if self.draft.source == spec and self.draft.rows == rows else None
+
+    def edited_import(self) -> bool:
+        """A PyTorch file was opened and then edited here: its figures are analytic from now on."""
+        return self._imported is not None and self.simulated_spec() is None
+
     def recompute(self) -> None:
         self._timer.stop()
         graph = self.graph()
         if graph is None:
             errors = self.draft.result.errors
+            if not errors and self.result is not None:  # an empty network (File > New): nothing to show
+                self.result = None
+                self.result_changed.emit()
             self._set_error(next(iter(errors.values())) if errors else "")
             return
         workload = self.choice.workload()
+        spec = self.simulated_spec()
         try:
-            result = estimate(graph, workload)
-            curve = memory_curve(with_loss_head(graph) if workload.training else graph, workload)
+            job = self._simulated.get((spec, workload)) if spec else None
+            job = job or prepare(graph, workload)
         except AdvisorError as error:
             self._set_error(str(error))
             return
-        self.result = Result(result, curve, graph)
+        pending = spec is not None and job.estimate.method != "simulated" and self.runner is not None
+        self._publish(Result(job, graph, pending))
+        if pending and spec is not None:
+            self._simulate(spec, workload, graph)
+
+    def _publish(self, result: Result) -> None:
+        self.result = result
         self._set_error("")
         self.result_changed.emit()
+
+    def _simulate(self, spec: str, workload: Workload, graph: Graph) -> None:
+        """The command line's own path (prepare_spec, method auto) on a worker; a result that arrives after
+        the workload or the graph changed is kept for later but not shown."""
+        assert self.runner is not None
+
+        def done(job: Job) -> None:
+            self._simulated[(spec, workload)] = job
+            if self.simulated_spec() == spec and self.choice.workload() == workload:
+                self._publish(Result(job, graph))
+
+        def failed(error: BaseException) -> None:
+            if self.result is not None and self.result.pending:
+                self.result = dataclasses.replace(self.result, pending=False)
+                self.result_changed.emit()
+            self._set_error(f"{spec}: {error}")
+
+        self.runner.start("simulate", tr("Simulating {file}").format(file=spec),
+                          lambda _cancelled: prepare_spec(spec, workload), done, failed)  # type: ignore[arg-type]
 
     def _set_error(self, message: str) -> None:
         self.error = message

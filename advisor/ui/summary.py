@@ -36,6 +36,22 @@ def summary_items(e: Estimate) -> list[tuple[str, str, str]]:
     ]
 
 
+def method_line(method: str, pending: bool, edited: bool) -> str:
+    """Which method made the figures on screen (DESIGN.md: analytic or simulated), and why."""
+    if method == "simulated":
+        return tr("Method: simulated (one real PyTorch step of the file, on the meta device, as the command "
+                  "line does)")
+    if pending:
+        return tr("Method: analytic for now; simulating the PyTorch file (the command line's method)…")
+    if edited:
+        return tr("Method: analytic, because the imported graph was edited (the simulation runs the file "
+                  "as written)")
+    return tr("Method: analytic (layer formulas over the graph)")
+
+
+PER_ROW = 3  # label/value pairs per row: four would make the window wider than a 1280-pixel screen
+
+
 class QtSummary(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -57,6 +73,7 @@ class QtSummary(QWidget):
             name, number = QLabel(label + ":"), QLabel(f"<b>{value}</b>")
             for widget in (name, number):
                 widget.setToolTip(how)
-            self.grid.addWidget(name, index // 4, 2 * (index % 4))
-            self.grid.addWidget(number, index // 4, 2 * (index % 4) + 1)
+            row, column = divmod(index, PER_ROW)
+            self.grid.addWidget(name, row, 2 * column)
+            self.grid.addWidget(number, row, 2 * column + 1)
             self.values[label] = number

@@ -7,6 +7,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QFormLayout, QHBoxLayout, QSlider, QSpinBox, QWidget
 
 from advisor.core import zoo
+from advisor.recommend.rewrites import with_inplace_activations
 from advisor.ui.controls import combo
 from advisor.ui.i18n import tr
 from advisor.ui.state import AppState
@@ -38,7 +39,6 @@ class QtWorkloadControls(QWidget):
         self.checkpointing = QCheckBox(tr("Gradient checkpointing"))
         self.checkpointing.setToolTip(tr("Recompute each block in backward: less memory, about one more forward"))
         self.inplace = QCheckBox(tr("In-place activations"))
-        self.inplace.setToolTip(tr("ReLU(inplace=True) and friends write into their input"))
         batch_row = QHBoxLayout()
         batch_row.addWidget(self.batch_slider, 1)
         batch_row.addWidget(self.batch)
@@ -77,10 +77,16 @@ class QtWorkloadControls(QWidget):
             spin.blockSignals(True)
             spin.setValue(number)
             spin.blockSignals(False)
-        for box, on in ((self.checkpointing, c.checkpointing), (self.inplace, c.inplace)):
+        graph = self.state.draft.result.graph
+        built_in_place = graph is not None and with_inplace_activations(graph) == graph
+        for box, on in ((self.checkpointing, c.checkpointing), (self.inplace, c.inplace or built_in_place)):
             box.blockSignals(True)
             box.setChecked(on)
             box.blockSignals(False)
+        # a model whose activations already work in place (the zoo's ReLU(inplace=True)): ticked, nothing to add
+        self.inplace.setEnabled(not built_in_place)
+        self.inplace.setToolTip(tr("This model's activations already work in place") if built_in_place
+                                else tr("ReLU(inplace=True) and friends write into their input"))
         source = self.state.draft.source  # only the zoo's sequence models are rebuilt at another length
         name = source.removeprefix("zoo:")
         self.seq_len.setEnabled(source.startswith("zoo:") and name in zoo.zoo_names() and zoo.takes_seq_len(name))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import itertools
 from dataclasses import replace
 
 import pytest
@@ -33,14 +34,19 @@ def bars(figure: Figure) -> list[BarContainer]:
     return [c for c in figure.axes[0].containers if isinstance(c, BarContainer)]
 
 
-def test_category_bar_stacks_each_nonzero_category_to_the_peak(resnet: Estimate) -> None:
+def test_category_bars_are_sorted_and_labelled_with_size_and_share(resnet: Estimate) -> None:
     at_peak = resnet.memory.at_peak.as_dict()
     figure = category_figure(at_peak)
     png(figure)
     drawn = bars(figure)
-    assert len(drawn) == sum(1 for v in at_peak.values() if v > 0)
-    right = max(c.patches[0].get_x() + c.patches[0].get_width() for c in drawn)
-    assert right == pytest.approx(sum(at_peak.values()))
+    nonzero = {n: v for n, v in at_peak.items() if v > 0}
+    assert len(drawn) == len(nonzero)
+    widths = [c.patches[0].get_width() for c in drawn]
+    assert widths == sorted(nonzero.values())  # bottom-up, so the largest category is the top bar
+    assert sum(widths) == pytest.approx(sum(at_peak.values()))
+    labels = [t.get_text() for t in figure.axes[0].texts]
+    largest = max(nonzero.values())
+    assert any(f"({largest / sum(nonzero.values()):.0%})" in label for label in labels)
     assert figure.axes[0].get_xlabel() == "Memory at the peak"
 
 
@@ -106,3 +112,31 @@ def test_labels_go_through_the_text_function(resnet: Estimate) -> None:
     png(figure)
     assert figure.axes[0].get_xlabel() == "批大小"
     assert figure.axes[0].xaxis.label.get_fontfamily()[0] == "Noto Sans CJK SC"
+
+
+def test_step_chart_peak_label_is_the_estimates_peak(resnet: Estimate) -> None:
+    """The timeline samples between layers; a layer's temporaries can lift the true peak above every sample,
+    and the marker must still say the headline figure."""
+    from advisor.core.units import format_bytes
+
+    sampled = max(p.total_bytes for p in resnet.timeline)
+    figure = timeline_figure(resnet.timeline, peak_bytes=resnet.memory.peak_bytes)
+    labels = [t.get_text() for t in figure.axes[0].texts if t.get_text().startswith("peak")]
+    assert labels == [f"peak {format_bytes(max(sampled, resnet.memory.peak_bytes))}"]
+    assert resnet.memory.peak_bytes >= sampled
+
+
+def test_card_labels_on_memory_vs_batch_do_not_overlap(resnet: Estimate) -> None:
+    from advisor.charts.memory import LABEL_GAP, spread
+
+    # in height order: 10 stays, 10.2 -> 10 + 2 = 12, 10.5 -> 12 + 2 = 14, 30 stays
+    assert spread([10.0, 10.5, 30.0, 10.2], 2.0) == [10.0, 14.0, 30.0, 12.0]
+    curve = memory_curve(zoo.build("resnet18"), Workload(batch=16))
+    gib = 2**30
+    cards = [CardLine("A 24 GB", 23 * gib), CardLine("B 24 GB", int(23.2 * gib)), CardLine("C 80 GB", 79 * gib)]
+    figure = batch_curve_figure(curve, 16, cards)
+    axis = figure.axes[0]
+    heights = sorted(t.get_position()[1] for t in axis.texts if str(t.get_gid()).startswith("label:"))
+    span = axis.get_ylim()[1]
+    assert len(heights) == 3
+    assert all(b - a >= span * LABEL_GAP * 0.99 for a, b in itertools.pairwise(heights))

@@ -83,3 +83,18 @@ def test_log_axis_ticks_are_plain_numbers() -> None:
     figure.canvas.draw()
     labels = {t.get_text() for t in figure.axes[0].get_xticklabels() if t.get_text()}
     assert {"0.1", "1", "10"} <= labels  # not mathtext powers like $\mathdefault{10^{-1}}$
+
+
+def test_own_model_past_the_known_ones_stays_inside_the_axes_and_the_loaded_one_is_ringed() -> None:
+    from advisor.charts.zoo_map import CURRENT_GID
+
+    huge = ModelPoint("my_giant", 900_000_000_000, 2_000_000_000, None)  # 900 GMACs, past vit_l_16's ~61
+    figure = zoo_map_figure(zoo_points(), huge, current="resnet50")
+    axis = figure.axes[0]
+    low, high = axis.get_xlim()
+    assert low < 900 < high
+    (label,) = [t for t in axis.texts if t.get_gid() == OWN_GID + "-label"]
+    assert label.get_horizontalalignment() == "right"  # on the right half, the text runs leftwards, inside
+    (ring,) = [c for c in axis.collections if c.get_gid() == CURRENT_GID]
+    resnet50 = next(p for p in zoo_points() if p.name == "resnet50")
+    assert tuple(ring.get_offsets()[0]) == pytest.approx((resnet50.forward_macs / 1e9, resnet50.top1_percent))

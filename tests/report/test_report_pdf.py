@@ -101,3 +101,61 @@ def test_a_report_where_nothing_fits(catalog_path: Path, tmp_path: Path) -> None
     path, _pages = write_pdf(tmp_path / "none.pdf", report)
     text = words(pdf_text(path))
     assert "No listed configuration fits" in text and "The local GPUs were not read." in text
+
+
+def test_layer_count_is_the_models_not_the_loss_row() -> None:
+    from advisor.core import zoo
+    from advisor.core.estimate import estimate
+    from advisor.core.workload import Workload
+    from advisor.report.model_pages import model_layer_count
+
+    graph = zoo.build("resnet50")
+    trained = estimate(graph, Workload(batch=8))
+    assert len(trained.layers) == len(graph.nodes) + 1  # the estimator's cross-entropy head
+    assert model_layer_count(trained) == len(graph.nodes) == 176  # what the app's builder lists
+    assert model_layer_count(estimate(graph, Workload("infer", 8))) == 176
+
+
+def test_card_names_in_the_sources_are_the_size_of_their_line(english: Made) -> None:
+    from PySide6.QtGui import QTextDocument
+
+    from advisor.report.card_pages import _sources
+    from advisor.report.markup import document
+
+    report = english[0]
+    doc = QTextDocument()
+    doc.setHtml(document([_sources(report, str)]))
+    first = report.ranking.sources[0]
+    name = doc.find(first.card)
+    rest = doc.find("figures:")
+    assert not name.isNull() and not rest.isNull()
+    assert name.charFormat().fontPointSize() == rest.charFormat().fontPointSize() == 7
+
+
+def test_the_last_page_is_not_one_leftover_line(english: Made) -> None:
+    from PySide6.QtCore import QSizeF
+    from PySide6.QtGui import QTextDocument
+
+    from advisor.report.pdf import LEAST_ON_LAST_PAGE, _no_lone_last_lines, _page
+
+    _report, path, pages = english
+    lines = [line for line in pdf_text(path, pages).splitlines() if line.strip() and "page" not in line]
+    assert len(lines) >= LEAST_ON_LAST_PAGE  # the footer line ("... page N of N") is not content
+    # a document built to end with one line alone on its last page: the page ends just above the 12th line
+    doc = QTextDocument()
+    doc.setDocumentMargin(0)
+    doc.setHtml("".join(f"<p>source line {n}</p>" for n in range(12)))
+    doc.setTextWidth(400)
+    layout = doc.documentLayout()
+    last = layout.blockBoundingRect(doc.lastBlock())
+    doc.setPageSize(QSizeF(400, last.top() + last.height() / 2))
+
+    def on_last_page() -> int:
+        blocks, block = 0, doc.lastBlock()
+        while block.isValid() and _page(doc, layout.blockBoundingRect(block).bottom() - 1) == doc.pageCount() - 1:
+            blocks, block = blocks + 1, block.previous()
+        return blocks
+
+    assert doc.pageCount() == 2 and on_last_page() == 1
+    _no_lone_last_lines(doc)
+    assert doc.pageCount() == 2 and on_last_page() == LEAST_ON_LAST_PAGE

@@ -94,7 +94,7 @@ def test_bad_files_show_a_dialog_naming_the_file_and_lose_nothing(qtbot: QtBot, 
     assert "broken.json" in box.windowTitle() and "fc" in box.text() and "out_features" in box.text()
     box.close()
     window.open_file(str(tmp_path / "model.py"))
-    qtbot.waitUntil(lambda: any("model.py" in b.text() for b in dialogs(window)), timeout=5000)
+    qtbot.waitUntil(lambda: any("model.py" in b.text() for b in dialogs(window)), timeout=30000)
     assert [r.kind for r in window.state.draft.rows] == ["input", "linear", "relu"]  # nothing lost
 
 
@@ -194,3 +194,57 @@ def test_qt_own_strings_follow_the_language(qtbot: QtBot, window: QtMainWindow) 
     assert QCoreApplication.translate("QPlatformTheme", "Cancel") == "取消"  # dialog buttons, from qtbase_zh_CN
     window.switch_language("en")
     assert QCoreApplication.translate("QPlatformTheme", "Cancel") == "Cancel"
+
+
+def test_stale_state_is_cleared_or_marked(qtbot: QtBot, window: QtMainWindow) -> None:
+    """New network clears the figures; an invalid field greys them and says they are stale; the zoo box
+    names no zoo model for a built network; an undo from the menu rewrites the focused field."""
+    assert window.model_panel.zoo.currentText() == "resnet50"
+    window.new_network()
+    qtbot.waitUntil(lambda: window.state.result is None, timeout=5000)
+    assert window.breakdown.summary.values == {} and window.model_panel.zoo.currentIndex() == -1
+    build_mlp(window)
+    qtbot.waitUntil(lambda: window.state.result is not None, timeout=5000)
+    window.model_panel.builder.select(1)  # the linear layer
+    form = window.model_panel.builder.form
+    editor = form.editors["out_features"]
+    editor.setText("-3")
+    editor.textEdited.emit("-3")
+    qtbot.waitUntil(lambda: "last valid network" in window.breakdown.error.text(), timeout=5000)
+    assert not window.breakdown.summary.isEnabled()
+    assert editor.text() == "-3"  # the field being typed in keeps what was typed
+    editor.setFocus()
+    window.state.draft.undo.undo()
+    assert form.editors["out_features"].text() == "256"
+    qtbot.waitUntil(lambda: window.breakdown.error.text() == "", timeout=5000)
+    assert window.breakdown.summary.isEnabled()
+
+
+def test_builder_fields_have_human_labels_with_units(qtbot: QtBot, window: QtMainWindow) -> None:
+    build_mlp(window)
+    window.model_panel.builder.select(1)  # the linear layer
+    form = window.model_panel.builder.form
+    labels = [form.form.itemAt(r, form.form.ItemRole.LabelRole).widget().text()
+              for r in range(form.form.rowCount()) if form.form.itemAt(r, form.form.ItemRole.LabelRole)]
+    assert "Output features" in labels and "out_features" not in labels
+    assert "inplace_" not in labels and "tied_to" not in labels
+
+
+def test_inplace_toggle_is_ticked_and_locked_on_models_already_in_place(qtbot: QtBot, window: QtMainWindow) -> None:
+    # resnet50 from the zoo: ReLU(inplace=True) throughout, so the rewrite would change nothing
+    assert window.workload.inplace.isChecked() and not window.workload.inplace.isEnabled()
+    window.new_network()
+    build_mlp(window)  # its relu is not in place
+    qtbot.waitUntil(lambda: window.workload.inplace.isEnabled(), timeout=5000)
+    assert not window.workload.inplace.isChecked()
+
+
+def test_seed_networks_come_last_and_say_what_they_are(qtbot: QtBot, window: QtMainWindow) -> None:
+    from PySide6.QtCore import Qt
+
+    box = window.model_panel.zoo
+    names = [box.itemText(i) for i in range(box.count())]
+    first_seed = next(i for i, n in enumerate(names) if n.startswith("seed:"))
+    assert all(n.startswith("seed:") for n in names[first_seed:])
+    assert names[first_seed - 1] == ""  # the separator
+    assert "calibration" in str(box.itemData(first_seed, Qt.ItemDataRole.ToolTipRole))

@@ -12,7 +12,12 @@ import pytest
 
 import advisor
 from advisor.ui.i18n import set_language, tr
-from advisor.ui.i18n.zh_CN import DYNAMIC, MESSAGES
+from advisor.ui.i18n.zh_CN import DYNAMIC
+from advisor.ui.i18n.zh_CN import MESSAGES as SHARED
+from advisor.ui.i18n.zh_CN_app import MESSAGES as APP
+from advisor.ui.i18n.zh_CN_fields import MESSAGES as FIELDS
+
+MESSAGES = {**SHARED, **APP, **FIELDS}
 
 ROOT = Path(advisor.__file__).parent
 
@@ -74,3 +79,10 @@ def test_the_estimators_assumptions_are_translated() -> None:
     sentences |= set(simulated.assumptions)
     missing = sorted(s for s in sentences if s not in MESSAGES)
     assert not missing, missing
+
+
+def test_every_builder_field_label_and_tip_is_translated() -> None:
+    from advisor.ui.field_labels import FIELDS as LABELS
+
+    for label, tip in LABELS.values():
+        assert label in MESSAGES and tip in MESSAGES

@@ -113,7 +113,9 @@ def test_no_gpu_state(qtbot: QtBot) -> None:
     reader.fake.init_error = "NVMLError_LibraryNotFound"
     panel = make_panel(qtbot, polled(reader, 1))
     panel.refresh()
-    assert panel.status.text() == "No NVIDIA GPU found (NVML Shared Library Not Found)"
+    first, _, advice = panel.status.text().partition("\n\n")
+    assert first == "No NVIDIA GPU found (NVML Shared Library Not Found)"
+    assert "nvidia-smi" in advice and "driver" in advice  # what to install to see readings
     assert panel.cards == {}
     assert panel.scroll_area.isHidden()
     panel.set_workload_requirement(GIB, "mlp")  # nothing to compare with, and no crash

@@ -100,3 +100,22 @@ def test_screenshot_and_chinese(qtbot: QtBot, window: QtMainWindow) -> None:
         assert "混合精度（bf16 autocast）" in labels and "放不下" in chinese.verdict.text()
     finally:
         set_language("en")
+
+
+def test_a_card_that_already_fits_says_so_and_offers_only_speed_or_batch(qtbot: QtBot,
+                                                                          window: QtMainWindow) -> None:
+    window.model_panel.load_zoo("resnet18")  # batch 32 fp32: about 1.5 GiB on an 80 GB H100
+    qtbot.waitUntil(lambda: window.state.result is not None and window.state.result.estimate.model == "resnet18",
+                    timeout=5000)
+    dialog = window.recommendations.make_it_fit("H100 SXM5")
+    assert dialog is not None
+    qtbot.waitUntil(lambda: dialog.report is not None, timeout=15000)
+    report = dialog.report
+    assert report is not None and not report.needs_help
+    spare = 1 - report.current.measured.required_bytes / report.usable_bytes
+    assert f"fits with {spare:.0%} to spare" in dialog.verdict.text()
+    shown = [o for o in dialog.rows if o is not None]
+    need = report.current.measured.required_bytes
+    assert all(o.slowdown < 0 or o.measured.required_bytes < need for o in shown)
+    assert report.recommended is None or report.recommended.slowdown < 0
+    assert "slower)" not in dialog.verdict.text()

@@ -59,8 +59,9 @@ def test_own_imagenet_classifier_is_a_line_with_accuracy_unknown(qtbot: QtBot, w
     assert figure is not None
     assert [line for line in figure.axes[0].lines if line.get_gid() == OWN_GID]
     assert any("my_net" in t.get_text() and "accuracy unknown" in t.get_text() for t in figure.axes[0].texts)
-    assert view.shown_own is not None and view.shown_own.forward_macs == 1_814_073_344
+    own, _current = view.shown_own or (None, None)
+    assert own is not None and own.forward_macs == 1_814_073_344
     view.chart.grab().save("/tmp/model_map_tab.png")
     window.model_panel.load_zoo("gpt2")  # a language model has no place on the map
     window.state.recompute()
-    assert view.shown_own is None
+    assert view.shown_own == (None, "gpt2")  # no own point; gpt2 is not on the map, so nothing is ringed

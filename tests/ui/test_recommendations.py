@@ -108,3 +108,54 @@ def test_add_your_own_card(qtbot: QtBot, window: QtMainWindow) -> None:
     dialog.tdp.setValue(300)
     dialog.accept()
     qtbot.waitUntil(lambda: any(c.name == "My Lab Card" and c.user_owned for c in editor.cards), timeout=5000)
+
+
+def test_needs_per_card_is_the_headline_required(qtbot: QtBot, window: QtMainWindow, wait_ranked: Ranked) -> None:
+    """Single-card rows at the estimated batch show the estimate's own Required, not a curve's rounding."""
+    wait_ranked(qtbot, window)
+    assert window.state.result is not None
+    required = window.state.result.estimate.memory.required_bytes
+    singles = [e for e in window.recommendations.entries if e.count == 1]
+    assert singles and {e.required_bytes for e in singles} == {required}
+
+
+def test_an_empty_card_is_refused_by_the_dialog(qtbot: QtBot, window: QtMainWindow) -> None:
+    dialog = window.catalog_editor.open_add_card()
+    dialog.accept()  # nothing typed: no name, 0 GiB, 0 GB/s, 0 TFLOPS
+    assert dialog.isVisible()
+    text = dialog.problem.text()
+    assert "a name" in text and "memory above 0 GiB" in text and "an FP32 rate above 0" in text
+
+
+def test_an_incomplete_card_ranks_last_and_the_rest_still_rank(qtbot: QtBot, window: QtMainWindow,
+                                                                wait_ranked: Ranked) -> None:
+    """A card stored without figures (an older version let one in) breaks nothing; it can be removed."""
+    from advisor.catalog.orm import USER, Card
+
+    catalog = window.catalog.catalog
+    assert catalog is not None
+    with catalog.write() as session:
+        card = session.get(Card, 1)
+        assert card is not None
+        broken_name = card.name
+        card.fp32_tflops, card.bandwidth_gbs, card.origin = 0.0, 0.0, USER
+    window.catalog.changed.emit()
+    wait_ranked(qtbot, window)
+    entries = window.recommendations.entries
+    broken = [e for e in entries if e.card == broken_name]
+    assert [e.plan for e in broken] == ["incomplete"] and entries[-1].card == broken_name
+    assert "bandwidth_gbs, fp32_tflops" in broken[0].reason
+    assert any(e.fits for e in entries)
+    editor = window.catalog_editor
+    qtbot.waitUntil(lambda: any(c.name == broken_name for c in editor.cards), timeout=5000)
+    editor.select(broken_name)
+    assert editor.remove_button.isEnabled()
+    editor.remove_button.click()
+    qtbot.waitUntil(lambda: bool(editor.cards) and all(c.name != broken_name for c in editor.cards), timeout=10000)
+
+
+def test_a_negative_price_cannot_be_typed(qtbot: QtBot, window: QtMainWindow) -> None:
+    box = window.catalog_editor.amount
+    box.lineEdit().clear()
+    qtbot.keyClicks(box.lineEdit(), "-50")
+    assert "-" not in box.text() and box.value() == 50  # the minus is refused, the digits are kept

@@ -11,14 +11,18 @@ from __future__ import annotations
 from PySide6.QtCore import QLocale
 
 from advisor.ui.i18n.zh_CN import MESSAGES as ZH_CN
+from advisor.ui.i18n.zh_CN_app import MESSAGES as ZH_CN_APP
+from advisor.ui.i18n.zh_CN_fields import MESSAGES as ZH_CN_FIELDS
 
 LANGUAGES: dict[str, str] = {"en": "English", "zh_CN": "简体中文"}
 # Fontconfig picks the Japanese variant for bare "Noto Sans CJK"; Chinese needs the SC family by name.
 FONTS: dict[str, tuple[str, ...]] = {"en": ("DejaVu Sans",), "zh_CN": ("Noto Sans CJK SC", "DejaVu Sans")}
 # English keys that read better differently on screen (engine vocabulary).
 _EN: dict[str, str] = {"optimizer_state": "optimizer state", "infer": "inference", "train": "training",
-                       "kv_cache": "KV cache", "generate": "generation"}
-_CATALOGS: dict[str, dict[str, str]] = {"en": _EN, "zh_CN": ZH_CN}
+                       "kv_cache": "KV cache", "generate": "generation",
+                       "perf_per_dollar": "best value (speed per dollar)", "cheapest": "cheapest that fits",
+                       "fastest": "fastest"}
+_CATALOGS: dict[str, dict[str, str]] = {"en": _EN, "zh_CN": {**ZH_CN, **ZH_CN_APP, **ZH_CN_FIELDS}}
 _current = "en"
 
 

@@ -1,0 +1,66 @@
+"""The answer in one line above every tab: what the workload needs per card, how many cards fit, the best
+value and the fastest choice, or what to change when nothing fits. It reads the same ranking the
+Recommendations tab shows (no second computation), so the two never disagree."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QWidget
+
+from advisor.core.units import format_bytes
+from advisor.recommend.engine import Recommendation
+from advisor.recommend.present import best_per_card
+from advisor.ui.i18n import tr
+from advisor.ui.recommend_model import per_thousand_usd, plan_name
+from advisor.ui.state import Result
+
+
+def _choice(r: Recommendation) -> str:
+    return tr("{count} x {card}, {plan}").format(count=r.count, card=r.card, plan=plan_name(r.plan))
+
+
+def _nothing_fits(cards: list[Recommendation]) -> str:
+    ranked = [c for c in cards if c.plan != "incomplete"]
+    if not ranked:
+        return tr("No card in the catalog can be ranked.")
+    roomiest = max(ranked, key=lambda r: r.usable_bytes)
+    return tr("<b>No card fits.</b> The roomiest, {card}, is {short} short: lower the batch, turn on gradient "
+              "checkpointing or mixed precision, or shard over more cards (Recommendations, Make it fit).").format(
+        card=roomiest.card, short=format_bytes(roomiest.required_bytes - roomiest.usable_bytes))
+
+
+def verdict_text(result: Result | None, entries: list[Recommendation] | None) -> str:
+    if result is None:
+        return tr("No estimate yet: pick or build a model.")
+    w = result.estimate.workload
+    needs = tr("Needs <b>{need}</b> per card ({mode}, batch {batch}, {method})").format(
+        need=format_bytes(result.estimate.memory.required_bytes), mode=tr(w.mode), batch=w.batch,
+        method=tr(result.method))
+    if entries is None:
+        return needs + " · " + tr("ranking the cards…")
+    cards = best_per_card(entries)
+    fitting = [c for c in cards if c.fits]
+    if not fitting:
+        return needs + " · " + _nothing_fits(cards)
+    parts = [needs, tr("<b>{fits}</b> of {total} cards fit").format(fits=len(fitting), total=len(cards))]
+    priced = [c for c in fitting if c.perf_per_dollar]
+    if priced:
+        best = max(priced, key=lambda r: r.perf_per_dollar or 0.0)
+        parts.append(tr("best value: <b>{choice}</b> ({value})").format(choice=_choice(best),
+                                                                     value=per_thousand_usd(best)))
+    fastest = max(fitting, key=lambda r: r.throughput)
+    parts.append(tr("fastest: <b>{choice}</b> ({speed:,.0f} {unit})").format(
+        choice=_choice(fastest), speed=fastest.throughput, unit=tr(fastest.throughput_unit)))
+    return " · ".join(parts)
+
+
+class QtVerdict(QLabel):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("verdict")
+        self.setWordWrap(True)
+        self.setTextFormat(Qt.TextFormat.RichText)
+        self.setStyleSheet("QLabel#verdict { background: #EEF3FA; padding: 4px 8px; }")
+
+    def show_verdict(self, result: Result | None, entries: list[Recommendation] | None) -> None:
+        self.setText(verdict_text(result, entries))
