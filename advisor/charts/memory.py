@@ -16,7 +16,7 @@ from advisor.charts.style import (
     new_figure,
 )
 from advisor.core.curve import MemoryCurve
-from advisor.core.estimate import WORST_PEAK_TO_BUDGET, LayerRow
+from advisor.core.estimate import LayerRow
 from advisor.core.tracker import TimelinePoint
 from advisor.core.units import format_bytes, format_count
 
@@ -132,10 +132,10 @@ def timeline_figure(points: Sequence[TimelinePoint], style: ChartStyle | None = 
     return figure
 
 
-def _batch_range(curve: MemoryCurve, batch: int, cards: Sequence[CardLine]) -> int:
+def _batch_range(required: MemoryCurve, batch: int, cards: Sequence[CardLine]) -> int:
     """Far enough right to show the current batch and where each card runs out, within reason."""
     ends = [2 * batch, 16]
-    ends += [int(curve.max_batch(c.usable_bytes * WORST_PEAK_TO_BUDGET) * 1.15) for c in cards]
+    ends += [int(required.max_batch(c.usable_bytes) * 1.15) for c in cards]
     return max(2, min(max(ends), 1 << 16))
 
 
@@ -153,27 +153,28 @@ def spread(values: Sequence[float], gap: float) -> list[float]:
     return placed
 
 
-def batch_curve_figure(curve: MemoryCurve, batch: int, cards: Sequence[CardLine] = (),
+def batch_curve_figure(curve: MemoryCurve, required: MemoryCurve, batch: int, cards: Sequence[CardLine] = (),
                        style: ChartStyle | None = None) -> Figure:
     """Peak and required memory against the batch, with a horizontal line at each card's usable memory.
 
-    A card fits a batch where the required curve (peak / WORST_PEAK_TO_BUDGET, the allocator's worst
-    measured overhead) stays under its line, which is how the recommendations decide.
+    A card fits a batch where the required curve (the peak plus what the caching allocator cannot reuse,
+    core/budget.py) stays under its line, which is how the recommendations decide.
     """
     style = style or ChartStyle()
     t = style.text
     with lettering(style):
         figure = new_figure(style)
         axis = figure.add_subplot()
-        last = _batch_range(curve, batch, cards)
+        last = _batch_range(required, batch, cards)
         step = max(1, last // 200)
         batches = list(range(1, last + 1, step))
         peaks = [curve.peak_bytes(b) for b in batches]
         axis.plot(batches, peaks, color="#333333", label=t("peak allocated"), gid="peak")
-        axis.plot(batches, [p / WORST_PEAK_TO_BUDGET for p in peaks], color="#333333", ls="--",
+        needs = [required.peak_bytes(b) for b in batches]
+        axis.plot(batches, needs, color="#333333", ls="--",
                   label=t("required (with allocator overhead)"), gid="required")
         axis.axvline(batch, color="#C44E52", lw=1, ls=":", label=t("batch {batch}").format(batch=batch))
-        top = max([peaks[-1] / WORST_PEAK_TO_BUDGET, *(c.usable_bytes for c in cards)]) * 1.08
+        top = max([needs[-1], *(c.usable_bytes for c in cards)]) * 1.08
         heights = spread([c.usable_bytes for c in cards], top * LABEL_GAP)
         for index, (card, height) in enumerate(zip(cards, heights, strict=True)):
             axis.axhline(card.usable_bytes, color=f"C{index}", lw=1.2, gid=f"card:{card.label}")

@@ -15,10 +15,6 @@ from advisor.core.overheads import DEFAULT_OVERHEAD, device_total_bytes
 from advisor.core.tracker import CategoryBytes, TimelinePoint
 from advisor.core.workload import Workload
 
-# The old fixed rule (peak / 0.83, the lowest peak-to-budget ratio at the out-of-memory limit on the H200);
-# kept for callers that scale a memory curve until they use core.budget's required curve.
-WORST_PEAK_TO_BUDGET = 0.83
-
 
 @dataclass(frozen=True)
 class LayerRow:

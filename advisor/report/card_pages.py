@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from advisor.core.estimate import WORST_PEAK_TO_BUDGET
+from advisor.core.budget import REPLAY_UNCERTAINTY
 from advisor.core.overheads import DEFAULT_OVERHEAD
 from advisor.core.units import format_bytes
 from advisor.recommend.devices import DRIVER_RESERVED_FRACTION, PROCESS_OVERHEAD_BYTES
@@ -61,11 +61,11 @@ def recommendations(report: Report, t: Text) -> str:
                lines(t("Throughput"), unit, small=2), t("Price"), t("Perf/$"), t("Perf/W")]
     table = grid(headers, [_row(i + 1, r, t) for i, r in enumerate(rows)], numeric=(0, 3, 4, 5, 6, 8, 9),
                  muted=[i for i, r in enumerate(rows) if not r.fits], widths=(4, 22, 6, 11, 7, 8, 12, 14, 8, 8))
-    legend = t("Needs/card: peak of the step / {ratio} (allocator overhead), less what sharding moves off the "
-               "card, of the memory the card leaves usable. Max batch: largest batch per card that fits. Price: "
-               "for all the cards of the configuration, with its condition and date. Perf/$: {unit} per USD of "
-               "the price; Perf/W: {unit} per watt of board power (TDP).").format(
-                   ratio=WORST_PEAK_TO_BUDGET, unit=unit)
+    legend = t("Needs/card: the step's required memory at this batch (its peak plus what the allocator cannot "
+               "reuse), less what sharding moves off the card, of the memory the card leaves usable. Max batch: "
+               "largest batch per card that fits. Price: for all the cards of the configuration, with its "
+               "condition and date. Perf/$: {unit} per USD of the price; Perf/W: {unit} per watt of board power "
+               "(TDP).").format(unit=unit)
     return (heading(t("Recommended cards"), new_page=True) + paragraph(_filters(report, t)) + table
             + paragraph(legend, "font-size: 7.5pt; color: #555555"))
 
@@ -131,8 +131,10 @@ def local_gpus(report: Report, t: Text) -> str:
 
 def _overheads(t: Text) -> list[str]:
     return [
-        t("Required memory = peak / {ratio}: the lowest peak-to-budget ratio measured at the out-of-memory "
-          "limit on an H200.").format(ratio=WORST_PEAK_TO_BUDGET),
+        t("Required memory: the smallest budget in which PyTorch's caching allocator, replayed under a limit, "
+          "runs the step, plus {share} of the peak and, with convolutions, a cuDNN workspace (checked against "
+          "the largest batches that trained on an H200 by benchmarks/max_batch.py).").format(
+              share=f"{REPLAY_UNCERTAINTY:.0%}"),
         t("Usable memory per card = card memory less the driver's reservation ({driver}) and the CUDA context "
           "with cuBLAS/cuDNN workspaces ({context}); {source}, assumed for every card.").format(
             driver=f"{DRIVER_RESERVED_FRACTION:.2%}", context=format_bytes(PROCESS_OVERHEAD_BYTES),

@@ -51,6 +51,7 @@ class Ranking:
 class Report:
     estimate: Estimate
     curve: MemoryCurve
+    required: MemoryCurve  # required bytes against the batch (core/budget.py)
     tokens_per_sample: int
     source: str  # the SPEC or model file the user gave ("" for a network built in the app)
     ranking: Ranking
@@ -83,7 +84,7 @@ def rank_for_report(session: Session, job: Job, cards: CardFilter = CardFilter()
 def build_report(job: Job, ranking: Ranking, snapshot: Snapshot | None, source: str = "",
                  created: datetime | None = None) -> Report:
     """Everything the report prints; `created` defaults to now, in local time (tests pass a fixed one)."""
-    return Report(job.estimate, job.curve, job.work.tokens_per_sample, source, ranking, snapshot,
+    return Report(job.estimate, job.curve, job.required, job.work.tokens_per_sample, source, ranking, snapshot,
                   created or datetime.now().astimezone())
 
 

@@ -44,7 +44,7 @@ def chart_builders(report: Report, style: ChartStyle) -> dict[str, Callable[[], 
         "breakdown": lambda: category_figure(e.memory.at_peak.as_dict(), short),
         "layers_memory": lambda: layer_figure(e.layers, "kept_bytes", TOP_LAYERS, style),
         "layers_compute": lambda: layer_figure(e.layers, "flops", TOP_LAYERS, style),
-        "batch": lambda: batch_curve_figure(report.curve, e.workload.batch, fitting, style),
+        "batch": lambda: batch_curve_figure(report.curve, report.required, e.workload.batch, fitting, style),
     }
     if shows_model_map(report):
         tall = ChartStyle(style.text, style.fonts, style.width_in, style.width_in * 0.62, style.dpi)

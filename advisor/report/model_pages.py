@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from advisor.core.estimate import WORST_PEAK_TO_BUDGET, Estimate
+from advisor.core.budget import REPLAY_UNCERTAINTY
+from advisor.core.estimate import Estimate
 from advisor.core.units import format_bytes, format_count
 from advisor.report.content import Report
 from advisor.report.markup import Text, chart, facts, figure, heading, lines, paragraph, side_by_side
@@ -115,8 +116,9 @@ def memory(report: Report, t: Text) -> str:
         (t("Peak allocated"), lines(format_bytes(m.peak_bytes), t("at {phase}, layer {layer}").format(
             phase=t(m.peak_phase), layer=m.peak_layer))),
         (t("Required"), lines(format_bytes(m.required_bytes), t(
-            "Peak / {ratio}: the smallest allocator budget the step runs in (worst peak-to-budget ratio "
-            "measured at the out-of-memory limit)").format(ratio=WORST_PEAK_TO_BUDGET))),
+            "The smallest allocator budget the step runs in: PyTorch's caching allocator replayed under a limit "
+            "(what it cannot reuse), plus {share} of the peak and, with convolutions, a cuDNN workspace")
+            .format(share=f"{REPLAY_UNCERTAINTY:.0%}"))),
         (t("Reserved"), lines(format_bytes(m.reserved_bytes), t(
             "What PyTorch's caching allocator would hold at the peak with plenty of memory"))),
         ("nvidia-smi", lines(format_bytes(m.device_total_bytes), t(

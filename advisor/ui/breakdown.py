@@ -125,7 +125,8 @@ class QtBreakdown(QWidget):
             lambda: category_figure(e.memory.at_peak.as_dict(), chart_style(height_in=2.4)),
             lambda: layer_figure(e.layers, metric, 15, chart_style()),
             lambda: timeline_figure(e.timeline, chart_style(), e.memory.peak_bytes),
-            lambda: batch_curve_figure(result.curve, e.workload.batch, self.cards, chart_style()),
+            lambda: batch_curve_figure(result.curve, result.job.required, e.workload.batch, self.cards,
+                                       chart_style()),
         ][view]
 
     def _redraw(self, force: bool = False) -> None:

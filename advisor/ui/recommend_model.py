@@ -40,8 +40,8 @@ def _columns() -> list[tuple[str, str]]:
         (tr("Cards"), tr("How many cards of this kind")),
         (tr("Plan"), tr("How the work is split over the cards")),
         (tr("Fits"), tr("Required memory per card is within the card's usable memory")),
-        (tr("Needs/card"), tr("Required bytes per card: peak of the step at this batch / 0.83 (allocator "
-                              "overhead), less what sharding moves off the card")),
+        (tr("Needs/card"), tr("Required bytes per card: the step's peak at this batch plus what the allocator cannot "
+                               "reuse, less what sharding moves off the card")),
         (tr("Usable/card"), tr("Card memory less the CUDA context and driver reservation")),
         (tr("Max batch"), tr("Largest per-card batch whose required memory fits, from the memory curve")),
         (tr("Step ms"), tr("Predicted time of one step: per-layer roofline (compute or memory bound) fitted on "

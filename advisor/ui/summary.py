@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QGridLayout, QLabel, QWidget
 
-from advisor.core.estimate import WORST_PEAK_TO_BUDGET, Estimate
+from advisor.core.budget import REPLAY_UNCERTAINTY
+from advisor.core.estimate import Estimate
 from advisor.core.units import format_bytes, format_count
 from advisor.ui.i18n import tr
 
@@ -27,8 +28,9 @@ def summary_items(e: Estimate) -> list[tuple[str, str, str]]:
          .format(phase=tr(m.peak_phase), layer=m.peak_layer, fixed=format_bytes(m.fixed_bytes), batch=w.batch,
                  per=format_bytes(m.per_sample_bytes))),
         (tr("Required"), format_bytes(m.required_bytes),
-         tr("Peak / {ratio}: the smallest allocator budget the step runs in (worst peak-to-budget ratio "
-            "measured at the out-of-memory limit)").format(ratio=WORST_PEAK_TO_BUDGET)),
+         tr("The smallest allocator budget the step runs in: PyTorch's caching allocator replayed under a limit "
+            "(what it cannot reuse), plus {share} of the peak and, with convolutions, a cuDNN workspace")
+         .format(share=f"{REPLAY_UNCERTAINTY:.0%}")),
         (tr("Reserved"), format_bytes(m.reserved_bytes),
          tr("What PyTorch's caching allocator would hold at the peak with plenty of memory")),
         (tr("nvidia-smi"), format_bytes(m.device_total_bytes),

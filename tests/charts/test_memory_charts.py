@@ -12,7 +12,7 @@ from matplotlib.figure import Figure
 
 from advisor.charts import CardLine, ChartStyle, batch_curve_figure, category_figure, layer_figure, timeline_figure
 from advisor.core import zoo
-from advisor.core.curve import memory_curve
+from advisor.core.budget import analytic_curves
 from advisor.core.estimate import Estimate, estimate
 from advisor.core.workload import Workload
 
@@ -91,9 +91,9 @@ def test_timeline_marks_the_estimate_peak(resnet: Estimate) -> None:
 
 def test_batch_curve_puts_card_lines_at_usable_memory() -> None:
     graph = zoo.build("resnet18")
-    curve = memory_curve(graph, Workload(batch=16))
+    curve, required = analytic_curves(graph, Workload(batch=16), 0.0)
     cards = [CardLine("RTX 4090", 22 * 2**30), CardLine("T4", 14 * 2**30)]
-    figure = batch_curve_figure(curve, 16, cards)
+    figure = batch_curve_figure(curve, required, 16, cards)
     png(figure)
     axis = figure.axes[0]
     lines = {line.get_gid(): line for line in axis.lines}
@@ -101,14 +101,16 @@ def test_batch_curve_puts_card_lines_at_usable_memory() -> None:
     assert lines["card:T4"].get_ydata()[0] == 14 * 2**30
     peak = lines["peak"]
     assert peak.get_ydata()[0] == curve.peak_bytes(1)
-    assert peak.get_xdata()[-1] >= curve.max_batch(22 * 2**30 * 0.83)  # the 4090's limit is on the chart
+    assert peak.get_xdata()[-1] >= required.max_batch(22 * 2**30)  # the 4090's limit is on the chart
+    needs = lines["required"]
+    assert needs.get_ydata()[0] == required.peak_bytes(1) > peak.get_ydata()[0]
     assert axis.get_xlabel() == "Batch size"
 
 
 def test_labels_go_through_the_text_function(resnet: Estimate) -> None:
     style = ChartStyle(text=lambda s: {"Batch size": "批大小"}.get(s, s), fonts=("Noto Sans CJK SC", "DejaVu Sans"))
-    curve = memory_curve(zoo.build("resnet18"), replace(resnet.workload))
-    figure = batch_curve_figure(curve, 16, style=style)
+    curve, required = analytic_curves(zoo.build("resnet18"), replace(resnet.workload), 0.0)
+    figure = batch_curve_figure(curve, required, 16, style=style)
     png(figure)
     assert figure.axes[0].get_xlabel() == "批大小"
     assert figure.axes[0].xaxis.label.get_fontfamily()[0] == "Noto Sans CJK SC"
@@ -131,10 +133,10 @@ def test_card_labels_on_memory_vs_batch_do_not_overlap(resnet: Estimate) -> None
 
     # in height order: 10 stays, 10.2 -> 10 + 2 = 12, 10.5 -> 12 + 2 = 14, 30 stays
     assert spread([10.0, 10.5, 30.0, 10.2], 2.0) == [10.0, 14.0, 30.0, 12.0]
-    curve = memory_curve(zoo.build("resnet18"), Workload(batch=16))
+    curve, required = analytic_curves(zoo.build("resnet18"), Workload(batch=16), 0.0)
     gib = 2**30
     cards = [CardLine("A 24 GB", 23 * gib), CardLine("B 24 GB", int(23.2 * gib)), CardLine("C 80 GB", 79 * gib)]
-    figure = batch_curve_figure(curve, 16, cards)
+    figure = batch_curve_figure(curve, required, 16, cards)
     axis = figure.axes[0]
     heights = sorted(t.get_position()[1] for t in axis.texts if str(t.get_gid()).startswith("label:"))
     span = axis.get_ylim()[1]

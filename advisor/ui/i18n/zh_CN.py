@@ -111,9 +111,10 @@ MESSAGES: dict[str, str] = {
     "Largest total of live tensors while replaying one step ({phase}, {layer}); "
     "= {fixed} fixed + {batch} x {per} per sample":
         "重放一个训练步时存活张量总量的最大值（{phase}，{layer}）；= 固定 {fixed} + {batch} × 每样本 {per}",
-    "Peak / {ratio}: the smallest allocator budget the step runs in (worst peak-to-budget ratio "
-    "measured at the out-of-memory limit)":
-        "峰值 / {ratio}：该步能运行的最小分配器预算（在显存耗尽边界实测的最差峰值/预算比）",
+    "The smallest allocator budget the step runs in: PyTorch's caching allocator replayed under a limit (what "
+    "it cannot reuse), plus {share} of the peak and, with convolutions, a cuDNN workspace":
+        "该步能运行的最小分配器预算：在限定预算下重放 PyTorch 缓存分配器（计入它无法复用的部分），再加峰值的 {share}，"
+        "有卷积时再加一份 cuDNN 工作区",
     "What PyTorch's caching allocator would hold at the peak with plenty of memory":
         "显存充足时 PyTorch 缓存分配器在峰值处占用的显存",
     "Reserved + CUDA context and library workspaces: what nvidia-smi would show":
@@ -156,8 +157,9 @@ MESSAGES: dict[str, str] = {
     "Card in the catalog": "目录中的显卡", "How many cards of this kind": "该型号显卡的数量",
     "How the work is split over the cards": "工作如何在多卡之间划分",
     "Required memory per card is within the card's usable memory": "每卡所需显存不超过该卡的可用显存",
-    "Required bytes per card: peak of the step at this batch / 0.83 (allocator overhead), less what sharding "
-    "moves off the card": "每卡所需字节数：该批大小下训练步峰值 / 0.83（分配器开销），再减去分片移出该卡的部分",
+    "Required bytes per card: the step's peak at this batch plus what the allocator cannot reuse, less what "
+    "sharding moves off the card":
+        "每卡所需字节数：该批大小下训练步峰值加上分配器无法复用的部分，再减去分片移出该卡的部分",
     "Card memory less the CUDA context and driver reservation": "显卡显存减去 CUDA 上下文和驱动预留",
     "Largest per-card batch whose required memory fits, from the memory curve":
         "根据显存曲线，单卡所需显存放得下的最大批大小",
@@ -340,13 +342,13 @@ MESSAGES: dict[str, str] = {
     "Used prices were considered where cheaper.": "二手价更便宜时按二手价计。",
     "No card of the catalog matches the filters.": "显卡目录中没有符合筛选条件的显卡。",
     "Price": "价格", "of {usable}": "共 {usable}",
-    "Needs/card: peak of the step / {ratio} (allocator overhead), less what sharding moves off the card, of the "
-    "memory the card leaves usable. Max batch: largest batch per card that fits. Price: for all the cards of the "
-    "configuration, with its condition and date. Perf/$: {unit} per USD of the price; Perf/W: {unit} per watt of "
-    "board power (TDP).":
-        "每卡需要：训练步峰值 / {ratio}（分配器开销），减去分片移出该卡的部分，后面是该卡的可用显存。"
-        "最大批：单卡放得下的最大批大小。价格：该配置所有显卡合计，附成色和日期。"
-        "性能/美元：每美元价格对应的{unit}；性能/瓦：每瓦板卡功耗（TDP）对应的{unit}。",
+    "Needs/card: the step's required memory at this batch (its peak plus what the allocator cannot reuse), less "
+    "what sharding moves off the card, of the memory the card leaves usable. Max batch: largest batch per card "
+    "that fits. Price: for all the cards of the configuration, with its condition and date. Perf/$: {unit} per "
+    "USD of the price; Perf/W: {unit} per watt of board power (TDP).":
+        "每卡需要：该批大小下训练步所需显存（峰值加上分配器无法复用的部分），减去分片移出该卡的部分，后面是该卡的可用显存。"
+        "最大批：每卡能放下的最大批大小。价格：该配置所有显卡的总价，附成色和日期。性能/美元：每美元价格的 {unit}；"
+        "性能/瓦：每瓦板卡功耗（TDP）的 {unit}。",
     "More than one card": "多卡",
     "Sharding divides the model state instead: ZeRO-1 shards the optimizer state, ZeRO-2 also the gradients, "
     "ZeRO-3 (FSDP) also the weights; activations are never sharded. Sharded plans need DeepSpeed or PyTorch FSDP, "
@@ -360,8 +362,11 @@ MESSAGES: dict[str, str] = {
     "GPUs in this computer": "本机 GPU", "The local GPUs were not read.": "未读取本机 GPU。",
     "In use": "已用", "This workload": "本工作负载", "read {time}": "读取于 {time}",
     "Assumptions and provenance": "假设与数据来源", "Overheads assumed": "假定的开销",
-    "Required memory = peak / {ratio}: the lowest peak-to-budget ratio measured at the out-of-memory limit on an "
-    "H200.": "所需显存 = 峰值 / {ratio}：在 H200 上于显存耗尽边界实测的最低峰值/预算比。",
+    "Required memory: the smallest budget in which PyTorch's caching allocator, replayed under a limit, runs the "
+    "step, plus {share} of the peak and, with convolutions, a cuDNN workspace (checked against the largest "
+    "batches that trained on an H200 by benchmarks/max_batch.py).":
+        "所需显存：在限定预算下重放 PyTorch 缓存分配器时能运行该步的最小预算，再加峰值的 {share}，有卷积时再加一份 "
+        "cuDNN 工作区（benchmarks/max_batch.py 用 H200 上实际能训练的最大批大小检验过）。",
     "Usable memory per card = card memory less the driver's reservation ({driver}) and the CUDA context with "
     "cuBLAS/cuDNN workspaces ({context}); {source}, assumed for every card.":
         "每卡可用显存 = 显卡显存减去驱动预留（{driver}）以及 CUDA 上下文和 cuBLAS/cuDNN 工作区（{context}）；{source}，"
