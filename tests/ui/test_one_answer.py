@@ -11,6 +11,7 @@ from pathlib import Path
 
 from pytestqt.qtbot import QtBot
 
+from advisor.core.tracker import CATEGORIES
 from advisor.ui.main_window import QtMainWindow
 
 SMALL_CNN = '''
@@ -28,7 +29,6 @@ def build_model():
 def example_inputs(batch_size):
     return (torch.randn(batch_size, 3, 32, 32),)
 '''
-CATEGORIES = ("weights", "gradients", "optimizer_state", "activations", "temporaries", "inputs")
 
 
 def command_line(path: Path) -> dict[str, object]:
