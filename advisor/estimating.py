@@ -46,7 +46,8 @@ def _simulator(spec: str, seq_len: int | None, trust_pickle: bool) -> Any:
     loss = None if user_loss is None else (lambda out, given: user_loss(out, given[0] or given[1]))
 
     def run(workload: Workload) -> Estimate:
-        return simulate_estimate(loaded.module, loaded.example_inputs, workload, loss, loaded.name)
+        inputs = loaded.train_inputs if workload.training and loaded.train_inputs else loaded.example_inputs
+        return simulate_estimate(loaded.module, inputs, workload, loss, loaded.name)
 
     return run
 

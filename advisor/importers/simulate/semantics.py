@@ -22,8 +22,9 @@ from torch.overrides import TorchFunctionMode
 from advisor.importers.simulate.attention import cuda_sdpa
 from advisor.importers.simulate.autocast import AutocastPolicy
 
-# Python composites whose bodies hold ops autocast or the attention backend choice change.
-COMPOSITES = frozenset({F.multi_head_attention_forward})
+# Python composites whose bodies hold ops autocast or the attention backend choice change. Backward is one:
+# activation checkpointing reruns forward segments inside it (torch/utils/checkpoint.py recompute_fn).
+COMPOSITES = frozenset({F.multi_head_attention_forward, torch.autograd.backward})
 
 
 def _fused_dropout(input: torch.Tensor, p: float = 0.5, training: bool = True, inplace: bool = False,

@@ -117,7 +117,9 @@ class StepRunner:
             self._checkpointing()
 
     def _checkpointing(self) -> None:
-        enable = getattr(self.module, "gradient_checkpointing_enable", None)
+        # transformers 5 renamed gradient_checkpointing_enable (kept, deprecated) to activation_checkpointing_enable
+        enable = getattr(self.module, "activation_checkpointing_enable", None) or \
+            getattr(self.module, "gradient_checkpointing_enable", None)
         if callable(enable):
             enable()
         else:
@@ -176,7 +178,8 @@ class StepRunner:
         t.at("backward", "loss")
         if self.w.precision == "amp_fp16":  # GradScaler: scale(loss) multiplies by a 0-dim device tensor
             loss = loss * torch.full((), 65536.0, device=loss.device)
-        loss.backward()  # type: ignore[no-untyped-call]
+        with self.semantics:  # checkpointed segments rerun their forward in backward, under CUDA's choices
+            torch.autograd.backward(loss)
         t.at("optimizer step", self.w.optimizer)
         t.default_category = "temporaries"
         self.optimizer.step()
