@@ -108,9 +108,11 @@ def _run(loaded: LoadedModel, batch: int, how: str) -> tuple[Recorder, Any]:
             with mode:
                 result = loaded.module(*args, **kwargs)
         elif how == "meta":
+            from advisor.importers.simulate.semantics import GroupedMmOnMeta
             from advisor.importers.simulate.standins import MetaScalars
 
-            with MetaScalars():  # .item() on meta (transformers' mask checks) answers as the simulator does
+            # .item() on meta (transformers' mask checks) and expert GEMMs answer as in the simulator
+            with MetaScalars(), GroupedMmOnMeta():
                 result = loaded.module(*args, **kwargs)
         else:
             result = loaded.module(*args, **kwargs)

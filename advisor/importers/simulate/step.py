@@ -38,8 +38,8 @@ def default_loss(output: Any, inputs: Inputs) -> torch.Tensor:
     loss = getattr(output, "loss", None)
     if isinstance(loss, torch.Tensor):
         return loss
-    if isinstance(output, (tuple, list)):
-        output = output[0]
+    if isinstance(output, (tuple, list, dict)):  # a bare transformers model's ModelOutput is a dict
+        output = next(_tensors(output), None)
     if isinstance(output, torch.Tensor) and output.dim() == 2 and output.is_floating_point():
         target = torch.zeros(output.size(0), dtype=torch.long, device=output.device)
         return F.cross_entropy(output, target)
