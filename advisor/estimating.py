@@ -62,8 +62,22 @@ def _choose(spec: str, method: str) -> str:
 def estimate_spec(spec: str, workload: Workload, *, seq_len: int | None = None, trust_pickle: bool = False,
                   method: str = "auto") -> Estimate:
     if _choose(spec, method) == "simulated":
-        return _simulator(spec, seq_len, trust_pickle)(workload)  # type: ignore[no-any-return]
+        try:
+            return _simulator(spec, seq_len, trust_pickle)(workload)  # type: ignore[no-any-return]
+        except SpecError as error:
+            if method != "auto" or not _simulation_failed(error):
+                raise
+            # the step could not be followed on the meta device: the layer graph still answers, and says why
+            analytic = estimate(load_graph(spec, seq_len, trust_pickle=trust_pickle), workload)
+            return replace(analytic, assumptions=(*analytic.assumptions, f"{spec}: {error}; estimated "
+                                                  "analytically instead"))
     return estimate(load_graph(spec, seq_len, trust_pickle=trust_pickle), workload)
+
+
+def _simulation_failed(error: SpecError) -> bool:
+    from advisor.importers.simulate.step import SimulationError
+
+    return isinstance(error, SimulationError)
 
 
 def prepare_spec(spec: str, workload: Workload, *, seq_len: int | None = None, trust_pickle: bool = False,

@@ -16,6 +16,7 @@ from advisor.estimating import estimate_spec
 from advisor.importers.hf_model import head_of
 from advisor.importers.simulate import simulate_estimate
 from advisor.importers.simulate.attention import cuda_sdpa
+from advisor.importers.simulate.step import SimulationError
 from advisor.importers.torch_loader import load_module
 
 SMALL = {"num_hidden_layers": 2, "hidden_size": 64, "intermediate_size": 128, "num_attention_heads": 4,
@@ -167,3 +168,47 @@ def test_t5_and_vit_configs_estimate(tmp_path: Path) -> None:
             for method in ("simulated", "analytic"):
                 est = estimate_spec(spec, Workload(mode, 2), seq_len=16, method=method)
                 assert est.param_count == meta_params(spec), (spec, mode, method)
+
+
+NEEDS_VALUES = '''
+import torch
+from torch import nn
+
+
+class Gate(nn.Module):
+    def forward(self, x):
+        return x[:, : int(x.detach().cpu().numpy().size)]  # reads values: not possible on the meta device
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+        self.gate = Gate()
+
+    def forward(self, x):
+        return self.gate(self.fc(x))
+
+
+def build_model():
+    return Model()
+
+
+def example_inputs(batch_size):
+    return (torch.randn(batch_size, 8),)
+'''
+
+
+def test_a_step_the_simulation_cannot_follow_is_one_line_naming_the_layer(tmp_path: Path) -> None:
+    file = tmp_path / "needs_values.py"
+    file.write_text(NEEDS_VALUES)
+    try:
+        estimate_spec(str(file), Workload("train", 2), method="simulated")
+    except SimulationError as error:
+        assert "layer gate" in str(error) and "\n" not in str(error)
+    else:
+        raise AssertionError("the meta device cannot hand out values")
+    est = estimate_spec(str(file), Workload("train", 2))  # auto: the layer graph answers, and says why
+    assert est.method == "analytic"
+    assert est.param_count == 8 * 8 + 8  # 72
+    assert any("layer gate" in line for line in est.assumptions)

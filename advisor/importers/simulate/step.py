@@ -13,6 +13,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from advisor.core.errors import SpecError
 from advisor.core.workload import Workload
 from advisor.importers.simulate.hooks import LayerWatch
 from advisor.importers.simulate.semantics import CudaSemantics
@@ -200,8 +201,23 @@ class StepRunner:
         return {}
 
 
+class SimulationError(SpecError):
+    """The module did something the meta-device step cannot follow; the message names the layer."""
+
+
 def run_step(module: nn.Module, make_inputs: MakeInputs, workload: Workload, loss_fn: LossFn | None) -> StepRun:
-    return StepRunner(module, make_inputs, workload, loss_fn).run()
+    runner = StepRunner(module, make_inputs, workload, loss_fn)
+    try:
+        return runner.run()
+    except SpecError:
+        raise
+    except Exception as error:  # any failure inside the user's or the library's code: one line, with the layer
+        from advisor.importers.torch_loader import _describe
+
+        watch = getattr(runner, "watch", None)  # forward hooks leave the failing module on the stack
+        layer = watch.stack[-1] if watch is not None and watch.stack else runner.tracker.layer or "model"
+        where = f"{runner.tracker.phase} of layer {layer}"
+        raise SimulationError(f"the simulated step failed in the {where}: {_describe(error)}") from None
 
 
-__all__ = ["Inputs", "LossFn", "MakeInputs", "StepRun", "run_step"]
+__all__ = ["Inputs", "LossFn", "MakeInputs", "SimulationError", "StepRun", "run_step"]
