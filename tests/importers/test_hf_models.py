@@ -212,3 +212,11 @@ def test_a_step_the_simulation_cannot_follow_is_one_line_naming_the_layer(tmp_pa
     assert est.method == "analytic"
     assert est.param_count == 8 * 8 + 8  # 72
     assert any("layer gate" in line for line in est.assumptions)
+
+
+def test_the_workload_precision_decides_the_weights_not_the_config_dtype(tmp_path: Path) -> None:
+    """Published configs name dtype bfloat16; an fp32 workload still holds 4 bytes a parameter."""
+    cfg = transformers.LlamaConfig(**SMALL, num_key_value_heads=2, architectures=["LlamaForCausalLM"],
+                                   dtype="bfloat16")
+    est = estimate_spec(write_config(tmp_path, cfg), Workload("infer", 1, "fp32"), seq_len=16)
+    assert est.memory.at_peak.weights >= 4 * 202048  # the Llama above: 202,048 parameters x 4 bytes
