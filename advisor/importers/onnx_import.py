@@ -19,6 +19,7 @@ from advisor.core.ops import Input, Op
 from advisor.core.ops.base import product
 from advisor.core.ops.generic import Opaque
 from advisor.importers.common import fail, one_line, optional_module, unique_name
+from advisor.importers.onnx_fold import fold_sizes
 from advisor.importers.onnx_map import NodeView, core_op, node_macs
 
 MAX_DIM = 1 << 40  # a declared dimension beyond this is damage, not a model
@@ -50,6 +51,7 @@ def load_graph(path: Path, seq_len: int | None = None) -> Graph:
         # data_prop follows Shape -> Gather -> Expand chains, so sizes computed from the input stay numbers
         # instead of becoming unknown symbols (a BERT export's token types and masks)
         model = onnx.shape_inference.infer_shapes(model, data_prop=True)
+        model = onnx.shape_inference.infer_shapes(fold_sizes(onnx, model), data_prop=True)
     except Exception as error:  # protobuf DecodeError, onnx's checker and inference errors
         raise fail(path, f"not a readable ONNX model (truncated or another format): "
                          f"{one_line(f'{type(error).__name__}: {error}', 160)}") from None
