@@ -53,6 +53,20 @@ def _count(dims: Any) -> int:
     return total
 
 
+def _too_large(np: Any, node: Any, known: dict[str, Any]) -> bool:
+    """Range and ConstantOfShape are the two foldable ops whose output can outgrow their inputs: a damaged
+    or hostile file must not make them allocate before the size check."""
+    try:
+        if node.op_type == "ConstantOfShape":
+            return bool(np.prod(known[node.input[0]], dtype=np.float64) > MAX_ELEMENTS)
+        if node.op_type == "Range":
+            start, limit, delta = (float(np.asarray(known[n]).reshape(-1)[0]) for n in node.input[:3])
+            return delta == 0 or (limit - start) / delta > MAX_ELEMENTS
+    except (IndexError, ValueError, TypeError):
+        return True
+    return False
+
+
 def _numeric_shapes(graph: Any) -> dict[str, tuple[int, ...]]:
     out: dict[str, tuple[int, ...]] = {}
     for value in (*graph.input, *graph.value_info, *graph.output):
@@ -75,6 +89,8 @@ def _evaluate(onnx: Any, np: Any, node: Any, known: dict[str, Any], shapes: dict
     from onnx.reference import ReferenceEvaluator
 
     inputs = [n for n in node.input if n]
+    if _too_large(np, node, known):
+        return None
     try:
         values = ReferenceEvaluator(node).run(None, {n: known[n] for n in inputs})
     except Exception:  # an op the reference cannot run on these values: left for shape inference

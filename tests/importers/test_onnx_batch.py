@@ -38,3 +38,16 @@ def test_bert_export_has_its_real_sizes(tmp_path: Path, dynamic: bool) -> None:
     # A stand-in of 128 or 512 for an unknown batch or head dimension gave gigabytes a sample.
     scores = 4 * 128 * 128 * 4
     assert scores <= exported.memory.per_sample_bytes < 4 * scores
+
+
+def test_folding_refuses_size_arithmetic_that_would_allocate_much() -> None:
+    import numpy as np
+    import onnx
+
+    from advisor.importers.onnx_fold import MAX_ELEMENTS, _evaluate
+
+    node = onnx.helper.make_node("Range", ["start", "limit", "delta"], ["r"])
+    small = {"start": np.array(0), "limit": np.array(5), "delta": np.array(1)}
+    assert list(_evaluate(onnx, np, node, small, {})[0]) == [0, 1, 2, 3, 4]
+    huge = {**small, "limit": np.array(10**12)}  # a damaged file: 10^12 elements, far over MAX_ELEMENTS
+    assert MAX_ELEMENTS < 10**12 and _evaluate(onnx, np, node, huge, {}) is None
