@@ -47,7 +47,8 @@ def _simulator(spec: str, seq_len: int | None, trust_pickle: bool) -> Any:
     loss = None if user_loss is None else (lambda out, given: user_loss(out, given[0] or given[1]))
 
     def run(workload: Workload) -> Estimate:
-        return simulate_estimate(loaded.module, loaded.example_inputs, workload, loss, loaded.name)
+        inputs = loaded.train_inputs if workload.training and loaded.train_inputs else loaded.example_inputs
+        return simulate_estimate(loaded.module, inputs, workload, loss, loaded.name)
 
     return run
 
@@ -68,8 +69,22 @@ def _llm_workload(w: Workload) -> bool:
 def estimate_spec(spec: str, workload: Workload, *, seq_len: int | None = None, trust_pickle: bool = False,
                   method: str = "auto") -> Estimate:
     if _choose(spec, method, workload) == "simulated":
-        return _simulator(spec, seq_len, trust_pickle)(workload)  # type: ignore[no-any-return]
+        try:
+            return _simulator(spec, seq_len, trust_pickle)(workload)  # type: ignore[no-any-return]
+        except SpecError as error:
+            if method != "auto" or not _simulation_failed(error):
+                raise
+            # the step could not be followed on the meta device: the layer graph still answers, and says why
+            analytic = estimate(load_graph(spec, seq_len, trust_pickle=trust_pickle), workload)
+            return replace(analytic, assumptions=(*analytic.assumptions, f"{spec}: {error}; estimated "
+                                                  "analytically instead"))
     return estimate(load_graph(spec, seq_len, trust_pickle=trust_pickle), workload)
+
+
+def _simulation_failed(error: SpecError) -> bool:
+    from advisor.importers.simulate.step import SimulationError
+
+    return isinstance(error, SimulationError)
 
 
 def prepare_spec(spec: str, workload: Workload, *, seq_len: int | None = None, trust_pickle: bool = False,

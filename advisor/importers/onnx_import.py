@@ -19,9 +19,14 @@ from advisor.core.ops import Input, Op
 from advisor.core.ops.base import product
 from advisor.core.ops.generic import Opaque
 from advisor.importers.common import fail, one_line, optional_module, unique_name
+from advisor.importers.onnx_fold import fold_sizes
 from advisor.importers.onnx_map import NodeView, core_op, node_macs
 
 MAX_DIM = 1 << 40  # a declared dimension beyond this is damage, not a model
+# A symbolic batch dimension is given this size before shape inference: prime and rarely a layer size, so the
+# tensors that carry the batch are told from those that merely start with a small constant (a [1, 512]
+# position buffer of a static export), as torch_graph.TRACE_BATCH does for traces.
+BATCH_MARK = 13
 MAX_NODES = 1_000_000
 
 
@@ -42,7 +47,11 @@ def load_graph(path: Path, seq_len: int | None = None) -> Graph:
     onnx = optional_module("onnx", str(path))
     try:
         model = onnx.load(str(path), load_external_data=False)
-        model = onnx.shape_inference.infer_shapes(model)
+        _fix_input_sizes(model, seq_len or zoo.DEFAULT_SEQ_LEN)
+        # data_prop follows Shape -> Gather -> Expand chains, so sizes computed from the input stay numbers
+        # instead of becoming unknown symbols (a BERT export's token types and masks)
+        model = onnx.shape_inference.infer_shapes(model, data_prop=True)
+        model = onnx.shape_inference.infer_shapes(fold_sizes(onnx, model), data_prop=True)
     except Exception as error:  # protobuf DecodeError, onnx's checker and inference errors
         raise fail(path, f"not a readable ONNX model (truncated or another format): "
                          f"{one_line(f'{type(error).__name__}: {error}', 160)}") from None
@@ -54,6 +63,18 @@ def load_graph(path: Path, seq_len: int | None = None) -> Graph:
     except (ValueError, TypeError, IndexError, KeyError, AttributeError, OverflowError, RecursionError) as error:
         raise fail(path, f"unsupported or damaged ONNX graph: {one_line(f'{type(error).__name__}: {error}', 160)}") \
             from None
+
+
+def _fix_input_sizes(model: Any, seq_len: int) -> None:
+    """Symbolic sizes of the graph inputs become numbers: the first (the batch) BATCH_MARK, the others
+    seq_len. Shape inference then gives every tensor numeric sizes wherever the graph computes them."""
+    inits = {init.name for init in model.graph.initializer}
+    for value in model.graph.input:
+        if value.name in inits or not value.type.HasField("tensor_type"):
+            continue
+        for axis, dim in enumerate(value.type.tensor_type.shape.dim):
+            if not dim.HasField("dim_value"):
+                dim.dim_value = BATCH_MARK if axis == 0 else seq_len
 
 
 def _build(state: _State, graph: Any) -> Graph:

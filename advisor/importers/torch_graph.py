@@ -107,6 +107,13 @@ def _run(loaded: LoadedModel, batch: int, how: str) -> tuple[Recorder, Any]:
         if how == "fake":
             with mode:
                 result = loaded.module(*args, **kwargs)
+        elif how == "meta":
+            from advisor.importers.simulate.semantics import GroupedMmOnMeta
+            from advisor.importers.simulate.standins import MetaScalars
+
+            # .item() on meta (transformers' mask checks) and expert GEMMs answer as in the simulator
+            with MetaScalars(), GroupedMmOnMeta():
+                result = loaded.module(*args, **kwargs)
         else:
             result = loaded.module(*args, **kwargs)
     return recorder, _main_output(loaded, result)
@@ -184,6 +191,11 @@ def _unused(params: int) -> Opaque:
 
 def _op_for(r: Record, specs: list[TensorSpec], batch: int) -> Op:
     output = per_sample(r.output, batch)
+    if not specs and aliases_input(r):
+        # a view of a parameter or buffer (ViT's class token expanded to the batch, a layer scale): there is
+        # no activation to alias, so it is a node of its own whose input is the parameter
+        return Opaque(r.op_name, output.shape, output.dtype, output.batched, r.new_params, keeps_inputs=False,
+                      flops_per_element=0)
     op = core_op(as_call(r, specs, output))
     if op is not None and _agrees(op, r, specs, output):
         return op

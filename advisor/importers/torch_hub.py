@@ -7,15 +7,14 @@ None of these download weights: the architecture is built with random (torchvisi
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from advisor.core.errors import SpecError
+from advisor.importers import hf_model
 from advisor.importers.common import existing_file, fail, optional_module, read_config
 from advisor.importers.torch_loader import Inputs, LoadedModel, _describe, import_torch
 
 IMAGE_SIZE = 224  # torchvision's and timm's default eval resolution for the ImageNet classifiers
-DEFAULT_SEQ_LEN = 512
 
 
 def load(spec: str, seq_len: int | None = None) -> LoadedModel:
@@ -66,47 +65,12 @@ def load_hf(config_spec: str, seq_len: int | None = None) -> LoadedModel:
     config = read_config(path)
     torch = import_torch(f"hf:{config_spec}")
     transformers = optional_module("transformers", f"hf:{config_spec}")
+    if "model_type" not in config:
+        raise fail(path, "config has no model_type (a transformers config.json names one)")
     try:
-        cfg = transformers.AutoConfig.for_model(**config) if "model_type" in config else None
+        cfg = transformers.AutoConfig.for_model(**config)
     except Exception as error:
         raise fail(path, f"transformers cannot read this config: {_describe(error)}") from None
-    if cfg is None:
-        raise fail(path, "config has no model_type (a transformers config.json names one)")
-    module, task = _hf_module(transformers, torch, cfg, path)
-    tokens = _seq_len(cfg, seq_len, path)
-    vocab = int(getattr(cfg, "vocab_size", 2) or 2)
-
-    extra = {"use_cache": False} if getattr(cfg, "use_cache", False) else {}  # training keeps no KV cache
-
-    def example_inputs(batch_size: int) -> Inputs:
-        return (), {"input_ids": torch.randint(0, vocab, (batch_size, tokens)), **extra}
-
-    return LoadedModel(str(config.get("_name_or_path") or path.parent.name or path.stem), module,
-                       example_inputs, None, f"hf:{config_spec}", task)
-
-
-def _hf_module(transformers: Any, torch: Any, cfg: Any, path: Path) -> tuple[Any, str]:
-    """The class the config names (architectures[0]), else a causal LM, else the bare model; on meta."""
-    arch = (getattr(cfg, "architectures", None) or [""])[0]
-    candidates = [getattr(transformers, arch, None)] if arch else []
-    candidates += [transformers.AutoModelForCausalLM, transformers.AutoModel]
-    last: Exception | None = None
-    for cls in (c for c in candidates if c is not None):
-        try:
-            with torch.device("meta"):
-                module = cls.from_config(cfg) if hasattr(cls, "from_config") else cls(cfg)
-        except Exception as error:
-            last = error
-            continue
-        task = "language_model" if type(module).__name__.endswith(("ForCausalLM", "LMHeadModel")) \
-            else "classification"
-        return module, task
-    raise fail(path, f"transformers cannot build this model: {_describe(last) if last else 'unknown class'}")
-
-
-def _seq_len(cfg: Any, seq_len: int | None, path: Path) -> int:
-    limit = getattr(cfg, "max_position_embeddings", None) or getattr(cfg, "n_positions", None)
-    tokens = seq_len or min(DEFAULT_SEQ_LEN, int(limit) if limit else DEFAULT_SEQ_LEN)
-    if limit and tokens > int(limit):
-        raise fail(path, f"seq_len {tokens} is more than the model's {limit} positions")
-    return tokens
+    model = hf_model.build(transformers, torch, cfg, path, seq_len)
+    return LoadedModel(str(config.get("_name_or_path") or path.parent.name or path.stem), model.module,
+                       model.inputs, None, f"hf:{config_spec}", model.task, model.train_inputs)

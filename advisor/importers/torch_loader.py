@@ -45,6 +45,8 @@ class LoadedModel:
     loss_fn: Callable[..., Any] | None
     source: str
     task: str
+    # a training step's inputs when they differ from example_inputs (hf: models add their labels)
+    train_inputs: Callable[[int], Inputs] | None = None
 
 
 class ExampleInputs:

@@ -46,7 +46,7 @@ def cuda_sdpa(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
               scale: float | None = None, enable_gqa: bool = False) -> Any:
     """F.scaled_dot_product_attention with the backend CUDA would pick (math falls through to torch)."""
     backend = choose_backend(query, key, attn_mask, enable_gqa)
-    if backend == "flash" and key.size(1) == query.size(1):
+    if backend == "flash":  # flash_api.cpp mha_fwd takes num_heads_k < num_heads: GQA/MQA without copies
         return aten._scaled_dot_product_flash_attention(query, key, value, dropout_p, is_causal, False,
                                                         scale=scale)[0]
     if backend == "efficient":
@@ -58,9 +58,11 @@ def cuda_sdpa(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
             bias = bias.expand(query.size(0), query.size(1), query.size(2), key.size(2))
         return aten._scaled_dot_product_efficient_attention(query, key, value, bias, needs_lse, dropout_p,
                                                             is_causal, scale=scale)[0]
-    return torch.nn.functional.scaled_dot_product_attention(
-        query, key, value, attn_mask=attn_mask, dropout_p=dropout_p, is_causal=is_causal, scale=scale,
-        enable_gqa=enable_gqa)
+    # The math path (attention.cpp _scaled_dot_product_attention_math) repeat_interleaves K and V to the
+    # query's heads under enable_gqa and keeps the seq x seq scores; calling it by its aten name rather than
+    # F.scaled_dot_product_attention keeps the semantics mode from choosing a backend for it again.
+    return aten._scaled_dot_product_attention_math(query, key, value, attn_mask, dropout_p, is_causal, None,
+                                                   scale=scale, enable_gqa=enable_gqa)[0]
 
 
 def backward_workspace_bytes(func: Any, args: tuple[Any, ...]) -> list[int]:

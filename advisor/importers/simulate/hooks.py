@@ -65,14 +65,14 @@ class LayerWatch:
     def _pre(self, name: str) -> Any:
         def hook(module: nn.Module, args: Any) -> None:
             self.stack.append(name)
-            self.tracker.at("forward", name)
+            self.tracker.at(self._phase(), name)
         return hook
 
     def _post(self, name: str) -> Any:
         def hook(module: nn.Module, args: Any, output: Any) -> None:
             if self.stack and self.stack[-1] == name:
                 self.stack.pop()
-            self.tracker.at("forward", self.stack[-1] if self.stack else "model")
+            self.tracker.at(self._phase(), self.stack[-1] if self.stack else "model")
             tensor = _first_tensor(output)
             if tensor is None:
                 return
@@ -85,6 +85,10 @@ class LayerWatch:
                 self.claimed.add(id(node))
                 node.register_prehook(self._backward(name))
         return hook
+
+    def _phase(self) -> str:
+        """Activation checkpointing reruns forwards inside backward: that memory is backward's."""
+        return "backward" if self.tracker.phase == "backward" else "forward"
 
     def _backward(self, name: str) -> Any:
         def hook(grad_outputs: Any) -> None:

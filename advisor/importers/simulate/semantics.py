@@ -22,8 +22,9 @@ from torch.overrides import TorchFunctionMode
 from advisor.importers.simulate.attention import cuda_sdpa
 from advisor.importers.simulate.autocast import AutocastPolicy
 
-# Python composites whose bodies hold ops autocast or the attention backend choice change.
-COMPOSITES = frozenset({F.multi_head_attention_forward})
+# Python composites whose bodies hold ops autocast or the attention backend choice change. Backward is one:
+# activation checkpointing reruns forward segments inside it (torch/utils/checkpoint.py recompute_fn).
+COMPOSITES = frozenset({F.multi_head_attention_forward, torch.autograd.backward})
 
 
 def _fused_dropout(input: torch.Tensor, p: float = 0.5, training: bool = True, inplace: bool = False,
@@ -35,6 +36,31 @@ def _fused_dropout(input: torch.Tensor, p: float = 0.5, training: bool = True, i
     if not training or p <= 0 or p >= 1 or input.numel() == 0:
         return input if not training or p <= 0 else input * 0.0
     return torch.native_dropout(input, p, True)[0]
+
+
+def _grouped_mm(mat_a: torch.Tensor, mat_b: torch.Tensor, offs: Any = None, bias: Any = None,
+                out_dtype: Any = None) -> torch.Tensor | None:
+    """Mixture-of-experts grouped GEMM (transformers integrations/moe.py) outside bfloat16: the meta kernel
+    accepts only bfloat16 (torch/_meta_registrations.py _meta_grouped_mm_common), while CUDA runs other
+    dtypes group by group. Each token row meets one expert's matrix, so one (S, K) x (K, N) product has the
+    same output, saved tensors, FLOPs and (through the select's backward) a full expert-weight gradient."""
+    if mat_a.dim() != 2 or mat_b.dim() != 3 or mat_a.dtype == torch.bfloat16:
+        return None
+    out = mat_a @ mat_b[0]
+    return out if bias is None else out + bias[0]
+
+
+GROUPED_MM = ("grouped_mm", "_grouped_mm")
+
+
+class GroupedMmOnMeta(TorchFunctionMode):
+    """Only the grouped-GEMM stand-in, for the analytic trace of mixture-of-experts models on meta."""
+
+    def __torch_function__(self, func: Callable[..., Any], types_: Any, args: tuple[Any, ...] = (),
+                           kwargs: dict[str, Any] | None = None) -> Any:
+        kwargs = kwargs or {}
+        grouped = _grouped_mm(*args, **kwargs) if getattr(func, "__name__", "") in GROUPED_MM else None
+        return func(*args, **kwargs) if grouped is None else grouped
 
 
 class CudaSemantics(TorchFunctionMode):
@@ -58,6 +84,11 @@ class CudaSemantics(TorchFunctionMode):
                 args, kwargs = cast
         if name == "dropout" and not kwargs.get("inplace", len(args) > 3 and args[3]):
             return _fused_dropout(*args, **kwargs)
+        if name in GROUPED_MM:
+            with self:
+                grouped = _grouped_mm(*args, **kwargs)
+            if grouped is not None:
+                return grouped
         if name == "scaled_dot_product_attention":
             with self:
                 return cuda_sdpa(*args, **kwargs)

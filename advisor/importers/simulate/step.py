@@ -13,6 +13,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from advisor.core.errors import SpecError
 from advisor.core.workload import Workload
 from advisor.importers.simulate.hooks import LayerWatch
 from advisor.importers.simulate.semantics import CudaSemantics
@@ -38,8 +39,8 @@ def default_loss(output: Any, inputs: Inputs) -> torch.Tensor:
     loss = getattr(output, "loss", None)
     if isinstance(loss, torch.Tensor):
         return loss
-    if isinstance(output, (tuple, list)):
-        output = output[0]
+    if isinstance(output, (tuple, list, dict)):  # a bare transformers model's ModelOutput is a dict
+        output = next(_tensors(output), None)
     if isinstance(output, torch.Tensor) and output.dim() == 2 and output.is_floating_point():
         target = torch.zeros(output.size(0), dtype=torch.long, device=output.device)
         return F.cross_entropy(output, target)
@@ -117,7 +118,9 @@ class StepRunner:
             self._checkpointing()
 
     def _checkpointing(self) -> None:
-        enable = getattr(self.module, "gradient_checkpointing_enable", None)
+        # transformers 5 renamed gradient_checkpointing_enable (kept, deprecated) to activation_checkpointing_enable
+        enable = getattr(self.module, "activation_checkpointing_enable", None) or \
+            getattr(self.module, "gradient_checkpointing_enable", None)
         if callable(enable):
             enable()
         else:
@@ -176,7 +179,8 @@ class StepRunner:
         t.at("backward", "loss")
         if self.w.precision == "amp_fp16":  # GradScaler: scale(loss) multiplies by a 0-dim device tensor
             loss = loss * torch.full((), 65536.0, device=loss.device)
-        loss.backward()  # type: ignore[no-untyped-call]
+        with self.semantics:  # checkpointed segments rerun their forward in backward, under CUDA's choices
+            torch.autograd.backward(loss)
         t.at("optimizer step", self.w.optimizer)
         t.default_category = "temporaries"
         self.optimizer.step()
@@ -197,8 +201,23 @@ class StepRunner:
         return {}
 
 
+class SimulationError(SpecError):
+    """The module did something the meta-device step cannot follow; the message names the layer."""
+
+
 def run_step(module: nn.Module, make_inputs: MakeInputs, workload: Workload, loss_fn: LossFn | None) -> StepRun:
-    return StepRunner(module, make_inputs, workload, loss_fn).run()
+    runner = StepRunner(module, make_inputs, workload, loss_fn)
+    try:
+        return runner.run()
+    except SpecError:
+        raise
+    except Exception as error:  # any failure inside the user's or the library's code: one line, with the layer
+        from advisor.importers.torch_loader import _describe
+
+        watch = getattr(runner, "watch", None)  # forward hooks leave the failing module on the stack
+        layer = watch.stack[-1] if watch is not None and watch.stack else runner.tracker.layer or "model"
+        where = f"{runner.tracker.phase} of layer {layer}"
+        raise SimulationError(f"the simulated step failed in the {where}: {_describe(error)}") from None
 
 
-__all__ = ["Inputs", "LossFn", "MakeInputs", "StepRun", "run_step"]
+__all__ = ["Inputs", "LossFn", "MakeInputs", "SimulationError", "StepRun", "run_step"]

@@ -7,8 +7,7 @@ kMinBlockSize = 512). A weakref finalizer on the storage's Python object marks i
 one Python object for their whole life (PyObject preservation), so the callback runs exactly when the
 storage dies - the mechanism torch/distributed/_tools/mem_tracker.py relies on too.
 
-Meta tensors hold no values. `.item()` on one (data-dependent control flow such as `if mask.all():`)
-returns a stand-in: True after all(), False after any() and the isnan/isinf family, else 1.
+Meta tensors hold no values: `.item()` on one gets a stand-in (simulate/standins.py).
 """
 
 from __future__ import annotations
@@ -25,10 +24,9 @@ from torch.utils._pytree import tree_flatten
 from advisor.core.tracker import CATEGORIES, Key, rounded
 from advisor.importers.simulate.attention import backward_workspace_bytes
 from advisor.importers.simulate.flops import FlopCounter
+from advisor.importers.simulate.standins import StandIns
 
 aten = torch.ops.aten
-_TRUE_AFTER = {aten.all, aten.equal}
-_FALSE_AFTER = {aten.any, aten.isnan, aten.isinf, aten.isneginf, aten.isposinf}
 
 
 @dataclass
@@ -66,7 +64,7 @@ class MemoryTracker(TorchDispatchMode):  # type: ignore[no-untyped-call]
         self.timeline: list[tuple[str, str, int]] = []
         self.flops = FlopCounter()
         self._ids = itertools.count()
-        self._hints: dict[int, bool] = {}
+        self.stand_ins = StandIns()
 
     # ---- where we are
     def at(self, phase: str, layer: str) -> None:
@@ -106,7 +104,7 @@ class MemoryTracker(TorchDispatchMode):  # type: ignore[no-untyped-call]
             self.peak = Peak(self.current, dict(self.totals), self.phase, self.layer)
 
     def _release(self, sid: int) -> None:
-        self._hints.pop(sid, None)
+        self.stand_ins.forget(sid)
         block = self.live.pop(sid, None)
         if block is None or not block.size:
             return
@@ -143,8 +141,8 @@ class MemoryTracker(TorchDispatchMode):  # type: ignore[no-untyped-call]
     def __torch_dispatch__(self, func: Any, types: Any, args: tuple[Any, ...] = (),
                            kwargs: dict[str, Any] | None = None) -> Any:
         kwargs = kwargs or {}
-        if func is aten._local_scalar_dense.default and args[0].device.type == "meta":
-            return self._stand_in(args[0])
+        if self.stand_ins.wants(func, args):
+            return self.stand_ins.value(args[0])
         if _composite(func):  # under inference_mode composites reach this mode undecomposed: see their parts
             with self:
                 out = func.decompose(*args, **kwargs)
@@ -156,16 +154,6 @@ class MemoryTracker(TorchDispatchMode):  # type: ignore[no-untyped-call]
                 self.track(tensor)
         for nbytes in backward_workspace_bytes(func, args):
             self.transient(nbytes)
-        packet = func._overloadpacket
-        if packet in _TRUE_AFTER or packet in _FALSE_AFTER:
-            for tensor in tree_flatten(out)[0]:
-                if isinstance(tensor, torch.Tensor) and tensor.device.type == "meta":
-                    self._hints[id(tensor.untyped_storage())] = packet in _TRUE_AFTER
+        self.stand_ins.note(func, out)
         self.flops.count(func, args, kwargs, out, self.phase, self.layer)
         return out
-
-    def _stand_in(self, tensor: torch.Tensor) -> bool | int | float:
-        hint = self._hints.get(id(tensor.untyped_storage()))
-        if tensor.dtype == torch.bool:
-            return bool(hint) if hint is not None else True
-        return 1.0 if tensor.is_floating_point() else 1
