@@ -8,6 +8,7 @@ torch.export, state_dicts) is estimated analytically from its layer graph. `meth
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, Literal
@@ -82,9 +83,10 @@ def estimate_spec(spec: str, workload: Workload, *, seq_len: int | None = None, 
 
 
 def _simulation_failed(error: SpecError) -> bool:
-    from advisor.importers.simulate.step import SimulationError
-
-    return isinstance(error, SimulationError)
+    """A SimulationError can only come from the simulator's module, so it is looked up where it is loaded
+    (importing it would import torch, which may be what is missing)."""
+    step = sys.modules.get("advisor.importers.simulate.step")
+    return step is not None and isinstance(error, step.SimulationError)
 
 
 def prepare_spec(spec: str, workload: Workload, *, seq_len: int | None = None, trust_pickle: bool = False,

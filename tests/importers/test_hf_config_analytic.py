@@ -42,13 +42,20 @@ def test_hf_config_generates_without_torch(tmp_path: Path, capsys: pytest.Captur
 
 
 @pytest.mark.parametrize("model_type", ["mamba", "jamba"])
-def test_state_space_models_are_named_not_modelled(tmp_path: Path, model_type: str,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_state_space_models_are_traced_and_cannot_generate(tmp_path: Path, model_type: str,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """The decoder description has no state-space layers: the analytic method traces the transformers module
+    instead, and generation (which needs a per-layer KV cache) is one line."""
     config = tmp_path / "config.json"
-    config.write_text(json.dumps({"model_type": model_type, "hidden_size": 64}))
-    assert main(["estimate", f"hf:{config}", "--method", "analytic"]) == 2
+    config.write_text(json.dumps({"model_type": model_type, "hidden_size": 64, "num_hidden_layers": 2,
+                                  "vocab_size": 1000, "intermediate_size": 128, "num_attention_heads": 4,
+                                  "num_key_value_heads": 2, "num_experts": 2}))
+    assert main(["estimate", f"hf:{config}", "--method", "analytic", "--seq-len", "16", "--batch", "2",
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["method"] == "analytic"
+    assert main(["estimate", f"hf:{config}", "--mode", "generate", "--seq-len", "16"]) == 2
     err = capsys.readouterr().err.strip()
-    assert f"model_type '{model_type}' is not modelled analytically" in err and "\n" not in err
+    assert "not a decoder language model the analytic path describes" in err and "\n" not in err
 
 
 def test_bad_field_names_the_file_and_field(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
