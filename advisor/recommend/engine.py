@@ -88,8 +88,7 @@ class Job:
 def prepare(graph: Graph, workload: Workload) -> Job:
     """Estimates once; every card is then judged from these three without re-running the model."""
     training_graph = with_loss_head(graph) if workload.training else graph
-    first = graph.nodes[0].output
-    tokens = first.shape[0] if first.dtype == "int64" and first.shape else 1
+    tokens = graph.tokens_per_sample
     result = estimate(graph, workload)
     if result.generation is not None:
         line, required = generation_curves(result)

@@ -83,11 +83,6 @@ class Measured:
         return self.required_bytes <= usable_bytes
 
 
-def tokens_per_sample(graph: Graph) -> int:
-    first = graph.nodes[0].output  # as engine.prepare counts it: token ids in, one token per position
-    return first.shape[0] if first.dtype == "int64" and first.shape else 1
-
-
 def accumulated_peak(graph: Graph, workload: Workload) -> int:
     """Peak of a micro-step under gradient accumulation: .grad stays allocated from the first micro-step on,
     so the forward and backward of the later ones run beside all the gradients. Replays the simulated
@@ -151,7 +146,7 @@ class Measurer:
         result = simulate(w) if simulate is not None and self.simulated(v) else estimate(graph, w)
         peak = accumulated_peak(graph, w) if v.accumulate > 1 else result.memory.peak_bytes
         method = result.method
-        work = step_work(result, tokens_per_sample(graph))
+        work = step_work(result, graph.tokens_per_sample)
         flops = result.step_flops
         if w.checkpointing and w.training:
             extra, extra_flops = _recompute(result, graph)

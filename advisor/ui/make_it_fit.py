@@ -32,7 +32,7 @@ from advisor.core.graph import Graph
 from advisor.core.units import format_bytes
 from advisor.estimating import simulator
 from advisor.recommend.fit_changes import NOTES
-from advisor.recommend.fit_measure import Subject, target, tokens_per_sample
+from advisor.recommend.fit_measure import Subject, target
 from advisor.recommend.fitting import FitOption, FitReport, make_it_fit
 from advisor.ui.catalog_service import CatalogService
 from advisor.ui.i18n import tr
@@ -74,7 +74,7 @@ def speed(slowdown: float) -> str:
 def fit_subject(result: Result, state: AppState) -> Subject:
     """The workload on screen as fitting sees it (a zoo sequence model can be rebuilt shorter)."""
     graph, source = result.graph, state.draft.source
-    tokens = tokens_per_sample(graph)
+    tokens = graph.tokens_per_sample
     name = source[4:] if source.startswith("zoo:") else ""
     rebuild: Callable[[int], Graph] | None = None
     if tokens > 1 and name and zoo.takes_seq_len(name):
