@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from advisor.core.graph import Graph
-from advisor.recommend.devices import PROCESS_OVERHEAD_BYTES
+from advisor.recommend.devices import local_need_bytes
 from advisor.specs import load_graph
 from advisor.telemetry.poller import Poller
 from advisor.ui import draft_edits, menus
@@ -142,7 +142,7 @@ class QtMainWindow(QMainWindow):
         if result is None:
             self.live.set_workload_requirement(None, "")
             return
-        needed = result.estimate.memory.required_bytes + PROCESS_OVERHEAD_BYTES
+        needed = local_need_bytes(result.estimate.memory.required_bytes)
         self.live.set_workload_requirement(needed, requirement_label(result))
 
     def _fill(self) -> None:
