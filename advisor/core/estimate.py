@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from advisor.core.allocator import peak_reserved_bytes
 from advisor.core.budget import REPLAY_UNCERTAINTY, conv_workspace_margin_bytes, replayed_required_bytes, required_bytes
 from advisor.core.generation import GenerationProfile
-from advisor.core.graph import Graph, GraphBuilder
+from advisor.core.graph import Graph
+from advisor.core.loss_head import step_graph
 from advisor.core.memory import simulate_step
-from advisor.core.ops.loss import CrossEntropy
 from advisor.core.overheads import DEFAULT_OVERHEAD, device_total_bytes
 from advisor.core.tracker import CategoryBytes, TimelinePoint
 from advisor.core.workload import Workload
@@ -59,15 +59,6 @@ class Estimate:
     generation: GenerationProfile | None = None  # filled in generate mode (decoder language models)
 
 
-def with_loss_head(graph: Graph) -> Graph:
-    """Training needs a loss: cross-entropy on the model's output (the estimator adds it, the zoo does not)."""
-    if graph.nodes[-1].op.kind == "cross_entropy":
-        return graph
-    builder = GraphBuilder.copy_of(graph)
-    builder.add(CrossEntropy(upcast=graph.task == "language_model"), [len(graph.nodes) - 1], "loss")
-    return builder.build()
-
-
 def layer_rows(graph: Graph, workload: Workload, kept: tuple[int, ...], dtype_bytes: int) -> list[LayerRow]:
     rows, needs_grad = [], [False] * len(graph.nodes)
     for i, node in enumerate(graph.nodes):
@@ -95,8 +86,7 @@ def estimate(graph: Graph, workload: Workload) -> Estimate:
         from advisor.core.llm.lora import with_adapters  # lora builds on the op and graph modules
 
         graph = with_adapters(graph, workload)
-    if workload.training:
-        graph = with_loss_head(graph)
+    graph = step_graph(graph, workload)
     profile = simulate_step(graph, workload)
     rows = layer_rows(graph, workload, profile.kept_bytes, 2 if workload.precision != "fp32" else 4)
     reserved = max(peak_reserved_bytes(profile.events), profile.peak_bytes)

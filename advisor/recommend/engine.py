@@ -10,7 +10,7 @@ from advisor.catalog.records import CardRecord, PriceRecord, missing_figures
 from advisor.catalog.software import software_path
 from advisor.core.budget import analytic_curves, conv_margin_per_sample
 from advisor.core.curve import MemoryCurve
-from advisor.core.estimate import Estimate, estimate, with_loss_head
+from advisor.core.estimate import Estimate, estimate
 from advisor.core.graph import Graph
 from advisor.core.units import format_bytes
 from advisor.core.workload import Workload
@@ -87,14 +87,13 @@ class Job:
 
 def prepare(graph: Graph, workload: Workload) -> Job:
     """Estimates once; every card is then judged from these three without re-running the model."""
-    training_graph = with_loss_head(graph) if workload.training else graph
     tokens = graph.tokens_per_sample
     result = estimate(graph, workload)
     if result.generation is not None:
         line, required = generation_curves(result)
         return Job(result, line, step_work(result, tokens), required)
     margin = conv_margin_per_sample(((r.kind, r.output_bytes) for r in result.layers), workload.batch)
-    peaks, required = analytic_curves(training_graph, workload, margin)
+    peaks, required = analytic_curves(graph, workload, margin)
     return Job(result, peaks, step_work(result, tokens), required)
 
 

@@ -15,8 +15,9 @@ from dataclasses import dataclass, field, replace
 from advisor.catalog.records import CardRecord
 from advisor.core.budget import analytic_curves, conv_margin_per_sample, required_for_peak
 from advisor.core.curve import MemoryCurve
-from advisor.core.estimate import Estimate, estimate, with_loss_head
+from advisor.core.estimate import Estimate, estimate
 from advisor.core.graph import Graph
+from advisor.core.loss_head import with_loss_head
 from advisor.core.memory import StepSimulator, simulate_step
 from advisor.core.workload import OPTIMIZER_STATE_SLOTS, Workload
 from advisor.recommend.devices import Device, device, generation_rates
@@ -138,7 +139,7 @@ class Measurer:
             return generation_curves(result)[1]
         graph = self.graph(v)
         margin = conv_margin_per_sample(((r.kind, r.output_bytes) for r in result.layers), v.workload.batch)
-        return analytic_curves(with_loss_head(graph) if v.workload.training else graph, v.workload, margin)[1]
+        return analytic_curves(graph, v.workload, margin)[1]
 
     def _measure(self, v: Variant) -> Measured:
         graph, w = self.graph(v), v.workload

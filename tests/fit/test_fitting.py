@@ -9,7 +9,8 @@ import pytest
 
 from advisor.catalog import CardRecord, find_card, open_catalog
 from advisor.core import zoo
-from advisor.core.estimate import estimate, with_loss_head
+from advisor.core.estimate import estimate
+from advisor.core.loss_head import with_loss_head
 from advisor.core.memory import StepSimulator
 from advisor.core.tracker import rounded
 from advisor.core.workload import Workload
