@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from advisor.core.allocator import peak_reserved_bytes
 from advisor.core.budget import REPLAY_UNCERTAINTY, conv_workspace_margin_bytes, replayed_required_bytes, required_bytes
 from advisor.core.generation import GenerationProfile
+from advisor.core.gradients import requires_grad
 from advisor.core.graph import Graph
 from advisor.core.loss_head import step_graph
 from advisor.core.memory import simulate_step
@@ -60,11 +61,10 @@ class Estimate:
 
 
 def layer_rows(graph: Graph, workload: Workload, kept: tuple[int, ...], dtype_bytes: int) -> list[LayerRow]:
-    rows, needs_grad = [], [False] * len(graph.nodes)
+    rows, needs_grad = [], requires_grad(graph, workload)
     for i, node in enumerate(graph.nodes):
         specs = graph.input_specs(node)
         params = node.op.param_count(specs)
-        needs_grad[i] = params > 0 or any(needs_grad[s] for s in node.inputs)
         scale = workload.batch if node.output.batched else 1
         input_grad = any(needs_grad[s] for s in node.inputs)
         rows.append(LayerRow(
