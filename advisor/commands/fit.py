@@ -12,9 +12,9 @@ from advisor.commands.estimate import add_workload_options, workload_from
 from advisor.core.errors import AdvisorError, SpecError
 from advisor.core.graph import Graph
 from advisor.estimating import simulatable, simulator
-from advisor.recommend.fit_measure import Subject, target
-from advisor.recommend.fit_present import render_text, to_json
-from advisor.recommend.fitting import make_it_fit
+from advisor.recommend.fit.measure import Subject, target
+from advisor.recommend.fit.present import render_text, to_json
+from advisor.recommend.fit.search import make_it_fit
 from advisor.specs import load_graph
 
 

@@ -230,6 +230,11 @@ MESSAGES: dict[str, str] = {
     "8-bit optimizer state": "8 位优化器状态", "freeze the first half of the blocks": "冻结前一半的模块",
     "train only the last layer": "只训练最后一层", "shorter sequences": "更短的序列",
     "ZeRO-1 sharding": "ZeRO-1 分片", "ZeRO-2 sharding": "ZeRO-2 分片", "ZeRO-3 / FSDP sharding": "ZeRO-3 / FSDP 分片",
+    "LoRA adapters on a frozen base": "冻结基座上的 LoRA 适配器",
+    "QLoRA (4-bit frozen base + LoRA adapters)": "QLoRA（4 位冻结基座 + LoRA 适配器）",
+    "8-bit weights": "8 位权重", "4-bit weights (GPTQ/AWQ)": "4 位权重（GPTQ/AWQ）",
+    "4-bit weights (GGUF Q4_K_M)": "4 位权重（GGUF Q4_K_M）", "fp8 KV cache": "fp8 KV 缓存",
+    "shorter context": "更短的上下文", "tensor parallel": "张量并行", "layers split over cards": "按层拆分到多张卡",
     " on {count} cards": "（{count} 张卡）", "same speed": "速度不变", "{value} slower": "慢 {value}",
     "{value} faster": "快 {value}", "Change": "改动", "Needs": "需要", "Speed": "速度", "Note": "说明",
     "Make it fit on {card}": "让它放进 {card}", "Make it fit on {card}…": "让它放进 {card}…",
@@ -278,7 +283,7 @@ MESSAGES: dict[str, str] = {
         "在 {count} 张卡上：优化器状态和梯度分片存放（{link}）",
     "on {count} cards: parameters, gradients and optimizer state sharded over them ({link})":
         "在 {count} 张卡上：参数、梯度和优化器状态分片存放（{link}）",
-    # make-it-fit notes of language models (advisor/recommend/fit_changes.py NOTES)
+    # make-it-fit notes of language models (advisor/recommend/fit/keys.py CHANGES)
     "fine-tuning: only rank-{rank} adapters train (gradients and optimizer state for them alone); "
     "activations are still saved through the frozen layers":
         "微调：只训练秩为 {rank} 的适配器（只有它们有梯度和优化器状态）；冻结层的激活值仍要保存",
