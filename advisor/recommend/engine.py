@@ -12,18 +12,18 @@ from advisor.core.budget import analytic_curves, conv_margin_per_sample
 from advisor.core.curve import MemoryCurve
 from advisor.core.estimate import Estimate, estimate
 from advisor.core.graph import Graph
-from advisor.core.units import format_bytes
 from advisor.core.workload import Workload
 from advisor.recommend.devices import Device, device
 from advisor.recommend.money import MoneyOptions, money_facts, ordered, within_budget
 from advisor.recommend.plans import PlanCost, plan_cost, plans_for
+from advisor.recommend.reasons import Reason, ReasonCode, reason
 from advisor.recommend.serving import (
     entry_speed,
     generation_cost,
     generation_curves,
     generation_memory,
     note_split,
-    serving_reason,
+    serving_reasons,
 )
 from advisor.recommend.timing import StepWork, step_seconds, step_work
 
@@ -45,7 +45,7 @@ class Recommendation:
     count: int
     plan: str
     fits: bool
-    reason: str
+    reasons: tuple[Reason, ...]  # why it fits or not, as data (recommend/reasons.py words them)
     required_bytes: int  # per card, at the requested per-card batch
     usable_bytes: int  # per card
     max_batch: int  # per card, under this plan
@@ -105,16 +105,16 @@ def _required(w: Job, batch: int, cost: PlanCost) -> int:
     return w.required.peak_bytes(batch) - cost.saved_bytes
 
 
-def _reason(fits: bool, required: int, dev: Device, cost: PlanCost, batch: int) -> str:
-    text = (f"{'fits' if fits else 'does not fit'}: needs {format_bytes(required)} per card at batch {batch}; "
-            f"{format_bytes(dev.memory_bytes)} card has {format_bytes(dev.usable_bytes)} usable after the CUDA context")
+def _reasons(fits: bool, required: int, dev: Device, cost: PlanCost, batch: int) -> tuple[Reason, ...]:
+    found = [reason(ReasonCode.FITS if fits else ReasonCode.DOES_NOT_FIT, required_bytes=required, batch=batch,
+                    memory_bytes=dev.memory_bytes, usable_bytes=dev.usable_bytes)]
     if dev.vendor != "NVIDIA":
-        text += "; memory modelled on CUDA's allocator (PyTorch runs this card through ROCm or XPU)"
+        found.append(reason(ReasonCode.NOT_CUDA))
     if cost.plan == "data_parallel":
-        text += "; data parallel: each card holds the whole model, memory does not pool"
+        found.append(reason(ReasonCode.DATA_PARALLEL))
     elif cost.plan.startswith("zero"):
-        text += f"; {cost.plan.upper()} shards model state over {cost.count} cards ({dev.link_name})"
-    return text + serving_reason(cost, dev)
+        found.append(reason(ReasonCode.ZERO, stage=cost.plan.upper(), count=cost.count, link=dev.link_name))
+    return (*found, *serving_reasons(cost, dev))
 
 
 def _entry(w: Job, card: CardRecord, dev: Device, single_step: float, cost: PlanCost,
@@ -137,7 +137,7 @@ def _entry(w: Job, card: CardRecord, dev: Device, single_step: float, cost: Plan
     power_w = dev.tdp_w * card.devices * cost.count
     facts = money_facts(price, rent, cost.count, throughput, power_w, w.work.tokens_per_sample, money)
     return Recommendation(
-        card.name, cost.count, cost.plan, fits, _reason(fits, required, dev, cost, batch), required,
+        card.name, cost.count, cost.plan, fits, _reasons(fits, required, dev, cost, batch), required,
         dev.usable_bytes, max_batch, step, throughput,
         "tokens/s" if w.work.tokens_per_sample > 1 or speed else "samples/s", total_price,
         price.date if price else None, price.condition if price else None,
@@ -151,7 +151,7 @@ def _entry(w: Job, card: CardRecord, dev: Device, single_step: float, cost: Plan
 def _incomplete(w: Job, card: CardRecord, missing: tuple[str, ...]) -> Recommendation:
     """A card without a figure ranking divides by: one row that says so, ranked last (plan "incomplete")."""
     return Recommendation(card.name or "(no name)", 1, "incomplete", False,
-                          f"incomplete: {', '.join(missing)} not given; set them in the catalog",
+                          (reason(ReasonCode.INCOMPLETE, missing=", ".join(missing)),),
                           w.estimate.memory.required_bytes, 0, 0, 0.0, 0.0, "samples/s", None, None, None,
                           None, 0.0)
 
@@ -188,6 +188,6 @@ def _note_sharding(entries: list[Recommendation]) -> list[Recommendation]:
     """Says where sharding makes a model fit that data parallel on the same cards cannot."""
     dp_fits = {(e.card, e.count) for e in entries if e.fits and e.plan in ("single", "data_parallel")}
     entries = [note_split(e) if (e.card, e.count) not in dp_fits else e for e in entries]
-    return [replace(e, reason=e.reason + "; fits only because model state is sharded")
+    return [replace(e, reasons=(*e.reasons, reason(ReasonCode.ONLY_SHARDED)))
             if e.fits and e.plan.startswith("zero") and (e.card, e.count) not in dp_fits else e
             for e in entries]

@@ -461,4 +461,29 @@ MESSAGES: dict[str, str] = {
         "卷积的反向对每个梯度计一次前向）。",
     "amp_fp16: GradScaler is modelled as the scaled loss; unscaling is in place.":
         "amp_fp16：GradScaler 按缩放后的损失建模；反缩放为原地操作。",
+    # why a ranked configuration fits or not (advisor/recommend/reasons.py TEMPLATES)
+    "fits: needs {required_bytes} per card at batch {batch}; {memory_bytes} card has {usable_bytes} usable after "
+    "the CUDA context":
+        "放得下：批大小 {batch} 时每张卡需要 {required_bytes}；"
+        "{memory_bytes} 的卡扣除 CUDA 上下文后可用 {usable_bytes}",
+    "does not fit: needs {required_bytes} per card at batch {batch}; {memory_bytes} card has {usable_bytes} usable "
+    "after the CUDA context":
+        "放不下：批大小 {batch} 时每张卡需要 {required_bytes}；"
+        "{memory_bytes} 的卡扣除 CUDA 上下文后可用 {usable_bytes}",
+    "memory modelled on CUDA's allocator (PyTorch runs this card through ROCm or XPU)":
+        "显存按 CUDA 分配器建模（PyTorch 通过 ROCm 或 XPU 运行这块卡）",
+    "data parallel: each card holds the whole model, memory does not pool":
+        "数据并行：每张卡都保存整个模型，显存不会合并",
+    "{stage} shards model state over {count} cards ({link})": "{stage} 把模型状态分片到 {count} 张卡上（{link}）",
+    "tensor parallel over {count} cards ({link}): each holds 1/{count} of the weights and KV cache, two "
+    "all-reduces per layer":
+        "在 {count} 张卡上张量并行（{link}）：每张卡保存 1/{count} 的权重和 KV 缓存，每层两次 all-reduce",
+    "layers split over {count} cards ({link}): memory adds up, but every token passes each card in turn, so "
+    "decoding runs at about one card's speed":
+        "按层拆分到 {count} 张卡上（{link}）：显存相加，但每个 token 依次经过每张卡，所以解码速度约为一张卡的速度",
+    "fits only because model state is sharded": "只因模型状态被分片才放得下",
+    "fits only because weights and KV cache are split over {count} cards":
+        "只因权重和 KV 缓存被拆分到 {count} 张卡上才放得下",
+    "fits only because layers are split over {count} cards": "只因各层被拆分到 {count} 张卡上才放得下",
+    "incomplete: {missing} not given; set them in the catalog": "不完整：缺少 {missing}；请在显卡目录中填写",
 }
