@@ -4,6 +4,7 @@ the timeline of the step, and the assumptions behind the numbers."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from advisor.core.allocator import peak_reserved_bytes
 from advisor.core.budget import REPLAY_UNCERTAINTY, conv_workspace_margin_bytes, replayed_required_bytes, required_bytes
@@ -44,11 +45,14 @@ class MemoryEstimate:
     per_sample_bytes: float  # the rest, per sample: peak = fixed + batch x per_sample at this batch
 
 
+EstimateMethod = Literal["analytic", "simulated"]  # layer formulas, or the meta-device PyTorch step
+
+
 @dataclass(frozen=True)
 class Estimate:
     model: str
     workload: Workload
-    method: str  # "analytic" or "simulated"
+    method: EstimateMethod
     param_count: int
     layers: tuple[LayerRow, ...]
     forward_macs: int
@@ -98,10 +102,10 @@ def estimate(graph: Graph, workload: Workload) -> Estimate:
         profile.fixed_bytes, (profile.peak_bytes - profile.fixed_bytes) / workload.batch)
     forward_flops = sum(r.forward_flops for r in rows)
     return Estimate(
-        graph.name, workload, "analytic", sum(r.param_count for r in rows), tuple(rows),
-        sum(r.forward_macs for r in rows), forward_flops,
-        forward_flops + sum(r.backward_flops for r in rows), memory, profile.timeline,
-        _assumptions(workload))
+        model=graph.name, workload=workload, method="analytic", param_count=sum(r.param_count for r in rows),
+        layers=tuple(rows), forward_macs=sum(r.forward_macs for r in rows), forward_flops=forward_flops,
+        step_flops=forward_flops + sum(r.backward_flops for r in rows), memory=memory, timeline=profile.timeline,
+        assumptions=_assumptions(workload))
 
 
 def _assumptions(workload: Workload) -> tuple[str, ...]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
+from typing import Literal
 
 from advisor.catalog.records import CardRecord, PriceRecord, missing_figures
 from advisor.catalog.software import software_path
@@ -15,7 +16,7 @@ from advisor.core.graph import Graph
 from advisor.core.workload import Workload
 from advisor.recommend.devices import Device, device
 from advisor.recommend.money import MoneyOptions, money_facts, ordered, within_budget
-from advisor.recommend.plans import PlanCost, plan_cost, plans_for
+from advisor.recommend.plans import Plan, PlanCost, plan_cost, plans_for
 from advisor.recommend.reasons import Reason, ReasonCode, reason
 from advisor.recommend.serving import (
     entry_speed,
@@ -39,11 +40,14 @@ class Options:
     money: MoneyOptions = field(default_factory=MoneyOptions)  # price basis, job size, electricity (money.py)
 
 
-@dataclass(frozen=True)
+RankedPlan = Plan | Literal["incomplete"]  # "incomplete": a card lacking a figure ranking divides by
+
+
+@dataclass(frozen=True, kw_only=True)
 class Recommendation:
     card: str
     count: int
-    plan: str
+    plan: RankedPlan
     fits: bool
     reasons: tuple[Reason, ...]  # why it fits or not, as data (recommend/reasons.py words them)
     required_bytes: int  # per card, at the requested per-card batch
@@ -137,11 +141,14 @@ def _entry(w: Job, card: CardRecord, dev: Device, single_step: float, cost: Plan
     power_w = dev.tdp_w * card.devices * cost.count
     facts = money_facts(price, rent, cost.count, throughput, power_w, w.work.tokens_per_sample, money)
     return Recommendation(
-        card.name, cost.count, cost.plan, fits, _reasons(fits, required, dev, cost, batch), required,
-        dev.usable_bytes, max_batch, step, throughput,
-        "tokens/s" if w.work.tokens_per_sample > 1 or speed else "samples/s", total_price,
-        price.date if price else None, price.condition if price else None,
-        throughput / total_price if total_price else None, throughput / (dev.tdp_w * cost.count),
+        card=card.name, count=cost.count, plan=cost.plan, fits=fits,
+        reasons=_reasons(fits, required, dev, cost, batch), required_bytes=required,
+        usable_bytes=dev.usable_bytes, max_batch=max_batch, step_time_s=step, throughput=throughput,
+        throughput_unit="tokens/s" if w.work.tokens_per_sample > 1 or speed else "samples/s",
+        price_usd=total_price, price_date=price.date if price else None,
+        price_condition=price.condition if price else None,
+        perf_per_dollar=throughput / total_price if total_price else None,
+        perf_per_watt=throughput / (dev.tdp_w * cost.count),
         prefill_tokens_per_s=speed.prefill_tokens_per_s * cost.replicas if speed else None,
         decode_tokens_per_s=throughput if speed else None,
         price_kind=price.kind if price else None, price_source=price.source if price else None,
@@ -150,10 +157,11 @@ def _entry(w: Job, card: CardRecord, dev: Device, single_step: float, cost: Plan
 
 def _incomplete(w: Job, card: CardRecord, missing: tuple[str, ...]) -> Recommendation:
     """A card without a figure ranking divides by: one row that says so, ranked last (plan "incomplete")."""
-    return Recommendation(card.name or "(no name)", 1, "incomplete", False,
-                          (reason(ReasonCode.INCOMPLETE, missing=", ".join(missing)),),
-                          w.estimate.memory.required_bytes, 0, 0, 0.0, 0.0, "samples/s", None, None, None,
-                          None, 0.0)
+    return Recommendation(card=card.name or "(no name)", count=1, plan="incomplete", fits=False,
+                          reasons=(reason(ReasonCode.INCOMPLETE, missing=", ".join(missing)),),
+                          required_bytes=w.estimate.memory.required_bytes, usable_bytes=0, max_batch=0,
+                          step_time_s=0.0, throughput=0.0, throughput_unit="samples/s", price_usd=None,
+                          price_date=None, price_condition=None, perf_per_dollar=None, perf_per_watt=0.0)
 
 
 def rank(w: Job, cards: Sequence[CardRecord], prices: dict[str, PriceRecord | None],

@@ -1,5 +1,6 @@
 """Recommendations on the real bundled catalog (a fresh SQLite file per test session)."""
 
+import dataclasses
 from dataclasses import replace
 from pathlib import Path
 
@@ -9,7 +10,7 @@ from advisor.catalog import Catalog, find_card, open_catalog
 from advisor.core import zoo
 from advisor.core.workload import Workload
 from advisor.recommend.devices import usable_bytes
-from advisor.recommend.engine import Job, Options, prepare, rank
+from advisor.recommend.engine import Job, Options, Recommendation, prepare, rank
 from advisor.recommend.reasons import ReasonCode, reasons_text
 from advisor.recommend.service import best_price
 
@@ -118,3 +119,10 @@ def test_mixed_precision_is_not_slower_than_fp32_on_pascal(catalog: Catalog) -> 
     assert card.fp16_tflops is not None and card.fp16_tflops < card.fp32_tflops / 32
     assert matmul_rate(card, Workload("train", 32, "amp_fp16")) == card.fp32_tflops
     assert matmul_rate(card, Workload("train", 32, "fp32")) == card.fp32_tflops
+
+
+def test_a_recommendation_is_built_by_keyword_only() -> None:
+    # 17+ fields of similar types: a positional call could swap two numbers silently
+    assert all(f.kw_only for f in dataclasses.fields(Recommendation))
+    with pytest.raises(TypeError):
+        Recommendation("RTX 4090", 1, "single")  # type: ignore[misc]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import Literal
 
 from advisor.catalog.records import CardRecord
 from advisor.core.budget import analytic_curves, conv_margin_per_sample, required_for_peak
@@ -69,6 +70,10 @@ def target(card: CardRecord) -> Target:
     return Target(card.name, device(card, Workload()).usable_bytes, bool(card.bf16_tflops), card)
 
 
+# an estimate's own method, or "modelled": 8-bit optimizer state scaled on the estimate, not simulated
+MeasuredMethod = Literal["analytic", "simulated", "modelled"]
+
+
 @dataclass(frozen=True)
 class Measured:
     peak_bytes: int
@@ -77,7 +82,7 @@ class Measured:
     samples_per_step: int
     throughput: float  # samples/s, or tokens/s for sequence models
     step_flops: int  # including recomputation under checkpointing
-    method: str  # "analytic", "simulated", or "modelled" (8-bit optimizer state)
+    method: MeasuredMethod
     estimate: Estimate = field(repr=False)
 
     def fits(self, usable_bytes: int) -> bool:
@@ -146,7 +151,7 @@ class Measurer:
         simulate = self.subject.simulate
         result = simulate(w) if simulate is not None and self.simulated(v) else estimate(graph, w)
         peak = accumulated_peak(graph, w) if v.accumulate > 1 else result.memory.peak_bytes
-        method = result.method
+        method: MeasuredMethod = result.method
         work = step_work(result, graph.tokens_per_sample)
         flops = result.step_flops
         if w.checkpointing and w.training:
