@@ -25,7 +25,8 @@ from accuracy import rows, zoo_name
 
 from advisor.catalog import find_card, open_catalog
 from advisor.core import zoo
-from advisor.core.estimate import estimate, with_loss_head
+from advisor.core.estimate import estimate
+from advisor.core.loss_head import with_loss_head
 from advisor.core.workload import Workload
 from advisor.recommend.devices import device
 from advisor.recommend.timing import FITTED, Efficiency, StepParts, combine, step_parts, step_work

@@ -22,7 +22,7 @@ from sqlalchemy.orm import Session
 from advisor.catalog.csvio import read_cards, rows
 from advisor.catalog.errors import CatalogDataError, DuplicateCardError
 from advisor.catalog.names import normalize, unambiguous_aliases
-from advisor.catalog.orm import BUNDLED, USER, Alias, Card, Meta, Price
+from advisor.catalog.orm import BUNDLED, Alias, Card, Meta, Price
 from advisor.catalog.price_rows import Source, parse_price_row
 from advisor.catalog.records import CONDITIONS, CardSpec, PriceRecord
 from advisor.catalog.repository import SPEC_COLUMNS, price_orm
@@ -171,7 +171,3 @@ def _price_row(card: Card, price: PriceRecord) -> Price:
     if price.condition not in CONDITIONS or not price.amount > 0:
         raise CatalogDataError("prices.csv", [f"{price.card_name}: bad price {price.amount} {price.condition}"])
     return price_orm(card.id, price, BUNDLED)
-
-
-def user_card_count(session: Session) -> int:
-    return len(session.scalars(select(Card.id).where(Card.origin == USER)).all())

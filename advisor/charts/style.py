@@ -56,7 +56,7 @@ def new_figure(style: ChartStyle) -> Figure:
     return Figure(figsize=(style.width_in, style.height_in), dpi=style.dpi, layout="constrained")
 
 
-class BytesLocator(MaxNLocator):  # type: ignore[misc]
+class BytesLocator(MaxNLocator):
     """Ticks at round numbers of GiB/MiB/KiB (2, 4, 6 GiB), not at round numbers of bytes."""
 
     def tick_values(self, vmin: float, vmax: float) -> list[float]:

@@ -12,9 +12,9 @@ from advisor.commands.estimate import add_workload_options, workload_from
 from advisor.core.errors import AdvisorError, SpecError
 from advisor.core.graph import Graph
 from advisor.estimating import simulatable, simulator
-from advisor.recommend.fit_measure import Subject, target, tokens_per_sample
-from advisor.recommend.fit_present import render_text, to_json
-from advisor.recommend.fitting import make_it_fit
+from advisor.recommend.fit.measure import Subject, target
+from advisor.recommend.fit.present import render_text, to_json
+from advisor.recommend.fit.search import make_it_fit
 from advisor.specs import load_graph
 
 
@@ -42,7 +42,7 @@ def subject_for(spec: str, args: argparse.Namespace) -> Subject:
     which then measures every change of the workload itself (batch, precision, optimizer, checkpointing)."""
     trust = args.trust_pickle
     graph = load_graph(spec, args.seq_len, trust_pickle=trust)
-    tokens = tokens_per_sample(graph)
+    tokens = graph.tokens_per_sample
     seq_len = tokens if tokens > 1 else None
     simulate = None
     if args.method != "analytic" and simulatable(spec):
@@ -56,7 +56,7 @@ def subject_for(spec: str, args: argparse.Namespace) -> Subject:
 def _rebuild(spec: str, trust: bool) -> Callable[[int], Graph]:
     def build(seq_len: int) -> Graph:
         graph = load_graph(spec, seq_len, trust_pickle=trust)
-        if tokens_per_sample(graph) != seq_len:  # a file with a fixed length (a saved network, an ONNX graph)
+        if graph.tokens_per_sample != seq_len:  # a file with a fixed length (a saved network, an ONNX graph)
             raise AdvisorError(f"{spec}: its sequence length is fixed")
         return graph
 

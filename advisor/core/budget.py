@@ -23,6 +23,7 @@ from dataclasses import replace
 from advisor.core.allocator import required_budget_bytes, training_loop_events
 from advisor.core.curve import MemoryCurve, memory_curve
 from advisor.core.graph import Graph
+from advisor.core.loss_head import step_graph
 from advisor.core.memory import simulate_step
 from advisor.core.tracker import Key
 from advisor.core.workload import Workload
@@ -74,7 +75,8 @@ _PROBES = (16, 64)
 
 def required_curve(graph: Graph, workload: Workload, peak_curve: MemoryCurve,
                    conv_margin_per_sample: float) -> MemoryCurve:
-    """required(batch) of an analytic graph (with its loss head when training)."""
+    """required(batch) of an analytic graph (its loss head is added when training)."""
+    graph = step_graph(graph, workload)
     probes = []
     for batch in _PROBES:
         profile = simulate_step(graph, replace(workload, batch=batch))

@@ -15,6 +15,7 @@ import math
 from dataclasses import dataclass, replace
 
 from advisor.core.graph import Graph
+from advisor.core.loss_head import step_graph
 from advisor.core.memory import simulate_step
 from advisor.core.tracker import BLOCK_BYTES
 from advisor.core.workload import Workload
@@ -87,6 +88,8 @@ def curve_through(points: list[tuple[int, int]]) -> MemoryCurve:
 
 
 def memory_curve(graph: Graph, workload: Workload) -> MemoryCurve:
+    """Peak bytes against the batch of the step `workload` runs (with its loss head when training)."""
+    graph = step_graph(graph, workload)
     low, high = (simulate_step(graph, replace(workload, batch=b)) for b in _PROBE_BATCHES)
     step = _PROBE_BATCHES[1] - _PROBE_BATCHES[0]
     lines = []

@@ -4,13 +4,15 @@ the timeline of the step, and the assumptions behind the numbers."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from advisor.core.allocator import peak_reserved_bytes
 from advisor.core.budget import REPLAY_UNCERTAINTY, conv_workspace_margin_bytes, replayed_required_bytes, required_bytes
 from advisor.core.generation import GenerationProfile
-from advisor.core.graph import Graph, GraphBuilder
+from advisor.core.gradients import requires_grad
+from advisor.core.graph import Graph
+from advisor.core.loss_head import step_graph
 from advisor.core.memory import simulate_step
-from advisor.core.ops.loss import CrossEntropy
 from advisor.core.overheads import DEFAULT_OVERHEAD, device_total_bytes
 from advisor.core.tracker import CategoryBytes, TimelinePoint
 from advisor.core.workload import Workload
@@ -43,11 +45,14 @@ class MemoryEstimate:
     per_sample_bytes: float  # the rest, per sample: peak = fixed + batch x per_sample at this batch
 
 
+EstimateMethod = Literal["analytic", "simulated"]  # layer formulas, or the meta-device PyTorch step
+
+
 @dataclass(frozen=True)
 class Estimate:
     model: str
     workload: Workload
-    method: str  # "analytic" or "simulated"
+    method: EstimateMethod
     param_count: int
     layers: tuple[LayerRow, ...]
     forward_macs: int
@@ -59,21 +64,11 @@ class Estimate:
     generation: GenerationProfile | None = None  # filled in generate mode (decoder language models)
 
 
-def with_loss_head(graph: Graph) -> Graph:
-    """Training needs a loss: cross-entropy on the model's output (the estimator adds it, the zoo does not)."""
-    if graph.nodes[-1].op.kind == "cross_entropy":
-        return graph
-    builder = GraphBuilder.copy_of(graph)
-    builder.add(CrossEntropy(upcast=graph.task == "language_model"), [len(graph.nodes) - 1], "loss")
-    return builder.build()
-
-
 def layer_rows(graph: Graph, workload: Workload, kept: tuple[int, ...], dtype_bytes: int) -> list[LayerRow]:
-    rows, needs_grad = [], [False] * len(graph.nodes)
+    rows, needs_grad = [], requires_grad(graph, workload)
     for i, node in enumerate(graph.nodes):
         specs = graph.input_specs(node)
         params = node.op.param_count(specs)
-        needs_grad[i] = params > 0 or any(needs_grad[s] for s in node.inputs)
         scale = workload.batch if node.output.batched else 1
         input_grad = any(needs_grad[s] for s in node.inputs)
         rows.append(LayerRow(
@@ -95,8 +90,7 @@ def estimate(graph: Graph, workload: Workload) -> Estimate:
         from advisor.core.llm.lora import with_adapters  # lora builds on the op and graph modules
 
         graph = with_adapters(graph, workload)
-    if workload.training:
-        graph = with_loss_head(graph)
+    graph = step_graph(graph, workload)
     profile = simulate_step(graph, workload)
     rows = layer_rows(graph, workload, profile.kept_bytes, 2 if workload.precision != "fp32" else 4)
     reserved = max(peak_reserved_bytes(profile.events), profile.peak_bytes)
@@ -108,10 +102,10 @@ def estimate(graph: Graph, workload: Workload) -> Estimate:
         profile.fixed_bytes, (profile.peak_bytes - profile.fixed_bytes) / workload.batch)
     forward_flops = sum(r.forward_flops for r in rows)
     return Estimate(
-        graph.name, workload, "analytic", sum(r.param_count for r in rows), tuple(rows),
-        sum(r.forward_macs for r in rows), forward_flops,
-        forward_flops + sum(r.backward_flops for r in rows), memory, profile.timeline,
-        _assumptions(workload))
+        model=graph.name, workload=workload, method="analytic", param_count=sum(r.param_count for r in rows),
+        layers=tuple(rows), forward_macs=sum(r.forward_macs for r in rows), forward_flops=forward_flops,
+        step_flops=forward_flops + sum(r.backward_flops for r in rows), memory=memory, timeline=profile.timeline,
+        assumptions=_assumptions(workload))
 
 
 def _assumptions(workload: Workload) -> tuple[str, ...]:

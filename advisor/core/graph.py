@@ -67,6 +67,13 @@ class Graph:
     def param_count(self) -> int:
         return sum(n.op.param_count(self.input_specs(n)) for n in self.nodes)
 
+    @property
+    def tokens_per_sample(self) -> int:
+        """Token ids in (an int64 first input) -> one token per position, so speeds read in tokens/s;
+        anything else is one sample."""
+        first = self.nodes[0].output
+        return first.shape[0] if first.dtype == "int64" and first.shape else 1
+
     def blocks(self) -> list[tuple[str, list[int]]]:
         """Named runs of consecutive nodes (the units gradient checkpointing recomputes)."""
         runs: list[tuple[str, list[int]]] = []

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
+from advisor.core.gradients import requires_grad, trainable_params
 from advisor.core.graph import Graph, Node, TensorSpec
 from advisor.core.llm.lora import LoRALinear, adapter_count
 from advisor.core.llm.quant import PLAIN_BYTES, QUANTIZED, linear_bytes, quantized_matrices
@@ -54,7 +55,7 @@ class StepSimulator:
         self.held: set[Key] = set()
         self.frozen = workload.finetune != "full"  # LoRA/QLoRA: only the adapters train
         self.dtype = self._dtypes()
-        self.requires_grad = self._requires_grad()
+        self.requires_grad = requires_grad(graph, workload)
         self.blocks = self._checkpoint_blocks() if workload.checkpointing and workload.training else []
         # the caller keeps the model's output (and the loss) referenced until the step ends
         self.outputs = {i for i, users in enumerate(self.consumers) if not users}
@@ -81,19 +82,10 @@ class StepSimulator:
 
     def trainable(self, i: int) -> int:
         """Parameters of node i that get gradients and optimizer state (only adapters when frozen)."""
-        specs = self.specs[i]
-        return adapter_count(self.nodes[i].op, specs) if self.frozen else self.nodes[i].op.param_count(specs)
+        return trainable_params(self.nodes[i].op, self.specs[i], self.w)
 
     def _frozen_linear(self, i: int) -> bool:
         return self.frozen and isinstance(self.nodes[i].op, Linear) and not isinstance(self.nodes[i].op, LoRALinear)
-
-    def _requires_grad(self) -> list[bool]:
-        flags: list[bool] = []
-        for i, node in enumerate(self.nodes):
-            tied = bool(getattr(node.op, "tied_to", "")) and not self.frozen
-            own = self.trainable(i) > 0 or tied
-            flags.append(node.output.dtype == "float" and (own or any(flags[s] for s in node.inputs)))
-        return flags
 
     def _checkpoint_blocks(self) -> list[list[int]]:
         blocks = [members for _, members in self.graph.blocks()]

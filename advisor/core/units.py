@@ -1,16 +1,6 @@
-"""Byte sizes of dtypes and human-readable formatting of bytes, counts and FLOPs."""
+"""Human-readable formatting of bytes, counts and FLOPs."""
 
 from __future__ import annotations
-
-DTYPE_BYTES: dict[str, int] = {
-    "float32": 4,
-    "float16": 2,
-    "bfloat16": 2,
-    "int64": 8,
-    "int32": 4,
-    "bool": 1,
-    "uint8": 1,
-}
 
 GIB = 1024**3
 MIB = 1024**2

@@ -115,14 +115,6 @@ class Workload:
         """Weights (and so gradients and optimizer state) are fp32 except in pure bf16/fp16."""
         return 2 if self.precision in ("bf16", "fp16") else 4
 
-    @property
-    def half_dtype_bytes(self) -> int:
-        return 2
-
-    @property
-    def compute_dtype(self) -> str:
-        return {"fp32": "float32", "amp_bf16": "bfloat16", "amp_fp16": "float16",
-                "bf16": "bfloat16", "fp16": "float16"}[self.precision]
 
 
 def _one_of(field: str, value: object, allowed: object, optional: bool = False) -> None:

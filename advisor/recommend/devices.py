@@ -90,6 +90,13 @@ def usable_bytes(memory_bytes: int) -> int:
     return int(memory_bytes * (1 - DRIVER_RESERVED_FRACTION)) - PROCESS_OVERHEAD_BYTES
 
 
+def local_need_bytes(required_bytes: int) -> int:
+    """What a local card's free memory (NVML, which counts the process's context) must hold for the step:
+    the allocator budget plus the CUDA context and library workspaces (DESIGN.md: that decides a fit).
+    The app's Live GPUs tab and the PDF's local GPUs page compare the same figure."""
+    return required_bytes + PROCESS_OVERHEAD_BYTES
+
+
 def link(card: CardRecord) -> tuple[float, str]:
     if card.link_kind in ("nvlink", "infinity_fabric", "xe_link") and card.link_bandwidth_gbs:
         # vendors quote NVLink as both directions together

@@ -5,25 +5,26 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
+from typing import Literal
 
 from advisor.catalog.records import CardRecord, PriceRecord, missing_figures
 from advisor.catalog.software import software_path
 from advisor.core.budget import analytic_curves, conv_margin_per_sample
 from advisor.core.curve import MemoryCurve
-from advisor.core.estimate import Estimate, estimate, with_loss_head
+from advisor.core.estimate import Estimate, estimate
 from advisor.core.graph import Graph
-from advisor.core.units import format_bytes
 from advisor.core.workload import Workload
 from advisor.recommend.devices import Device, device
 from advisor.recommend.money import MoneyOptions, money_facts, ordered, within_budget
-from advisor.recommend.plans import PlanCost, plan_cost, plans_for
+from advisor.recommend.plans import Plan, PlanCost, plan_cost, plans_for
+from advisor.recommend.reasons import Reason, ReasonCode, reason
 from advisor.recommend.serving import (
     entry_speed,
     generation_cost,
     generation_curves,
     generation_memory,
     note_split,
-    serving_reason,
+    serving_reasons,
 )
 from advisor.recommend.timing import StepWork, step_seconds, step_work
 
@@ -39,13 +40,16 @@ class Options:
     money: MoneyOptions = field(default_factory=MoneyOptions)  # price basis, job size, electricity (money.py)
 
 
-@dataclass(frozen=True)
+RankedPlan = Plan | Literal["incomplete"]  # "incomplete": a card lacking a figure ranking divides by
+
+
+@dataclass(frozen=True, kw_only=True)
 class Recommendation:
     card: str
     count: int
-    plan: str
+    plan: RankedPlan
     fits: bool
-    reason: str
+    reasons: tuple[Reason, ...]  # why it fits or not, as data (recommend/reasons.py words them)
     required_bytes: int  # per card, at the requested per-card batch
     usable_bytes: int  # per card
     max_batch: int  # per card, under this plan
@@ -87,15 +91,13 @@ class Job:
 
 def prepare(graph: Graph, workload: Workload) -> Job:
     """Estimates once; every card is then judged from these three without re-running the model."""
-    training_graph = with_loss_head(graph) if workload.training else graph
-    first = graph.nodes[0].output
-    tokens = first.shape[0] if first.dtype == "int64" and first.shape else 1
+    tokens = graph.tokens_per_sample
     result = estimate(graph, workload)
     if result.generation is not None:
         line, required = generation_curves(result)
         return Job(result, line, step_work(result, tokens), required)
     margin = conv_margin_per_sample(((r.kind, r.output_bytes) for r in result.layers), workload.batch)
-    peaks, required = analytic_curves(training_graph, workload, margin)
+    peaks, required = analytic_curves(graph, workload, margin)
     return Job(result, peaks, step_work(result, tokens), required)
 
 
@@ -107,16 +109,16 @@ def _required(w: Job, batch: int, cost: PlanCost) -> int:
     return w.required.peak_bytes(batch) - cost.saved_bytes
 
 
-def _reason(fits: bool, required: int, dev: Device, cost: PlanCost, batch: int) -> str:
-    text = (f"{'fits' if fits else 'does not fit'}: needs {format_bytes(required)} per card at batch {batch}; "
-            f"{format_bytes(dev.memory_bytes)} card has {format_bytes(dev.usable_bytes)} usable after the CUDA context")
+def _reasons(fits: bool, required: int, dev: Device, cost: PlanCost, batch: int) -> tuple[Reason, ...]:
+    found = [reason(ReasonCode.FITS if fits else ReasonCode.DOES_NOT_FIT, required_bytes=required, batch=batch,
+                    memory_bytes=dev.memory_bytes, usable_bytes=dev.usable_bytes)]
     if dev.vendor != "NVIDIA":
-        text += "; memory modelled on CUDA's allocator (PyTorch runs this card through ROCm or XPU)"
+        found.append(reason(ReasonCode.NOT_CUDA))
     if cost.plan == "data_parallel":
-        text += "; data parallel: each card holds the whole model, memory does not pool"
+        found.append(reason(ReasonCode.DATA_PARALLEL))
     elif cost.plan.startswith("zero"):
-        text += f"; {cost.plan.upper()} shards model state over {cost.count} cards ({dev.link_name})"
-    return text + serving_reason(cost, dev)
+        found.append(reason(ReasonCode.ZERO, stage=cost.plan.upper(), count=cost.count, link=dev.link_name))
+    return (*found, *serving_reasons(cost, dev))
 
 
 def _entry(w: Job, card: CardRecord, dev: Device, single_step: float, cost: PlanCost,
@@ -139,11 +141,14 @@ def _entry(w: Job, card: CardRecord, dev: Device, single_step: float, cost: Plan
     power_w = dev.tdp_w * card.devices * cost.count
     facts = money_facts(price, rent, cost.count, throughput, power_w, w.work.tokens_per_sample, money)
     return Recommendation(
-        card.name, cost.count, cost.plan, fits, _reason(fits, required, dev, cost, batch), required,
-        dev.usable_bytes, max_batch, step, throughput,
-        "tokens/s" if w.work.tokens_per_sample > 1 or speed else "samples/s", total_price,
-        price.date if price else None, price.condition if price else None,
-        throughput / total_price if total_price else None, throughput / (dev.tdp_w * cost.count),
+        card=card.name, count=cost.count, plan=cost.plan, fits=fits,
+        reasons=_reasons(fits, required, dev, cost, batch), required_bytes=required,
+        usable_bytes=dev.usable_bytes, max_batch=max_batch, step_time_s=step, throughput=throughput,
+        throughput_unit="tokens/s" if w.work.tokens_per_sample > 1 or speed else "samples/s",
+        price_usd=total_price, price_date=price.date if price else None,
+        price_condition=price.condition if price else None,
+        perf_per_dollar=throughput / total_price if total_price else None,
+        perf_per_watt=throughput / (dev.tdp_w * cost.count),
         prefill_tokens_per_s=speed.prefill_tokens_per_s * cost.replicas if speed else None,
         decode_tokens_per_s=throughput if speed else None,
         price_kind=price.kind if price else None, price_source=price.source if price else None,
@@ -152,10 +157,11 @@ def _entry(w: Job, card: CardRecord, dev: Device, single_step: float, cost: Plan
 
 def _incomplete(w: Job, card: CardRecord, missing: tuple[str, ...]) -> Recommendation:
     """A card without a figure ranking divides by: one row that says so, ranked last (plan "incomplete")."""
-    return Recommendation(card.name or "(no name)", 1, "incomplete", False,
-                          f"incomplete: {', '.join(missing)} not given; set them in the catalog",
-                          w.estimate.memory.required_bytes, 0, 0, 0.0, 0.0, "samples/s", None, None, None,
-                          None, 0.0)
+    return Recommendation(card=card.name or "(no name)", count=1, plan="incomplete", fits=False,
+                          reasons=(reason(ReasonCode.INCOMPLETE, missing=", ".join(missing)),),
+                          required_bytes=w.estimate.memory.required_bytes, usable_bytes=0, max_batch=0,
+                          step_time_s=0.0, throughput=0.0, throughput_unit="samples/s", price_usd=None,
+                          price_date=None, price_condition=None, perf_per_dollar=None, perf_per_watt=0.0)
 
 
 def rank(w: Job, cards: Sequence[CardRecord], prices: dict[str, PriceRecord | None],
@@ -190,6 +196,6 @@ def _note_sharding(entries: list[Recommendation]) -> list[Recommendation]:
     """Says where sharding makes a model fit that data parallel on the same cards cannot."""
     dp_fits = {(e.card, e.count) for e in entries if e.fits and e.plan in ("single", "data_parallel")}
     entries = [note_split(e) if (e.card, e.count) not in dp_fits else e for e in entries]
-    return [replace(e, reason=e.reason + "; fits only because model state is sharded")
+    return [replace(e, reasons=(*e.reasons, reason(ReasonCode.ONLY_SHARDED)))
             if e.fits and e.plan.startswith("zero") and (e.card, e.count) not in dp_fits else e
             for e in entries]

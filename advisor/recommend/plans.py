@@ -20,19 +20,21 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Literal
 
 from advisor.core.estimate import Estimate
 from advisor.core.generation import GenerationProfile
 
-PLANS_TRAIN = ("data_parallel", "zero1", "zero2", "zero3")
-PLANS_INFER = ("data_parallel", "zero3")
-PLANS_GENERATE = ("data_parallel", "tensor_parallel", "layer_split")
-SPLIT_PLANS = ("tensor_parallel", "layer_split")  # one model instance over all the cards
+Plan = Literal["single", "data_parallel", "zero1", "zero2", "zero3", "tensor_parallel", "layer_split"]
+PLANS_TRAIN: tuple[Plan, ...] = ("data_parallel", "zero1", "zero2", "zero3")
+PLANS_INFER: tuple[Plan, ...] = ("data_parallel", "zero3")
+PLANS_GENERATE: tuple[Plan, ...] = ("data_parallel", "tensor_parallel", "layer_split")
+SPLIT_PLANS: tuple[Plan, ...] = ("tensor_parallel", "layer_split")  # one model instance over all the cards
 
 
 @dataclass(frozen=True)
 class PlanCost:
-    plan: str
+    plan: Plan
     count: int
     saved_bytes: int  # model state this plan takes off each card (negative: it adds buffers)
     comm_bytes: float  # bytes each card sends per step
@@ -45,7 +47,7 @@ class PlanCost:
         return 1 if self.plan in SPLIT_PLANS else self.count
 
 
-def plans_for(count: int, training: bool, generating: bool = False) -> tuple[str, ...]:
+def plans_for(count: int, training: bool, generating: bool = False) -> tuple[Plan, ...]:
     if count == 1:
         return ("single",)
     if generating:
@@ -58,7 +60,7 @@ def tensor_parallel_fits(profile: GenerationProfile, count: int) -> bool:
     return profile.attention_heads % count == 0 and profile.kv_heads % count == 0
 
 
-def split_cost(profile: GenerationProfile, plan: str, count: int, kv_cache_bytes: int) -> PlanCost:
+def split_cost(profile: GenerationProfile, plan: Plan, count: int, kv_cache_bytes: int) -> PlanCost:
     """Memory a split plan takes off each card: tensor parallel keeps 1/N of the weights and the KV cache
     on each; layer split the share of the layers on its busiest card (ceil(layers / N) of them)."""
     model_state = profile.weight_bytes + kv_cache_bytes
@@ -72,7 +74,7 @@ def largest_layer_params(e: Estimate) -> int:
     return max((row.param_count for row in e.layers), default=0)
 
 
-def plan_cost(e: Estimate, plan: str, count: int) -> PlanCost:
+def plan_cost(e: Estimate, plan: Plan, count: int) -> PlanCost:
     m, dtype = e.memory.at_peak, e.workload.param_dtype_bytes
     share = (count - 1) / count
     params_bytes = e.param_count * dtype

@@ -6,6 +6,7 @@ from typing import Any
 
 from advisor.core.units import format_bytes
 from advisor.recommend.engine import Recommendation
+from advisor.recommend.reasons import reasons_text
 
 _HEADER = ("#", "Card", "N", "Plan", "SW", "Fits", "Needs/card", "Usable/card", "Max batch", "Step ms",
            "Throughput", "Price USD", "Perf/$", "Perf/W")
@@ -71,7 +72,8 @@ def render_table(entries: list[Recommendation], top: int) -> str:
     lines.insert(1, "-" * len(lines[0]))
     fitting = [r for r in entries if r.fits]
     if fitting:
-        lines += ["", f"Best: {fitting[0].count} x {fitting[0].card} ({fitting[0].plan}): {fitting[0].reason}"]
+        best = fitting[0]
+        lines += ["", f"Best: {best.count} x {best.card} ({best.plan}): {reasons_text(best.reasons)}"]
         if fitting[0].price_usd is None:
             lines.append("No fitting configuration has a price on this basis: set one with "
                          "`advisor catalog set-price` or `advisor catalog import-prices`.")
@@ -83,7 +85,8 @@ def render_table(entries: list[Recommendation], top: int) -> str:
 
 
 def to_json(entries: list[Recommendation]) -> list[dict[str, Any]]:
-    return [{"card": r.card, "count": r.count, "plan": r.plan, "fits": r.fits, "reason": r.reason,
+    return [{"card": r.card, "count": r.count, "plan": r.plan, "fits": r.fits, "reason": reasons_text(r.reasons),
+             "reason_codes": [str(item.code) for item in r.reasons],
              "required_bytes": r.required_bytes, "usable_bytes": r.usable_bytes,
              "headroom_bytes": r.usable_bytes - r.required_bytes, "max_batch": r.max_batch,
              "step_time_s": r.step_time_s, "throughput": r.throughput, "throughput_unit": r.throughput_unit,

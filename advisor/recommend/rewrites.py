@@ -78,10 +78,6 @@ def frozen(op: Op) -> Op:
     return _frozen_class(type(op))(**values)
 
 
-def is_frozen(op: Op) -> bool:
-    return isinstance(op, _FrozenMixin)
-
-
 def trainable_layers(graph: Graph) -> list[int]:
     """Nodes that own parameters, in execution order."""
     return [i for i, node in enumerate(graph.nodes) if node.op.param_count(graph.input_specs(node)) > 0]

@@ -16,6 +16,7 @@ from advisor.core.estimate import Estimate
 from advisor.recommend.devices import Device, generation_rates
 from advisor.recommend.generation_speed import GenerationRun, GenerationSpeed, Split, generation_speed
 from advisor.recommend.plans import PlanCost, plan_cost, plans_for, split_cost, tensor_parallel_fits
+from advisor.recommend.reasons import Reason, ReasonCode, reason
 
 if TYPE_CHECKING:  # the engine imports this module; the record is only a type here
     from advisor.recommend.engine import Recommendation
@@ -63,22 +64,18 @@ def entry_speed(e: Estimate, card: CardRecord, dev: Device, cost: PlanCost) -> G
 
 def note_split(entry: Recommendation) -> Recommendation:
     """Says so when a split plan makes a model fit that data parallel on the same cards cannot."""
-    notes = {"tensor_parallel": "; fits only because weights and KV cache are split over {n} cards",
-             "layer_split": "; fits only because layers are split over {n} cards"}
+    notes = {"tensor_parallel": ReasonCode.ONLY_TENSOR_SPLIT, "layer_split": ReasonCode.ONLY_LAYER_SPLIT}
     if not entry.fits or entry.plan not in notes:
         return entry
-    return replace(entry, reason=entry.reason + notes[entry.plan].format(n=entry.count))
+    return replace(entry, reasons=(*entry.reasons, reason(notes[entry.plan], count=entry.count)))
 
 
-def serving_reason(cost: PlanCost, dev: Device) -> str:
-    """What a split plan does, in words a user can check (empty for the other plans)."""
-    if cost.plan == "tensor_parallel":
-        return (f"; tensor parallel over {cost.count} cards ({dev.link_name}): each holds 1/{cost.count} of "
-                "the weights and KV cache, two all-reduces per layer")
-    if cost.plan == "layer_split":
-        return (f"; layers split over {cost.count} cards ({dev.link_name}): memory adds up, but every token "
-                "passes each card in turn, so decoding runs at about one card's speed")
-    return ""
+def serving_reasons(cost: PlanCost, dev: Device) -> tuple[Reason, ...]:
+    """What a split plan does (none for the other plans)."""
+    codes = {"tensor_parallel": ReasonCode.TENSOR_PARALLEL, "layer_split": ReasonCode.LAYER_SPLIT}
+    if cost.plan not in codes:
+        return ()
+    return (reason(codes[cost.plan], count=cost.count, link=dev.link_name),)
 
 
 def kept_share(cost: PlanCost, layers: int) -> float:

@@ -8,7 +8,7 @@ from datetime import datetime
 from advisor.core.budget import REPLAY_UNCERTAINTY
 from advisor.core.overheads import DEFAULT_OVERHEAD
 from advisor.core.units import format_bytes
-from advisor.recommend.devices import DRIVER_RESERVED_FRACTION, PROCESS_OVERHEAD_BYTES
+from advisor.recommend.devices import DRIVER_RESERVED_FRACTION, PROCESS_OVERHEAD_BYTES, local_need_bytes
 from advisor.recommend.engine import Recommendation
 from advisor.report.content import CardSource, Report, sharded_plans
 from advisor.report.markup import Text, bullets, esc, figure, grid, heading, lines, paragraph
@@ -91,7 +91,7 @@ def batch_chart(report: Report, t: Text) -> str:
 
 
 def _device_row(device: DeviceReading, report: Report, t: Text) -> list[str]:
-    need = report.estimate.memory.required_bytes + PROCESS_OVERHEAD_BYTES
+    need = local_need_bytes(report.estimate.memory.required_bytes)
     verdict = fit(device, need)
     values = {"subject": "", "name": device.name, "need": f"{verdict.required_gib:.1f}",
               "usable": f"{verdict.usable_gib or 0:.1f}"}

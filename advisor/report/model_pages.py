@@ -53,7 +53,7 @@ def summary(report: Report, t: Text) -> str:
 
 def model_layer_count(e: Estimate) -> int:
     """The model's own layers, as the app's builder lists them: a training estimate adds a cross-entropy
-    row named "loss" (core.estimate.with_loss_head) that is not part of the user's network."""
+    row named "loss" (core.loss_head.with_loss_head) that is not part of the user's network."""
     rows = e.layers
     added_loss = e.workload.training and rows and rows[-1].name == "loss" and rows[-1].kind == "cross_entropy"
     return len(rows) - 1 if added_loss else len(rows)

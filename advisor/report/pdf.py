@@ -102,7 +102,7 @@ def text_font(families: Sequence[str], size_pt: float) -> QFont:
     return font
 
 
-class SvgCharts(QPyTextObject):  # type: ignore[misc]
+class SvgCharts(QPyTextObject):
     """Draws a chart where the document holds its object character, scaled to the text width.
 
     PySide6 only registers QPyTextObject subclasses as handlers (a plain QObject + QTextObjectInterface is

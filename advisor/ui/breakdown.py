@@ -137,10 +137,3 @@ class QtBreakdown(QWidget):
         chart = (self.category, self.layer_chart, self.timeline, self.batch_chart)[view]
         chart.set_figure(self._figure_for(view, result)())
         self._drawn[view] = result
-
-    def draw_all(self) -> None:
-        """Every view at once (screenshots, reports); the UI itself draws lazily."""
-        current = self.views.currentIndex()
-        for view in range(self.views.count()):
-            self.views.setCurrentIndex(view)
-        self.views.setCurrentIndex(current)

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from advisor.core.graph import Graph
-from advisor.recommend.devices import PROCESS_OVERHEAD_BYTES
+from advisor.recommend.devices import local_need_bytes
 from advisor.specs import load_graph
 from advisor.telemetry.poller import Poller
 from advisor.ui import draft_edits, menus
@@ -142,7 +142,7 @@ class QtMainWindow(QMainWindow):
         if result is None:
             self.live.set_workload_requirement(None, "")
             return
-        needed = result.estimate.memory.required_bytes + PROCESS_OVERHEAD_BYTES
+        needed = local_need_bytes(result.estimate.memory.required_bytes)
         self.live.set_workload_requirement(needed, requirement_label(result))
 
     def _fill(self) -> None:
@@ -177,7 +177,7 @@ class QtMainWindow(QMainWindow):
             return load_graph(path, None if path.lower().endswith(".json") else seq_len)
 
         self.runner.start("import", tr("Importing {file}").format(file=Path(path).name), work,
-                          lambda graph: self._opened(graph, path),  # type: ignore[arg-type]
+                          lambda graph: self._opened(graph, path),
                           lambda error: show_error(self, tr("Cannot open {file}").format(file=Path(path).name),
                                                    str(error)))
 
@@ -222,7 +222,7 @@ class QtMainWindow(QMainWindow):
 
         self.runner.start("report", tr("Writing the PDF report"), work,
                           lambda written: self.statusBar().showMessage(
-                              tr("Saved {file}").format(file=written[0]), 5000),  # type: ignore[index]
+                              tr("Saved {file}").format(file=written[0]), 5000),
                           lambda error: show_error(self, tr("Cannot write the report"), str(error)))
 
     # Drag and drop of model files

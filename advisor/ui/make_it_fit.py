@@ -1,6 +1,6 @@
 """"Make it fit on...": the changes that make the workload fit one card, measured, and one click to apply one.
 
-The search (advisor.recommend.fitting) re-estimates every change, so it runs on a worker. Apply sets the
+The search (advisor.recommend.fit.search) re-estimates every change, so it runs on a worker. Apply sets the
 workload controls (AppState.set_choice); changes the controls cannot express (8-bit optimizer state,
 freezing layers, sharding) are shown but belong in the training script, which the row's tooltip says.
 """
@@ -31,36 +31,26 @@ from advisor.core import zoo
 from advisor.core.graph import Graph
 from advisor.core.units import format_bytes
 from advisor.estimating import simulator
-from advisor.recommend.fit_changes import NOTES
-from advisor.recommend.fit_measure import Subject, target, tokens_per_sample
-from advisor.recommend.fitting import FitOption, FitReport, make_it_fit
+from advisor.recommend.fit.keys import CHANGES, ChangeKey
+from advisor.recommend.fit.measure import Subject, target
+from advisor.recommend.fit.search import FitOption, FitReport, make_it_fit
 from advisor.ui.catalog_service import CatalogService
 from advisor.ui.i18n import tr
 from advisor.ui.state import AppState, Result
 from advisor.ui.workers import TaskRunner
 
 
-def change_label(key: str) -> str:
-    labels = {
-        "current": tr("as it is"), "batch": tr("smaller batch"), "accumulate": tr("gradient accumulation"),
-        "amp_bf16": tr("mixed precision (bf16 autocast)"), "amp_fp16": tr("mixed precision (fp16 autocast)"),
-        "bf16": tr("pure bf16"), "checkpointing": tr("gradient checkpointing"),
-        "inplace": tr("in-place activations"), "sgd_momentum": tr("SGD with momentum instead of Adam"),
-        "sgd": tr("plain SGD instead of Adam"), "adam_8bit": tr("8-bit optimizer state"),
-        "freeze_half": tr("freeze the first half of the blocks"), "freeze_head": tr("train only the last layer"),
-        "seq_len": tr("shorter sequences"), "zero1": tr("ZeRO-1 sharding"), "zero2": tr("ZeRO-2 sharding"),
-        "zero3": tr("ZeRO-3 / FSDP sharding"),
-    }
-    return labels.get(key, key)
+def change_label(key: ChangeKey) -> str:
+    return tr(CHANGES[key].label)
 
 
 def option_label(o: FitOption) -> str:
-    text = " + ".join(change_label(c) for c in o.changes) if o.changes else change_label("current")
+    text = " + ".join(change_label(c) for c in o.changes or (ChangeKey.CURRENT,))
     return text + (tr(" on {count} cards").format(count=o.cards) if o.cards > 1 else "")
 
 
 def option_note(o: FitOption) -> str:
-    return "; ".join(tr(NOTES[key]).format(**values) for key, values in o.notes)
+    return "; ".join(tr(CHANGES[key].note).format(**values) for key, values in o.notes)
 
 
 def speed(slowdown: float) -> str:
@@ -74,7 +64,7 @@ def speed(slowdown: float) -> str:
 def fit_subject(result: Result, state: AppState) -> Subject:
     """The workload on screen as fitting sees it (a zoo sequence model can be rebuilt shorter)."""
     graph, source = result.graph, state.draft.source
-    tokens = tokens_per_sample(graph)
+    tokens = graph.tokens_per_sample
     name = source[4:] if source.startswith("zoo:") else ""
     rebuild: Callable[[int], Graph] | None = None
     if tokens > 1 and name and zoo.takes_seq_len(name):

@@ -9,6 +9,7 @@ from PySide6.QtGui import QBrush, QColor
 
 from advisor.core.units import format_bytes
 from advisor.recommend.engine import Recommendation
+from advisor.recommend.reasons import ReasonCode, reason_text
 from advisor.ui.i18n import tr
 from advisor.ui.money_text import money_lines, price_cell
 from advisor.ui.table_model import SORT_ROLE, Index, RecordTableModel
@@ -71,8 +72,11 @@ def _cells(rank: int, r: Recommendation) -> list[tuple[str, Any]]:
     ]
 
 
+_WORDED_ABOVE = frozenset({ReasonCode.FITS, ReasonCode.DOES_NOT_FIT, ReasonCode.DATA_PARALLEL, ReasonCode.ZERO})
+
+
 def explain(r: Recommendation, batch: int) -> str:
-    """Why this configuration fits or not, in the user's language (the engine's reason is English)."""
+    """Why this configuration fits or not, in the user's language, from the engine's reasons."""
     head = tr("{count} x {card}, {plan}").format(count=r.count, card=r.card, plan=plan_name(r.plan))
     verdict = tr("Fits") if r.fits else tr("Does not fit")
     lines = [f"<b>{head}: {verdict}</b>",
@@ -91,6 +95,9 @@ def explain(r: Recommendation, batch: int) -> str:
             r.plan, tr("optimizer state, gradients and parameters"))
         lines.append(tr("{plan} shards the {what} over the {count} cards, so each holds a share; activations "
                         "are not sharded.").format(plan=plan_name(r.plan), what=sharded, count=r.count))
+    # the engine's other reasons (another vendor's allocator, what a split plan does, a fit that only sharding
+    # or splitting buys, missing figures), in the user's language; the lines above word the rest more fully
+    lines += [reason_text(item, tr) + "." for item in r.reasons if item.code not in _WORDED_ABOVE]
     lines += money_lines(r)
     return "<br>".join(lines)
 

@@ -172,7 +172,7 @@ class AppState(QObject):
             self._set_error(f"{spec}: {error}")
 
         self.runner.start("simulate", tr("Simulating {file}").format(file=spec),
-                          lambda _cancelled: prepare_spec(spec, workload), done, failed)  # type: ignore[arg-type]
+                          lambda _cancelled: prepare_spec(spec, workload), done, failed)
 
     def _set_error(self, message: str) -> None:
         self.error = message

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
+import numpy as np
 import pytest
 from matplotlib.collections import PathCollection
 from matplotlib.figure import Figure
+from matplotlib.image import imread
 
 from advisor.charts.zoo_map import MODELS_GID, OWN_GID, marker_area, point_text, zoo_map_figure
 from advisor.core import zoo
@@ -70,9 +73,14 @@ def test_hover_text_shows_the_numbers() -> None:
     assert point_text(resnet, str) == "resnet50\ntop-1 76.1%\n4.09 GMACs per image\n25.6 M parameters"
 
 
-def test_screenshot() -> None:
+def test_screenshot(tmp_path: Path) -> None:
     figure = zoo_map_figure(zoo_points(), ModelPoint("my_net", 2_100_000_000, 9_000_000, None))
-    figure.savefig("/tmp/zoo_map.png", dpi=130)
+    out = tmp_path / "zoo_map.png"
+    figure.savefig(out, dpi=130)
+    pixels = imread(out)
+    width_in, height_in = figure.get_size_inches()
+    assert pixels.shape[:2] == (round(height_in * 130), round(width_in * 130))  # inches x dots per inch
+    assert len(np.unique(pixels.reshape(-1, pixels.shape[-1]), axis=0)) > 100  # drawn, not a blank canvas
 
 
 def test_log_axis_ticks_are_plain_numbers() -> None:

@@ -12,9 +12,16 @@ from advisor.core.allocator import (
     runs_within,
     training_loop_events,
 )
-from advisor.core.budget import REPLAY_UNCERTAINTY, conv_workspace_margin_bytes, required_bytes, required_from_peaks
-from advisor.core.curve import MemoryCurve
+from advisor.core.budget import (
+    REPLAY_UNCERTAINTY,
+    analytic_curves,
+    conv_workspace_margin_bytes,
+    required_bytes,
+    required_from_peaks,
+)
+from advisor.core.curve import MemoryCurve, memory_curve
 from advisor.core.estimate import estimate
+from advisor.core.loss_head import with_loss_head
 from advisor.core.tracker import Key
 from advisor.core.workload import Workload
 
@@ -96,3 +103,13 @@ def test_an_estimate_needs_more_than_its_peak_and_a_conv_net_keeps_a_workspace_m
     assert largest_conv == 16 * 64 * 112 * 112 * 4  # conv1 output, fp32: 51,380,224 B
     assert memory.required_bytes >= memory.peak_bytes + largest_conv + memory.peak_bytes * REPLAY_UNCERTAINTY
     assert memory.required_bytes < memory.peak_bytes * 1.25
+
+
+def test_the_curves_add_the_loss_head_themselves_when_training() -> None:
+    graph, train = zoo.build("seed:cnn"), Workload(batch=8)
+    assert graph.nodes[-1].op.kind != "cross_entropy"  # the zoo graph has no loss
+    assert analytic_curves(graph, train, 0.0) == analytic_curves(with_loss_head(graph), train, 0.0)
+    infer = Workload(batch=8, mode="infer")  # inference runs no loss, so a head given to it stays and costs bytes
+    assert memory_curve(graph, infer).peak_bytes(8) < memory_curve(with_loss_head(graph), infer).peak_bytes(8)
+    # the estimate's own peak sits on the curve it is drawn with (both step the same headed graph)
+    assert memory_curve(graph, train).peak_bytes(8) >= estimate(graph, train).memory.peak_bytes

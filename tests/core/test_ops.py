@@ -19,6 +19,8 @@ from advisor.core.ops import (
     LayerNorm,
     Linear,
     MaxPool,
+    ReLU,
+    kind_registry,
 )
 
 
@@ -166,3 +168,12 @@ def test_builder_names_layers_and_rejects_duplicates() -> None:
     assert graph.blocks() == [("stage1", [2])]
     with pytest.raises(ShapeError, match="bad: kernel 9x9 larger than padded input 6x6"):
         b.add(Conv(4, 9), [x], "bad")
+
+
+def test_the_registry_refuses_a_kind_claimed_twice() -> None:
+    class OtherReLU(ReLU):  # inherits kind "relu", as a copied class would
+        pass
+
+    assert kind_registry((Input, ReLU)) == {"input": Input, "relu": ReLU}
+    with pytest.raises(ValueError, match="'relu' is registered by both ReLU and OtherReLU"):
+        kind_registry((Input, ReLU, OtherReLU))

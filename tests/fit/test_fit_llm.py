@@ -9,10 +9,10 @@ import pytest
 from advisor.catalog import CardRecord, find_card, open_catalog
 from advisor.core import zoo
 from advisor.core.workload import Workload
-from advisor.recommend.fit_llm import llm_changes
-from advisor.recommend.fit_measure import Measurer, Subject, Target, Variant, target
-from advisor.recommend.fit_present import render_text
-from advisor.recommend.fitting import make_it_fit
+from advisor.recommend.fit.llm import llm_changes
+from advisor.recommend.fit.measure import Measurer, Subject, Target, Variant, target
+from advisor.recommend.fit.present import render_text
+from advisor.recommend.fit.search import make_it_fit
 
 GIB = 2**30
 
@@ -127,15 +127,17 @@ def test_a_decoder_without_llama_style_projections_is_not_offered_lora(cards: di
     assert llm_changes(Measurer(gpt2, card), Variant(gpt2.workload), card.usable_bytes) == []
 
 
-def test_every_fit_note_has_a_chinese_translation_with_the_same_fields() -> None:
+def test_every_fit_label_and_note_has_a_chinese_translation_with_the_same_fields() -> None:
     import string
 
-    from advisor.recommend.fit_changes import NOTES
+    from advisor.recommend.fit.keys import CHANGES, ChangeKey
     from advisor.ui.i18n.zh_CN import MESSAGES
 
     def fields(text: str) -> set[str]:
         return {name for _lit, name, _spec, _conv in string.Formatter().parse(text) if name}
 
-    for key, note in NOTES.items():
-        assert note in MESSAGES, key
-        assert fields(MESSAGES[note]) == fields(note), key
+    assert set(CHANGES) == set(ChangeKey)  # every change is described, once
+    for key, kind in CHANGES.items():
+        assert kind.label in MESSAGES and kind.note in MESSAGES, key
+        assert fields(MESSAGES[kind.note]) == fields(kind.note), key
+        assert not fields(kind.label), key  # labels are plain words

@@ -9,12 +9,13 @@ import pytest
 
 from advisor.catalog import CardRecord, find_card, open_catalog
 from advisor.core import zoo
-from advisor.core.estimate import estimate, with_loss_head
+from advisor.core.estimate import estimate
+from advisor.core.loss_head import with_loss_head
 from advisor.core.memory import StepSimulator
 from advisor.core.tracker import rounded
 from advisor.core.workload import Workload
-from advisor.recommend.fit_changes import GROUPS, SAME_TRAINING
-from advisor.recommend.fit_measure import (
+from advisor.recommend.fit.keys import GROUPS, SAME_TRAINING
+from advisor.recommend.fit.measure import (
     Measurer,
     Subject,
     Target,
@@ -22,7 +23,7 @@ from advisor.recommend.fit_measure import (
     largest_fitting_batch,
     target,
 )
-from advisor.recommend.fitting import FitOption, FitReport, make_it_fit
+from advisor.recommend.fit.search import FitOption, FitReport, make_it_fit
 from advisor.recommend.plans import plan_cost
 from advisor.recommend.rewrites import freeze_before, trainable_layers, with_inplace_activations
 

@@ -31,7 +31,7 @@ def price(amount: float, day: date, condition: str = "new", kind: str = "purchas
 
 def rec(**changes: Any) -> Recommendation:
     values: dict[str, Any] = dict(
-        card="Card", count=1, plan="single", fits=True, reason="", required_bytes=1, usable_bytes=2, max_batch=8,
+        card="Card", count=1, plan="single", fits=True, reasons=(), required_bytes=1, usable_bytes=2, max_batch=8,
         step_time_s=0.1, throughput=100.0, throughput_unit="samples/s", price_usd=1000.0,
         price_date=TODAY, price_condition="new", perf_per_dollar=0.1, perf_per_watt=1.0,
         price_kind="purchase", power_w=500.0)  # fmt: skip

@@ -1,5 +1,6 @@
 """Recommendations on the real bundled catalog (a fresh SQLite file per test session)."""
 
+import dataclasses
 from dataclasses import replace
 from pathlib import Path
 
@@ -9,7 +10,8 @@ from advisor.catalog import Catalog, find_card, open_catalog
 from advisor.core import zoo
 from advisor.core.workload import Workload
 from advisor.recommend.devices import usable_bytes
-from advisor.recommend.engine import Job, Options, prepare, rank
+from advisor.recommend.engine import Job, Options, Recommendation, prepare, rank
+from advisor.recommend.reasons import ReasonCode, reasons_text
 from advisor.recommend.service import best_price
 
 CLASSIC = ("GTX 980 Ti", "Titan X (Maxwell)", "Titan X (Pascal)", "GTX 1060 6GB", "GTX 1070", "GTX 1080", "GTX 1080 Ti")
@@ -51,7 +53,8 @@ def test_classic_case_only_11_and_12_gb_cards_fit_and_the_1080_ti_wins(catalog: 
     sli = [e for e in entries if e.card == "GeForce GTX 980 Ti" and e.count == 2]
     assert sli and not any(e.fits for e in sli)
     dp = next(e for e in sli if e.plan == "data_parallel")
-    assert "memory does not pool" in dp.reason and "needs" in dp.reason
+    assert "memory does not pool" in reasons_text(dp.reasons) and "needs" in reasons_text(dp.reasons)
+    assert [r.code for r in dp.reasons] == [ReasonCode.DOES_NOT_FIT, ReasonCode.DATA_PARALLEL]
 
 
 def test_reason_states_the_numbers(catalog: Catalog) -> None:
@@ -59,8 +62,12 @@ def test_reason_states_the_numbers(catalog: Catalog) -> None:
     entries = rank(job_needing(9.5), cards, prices, Options(counts=(1,)))
     gtx1070 = next(e for e in entries if e.card == "GeForce GTX 1070")
     assert not gtx1070.fits
-    assert gtx1070.reason.startswith("does not fit: needs ")
-    assert "8.00 GiB card has" in gtx1070.reason and "usable after the CUDA context" in gtx1070.reason
+    words = reasons_text(gtx1070.reasons)
+    assert words.startswith("does not fit: needs ")
+    assert "8.00 GiB card has" in words and "usable after the CUDA context" in words
+    verdict = dict(gtx1070.reasons[0].values)  # the numbers, as data for the views to word
+    assert gtx1070.reasons[0].code is ReasonCode.DOES_NOT_FIT and verdict["memory_bytes"] == 8 * GIB
+    assert verdict["required_bytes"] == gtx1070.required_bytes and verdict["usable_bytes"] == gtx1070.usable_bytes
     assert gtx1070.usable_bytes == usable_bytes(8 * GIB)
     assert gtx1070.max_batch < job_needing(9.5).estimate.workload.batch
 
@@ -75,7 +82,8 @@ def test_zero3_makes_a_model_fit_that_one_card_cannot(catalog: Catalog) -> None:
     assert not by_config[(1, "single")].fits
     assert not by_config[(8, "data_parallel")].fits  # replicas: every card holds it all
     sharded = by_config[(8, "zero3")]
-    assert sharded.fits and "fits only because model state is sharded" in sharded.reason
+    assert sharded.fits and "fits only because model state is sharded" in reasons_text(sharded.reasons)
+    assert sharded.reasons[-1].code is ReasonCode.ONLY_SHARDED
     assert sharded.required_bytes < by_config[(8, "zero1")].required_bytes
 
 
@@ -111,3 +119,10 @@ def test_mixed_precision_is_not_slower_than_fp32_on_pascal(catalog: Catalog) -> 
     assert card.fp16_tflops is not None and card.fp16_tflops < card.fp32_tflops / 32
     assert matmul_rate(card, Workload("train", 32, "amp_fp16")) == card.fp32_tflops
     assert matmul_rate(card, Workload("train", 32, "fp32")) == card.fp32_tflops
+
+
+def test_a_recommendation_is_built_by_keyword_only() -> None:
+    # 17+ fields of similar types: a positional call could swap two numbers silently
+    assert all(f.kw_only for f in dataclasses.fields(Recommendation))
+    with pytest.raises(TypeError):
+        Recommendation("RTX 4090", 1, "single")  # type: ignore[misc]

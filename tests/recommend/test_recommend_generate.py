@@ -9,6 +9,7 @@ from advisor.core import zoo
 from advisor.core.workload import Workload
 from advisor.recommend.engine import Job, Options, Recommendation, prepare, rank
 from advisor.recommend.present import render_table, to_json
+from advisor.recommend.reasons import reasons_text
 
 GIB = 2**30
 
@@ -34,13 +35,13 @@ def test_llama_70b_at_4_bit_fits_two_3090s_only_split_and_not_at_16_bit(catalog:
     q4 = ranked(catalog, generate("llama-3.1-70b", "q4_k_m"), "RTX 3090", (1, 2))
     weights = q4[(1, "single")].required_bytes
     assert not q4[(1, "single")].fits and not q4[(2, "data_parallel")].fits  # 42.5 GB of weights > 24 GB
-    assert "memory does not pool" in q4[(2, "data_parallel")].reason
+    assert "memory does not pool" in reasons_text(q4[(2, "data_parallel")].reasons)
     for plan in ("tensor_parallel", "layer_split"):
         entry = q4[(2, plan)]
-        assert entry.fits, entry.reason
-        assert entry.reason.endswith("fits only because " + ("weights and KV cache are split over 2 cards"
-                                                             if plan == "tensor_parallel"
-                                                             else "layers are split over 2 cards"))
+        assert entry.fits, reasons_text(entry.reasons)
+        split = "weights and KV cache are split over 2 cards" if plan == "tensor_parallel" else \
+            "layers are split over 2 cards"
+        assert reasons_text(entry.reasons).endswith("fits only because " + split)
         assert weights / 2 < entry.required_bytes < weights / 2 + 2 * GIB  # its half, plus the unsplit rest
     # a token passes both cards in turn under layer split; tensor parallel reads half the weights per card
     assert q4[(2, "layer_split")].decode_tokens_per_s < q4[(2, "tensor_parallel")].decode_tokens_per_s  # type: ignore[operator]

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from pytestqt.qtbot import QtBot
 
-from advisor.recommend.fitting import FitOption
+from advisor.recommend.fit.search import FitOption
 from advisor.ui.i18n import set_language
 from advisor.ui.main_window import QtMainWindow
 from advisor.ui.make_it_fit import QtMakeItFit

@@ -8,7 +8,11 @@ from datetime import date
 from PySide6.QtCore import QDate, Qt
 from pytestqt.qtbot import QtBot
 
+from advisor.recommend.engine import Recommendation
+from advisor.recommend.reasons import ReasonCode, reason, reasons_text
+from advisor.ui.i18n import set_language
 from advisor.ui.main_window import QtMainWindow
+from advisor.ui.recommend_model import explain
 from advisor.ui.table_model import SORT_ROLE
 
 Ranked = Callable[[QtBot, QtMainWindow], None]
@@ -144,7 +148,7 @@ def test_an_incomplete_card_ranks_last_and_the_rest_still_rank(qtbot: QtBot, win
     entries = window.recommendations.entries
     broken = [e for e in entries if e.card == broken_name]
     assert [e.plan for e in broken] == ["incomplete"] and entries[-1].card == broken_name
-    assert "bandwidth_gbs, fp32_tflops" in broken[0].reason
+    assert "bandwidth_gbs, fp32_tflops" in reasons_text(broken[0].reasons)
     assert any(e.fits for e in entries)
     editor = window.catalog_editor
     qtbot.waitUntil(lambda: any(c.name == broken_name for c in editor.cards), timeout=5000)
@@ -159,3 +163,21 @@ def test_a_negative_price_cannot_be_typed(qtbot: QtBot, window: QtMainWindow) ->
     box.lineEdit().clear()
     qtbot.keyClicks(box.lineEdit(), "-50")
     assert "-" not in box.text() and box.value() == 50  # the minus is refused, the digits are kept
+
+
+def test_the_explanation_keeps_a_fit_that_only_splitting_buys_in_the_users_language() -> None:
+    split = Recommendation(
+        card="RTX 3090", count=2, plan="layer_split", fits=True, required_bytes=20 * 2**30, usable_bytes=22 * 2**30,
+        max_batch=4, step_time_s=0.05, throughput=20.0, throughput_unit="tokens/s", price_usd=None, price_date=None,
+        price_condition=None, perf_per_dollar=None, perf_per_watt=0.1,
+        reasons=(reason(ReasonCode.FITS, required_bytes=20 * 2**30, batch=1, memory_bytes=24 * 2**30,
+                        usable_bytes=22 * 2**30),
+                 reason(ReasonCode.LAYER_SPLIT, count=2, link="PCIe 4.0 x16"),
+                 reason(ReasonCode.ONLY_LAYER_SPLIT, count=2)))
+    assert "fits only because layers are split over 2 cards." in explain(split, 1)
+    set_language("zh_CN")
+    try:
+        text = explain(split, 1)
+    finally:
+        set_language("en")
+    assert "只因各层被拆分到 2 张卡上才放得下" in text and "按层拆分到 2 张卡上（PCIe 4.0 x16）" in text

@@ -101,9 +101,10 @@ def estimate_generation(graph: Graph, w: Workload) -> Estimate:
                                                                 w.batch)
     timeline = tuple(TimelinePoint("prefill", p.layer, p.total_bytes + shift) for p in profile.timeline)
     step_flops = forward_flops + int(gen.decode_flops_per_token * w.new_tokens * w.batch)
-    return Estimate(graph.name, w, "analytic", prefill_graph.param_count, tuple(rows),
-                    sum(r.forward_macs for r in rows), forward_flops, step_flops, memory, timeline,
-                    _assumptions(spec, w), gen)
+    return Estimate(model=graph.name, workload=w, method="analytic", param_count=prefill_graph.param_count,
+                    layers=tuple(rows), forward_macs=sum(r.forward_macs for r in rows), forward_flops=forward_flops,
+                    step_flops=step_flops, memory=memory, timeline=timeline, assumptions=_assumptions(spec, w),
+                    generation=gen)
 
 
 def _assumptions(spec: DecoderSpec, w: Workload) -> tuple[str, ...]:

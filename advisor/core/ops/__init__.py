@@ -1,5 +1,7 @@
 """The registry of layer kinds: each a frozen dataclass with its own formulas (see base.Op)."""
 
+from collections.abc import Iterable
+
 from advisor.core.ops.activation import (
     GELU,
     Hardsigmoid,
@@ -47,14 +49,26 @@ from advisor.core.ops.vision_ops import (
     WindowPartition,
 )
 
-OP_TYPES: dict[str, type[Op]] = {
-    cls.kind: cls
-    for cls in (Input, Linear, Conv, ConvTranspose, BatchNorm, LayerNorm, RMSNorm, GroupNorm, ReLU, ReLU6, GELU,
-                SiLU, Sigmoid, Tanh, Hardswish, Hardsigmoid, Softmax, Dropout, MaxPool, AvgPool, AdaptiveAvgPool,
-                Flatten, Reshape, Permute, Slice, Add, Mul, Concat, ChannelShuffle, ClassToken, AddParameter,
-                Embedding, Attention, Rotary, LSTM, GRU, CrossEntropy, GELUTanhComposite, LayerScale, StochasticDepth,
-                Pad, Roll, WindowPartition, WindowMerge, WindowAttention, PatchMerge, MoEExperts)
-}
+
+def kind_registry(classes: Iterable[type[Op]]) -> dict[str, type[Op]]:
+    """Kind -> class; a kind claimed twice raises, since a dict would silently keep only the later class and
+    saved networks of the earlier kind would load as the wrong layer."""
+    table: dict[str, type[Op]] = {}
+    for cls in classes:
+        if cls.kind in table:
+            owner = table[cls.kind].__name__
+            raise ValueError(f"op kind {cls.kind!r} is registered by both {owner} and {cls.__name__}")
+        table[cls.kind] = cls
+    return table
+
+
+OP_TYPES: dict[str, type[Op]] = kind_registry(
+    (Input, Linear, Conv, ConvTranspose, BatchNorm, LayerNorm, RMSNorm, GroupNorm, ReLU, ReLU6, GELU,
+     SiLU, Sigmoid, Tanh, Hardswish, Hardsigmoid, Softmax, Dropout, MaxPool, AvgPool, AdaptiveAvgPool,
+     Flatten, Reshape, Permute, Slice, Add, Mul, Concat, ChannelShuffle, ClassToken, AddParameter,
+     Embedding, Attention, Rotary, LSTM, GRU, CrossEntropy, GELUTanhComposite, LayerScale, StochasticDepth,
+     Pad, Roll, WindowPartition, WindowMerge, WindowAttention, PatchMerge, MoEExperts)
+)
 
 __all__ = [
     "GELU", "GRU", "LSTM", "OP_TYPES", "AdaptiveAvgPool", "Add", "AddParameter", "Attention", "AvgPool",

@@ -16,8 +16,8 @@ from advisor.core import zoo
 from advisor.core.estimate import Estimate, estimate
 from advisor.core.workload import Workload
 
+# torchvision's model documentation: acc@1 of each model's IMAGENET1K_V1 weights.
 SOURCE_URL = "https://pytorch.org/vision/stable/models.html"
-SOURCE = f"torchvision's model documentation, acc@1 of each model's IMAGENET1K_V1 weights ({SOURCE_URL})"
 
 # zoo name -> (torchvision weights enum, ImageNet-1K acc@1 in %)
 TOP1: dict[str, tuple[str, float]] = {

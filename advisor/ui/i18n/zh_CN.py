@@ -230,6 +230,11 @@ MESSAGES: dict[str, str] = {
     "8-bit optimizer state": "8 位优化器状态", "freeze the first half of the blocks": "冻结前一半的模块",
     "train only the last layer": "只训练最后一层", "shorter sequences": "更短的序列",
     "ZeRO-1 sharding": "ZeRO-1 分片", "ZeRO-2 sharding": "ZeRO-2 分片", "ZeRO-3 / FSDP sharding": "ZeRO-3 / FSDP 分片",
+    "LoRA adapters on a frozen base": "冻结基座上的 LoRA 适配器",
+    "QLoRA (4-bit frozen base + LoRA adapters)": "QLoRA（4 位冻结基座 + LoRA 适配器）",
+    "8-bit weights": "8 位权重", "4-bit weights (GPTQ/AWQ)": "4 位权重（GPTQ/AWQ）",
+    "4-bit weights (GGUF Q4_K_M)": "4 位权重（GGUF Q4_K_M）", "fp8 KV cache": "fp8 KV 缓存",
+    "shorter context": "更短的上下文", "tensor parallel": "张量并行", "layers split over cards": "按层拆分到多张卡",
     " on {count} cards": "（{count} 张卡）", "same speed": "速度不变", "{value} slower": "慢 {value}",
     "{value} faster": "快 {value}", "Change": "改动", "Needs": "需要", "Speed": "速度", "Note": "说明",
     "Make it fit on {card}": "让它放进 {card}", "Make it fit on {card}…": "让它放进 {card}…",
@@ -278,7 +283,7 @@ MESSAGES: dict[str, str] = {
         "在 {count} 张卡上：优化器状态和梯度分片存放（{link}）",
     "on {count} cards: parameters, gradients and optimizer state sharded over them ({link})":
         "在 {count} 张卡上：参数、梯度和优化器状态分片存放（{link}）",
-    # make-it-fit notes of language models (advisor/recommend/fit_changes.py NOTES)
+    # make-it-fit notes of language models (advisor/recommend/fit/keys.py CHANGES)
     "fine-tuning: only rank-{rank} adapters train (gradients and optimizer state for them alone); "
     "activations are still saved through the frozen layers":
         "微调：只训练秩为 {rank} 的适配器（只有它们有梯度和优化器状态）；冻结层的激活值仍要保存",
@@ -456,4 +461,29 @@ MESSAGES: dict[str, str] = {
         "卷积的反向对每个梯度计一次前向）。",
     "amp_fp16: GradScaler is modelled as the scaled loss; unscaling is in place.":
         "amp_fp16：GradScaler 按缩放后的损失建模；反缩放为原地操作。",
+    # why a ranked configuration fits or not (advisor/recommend/reasons.py TEMPLATES)
+    "fits: needs {required_bytes} per card at batch {batch}; {memory_bytes} card has {usable_bytes} usable after "
+    "the CUDA context":
+        "放得下：批大小 {batch} 时每张卡需要 {required_bytes}；"
+        "{memory_bytes} 的卡扣除 CUDA 上下文后可用 {usable_bytes}",
+    "does not fit: needs {required_bytes} per card at batch {batch}; {memory_bytes} card has {usable_bytes} usable "
+    "after the CUDA context":
+        "放不下：批大小 {batch} 时每张卡需要 {required_bytes}；"
+        "{memory_bytes} 的卡扣除 CUDA 上下文后可用 {usable_bytes}",
+    "memory modelled on CUDA's allocator (PyTorch runs this card through ROCm or XPU)":
+        "显存按 CUDA 分配器建模（PyTorch 通过 ROCm 或 XPU 运行这块卡）",
+    "data parallel: each card holds the whole model, memory does not pool":
+        "数据并行：每张卡都保存整个模型，显存不会合并",
+    "{stage} shards model state over {count} cards ({link})": "{stage} 把模型状态分片到 {count} 张卡上（{link}）",
+    "tensor parallel over {count} cards ({link}): each holds 1/{count} of the weights and KV cache, two "
+    "all-reduces per layer":
+        "在 {count} 张卡上张量并行（{link}）：每张卡保存 1/{count} 的权重和 KV 缓存，每层两次 all-reduce",
+    "layers split over {count} cards ({link}): memory adds up, but every token passes each card in turn, so "
+    "decoding runs at about one card's speed":
+        "按层拆分到 {count} 张卡上（{link}）：显存相加，但每个 token 依次经过每张卡，所以解码速度约为一张卡的速度",
+    "fits only because model state is sharded": "只因模型状态被分片才放得下",
+    "fits only because weights and KV cache are split over {count} cards":
+        "只因权重和 KV 缓存被拆分到 {count} 张卡上才放得下",
+    "fits only because layers are split over {count} cards": "只因各层被拆分到 {count} 张卡上才放得下",
+    "incomplete: {missing} not given; set them in the catalog": "不完整：缺少 {missing}；请在显卡目录中填写",
 }

@@ -6,7 +6,7 @@ from typing import Any
 
 from advisor.core.formatting import workload_line
 from advisor.core.units import format_bytes
-from advisor.recommend.fitting import FitOption, FitReport
+from advisor.recommend.fit.search import FitOption, FitReport
 
 _HEADER = ("Change", "Peak", "Needs", "Fits", "Step ms", "Speed", "Method", "Note")
 

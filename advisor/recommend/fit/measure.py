@@ -11,12 +11,14 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import Literal
 
 from advisor.catalog.records import CardRecord
 from advisor.core.budget import analytic_curves, conv_margin_per_sample, required_for_peak
 from advisor.core.curve import MemoryCurve
-from advisor.core.estimate import Estimate, estimate, with_loss_head
+from advisor.core.estimate import Estimate, estimate
 from advisor.core.graph import Graph
+from advisor.core.loss_head import with_loss_head
 from advisor.core.memory import StepSimulator, simulate_step
 from advisor.core.workload import OPTIMIZER_STATE_SLOTS, Workload
 from advisor.recommend.devices import Device, device, generation_rates
@@ -68,6 +70,10 @@ def target(card: CardRecord) -> Target:
     return Target(card.name, device(card, Workload()).usable_bytes, bool(card.bf16_tflops), card)
 
 
+# an estimate's own method, or "modelled": 8-bit optimizer state scaled on the estimate, not simulated
+MeasuredMethod = Literal["analytic", "simulated", "modelled"]
+
+
 @dataclass(frozen=True)
 class Measured:
     peak_bytes: int
@@ -76,16 +82,11 @@ class Measured:
     samples_per_step: int
     throughput: float  # samples/s, or tokens/s for sequence models
     step_flops: int  # including recomputation under checkpointing
-    method: str  # "analytic", "simulated", or "modelled" (8-bit optimizer state)
+    method: MeasuredMethod
     estimate: Estimate = field(repr=False)
 
     def fits(self, usable_bytes: int) -> bool:
         return self.required_bytes <= usable_bytes
-
-
-def tokens_per_sample(graph: Graph) -> int:
-    first = graph.nodes[0].output  # as engine.prepare counts it: token ids in, one token per position
-    return first.shape[0] if first.dtype == "int64" and first.shape else 1
 
 
 def accumulated_peak(graph: Graph, workload: Workload) -> int:
@@ -143,15 +144,15 @@ class Measurer:
             return generation_curves(result)[1]
         graph = self.graph(v)
         margin = conv_margin_per_sample(((r.kind, r.output_bytes) for r in result.layers), v.workload.batch)
-        return analytic_curves(with_loss_head(graph) if v.workload.training else graph, v.workload, margin)[1]
+        return analytic_curves(graph, v.workload, margin)[1]
 
     def _measure(self, v: Variant) -> Measured:
         graph, w = self.graph(v), v.workload
         simulate = self.subject.simulate
         result = simulate(w) if simulate is not None and self.simulated(v) else estimate(graph, w)
         peak = accumulated_peak(graph, w) if v.accumulate > 1 else result.memory.peak_bytes
-        method = result.method
-        work = step_work(result, tokens_per_sample(graph))
+        method: MeasuredMethod = result.method
+        work = step_work(result, graph.tokens_per_sample)
         flops = result.step_flops
         if w.checkpointing and w.training:
             extra, extra_flops = _recompute(result, graph)

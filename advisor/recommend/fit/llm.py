@@ -1,6 +1,6 @@
 """Make-it-fit changes of language models: LoRA and QLoRA for training; quantized weights, a quantized KV
 cache and a shorter context for generation. Each is a change of the workload, measured by re-estimating
-(advisor.core's generation and fine-tuning estimates), like the other changes of advisor.recommend.fit_changes.
+(advisor.core's generation and fine-tuning estimates), like the other changes of advisor.recommend.fit.changes.
 """
 
 from __future__ import annotations
@@ -8,8 +8,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from advisor.core.workload import LORA_TARGETS
-from advisor.recommend.fit_changes import Change, workload_change
-from advisor.recommend.fit_measure import Measurer, Variant
+from advisor.recommend.fit.changes import Change, workload_change
+from advisor.recommend.fit.keys import ChangeKey
+from advisor.recommend.fit.measure import Measurer, Variant
 
 # Weight formats a generating model can step down to, smallest last: 8-bit (bitsandbytes LLM.int8 / GPTQ
 # int8) and 4-bit with group scales (GPTQ/AWQ int4), the two that GPU serving stacks load.
@@ -28,10 +29,10 @@ def llm_changes(m: Measurer, v: Variant, usable_bytes: int) -> list[Change]:
         return _finetune(v) if _has_adapter_targets(m, v) else []
     if not w.generating:
         return []
-    changes = [workload_change(f"weights_{fmt}", weights=fmt)
+    changes = [workload_change(ChangeKey(f"weights_{fmt}"), weights=fmt)
                for fmt in _SMALLER_WEIGHTS.get(w.weight_format, ())]
     if w.kv_cache_dtype in _WIDE_CACHE:
-        changes.append(workload_change("kv_fp8", kv_cache="fp8"))
+        changes.append(workload_change(ChangeKey.KV_FP8, kv_cache="fp8"))
     shorter = shorter_context(m, v, usable_bytes)
     return changes + ([shorter] if shorter else [])
 
@@ -45,9 +46,10 @@ def _has_adapter_targets(m: Measurer, v: Variant) -> bool:
 
 def _finetune(v: Variant) -> list[Change]:
     w = v.workload
-    keys = {"full": ("lora", "qlora"), "lora": ("qlora",)}.get(w.finetune, ())
-    return [workload_change(k, {"rank": w.lora_rank}, finetune=k,
-                            **({"weights": None} if k == "qlora" else {})) for k in keys]
+    keys = {"full": (ChangeKey.LORA, ChangeKey.QLORA), "lora": (ChangeKey.QLORA,)}.get(w.finetune, ())
+    # these keys are the finetune names themselves (str values of the enum)
+    return [workload_change(k, {"rank": w.lora_rank}, finetune=str(k),
+                            **({"weights": None} if k is ChangeKey.QLORA else {})) for k in keys]
 
 
 def shorter_context(m: Measurer, v: Variant, usable_bytes: int) -> Change | None:
@@ -65,5 +67,5 @@ def shorter_context(m: Measurer, v: Variant, usable_bytes: int) -> Change | None
         prompt, new = max(prompt // 2, 1), max(new // 2, 1)
     if (prompt, new) == (w.prompt_len, w.new_tokens):
         prompt, new = max(prompt // 2, 1), max(new // 2, 1)  # already fits: the half, for speed or batch
-    return workload_change("context", {"prompt": prompt, "new": new, "old_prompt": w.prompt_len,
+    return workload_change(ChangeKey.CONTEXT, {"prompt": prompt, "new": new, "old_prompt": w.prompt_len,
                                        "old_new": w.new_tokens}, prompt_len=prompt, new_tokens=new)

@@ -17,11 +17,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
 from advisor.core.budget import required_for_peak
-from advisor.recommend.fit_changes import (
-    GROUPS,
-    LABELS,
-    NOTES,
-    SAME_TRAINING,
+from advisor.recommend.fit.changes import (
     Change,
     Settings,
     batch_changes,
@@ -29,8 +25,9 @@ from advisor.recommend.fit_changes import (
     checkpoint_fields,
     shorter_sequence,
 )
-from advisor.recommend.fit_llm import llm_changes
-from advisor.recommend.fit_measure import Measured, Measurer, Subject, Target, Variant
+from advisor.recommend.fit.keys import CHANGES, GROUPS, SAME_TRAINING, ChangeKey
+from advisor.recommend.fit.llm import llm_changes
+from advisor.recommend.fit.measure import Measured, Measurer, Subject, Target, Variant
 from advisor.recommend.plans import SPLIT_PLANS, plan_cost
 from advisor.recommend.serving import (
     generation_cost,
@@ -50,11 +47,11 @@ MAX_COMBINATIONS = 5  # fitting sets of the smallest size shown, fastest first
 
 @dataclass(frozen=True)
 class FitOption:
-    changes: tuple[str, ...]  # keys of LABELS; () is the workload as it is
+    changes: tuple[ChangeKey, ...]  # () is the workload as it is
     measured: Measured
     usable_bytes: int
     slowdown: float  # throughput lost against the workload as set: 0.25 = 25% slower, negative = faster
-    notes: tuple[tuple[str, dict[str, object]], ...] = ()  # (template key, fields) per change
+    notes: tuple[tuple[ChangeKey, dict[str, object]], ...] = ()  # (change, its note's fields) per change
     settings: Settings = field(default_factory=dict)  # what the app's workload controls can apply
     cards: int = 1
     method: str = ""
@@ -65,23 +62,21 @@ class FitOption:
 
     @property
     def label(self) -> str:
-        return " + ".join(LABELS[c] for c in self.changes) if self.changes else LABELS["current"]
+        return " + ".join(CHANGES[c].label for c in self.changes or (ChangeKey.CURRENT,))
 
     @property
     def note(self) -> str:
-        return "; ".join(NOTES[key].format(**values) for key, values in self.notes)
+        return "; ".join(CHANGES[key].note.format(**values) for key, values in self.notes)
 
     @property
     def same_training(self) -> bool:
-        """The same model trains the same way (up to rounding); see fit_changes.SAME_TRAINING."""
+        """The same model trains the same way (up to rounding); see fit.keys.ChangeKind.same_training."""
         return all(c in SAME_TRAINING for c in self.changes)
 
     @property
     def applicable(self) -> bool:
         """Every part of it is a workload control of the app (8-bit state, freezing, sharding are not)."""
-        return bool(self.settings) and all(c not in ("adam_8bit", "freeze_half", "freeze_head")
-                                           and not c.startswith("zero") and c not in SPLIT_PLANS
-                                           for c in self.changes)
+        return bool(self.settings) and all(CHANGES[c].app_control for c in self.changes)
 
 
 @dataclass(frozen=True)
@@ -131,7 +126,7 @@ class _Search:
         notes, settings = [], {}
         for change in changes:
             fields = change.note_fields
-            if change.key == "checkpointing":
+            if change.key is ChangeKey.CHECKPOINTING:
                 fields = checkpoint_fields(self.m.measure(replace(variant, workload=replace(
                     variant.workload, checkpointing=False))), measured)
             notes.append((change.key, fields))
@@ -183,7 +178,7 @@ class _Search:
                                    step_time_s=seconds, throughput=self.baseline.throughput
                                    * self.baseline.step_time_s / seconds)
                 if per_card.fits(self.card.usable_bytes) or count == SHARDING_COUNTS[-1]:
-                    change = Change(plan, lambda v: v, note_fields={"count": count, "link": dev.link_name})
+                    change = Change(ChangeKey(plan), lambda v: v, note_fields={"count": count, "link": dev.link_name})
                     options.append(self.option([change], self.base, cards=count, measured=per_card))
                     break
         return options
@@ -206,7 +201,7 @@ class _Search:
                 peak = result.memory.peak_bytes - int(state * (1 - kept_share(cost, run.profile.layers)))
                 per_card = replace(self.baseline, peak_bytes=peak, required_bytes=required,
                                    step_time_s=speed.decode_step_s, throughput=speed.decode_tokens_per_s)
-                change = Change(plan, lambda v: v, note_fields={"count": cost.count, "link": dev.link_name})
+                change = Change(ChangeKey(plan), lambda v: v, note_fields={"count": cost.count, "link": dev.link_name})
                 options.append(self.option([change], self.base, cards=cost.count, measured=per_card))
                 break
         return options

@@ -1,0 +1,31 @@
+"""Which parameters train and which layer outputs autograd tracks: one rule for the memory replay
+(core.memory), the per-layer backward FLOPs (core.estimate.layer_rows) and everything built on them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from advisor.core.graph import Graph, TensorSpec
+from advisor.core.llm.lora import adapter_count
+from advisor.core.ops.base import Op
+from advisor.core.workload import Workload
+
+
+def trainable_params(op: Op, inputs: Sequence[TensorSpec], workload: Workload) -> int:
+    """Parameters that get gradients and optimizer state: all of them in full fine-tuning, only the LoRA
+    adapters when the base model is frozen (PEFT sets requires_grad=False on every base weight)."""
+    return adapter_count(op, inputs) if workload.finetune != "full" else op.param_count(inputs)
+
+
+def requires_grad(graph: Graph, workload: Workload) -> tuple[bool, ...]:
+    """Per node: does autograd track its output? Only floating-point tensors can require grad; a node's
+    output does when the node has trainable parameters (or a weight tied to a trained one, as GPT-2's LM head
+    reuses the token embedding) or any input does (torch's requires_grad propagation)."""
+    full = workload.finetune == "full"
+    flags: list[bool] = []
+    for node in graph.nodes:
+        inputs = graph.input_specs(node)
+        tied = full and bool(getattr(node.op, "tied_to", ""))
+        own = tied or trainable_params(node.op, inputs, workload) > 0
+        flags.append(node.output.dtype == "float" and (own or any(flags[s] for s in node.inputs)))
+    return tuple(flags)

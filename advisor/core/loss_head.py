@@ -1,0 +1,23 @@
+"""The graph a step runs: training adds a loss head the user's network (and the zoo) does not have."""
+
+from __future__ import annotations
+
+from advisor.core.graph import Graph, GraphBuilder
+from advisor.core.ops.loss import CrossEntropy
+from advisor.core.workload import Workload
+
+
+def with_loss_head(graph: Graph) -> Graph:
+    """Training needs a loss: cross-entropy on the model's output (the estimator adds it, the zoo does not).
+    Language models upcast the logits to fp32 first, as transformers' loss functions do."""
+    if graph.nodes[-1].op.kind == "cross_entropy":
+        return graph
+    builder = GraphBuilder.copy_of(graph)
+    builder.add(CrossEntropy(upcast=graph.task == "language_model"), [len(graph.nodes) - 1], "loss")
+    return builder.build()
+
+
+def step_graph(graph: Graph, workload: Workload) -> Graph:
+    """The graph one step of `workload` runs: with the loss head when training, as it is for inference.
+    Every memory figure (estimate, curves, make-it-fit) goes through this, so none can forget the head."""
+    return with_loss_head(graph) if workload.training else graph

@@ -1,0 +1,72 @@
+"""Why a ranked configuration fits or not, as data: reason codes with the numbers and names they quote.
+
+The ranking decides, the views word it: recommend/present.py renders the English templates below for the
+command line, the app and the PDF pass each template through tr() first. A byte figure is a field whose
+name ends in `_bytes` and is printed with advisor.core.units.format_bytes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from enum import StrEnum
+
+from advisor.core.units import format_bytes
+
+ReasonValue = int | str
+
+
+class ReasonCode(StrEnum):
+    FITS = "fits"
+    DOES_NOT_FIT = "does_not_fit"
+    NOT_CUDA = "not_cuda"
+    DATA_PARALLEL = "data_parallel"
+    ZERO = "zero"
+    TENSOR_PARALLEL = "tensor_parallel"
+    LAYER_SPLIT = "layer_split"
+    ONLY_SHARDED = "only_sharded"
+    ONLY_TENSOR_SPLIT = "only_tensor_split"
+    ONLY_LAYER_SPLIT = "only_layer_split"
+    INCOMPLETE = "incomplete"
+
+
+@dataclass(frozen=True)
+class Reason:
+    code: ReasonCode
+    values: tuple[tuple[str, ReasonValue], ...] = ()  # the template's fields, in order
+
+
+def reason(code: ReasonCode, **values: ReasonValue) -> Reason:
+    return Reason(code, tuple(values.items()))
+
+
+_NEEDS = "needs {required_bytes} per card at batch {batch}; {memory_bytes} card has {usable_bytes} usable after " \
+         "the CUDA context"
+TEMPLATES: dict[ReasonCode, str] = {
+    ReasonCode.FITS: "fits: " + _NEEDS,
+    ReasonCode.DOES_NOT_FIT: "does not fit: " + _NEEDS,
+    ReasonCode.NOT_CUDA: "memory modelled on CUDA's allocator (PyTorch runs this card through ROCm or XPU)",
+    ReasonCode.DATA_PARALLEL: "data parallel: each card holds the whole model, memory does not pool",
+    ReasonCode.ZERO: "{stage} shards model state over {count} cards ({link})",
+    ReasonCode.TENSOR_PARALLEL: "tensor parallel over {count} cards ({link}): each holds 1/{count} of the weights "
+                                "and KV cache, two all-reduces per layer",
+    ReasonCode.LAYER_SPLIT: "layers split over {count} cards ({link}): memory adds up, but every token passes each "
+                            "card in turn, so decoding runs at about one card's speed",
+    ReasonCode.ONLY_SHARDED: "fits only because model state is sharded",
+    ReasonCode.ONLY_TENSOR_SPLIT: "fits only because weights and KV cache are split over {count} cards",
+    ReasonCode.ONLY_LAYER_SPLIT: "fits only because layers are split over {count} cards",
+    ReasonCode.INCOMPLETE: "incomplete: {missing} not given; set them in the catalog",
+}
+
+
+def _shown(value: ReasonValue, name: str) -> str:
+    return format_bytes(value) if name.endswith("_bytes") and isinstance(value, int) else str(value)
+
+
+def reason_text(item: Reason, text: Callable[[str], str] = str) -> str:
+    """One reason in words; `text` translates the template (the app's and the PDF's tr)."""
+    return text(TEMPLATES[item.code]).format(**{name: _shown(value, name) for name, value in item.values})
+
+
+def reasons_text(items: Iterable[Reason], text: Callable[[str], str] = str) -> str:
+    return "; ".join(reason_text(item, text) for item in items)

@@ -1,0 +1,33 @@
+"""Reasons are data (codes and numbers); the views word them, the app and the PDF in the user's language."""
+
+import string
+
+from advisor.recommend.reasons import TEMPLATES, ReasonCode, reason, reason_text, reasons_text
+from advisor.ui.i18n.zh_CN import MESSAGES
+
+GIB = 2**30
+
+
+def fields(text: str) -> set[str]:
+    return {name for _lit, name, _spec, _conv in string.Formatter().parse(text) if name}
+
+
+def test_bytes_are_printed_as_bytes_and_the_rest_as_given() -> None:
+    verdict = reason(ReasonCode.FITS, required_bytes=3 * GIB, batch=8, memory_bytes=24 * GIB,
+                     usable_bytes=22 * GIB + GIB // 2)
+    assert reason_text(verdict) == ("fits: needs 3.00 GiB per card at batch 8; 24.00 GiB card has 22.50 GiB usable "
+                                    "after the CUDA context")
+    sharded = reason(ReasonCode.ONLY_SHARDED)
+    assert reasons_text([verdict, sharded]).endswith("; fits only because model state is sharded")
+
+
+def test_a_translation_function_words_the_same_numbers() -> None:
+    split = reason(ReasonCode.ONLY_LAYER_SPLIT, count=2)
+    assert reason_text(split, MESSAGES.__getitem__) == "只因各层被拆分到 2 张卡上才放得下"
+
+
+def test_every_code_has_a_template_with_a_chinese_translation_of_the_same_fields() -> None:
+    assert set(TEMPLATES) == set(ReasonCode)
+    for code, template in TEMPLATES.items():
+        assert template in MESSAGES, code
+        assert fields(MESSAGES[template]) == fields(template), code
