@@ -15,7 +15,14 @@ from advisor.core.curve import MemoryCurve
 from advisor.core.estimate import Estimate
 from advisor.recommend.devices import Device, generation_rates
 from advisor.recommend.generation_speed import GenerationRun, GenerationSpeed, Split, generation_speed
-from advisor.recommend.plans import PlanCost, plan_cost, plans_for, split_cost, tensor_parallel_fits
+from advisor.recommend.plans import (
+    SPLIT_PLANS,
+    PlanCost,
+    plan_cost,
+    plans_for,
+    split_cost,
+    tensor_parallel_fits,
+)
 from advisor.recommend.reasons import Reason, ReasonCode, reason
 
 if TYPE_CHECKING:  # the engine imports this module; the record is only a type here
@@ -86,6 +93,18 @@ def kept_share(cost: PlanCost, layers: int) -> float:
     if cost.stages > 1:
         return math.ceil(layers / cost.stages) / layers
     return 1.0
+
+
+def split_holdings(e: Estimate, plan: str, count: int) -> tuple[int, int] | None:
+    """Weight and KV-cache bytes the busiest card holds when generation is split `plan` over `count` cards
+    (the app explains a split plan with them); None where that plan does not apply."""
+    if e.generation is None:
+        return None
+    cost = next((c for c in generation_cost(e, count) if c.plan == plan and plan in SPLIT_PLANS), None)
+    if cost is None:
+        return None
+    share = kept_share(cost, e.generation.layers)
+    return int(e.memory.at_peak.weights * share), int(kv_cache_bytes(e) * share)
 
 
 def generation_curves(result: Estimate) -> tuple[MemoryCurve, MemoryCurve]:

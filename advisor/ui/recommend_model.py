@@ -7,16 +7,19 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 
+from advisor.core.estimate import Estimate
 from advisor.core.units import format_bytes
 from advisor.recommend.engine import Recommendation
 from advisor.recommend.reasons import ReasonCode, reason_text
+from advisor.recommend.serving import split_holdings
 from advisor.ui.i18n import tr
 from advisor.ui.money_text import money_lines, price_cell
 from advisor.ui.table_model import SORT_ROLE, Index, RecordTableModel
 
 
 def plan_name(plan: str) -> str:
-    names = {"single": tr("one card"), "data_parallel": tr("data parallel"), "incomplete": tr("incomplete")}
+    names = {"single": tr("one card"), "data_parallel": tr("data parallel"), "incomplete": tr("incomplete"),
+             "tensor_parallel": tr("tensor parallel"), "layer_split": tr("layer split")}
     if plan.startswith("zero"):
         return f"ZeRO-{plan[4:]}"  # the DeepSpeed paper's spelling (Rajbhandari et al., 2020)
     return names.get(plan, plan.upper())
@@ -30,11 +33,24 @@ def per_thousand_usd(r: Recommendation) -> str:
 
 
 # Shown at first (card, fits, needs, max batch, speed, price, value): they fit a 1366-pixel screen; the
-# column chooser brings back the others (cards, plan, usable memory, step time, per watt).
-HIDDEN_AT_FIRST = (2, 3, 6, 8, 12)
+# column chooser brings back the others (cards, plan, usable memory, step time, per watt). The prefill
+# column is for generation (the panel shows it, and the plan, when the ranking is of a generate workload).
+PLAN_COLUMN, PREFILL_COLUMN = 3, 10
+HIDDEN_AT_FIRST = (2, PLAN_COLUMN, 6, 8, PREFILL_COLUMN, 13)
 
 
-def _columns() -> list[tuple[str, str]]:
+def _speed_columns(generating: bool) -> list[tuple[str, str]]:
+    """Throughput, which in generation is the decode speed, and the prefill speed of the prompts."""
+    if not generating:
+        return [(tr("Throughput"), tr("Samples (or tokens) per second over all cards")),
+                (tr("Prefill tok/s"), tr("Generation only"))]
+    return [(tr("Decode tok/s"), tr("Generated tokens per second over all sequences and copies of the model: "
+                                    "each decode step reads the weights and the KV cache once (the throughput)")),
+            (tr("Prefill tok/s"), tr("Prompt tokens per second while the prompts are processed at once "
+                                     "(compute-bound)"))]
+
+
+def _columns(generating: bool = False) -> list[tuple[str, str]]:
     return [
         ("#", tr("Rank under the chosen objective (fitting configurations first)")),
         (tr("Card"), tr("Card in the catalog, and how many of it when more than one")),
@@ -47,7 +63,7 @@ def _columns() -> list[tuple[str, str]]:
         (tr("Max batch"), tr("Largest per-card batch whose required memory fits, from the memory curve")),
         (tr("Step ms"), tr("Predicted time of one step: per-layer roofline (compute or memory bound) fitted on "
                            "the H200, plus communication for multi-card plans")),
-        (tr("Throughput"), tr("Samples (or tokens) per second over all cards")),
+        *_speed_columns(generating),
         (tr("Price USD"), tr("Latest catalog price for all cards together (new, or used if allowed and cheaper)")),
         (tr("Per $1k"), tr("Throughput per 1,000 USD of the price: value for money")),
         (tr("Per watt"), tr("Throughput per watt of board power (TDP)")),
@@ -66,6 +82,8 @@ def _cells(rank: int, r: Recommendation) -> list[tuple[str, Any]]:
         (_fits_text(r), int(r.fits)), (format_bytes(r.required_bytes), r.required_bytes),
         (format_bytes(r.usable_bytes), r.usable_bytes), (str(r.max_batch), r.max_batch),
         (f"{r.step_time_s * 1e3:.1f}", r.step_time_s), (f"{r.throughput:,.0f} {tr(r.throughput_unit)}", r.throughput),
+        (f"{r.prefill_tokens_per_s:,.0f}" if r.prefill_tokens_per_s is not None else tr("n/a"),
+         r.prefill_tokens_per_s or 0.0),
         (price, r.price_usd if r.price_usd is not None else float("inf")),
         (per_thousand_usd(r), r.perf_per_dollar or 0.0),
         (f"{r.perf_per_watt:.3g} {tr(r.throughput_unit)}/W", r.perf_per_watt),
@@ -75,8 +93,27 @@ def _cells(rank: int, r: Recommendation) -> list[tuple[str, Any]]:
 _WORDED_ABOVE = frozenset({ReasonCode.FITS, ReasonCode.DOES_NOT_FIT, ReasonCode.DATA_PARALLEL, ReasonCode.ZERO})
 
 
-def explain(r: Recommendation, batch: int) -> str:
-    """Why this configuration fits or not, in the user's language, from the engine's reasons."""
+def split_lines(r: Recommendation, e: Estimate | None) -> list[str]:
+    """A generation split over cards: what each card holds, and whether only the split makes it fit."""
+    held = split_holdings(e, r.plan, r.count) if e is not None else None
+    if e is None or held is None:
+        return []
+    m = e.memory
+    lines = [tr("Each card holds {weights} of the {all_weights} of weights and {kv} of the {all_kv} KV cache; "
+                "with the prefill activations and workspaces, which are not split, it needs {need}, where one "
+                "card would need {single}.").format(
+        weights=format_bytes(held[0]), all_weights=format_bytes(m.at_peak.weights), kv=format_bytes(held[1]),
+        all_kv=format_bytes(m.at_peak.kv_cache), need=format_bytes(r.required_bytes),
+        single=format_bytes(m.required_bytes))]
+    if r.fits and m.required_bytes > r.usable_bytes:
+        lines.append(tr("The whole model does not fit one of these cards ({usable} usable): it fits because each "
+                        "card holds only its share.").format(usable=format_bytes(r.usable_bytes)))
+    return lines
+
+
+def explain(r: Recommendation, batch: int, estimate: Estimate | None = None) -> str:
+    """Why this configuration fits or not, in the user's language, from the engine's reasons; with the
+    estimate, a split generation plan also says what each card holds."""
     head = tr("{count} x {card}, {plan}").format(count=r.count, card=r.card, plan=plan_name(r.plan))
     verdict = tr("Fits") if r.fits else tr("Does not fit")
     lines = [f"<b>{head}: {verdict}</b>",
@@ -86,6 +123,7 @@ def explain(r: Recommendation, batch: int) -> str:
                  margin=format_bytes(abs(r.usable_bytes - r.required_bytes)),
                  what=tr("to spare") if r.fits else tr("short")),
              tr("Largest batch per card that fits: {n}.").format(n=r.max_batch)]
+    lines += split_lines(r, estimate)
     if r.plan == "data_parallel":
         lines.append(tr("Data parallel: every card holds the whole model, its gradients and optimizer state. "
                         "Memory does not pool across cards (not over NVLink, SLI or PCIe); more cards raise "
@@ -104,13 +142,15 @@ def explain(r: Recommendation, batch: int) -> str:
 
 class RecommendationTableModel(RecordTableModel):
     def __init__(self) -> None:
-        super().__init__(_columns)
+        self.generating = False  # the ranking is of a generate workload: decode and prefill columns
+        super().__init__(lambda: _columns(self.generating))
 
     @property
     def entries(self) -> list[Recommendation]:
         return list(self.items)
 
-    def set_entries(self, entries: list[Recommendation]) -> None:
+    def set_entries(self, entries: list[Recommendation], generating: bool = False) -> None:
+        self.generating = generating
         self.set_items(entries)
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:

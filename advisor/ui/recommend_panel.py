@@ -35,7 +35,13 @@ from advisor.ui.i18n import tr
 from advisor.ui.job_chart import QtJobCost
 from advisor.ui.make_it_fit import QtMakeItFit
 from advisor.ui.money_text import MoneyFilters
-from advisor.ui.recommend_model import HIDDEN_AT_FIRST, RecommendationTableModel, explain
+from advisor.ui.recommend_model import (
+    HIDDEN_AT_FIRST,
+    PLAN_COLUMN,
+    PREFILL_COLUMN,
+    RecommendationTableModel,
+    explain,
+)
 from advisor.ui.state import AppState
 from advisor.ui.table_model import SORT_ROLE
 from advisor.ui.workers import TaskRunner
@@ -168,7 +174,11 @@ class QtRecommendations(QWidget):
 
     def _show(self, entries: list[Recommendation]) -> None:
         shown = entries if self.all_configs.isChecked() else best_per_card(entries)
-        self.model.set_entries(shown)
+        generating = bool(entries) and entries[0].prefill_tokens_per_s is not None
+        if generating != self.model.generating:  # generation: the prefill speed and the split plans matter
+            for column in (PLAN_COLUMN, PREFILL_COLUMN):
+                self.table.horizontalHeader().setSectionHidden(column, not generating)
+        self.model.set_entries(shown, generating)
         self.table.resizeColumnsToContents()  # card names vary in length ("RTX PRO 6000 Blackwell ...")
         card = self.table.horizontalHeader()
         card.resizeSection(1, min(card.sectionSize(1), CARD_COLUMN_PX))  # the longest are elided
@@ -208,7 +218,8 @@ class QtRecommendations(QWidget):
         self.fit_button.setEnabled(entry is not None)
         if entry is None or self.state.result is None:
             return
-        self.detail.setText(explain(entry, self.state.result.estimate.workload.batch))
+        estimate = self.state.result.estimate
+        self.detail.setText(explain(entry, estimate.workload.batch, estimate))
         chosen = [CardLine(entry.card, entry.usable_bytes)]
         others = [CardLine(e.card, e.usable_bytes) for e in best_per_card(self.entries)
                   if e.fits and e.card != entry.card][:CHART_CARDS - 1]

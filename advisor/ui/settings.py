@@ -12,7 +12,9 @@ from pathlib import Path
 
 from PySide6.QtCore import QSettings
 
+from advisor.core import zoo
 from advisor.core.errors import AdvisorError
+from advisor.core.graph import Graph
 from advisor.netfile import graph_from_json, graph_to_json
 from advisor.ui import draft_edits
 from advisor.ui.state import AppState, WorkloadChoice
@@ -45,11 +47,22 @@ def restore_state(settings: QSettings, state: AppState) -> bool:
         log.warning("ignoring stored model: %s", error)
         return False
     source = str(settings.value("last_source", ""))
-    draft_edits.load_graph_into(state.draft, graph, source)
+    draft_edits.load_graph_into(state.draft, _described(graph, source), source)
     state.draft.undo.clear()  # restoring is not an edit the user can undo
     if Path(source).is_file():
         state.mark_imported(source)  # an unedited PyTorch file is simulated again, as when it was opened
     return True
+
+
+def _described(graph: Graph, source: str) -> Graph:
+    """A zoo language model saved unedited comes back with its decoder description (generation needs it;
+    the saved network file holds only the layers): rebuilt from the zoo, kept if it is the same graph."""
+    name = source.removeprefix("zoo:")
+    if source.startswith("zoo:") and name in zoo.zoo_names():
+        built = zoo.build(name, graph.nodes[0].output.shape[0] if zoo.takes_seq_len(name) else None)
+        if built == graph:
+            return built
+    return graph
 
 
 def save_state(settings: QSettings, state: AppState) -> None:

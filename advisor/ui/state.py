@@ -33,7 +33,10 @@ DEBOUNCE_MS = 40
 
 @dataclass(frozen=True)
 class WorkloadChoice:
-    """The workload controls' values; `inplace` rewrites activations as their in-place variants."""
+    """The workload controls' values; `inplace` rewrites activations as their in-place variants. The
+    language-model fields are kept whatever the mode (switching back restores them) and reach the Workload
+    only where they apply: weights and KV cache in generation, fine-tuning in training; `lora_targets` is
+    the text field's comma-separated names ("" = every projection, as the command line's default)."""
 
     mode: str = "train"
     batch: int = 32
@@ -42,9 +45,24 @@ class WorkloadChoice:
     optimizer: str = "adam"
     checkpointing: bool = False
     inplace: bool = False
+    prompt_len: int = 512
+    new_tokens: int = 128
+    weights: str | None = None
+    kv_cache: str | None = None
+    finetune: str = "full"
+    lora_rank: int = 16
+    lora_targets: str = ""
 
     def workload(self) -> Workload:
-        return Workload(self.mode, self.batch, self.precision, self.optimizer, self.checkpointing)  # type: ignore[arg-type]
+        generating, training = self.mode == "generate", self.mode == "train"
+        finetune = self.finetune if training else "full"
+        targets = tuple(name.strip() for name in self.lora_targets.split(",") if name.strip())
+        return Workload(self.mode, self.batch, self.precision, self.optimizer, self.checkpointing,  # type: ignore[arg-type]
+                        prompt_len=self.prompt_len, new_tokens=self.new_tokens,
+                        weights=self.weights if generating else None,  # type: ignore[arg-type]
+                        kv_cache=self.kv_cache if generating else None,  # type: ignore[arg-type]
+                        finetune=finetune, lora_rank=self.lora_rank,  # type: ignore[arg-type]
+                        lora_targets=targets if finetune != "full" else ())
 
 
 @dataclass(frozen=True)
@@ -137,9 +155,9 @@ class AppState(QObject):
                 self.result_changed.emit()
             self._set_error(next(iter(errors.values())) if errors else "")
             return
-        workload = self.choice.workload()
         spec = self.simulated_spec()
         try:
+            workload = self.choice.workload()  # a LoRA target typed wrong is one line, like a bad layer
             job = self._simulated.get((spec, workload)) if spec else None
             job = job or prepare(graph, workload)
         except AdvisorError as error:

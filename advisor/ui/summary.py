@@ -10,6 +10,27 @@ from advisor.core.units import format_bytes, format_count
 from advisor.ui.i18n import tr
 
 
+def _step_how(e: Estimate) -> str:
+    if e.workload.training:
+        return tr("Forward + backward (backward: one forward for weight gradients, one for input gradients)")
+    if e.generation is not None:
+        return tr("Prefill of the prompts + every decode step ({new} tokens per sequence)").format(
+            new=e.workload.new_tokens)
+    return tr("Inference: the forward pass only")
+
+
+def kv_cache_item(e: Estimate) -> list[tuple[str, str, str]]:
+    """Generation's KV cache, with the arithmetic that gives it (none in the other modes)."""
+    g, w = e.generation, e.workload
+    if g is None:
+        return []
+    return [(tr("KV cache"), format_bytes(e.memory.at_peak.kv_cache),
+             tr("Keys and values of every token of every sequence: batch {batch} x ({prompt} prompt + {new} new "
+                "tokens) x {per_token} per token ({layers} layers, {kv_heads} KV heads), stored as {dtype}").format(
+                 batch=w.batch, prompt=w.prompt_len, new=w.new_tokens, per_token=format_bytes(g.kv_bytes_per_token),
+                 layers=g.layers, kv_heads=g.kv_heads, dtype=w.kv_cache_dtype))]
+
+
 def summary_items(e: Estimate) -> list[tuple[str, str, str]]:
     """(label, value, how it was computed) for each headline number."""
     m, w = e.memory, e.workload
@@ -20,8 +41,7 @@ def summary_items(e: Estimate) -> list[tuple[str, str, str]]:
          tr("2 x {macs} MACs (multiply-adds of conv/linear/matmul) + elementwise work, over batch {batch}")
          .format(macs=format_count(e.forward_macs), batch=w.batch)),
         (tr("Step"), f"{format_count(e.step_flops)} FLOPs",
-         tr("Forward + backward (backward: one forward for weight gradients, one for input gradients)")
-         if w.training else tr("Inference: the forward pass only")),
+         _step_how(e)),
         (tr("Peak allocated"), format_bytes(m.peak_bytes),
          tr("Largest total of live tensors while replaying one step ({phase}, {layer}); "
             "= {fixed} fixed + {batch} x {per} per sample")
@@ -35,6 +55,7 @@ def summary_items(e: Estimate) -> list[tuple[str, str, str]]:
          tr("What PyTorch's caching allocator would hold at the peak with plenty of memory")),
         (tr("nvidia-smi"), format_bytes(m.device_total_bytes),
          tr("Reserved + CUDA context and library workspaces: what nvidia-smi would show")),
+        *kv_cache_item(e),
     ]
 
 

@@ -32,10 +32,14 @@ def _nothing_fits(cards: list[Recommendation]) -> str:
 def verdict_text(result: Result | None, entries: list[Recommendation] | None) -> str:
     if result is None:
         return tr("No estimate yet: pick or build a model.")
-    w = result.estimate.workload
+    w, need = result.estimate.workload, format_bytes(result.estimate.memory.required_bytes)
     needs = tr("Needs <b>{need}</b> per card ({mode}, batch {batch}, {method})").format(
-        need=format_bytes(result.estimate.memory.required_bytes), mode=tr(w.mode), batch=w.batch,
-        method=tr(result.method))
+        need=need, mode=tr(w.mode), batch=w.batch, method=tr(result.method))
+    if w.generating:  # the KV cache is what grows with the context: say how much of the need it is
+        needs = tr("Needs <b>{need}</b> per card ({mode}, batch {batch}, {prompt} + {new} tokens, KV cache {kv}, "
+                   "{method})").format(need=need, mode=tr(w.mode), batch=w.batch, prompt=w.prompt_len,
+                                       new=w.new_tokens, kv=format_bytes(result.estimate.memory.at_peak.kv_cache),
+                                       method=tr(result.method))
     if entries is None:
         return needs + " · " + tr("ranking the cards…")
     cards = best_per_card(entries)

@@ -11,6 +11,7 @@ from advisor.recommend.rewrites import with_inplace_activations
 from advisor.ui.controls import combo
 from advisor.ui.i18n import tr
 from advisor.ui.state import AppState
+from advisor.ui.workload_llm import LanguageModelControls, applies
 
 SLIDER_MAX = 1024
 
@@ -20,9 +21,10 @@ class QtWorkloadControls(QWidget):
     def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.state = state
-        self.mode = combo([("train", tr("Training step")), ("infer", tr("Inference"))],
+        self.mode = combo([("train", tr("Training step")), ("infer", tr("Inference")),
+                           ("generate", tr("Generation"))],
                            tr("Training keeps activations, gradients and optimizer state; inference only the "
-                              "forward pass"))
+                              "forward pass; generation prefills a prompt, then decodes tokens with a KV cache"))
         self.batch_slider = QSlider(Qt.Orientation.Horizontal)
         self.batch_slider.setRange(1, SLIDER_MAX)
         self.batch_slider.setToolTip(tr("Samples per step on one card; the breakdown follows as you drag"))
@@ -30,14 +32,12 @@ class QtWorkloadControls(QWidget):
         self.batch.setRange(1, 1 << 20)
         self.seq_len = QSpinBox()
         self.seq_len.setRange(1, 1 << 20)
-        self.seq_len.setToolTip(tr("Tokens per sample for sequence models of the zoo"))
         self.precision = combo([("fp32", "fp32"), ("amp_bf16", tr("AMP bf16")), ("amp_fp16", tr("AMP fp16")),
                                  ("bf16", tr("pure bf16")), ("fp16", tr("pure fp16"))],
                                 tr("AMP keeps fp32 weights and computes matmuls in half precision"))
         self.optimizer = combo([("sgd", "SGD"), ("sgd_momentum", tr("SGD with momentum")), ("adam", "Adam"),
-                                 ("adamw", "AdamW")], tr("Adam keeps two states per parameter, momentum one"))
+                                 ("adamw", "AdamW")], "")  # its tooltip: refresh()
         self.checkpointing = QCheckBox(tr("Gradient checkpointing"))
-        self.checkpointing.setToolTip(tr("Recompute each block in backward: less memory, about one more forward"))
         self.inplace = QCheckBox(tr("In-place activations"))
         batch_row = QHBoxLayout()
         batch_row.addWidget(self.batch_slider, 1)
@@ -50,6 +50,7 @@ class QtWorkloadControls(QWidget):
         form.addRow(tr("Optimizer"), self.optimizer)
         form.addRow(self.checkpointing)
         form.addRow(self.inplace)
+        self.llm = LanguageModelControls(state, form)
         self.refresh()
         self._connect()
         state.workload_changed.connect(self.refresh)
@@ -89,6 +90,13 @@ class QtWorkloadControls(QWidget):
                                 else tr("ReLU(inplace=True) and friends write into their input"))
         source = self.state.draft.source  # only the zoo's sequence models are rebuilt at another length
         name = source.removeprefix("zoo:")
-        self.seq_len.setEnabled(source.startswith("zoo:") and name in zoo.zoo_names() and zoo.takes_seq_len(name))
-        self.optimizer.setEnabled(c.mode == "train")
-        self.checkpointing.setEnabled(c.mode == "train")
+        rebuilt = source.startswith("zoo:") and name in zoo.zoo_names() and zoo.takes_seq_len(name)
+        applies(self.seq_len, rebuilt and c.mode != "generate", tr("Tokens per sample for sequence models of the zoo"),
+                tr("Generation uses the prompt length and new tokens") if c.mode == "generate"
+                else tr("Only the zoo's sequence models are rebuilt at another length"))
+        only_training = tr("Applies to training only")
+        applies(self.optimizer, c.mode == "train", tr("Adam keeps two states per parameter, momentum one"),
+                only_training)
+        applies(self.checkpointing, c.mode == "train",
+                tr("Recompute each block in backward: less memory, about one more forward"), only_training)
+        self.llm.refresh(c)

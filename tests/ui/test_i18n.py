@@ -16,8 +16,9 @@ from advisor.ui.i18n.zh_CN import DYNAMIC
 from advisor.ui.i18n.zh_CN import MESSAGES as SHARED
 from advisor.ui.i18n.zh_CN_app import MESSAGES as APP
 from advisor.ui.i18n.zh_CN_fields import MESSAGES as FIELDS
+from advisor.ui.i18n.zh_CN_llm import MESSAGES as LLM
 
-MESSAGES = {**SHARED, **APP, **FIELDS}
+MESSAGES = {**SHARED, **APP, **FIELDS, **LLM}
 
 ROOT = Path(advisor.__file__).parent
 

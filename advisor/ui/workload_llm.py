@@ -1,0 +1,107 @@
+"""The language-model rows of the workload controls: prompt and generated tokens, weight and KV-cache
+storage (generation), and LoRA/QLoRA fine-tuning (training). The same options as `advisor estimate --mode
+generate --prompt-len --new-tokens --weights --kv-cache --finetune --lora-rank --lora-targets`; they write
+AppState.choice, which builds the same core Workload the command line does."""
+
+from __future__ import annotations
+
+from typing import get_args
+
+from PySide6.QtWidgets import QFormLayout, QLineEdit, QSpinBox, QWidget
+
+from advisor.core.workload import LORA_TARGETS, KVCacheFormat, WeightFormat
+from advisor.ui.controls import combo
+from advisor.ui.i18n import tr
+from advisor.ui.state import AppState, WorkloadChoice
+
+DEFAULT = ""  # the combo boxes' "as the precision" entry: None in the choice, the command line's default
+MAX_TOKENS = 1 << 22  # the command line's ceiling on a context (commands/types.py MAX_SEQ_LEN)
+MAX_LORA_RANK = 4096
+
+
+def applies(widget: QWidget, on: bool, tip: str, why_not: str) -> None:
+    """Enabled with its tooltip, or disabled with a tooltip saying why it does not apply."""
+    widget.setEnabled(on)
+    widget.setToolTip(tip if on else why_not)
+
+
+def _spin(high: int) -> QSpinBox:
+    box = QSpinBox()
+    box.setRange(1, high)
+    box.setGroupSeparatorShown(True)
+    return box
+
+
+class LanguageModelControls:
+    """Widgets added to the workload form; refresh() shows the choice and which rows apply to its mode."""
+
+    def __init__(self, state: AppState, form: QFormLayout) -> None:
+        self.state = state
+        self.prompt_len = _spin(MAX_TOKENS)
+        self.new_tokens = _spin(MAX_TOKENS)
+        self.prompt_len.setSuffix(tr(" tokens"))
+        self.new_tokens.setSuffix(tr(" tokens"))
+        formats = [f for f in get_args(WeightFormat) if f != "fp32"]
+        self.weights = combo([(DEFAULT, tr("as the precision")), *((f, f) for f in formats)], "")
+        self.kv_cache = combo([(DEFAULT, tr("as the compute dtype")), *((f, f) for f in get_args(KVCacheFormat))],
+                              "")
+        self.finetune = combo([("full", tr("full (every weight)")), ("lora", "LoRA"), ("qlora", "QLoRA")], "")
+        self.lora_rank = _spin(MAX_LORA_RANK)
+        self.lora_targets = QLineEdit()
+        self.lora_targets.setPlaceholderText(tr("all: {names}").format(names=",".join(LORA_TARGETS)))
+        form.addRow(tr("Prompt length"), self.prompt_len)
+        form.addRow(tr("New tokens"), self.new_tokens)
+        form.addRow(tr("Weights"), self.weights)
+        form.addRow(tr("KV cache"), self.kv_cache)
+        form.addRow(tr("Fine-tuning"), self.finetune)
+        form.addRow(tr("LoRA rank"), self.lora_rank)
+        form.addRow(tr("LoRA targets"), self.lora_targets)
+        self._connect()
+
+    def _connect(self) -> None:
+        s = self.state
+        self.prompt_len.valueChanged.connect(lambda v: s.set_choice(prompt_len=v))
+        self.new_tokens.valueChanged.connect(lambda v: s.set_choice(new_tokens=v))
+        self.weights.currentIndexChanged.connect(lambda: s.set_choice(weights=self.weights.currentData() or None))
+        self.kv_cache.currentIndexChanged.connect(lambda: s.set_choice(kv_cache=self.kv_cache.currentData() or None))
+        self.finetune.currentIndexChanged.connect(lambda: s.set_choice(finetune=self.finetune.currentData()))
+        self.lora_rank.valueChanged.connect(lambda v: s.set_choice(lora_rank=v))
+        self.lora_targets.editingFinished.connect(
+            lambda: s.set_choice(lora_targets=self.lora_targets.text().strip()))
+
+    def refresh(self, c: WorkloadChoice) -> None:
+        for box, value in ((self.weights, c.weights or DEFAULT), (self.kv_cache, c.kv_cache or DEFAULT),
+                           (self.finetune, c.finetune)):
+            box.blockSignals(True)
+            box.setCurrentIndex(max(0, box.findData(value)))
+            box.blockSignals(False)
+        for spin, number in ((self.prompt_len, c.prompt_len), (self.new_tokens, c.new_tokens),
+                             (self.lora_rank, c.lora_rank)):
+            spin.blockSignals(True)
+            spin.setValue(number)
+            spin.blockSignals(False)
+        if not self.lora_targets.hasFocus():  # never rewrite what the user is typing
+            self.lora_targets.setText(c.lora_targets)
+        self._show_what_applies(c)
+
+    def _show_what_applies(self, c: WorkloadChoice) -> None:
+        generating, training = c.mode == "generate", c.mode == "train"
+        only_generation = tr("Applies to generation only: choose Mode > Generation")
+        applies(self.prompt_len, generating, tr("Tokens of each prompt, processed at once (prefill)"),
+                only_generation)
+        applies(self.new_tokens, generating, tr("Tokens generated per sequence, one at a time (decode); the KV "
+                                                "cache holds prompt + new tokens"), only_generation)
+        applies(self.weights, generating, tr("How the weights are stored: 16-bit, fp8/int8, 4-bit GPTQ/AWQ "
+                                             "(int4), bitsandbytes nf4, or llama.cpp GGUF blocks (q4_k_m, "
+                                             "q5_k_m, q8_0); scales and zero points counted"), only_generation)
+        applies(self.kv_cache, generating, tr("Storage of the cached keys and values (fp8/int8 halve a 16-bit "
+                                              "cache)"), only_generation)
+        applies(self.finetune, training, tr("Train every weight, or rank-r LoRA adapters on a frozen base "
+                                            "(QLoRA: the base in 4-bit nf4)"),
+                tr("Applies to training only: inference and generation run the base model"))
+        adapters = training and c.finetune != "full"
+        why = tr("Only with LoRA or QLoRA fine-tuning")
+        applies(self.lora_rank, adapters, tr("Rank r of each adapter: r x (in + out) parameters per adapted "
+                                             "layer"), why)
+        applies(self.lora_targets, adapters, tr("Comma-separated projections to adapt (PEFT target_modules); "
+                                                "empty: all of them"), why)

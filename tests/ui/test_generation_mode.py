@@ -1,0 +1,205 @@
+"""Language models in the app: Generation mode with its prompt, new tokens, weight and KV-cache controls sets
+the workload the command line sets; fine-tuning controls apply only in training; the recommendations gain
+prefill and decode columns and explain a split plan; make-it-fit names the language-model changes."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings, Qt
+from pytestqt.qtbot import QtBot
+
+from advisor.cli import main
+from advisor.core import zoo
+from advisor.core.units import format_bytes
+from advisor.ui import draft_edits
+from advisor.ui.i18n import set_language, tr
+from advisor.ui.main_window import QtMainWindow
+from advisor.ui.make_it_fit import QtMakeItFit
+from advisor.ui.settings import restore_state, save_state
+from advisor.ui.state import AppState
+from advisor.ui.summary import summary_items
+from advisor.ui.verdict import verdict_text
+from advisor.ui.workload_panel import QtWorkloadControls
+
+Ranked = Callable[[QtBot, QtMainWindow], None]
+LLAMA = "llama-3.1-8b"
+# Llama 3.1 8B (config.json): 32 layers, 8 KV heads of 128 dims; K and V in bf16 (2 bytes)
+KV_BYTES_PER_TOKEN = 32 * 8 * 128 * 2 * 2  # = 131,072
+
+
+def choose(box: object, value: object) -> None:
+    """Picks a combo-box entry by its value, as a user's click does (signals fire)."""
+    index = box.findData(value)  # type: ignore[attr-defined]
+    assert index >= 0, value
+    box.setCurrentIndex(index)  # type: ignore[attr-defined]
+
+
+def cli_json(*args: str, capsys: pytest.CaptureFixture[str]) -> dict[str, object]:
+    assert main(["estimate", f"zoo:{LLAMA}", "--json", *args]) == 0
+    return json.loads(capsys.readouterr().out)  # type: ignore[no-any-return]
+
+
+@pytest.fixture
+def controls(qtbot: QtBot) -> tuple[AppState, QtWorkloadControls]:
+    state = AppState()
+    panel = QtWorkloadControls(state)
+    qtbot.addWidget(panel)
+    draft_edits.load_graph_into(state.draft, zoo.build(LLAMA, state.choice.seq_len), f"zoo:{LLAMA}")
+    return state, panel
+
+
+def test_generation_sets_the_workload_the_command_line_does(
+        controls: tuple[AppState, QtWorkloadControls], capsys: pytest.CaptureFixture[str]) -> None:
+    state, panel = controls
+    choose(panel.mode, "generate")
+    choose(panel.precision, "bf16")
+    panel.batch.setValue(2)
+    panel.llm.prompt_len.setValue(1000)
+    panel.llm.new_tokens.setValue(200)
+    choose(panel.llm.weights, "bf16")
+    state.recompute()
+    assert state.error == "" and state.result is not None
+    app = state.result.estimate
+    cli = cli_json("--mode", "generate", "--precision", "bf16", "--batch", "2", "--prompt-len", "1000",
+                   "--new-tokens", "200", "--weights", "bf16", capsys=capsys)
+    memory = cli["memory"]
+    assert isinstance(memory, dict)
+    assert app.memory.peak_bytes == memory["peak_bytes"]
+    assert app.memory.required_bytes == memory["required_bytes"]
+    assert app.memory.at_peak.kv_cache == memory["kv_cache_bytes"] == KV_BYTES_PER_TOKEN * 2 * (1000 + 200)
+    # the KV cache shows in the headline numbers and in the verdict line
+    shown = {label: value for label, value, _how in summary_items(app)}
+    assert shown["KV cache"] == format_bytes(KV_BYTES_PER_TOKEN * 2 * 1200)  # 314,572,800 B = 300 MiB
+    assert f"KV cache {format_bytes(314_572_800)}" in verdict_text(state.result, None)
+    assert app.memory.at_peak.kv_cache > 0 and "kv_cache" in app.memory.at_peak.as_dict()
+
+
+def test_quantized_weights_and_an_fp8_cache_match_too(
+        controls: tuple[AppState, QtWorkloadControls], capsys: pytest.CaptureFixture[str]) -> None:
+    state, panel = controls
+    choose(panel.mode, "generate")
+    choose(panel.llm.weights, "q4_k_m")
+    choose(panel.llm.kv_cache, "fp8")
+    state.recompute()
+    assert state.result is not None
+    memory = cli_json("--mode", "generate", "--weights", "q4_k_m", "--kv-cache", "fp8", capsys=capsys)["memory"]
+    assert isinstance(memory, dict)
+    assert state.result.estimate.memory.required_bytes == memory["required_bytes"]
+    # fp8 holds one byte per element: half the bf16 cache, 32 x 8 x 128 x 2 x 1 x (512 + 128) x batch 32
+    assert state.result.estimate.memory.at_peak.kv_cache == KV_BYTES_PER_TOKEN // 2 * 640 * 32
+
+
+def test_controls_that_do_not_apply_are_disabled_and_say_why(controls: tuple[AppState, QtWorkloadControls]) -> None:
+    state, panel = controls
+    assert panel.llm.finetune.isEnabled() and not panel.llm.weights.isEnabled()
+    assert "generation only" in panel.llm.weights.toolTip()
+    assert not panel.llm.lora_rank.isEnabled() and "LoRA" in panel.llm.lora_rank.toolTip()
+    choose(panel.llm.finetune, "qlora")
+    assert panel.llm.lora_rank.isEnabled() and panel.llm.lora_targets.isEnabled()
+    choose(panel.mode, "generate")
+    assert panel.llm.prompt_len.isEnabled() and panel.llm.kv_cache.isEnabled()
+    assert not panel.llm.finetune.isEnabled() and "training only" in panel.llm.finetune.toolTip()
+    assert not panel.seq_len.isEnabled() and "prompt length" in panel.seq_len.toolTip()
+    assert not panel.optimizer.isEnabled() and "training only" in panel.optimizer.toolTip()
+    # QLoRA is kept for when training comes back, but generation runs the base model
+    assert state.choice.finetune == "qlora" and state.choice.workload().finetune == "full"
+
+
+def test_lora_in_the_app_is_the_command_lines_lora(
+        controls: tuple[AppState, QtWorkloadControls], capsys: pytest.CaptureFixture[str]) -> None:
+    state, panel = controls
+    choose(panel.precision, "amp_bf16")
+    panel.batch.setValue(1)
+    choose(panel.llm.finetune, "lora")
+    panel.llm.lora_rank.setValue(8)
+    panel.llm.lora_targets.setText("q_proj, v_proj")
+    panel.llm.lora_targets.editingFinished.emit()
+    state.recompute()
+    assert state.result is not None and state.error == ""
+    cli = cli_json("--precision", "amp_bf16", "--batch", "1", "--seq-len", "512", "--finetune", "lora",
+                   "--lora-rank", "8", "--lora-targets", "q_proj,v_proj", capsys=capsys)
+    memory = cli["memory"]
+    assert isinstance(memory, dict)
+    assert state.result.estimate.memory.required_bytes == memory["required_bytes"]
+    assert state.result.estimate.workload.lora_targets == ("q_proj", "v_proj")
+    panel.llm.lora_targets.setText("wq")  # not a projection name: one line naming the field, no crash
+    panel.llm.lora_targets.editingFinished.emit()
+    state.recompute()
+    assert state.error.startswith("lora_targets: unknown wq")
+
+
+def test_the_language_model_choices_persist(qtbot: QtBot, tmp_path: Path,
+                                            controls: tuple[AppState, QtWorkloadControls]) -> None:
+    state, panel = controls
+    choose(panel.mode, "generate")
+    panel.llm.prompt_len.setValue(4096)
+    choose(panel.llm.kv_cache, "int8")
+    settings = QSettings(str(tmp_path / "advisor.ini"), QSettings.Format.IniFormat)
+    save_state(settings, state)
+    again = AppState()
+    assert restore_state(settings, again)
+    assert again.choice == state.choice
+    # the restored zoo model is still a language model: generation works without reloading it
+    again.recompute()
+    assert again.error == "" and again.result is not None and again.result.estimate.generation is not None
+
+
+def test_an_edit_makes_the_decoder_description_stale(controls: tuple[AppState, QtWorkloadControls]) -> None:
+    state, _panel = controls
+    assert state.draft.result.graph is not None and state.draft.result.graph.decoder is not None
+    draft_edits.remove_layer(state.draft, len(state.draft.rows) - 1)
+    assert state.draft.result.graph is not None and state.draft.result.graph.decoder is None
+    state.draft.undo.undo()  # back to the loaded rows: generation applies again
+    assert state.draft.result.graph is not None and state.draft.result.graph.decoder is not None
+
+
+def test_generation_columns_and_a_split_plan_explained(qtbot: QtBot, window: QtMainWindow,
+                                                       wait_ranked: Ranked) -> None:
+    window.model_panel.load_zoo("llama-3.1-70b")
+    panel, controls = window.recommendations, window.workload
+    choose(controls.mode, "generate")
+    choose(controls.precision, "bf16")
+    controls.batch.setValue(1)
+    window.state.recompute()
+    panel.all_configs.setChecked(True)
+    wait_ranked(qtbot, window)
+    headers = [panel.proxy.headerData(c, Qt.Orientation.Horizontal) for c in range(panel.proxy.columnCount())]
+    assert "Prefill tok/s" in headers and "Decode tok/s" in headers and "Throughput" not in headers
+    header = panel.table.horizontalHeader()
+    assert not header.isSectionHidden(headers.index("Prefill tok/s")) and not header.isSectionHidden(
+        headers.index("Plan"))
+    entries = panel.model.entries
+    split = next(e for e in entries if e.plan == "tensor_parallel" and e.fits and e.count == 2)
+    assert split.prefill_tokens_per_s and split.decode_tokens_per_s == split.throughput
+    row = entries.index(split)
+    assert panel.model.index(row, headers.index("Plan")).data() == "tensor parallel"
+    assert panel.model.index(row, headers.index("Prefill tok/s")).data() == f"{split.prefill_tokens_per_s:,.0f}"
+    panel.table.selectRow(panel.proxy.mapFromSource(panel.model.index(row, 0)).row())
+    estimate = window.state.result.estimate  # type: ignore[union-attr]
+    # tensor parallel on 2 cards: each holds half of the 70B model's bf16 weights and of its KV cache
+    half_weights = format_bytes(estimate.memory.at_peak.weights // 2)
+    assert f"Each card holds {half_weights} of the {format_bytes(estimate.memory.at_peak.weights)}" \
+        in panel.detail.text()
+    assert "it fits because each card holds only its share" in panel.detail.text()
+
+
+def test_make_it_fit_names_the_language_model_changes(qtbot: QtBot, window: QtMainWindow) -> None:
+    window.model_panel.load_zoo(LLAMA)
+    choose(window.workload.mode, "generate")
+    choose(window.workload.precision, "bf16")
+    window.state.recompute()
+    dialog = QtMakeItFit(window.state, window.catalog, window.runner, "RTX 3060 12GB", window)
+    qtbot.addWidget(dialog)
+    qtbot.waitUntil(lambda: dialog.report is not None, timeout=20000)
+    labels = [dialog.table.item(r, 0).text() for r in range(dialog.table.rowCount()) if dialog.table.item(r, 0)]
+    assert "8-bit weights" in labels and "fp8 KV cache" in labels
+    assert not any(label.startswith(("weights_", "kv_")) for label in labels)  # no raw keys
+    set_language("zh_CN")
+    try:
+        assert tr("8-bit weights") == "8 位权重" and tr("layer split") == "按层拆分"
+    finally:
+        set_language("en")
