@@ -57,6 +57,27 @@ for language in ("en", "zh_CN"):
             name = f"{language}_{tab + 1}" + (f"_{view + 1}" if view is not None else "") + ".png"
             window.grab().save(str(folder / name))
             print(folder / name)
+    # a language model generating: the KV cache in the breakdown, prefill and decode speed, split plans
+    window.model_panel.load_zoo("llama-3.1-70b")
+    window.workload.mode.setCurrentIndex(window.workload.mode.findData("generate"))
+    window.workload.precision.setCurrentIndex(window.workload.precision.findData("bf16"))
+    window.workload.batch.setValue(1)
+    window.state.recompute()
+    window.recommendations.refresh()
+    settle(window, lambda: bool(window.recommendations.entries)
+           and window.recommendations.entries[0].prefill_tokens_per_s is not None)
+    for tab, view in ((0, 0), (1, None)):
+        window.tabs.setCurrentIndex(tab)
+        if view is not None:
+            window.breakdown.views.setCurrentIndex(view)
+        if tab == 1:
+            window.recommendations.table.selectRow(0)
+        else:  # the language-model controls sit at the bottom of the workload box
+            window.left_scroll.ensureWidgetVisible(window.workload.llm.lora_targets)
+        settle(window)
+        name = f"{language}_generate_{tab + 1}.png"
+        window.grab().save(str(folder / name))
+        print(folder / name)
     window.close()
     window.runner.wait()
 PY

@@ -93,22 +93,24 @@ def _cells(rank: int, r: Recommendation) -> list[tuple[str, Any]]:
 _WORDED_ABOVE = frozenset({ReasonCode.FITS, ReasonCode.DOES_NOT_FIT, ReasonCode.DATA_PARALLEL, ReasonCode.ZERO})
 
 
+def _sentence(text: str) -> str:
+    """An engine reason (a clause in lower case, as the command line joins them) as a line of its own."""
+    return text[:1].upper() + text[1:] + "."
+
+
 def split_lines(r: Recommendation, e: Estimate | None) -> list[str]:
-    """A generation split over cards: what each card holds, and whether only the split makes it fit."""
+    """A generation split over cards: what each card holds (that only the split makes it fit is the engine's
+    reason, ONLY_TENSOR_SPLIT / ONLY_LAYER_SPLIT, worded below with the others)."""
     held = split_holdings(e, r.plan, r.count) if e is not None else None
     if e is None or held is None:
         return []
     m = e.memory
-    lines = [tr("Each card holds {weights} of the {all_weights} of weights and {kv} of the {all_kv} KV cache; "
+    return [tr("Each card holds {weights} of the {all_weights} of weights and {kv} of the {all_kv} KV cache; "
                 "with the prefill activations and workspaces, which are not split, it needs {need}, where one "
                 "card would need {single}.").format(
         weights=format_bytes(held[0]), all_weights=format_bytes(m.at_peak.weights), kv=format_bytes(held[1]),
         all_kv=format_bytes(m.at_peak.kv_cache), need=format_bytes(r.required_bytes),
         single=format_bytes(m.required_bytes))]
-    if r.fits and m.required_bytes > r.usable_bytes:
-        lines.append(tr("The whole model does not fit one of these cards ({usable} usable): it fits because each "
-                        "card holds only its share.").format(usable=format_bytes(r.usable_bytes)))
-    return lines
 
 
 def explain(r: Recommendation, batch: int, estimate: Estimate | None = None) -> str:
@@ -135,7 +137,7 @@ def explain(r: Recommendation, batch: int, estimate: Estimate | None = None) -> 
                         "are not sharded.").format(plan=plan_name(r.plan), what=sharded, count=r.count))
     # the engine's other reasons (another vendor's allocator, what a split plan does, a fit that only sharding
     # or splitting buys, missing figures), in the user's language; the lines above word the rest more fully
-    lines += [reason_text(item, tr) + "." for item in r.reasons if item.code not in _WORDED_ABOVE]
+    lines += [_sentence(reason_text(item, tr)) for item in r.reasons if item.code not in _WORDED_ABOVE]
     lines += money_lines(r)
     return "<br>".join(lines)
 

@@ -86,7 +86,8 @@ class QtSummary(QWidget):
         while self.grid.count():
             item = self.grid.takeAt(0)
             widget = item.widget() if item is not None else None
-            if widget is not None:
+            if widget is not None:  # hidden now: deleteLater waits for the event loop, and it must not show
+                widget.hide()
                 widget.deleteLater()
         self.values = {}
         if e is None:

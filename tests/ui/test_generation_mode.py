@@ -184,7 +184,7 @@ def test_generation_columns_and_a_split_plan_explained(qtbot: QtBot, window: QtM
     half_weights = format_bytes(estimate.memory.at_peak.weights // 2)
     assert f"Each card holds {half_weights} of the {format_bytes(estimate.memory.at_peak.weights)}" \
         in panel.detail.text()
-    assert "it fits because each card holds only its share" in panel.detail.text()
+    assert "Fits only because weights and KV cache are split over 2 cards." in panel.detail.text()
 
 
 def test_make_it_fit_names_the_language_model_changes(qtbot: QtBot, window: QtMainWindow) -> None:

@@ -174,7 +174,7 @@ def test_the_explanation_keeps_a_fit_that_only_splitting_buys_in_the_users_langu
                         usable_bytes=22 * 2**30),
                  reason(ReasonCode.LAYER_SPLIT, count=2, link="PCIe 4.0 x16"),
                  reason(ReasonCode.ONLY_LAYER_SPLIT, count=2)))
-    assert "fits only because layers are split over 2 cards." in explain(split, 1)
+    assert "Fits only because layers are split over 2 cards." in explain(split, 1)
     set_language("zh_CN")
     try:
         text = explain(split, 1)

@@ -47,7 +47,7 @@ MESSAGES: dict[str, str] = {
     "Needs <b>{need}</b> per card ({mode}, batch {batch}, {prompt} + {new} tokens, KV cache {kv}, {method})":
         "每张卡需要 <b>{need}</b>（{mode}，批大小 {batch}，{prompt} + {new} 个 token，KV 缓存 {kv}，{method}）",
     # recommendations (advisor/ui/recommend_model.py)
-    "layer split": "按层拆分", "Decode tok/s": "解码 token/秒", "Prefill tok/s": "预填充 token/秒",
+    "layer split": "按层拆分", "Decode tok/s": "解码 词元/秒", "Prefill tok/s": "预填充 词元/秒",
     "Generation only": "仅用于生成",
     "Generated tokens per second over all sequences and copies of the model: each decode step reads the weights "
     "and the KV cache once (the throughput)":
@@ -59,7 +59,4 @@ MESSAGES: dict[str, str] = {
     "{single}.":
         "每张卡保存 {all_weights} 权重中的 {weights}，以及 {all_kv} KV 缓存中的 {kv}；加上不拆分的预填充激活值和"
         "工作区，每张卡需要 {need}，而单张卡需要 {single}。",
-    "The whole model does not fit one of these cards ({usable} usable): it fits because each card holds only "
-    "its share.":
-        "整个模型放不进其中一张卡（可用 {usable}）：能放下是因为每张卡只保存自己的那一份。",
 }
