@@ -7,8 +7,10 @@ from __future__ import annotations
 
 from typing import get_args
 
-from PySide6.QtWidgets import QFormLayout, QLineEdit, QSpinBox, QWidget
+from PySide6.QtGui import QStandardItemModel
+from PySide6.QtWidgets import QComboBox, QFormLayout, QLineEdit, QSpinBox, QWidget
 
+from advisor.core.graph import Graph
 from advisor.core.workload import LORA_TARGETS, KVCacheFormat, WeightFormat
 from advisor.ui.controls import combo
 from advisor.ui.i18n import tr
@@ -30,6 +32,18 @@ def _spin(high: int) -> QSpinBox:
     box.setRange(1, high)
     box.setGroupSeparatorShown(True)
     return box
+
+
+def offer_generation(mode: QComboBox, graph: Graph | None, current: str) -> None:
+    """The Mode box's Generation entry is for the decoder language models core describes; for any other
+    network it is greyed with the reason (kept selectable while chosen, so the error line can say why)."""
+    model = mode.model()
+    assert isinstance(model, QStandardItemModel)  # what a QComboBox holds unless given another model
+    item = model.item(mode.findData("generate"))
+    decoder = graph is not None and graph.decoder is not None
+    item.setEnabled(decoder or current == "generate")
+    item.setToolTip("" if decoder else tr("For language models only: the zoo's LLMs, hf:CONFIG.json, or a "
+                                          ".safetensors file with its config.json, unedited"))
 
 
 class LanguageModelControls:

@@ -11,7 +11,7 @@ from advisor.recommend.rewrites import with_inplace_activations
 from advisor.ui.controls import combo
 from advisor.ui.i18n import tr
 from advisor.ui.state import AppState
-from advisor.ui.workload_llm import LanguageModelControls, applies
+from advisor.ui.workload_llm import LanguageModelControls, applies, offer_generation
 
 SLIDER_MAX = 1024
 
@@ -100,3 +100,4 @@ class QtWorkloadControls(QWidget):
         applies(self.checkpointing, c.mode == "train",
                 tr("Recompute each block in backward: less memory, about one more forward"), only_training)
         self.llm.refresh(c)
+        offer_generation(self.mode, graph, c.mode)

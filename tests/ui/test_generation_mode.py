@@ -109,6 +109,14 @@ def test_controls_that_do_not_apply_are_disabled_and_say_why(controls: tuple[App
     assert state.choice.finetune == "qlora" and state.choice.workload().finetune == "full"
 
 
+def test_generation_is_offered_for_language_models_only(controls: tuple[AppState, QtWorkloadControls]) -> None:
+    state, panel = controls
+    entry = panel.mode.model().item(panel.mode.findData("generate"))  # type: ignore[attr-defined]
+    assert entry.isEnabled()
+    draft_edits.load_graph_into(state.draft, zoo.build("resnet18"), "zoo:resnet18")
+    assert not entry.isEnabled() and "language models only" in entry.toolTip()
+
+
 def test_lora_in_the_app_is_the_command_lines_lora(
         controls: tuple[AppState, QtWorkloadControls], capsys: pytest.CaptureFixture[str]) -> None:
     state, panel = controls
@@ -198,6 +206,10 @@ def test_make_it_fit_names_the_language_model_changes(qtbot: QtBot, window: QtMa
     labels = [dialog.table.item(r, 0).text() for r in range(dialog.table.rowCount()) if dialog.table.item(r, 0)]
     assert "8-bit weights" in labels and "fp8 KV cache" in labels
     assert not any(label.startswith(("weights_", "kv_")) for label in labels)  # no raw keys
+    dialog.table.selectRow(labels.index("fp8 KV cache"))  # every row, a heading too, has a first cell
+    assert dialog.apply_button.isEnabled()
+    dialog.apply_selected()  # Apply sets the workload controls to the change
+    assert window.state.choice.kv_cache == "fp8" and window.workload.llm.kv_cache.currentData() == "fp8"
     set_language("zh_CN")
     try:
         assert tr("8-bit weights") == "8 位权重" and tr("layer split") == "按层拆分"
