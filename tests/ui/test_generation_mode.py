@@ -165,8 +165,8 @@ def test_an_edit_makes_the_decoder_description_stale(controls: tuple[AppState, Q
     assert state.draft.result.graph is not None and state.draft.result.graph.decoder is not None
 
 
-def test_generation_columns_and_a_split_plan_explained(qtbot: QtBot, window: QtMainWindow,
-                                                       wait_ranked: Ranked) -> None:
+def test_generation_columns_and_a_split_plan_explained(qtbot: QtBot, window: QtMainWindow, wait_ranked: Ranked,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
     window.model_panel.load_zoo("llama-3.1-70b")
     panel, controls = window.recommendations, window.workload
     choose(controls.mode, "generate")
@@ -186,6 +186,13 @@ def test_generation_columns_and_a_split_plan_explained(qtbot: QtBot, window: QtM
     row = entries.index(split)
     assert panel.model.index(row, headers.index("Plan")).data() == "tensor parallel"
     assert panel.model.index(row, headers.index("Prefill tok/s")).data() == f"{split.prefill_tokens_per_s:,.0f}"
+    # the same speeds as `advisor recommend` on the same catalog (ADVISOR_CATALOG is the window's copy)
+    assert main(["recommend", "zoo:llama-3.1-70b", "--mode", "generate", "--precision", "bf16", "--batch", "1",
+                 "--json"]) == 0
+    cli = next(e for e in json.loads(capsys.readouterr().out)["recommendations"]
+               if (e["card"], e["count"], e["plan"]) == (split.card, 2, "tensor_parallel"))
+    assert (cli["prefill_tokens_per_s"], cli["decode_tokens_per_s"]) == (split.prefill_tokens_per_s,
+                                                                         split.decode_tokens_per_s)
     panel.table.selectRow(panel.proxy.mapFromSource(panel.model.index(row, 0)).row())
     estimate = window.state.result.estimate  # type: ignore[union-attr]
     # tensor parallel on 2 cards: each holds half of the 70B model's bf16 weights and of its KV cache
