@@ -85,9 +85,10 @@ class QtWorkloadControls(QWidget):
             box.setChecked(on)
             box.blockSignals(False)
         # a model whose activations already work in place (the zoo's ReLU(inplace=True)): ticked, nothing to add
-        self.inplace.setEnabled(not built_in_place)
-        self.inplace.setToolTip(tr("This model's activations already work in place") if built_in_place
-                                else tr("ReLU(inplace=True) and friends write into their input"))
+        applies(self.inplace, not built_in_place and c.mode != "generate",
+                tr("ReLU(inplace=True) and friends write into their input"),
+                tr("This model's activations already work in place") if built_in_place
+                else tr("Generation rebuilds the prefill from the model's configuration, not from these layers"))
         source = self.state.draft.source  # only the zoo's sequence models are rebuilt at another length
         name = source.removeprefix("zoo:")
         rebuilt = source.startswith("zoo:") and name in zoo.zoo_names() and zoo.takes_seq_len(name)

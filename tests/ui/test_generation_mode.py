@@ -105,6 +105,7 @@ def test_controls_that_do_not_apply_are_disabled_and_say_why(controls: tuple[App
     assert not panel.llm.finetune.isEnabled() and "training only" in panel.llm.finetune.toolTip()
     assert not panel.seq_len.isEnabled() and "prompt length" in panel.seq_len.toolTip()
     assert not panel.optimizer.isEnabled() and "training only" in panel.optimizer.toolTip()
+    assert not panel.inplace.isEnabled() and "configuration" in panel.inplace.toolTip()
     # QLoRA is kept for when training comes back, but generation runs the base model
     assert state.choice.finetune == "qlora" and state.choice.workload().finetune == "full"
 

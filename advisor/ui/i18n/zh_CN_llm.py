@@ -22,6 +22,8 @@ MESSAGES: dict[str, str] = {
     "Only with LoRA or QLoRA fine-tuning": "仅在 LoRA 或 QLoRA 微调时适用",
     "For language models only: the zoo's LLMs, hf:CONFIG.json, or a .safetensors file with its config.json, "
     "unedited": "仅用于语言模型：模型库中的 LLM、hf:CONFIG.json，或带 config.json 的 .safetensors 文件（未经编辑）",
+    "Generation rebuilds the prefill from the model's configuration, not from these layers":
+        "生成按模型配置重建预填充过程，而不是使用这些层",
     "Generation uses the prompt length and new tokens": "生成使用提示长度和新生成 token 数",
     "Only the zoo's sequence models are rebuilt at another length": "只有模型库中的序列模型能按其他长度重建",
     "Tokens of each prompt, processed at once (prefill)": "每个提示的 token 数，一次性处理（预填充）",
