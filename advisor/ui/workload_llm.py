@@ -42,8 +42,8 @@ def offer_generation(mode: QComboBox, graph: Graph | None, current: str) -> None
     item = model.item(mode.findData("generate"))
     decoder = graph is not None and graph.decoder is not None
     item.setEnabled(decoder or current == "generate")
-    item.setToolTip("" if decoder else tr("For language models only: the zoo's LLMs, hf:CONFIG.json, or a "
-                                          ".safetensors file with its config.json, unedited"))
+    item.setToolTip("" if decoder else tr("For language models only: the zoo's LLMs, or a .safetensors file "
+                                          "with its config.json, unedited"))
 
 
 class LanguageModelControls:

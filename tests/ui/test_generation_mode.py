@@ -15,6 +15,7 @@ from pytestqt.qtbot import QtBot
 from advisor.cli import main
 from advisor.core import zoo
 from advisor.core.units import format_bytes
+from advisor.specs import load_graph
 from advisor.ui import draft_edits
 from advisor.ui.i18n import set_language, tr
 from advisor.ui.main_window import QtMainWindow
@@ -155,6 +156,29 @@ def test_the_language_model_choices_persist(qtbot: QtBot, tmp_path: Path,
     # the restored zoo model is still a language model: generation works without reloading it
     again.recompute()
     assert again.error == "" and again.result is not None and again.result.estimate.generation is not None
+
+
+def test_a_safetensors_file_generates_as_on_the_command_line(
+        qtbot: QtBot, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.importers.model_files import write_gpt2_safetensors
+
+    path = str(write_gpt2_safetensors(tmp_path))
+    state = AppState()
+    panel = QtWorkloadControls(state)
+    qtbot.addWidget(panel)
+    state.set_choice(seq_len=32)  # the tiny GPT-2 has 32 learned positions
+    draft_edits.load_graph_into(state.draft, load_graph(path, state.choice.seq_len), path)  # as File > Open
+    state.mark_imported(path)
+    assert panel.mode.model().item(panel.mode.findData("generate")).isEnabled()  # type: ignore[attr-defined]
+    choose(panel.mode, "generate")
+    panel.llm.prompt_len.setValue(16)
+    panel.llm.new_tokens.setValue(8)
+    state.recompute()
+    assert state.error == "" and state.result is not None
+    assert main(["estimate", path, "--mode", "generate", "--prompt-len", "16", "--new-tokens", "8", "--json"]) == 0
+    memory = json.loads(capsys.readouterr().out)["memory"]
+    assert state.result.estimate.memory.required_bytes == memory["required_bytes"]
+    assert state.result.estimate.memory.at_peak.kv_cache == memory["kv_cache_bytes"] > 0
 
 
 def test_an_edit_makes_the_decoder_description_stale(controls: tuple[AppState, QtWorkloadControls]) -> None:

@@ -20,8 +20,8 @@ MESSAGES: dict[str, str] = {
     "Applies to training only": "仅适用于训练",
     "Applies to training only: inference and generation run the base model": "仅适用于训练：推理和生成运行的是基座模型",
     "Only with LoRA or QLoRA fine-tuning": "仅在 LoRA 或 QLoRA 微调时适用",
-    "For language models only: the zoo's LLMs, hf:CONFIG.json, or a .safetensors file with its config.json, "
-    "unedited": "仅用于语言模型：模型库中的 LLM、hf:CONFIG.json，或带 config.json 的 .safetensors 文件（未经编辑）",
+    "For language models only: the zoo's LLMs, or a .safetensors file with its config.json, unedited":
+        "仅用于语言模型：模型库中的 LLM，或带 config.json 的 .safetensors 文件（未经编辑）",
     "Generation rebuilds the prefill from the model's configuration, not from these layers":
         "生成按模型配置重建预填充过程，而不是使用这些层",
     "Generation uses the prompt length and new tokens": "生成使用提示长度和新生成 token 数",
