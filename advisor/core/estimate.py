@@ -48,7 +48,7 @@ class MemoryEstimate:
 EstimateMethod = Literal["analytic", "simulated"]  # layer formulas, or the meta-device PyTorch step
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Estimate:
     model: str
     workload: Workload
