@@ -41,7 +41,10 @@ class MemoryProfile:
     live_count_max: int
 
 
-class StepSimulator:
+class StepReplay:
+    """The analytic path's replay of one step over the layer graph (the "simulated" path is the meta-device
+    run of a real PyTorch module in advisor/importers/simulate)."""
+
     def __init__(self, graph: Graph, workload: Workload) -> None:
         self.graph, self.w = graph, workload
         self.nodes = graph.nodes
@@ -352,8 +355,9 @@ class StepSimulator:
                              self.t.live_count_max)
 
 
-def simulate_step(graph: Graph, workload: Workload) -> MemoryProfile:
-    return StepSimulator(graph, workload).run()
+def replay_step(graph: Graph, workload: Workload) -> MemoryProfile:
+    """Every allocation and free of one step of `graph`, replayed analytically."""
+    return StepReplay(graph, workload).run()
 
 
-__all__ = ["MemoryProfile", "rounded", "simulate_step"]
+__all__ = ["MemoryProfile", "replay_step", "rounded"]

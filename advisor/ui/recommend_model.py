@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 
 from advisor.core.units import format_bytes
-from advisor.recommend.engine import Recommendation
+from advisor.recommend.ranking import Recommendation
 from advisor.recommend.reasons import ReasonCode, reason_text
 from advisor.ui.i18n import tr
 from advisor.ui.money_text import money_lines, price_cell

@@ -27,9 +27,9 @@ from advisor.catalog import (
     open_catalog,
     price_history,
 )
+from advisor.catalog.bundled import BundledData
 from advisor.catalog.csvio import read_cards
 from advisor.catalog.errors import CatalogBusyError, CatalogFileError
-from advisor.catalog.seed import BundledData
 
 REPO = Path(__file__).resolve().parents[2]
 WRITER = Path(__file__).with_name("writer.py")
