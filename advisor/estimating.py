@@ -17,7 +17,7 @@ from advisor.core.curve import curve_through
 from advisor.core.errors import SpecError
 from advisor.core.estimate import Estimate, estimate
 from advisor.core.workload import Workload
-from advisor.recommend.engine import Job, prepare
+from advisor.recommend.ranking import Job, prepare
 from advisor.recommend.timing import step_work
 from advisor.specs import LIBRARY_FORMS, load_graph
 

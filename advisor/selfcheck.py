@@ -73,7 +73,7 @@ def needs_offscreen(environ: dict[str, str] | os._Environ[str], system: str) -> 
 
 
 def check_data() -> str:
-    from advisor.catalog.seed import DATA_FILES, bundled_dir
+    from advisor.catalog.bundled import DATA_FILES, bundled_dir
 
     directory = bundled_dir()
     missing = [name for name in DATA_FILES if not (directory / name).is_file()]

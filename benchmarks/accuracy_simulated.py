@@ -24,7 +24,7 @@ from _shared import MEASUREMENTS  # noqa: E402
 
 from advisor.core.overheads import DEFAULT_OVERHEAD  # noqa: E402
 from advisor.core.workload import Workload  # noqa: E402
-from advisor.importers.simulate import load_py_model, simulate_estimate  # noqa: E402
+from advisor.estimating import simulator  # noqa: E402
 
 MODELS = HERE / "models"
 
@@ -54,8 +54,7 @@ def main() -> int:
           f"{'resv MiB':>9} {'sim+ws':>9} {'ratio':>6} {'nvml MiB':>9} {'dev MiB':>9} {'err':>6} {'s':>5}  peak at")
     for row in rows(only):
         start = time.perf_counter()
-        loaded = load_py_model(model_file(row["model"]))
-        est = simulate_estimate(loaded.module, loaded.example_inputs, workload(row), loaded.loss_fn, loaded.name)
+        est = simulator(str(model_file(row["model"])))(workload(row))  # as `advisor estimate FILE.py` runs it
         seconds = time.perf_counter() - start
         mem = est.memory
         truth, reserved, nvml = int(row["peak_alloc_steady"]), int(row["peak_reserved"]), int(row["nvml_used_end"])

@@ -16,8 +16,8 @@ from dataclasses import dataclass, fields, replace
 from functools import cache
 from pathlib import Path
 
+from advisor.catalog.bundled import load_bundled
 from advisor.catalog.records import CardRecord
-from advisor.catalog.seed import load_bundled
 from advisor.core import zoo
 from advisor.core.estimate import Estimate, estimate
 from advisor.core.workload import Workload

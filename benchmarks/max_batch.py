@@ -51,10 +51,9 @@ def analytic(model: str) -> Estimator:
 def simulated(model: str) -> Estimator:
     from accuracy_simulated import model_file
 
-    from advisor.importers.simulate import load_py_model, simulate_estimate
+    from advisor.estimating import simulator
 
-    loaded = load_py_model(model_file(model))
-    return lambda w: simulate_estimate(loaded.module, loaded.example_inputs, w, loaded.loss_fn, loaded.name)
+    return simulator(str(model_file(model)))  # the loader and simulation `advisor estimate FILE.py` runs
 
 
 def largest_batch(run: Estimator, workload: Workload, budget: int, hint: int) -> int:

@@ -16,8 +16,8 @@ from pathlib import Path
 from advisor.catalog import PriceRecord, list_cards, open_catalog
 from advisor.core import zoo
 from advisor.core.workload import Workload
-from advisor.recommend.engine import Options, prepare, rank
 from advisor.recommend.money import MoneyOptions
+from advisor.recommend.ranking import Options, prepare, rank
 
 
 def main() -> int:

@@ -41,14 +41,13 @@ def simulated_speed() -> None:
 
     import torch
 
-    from advisor.importers.simulate import load_py_model, simulate_estimate
+    from advisor.estimating import simulator
 
     models = Path(__file__).resolve().parent / "models"
     for file, batch, real_batch, target in (("tv_resnet50.py", 32, 32, 2.0), ("hf_gpt2_1024.py", 8, 1, 8.0)):
         workload = Workload("train", batch, "fp32", "adam" if "resnet" in file else "adamw")
         start = time.perf_counter()
-        loaded = load_py_model(models / file)
-        simulate_estimate(loaded.module, loaded.example_inputs, workload, loaded.loss_fn, loaded.name)
+        simulator(str(models / file))(workload)  # the loader and simulation `advisor estimate FILE.py` runs
         simulated = time.perf_counter() - start
         real = _real_cpu_step(models / file, real_batch, workload.optimizer)
         print(f"{file}: simulated batch {batch} in {simulated:.2f} s (target < {target:.0f} s); one real CPU step at "
@@ -61,15 +60,16 @@ def simulated_speed() -> None:
 def _real_cpu_step(path: object, batch: int, optimizer: str) -> float:
     import torch
 
-    from advisor.importers.simulate import load_py_model
     from advisor.importers.simulate.step import default_loss, make_optimizer
+    from advisor.importers.torch_loader import load_module
 
-    loaded = load_py_model(path, on_meta=False)  # type: ignore[arg-type]
+    loaded = load_module(str(path))  # built on the CPU, weights initialised
     args, kwargs = loaded.example_inputs(batch)
     opt = make_optimizer(list(loaded.module.parameters()), optimizer)
     start = time.perf_counter()
     out = loaded.module(*args, **kwargs)
-    (loaded.loss_fn or default_loss)(out, (args, kwargs)).backward()
+    loss = loaded.loss_fn(out, args or kwargs) if loaded.loss_fn else default_loss(out, (args, kwargs))
+    loss.backward()
     opt.step()
     del torch
     return time.perf_counter() - start

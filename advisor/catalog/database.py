@@ -20,13 +20,7 @@ import platformdirs
 from sqlalchemy.orm import Session
 
 from advisor.catalog import engine as sqlite_engine
-from advisor.catalog.engine import Sessions, as_catalog_error, make_engine
-from advisor.catalog.errors import CatalogError, CatalogFileError
-from advisor.catalog.migrations import SCHEMA_VERSION, schema_version, upgrade
-from advisor.catalog.orm import USER
-from advisor.catalog.recovery import Salvage, damage, move_aside, salvage
-from advisor.catalog.repository import add_price, attach_aliases, edit_card, insert_card, orm_card
-from advisor.catalog.seed import (
+from advisor.catalog.bundled import (
     BundledData,
     apply_bundled,
     bundled_dir,
@@ -34,6 +28,12 @@ from advisor.catalog.seed import (
     load_bundled,
     seeded_digest,
 )
+from advisor.catalog.engine import Sessions, as_catalog_error, make_engine
+from advisor.catalog.errors import CatalogError, CatalogFileError
+from advisor.catalog.migrations import SCHEMA_VERSION, schema_version, upgrade
+from advisor.catalog.orm import USER
+from advisor.catalog.recovery import Salvage, damage, move_aside, salvage
+from advisor.catalog.repository import add_price, attach_aliases, edit_card, insert_card, orm_card
 from advisor.catalog.server import is_url, make_server_engine, shown
 
 ENV_VAR = "ADVISOR_CATALOG"

@@ -17,12 +17,12 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from advisor.catalog.bundled import bundled_dir, load_sources
 from advisor.catalog.errors import CatalogError, PriceImportError
 from advisor.catalog.orm import USER, Price
 from advisor.catalog.price_rows import REQUIRED_PRICE_COLUMNS, Source, free_text_source, parse_price_row
 from advisor.catalog.records import PriceRecord
 from advisor.catalog.repository import price_orm, resolve_card
-from advisor.catalog.seed import bundled_dir, load_sources
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from matplotlib.figure import Figure
 
 from advisor.charts.style import ChartStyle, empty_message, lettering, new_figure
-from advisor.recommend.engine import Recommendation
 from advisor.recommend.money import frontier
+from advisor.recommend.ranking import Recommendation
 
 _POINTS, _FRONTIER = "#9DB4D6", "#C44E52"
 

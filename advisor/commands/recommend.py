@@ -16,8 +16,8 @@ from advisor.commands.estimate import add_workload_options, workload_from
 from advisor.commands.money_options import add_money_options, money_options
 from advisor.core.errors import SpecError
 from advisor.estimating import prepare_spec
-from advisor.recommend.engine import OBJECTIVES, Job, Options
 from advisor.recommend.present import render_table, to_json
+from advisor.recommend.ranking import OBJECTIVES, Job, Options
 from advisor.recommend.service import CardFilter, recommend
 
 T = TypeVar("T")

@@ -24,7 +24,7 @@ from advisor.core.allocator import required_budget_bytes, training_loop_events
 from advisor.core.curve import MemoryCurve, memory_curve
 from advisor.core.graph import Graph
 from advisor.core.loss_head import step_graph
-from advisor.core.memory import simulate_step
+from advisor.core.memory import replay_step
 from advisor.core.tracker import Key
 from advisor.core.workload import Workload
 
@@ -79,7 +79,7 @@ def required_curve(graph: Graph, workload: Workload, peak_curve: MemoryCurve,
     graph = step_graph(graph, workload)
     probes = []
     for batch in _PROBES:
-        profile = simulate_step(graph, replace(workload, batch=batch))
+        profile = replay_step(graph, replace(workload, batch=batch))
         probes.append((batch, replayed_required_bytes(profile.events) - profile.peak_bytes))
     return required_from_peaks(peak_curve, probes, conv_margin_per_sample)
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 from advisor.core.graph import Graph
 from advisor.core.loss_head import step_graph
-from advisor.core.memory import simulate_step
+from advisor.core.memory import replay_step
 from advisor.core.tracker import BLOCK_BYTES
 from advisor.core.workload import Workload
 
@@ -90,7 +90,7 @@ def curve_through(points: list[tuple[int, int]]) -> MemoryCurve:
 def memory_curve(graph: Graph, workload: Workload) -> MemoryCurve:
     """Peak bytes against the batch of the step `workload` runs (with its loss head when training)."""
     graph = step_graph(graph, workload)
-    low, high = (simulate_step(graph, replace(workload, batch=b)) for b in _PROBE_BATCHES)
+    low, high = (replay_step(graph, replace(workload, batch=b)) for b in _PROBE_BATCHES)
     step = _PROBE_BATCHES[1] - _PROBE_BATCHES[0]
     lines = []
     for total_low, total_high in zip(low.after_alloc, high.after_alloc, strict=True):

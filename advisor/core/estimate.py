@@ -12,7 +12,7 @@ from advisor.core.generation import GenerationProfile
 from advisor.core.gradients import requires_grad
 from advisor.core.graph import Graph
 from advisor.core.loss_head import step_graph
-from advisor.core.memory import simulate_step
+from advisor.core.memory import replay_step
 from advisor.core.overheads import DEFAULT_OVERHEAD, device_total_bytes
 from advisor.core.tracker import CategoryBytes, TimelinePoint
 from advisor.core.workload import Workload
@@ -48,7 +48,7 @@ class MemoryEstimate:
 EstimateMethod = Literal["analytic", "simulated"]  # layer formulas, or the meta-device PyTorch step
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Estimate:
     model: str
     workload: Workload
@@ -91,7 +91,7 @@ def estimate(graph: Graph, workload: Workload) -> Estimate:
 
         graph = with_adapters(graph, workload)
     graph = step_graph(graph, workload)
-    profile = simulate_step(graph, workload)
+    profile = replay_step(graph, workload)
     rows = layer_rows(graph, workload, profile.kept_bytes, 2 if workload.precision != "fp32" else 4)
     reserved = max(peak_reserved_bytes(profile.events), profile.peak_bytes)
     required = required_bytes(replayed_required_bytes(profile.events), profile.peak_bytes,

@@ -41,13 +41,16 @@ class MemoryProfile:
     live_count_max: int
 
 
-class StepSimulator:
+class StepReplay:
+    """The analytic path's replay of one step over the layer graph (the "simulated" path is the meta-device
+    run of a real PyTorch module in advisor/importers/simulate)."""
+
     def __init__(self, graph: Graph, workload: Workload) -> None:
-        self.graph, self.w = graph, workload
+        self.graph, self.workload = graph, workload
         self.nodes = graph.nodes
         self.specs = [[graph.nodes[s].output for s in n.inputs] for n in graph.nodes]
         self.consumers = graph.consumers()
-        self.t = Tracker()
+        self.tracker = Tracker()
         self.storage: dict[int, Key] = {}
         self.fwd_uses: dict[Key, int] = defaultdict(int)
         self.savers: dict[Key, set[int]] = defaultdict(set)
@@ -65,7 +68,7 @@ class StepSimulator:
     # ---- static facts
     def _dtypes(self) -> list[int]:
         out: list[int] = []
-        half, amp = self.w.param_dtype_bytes == 2, self.w.amp
+        half, amp = self.workload.param_dtype_bytes == 2, self.workload.amp
         for node, specs in zip(self.nodes, self.specs, strict=True):
             floats = [out[s] for s, spec in zip(node.inputs, specs, strict=True) if spec.dtype == "float"]
             if node.output.dtype != "float":
@@ -82,7 +85,7 @@ class StepSimulator:
 
     def trainable(self, i: int) -> int:
         """Parameters of node i that get gradients and optimizer state (only adapters when frozen)."""
-        return trainable_params(self.nodes[i].op, self.specs[i], self.w)
+        return trainable_params(self.nodes[i].op, self.specs[i], self.workload)
 
     def _frozen_linear(self, i: int) -> bool:
         return self.frozen and isinstance(self.nodes[i].op, Linear) and not isinstance(self.nodes[i].op, LoRALinear)
@@ -100,7 +103,7 @@ class StepSimulator:
         spec = self.nodes[i].output
         batched = spec.batched if numel is None else spec.batched or any(s.batched for s in self.specs[i])
         count = spec.numel if numel is None else numel
-        return count * (self.w.batch if batched else 1) * (dtype_bytes or self.dtype[i])
+        return count * (self.workload.batch if batched else 1) * (dtype_bytes or self.dtype[i])
 
     def weight_numel(self, node: Node, specs: list[TensorSpec]) -> int:
         if isinstance(node.op, Linear) and node.op.tied_to:
@@ -110,7 +113,7 @@ class StepSimulator:
     # ---- storage lifetimes
     def _maybe_free(self, key: Key) -> None:
         if self.fwd_uses.get(key, 0) <= 0 and not self.savers.get(key) and key not in self.held:
-            self.t.free(key)
+            self.tracker.free(key)
 
     def _save(self, i: int, key: Key) -> None:
         self.savers[key].add(i)
@@ -129,25 +132,25 @@ class StepSimulator:
             return 0
         if getattr(op, "upcast", False):
             want = 4
-        elif not self.w.amp or op.amp == "promote":
+        elif not self.workload.amp or op.amp == "promote":
             return 0
         else:
             want = 2 if op.amp == "lower" else 4
         if self.dtype[source] == want:
             return 0
-        return spec.numel * (self.w.batch if spec.batched else 1) * want
+        return spec.numel * (self.workload.batch if spec.batched else 1) * want
 
     # ---- forward
     def forward_node(self, i: int, saving: bool, fresh: str, uses: list[int]) -> None:
         node, op = self.nodes[i], self.nodes[i].op
-        self.t.mark("forward" if fresh == "out" else "recompute", node.name)
+        self.tracker.mark("forward" if fresh == "out" else "recompute", node.name)
         if isinstance(op, Input):
             key: Key = ("input", i, 0)
-            self.t.alloc(key, self.nbytes(i), "inputs")
+            self.tracker.alloc(key, self.nbytes(i), "inputs")
             self.storage[i] = key
             self.held.add(key)
             return
-        if op.is_view or op.is_identity(self.w.training):
+        if op.is_view or op.is_identity(self.workload.training):
             self.storage[i] = self.storage[node.inputs[0]]
         else:
             self._compute(i, saving, fresh)
@@ -165,17 +168,17 @@ class StepSimulator:
             size = self._cast_bytes(i, j, source)
             if size:
                 casts[j] = ("cast", i, j)
-                self.t.alloc(casts[j], size, "temporaries")
+                self.tracker.alloc(casts[j], size, "temporaries")
         weight_cast: Key = ("weight_cast", i, 0)
         dequantized = self._dequantizes(i)
-        fp32_stored = (self.w.training and not self.frozen) or self.w.weight_format == "fp32"
-        if dequantized or (self.w.amp and op.amp == "lower" and fp32_stored):  # bnb dequantizes, autocast casts
-            self.t.alloc(weight_cast, 2 * self.weight_numel(node, specs), "temporaries")
+        fp32_stored = (self.workload.training and not self.frozen) or self.workload.weight_format == "fp32"
+        if dequantized or (self.workload.amp and op.amp == "lower" and fp32_stored):  # bnb dequantizes, autocast casts
+            self.tracker.alloc(weight_cast, 2 * self.weight_numel(node, specs), "temporaries")
         if op.inplace:
             self.storage[i] = self.storage[node.inputs[0]]
         else:
             self.storage[i] = (fresh, i, 0)
-            self.t.alloc(self.storage[i], self.nbytes(i), "activations")
+            self.tracker.alloc(self.storage[i], self.nbytes(i), "activations")
         if saving:
             for j in () if self._frozen_linear(i) else op.saved_inputs():
                 if j < len(node.inputs):
@@ -184,7 +187,7 @@ class StepSimulator:
                 self._save(i, self.storage[i])
             for k, extra in enumerate(op.extra_saved(specs, node.output, True)):
                 key: Key = ("extra" if fresh == "out" else "re_extra", i, k)
-                self.t.alloc(key, self.nbytes(i, extra.numel, _SAVED_BYTES.get(extra.dtype)), "activations")
+                self.tracker.alloc(key, self.nbytes(i, extra.numel, _SAVED_BYTES.get(extra.dtype)), "activations")
                 self._save(i, key)
             if not dequantized:  # MatMul4Bit saves the packed weight and dequantizes again in backward
                 self._save(i, weight_cast)
@@ -199,7 +202,7 @@ class StepSimulator:
                 outside = {s for k in first_of[i] for s in self.nodes[k].inputs if s not in first_of[i]}
                 for source in sorted(outside):
                     self._save(i, self.storage[source])
-            self.forward_node(i, self.w.training and i not in checkpointed, "out", self.consumers[i])
+            self.forward_node(i, self.workload.training and i not in checkpointed, "out", self.consumers[i])
 
     # ---- backward
     def _give_grad(self, source: int, key: Key) -> None:
@@ -213,7 +216,7 @@ class StepSimulator:
     def _drop_grad(self, key: Key) -> None:
         self.grad_refs[key] -= 1
         if self.grad_refs[key] <= 0:
-            self.t.free(key)
+            self.tracker.free(key)
 
     def _input_grads(self, i: int, grad: Key) -> None:
         node, op = self.nodes[i], self.nodes[i].op
@@ -227,14 +230,14 @@ class StepSimulator:
             spec = self.specs[i][j]
             cast = self._cast_bytes(i, j, source)
             if cast:  # the gradient arrives in the op's dtype; the cast's own backward converts it back
-                self.t.alloc(("grad_cast", i, j), cast, "temporaries")
-                self.t.free(("workspace", i, 0))
+                self.tracker.alloc(("grad_cast", i, j), cast, "temporaries")
+                self.tracker.free(("workspace", i, 0))
                 self._release_saved(i)
             key: Key = ("grad", i, j)
-            self.t.alloc(key, spec.numel * (self.w.batch if spec.batched else 1) * self.dtype[source],
+            self.tracker.alloc(key, spec.numel * (self.workload.batch if spec.batched else 1) * self.dtype[source],
                          "temporaries")
-            self.t.free(("grad_cast", i, j))
-            self.t.free(("workspace", i, 0))
+            self.tracker.free(("grad_cast", i, j))
+            self.tracker.free(("workspace", i, 0))
             self.grad_refs[key] += 1
             self._give_grad(source, key)
 
@@ -245,15 +248,15 @@ class StepSimulator:
             return
         tied = getattr(node.op, "tied_to", "")
         owner = next((k for k, n in enumerate(self.nodes) if n.name == tied), i) if tied else i
-        if self.w.amp and node.op.amp == "lower":
-            self.t.alloc(("param_grad_half", i, 0), 2 * numel, "temporaries")
+        if self.workload.amp and node.op.amp == "lower":
+            self.tracker.alloc(("param_grad_half", i, 0), 2 * numel, "temporaries")
         final: Key = ("param_grad", owner, 0)
-        if final in self.t.live:  # a shared weight's second gradient is added into .grad, then freed
-            self.t.alloc(("param_grad_extra", i, 0), numel * self.w.param_dtype_bytes, "temporaries")
-            self.t.free(("param_grad_extra", i, 0))
+        if final in self.tracker.live:  # a shared weight's second gradient is added into .grad, then freed
+            self.tracker.alloc(("param_grad_extra", i, 0), numel * self.workload.param_dtype_bytes, "temporaries")
+            self.tracker.free(("param_grad_extra", i, 0))
         else:
-            self.t.alloc(final, numel * self.w.param_dtype_bytes, "gradients")
-        self.t.free(("param_grad_half", i, 0))
+            self.tracker.alloc(final, numel * self.workload.param_dtype_bytes, "gradients")
+        self.tracker.free(("param_grad_half", i, 0))
 
     def _recompute(self, block: list[int]) -> None:
         inside = set(block)
@@ -264,15 +267,15 @@ class StepSimulator:
         self.grads: dict[int, Key] = {}
         self.grad_refs: dict[Key, int] = defaultdict(int)
         last = len(self.nodes) - 1
-        self.t.mark("backward", self.nodes[last].name)
-        self.t.alloc(("grad", last, -1), self.nbytes(last), "temporaries")  # d loss / d loss = 1
+        self.tracker.mark("backward", self.nodes[last].name)
+        self.tracker.alloc(("grad", last, -1), self.nbytes(last), "temporaries")  # d loss / d loss = 1
         self.grads[last] = ("grad", last, -1)
         self.grad_refs[("grad", last, -1)] = 1
         ends = {block[-1]: block for block in self.blocks}
         for i in reversed(range(len(self.nodes))):
             if i in ends:
                 self._recompute(ends[i])
-            self.t.mark("backward", self.nodes[i].name)
+            self.tracker.mark("backward", self.nodes[i].name)
             grad = self.grads.pop(i, None)
             if grad is not None:
                 self._backward_node(i, grad)
@@ -281,33 +284,33 @@ class StepSimulator:
     def _dequantizes(self, i: int) -> bool:
         """bitsandbytes' MatMul4Bit dequantizes an nf4 weight to 16 bit in forward and again in backward."""
         op = self.nodes[i].op
-        return isinstance(op, Linear) and self.w.weight_format == "nf4" and self.nodes[i].name != "lm_head"
+        return isinstance(op, Linear) and self.workload.weight_format == "nf4" and self.nodes[i].name != "lm_head"
 
     def _backward_node(self, i: int, grad: Key) -> None:
         node = self.nodes[i]
         workspace = node.op.backward_workspace(self.specs[i], node.output)
-        self.t.alloc(("workspace", i, 0), self.nbytes(i, workspace, 4 if node.op.amp == "fp32" else None),
+        self.tracker.alloc(("workspace", i, 0), self.nbytes(i, workspace, 4 if node.op.amp == "fp32" else None),
                      "temporaries")
         if self._dequantizes(i):  # freed with the workspace, once the input's gradient exists
-            self.t.alloc(("workspace", i, 1), 2 * self.weight_numel(node, self.specs[i]), "temporaries")
+            self.tracker.alloc(("workspace", i, 1), 2 * self.weight_numel(node, self.specs[i]), "temporaries")
         self._input_grads(i, grad)
         self._param_grads(i)
-        self.t.free(("workspace", i, 0))
-        self.t.free(("workspace", i, 1))
+        self.tracker.free(("workspace", i, 0))
+        self.tracker.free(("workspace", i, 1))
         self._drop_grad(grad)
 
     # ---- model state and the optimizer
     def setup(self) -> None:
-        slots = OPTIMIZER_STATE_SLOTS[self.w.optimizer] if self.w.training else 0
+        slots = OPTIMIZER_STATE_SLOTS[self.workload.optimizer] if self.workload.training else 0
         for i in range(len(self.nodes)):
-            self.t.alloc(("weights", i, 0), self.stored_weight_bytes(i), "weights")
+            self.tracker.alloc(("weights", i, 0), self.stored_weight_bytes(i), "weights")
             for slot in range(slots):
-                self.t.alloc(("optimizer_state", i, slot), self.trainable(i) * self.w.param_dtype_bytes,
+                self.tracker.alloc(("optimizer_state", i, slot), self.trainable(i) * self.workload.param_dtype_bytes,
                              "optimizer_state")
         loss = self.nodes[-1].op
         if isinstance(loss, CrossEntropy):  # the int64 class targets the data loader hands in
             key: Key = ("input", len(self.nodes) - 1, 1)
-            self.t.alloc(key, loss.target_count(self.specs[-1]) * 8 * self.w.batch, "inputs")
+            self.tracker.alloc(key, loss.target_count(self.specs[-1]) * 8 * self.workload.batch, "inputs")
             self.held.add(key)
 
     def stored_weight_bytes(self, i: int) -> int:
@@ -316,44 +319,45 @@ class StepSimulator:
         or as the format says), LoRA adapters in the parameter dtype."""
         node, specs = self.nodes[i], self.specs[i]
         params, buffers = node.op.param_count(specs), node.op.buffer_count(specs)
-        if self.w.training and not self.frozen:
-            return (params + buffers) * self.w.param_dtype_bytes
+        if self.workload.training and not self.frozen:
+            return (params + buffers) * self.workload.param_dtype_bytes
         adapters = adapter_count(node.op, specs)
-        fmt, base = self.w.weight_format, params - adapters
+        fmt, base = self.workload.weight_format, params - adapters
         plain = PLAIN_BYTES.get(fmt, 2)
         matrices = quantized_matrices(node.op, specs, node.name) if fmt in QUANTIZED else []
         stored = sum(round(count * linear_bytes(fmt, rows, cols)) for count, rows, cols in matrices)
         stored += (base + buffers - sum(count * rows * cols for count, rows, cols in matrices)) * plain
-        return stored + adapters * self.w.param_dtype_bytes
+        return stored + adapters * self.workload.param_dtype_bytes
 
     def optimizer_step(self) -> None:
-        self.t.mark("optimizer step", self.w.optimizer)
-        temporaries = OPTIMIZER_STEP_TEMPORARIES[self.w.optimizer]
+        self.tracker.mark("optimizer step", self.workload.optimizer)
+        temporaries = OPTIMIZER_STEP_TEMPORARIES[self.workload.optimizer]
         keys = [("optimizer_temporary", i, k) for i in range(len(self.nodes)) for k in range(temporaries)]
         for key in keys:  # foreach ops allocate one result per parameter tensor, all at once
-            self.t.alloc(key, self.trainable(key[1]) * self.w.param_dtype_bytes, "temporaries")
+            self.tracker.alloc(key, self.trainable(key[1]) * self.workload.param_dtype_bytes, "temporaries")
         for key in keys:
-            self.t.free(key)
+            self.tracker.free(key)
 
     def run(self) -> MemoryProfile:
         self.setup()
         self.forward()
         kept = [0] * len(self.nodes)
-        for key, (size, _) in self.t.live.items():
+        for key, (size, _) in self.tracker.live.items():
             if self.savers.get(key):
                 kept[key[1]] += size
-        if self.w.training:
+        if self.workload.training:
             self.backward()
             self.optimizer_step()
-        self.t.mark("end", "")
-        phase, layer = self.t.peak_where
-        return MemoryProfile(self.t.peak_bytes, self.t.peak_breakdown(), phase, layer, self.t.peak_fixed, tuple(kept),
-                             tuple(self.t.timeline), tuple(self.t.events), tuple(self.t.after_alloc),
-                             self.t.live_count_max)
+        t = self.tracker
+        t.mark("end", "")
+        phase, layer = t.peak_where
+        return MemoryProfile(t.peak_bytes, t.peak_breakdown(), phase, layer, t.peak_fixed, tuple(kept),
+                             tuple(t.timeline), tuple(t.events), tuple(t.after_alloc), t.live_count_max)
 
 
-def simulate_step(graph: Graph, workload: Workload) -> MemoryProfile:
-    return StepSimulator(graph, workload).run()
+def replay_step(graph: Graph, workload: Workload) -> MemoryProfile:
+    """Every allocation and free of one step of `graph`, replayed analytically."""
+    return StepReplay(graph, workload).run()
 
 
-__all__ = ["MemoryProfile", "rounded", "simulate_step"]
+__all__ = ["MemoryProfile", "replay_step", "rounded"]

@@ -21,7 +21,7 @@ from advisor.catalog.records import PriceRecord
 from advisor.core.errors import AdvisorError
 
 if TYPE_CHECKING:
-    from advisor.recommend.engine import Recommendation
+    from advisor.recommend.ranking import Recommendation
 
 BASES: tuple[str, ...] = ("new", "used", "rent", "lowest")
 CURRENT_WINDOW_DAYS = 90

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from advisor.core.units import format_bytes
-from advisor.recommend.engine import Recommendation
+from advisor.recommend.ranking import Recommendation
 from advisor.recommend.reasons import reasons_text
 
 _HEADER = ("#", "Card", "N", "Plan", "SW", "Fits", "Needs/card", "Usable/card", "Max batch", "Step ms",

@@ -9,8 +9,8 @@ from sqlalchemy.orm import Session
 from advisor.catalog import PriceRecord, list_cards
 from advisor.catalog.repository import all_prices, price_history
 from advisor.catalog.software import software_path
-from advisor.recommend.engine import Job, Options, Recommendation, rank
 from advisor.recommend.money import choose_offer, rent_offer
+from advisor.recommend.ranking import Job, Options, Recommendation, rank
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from advisor.recommend.plans import (
 from advisor.recommend.reasons import Reason, ReasonCode, reason
 
 if TYPE_CHECKING:  # the engine imports this module; the record is only a type here
-    from advisor.recommend.engine import Recommendation
+    from advisor.recommend.ranking import Recommendation
 
 
 def generation_run(e: Estimate) -> GenerationRun | None:

@@ -9,7 +9,7 @@ from advisor.core.budget import REPLAY_UNCERTAINTY
 from advisor.core.overheads import DEFAULT_OVERHEAD
 from advisor.core.units import format_bytes
 from advisor.recommend.devices import DRIVER_RESERVED_FRACTION, PROCESS_OVERHEAD_BYTES, local_need_bytes
-from advisor.recommend.engine import Recommendation
+from advisor.recommend.ranking import Recommendation
 from advisor.report.content import CardSource, Report, sharded_plans
 from advisor.report.markup import Text, bullets, esc, figure, grid, heading, lines, paragraph
 from advisor.report.model_pages import method_text, objective_text, plan_label, price_text

@@ -17,8 +17,8 @@ from advisor import __version__
 from advisor.catalog import lookup_card
 from advisor.core.curve import MemoryCurve
 from advisor.core.estimate import Estimate
-from advisor.recommend.engine import Job, Options, Recommendation
 from advisor.recommend.present import best_per_card
+from advisor.recommend.ranking import Job, Options, Recommendation
 from advisor.recommend.service import CardFilter, best_price, recommend
 from advisor.telemetry.readings import Snapshot
 

@@ -81,7 +81,7 @@ def fit(device: DeviceReading, required_bytes: int, label: str = "") -> Fit:
     (the total less the driver's reservation); a note is added when it fits the card but not what is free now.
     """
     subject = f"{label} " if label else ""
-    usable = device.usable_bytes
+    usable = device.process_memory_bytes
     required = required_bytes / GIB
     if usable is None:
         return Fit(None, f"{subject}vs your {device.name}: memory n/a", device.name, required)

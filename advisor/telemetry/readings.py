@@ -50,7 +50,7 @@ class DeviceReading:
         return self.uuid or f"index:{self.index}"
 
     @property
-    def usable_bytes(self) -> int | None:
+    def process_memory_bytes(self) -> int | None:
         """What processes can have in all: the total less the driver's reservation where NVML reports it."""
         if self.memory_total_bytes is None:
             return None

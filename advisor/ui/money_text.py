@@ -11,8 +11,8 @@ from dataclasses import replace
 from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout
 
 from advisor.catalog.software import SOFTWARE_PATHS
-from advisor.recommend.engine import Recommendation
 from advisor.recommend.money import BASES, MoneyOptions
+from advisor.recommend.ranking import Recommendation
 from advisor.recommend.service import CardFilter
 from advisor.ui.controls import combo
 from advisor.ui.i18n import tr

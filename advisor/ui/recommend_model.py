@@ -9,7 +9,7 @@ from PySide6.QtGui import QBrush, QColor
 
 from advisor.core.estimate import Estimate
 from advisor.core.units import format_bytes
-from advisor.recommend.engine import Recommendation
+from advisor.recommend.ranking import Recommendation
 from advisor.recommend.reasons import ReasonCode, reason_text
 from advisor.recommend.serving import split_holdings
 from advisor.ui.i18n import tr

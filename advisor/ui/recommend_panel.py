@@ -24,8 +24,8 @@ from PySide6.QtWidgets import (
 
 from advisor.catalog import SEGMENTS, VENDORS
 from advisor.charts import CardLine
-from advisor.recommend.engine import OBJECTIVES, Options, Recommendation
 from advisor.recommend.present import best_per_card
+from advisor.recommend.ranking import OBJECTIVES, Options, Recommendation
 from advisor.recommend.service import CardFilter, recommend
 from advisor.ui.catalog_service import CatalogService
 from advisor.ui.column_chooser import add_column_chooser

@@ -21,7 +21,7 @@ from advisor.core.estimate import Estimate
 from advisor.core.graph import Graph
 from advisor.core.workload import Workload
 from advisor.estimating import prepare_spec, simulatable
-from advisor.recommend.engine import Job, prepare
+from advisor.recommend.ranking import Job, prepare
 from advisor.recommend.rewrites import with_inplace_activations
 from advisor.ui import draft_edits
 from advisor.ui.draft import LayerDraft, NetworkDraft

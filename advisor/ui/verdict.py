@@ -8,8 +8,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QWidget
 
 from advisor.core.units import format_bytes
-from advisor.recommend.engine import Recommendation
 from advisor.recommend.present import best_per_card
+from advisor.recommend.ranking import Recommendation
 from advisor.ui.i18n import tr
 from advisor.ui.recommend_model import per_thousand_usd, plan_name
 from advisor.ui.state import Result

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from advisor.catalog import Catalog, open_catalog
-from advisor.catalog.seed import BundledData, load_bundled
+from advisor.catalog.bundled import BundledData, load_bundled
 
 
 @pytest.fixture(autouse=True)

@@ -11,14 +11,14 @@ import pytest
 from sqlalchemy import update
 
 from advisor.catalog import CardSpec, add_card, add_price, find_card, open_catalog, price_history
+from advisor.catalog.bundled import BundledData, bundled_dir
 from advisor.catalog.errors import AmbiguousCardError, NewerSchemaError
 from advisor.catalog.migrations import SCHEMA_VERSION, schema_version
 from advisor.catalog.orm import Meta
 from advisor.catalog.price_import import import_prices, read_prices
-from advisor.catalog.seed import BundledData, bundled_dir
 from advisor.core import zoo
 from advisor.core.workload import Workload
-from advisor.recommend.engine import Options, prepare
+from advisor.recommend.ranking import Options, prepare
 from advisor.recommend.service import CardFilter, recommend
 from tests.catalog.test_reliability import _writer
 

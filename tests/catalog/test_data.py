@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from advisor.catalog.bundled import BundledData
 from advisor.catalog.records import CardSpec
-from advisor.catalog.seed import BundledData
 
 GIB = 2**30
 # Highest per-pin data rate (Gbps) of each memory type the bundled cards use; HBM per pin is slower.

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from advisor.catalog import find_card, open_catalog, price_history
+from advisor.catalog.bundled import BundledData
 from advisor.catalog.errors import NewerSchemaError
 from advisor.catalog.migrations import SCHEMA_VERSION
-from advisor.catalog.seed import BundledData
 
 # Version 1 as it was shipped: no devices / link columns on cards, no condition on prices.
 V1_SCHEMA = """

@@ -11,9 +11,9 @@ import pytest
 from sqlalchemy import create_engine
 
 from advisor.catalog import add_price, open_catalog, price_history
+from advisor.catalog.bundled import BundledData, bundled_dir, load_bundled
 from advisor.catalog.errors import CatalogDataError
 from advisor.catalog.migrations import MIGRATIONS, SCHEMA_VERSION
-from advisor.catalog.seed import BundledData, bundled_dir, load_bundled
 from tests.catalog.test_migrations import _v1_file
 
 HEADER = "card,amount,currency,date,condition,kind,market,source\n"

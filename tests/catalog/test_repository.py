@@ -23,7 +23,7 @@ from advisor.catalog import (
     open_catalog,
     price_history,
 )
-from advisor.catalog.seed import BundledData
+from advisor.catalog.bundled import BundledData
 
 GIB = 2**30
 

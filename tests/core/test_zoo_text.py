@@ -10,7 +10,7 @@ import pytest
 
 from advisor.core.errors import SpecError
 from advisor.core.graph import Graph, Node
-from advisor.core.memory import simulate_step
+from advisor.core.memory import replay_step
 from advisor.core.ops import GELU, Attention, CrossEntropy, Embedding, Input, Linear, Rotary
 from advisor.core.ops.text_ops import GELUTanhComposite
 from advisor.core.workload import Precision, Workload
@@ -204,7 +204,7 @@ def test_gelu_new_keeps_its_input_and_three_intermediates() -> None:
     node = graph.nodes[act]
     saved = node.op.extra_saved(graph.input_specs(node), node.output, True)
     assert [s.numel for s in saved] == [1024 * 3072] * 3
-    profile = simulate_step(with_loss(graph), Workload(batch=1, precision="fp32", optimizer="adamw"))
+    profile = replay_step(with_loss(graph), Workload(batch=1, precision="fp32", optimizer="adamw"))
     assert profile.kept_bytes[act] == 4 * 1024 * 3072 * 4  # x (kept by pow), tanh(.), 0.5*x, 1 + tanh(.)
 
 
@@ -213,5 +213,5 @@ def test_a_training_step_simulates(precision: Precision) -> None:
     for name in ("bert-base", "gpt2", "tinyllama-1.1b"):
         graph = with_loss(MODELS[name](128))
         workload = Workload(batch=2, precision=precision, optimizer="adamw", checkpointing=True)
-        profile = simulate_step(graph, workload)
+        profile = replay_step(graph, workload)
         assert profile.peak_bytes > graph.param_count * 2

@@ -9,7 +9,7 @@ from functools import cache
 import pytest
 
 from advisor.core.graph import Graph, TensorSpec
-from advisor.core.memory import simulate_step
+from advisor.core.memory import replay_step
 from advisor.core.ops.activation import ReLU, ReLU6, SiLU
 from advisor.core.ops.io import Input
 from advisor.core.ops.shape import Add
@@ -185,8 +185,8 @@ def test_vision_ops_shapes_and_counts() -> None:
 @pytest.mark.parametrize("name", ["resnet50", "inception_v3", "swin_t", "convnext_tiny", "efficientnet_b0"])
 def test_memory_simulation_runs(name: str) -> None:
     g = graph(name)
-    infer = simulate_step(g, Workload(mode="infer", batch=2)).peak_bytes
-    train = simulate_step(g, Workload(batch=2)).peak_bytes
-    checkpointed = simulate_step(g, Workload(batch=2, checkpointing=True)).peak_bytes
+    infer = replay_step(g, Workload(mode="infer", batch=2)).peak_bytes
+    train = replay_step(g, Workload(batch=2)).peak_bytes
+    checkpointed = replay_step(g, Workload(batch=2, checkpointing=True)).peak_bytes
     assert 0 < infer < train
     assert checkpointed <= train

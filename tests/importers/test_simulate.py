@@ -14,7 +14,8 @@ from advisor.core import zoo  # noqa: E402
 from advisor.core.errors import SpecError  # noqa: E402
 from advisor.core.estimate import estimate  # noqa: E402
 from advisor.core.workload import Workload  # noqa: E402
-from advisor.importers.simulate import load_py_model, simulate_estimate  # noqa: E402
+from advisor.estimating import simulator  # noqa: E402
+from advisor.importers.simulate import simulate_estimate  # noqa: E402
 from advisor.importers.simulate.tracking import MemoryTracker  # noqa: E402
 
 MIB = 1 << 20
@@ -164,9 +165,8 @@ def test_data_dependent_branch_gets_a_stand_in() -> None:
                                                           ("seed:cnn_inplace", 4, "sgd_momentum")])
 def test_simulated_agrees_with_analytic_on_seed_models(name: str, batch: int, optimizer: str) -> None:
     path = Path(__file__).resolve().parents[2] / "benchmarks" / "models" / f"{name.replace(':', '_')}.py"
-    loaded = load_py_model(path)
     workload = Workload("train", batch, "fp32", optimizer)  # type: ignore[arg-type]
-    simulated = simulate_estimate(loaded.module, loaded.example_inputs, workload, loaded.loss_fn, loaded.name)
+    simulated = simulator(str(path))(workload)  # the loader `advisor estimate FILE.py` uses
     analytic = estimate(zoo.build(name), workload)
     assert simulated.param_count == analytic.param_count
     assert simulated.memory.peak_bytes == pytest.approx(analytic.memory.peak_bytes, rel=0.04)
@@ -193,16 +193,14 @@ def test_loader_reads_a_model_file(tmp_path: Path) -> None:
     file.write_text("import torch\nfrom torch import nn\n"
                     "def build_model():\n    return nn.Linear(4, 2)\n"
                     "def example_inputs(batch_size):\n    return torch.randn(batch_size, 4)\n")
-    loaded = load_py_model(file)
-    assert next(loaded.module.parameters()).device.type == "meta"
-    est = simulate_estimate(loaded.module, loaded.example_inputs, Workload("train", 3, "fp32", "sgd"))
-    assert est.param_count == 10
+    est = simulator(str(file))(Workload("train", 3, "fp32", "sgd"))
+    assert est.param_count == 10 and est.method == "simulated"
 
 
 def test_loader_refuses_files_without_the_functions(tmp_path: Path) -> None:
     file = tmp_path / "empty.py"
     file.write_text("x = 1\n")
     with pytest.raises(SpecError, match="build_model"):
-        load_py_model(file)
-    with pytest.raises(SpecError, match="no such file"):
-        load_py_model(tmp_path / "missing.py")
+        simulator(str(file))
+    with pytest.raises(SpecError, match=r"no such file|not found|does not exist"):
+        simulator(str(tmp_path / "missing.py"))

@@ -11,15 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from advisor.catalog import seed
+from advisor.catalog import bundled
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def test_source_tree_data_is_inside_the_package() -> None:
-    assert seed.bundled_dir() == REPO / "advisor" / "data"
-    for name in seed.DATA_FILES:
-        assert (seed.bundled_dir() / name).is_file()
+    assert bundled.bundled_dir() == REPO / "advisor" / "data"
+    for name in bundled.DATA_FILES:
+        assert (bundled.bundled_dir() / name).is_file()
     assert not (REPO / "data").exists(), "the bundled data moved to advisor/data"
 
 
@@ -28,13 +28,13 @@ def test_frozen_bundle_falls_back_to_meipass(tmp_path: Path, monkeypatch: pytest
     bundle = tmp_path / "bundle"
     (bundle / "advisor" / "data").mkdir(parents=True)
     (bundle / "advisor" / "data" / "cards.csv").write_text("name\n")
-    monkeypatch.setattr(seed, "__file__", str(package / "catalog" / "seed.pyc"))
-    assert seed.bundled_dir() == package / "data"  # nothing anywhere: says where it should be
+    monkeypatch.setattr(bundled, "__file__", str(package / "catalog" / "bundled.pyc"))
+    assert bundled.bundled_dir() == package / "data"  # nothing anywhere: says where it should be
     monkeypatch.setattr(sys, "_MEIPASS", str(bundle), raising=False)
-    assert seed.bundled_dir() == bundle / "advisor" / "data"
+    assert bundled.bundled_dir() == bundle / "advisor" / "data"
     (package / "data").mkdir(parents=True)
     (package / "data" / "cards.csv").write_text("name\n")
-    assert seed.bundled_dir() == package / "data"  # beside the package comes first
+    assert bundled.bundled_dir() == package / "data"  # beside the package comes first
 
 
 def test_the_wheel_carries_the_data(tmp_path: Path) -> None:
@@ -51,7 +51,7 @@ def test_the_wheel_carries_the_data(tmp_path: Path) -> None:
     assert built.returncode == 0, built.stderr
     (wheel,) = (tmp_path / "dist").glob("advisor-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
-    for name in (*seed.DATA_FILES, "README.md"):
+    for name in (*bundled.DATA_FILES, "README.md"):
         assert f"advisor/data/{name}" in names
     assert "advisor/ui/i18n/zh_CN.py" in names
     assert "advisor/py.typed" in names

@@ -48,7 +48,7 @@ def test_passes_offscreen_and_leaves_the_users_files_alone(tmp_path: Path) -> No
 
 def test_missing_data_fails_every_check_that_needs_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("QT_QPA_PLATFORM", "offscreen")
-    monkeypatch.setattr("advisor.catalog.seed.bundled_dir", lambda: tmp_path)
+    monkeypatch.setattr("advisor.catalog.bundled.bundled_dir", lambda: tmp_path)
     monkeypatch.setattr("advisor.catalog.database.bundled_dir", lambda: tmp_path)
     out = io.StringIO()
     assert selfcheck.run(out) == 1

@@ -9,7 +9,6 @@ import pytest
 
 from advisor.catalog.records import PriceRecord
 from advisor.core.errors import AdvisorError
-from advisor.recommend.engine import Recommendation
 from advisor.recommend.money import (
     MoneyOptions,
     choose_offer,
@@ -20,6 +19,7 @@ from advisor.recommend.money import (
     rent_offer,
     within_budget,
 )
+from advisor.recommend.ranking import Recommendation
 
 TODAY = date(2026, 6, 1)
 

@@ -14,8 +14,8 @@ import pytest
 from advisor.catalog import Catalog, add_price, open_catalog
 from advisor.core import zoo
 from advisor.core.workload import Workload
-from advisor.recommend.engine import Job, Options, Recommendation, prepare
 from advisor.recommend.money import MoneyOptions
+from advisor.recommend.ranking import Job, Options, Recommendation, prepare
 from advisor.recommend.service import CardFilter, recommend
 
 

@@ -10,7 +10,7 @@ from advisor.catalog import Catalog, find_card, open_catalog
 from advisor.core import zoo
 from advisor.core.workload import Workload
 from advisor.recommend.devices import usable_bytes
-from advisor.recommend.engine import Job, Options, Recommendation, prepare, rank
+from advisor.recommend.ranking import Job, Options, Recommendation, prepare, rank
 from advisor.recommend.reasons import ReasonCode, reasons_text
 from advisor.recommend.service import best_price
 

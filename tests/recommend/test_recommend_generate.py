@@ -7,8 +7,8 @@ import pytest
 from advisor.catalog import Catalog, find_card, open_catalog
 from advisor.core import zoo
 from advisor.core.workload import Workload
-from advisor.recommend.engine import Job, Options, Recommendation, prepare, rank
 from advisor.recommend.present import render_table, to_json
+from advisor.recommend.ranking import Job, Options, Recommendation, prepare, rank
 from advisor.recommend.reasons import reasons_text
 
 GIB = 2**30

@@ -12,7 +12,7 @@ from pathlib import Path
 from advisor.catalog import open_catalog
 from advisor.core.workload import Workload
 from advisor.estimating import prepare_spec
-from advisor.recommend.engine import Options
+from advisor.recommend.ranking import Options
 from advisor.recommend.service import CardFilter
 from advisor.report import Report, build_report, rank_for_report
 from advisor.telemetry.fake import FakeReader

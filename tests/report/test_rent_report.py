@@ -6,8 +6,8 @@ from pathlib import Path
 
 from report_support import make_report, pdf_text, words
 
-from advisor.recommend.engine import Options
 from advisor.recommend.money import MoneyOptions
+from advisor.recommend.ranking import Options
 from advisor.recommend.service import CardFilter
 from advisor.report import write_pdf
 

@@ -9,7 +9,7 @@ from PySide6.QtGui import QImage
 from report_support import make_report, page_count, pdf_text, poppler, words
 
 from advisor.core.workload import Workload
-from advisor.recommend.engine import Options
+from advisor.recommend.ranking import Options
 from advisor.report import Report, render_pdf, write_pdf
 
 Made = tuple[Report, Path, int]

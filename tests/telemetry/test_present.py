@@ -46,7 +46,7 @@ def test_gpustat_line_of_a_lost_gpu() -> None:
 
 def test_fit_compares_with_the_total_less_the_driver_reservation(h200: DeviceReading) -> None:
     assert fit(h200, int(17.1 * GIB)).sentence == "fits on your NVIDIA H200: 17.1 of 139.8 GiB"
-    usable = h200.usable_bytes
+    usable = h200.process_memory_bytes
     assert usable == 150_754_820_096 - 644_939_776
     assert fit(h200, usable).fits is True
     no = fit(h200, usable + 1, "llama-7b training")

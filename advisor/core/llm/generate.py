@@ -16,7 +16,7 @@ from advisor.core.llm.graph import decoder_graph
 from advisor.core.llm.kv_cache import cached_tokens, kv_cache_bytes
 from advisor.core.llm.quant import active_weight_bytes, weight_bytes
 from advisor.core.llm.tensors import tensor_groups
-from advisor.core.memory import MemoryProfile, simulate_step
+from advisor.core.memory import MemoryProfile, replay_step
 from advisor.core.overheads import device_total_bytes
 from advisor.core.tracker import CategoryBytes, TimelinePoint
 from advisor.core.workload import Workload
@@ -90,7 +90,7 @@ def estimate_generation(graph: Graph, w: Workload) -> Estimate:
                         f"{w.prompt_len} + new_tokens {w.new_tokens} exceeds them")
     prefill_graph = decoder_graph(spec, w.prompt_len, last_token_logits=True)
     prefill = replace(w, mode="infer")  # the prefill pass: a forward without autograd
-    profile = simulate_step(prefill_graph, prefill)
+    profile = replay_step(prefill_graph, prefill)
     rows = layer_rows(prefill_graph, prefill, profile.kept_bytes,
                       2 if w.precision != "fp32" else 4)
     forward_flops = sum(r.forward_flops for r in rows)

@@ -54,8 +54,10 @@ def simulate_estimate(module: nn.Module, make_inputs: MakeInputs, workload: Work
     forward = run.tracker.flops.total("forward")
     backward = run.tracker.flops.total("backward") if workload.training else 0
     timeline = tuple(TimelinePoint(p, layer, b) for p, layer, b in run.tracker.timeline)
-    return Estimate(name, workload, "simulated", sum(unique.values()), rows, forward // 2, forward,
-                    forward + backward, _memory(run, workload, rows), timeline, _assumptions(workload, run.notes))
+    return Estimate(model=name, workload=workload, method="simulated", param_count=sum(unique.values()),
+                    layers=rows, forward_macs=forward // 2, forward_flops=forward, step_flops=forward + backward,
+                    memory=_memory(run, workload, rows), timeline=timeline,
+                    assumptions=_assumptions(workload, run.notes))
 
 
 def _assumptions(workload: Workload, notes: list[str]) -> tuple[str, ...]:

@@ -90,7 +90,7 @@ def _cast_inputs(inputs: Inputs, dtype: torch.dtype | None) -> Inputs:
 class StepRunner:
     def __init__(self, module: nn.Module, make_inputs: MakeInputs, workload: Workload,
                  loss_fn: LossFn | None) -> None:
-        self.w, self.make_inputs = workload, make_inputs
+        self.workload, self.make_inputs = workload, make_inputs
         self.loss_fn = loss_fn or default_loss
         self.tracker = MemoryTracker()
         self.module = module
@@ -102,19 +102,20 @@ class StepRunner:
         module = to_meta(self.module)
         for tensor in (*module.parameters(), *module.buffers()):
             t.track(tensor, "weights")
-        if self.w.precision in ("bf16", "fp16"):
-            module = module.to(HALF[self.w.precision])
+        if self.workload.precision in ("bf16", "fp16"):
+            module = module.to(HALF[self.workload.precision])
             for tensor in (*module.parameters(), *module.buffers()):
                 t.recategorize(tensor, "weights")
         self.module = module
         t.default_category = "inputs"
         with torch.device("meta"):
-            inputs = self.make_inputs(self.w.batch)
-        self.inputs = _cast_inputs(inputs, HALF[self.w.precision] if self.w.precision in ("bf16", "fp16") else None)
+            inputs = self.make_inputs(self.workload.batch)
+        precision = self.workload.precision
+        self.inputs = _cast_inputs(inputs, HALF[precision] if precision in ("bf16", "fp16") else None)
         for tensor in _tensors(self.inputs):
             t.recategorize(tensor, "inputs")
         self.watch = LayerWatch(module, t)
-        if self.w.training and self.w.checkpointing:
+        if self.workload.training and self.workload.checkpointing:
             self._checkpointing()
 
     def _checkpointing(self) -> None:
@@ -131,10 +132,10 @@ class StepRunner:
         with self.tracker:
             self.setup()
             kept: dict[str, int] = {}
-            if self.w.training:
+            if self.workload.training:
                 self.module.train()
                 self.optimizer = make_optimizer([p for p in self.module.parameters() if p.requires_grad],
-                                                self.w.optimizer)
+                                                self.workload.optimizer)
                 self._grad_hooks()
                 for iteration in range(2):
                     kept = self._train_iteration(measured=iteration == 1)
@@ -177,11 +178,11 @@ class StepRunner:
         self.semantics.end_autocast_region()
         kept = self.watch.kept_bytes()
         t.at("backward", "loss")
-        if self.w.precision == "amp_fp16":  # GradScaler: scale(loss) multiplies by a 0-dim device tensor
+        if self.workload.precision == "amp_fp16":  # GradScaler: scale(loss) multiplies by a 0-dim device tensor
             loss = loss * torch.full((), 65536.0, device=loss.device)
         with self.semantics:  # checkpointed segments rerun their forward in backward, under CUDA's choices
             torch.autograd.backward(loss)
-        t.at("optimizer step", self.w.optimizer)
+        t.at("optimizer step", self.workload.optimizer)
         t.default_category = "temporaries"
         self.optimizer.step()
         for state in self.optimizer.state.values():

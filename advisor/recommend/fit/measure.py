@@ -19,7 +19,7 @@ from advisor.core.curve import MemoryCurve
 from advisor.core.estimate import Estimate, estimate
 from advisor.core.graph import Graph
 from advisor.core.loss_head import with_loss_head
-from advisor.core.memory import StepSimulator, simulate_step
+from advisor.core.memory import StepReplay, replay_step
 from advisor.core.workload import OPTIMIZER_STATE_SLOTS, Workload
 from advisor.recommend.devices import Device, device, generation_rates
 from advisor.recommend.generation_speed import generation_speed
@@ -94,7 +94,7 @@ def accumulated_peak(graph: Graph, workload: Workload) -> int:
     so the forward and backward of the later ones run beside all the gradients. Replays the simulated
     step's allocations with the gradients live from the start; each layer's new gradient is a temporary
     added into .grad (AccumulateGrad) and freed at once."""
-    profile = simulate_step(with_loss_head(graph), workload)
+    profile = replay_step(with_loss_head(graph), workload)
     grads = sum(size for key, size in profile.events if key[0] == "param_grad" and size > 0)
     current = peak = grads
     for key, size in profile.events:
@@ -216,10 +216,10 @@ def _recompute(result: Estimate, graph: Graph) -> tuple[tuple[LayerWork, ...], i
 
 def recompute_rows(result: Estimate, graph: Graph) -> list[int]:
     """Layers gradient checkpointing runs forward a second time, in backward: the blocks the memory replay
-    recomputes (StepSimulator.blocks). A simulated estimate has no blocks: about one whole forward."""
+    recomputes (StepReplay.blocks). A simulated estimate has no blocks: about one whole forward."""
     if result.method != "analytic":
         return list(range(len(result.layers)))
-    sim = StepSimulator(with_loss_head(graph), result.workload)
+    sim = StepReplay(with_loss_head(graph), result.workload)
     return [i for block in sim.blocks for i in block if i < len(result.layers)]
 
 
