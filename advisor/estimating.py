@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from advisor.core.curve import curve_through
@@ -35,8 +35,26 @@ def simulatable(spec: str) -> bool:
     return spec.lower().endswith(".py") or spec.startswith(LIBRARY_FORMS)
 
 
-def _simulator(spec: str, seq_len: int | None, trust_pickle: bool) -> Any:
-    """A function batch -> simulated Estimate of the module the spec names (the module is loaded once)."""
+@dataclass(frozen=True)
+class _Simulator:
+    run: Callable[[Workload], Estimate]  # the module is loaded once
+    tokens_per_sample: int  # as Graph.tokens_per_sample counts them: token ids in, one token per position
+
+
+def _token_count(make_inputs: Callable[[int], Any]) -> int:
+    """The length of the first (1, L) integer tensor of a one-sample batch (token ids), else 1."""
+    import torch
+
+    with torch.device("meta"):
+        args, kwargs = make_inputs(1)
+    for value in (*args, *kwargs.values()):
+        if isinstance(value, torch.Tensor) and value.dtype == torch.int64 and value.dim() == 2:
+            return int(value.shape[1])
+    return 1
+
+
+def _simulator(spec: str, seq_len: int | None, trust_pickle: bool) -> _Simulator:
+    """Simulated Estimates of the module the spec names, and its tokens per sample."""
     from advisor.importers.torch_loader import import_torch, load_module
 
     import_torch(spec)  # without torch: one line saying which extra installs it, before simulate imports it
@@ -51,7 +69,7 @@ def _simulator(spec: str, seq_len: int | None, trust_pickle: bool) -> Any:
         inputs = loaded.train_inputs if workload.training and loaded.train_inputs else loaded.example_inputs
         return simulate_estimate(loaded.module, inputs, workload, loss, loaded.name)
 
-    return run
+    return _Simulator(run, _token_count(loaded.example_inputs))
 
 
 def _choose(spec: str, method: str, workload: Workload | None = None) -> str:
@@ -71,7 +89,7 @@ def estimate_spec(spec: str, workload: Workload, *, seq_len: int | None = None, 
                   method: str = "auto") -> Estimate:
     if _choose(spec, method, workload) == "simulated":
         try:
-            return _simulator(spec, seq_len, trust_pickle)(workload)  # type: ignore[no-any-return]
+            return _simulator(spec, seq_len, trust_pickle).run(workload)
         except SpecError as error:
             if method != "auto" or not _simulation_failed(error):
                 raise
@@ -95,7 +113,8 @@ def prepare_spec(spec: str, workload: Workload, *, seq_len: int | None = None, t
     memory curves."""
     if _choose(spec, method, workload) == "analytic":
         return prepare(load_graph(spec, seq_len, trust_pickle=trust_pickle), workload)
-    run = _simulator(spec, seq_len, trust_pickle)
+    simulation = _simulator(spec, seq_len, trust_pickle)
+    run = simulation.run
     result = run(workload)
     memories = {workload.batch: result.memory}
     batch = 1
@@ -105,10 +124,10 @@ def prepare_spec(spec: str, workload: Workload, *, seq_len: int | None = None, t
         batch *= _PROBE_FACTOR
     peaks = curve_through([(b, m.peak_bytes) for b, m in memories.items()])
     required = curve_through([(b, m.required_bytes) for b, m in memories.items()])
-    return Job(result, peaks, step_work(result, seq_len or 1), required)
+    return Job(result, peaks, step_work(result, simulation.tokens_per_sample), required)
 
 
 def simulator(spec: str, seq_len: int | None = None, trust_pickle: bool = False) -> Callable[[Workload], Estimate]:
     """A function workload -> simulated Estimate of the PyTorch module the spec names (loaded once), for
     callers that estimate many variants of one workload (advisor fit)."""
-    return _simulator(spec, seq_len, trust_pickle)  # type: ignore[no-any-return]
+    return _simulator(spec, seq_len, trust_pickle).run

@@ -63,3 +63,26 @@ def test_cli_reports_the_method(model_file: Path) -> None:
                              "--json"], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["method"] == "simulated"
+
+
+TOKEN_MODEL = """
+import torch
+from torch import nn
+
+
+def build_model():
+    return nn.Sequential(nn.Embedding(100, 8), nn.Flatten(), nn.Linear(16 * 8, 4))
+
+
+def example_inputs(batch_size):
+    return (torch.randint(0, 100, (batch_size, 16)),)
+"""
+
+
+def test_a_simulated_sequence_model_counts_tokens_as_the_analytic_path_does(tmp_path: Path) -> None:
+    """Token ids of shape (batch, 16) in: 16 tokens per sample, so throughput is in tokens/s."""
+    path = tmp_path / "tokens.py"
+    path.write_text(TOKEN_MODEL)
+    job = prepare_spec(str(path), Workload("train", 4, "fp32", "sgd"))
+    assert job.estimate.method == "simulated"
+    assert job.work.tokens_per_sample == 16

@@ -15,6 +15,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Literal
 
 from advisor.core.budget import required_for_peak
 from advisor.recommend.fit.changes import (
@@ -27,7 +28,7 @@ from advisor.recommend.fit.changes import (
 )
 from advisor.recommend.fit.keys import CHANGES, GROUPS, SAME_TRAINING, ChangeKey
 from advisor.recommend.fit.llm import llm_changes
-from advisor.recommend.fit.measure import Measured, Measurer, Subject, Target, Variant
+from advisor.recommend.fit.measure import Measured, MeasuredMethod, Measurer, Subject, Target, Variant
 from advisor.recommend.plans import SPLIT_PLANS, plan_cost
 from advisor.recommend.serving import (
     generation_cost,
@@ -45,7 +46,7 @@ SHARDING_COUNTS = (2, 4, 8)
 MAX_COMBINATIONS = 5  # fitting sets of the smallest size shown, fastest first
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class FitOption:
     changes: tuple[ChangeKey, ...]  # () is the workload as it is
     measured: Measured
@@ -54,7 +55,7 @@ class FitOption:
     notes: tuple[tuple[ChangeKey, dict[str, object]], ...] = ()  # (change, its note's fields) per change
     settings: Settings = field(default_factory=dict)  # what the app's workload controls can apply
     cards: int = 1
-    method: str = ""
+    method: MeasuredMethod | Literal[""] = ""
 
     @property
     def fits(self) -> bool:
@@ -132,9 +133,9 @@ class _Search:
             notes.append((change.key, fields))
             settings.update(change.settings)
         slowdown = self.baseline.throughput / measured.throughput - 1 if measured.throughput else float("inf")
-        return FitOption(tuple(c.key for c in changes), measured,
-                         self.card.usable_bytes if usable is None else usable, slowdown, tuple(notes), settings,
-                         cards, measured.method)
+        return FitOption(changes=tuple(c.key for c in changes), measured=measured,
+                         usable_bytes=self.card.usable_bytes if usable is None else usable, slowdown=slowdown,
+                         notes=tuple(notes), settings=settings, cards=cards, method=measured.method)
 
     def singles(self, changes: list[Change]) -> list[FitOption]:
         options = [self.option([c], c.apply(self.base)) for c in changes]
