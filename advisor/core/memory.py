@@ -179,6 +179,10 @@ class StepSimulator:
         fp32_stored = (self.w.training and not self.frozen) or self.w.weight_format == "fp32"
         if dequantized or (self.w.amp and op.amp == "lower" and fp32_stored):  # bnb dequantizes, autocast casts
             self.t.alloc(weight_cast, 2 * self.weight_numel(node, specs), "temporaries")
+            if not dequantized and not self.w.training:
+                # autocast caches the cast of every leaf weight that requires grad until the autocast region
+                # ends (aten/src/ATen/autocast_mode.cpp, cached_cast), so inference keeps them all to the end
+                self.held.add(weight_cast)
         if op.inplace:
             self.storage[i] = self.storage[node.inputs[0]]
         else:
