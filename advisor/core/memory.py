@@ -177,7 +177,8 @@ class StepSimulator:
         weight_cast: Key = ("weight_cast", i, 0)
         dequantized = self._dequantizes(i)
         fp32_stored = (self.w.training and not self.frozen) or self.w.weight_format == "fp32"
-        if dequantized or (self.w.amp and op.amp == "lower" and fp32_stored):  # bnb dequantizes, autocast casts
+        autocast = self.w.amp and op.amp == "lower" and op.casts_weight and fp32_stored
+        if dequantized or autocast:  # bnb dequantizes, autocast casts
             self.t.alloc(weight_cast, 2 * self.weight_numel(node, specs), "temporaries")
             if not dequantized and not self.w.training:
                 # autocast caches the cast of every leaf weight that requires grad until the autocast region
@@ -200,6 +201,10 @@ class StepSimulator:
                 self._save(i, key)
             if not dequantized:  # MatMul4Bit saves the packed weight and dequantizes again in backward
                 self._save(i, weight_cast)
+        workspace = op.forward_workspace(specs, node.output, saving)
+        if workspace:  # the worst moment inside a composite op: allocated and freed at once
+            self.t.alloc(("fwd_workspace", i, 0), self.nbytes(i, workspace), "temporaries")
+            self.t.free(("fwd_workspace", i, 0))
         for key in [*casts.values(), weight_cast]:
             self._maybe_free(key)
 
@@ -257,7 +262,7 @@ class StepSimulator:
             return
         tied = getattr(node.op, "tied_to", "")
         owner = next((k for k, n in enumerate(self.nodes) if n.name == tied), i) if tied else i
-        if self.w.amp and node.op.amp == "lower":
+        if self.w.amp and node.op.amp == "lower" and node.op.casts_weight:
             self.t.alloc(("param_grad_half", i, 0), 2 * numel, "temporaries")
         final: Key = ("param_grad", owner, 0)
         if final in self.t.live:  # a shared weight's second gradient is added into .grad, then freed

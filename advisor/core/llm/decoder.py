@@ -78,6 +78,7 @@ class DecoderSpec:
     attention_sinks: bool = False  # gpt-oss: one learned logit per head
     moe: MoESpec | None = None
     mla: MLASpec | None = None
+    logits_scaled: bool = False  # Granite divides, Cohere multiplies the LM head's logits by a constant
     max_positions: int | None = None  # longest sequence the model accepts, where the positions are learned
 
     def __post_init__(self) -> None:

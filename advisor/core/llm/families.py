@@ -47,7 +47,7 @@ def _window(r: ConfigReader, layers: int, pattern: int = 1, *, enabled: bool = T
 
 def llama(r: ConfigReader, name: str, t: str) -> DecoderSpec:
     """llama, granite, mistral (no attention bias field: False), phi3 (fused qkv/gate_up, same counts)."""
-    spec = _llama_like(r, name, t)
+    spec = _llama_like(r, name, t, logits_scaled=t == "granite")
     return replace(spec, **_window(r, spec.layers, enabled=t in ("mistral", "phi3")))
 
 
@@ -120,7 +120,7 @@ def phimoe(r: ConfigReader, name: str, t: str) -> DecoderSpec:
 def granitemoe(r: ConfigReader, name: str, t: str) -> DecoderSpec:
     """GraniteMoeMoE: router Linear(hidden, experts, bias=False) and gated experts of intermediate_size;
     GraniteMoeShared adds a shared gated MLP of shared_intermediate_size."""
-    spec = _llama_like(r, name, t)
+    spec = _llama_like(r, name, t, logits_scaled=True)
     shared = r.integer("shared_intermediate_size", 0, minimum=0) if t == "granitemoeshared" else 0
     moe = MoESpec(r.integer("num_local_experts", 8), r.integer("num_experts_per_tok", 2), spec.intermediate,
                   shared_intermediate=shared)
@@ -142,7 +142,7 @@ def olmo(r: ConfigReader, name: str, t: str) -> DecoderSpec:
 def cohere(r: ConfigReader, name: str, t: str) -> DecoderSpec:
     """CohereDecoderLayer: one weight-only LayerNorm, attention and MLP in parallel, tied embeddings,
     optional q/k LayerNorms shaped (heads, head_dim)."""
-    return _llama_like(r, name, t, norm="layer_nobias", norms_per_layer=1, parallel_block=True,
+    return _llama_like(r, name, t, norm="layer_nobias", norms_per_layer=1, parallel_block=True, logits_scaled=True,
                        tied_embeddings=r.flag("tie_word_embeddings", True),
                        qk_norm="full" if r.flag("use_qk_norm", False) else "none")
 

@@ -27,7 +27,7 @@ from advisor.core.ops import (
 from advisor.core.ops.base import Op
 from advisor.core.ops.moe import MoEExperts
 from advisor.core.ops.shape import Reshape
-from advisor.core.ops.text_ops import GELUTanhComposite
+from advisor.core.ops.text_ops import GELUTanhComposite, ScaleBy
 
 
 def norm_op(spec: DecoderSpec) -> Op:
@@ -180,6 +180,8 @@ def decoder_graph(spec: DecoderSpec, seq_len: int, *, last_token_logits: bool = 
         x = b.add(norm_op(spec), [x], "norm")
     if last_token_logits:
         x = b.add(Slice(dim=0, start=seq_len - 1, stop=seq_len), [x], "last_token")
-    b.add(Linear(spec.vocab, bias=spec.lm_head_bias, tied_to="embed_tokens" if spec.tied_embeddings else ""),
-          [x], "lm_head")
+    x = b.add(Linear(spec.vocab, bias=spec.lm_head_bias, tied_to="embed_tokens" if spec.tied_embeddings else ""),
+              [x], "lm_head")
+    if spec.logits_scaled:  # a second logits-sized tensor (modeling_granite.py, modeling_cohere.py)
+        b.add(ScaleBy(), [x], "logits_scale")
     return b.build()

@@ -1,0 +1,48 @@
+"""What the analytic graph follows of the real transformers step, each checked against the arithmetic of
+what PyTorch allocates (the simulated path agrees with these on the tiny corpus, benchmarks/hf_corpus.py)."""
+
+from dataclasses import replace
+
+from advisor.core.estimate import estimate
+from advisor.core.graph import GraphBuilder, TensorSpec
+from advisor.core.llm.decoder import DecoderSpec
+from advisor.core.llm.graph import decoder_graph
+from advisor.core.ops import Input, Linear
+from advisor.core.ops.moe import MoEExperts
+from advisor.core.tracker import rounded
+from advisor.core.workload import Workload
+
+SPEC = DecoderSpec("tiny", "llama", hidden=64, layers=2, heads=4, kv_heads=2, head_dim=16, intermediate=128,
+                   vocab=1000)
+
+
+def test_inference_under_autocast_keeps_every_cached_weight_cast() -> None:
+    b = GraphBuilder("two linears")
+    x = b.add(Input((1000,)), [], "x")
+    x = b.add(Linear(1000), [x], "first")
+    b.add(Linear(1000), [x], "second")
+    m = estimate(b.build(), Workload("infer", 1, "amp_bf16")).memory
+    # autocast's cache holds both half copies (1000*1000 + 1000 parameters, 2 bytes each) to the end
+    assert m.peak_layer == "second"
+    assert m.at_peak.temporaries >= 2 * rounded(2 * 1001000)
+
+
+def test_granite_and_cohere_scale_a_second_copy_of_the_logits() -> None:
+    plain, scaled = (estimate(decoder_graph(s, 128), Workload("infer", 4, "amp_bf16")).memory
+                     for s in (SPEC, replace(SPEC, logits_scaled=True)))
+    logits = rounded(4 * 128 * 1000 * 2)  # batch x seq x vocab, bf16
+    assert scaled.peak_layer == "logits_scale"
+    assert scaled.at_peak.activations >= 2 * logits
+    assert scaled.peak_bytes > plain.peak_bytes
+
+
+def test_grouped_gemm_experts_workspace_follows_the_routed_rows() -> None:
+    op = MoEExperts(experts=4, experts_per_token=2, intermediate=128)
+    hidden, logits = TensorSpec((128, 64), "float"), TensorSpec((128, 4), "float")
+    out = op.output_spec([hidden, logits], "experts")
+    # 128 tokens x 2 experts = 256 routed rows; the output (128 x 64) is counted apart
+    assert op.forward_workspace([hidden, logits], out, saving=False) == 256 * (3 * 64 + 4 * 128) - 128 * 64
+    assert op.forward_workspace([hidden, logits], out, saving=True) == 256 * (2 * 64 + 3 * 128) - 128 * 64
+    saved = {t.what: t.numel for t in op.extra_saved([hidden, logits], out, True)}
+    assert saved["expert activations"] == 256 * 4 * 128  # gate_up (2 x 128), act(gate), the product
+    assert saved["gathered rows"] == saved["expert outputs"] == 256 * 64
