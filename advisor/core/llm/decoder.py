@@ -78,6 +78,8 @@ class DecoderSpec:
     attention_sinks: bool = False  # gpt-oss: one learned logit per head
     moe: MoESpec | None = None
     mla: MLASpec | None = None
+    eager_attention: bool = False  # no SDPA support in transformers (Gemma 2, gpt-oss): scores materialised
+    attn_softcap: bool = False  # Gemma 2: tanh soft-capping of the attention scores
     logits_scaled: bool = False  # Granite divides, Cohere multiplies the LM head's logits by a constant
     max_positions: int | None = None  # longest sequence the model accepts, where the positions are learned
 

@@ -98,7 +98,10 @@ def gemma(r: ConfigReader, name: str, t: str) -> DecoderSpec:
     if t == "gemma":
         return spec
     pattern = 2 if t == "gemma2" else r.integer("sliding_window_pattern", 6)
+    # Gemma2PreTrainedModel has no SDPA support (_supports_sdpa = False): eager attention, soft-capped
+    capped = r.cfg.get("attn_logit_softcapping", 50.0) is not None  # Gemma2Config default 50.0; null = off
     return replace(spec, norms_per_layer=4, qk_norm="head" if t != "gemma2" else "none",
+                   eager_attention=t == "gemma2", attn_softcap=t == "gemma2" and capped,
                    **_window(r, spec.layers, pattern))
 
 
@@ -156,7 +159,8 @@ def gpt_oss(r: ConfigReader, name: str, t: str) -> DecoderSpec:
     """GptOssAttention: biases on q/k/v/o and one sink logit per head; GptOssMLP: router with bias and
     experts with biases; sliding window on every other layer."""
     spec = _llama_like(r, name, t, qkv_bias=r.flag("attention_bias", True), out_bias=r.flag("attention_bias", True),
-                       attention_sinks=True, head_dim=r.integer("head_dim", 64))
+                       attention_sinks=True, head_dim=r.integer("head_dim", 64),
+                       eager_attention=True)  # GptOssPreTrainedModel: _supports_sdpa = False
     moe = MoESpec(r.integer("num_local_experts", 128), r.integer("num_experts_per_tok", 4), spec.intermediate,
                   router_bias=True, expert_bias=True)
     return replace(spec, moe=moe, **_window(r, spec.layers, 2))

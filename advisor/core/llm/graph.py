@@ -66,7 +66,8 @@ def _attention(b: GraphBuilder, spec: DecoderSpec, h: int) -> int:
     if not spec.learned_positions:
         q = b.add(Rotary(), [q], "self_attn.rotary_q")
         k = b.add(Rotary(), [k], "self_attn.rotary_k")
-    a = b.add(Attention(heads=spec.heads, kv_heads=spec.kv_heads, causal=True, sinks=spec.attention_sinks),
+    a = b.add(Attention(heads=spec.heads, kv_heads=spec.kv_heads, causal=True, sinks=spec.attention_sinks,
+                        kernel="eager" if spec.eager_attention else "fused", softcap=spec.attn_softcap),
               [q, k, v], "self_attn.sdpa")
     return b.add(Linear(spec.hidden, bias=spec.out_bias), [a], "self_attn.o_proj")
 

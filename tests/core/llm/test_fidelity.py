@@ -7,7 +7,7 @@ from advisor.core.estimate import estimate
 from advisor.core.graph import GraphBuilder, TensorSpec
 from advisor.core.llm.decoder import DecoderSpec
 from advisor.core.llm.graph import decoder_graph
-from advisor.core.ops import Input, Linear
+from advisor.core.ops import Attention, Input, Linear
 from advisor.core.ops.moe import MoEExperts
 from advisor.core.tracker import rounded
 from advisor.core.workload import Workload
@@ -46,3 +46,17 @@ def test_grouped_gemm_experts_workspace_follows_the_routed_rows() -> None:
     saved = {t.what: t.numel for t in op.extra_saved([hidden, logits], out, True)}
     assert saved["expert activations"] == 256 * 4 * 128  # gate_up (2 x 128), act(gate), the product
     assert saved["gathered rows"] == saved["expert outputs"] == 256 * 64
+
+
+def test_eager_attention_keeps_the_fp32_softmax_and_its_half_copy() -> None:
+    op = Attention(heads=4, kv_heads=2, causal=True, kernel="eager", softcap=True)
+    q, kv = TensorSpec((128, 64), "float"), TensorSpec((128, 32), "float")
+    out = op.output_spec([q, kv, kv], "sdpa")
+    probs = 4 * 128 * 128  # heads x seq_q x seq_k
+    saved = {t.what: (t.numel, t.dtype) for t in op.extra_saved([q, kv, kv], out, True)}
+    assert saved == {"fp32 softmax": (probs, "float32"), "half probabilities": (probs, "act"),
+                     "soft-capped scores": (probs, "act")}
+    assert op.forward_workspace([q, kv, kv], out, saving=True) == 3 * probs
+    # inference: 4P plus repeat_kv's copies of k and v at all 4 heads (2 x 128 x 4 x 16)
+    assert op.forward_workspace([q, kv, kv], out, saving=False) == 4 * probs + 2 * 128 * 4 * 16
+    assert Attention(heads=4).forward_workspace([q, q, q], out, saving=False) == 0  # fused kernels: none
