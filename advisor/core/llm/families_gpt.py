@@ -95,11 +95,12 @@ def opt(r: ConfigReader, name: str, t: str) -> DecoderSpec:
 
 def bloom(r: ConfigReader, name: str, t: str) -> DecoderSpec:
     """BloomModel: word_embeddings_layernorm after the embedding, ALiBi (no position table), biases
-    everywhere, 4 x hidden gelu MLP, tied head."""
+    everywhere, 4 x hidden gelu MLP, tied head. BloomAttention computes its scores itself (alibi.baddbmm,
+    an fp32 softmax cast back): the eager path."""
     hidden = r.integer("hidden_size", r.integer("n_embed", 64))
     heads = r.integer("n_head", 8)
     return _gpt(r, name, t, hidden, heads, heads, 4 * hidden, r.integer("vocab_size", 250880), layers_key="n_layer",
-                embed_norm=True, tied_embeddings=r.flag("tie_word_embeddings", True))
+                embed_norm=True, tied_embeddings=r.flag("tie_word_embeddings", True), eager_attention=True)
 
 
 def stablelm(r: ConfigReader, name: str, t: str) -> DecoderSpec:
