@@ -208,10 +208,24 @@ class StepSimulator:
         for key in [*casts.values(), weight_cast]:
             self._maybe_free(key)
 
+    def _pinned_embedding(self) -> tuple[int, int] | None:
+        """A transformers decoder's base model keeps `inputs_embeds` referenced by a local until it returns
+        (LlamaModel.forward and its copies), so the embedding output lives until the LM head starts."""
+        names = [n.name for n in self.nodes]
+        if self.graph.decoder is None or "embed_tokens" not in names or "lm_head" not in names:
+            return None
+        return names.index("embed_tokens"), names.index("lm_head")
+
     def forward(self) -> None:
         checkpointed = {i for block in self.blocks for i in block}
         first_of = {block[0]: set(block) for block in self.blocks}
+        embed, head = self._pinned_embedding() or (-1, -1)
         for i in range(len(self.nodes)):
+            if i == head:
+                self.fwd_uses[self.storage[embed]] -= 1
+                self._maybe_free(self.storage[embed])
+            if i == embed:
+                self.fwd_uses[("out", i, 0)] += 1
             if i in first_of:  # the checkpoint keeps the block's inputs until the block's backward is done
                 outside = {s for k in first_of[i] for s in self.nodes[k].inputs if s not in first_of[i]}
                 for source in sorted(outside):

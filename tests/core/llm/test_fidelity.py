@@ -60,3 +60,13 @@ def test_eager_attention_keeps_the_fp32_softmax_and_its_half_copy() -> None:
     # inference: 4P plus repeat_kv's copies of k and v at all 4 heads (2 x 128 x 4 x 16)
     assert op.forward_workspace([q, kv, kv], out, saving=False) == 4 * probs + 2 * 128 * 4 * 16
     assert Attention(heads=4).forward_workspace([q, q, q], out, saving=False) == 0  # fused kernels: none
+
+
+def test_the_base_model_keeps_its_input_embeddings_until_the_lm_head() -> None:
+    graph = decoder_graph(SPEC, 128)
+    infer = Workload("infer", 4, "amp_bf16")
+    pinned, plain = ({p.layer: p.total_bytes for p in estimate(g, infer).timeline}
+                     for g in (graph, replace(graph, decoder=None)))
+    embeds = rounded(4 * 128 * 64 * 4)  # batch x seq x hidden, fp32 (the embedding table's dtype)
+    assert pinned["layers.1.add_mlp"] - plain["layers.1.add_mlp"] == embeds
+    assert pinned["lm_head"] == plain["lm_head"]  # released when the base model returns
