@@ -216,16 +216,25 @@ class StepSimulator:
             return None
         return names.index("embed_tokens"), names.index("lm_head")
 
+    def _alloc_masks(self, key: Key, embed: int) -> None:
+        assert self.graph.decoder is not None
+        seq = self.specs[embed][0].shape[0]
+        numel = self.graph.decoder.eager_mask_elements(seq) * self.w.batch
+        self.t.alloc(key, numel * self.w.param_dtype_bytes, "temporaries")  # in the model's dtype
+
     def forward(self) -> None:
         checkpointed = {i for block in self.blocks for i in block}
         first_of = {block[0]: set(block) for block in self.blocks}
         embed, head = self._pinned_embedding() or (-1, -1)
+        masks: Key = ("attention_masks", 0, 0)
         for i in range(len(self.nodes)):
             if i == head:
                 self.fwd_uses[self.storage[embed]] -= 1
                 self._maybe_free(self.storage[embed])
+                self.t.free(masks)
             if i == embed:
                 self.fwd_uses[("out", i, 0)] += 1
+                self._alloc_masks(masks, i)
             if i in first_of:  # the checkpoint keeps the block's inputs until the block's backward is done
                 outside = {s for k in first_of[i] for s in self.nodes[k].inputs if s not in first_of[i]}
                 for source in sorted(outside):

@@ -94,7 +94,7 @@ def gemma(r: ConfigReader, name: str, t: str) -> DecoderSpec:
     post-feedforward norms (4 per layer) and alternates sliding and global layers; Gemma 3 adds per-head
     q/k norms and slides 5 of every 6 layers (sliding_window_pattern)."""
     spec = _llama_like(r, name, t, tied_embeddings=r.flag("tie_word_embeddings", True), activation="gelu_tanh",
-                       head_dim=r.integer("head_dim", 256))
+                       head_dim=r.integer("head_dim", 256), embed_scaled=True)
     if t == "gemma":
         return spec
     pattern = 2 if t == "gemma2" else r.integer("sliding_window_pattern", 6)

@@ -155,6 +155,8 @@ def _layer(b: GraphBuilder, spec: DecoderSpec, x: int, layer: int) -> int:
 
 def _embeddings(b: GraphBuilder, spec: DecoderSpec, ids: int) -> int:
     x = b.add(Embedding(spec.vocab, spec.hidden, "input"), [ids], "embed_tokens")
+    if spec.embed_scaled:
+        x = b.add(ScaleBy(), [x], "embed_scale")
     if spec.learned_positions:
         pos = b.add(Embedding(spec.learned_positions, spec.hidden, "position"), [ids], "embed_positions")
         x = b.add(Add(), [x, pos], "add_positions")

@@ -70,3 +70,11 @@ def test_the_base_model_keeps_its_input_embeddings_until_the_lm_head() -> None:
     embeds = rounded(4 * 128 * 64 * 4)  # batch x seq x hidden, fp32 (the embedding table's dtype)
     assert pinned["layers.1.add_mlp"] - plain["layers.1.add_mlp"] == embeds
     assert pinned["lm_head"] == plain["lm_head"]  # released when the base model returns
+
+
+def test_eager_attention_masks_one_per_attention_kind() -> None:
+    eager = replace(SPEC, eager_attention=True)
+    assert eager.eager_mask_elements(128) == 128 * 128  # every layer full attention: one mask
+    mixed = replace(eager, sliding_window=64, sliding_layers=(True, False))
+    assert mixed.eager_mask_elements(128) == 2 * 128 * 128  # full and sliding
+    assert SPEC.eager_mask_elements(128) == 0  # SDPA's causal kernels take no mask tensor
