@@ -67,7 +67,8 @@ def _attention(b: GraphBuilder, spec: DecoderSpec, h: int) -> int:
         q = b.add(Rotary(), [q], "self_attn.rotary_q")
         k = b.add(Rotary(), [k], "self_attn.rotary_k")
     a = b.add(Attention(heads=spec.heads, kv_heads=spec.kv_heads, causal=True, sinks=spec.attention_sinks,
-                        kernel="eager" if spec.eager_attention else "fused", softcap=spec.attn_softcap),
+                        kernel="eager" if spec.eager_attention else "fused", softcap=spec.attn_softcap,
+                        scores_held=spec.model_type == "bloom"),  # modeling_bloom.py BloomAttention.forward
               [q, k, v], "self_attn.sdpa")
     return b.add(Linear(spec.hidden, bias=spec.out_bias), [a], "self_attn.o_proj")
 

@@ -34,6 +34,7 @@ class Attention(Op):
     dropout: float = 0.0
     kernel: Literal["fused", "math", "eager"] = "fused"
     softcap: bool = False  # eager only: tanh soft-capping of the scores (Gemma 2's attn_logit_softcapping)
+    scores_held: bool = False  # eager only: BloomAttention's locals keep the half scores and their fp32 sum
     sinks: bool = False  # gpt-oss: one learned logit per head joins every softmax (a parameter per head)
     v_head_dim: int = 0  # 0 = the q/k head dim; DeepSeek MLA: values narrower than queries and keys
     shared_rope_dim: int = 0  # MLA: k is heads x nope dims plus one rotary key of this width shared by all heads
@@ -112,6 +113,8 @@ class Attention(Op):
         probs = self.heads * inputs[0].shape[0] * inputs[-1].shape[0]
         if saving:
             return 3 * probs
+        if self.scores_held:  # scores (1P) and masked sum (2P) stay beside the fp32 softmax and its half copy
+            return 6 * probs
         repeated = 2 * inputs[0].shape[0] * self.heads * self.head_dim(inputs) if self._kv_heads < self.heads else 0
         return 4 * probs + repeated
 

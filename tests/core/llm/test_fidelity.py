@@ -78,3 +78,13 @@ def test_eager_attention_masks_one_per_attention_kind() -> None:
     mixed = replace(eager, sliding_window=64, sliding_layers=(True, False))
     assert mixed.eager_mask_elements(128) == 2 * 128 * 128  # full and sliding
     assert SPEC.eager_mask_elements(128) == 0  # SDPA's causal kernels take no mask tensor
+
+
+def test_bloom_locals_keep_the_scores_and_their_masked_sum() -> None:
+    op = Attention(heads=8, kernel="eager", scores_held=True)
+    q = TensorSpec((128, 64), "float")
+    out = op.output_spec([q, q, q], "sdpa")
+    probs = 8 * 128 * 128
+    # half scores (1P) + fp32 masked sum (2P) + fp32 softmax (2P) + half probabilities (1P), in half elements
+    assert op.forward_workspace([q, q, q], out, saving=False) == 6 * probs
+    assert op.forward_workspace([q, q, q], out, saving=True) == 3 * probs
