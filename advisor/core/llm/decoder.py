@@ -13,7 +13,7 @@ from typing import Literal
 from advisor.core.errors import SpecError
 
 NormKind = Literal["rms", "layer", "layer_nobias", "layer_noparam"]
-Activation = Literal["silu", "gelu", "gelu_tanh", "relu"]
+Activation = Literal["silu", "gelu", "gelu_tanh", "gelu_new", "relu"]  # gelu_new: the Python composite
 QKNorm = Literal["none", "head", "full"]
 
 

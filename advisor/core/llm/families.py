@@ -11,7 +11,7 @@ from typing import Any
 from advisor.core.errors import SpecError
 from advisor.core.llm.config_reader import ConfigReader
 from advisor.core.llm.decoder import DecoderSpec, MLASpec, MoESpec
-from advisor.core.llm.families_gpt import LEGACY_FAMILIES
+from advisor.core.llm.families_gpt import LEGACY_FAMILIES, gelu_kind
 
 # Families the analytic path does not describe: state-space and hybrid models have no KV cache per layer.
 NOT_MODELLED = ("mamba", "mamba2", "jamba", "falcon_mamba", "zamba", "zamba2", "rwkv", "recurrent_gemma",
@@ -108,7 +108,8 @@ def gemma(r: ConfigReader, name: str, t: str) -> DecoderSpec:
 def phi(r: ConfigReader, name: str, t: str) -> DecoderSpec:
     """PhiDecoderLayer (phi-1/1.5/2): one LayerNorm, attention and MLP in parallel, biases everywhere, plain
     gelu_new MLP (fc1, fc2), final_layernorm, untied lm_head with bias."""
-    return _llama_like(r, name, t, gated_mlp=False, activation="gelu_tanh", norm="layer", norms_per_layer=1,
+    return _llama_like(r, name, t, gated_mlp=False, activation=gelu_kind(r.text("hidden_act", "gelu_new")),
+                       norm="layer", norms_per_layer=1,
                        parallel_block=True, qkv_bias=True, out_bias=True, mlp_bias=True, lm_head_bias=True,
                        qk_norm="head" if r.flag("qk_layernorm", False) else "none")
 

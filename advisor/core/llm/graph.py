@@ -41,7 +41,8 @@ def activation_op(spec: DecoderSpec) -> Op:
         return SiLU()
     if spec.activation == "relu":
         return ReLU()
-    return GELUTanhComposite() if spec.model_type in ("gpt2", "gpt_bigcode") else GELU(
+    composite = spec.activation == "gelu_new" or spec.model_type in ("gpt2", "gpt_bigcode")
+    return GELUTanhComposite() if composite else GELU(
         approximate="tanh" if spec.activation == "gelu_tanh" else "none")
 
 

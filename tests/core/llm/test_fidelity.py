@@ -88,3 +88,11 @@ def test_bloom_locals_keep_the_scores_and_their_masked_sum() -> None:
     # half scores (1P) + fp32 masked sum (2P) + fp32 softmax (2P) + half probabilities (1P), in half elements
     assert op.forward_workspace([q, q, q], out, saving=False) == 6 * probs
     assert op.forward_workspace([q, q, q], out, saving=True) == 3 * probs
+
+
+def test_gelu_new_is_the_python_composite() -> None:
+    from advisor.core.llm.families_gpt import gelu_kind
+
+    assert [gelu_kind(n) for n in ("gelu_new", "gelu_pytorch_tanh", "gelu")] == ["gelu_new", "gelu_tanh", "gelu"]
+    kinds = {n.op.kind for n in decoder_graph(replace(SPEC, gated_mlp=False, activation="gelu_new"), 8).nodes}
+    assert "gelu_tanh_composite" in kinds
