@@ -180,7 +180,7 @@ class StepSimulator:
         autocast = self.w.amp and op.amp == "lower" and op.casts_weight and fp32_stored
         if dequantized or autocast:  # bnb dequantizes, autocast casts
             self.t.alloc(weight_cast, 2 * self.weight_numel(node, specs), "temporaries")
-            if not dequantized and not self.w.training:
+            if not dequantized and not self.w.training and not getattr(op, "weight_view", False):
                 # autocast caches the cast of every leaf weight that requires grad until the autocast region
                 # ends (aten/src/ATen/autocast_mode.cpp, cached_cast), so inference keeps them all to the end
                 self.held.add(weight_cast)

@@ -96,3 +96,14 @@ def test_gelu_new_is_the_python_composite() -> None:
     assert [gelu_kind(n) for n in ("gelu_new", "gelu_pytorch_tanh", "gelu")] == ["gelu_new", "gelu_tanh", "gelu"]
     kinds = {n.op.kind for n in decoder_graph(replace(SPEC, gated_mlp=False, activation="gelu_new"), 8).nodes}
     assert "gelu_tanh_composite" in kinds
+
+
+def test_falcon_linears_do_not_hold_their_casts_in_inference() -> None:
+    falcon = replace(SPEC, model_type="falcon")
+    graph = decoder_graph(falcon, 128)
+    assert all(n.op.weight_view for n in graph.nodes if isinstance(n.op, Linear) and n.block)
+    infer = Workload("infer", 4, "amp_bf16")
+    held, transient = (estimate(g, infer).memory.at_peak.temporaries for g in (decoder_graph(SPEC, 128), graph))
+    # the llama-style graph keeps 2 layers x (q 64x64, k 64x32, v 64x32, o 64x64, 3 x 64x128) half copies
+    per_layer = rounded(2 * 64 * 64) * 2 + rounded(2 * 64 * 32) * 2 + rounded(2 * 64 * 128) * 3
+    assert held - transient == 2 * per_layer
