@@ -172,8 +172,13 @@ class StepReplay:
         weight_cast: Key = ("weight_cast", i, 0)
         dequantized = self._dequantizes(i)
         fp32_stored = (self.workload.training and not self.frozen) or self.workload.weight_format == "fp32"
-        if dequantized or (self.workload.amp and op.amp == "lower" and fp32_stored):  # bnb dequantizes, autocast casts
+        autocast = self.workload.amp and op.amp == "lower" and op.casts_weight and fp32_stored
+        if dequantized or autocast:  # bnb dequantizes, autocast casts
             self.tracker.alloc(weight_cast, 2 * self.weight_numel(node, specs), "temporaries")
+            if not dequantized and not self.workload.training and not getattr(op, "weight_view", False):
+                # autocast caches the cast of every leaf weight that requires grad until the autocast region
+                # ends (aten/src/ATen/autocast_mode.cpp, cached_cast), so inference keeps them all to the end
+                self.held.add(weight_cast)
         if op.inplace:
             self.storage[i] = self.storage[node.inputs[0]]
         else:
@@ -191,13 +196,40 @@ class StepReplay:
                 self._save(i, key)
             if not dequantized:  # MatMul4Bit saves the packed weight and dequantizes again in backward
                 self._save(i, weight_cast)
+        workspace = op.forward_workspace(specs, node.output, saving)
+        if workspace:  # the worst moment inside a composite op: allocated and freed at once
+            self.tracker.alloc(("fwd_workspace", i, 0), self.nbytes(i, workspace), "temporaries")
+            self.tracker.free(("fwd_workspace", i, 0))
         for key in [*casts.values(), weight_cast]:
             self._maybe_free(key)
+
+    def _pinned_embedding(self) -> tuple[int, int] | None:
+        """A transformers decoder's base model keeps `inputs_embeds` referenced by a local until it returns
+        (LlamaModel.forward and its copies), so the embedding output lives until the LM head starts."""
+        names = [n.name for n in self.nodes]
+        if self.graph.decoder is None or "embed_tokens" not in names or "lm_head" not in names:
+            return None
+        return names.index("embed_tokens"), names.index("lm_head")
+
+    def _alloc_masks(self, key: Key, embed: int) -> None:
+        assert self.graph.decoder is not None
+        seq = self.specs[embed][0].shape[0]
+        numel = self.graph.decoder.eager_mask_elements(seq) * self.workload.batch
+        self.tracker.alloc(key, numel * self.workload.param_dtype_bytes, "temporaries")  # in the model's dtype
 
     def forward(self) -> None:
         checkpointed = {i for block in self.blocks for i in block}
         first_of = {block[0]: set(block) for block in self.blocks}
+        embed, head = self._pinned_embedding() or (-1, -1)
+        masks: Key = ("attention_masks", 0, 0)
         for i in range(len(self.nodes)):
+            if i == head:
+                self.fwd_uses[self.storage[embed]] -= 1
+                self._maybe_free(self.storage[embed])
+                self.tracker.free(masks)
+            if i == embed:
+                self.fwd_uses[("out", i, 0)] += 1
+                self._alloc_masks(masks, i)
             if i in first_of:  # the checkpoint keeps the block's inputs until the block's backward is done
                 outside = {s for k in first_of[i] for s in self.nodes[k].inputs if s not in first_of[i]}
                 for source in sorted(outside):
@@ -248,7 +280,7 @@ class StepReplay:
             return
         tied = getattr(node.op, "tied_to", "")
         owner = next((k for k, n in enumerate(self.nodes) if n.name == tied), i) if tied else i
-        if self.workload.amp and node.op.amp == "lower":
+        if self.workload.amp and node.op.amp == "lower" and node.op.casts_weight:
             self.tracker.alloc(("param_grad_half", i, 0), 2 * numel, "temporaries")
         final: Key = ("param_grad", owner, 0)
         if final in self.tracker.live:  # a shared weight's second gradient is added into .grad, then freed

@@ -13,7 +13,7 @@ from typing import Literal
 from advisor.core.errors import SpecError
 
 NormKind = Literal["rms", "layer", "layer_nobias", "layer_noparam"]
-Activation = Literal["silu", "gelu", "gelu_tanh", "relu"]
+Activation = Literal["silu", "gelu", "gelu_tanh", "gelu_new", "relu"]  # gelu_new: the Python composite
 QKNorm = Literal["none", "head", "full"]
 
 
@@ -78,6 +78,10 @@ class DecoderSpec:
     attention_sinks: bool = False  # gpt-oss: one learned logit per head
     moe: MoESpec | None = None
     mla: MLASpec | None = None
+    eager_attention: bool = False  # no SDPA support in transformers (Gemma 2, gpt-oss): scores materialised
+    attn_softcap: bool = False  # Gemma 2: tanh soft-capping of the attention scores
+    embed_scaled: bool = False  # Gemma: hidden = inputs_embeds * sqrt(hidden), a new tensor beside inputs_embeds
+    logits_scaled: bool = False  # Granite divides, Cohere multiplies the LM head's logits by a constant
     max_positions: int | None = None  # longest sequence the model accepts, where the positions are learned
 
     def __post_init__(self) -> None:
@@ -97,3 +101,10 @@ class DecoderSpec:
 
     def is_moe_layer(self, layer: int) -> bool:
         return self.moe is not None and layer not in self.moe.dense_layers
+
+    def eager_mask_elements(self, seq_len: int) -> int:
+        """Per sample: the 4-D additive masks transformers builds for eager attention (masking_utils: one
+        (seq, seq) float mask per attention kind, full and sliding), alive through the base model."""
+        if not self.eager_attention:
+            return 0
+        return len({self.is_sliding(i) for i in range(self.layers)}) * seq_len * seq_len

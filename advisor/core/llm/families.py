@@ -11,7 +11,7 @@ from typing import Any
 from advisor.core.errors import SpecError
 from advisor.core.llm.config_reader import ConfigReader
 from advisor.core.llm.decoder import DecoderSpec, MLASpec, MoESpec
-from advisor.core.llm.families_gpt import LEGACY_FAMILIES
+from advisor.core.llm.families_gpt import LEGACY_FAMILIES, gelu_kind
 
 # Families the analytic path does not describe: state-space and hybrid models have no KV cache per layer.
 NOT_MODELLED = ("mamba", "mamba2", "jamba", "falcon_mamba", "zamba", "zamba2", "rwkv", "recurrent_gemma",
@@ -47,7 +47,7 @@ def _window(r: ConfigReader, layers: int, pattern: int = 1, *, enabled: bool = T
 
 def llama(r: ConfigReader, name: str, t: str) -> DecoderSpec:
     """llama, granite, mistral (no attention bias field: False), phi3 (fused qkv/gate_up, same counts)."""
-    spec = _llama_like(r, name, t)
+    spec = _llama_like(r, name, t, logits_scaled=t == "granite")
     return replace(spec, **_window(r, spec.layers, enabled=t in ("mistral", "phi3")))
 
 
@@ -94,18 +94,22 @@ def gemma(r: ConfigReader, name: str, t: str) -> DecoderSpec:
     post-feedforward norms (4 per layer) and alternates sliding and global layers; Gemma 3 adds per-head
     q/k norms and slides 5 of every 6 layers (sliding_window_pattern)."""
     spec = _llama_like(r, name, t, tied_embeddings=r.flag("tie_word_embeddings", True), activation="gelu_tanh",
-                       head_dim=r.integer("head_dim", 256))
+                       head_dim=r.integer("head_dim", 256), embed_scaled=True)
     if t == "gemma":
         return spec
     pattern = 2 if t == "gemma2" else r.integer("sliding_window_pattern", 6)
+    # Gemma2PreTrainedModel has no SDPA support (_supports_sdpa = False): eager attention, soft-capped
+    capped = r.cfg.get("attn_logit_softcapping", 50.0) is not None  # Gemma2Config default 50.0; null = off
     return replace(spec, norms_per_layer=4, qk_norm="head" if t != "gemma2" else "none",
+                   eager_attention=t == "gemma2", attn_softcap=t == "gemma2" and capped,
                    **_window(r, spec.layers, pattern))
 
 
 def phi(r: ConfigReader, name: str, t: str) -> DecoderSpec:
     """PhiDecoderLayer (phi-1/1.5/2): one LayerNorm, attention and MLP in parallel, biases everywhere, plain
     gelu_new MLP (fc1, fc2), final_layernorm, untied lm_head with bias."""
-    return _llama_like(r, name, t, gated_mlp=False, activation="gelu_tanh", norm="layer", norms_per_layer=1,
+    return _llama_like(r, name, t, gated_mlp=False, activation=gelu_kind(r.text("hidden_act", "gelu_new")),
+                       norm="layer", norms_per_layer=1,
                        parallel_block=True, qkv_bias=True, out_bias=True, mlp_bias=True, lm_head_bias=True,
                        qk_norm="head" if r.flag("qk_layernorm", False) else "none")
 
@@ -120,7 +124,7 @@ def phimoe(r: ConfigReader, name: str, t: str) -> DecoderSpec:
 def granitemoe(r: ConfigReader, name: str, t: str) -> DecoderSpec:
     """GraniteMoeMoE: router Linear(hidden, experts, bias=False) and gated experts of intermediate_size;
     GraniteMoeShared adds a shared gated MLP of shared_intermediate_size."""
-    spec = _llama_like(r, name, t)
+    spec = _llama_like(r, name, t, logits_scaled=True)
     shared = r.integer("shared_intermediate_size", 0, minimum=0) if t == "granitemoeshared" else 0
     moe = MoESpec(r.integer("num_local_experts", 8), r.integer("num_experts_per_tok", 2), spec.intermediate,
                   shared_intermediate=shared)
@@ -142,7 +146,7 @@ def olmo(r: ConfigReader, name: str, t: str) -> DecoderSpec:
 def cohere(r: ConfigReader, name: str, t: str) -> DecoderSpec:
     """CohereDecoderLayer: one weight-only LayerNorm, attention and MLP in parallel, tied embeddings,
     optional q/k LayerNorms shaped (heads, head_dim)."""
-    return _llama_like(r, name, t, norm="layer_nobias", norms_per_layer=1, parallel_block=True,
+    return _llama_like(r, name, t, norm="layer_nobias", norms_per_layer=1, parallel_block=True, logits_scaled=True,
                        tied_embeddings=r.flag("tie_word_embeddings", True),
                        qk_norm="full" if r.flag("use_qk_norm", False) else "none")
 
@@ -156,7 +160,8 @@ def gpt_oss(r: ConfigReader, name: str, t: str) -> DecoderSpec:
     """GptOssAttention: biases on q/k/v/o and one sink logit per head; GptOssMLP: router with bias and
     experts with biases; sliding window on every other layer."""
     spec = _llama_like(r, name, t, qkv_bias=r.flag("attention_bias", True), out_bias=r.flag("attention_bias", True),
-                       attention_sinks=True, head_dim=r.integer("head_dim", 64))
+                       attention_sinks=True, head_dim=r.integer("head_dim", 64),
+                       eager_attention=True)  # GptOssPreTrainedModel: _supports_sdpa = False
     moe = MoESpec(r.integer("num_local_experts", 128), r.integer("num_experts_per_tok", 4), spec.intermediate,
                   router_bias=True, expert_bias=True)
     return replace(spec, moe=moe, **_window(r, spec.layers, 2))

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from advisor.core.errors import SpecError
 from advisor.core.llm.config_reader import ConfigReader
-from advisor.core.llm.decoder import DecoderSpec
+from advisor.core.llm.decoder import Activation, DecoderSpec
 
 
 def _gpt(r: ConfigReader, name: str, t: str, hidden: int, heads: int, kv_heads: int, inner: int,
@@ -20,6 +20,12 @@ def _gpt(r: ConfigReader, name: str, t: str, hidden: int, heads: int, kv_heads: 
         gated_mlp=False, activation="gelu", norm="layer", qkv_bias=True, out_bias=True, mlp_bias=True)
     base.update(fields)
     return DecoderSpec(**base)  # type: ignore[arg-type]
+
+
+def gelu_kind(name: str) -> Activation:
+    """ACT2FN (transformers/activations.py): "gelu_new" is NewGELUActivation, the eight-op Python formula;
+    the other tanh approximations are one fused kernel."""
+    return "gelu_new" if name == "gelu_new" else "gelu_tanh" if "tanh" in name or name == "gelu_fast" else "gelu"
 
 
 def gpt2(r: ConfigReader, name: str, t: str) -> DecoderSpec:
@@ -39,8 +45,9 @@ def gptj(r: ConfigReader, name: str, t: str) -> DecoderSpec:
     hidden = r.integer("n_embd", 4096)
     return _gpt(r, name, t, hidden, r.integer("n_head", 16), r.integer("n_head", 16),
                 r.optional_int("n_inner") or 4 * hidden, r.integer("vocab_size"), layers_key="n_layer",
-                activation="gelu_tanh", qkv_bias=False, out_bias=False, norms_per_layer=1, parallel_block=True,
-                lm_head_bias=True, tied_embeddings=r.flag("tie_word_embeddings", False))
+                activation=gelu_kind(r.text("activation_function", "gelu_new")), qkv_bias=False,
+                out_bias=False, norms_per_layer=1, parallel_block=True, lm_head_bias=True,
+                tied_embeddings=r.flag("tie_word_embeddings", False))
 
 
 def gpt_neox(r: ConfigReader, name: str, t: str) -> DecoderSpec:
@@ -95,11 +102,12 @@ def opt(r: ConfigReader, name: str, t: str) -> DecoderSpec:
 
 def bloom(r: ConfigReader, name: str, t: str) -> DecoderSpec:
     """BloomModel: word_embeddings_layernorm after the embedding, ALiBi (no position table), biases
-    everywhere, 4 x hidden gelu MLP, tied head."""
+    everywhere, 4 x hidden gelu MLP, tied head. BloomAttention computes its scores itself (alibi.baddbmm,
+    an fp32 softmax cast back): the eager path."""
     hidden = r.integer("hidden_size", r.integer("n_embed", 64))
     heads = r.integer("n_head", 8)
     return _gpt(r, name, t, hidden, heads, heads, 4 * hidden, r.integer("vocab_size", 250880), layers_key="n_layer",
-                embed_norm=True, tied_embeddings=r.flag("tie_word_embeddings", True))
+                embed_norm=True, tied_embeddings=r.flag("tie_word_embeddings", True), eager_attention=True)
 
 
 def stablelm(r: ConfigReader, name: str, t: str) -> DecoderSpec:

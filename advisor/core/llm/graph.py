@@ -4,6 +4,8 @@ The Llama graph of the zoo is the plain case of this builder."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from advisor.core.errors import SpecError
 from advisor.core.graph import Graph, GraphBuilder
 from advisor.core.llm.decoder import DecoderSpec
@@ -27,7 +29,7 @@ from advisor.core.ops import (
 from advisor.core.ops.base import Op
 from advisor.core.ops.moe import MoEExperts
 from advisor.core.ops.shape import Reshape
-from advisor.core.ops.text_ops import GELUTanhComposite
+from advisor.core.ops.text_ops import GELUTanhComposite, ScaleBy
 
 
 def norm_op(spec: DecoderSpec) -> Op:
@@ -41,7 +43,8 @@ def activation_op(spec: DecoderSpec) -> Op:
         return SiLU()
     if spec.activation == "relu":
         return ReLU()
-    return GELUTanhComposite() if spec.model_type in ("gpt2", "gpt_bigcode") else GELU(
+    composite = spec.activation == "gelu_new" or spec.model_type in ("gpt2", "gpt_bigcode")
+    return GELUTanhComposite() if composite else GELU(
         approximate="tanh" if spec.activation == "gelu_tanh" else "none")
 
 
@@ -66,7 +69,9 @@ def _attention(b: GraphBuilder, spec: DecoderSpec, h: int) -> int:
     if not spec.learned_positions:
         q = b.add(Rotary(), [q], "self_attn.rotary_q")
         k = b.add(Rotary(), [k], "self_attn.rotary_k")
-    a = b.add(Attention(heads=spec.heads, kv_heads=spec.kv_heads, causal=True, sinks=spec.attention_sinks),
+    a = b.add(Attention(heads=spec.heads, kv_heads=spec.kv_heads, causal=True, sinks=spec.attention_sinks,
+                        kernel="eager" if spec.eager_attention else "fused", softcap=spec.attn_softcap,
+                        scores_held=spec.model_type == "bloom"),  # modeling_bloom.py BloomAttention.forward
               [q, k, v], "self_attn.sdpa")
     return b.add(Linear(spec.hidden, bias=spec.out_bias), [a], "self_attn.o_proj")
 
@@ -154,6 +159,8 @@ def _layer(b: GraphBuilder, spec: DecoderSpec, x: int, layer: int) -> int:
 
 def _embeddings(b: GraphBuilder, spec: DecoderSpec, ids: int) -> int:
     x = b.add(Embedding(spec.vocab, spec.hidden, "input"), [ids], "embed_tokens")
+    if spec.embed_scaled:
+        x = b.add(ScaleBy(), [x], "embed_scale")
     if spec.learned_positions:
         pos = b.add(Embedding(spec.learned_positions, spec.hidden, "position"), [ids], "embed_positions")
         x = b.add(Add(), [x, pos], "add_positions")
@@ -180,6 +187,13 @@ def decoder_graph(spec: DecoderSpec, seq_len: int, *, last_token_logits: bool = 
         x = b.add(norm_op(spec), [x], "norm")
     if last_token_logits:
         x = b.add(Slice(dim=0, start=seq_len - 1, stop=seq_len), [x], "last_token")
-    b.add(Linear(spec.vocab, bias=spec.lm_head_bias, tied_to="embed_tokens" if spec.tied_embeddings else ""),
-          [x], "lm_head")
-    return b.build()
+    x = b.add(Linear(spec.vocab, bias=spec.lm_head_bias, tied_to="embed_tokens" if spec.tied_embeddings else ""),
+              [x], "lm_head")
+    if spec.logits_scaled:  # a second logits-sized tensor (modeling_granite.py, modeling_cohere.py)
+        b.add(ScaleBy(), [x], "logits_scale")
+    graph = b.build()
+    if spec.model_type != "falcon":
+        return graph
+    # every Linear inside Falcon's blocks is a FalconLinear (modeling_falcon.py): input @ weight.T
+    return replace(graph, nodes=tuple(replace(n, op=replace(n.op, weight_view=True))
+                                      if isinstance(n.op, Linear) and n.block else n for n in graph.nodes))

@@ -37,7 +37,7 @@ from advisor.core.ops.shape import (
     Reshape,
     Slice,
 )
-from advisor.core.ops.text_ops import GELUTanhComposite
+from advisor.core.ops.text_ops import GELUTanhComposite, ScaleBy
 from advisor.core.ops.vision_ops import (
     LayerScale,
     Pad,
@@ -67,7 +67,7 @@ OP_TYPES: dict[str, type[Op]] = kind_registry(
      SiLU, Sigmoid, Tanh, Hardswish, Hardsigmoid, Softmax, Dropout, MaxPool, AvgPool, AdaptiveAvgPool,
      Flatten, Reshape, Permute, Slice, Add, Mul, Concat, ChannelShuffle, ClassToken, AddParameter,
      Embedding, Attention, Rotary, LSTM, GRU, CrossEntropy, GELUTanhComposite, LayerScale, StochasticDepth,
-     Pad, Roll, WindowPartition, WindowMerge, WindowAttention, PatchMerge, MoEExperts)
+     Pad, Roll, WindowPartition, WindowMerge, WindowAttention, PatchMerge, MoEExperts, ScaleBy)
 )
 
 __all__ = [

@@ -5,6 +5,10 @@ Memory is modelled for the fused kernels PyTorch's SDPA dispatches to on CUDA (F
 precision, memory-efficient attention for fp32): backward keeps q, k, v, the kernel's output and a
 per-row log-sum-exp in fp32, never the seq x seq score matrix. kernel="math" models the unfused path
 (softmax probabilities and, with dropout, their mask and dropped copy are kept).
+kernel="eager" models transformers' eager_attention_forward, the path of models without SDPA support
+(Gemma 2 for its logit soft-capping, gpt-oss for its sinks): with P = heads x seq_q x seq_k, half-precision
+scores are scaled (and soft-capped: divide, tanh, multiply), the fp32 mask added (an fp32 result), softmax
+taken in fp32 and cast back to half for the AV matmul.
 The output here is the (seq, heads*head_dim) contiguous copy the output projection reads; the kernel's
 own (heads, seq, head_dim) output is a second tensor kept for backward.
 """
@@ -28,7 +32,9 @@ class Attention(Op):
     kv_heads: int = 0  # 0 = same as heads (multi-head); fewer = grouped-query attention
     causal: bool = False
     dropout: float = 0.0
-    kernel: Literal["fused", "math"] = "fused"
+    kernel: Literal["fused", "math", "eager"] = "fused"
+    softcap: bool = False  # eager only: tanh soft-capping of the scores (Gemma 2's attn_logit_softcapping)
+    scores_held: bool = False  # eager only: BloomAttention's locals keep the half scores and their fp32 sum
     sinks: bool = False  # gpt-oss: one learned logit per head joins every softmax (a parameter per head)
     v_head_dim: int = 0  # 0 = the q/k head dim; DeepSeek MLA: values narrower than queries and keys
     shared_rope_dim: int = 0  # MLA: k is heads x nope dims plus one rotary key of this width shared by all heads
@@ -90,12 +96,31 @@ class Attention(Op):
         if self.kernel == "fused":
             return (kernel_output, SavedTensor("log-sum-exp", self.heads * seq_q, "float32"))
         probs = self.heads * seq_q * seq_k
+        if self.kernel == "eager":  # softmax keeps its fp32 result, the AV matmul the half copy, tanh its result
+            eager = [SavedTensor("fp32 softmax", probs, "float32"), SavedTensor("half probabilities", probs, "act")]
+            return tuple(eager + [SavedTensor("soft-capped scores", probs, "act")] * self.softcap)
         saved = [kernel_output, SavedTensor("softmax probabilities", probs, "act")]
         if training and self.dropout > 0:
             saved += [SavedTensor("dropout mask", probs, "bool"), SavedTensor("dropped probabilities", probs, "act")]
         return tuple(saved)
 
+    def forward_workspace(self, inputs: Sequence[TensorSpec], output: TensorSpec, saving: bool) -> int:
+        """Eager, in half elements: the half scores beside their fp32 masked sum (3P) while the saved tensors
+        are kept; without saving, the fp32 masked scores beside the fp32 softmax (4P), plus the keys and
+        values repeat_kv copies out for grouped-query attention."""
+        if self.kernel != "eager":
+            return 0
+        probs = self.heads * inputs[0].shape[0] * inputs[-1].shape[0]
+        if saving:
+            return 3 * probs
+        if self.scores_held:  # scores (1P) and masked sum (2P) stay beside the fp32 softmax and its half copy
+            return 6 * probs
+        repeated = 2 * inputs[0].shape[0] * self.heads * self.head_dim(inputs) if self._kv_heads < self.heads else 0
+        return 4 * probs + repeated
+
     def backward_workspace(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
+        if self.kernel == "eager":  # the fp32 gradients of the softmax's input and output
+            return 4 * self.heads * inputs[0].shape[0] * inputs[-1].shape[0]
         if self.kernel == "math":
             return 2 * self.heads * inputs[0].shape[0] * inputs[-1].shape[0]  # grad of scores and probs
         return 0

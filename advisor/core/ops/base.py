@@ -38,6 +38,7 @@ class Op:
     saves_inputs: ClassVar[tuple[int, ...]] = ()  # inputs autograd keeps for backward
     saves_output: ClassVar[bool] = False  # e.g. relu, sigmoid and softmax differentiate through their result
     is_view: ClassVar[bool] = False  # output shares the input's storage (flatten, reshape, slicing)
+    casts_weight: ClassVar[bool] = True  # under autocast a "lower" op computes with a half copy of its weights
     grad_passthrough: ClassVar[bool] = False  # backward hands the output's gradient on, no new buffer (add)
 
     def output_spec(self, inputs: Sequence[TensorSpec], layer: str) -> TensorSpec:
@@ -59,6 +60,11 @@ class Op:
 
     def backward_workspace(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
         """Elements (per sample, in the op's dtype) of a gradient buffer that lives only inside backward."""
+        return 0
+
+    def forward_workspace(self, inputs: Sequence[TensorSpec], output: TensorSpec, saving: bool) -> int:
+        """Elements (per sample, in the op's dtype) live for a moment inside the forward of a composite op
+        beyond its output and what it saves (saving: autograd keeps its tensors; else they are transient)."""
         return 0
 
     def param_count(self, inputs: Sequence[TensorSpec]) -> int:

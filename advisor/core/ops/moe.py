@@ -1,7 +1,18 @@
 """The routed experts of a mixture-of-experts MLP (Mixtral, Qwen-MoE, DeepSeek, OLMoE, gpt-oss): every
 expert's weights are stored, each token computes with experts_per_token of them. The router is a separate
 Linear; this op takes the hidden states and the router's logits and returns the weighted sum of the chosen
-experts' outputs."""
+experts' outputs.
+
+Memory follows transformers' default experts implementation, grouped_mm_experts_forward
+(transformers/integrations/moe.py, chosen by PreTrainedModel when no experts_implementation is asked for).
+With S = tokens x experts_per_token routed rows it sorts the rows by expert, gathers the hidden states
+(S, hidden), runs one grouped GEMM up (S, 2 x intermediate) and, after the gate, one down (S, hidden),
+scales by the routing weights (fp32), un-permutes the rows and sums the k rows of each token. The GEMMs
+run in the autocast dtype with one expert's matrix cast at a time, as the simulator's grouped-GEMM
+stand-in does (advisor/importers/simulate/semantics.py), so the stacked expert weights get no cached
+copy: casts_weight = False. (transformers notes grouped_mm is not autocast-enabled and casts the rows
+to the weights' dtype; which precision CUDA really uses here is not yet measured.)
+"""
 
 from __future__ import annotations
 
@@ -18,7 +29,7 @@ from advisor.core.ops.base import AmpPolicy, Op, SavedTensor, positive
 class MoEExperts(Op):
     kind: ClassVar[str] = "moe_experts"
     amp: ClassVar[AmpPolicy] = "lower"
-    saves_inputs: ClassVar[tuple[int, ...]] = (0,)
+    casts_weight: ClassVar[bool] = False  # see the module docstring
     experts: int = 8
     experts_per_token: int = 2
     intermediate: int = 1
@@ -55,12 +66,42 @@ class MoEExperts(Op):
         tokens = output.numel // output.shape[-1]
         return tokens * self.experts_per_token * (6 * self.intermediate + 2 * output.shape[-1])
 
+    def _rows(self, output: TensorSpec) -> tuple[int, int, int]:
+        """Tokens, routed rows (tokens x experts_per_token) and hidden width, per sample."""
+        tokens = output.numel // output.shape[-1]
+        return tokens, tokens * self.experts_per_token, output.shape[-1]
+
     def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[
             SavedTensor, ...]:
-        """Per chosen expert: the gathered input rows, the gate/up outputs and their product, as the eager
-        loop over experts (MixtralSparseMoeBlock) keeps them for backward."""
-        tokens = output.numel // output.shape[-1]
-        routed = tokens * self.experts_per_token
-        return (SavedTensor("routed inputs", routed * output.shape[-1], "act"),
-                SavedTensor("expert activations", routed * self.intermediate * self._projections, "act"),
-                SavedTensor("routing indices", routed, "int64"))
+        """What autograd keeps of grouped_mm_experts_forward: the gathered rows (the up GEMM's input), the
+        up GEMM's output (the gate's and up's views of it), act(gate) and the product (the down GEMM's input)
+        or the activation alone for a plain MLP, the down output (the routing-weight multiply's input), the
+        routing weights, and the gather/permutation indices; on the router side the fp32 softmax."""
+        tokens, routed, hidden = self._rows(output)
+        inner = routed * self.intermediate
+        expert = (inner * (4 if self.gated else 2))  # gated: gate_up (2I), act(gate), product; else up, act
+        return (SavedTensor("gathered rows", routed * hidden, "act"),
+                SavedTensor("expert activations", expert, "act"),
+                SavedTensor("expert outputs", routed * hidden, "act"),
+                SavedTensor("router probabilities", tokens * self.experts, "float32"),
+                SavedTensor("routing weights", routed, "float32"),
+                SavedTensor("routing indices", 3 * routed + tokens * self.experts_per_token, "int64"))
+
+    def forward_workspace(self, inputs: Sequence[TensorSpec], output: TensorSpec, saving: bool) -> int:
+        """In half-precision elements per routed row, beyond the output and the saved tensors. The fp32
+        gathered rows (2 x hidden) stay referenced by a local to the function's end. Then the down GEMM's
+        input is copied to fp32 and back (6 x intermediate with the product), and at the end the fp32
+        scaled rows and their un-permuted copy (4 x hidden) are live at once. Inference saves nothing, so
+        its worst moment also holds the up output, the gate's tensors and the casts (3 x hidden +
+        4 x intermediate)."""
+        tokens, routed, hidden = self._rows(output)
+        inner = self.intermediate
+        if saving:
+            return max(0, routed * max(2 * hidden + 3 * inner, 6 * hidden) - tokens * hidden)
+        return max(0, routed * max(3 * hidden + 4 * inner, 6 * hidden) - tokens * hidden)
+
+    def backward_workspace(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
+        """Gradients inside the experts' backward: the scaled and un-permuted rows' (2 x S x hidden), or
+        through the gate the product's, act's, up's and gate's (4 x S x intermediate; 2 for a plain MLP)."""
+        _, routed, hidden = self._rows(output)
+        return routed * max(2 * hidden, (4 if self.gated else 2) * self.intermediate)

@@ -57,3 +57,18 @@ class GELUTanhComposite(Op):
         # live next to the input's gradient buffer: four buffers of the input's size. The output gradient is
         # already freed by then, but the simulator keeps it for the whole node, so three are added here.
         return 3 * output.numel
+
+
+@dataclass(frozen=True)
+class ScaleBy(Op):
+    """`x * constant` or `x / constant` with a Python number (Granite's `logits / logits_scaling`, Cohere's
+    `logits * logit_scale`): a new tensor in x's dtype. mul/div by a wrapped scalar keep only the scalar for
+    backward (tools/autograd/derivatives.yaml), so nothing of the size of x is saved."""
+
+    kind: ClassVar[str] = "scale_by"
+
+    def output_spec(self, inputs: Sequence[TensorSpec], layer: str) -> TensorSpec:
+        return single_input(inputs, layer)
+
+    def other_flops(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
+        return output.numel

@@ -1,0 +1,109 @@
+"""What the analytic graph follows of the real transformers step, each checked against the arithmetic of
+what PyTorch allocates (the simulated path agrees with these on the tiny corpus, benchmarks/hf_corpus.py)."""
+
+from dataclasses import replace
+
+from advisor.core.estimate import estimate
+from advisor.core.graph import GraphBuilder, TensorSpec
+from advisor.core.llm.decoder import DecoderSpec
+from advisor.core.llm.graph import decoder_graph
+from advisor.core.ops import Attention, Input, Linear
+from advisor.core.ops.moe import MoEExperts
+from advisor.core.tracker import rounded
+from advisor.core.workload import Workload
+
+SPEC = DecoderSpec("tiny", "llama", hidden=64, layers=2, heads=4, kv_heads=2, head_dim=16, intermediate=128,
+                   vocab=1000)
+
+
+def test_inference_under_autocast_keeps_every_cached_weight_cast() -> None:
+    b = GraphBuilder("two linears")
+    x = b.add(Input((1000,)), [], "x")
+    x = b.add(Linear(1000), [x], "first")
+    b.add(Linear(1000), [x], "second")
+    m = estimate(b.build(), Workload("infer", 1, "amp_bf16")).memory
+    # autocast's cache holds both half copies (1000*1000 + 1000 parameters, 2 bytes each) to the end
+    assert m.peak_layer == "second"
+    assert m.at_peak.temporaries >= 2 * rounded(2 * 1001000)
+
+
+def test_granite_and_cohere_scale_a_second_copy_of_the_logits() -> None:
+    plain, scaled = (estimate(decoder_graph(s, 128), Workload("infer", 4, "amp_bf16")).memory
+                     for s in (SPEC, replace(SPEC, logits_scaled=True)))
+    logits = rounded(4 * 128 * 1000 * 2)  # batch x seq x vocab, bf16
+    assert scaled.peak_layer == "logits_scale"
+    assert scaled.at_peak.activations >= 2 * logits
+    assert scaled.peak_bytes > plain.peak_bytes
+
+
+def test_grouped_gemm_experts_workspace_follows_the_routed_rows() -> None:
+    op = MoEExperts(experts=4, experts_per_token=2, intermediate=128)
+    hidden, logits = TensorSpec((128, 64), "float"), TensorSpec((128, 4), "float")
+    out = op.output_spec([hidden, logits], "experts")
+    # 128 tokens x 2 experts = 256 routed rows; the output (128 x 64) is counted apart
+    assert op.forward_workspace([hidden, logits], out, saving=False) == 256 * (3 * 64 + 4 * 128) - 128 * 64
+    assert op.forward_workspace([hidden, logits], out, saving=True) == 256 * (2 * 64 + 3 * 128) - 128 * 64
+    saved = {t.what: t.numel for t in op.extra_saved([hidden, logits], out, True)}
+    assert saved["expert activations"] == 256 * 4 * 128  # gate_up (2 x 128), act(gate), the product
+    assert saved["gathered rows"] == saved["expert outputs"] == 256 * 64
+
+
+def test_eager_attention_keeps_the_fp32_softmax_and_its_half_copy() -> None:
+    op = Attention(heads=4, kv_heads=2, causal=True, kernel="eager", softcap=True)
+    q, kv = TensorSpec((128, 64), "float"), TensorSpec((128, 32), "float")
+    out = op.output_spec([q, kv, kv], "sdpa")
+    probs = 4 * 128 * 128  # heads x seq_q x seq_k
+    saved = {t.what: (t.numel, t.dtype) for t in op.extra_saved([q, kv, kv], out, True)}
+    assert saved == {"fp32 softmax": (probs, "float32"), "half probabilities": (probs, "act"),
+                     "soft-capped scores": (probs, "act")}
+    assert op.forward_workspace([q, kv, kv], out, saving=True) == 3 * probs
+    # inference: 4P plus repeat_kv's copies of k and v at all 4 heads (2 x 128 x 4 x 16)
+    assert op.forward_workspace([q, kv, kv], out, saving=False) == 4 * probs + 2 * 128 * 4 * 16
+    assert Attention(heads=4).forward_workspace([q, q, q], out, saving=False) == 0  # fused kernels: none
+
+
+def test_the_base_model_keeps_its_input_embeddings_until_the_lm_head() -> None:
+    graph = decoder_graph(SPEC, 128)
+    infer = Workload("infer", 4, "amp_bf16")
+    pinned, plain = ({p.layer: p.total_bytes for p in estimate(g, infer).timeline}
+                     for g in (graph, replace(graph, decoder=None)))
+    embeds = rounded(4 * 128 * 64 * 4)  # batch x seq x hidden, fp32 (the embedding table's dtype)
+    assert pinned["layers.1.add_mlp"] - plain["layers.1.add_mlp"] == embeds
+    assert pinned["lm_head"] == plain["lm_head"]  # released when the base model returns
+
+
+def test_eager_attention_masks_one_per_attention_kind() -> None:
+    eager = replace(SPEC, eager_attention=True)
+    assert eager.eager_mask_elements(128) == 128 * 128  # every layer full attention: one mask
+    mixed = replace(eager, sliding_window=64, sliding_layers=(True, False))
+    assert mixed.eager_mask_elements(128) == 2 * 128 * 128  # full and sliding
+    assert SPEC.eager_mask_elements(128) == 0  # SDPA's causal kernels take no mask tensor
+
+
+def test_bloom_locals_keep_the_scores_and_their_masked_sum() -> None:
+    op = Attention(heads=8, kernel="eager", scores_held=True)
+    q = TensorSpec((128, 64), "float")
+    out = op.output_spec([q, q, q], "sdpa")
+    probs = 8 * 128 * 128
+    # half scores (1P) + fp32 masked sum (2P) + fp32 softmax (2P) + half probabilities (1P), in half elements
+    assert op.forward_workspace([q, q, q], out, saving=False) == 6 * probs
+    assert op.forward_workspace([q, q, q], out, saving=True) == 3 * probs
+
+
+def test_gelu_new_is_the_python_composite() -> None:
+    from advisor.core.llm.families_gpt import gelu_kind
+
+    assert [gelu_kind(n) for n in ("gelu_new", "gelu_pytorch_tanh", "gelu")] == ["gelu_new", "gelu_tanh", "gelu"]
+    kinds = {n.op.kind for n in decoder_graph(replace(SPEC, gated_mlp=False, activation="gelu_new"), 8).nodes}
+    assert "gelu_tanh_composite" in kinds
+
+
+def test_falcon_linears_do_not_hold_their_casts_in_inference() -> None:
+    falcon = replace(SPEC, model_type="falcon")
+    graph = decoder_graph(falcon, 128)
+    assert all(n.op.weight_view for n in graph.nodes if isinstance(n.op, Linear) and n.block)
+    infer = Workload("infer", 4, "amp_bf16")
+    held, transient = (estimate(g, infer).memory.at_peak.temporaries for g in (decoder_graph(SPEC, 128), graph))
+    # the llama-style graph keeps 2 layers x (q 64x64, k 64x32, v 64x32, o 64x64, 3 x 64x128) half copies
+    per_layer = rounded(2 * 64 * 64) * 2 + rounded(2 * 64 * 32) * 2 + rounded(2 * 64 * 128) * 3
+    assert held - transient == 2 * per_layer
