@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from typing import Protocol
 
 from advisor.core.allocator import required_budget_bytes, training_loop_events
 from advisor.core.curve import MemoryCurve, memory_curve
@@ -34,9 +35,19 @@ CONV_KINDS = frozenset({"conv", "conv_transpose", "Conv1d", "Conv2d", "Conv3d", 
                         "ConvTranspose2d", "ConvTranspose3d"})
 
 
-def conv_workspace_margin_bytes(layers: Iterable[tuple[str, int]]) -> int:
-    """(kind, output bytes at the batch) of each layer -> the workspace margin of the largest convolution."""
-    return max((nbytes for kind, nbytes in layers if kind in CONV_KINDS), default=0)
+class SizedLayer(Protocol):
+    """What the margin needs of a layer row (core.estimate.LayerRow, analytic or simulated)."""
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def output_bytes(self) -> int: ...  # at the estimate's batch
+
+
+def conv_workspace_margin_bytes(layers: Iterable[SizedLayer]) -> int:
+    """The workspace margin of the largest convolution: its output over the batch."""
+    return max((layer.output_bytes for layer in layers if layer.kind in CONV_KINDS), default=0)
 
 
 def required_bytes(replayed_bytes: int, peak_bytes: int, conv_margin_bytes: int) -> int:
@@ -49,10 +60,6 @@ def required_for_peak(peak_bytes: int, estimated_peak_bytes: int, estimated_requ
     """The budget of a variant of an estimated step whose peak moved (model state sharded off the card, an
     accumulated micro-step, an 8-bit optimizer): the estimate's overhead over its peak carries over."""
     return peak_bytes + max(estimated_required_bytes - estimated_peak_bytes, 0)
-
-
-def conv_margin_per_sample(layers: Iterable[tuple[str, int]], batch: int) -> float:
-    return conv_workspace_margin_bytes(layers) / batch
 
 
 def replayed_required_bytes(step_events: Sequence[tuple[Key, int]]) -> int:
@@ -84,7 +91,10 @@ def required_curve(graph: Graph, workload: Workload, peak_curve: MemoryCurve,
     return required_from_peaks(peak_curve, probes, conv_margin_per_sample)
 
 
-def analytic_curves(graph: Graph, workload: Workload, conv_margin_per_sample: float) -> tuple[MemoryCurve, MemoryCurve]:
-    """The peak curve and the required curve of an analytic graph."""
+def analytic_curves(graph: Graph, workload: Workload,
+                    layers: Iterable[SizedLayer]) -> tuple[MemoryCurve, MemoryCurve]:
+    """The peak curve and the required curve of an analytic graph; `layers` are the rows of its estimate at
+    the workload's batch (their largest convolution sets the workspace margin, per sample)."""
     peaks = memory_curve(graph, workload)
-    return peaks, required_curve(graph, workload, peaks, conv_margin_per_sample)
+    per_sample = conv_workspace_margin_bytes(layers) / workload.batch
+    return peaks, required_curve(graph, workload, peaks, per_sample)

@@ -95,7 +95,7 @@ def estimate(graph: Graph, workload: Workload) -> Estimate:
     rows = layer_rows(graph, workload, profile.kept_bytes, 2 if workload.precision != "fp32" else 4)
     reserved = max(peak_reserved_bytes(profile.events), profile.peak_bytes)
     required = required_bytes(replayed_required_bytes(profile.events), profile.peak_bytes,
-                              conv_workspace_margin_bytes((r.kind, r.output_bytes) for r in rows))
+                              conv_workspace_margin_bytes(rows))
     memory = MemoryEstimate(
         profile.peak_bytes, reserved, required,
         device_total_bytes(reserved), profile.at_peak, profile.peak_phase, profile.peak_layer,

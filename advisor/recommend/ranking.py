@@ -9,7 +9,7 @@ from typing import Literal
 
 from advisor.catalog.records import CardRecord, PriceRecord, missing_figures
 from advisor.catalog.software import software_path
-from advisor.core.budget import analytic_curves, conv_margin_per_sample
+from advisor.core.budget import analytic_curves
 from advisor.core.curve import MemoryCurve
 from advisor.core.estimate import Estimate, estimate
 from advisor.core.graph import Graph
@@ -96,8 +96,7 @@ def prepare(graph: Graph, workload: Workload) -> Job:
     if result.generation is not None:
         line, required = generation_curves(result)
         return Job(result, line, step_work(result, tokens), required)
-    margin = conv_margin_per_sample(((r.kind, r.output_bytes) for r in result.layers), workload.batch)
-    peaks, required = analytic_curves(graph, workload, margin)
+    peaks, required = analytic_curves(graph, workload, result.layers)
     return Job(result, peaks, step_work(result, tokens), required)
 
 

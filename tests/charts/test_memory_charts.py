@@ -91,7 +91,7 @@ def test_timeline_marks_the_estimate_peak(resnet: Estimate) -> None:
 
 def test_batch_curve_puts_card_lines_at_usable_memory() -> None:
     graph = zoo.build("resnet18")
-    curve, required = analytic_curves(graph, Workload(batch=16), 0.0)
+    curve, required = analytic_curves(graph, Workload(batch=16), ())
     cards = [CardLine("RTX 4090", 22 * 2**30), CardLine("T4", 14 * 2**30)]
     figure = batch_curve_figure(curve, required, 16, cards)
     png(figure)
@@ -109,7 +109,7 @@ def test_batch_curve_puts_card_lines_at_usable_memory() -> None:
 
 def test_labels_go_through_the_text_function(resnet: Estimate) -> None:
     style = ChartStyle(text=lambda s: {"Batch size": "批大小"}.get(s, s), fonts=("Noto Sans CJK SC", "DejaVu Sans"))
-    curve, required = analytic_curves(zoo.build("resnet18"), replace(resnet.workload), 0.0)
+    curve, required = analytic_curves(zoo.build("resnet18"), replace(resnet.workload), ())
     figure = batch_curve_figure(curve, required, 16, style=style)
     png(figure)
     assert figure.axes[0].get_xlabel() == "批大小"
@@ -133,7 +133,7 @@ def test_card_labels_on_memory_vs_batch_do_not_overlap(resnet: Estimate) -> None
 
     # in height order: 10 stays, 10.2 -> 10 + 2 = 12, 10.5 -> 12 + 2 = 14, 30 stays
     assert spread([10.0, 10.5, 30.0, 10.2], 2.0) == [10.0, 14.0, 30.0, 12.0]
-    curve, required = analytic_curves(zoo.build("resnet18"), Workload(batch=16), 0.0)
+    curve, required = analytic_curves(zoo.build("resnet18"), Workload(batch=16), ())
     gib = 2**30
     cards = [CardLine("A 24 GB", 23 * gib), CardLine("B 24 GB", int(23.2 * gib)), CardLine("C 80 GB", 79 * gib)]
     figure = batch_curve_figure(curve, required, 16, cards)

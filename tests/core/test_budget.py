@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
 from advisor.core import zoo
@@ -83,7 +85,9 @@ def test_required_bytes_adds_the_margins() -> None:
     assert REPLAY_UNCERTAINTY == 0.01
     assert required_bytes(1000 * MIB, 900 * MIB, 64 * MIB) == 1064 * MIB + 9_437_184
     assert required_bytes(800 * MIB, 900 * MIB, 0) == 900 * MIB + 9_437_184  # never below the peak
-    assert conv_workspace_margin_bytes([("linear", 10), ("conv", 7), ("Conv2d", 9), ("relu", 99)]) == 9
+    rows = [SimpleNamespace(kind=kind, output_bytes=n) for kind, n in
+            (("linear", 10), ("conv", 7), ("Conv2d", 9), ("relu", 99))]
+    assert conv_workspace_margin_bytes(rows) == 9  # the largest convolution output, whatever the other layers
 
 
 def test_required_curve_adds_affine_fragmentation() -> None:
@@ -108,7 +112,7 @@ def test_an_estimate_needs_more_than_its_peak_and_a_conv_net_keeps_a_workspace_m
 def test_the_curves_add_the_loss_head_themselves_when_training() -> None:
     graph, train = zoo.build("seed:cnn"), Workload(batch=8)
     assert graph.nodes[-1].op.kind != "cross_entropy"  # the zoo graph has no loss
-    assert analytic_curves(graph, train, 0.0) == analytic_curves(with_loss_head(graph), train, 0.0)
+    assert analytic_curves(graph, train, ()) == analytic_curves(with_loss_head(graph), train, ())
     infer = Workload(batch=8, mode="infer")  # inference runs no loss, so a head given to it stays and costs bytes
     assert memory_curve(graph, infer).peak_bytes(8) < memory_curve(with_loss_head(graph), infer).peak_bytes(8)
     # the estimate's own peak sits on the curve it is drawn with (both step the same headed graph)

@@ -4,9 +4,11 @@ one line which field is wrong (the caller adds the file name)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from advisor.core.errors import SpecError
+
+T = TypeVar("T")
 
 MAX_DIMENSION = 1 << 24  # no real model has a hidden size, vocabulary or layer count this large
 
@@ -35,19 +37,18 @@ class ConfigReader:
         return None if value is None else self.integer(key, default)
 
     def flag(self, key: str, default: bool) -> bool:
-        value = self.cfg.get(key, default)
-        if value is None:
-            return default
-        if not isinstance(value, bool):
-            raise SpecError(f"{key} must be true or false, got {str(value)[:40]}")
-        return value
+        return self._typed(key, default, bool, "true or false")
 
     def text(self, key: str, default: str) -> str:
+        return self._typed(key, default, str, "a string")
+
+    def _typed(self, key: str, default: T, kind: type[T], what: str) -> T:
+        """The value of `key` when it has the type `kind`; the default where the config omits it or says null."""
         value = self.cfg.get(key, default)
         if value is None:
             return default
-        if not isinstance(value, str):
-            raise SpecError(f"{key} must be a string, got {str(value)[:40]}")
+        if not isinstance(value, kind):
+            raise SpecError(f"{key} must be {what}, got {str(value)[:40]}")
         return value
 
     def int_list(self, key: str) -> tuple[int, ...]:

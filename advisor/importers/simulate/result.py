@@ -36,7 +36,7 @@ def _memory(run: StepRun, workload: Workload, rows: tuple[LayerRow, ...]) -> Mem
         fixed = peak.bytes - peak.totals["activations"] - peak.totals["inputs"]
     return MemoryEstimate(
         peak_bytes, reserved, required_bytes(required_budget_bytes(run.tracker.events), peak_bytes,
-                                             conv_workspace_margin_bytes((r.kind, r.output_bytes) for r in rows)),
+                                             conv_workspace_margin_bytes(rows)),
         device_total_bytes(reserved),
         CategoryBytes(**peak.totals), peak.phase, peak.layer, fixed, (peak_bytes - fixed) / workload.batch)
 

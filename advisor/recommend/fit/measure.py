@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from advisor.catalog.records import CardRecord
-from advisor.core.budget import analytic_curves, conv_margin_per_sample, required_for_peak
+from advisor.core.budget import analytic_curves, required_for_peak
 from advisor.core.curve import MemoryCurve
 from advisor.core.estimate import Estimate, estimate
 from advisor.core.graph import Graph
@@ -143,8 +143,7 @@ class Measurer:
         if v.workload.generating:
             return generation_curves(result)[1]
         graph = self.graph(v)
-        margin = conv_margin_per_sample(((r.kind, r.output_bytes) for r in result.layers), v.workload.batch)
-        return analytic_curves(graph, v.workload, margin)[1]
+        return analytic_curves(graph, v.workload, result.layers)[1]
 
     def _measure(self, v: Variant) -> Measured:
         graph, w = self.graph(v), v.workload
