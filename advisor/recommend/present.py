@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from advisor.core.units import format_bytes
@@ -13,15 +14,22 @@ _HEADER = ("#", "Card", "N", "Plan", "SW", "Fits", "Needs/card", "Usable/card", 
 _JOB_HEADER = ("Job h", "Job USD", "Break-even h")
 
 
-def price_text(r: Recommendation) -> str:
-    """"1,499", "700 used (old)", "9.96/h"; "no price: set one" when the catalog has none."""
+def _as_is(text: str) -> str:
+    return text
+
+
+def price_text(r: Recommendation, t: Callable[[str], str] = _as_is) -> str:
+    """"1,499", "700 used (old)", "9.96/h"; "no price: set one" when the catalog has none. The command line,
+    the app's table and the PDF's table all print this cell; `t` translates its words (the app's tr, the
+    report's language)."""
     if r.price_usd is None:
-        return "no price: set one"
+        return t("no price: set one")
     if r.price_kind == "rent_hour":
-        text = f"{r.price_usd:,.2f}/h"
+        text = t("{price}/h").format(price=f"{r.price_usd:,.2f}")
     else:
-        text = f"{r.price_usd:,.0f}" + (f" {r.price_condition}" if r.price_condition not in (None, "new") else "")
-    return text + (" (old)" if r.price_old else "")
+        condition = r.price_condition
+        text = f"{r.price_usd:,.0f}" + (" " + t(condition) if condition not in (None, "new") else "")
+    return text + (" " + t("(old)") if r.price_old else "")
 
 
 def _hours(value: float | None) -> str:

@@ -9,6 +9,7 @@ from advisor.core.budget import REPLAY_UNCERTAINTY
 from advisor.core.overheads import DEFAULT_OVERHEAD
 from advisor.core.units import format_bytes
 from advisor.recommend.devices import DRIVER_RESERVED_FRACTION, PROCESS_OVERHEAD_BYTES, local_need_bytes
+from advisor.recommend.present import price_text as cell_price_text
 from advisor.recommend.ranking import Recommendation
 from advisor.report.content import CardSource, Report, sharded_plans
 from advisor.report.markup import Text, bullets, esc, figure, grid, heading, lines, paragraph
@@ -21,11 +22,14 @@ def _ratio(value: float | None) -> str:
     return f"{value:.3g}" if value else "n/a"
 
 
+def _price_cell(r: Recommendation, t: Text) -> str:
+    """The command line's and the app's price cell ("700 used (old)", "9.96/h"), with the price's date below."""
+    text = cell_price_text(r, t)
+    return lines(text, r.price_date.isoformat()) if r.price_usd is not None and r.price_date else text
+
+
 def _row(rank: int, r: Recommendation, t: Text) -> list[str]:
-    rent = r.price_kind == "rent_hour"
-    amount = price_text(r.price_usd, None, t, r.price_kind) if rent else f"{r.price_usd or 0:,.0f} USD"
-    price = t("n/a") if r.price_usd is None else lines(
-        amount, f"{t(r.price_condition or 'new')}, {r.price_date or ''}".rstrip(", "))
+    price = _price_cell(r, t)
     return [str(rank), lines(r.card, f"{r.count} x {plan_label(r.plan, t)}"), t("yes") if r.fits else t("no"),
             lines(format_bytes(r.required_bytes), t("of {usable}").format(usable=format_bytes(r.usable_bytes))),
             str(r.max_batch), f"{r.step_time_s * 1e3:,.1f}", f"{r.throughput:,.0f}", price,
@@ -58,7 +62,7 @@ def recommendations(report: Report, t: Text) -> str:
                 + paragraph(t("No card of the catalog matches the filters.")))
     unit = t(rows[0].throughput_unit)
     headers = ["#", t("Card"), t("Fits"), t("Needs/card"), t("Max batch"), t("Step ms"),
-               lines(t("Throughput"), unit, small=2), t("Price"), t("Perf/$"), t("Perf/W")]
+               lines(t("Throughput"), unit, small=2), t("Price USD"), t("Perf/$"), t("Perf/W")]
     table = grid(headers, [_row(i + 1, r, t) for i, r in enumerate(rows)], numeric=(0, 3, 4, 5, 6, 8, 9),
                  muted=[i for i, r in enumerate(rows) if not r.fits], widths=(4, 22, 6, 11, 7, 8, 12, 14, 8, 8))
     legend = t("Needs/card: the step's required memory at this batch (its peak plus what the allocator cannot "

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout
 
 from advisor.catalog.software import SOFTWARE_PATHS
 from advisor.recommend.money import BASES, MoneyOptions
+from advisor.recommend.present import price_text
 from advisor.recommend.ranking import Recommendation
 from advisor.recommend.service import CardFilter
 from advisor.ui.controls import combo
@@ -19,13 +20,7 @@ from advisor.ui.i18n import tr
 
 
 def price_cell(r: Recommendation) -> str:
-    if r.price_usd is None:
-        return tr("no price: set one")
-    if r.price_kind == "rent_hour":
-        text = tr("{price}/h").format(price=f"{r.price_usd:,.2f}")
-    else:
-        text = f"{r.price_usd:,.0f}" + (" " + tr(r.price_condition) if r.price_condition not in (None, "new") else "")
-    return text + (" " + tr("(old)") if r.price_old else "")
+    return price_text(r, tr)  # the command line's and the PDF's cell, in the user's language
 
 
 def money_lines(r: Recommendation) -> list[str]:
