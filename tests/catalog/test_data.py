@@ -20,7 +20,7 @@ NAMED_IN_ISSUE = ["GeForce GTX 980 Ti", "GeForce GTX Titan X", "Titan X (Pascal)
     "GeForce RTX 5090", "Arc B580"]  # fmt: skip
 # The cards issue 13 asks for (the buying answer): each needs a row before it can have a price.
 NAMED_IN_PRICE_ISSUE = ["H20", "L20", "B300", "GB200", "B100", "H800 SXM5", "A800 SXM4 80GB",
-    "Instinct MI350X", "Instinct MI355X", "Gaudi 3", "GeForce RTX 5050", "GeForce RTX 3050 6GB",
+    "Instinct MI350X", "Instinct MI355X", "Gaudi 2", "Gaudi 3", "GeForce RTX 5050", "GeForce RTX 3050 6GB",
     "GeForce RTX 3060 8GB", "RTX PRO 6000 Blackwell Max-Q Workstation Edition",
     "RTX PRO 6000 Blackwell Server Edition", "RTX PRO 5000 Blackwell", "RTX PRO 4500 Blackwell",
     "RTX PRO 4000 Blackwell", "RTX PRO 2000 Blackwell", "Radeon RX 9060 XT 8GB", "Radeon RX 9070 GRE", "A10G",
@@ -104,6 +104,7 @@ def test_geforce_runs_fp32_accumulate_at_half_rate(bundled: BundledData) -> None
     ("H20", 96, 4000, 148, 400),
     ("A16", 64, 800, 71.8, 250),                 # 4 GPUs x 17.95 TFLOPS (35.9 sparse / 2)
     ("Gaudi 3", 128, 3670, None, 900),           # BF16 1835, no FP16 matrix figure published
+    ("Gaudi 2", 96, 2460, None, 600),            # Hot Chips 2024 generations table; 6 HBM2e stacks x 1024 bit
 ])  # fmt: skip
 def test_datacenter_and_classic_figures(bundled: BundledData, name: str, memory_gib: int, bandwidth: float,
                                         fp16: float | None, tdp: int) -> None:  # fmt: skip
@@ -135,3 +136,13 @@ def test_arc_battlemage_figures_use_the_boost_clock(bundled: BundledData) -> Non
     assert (arc["Arc B580"].int8_tops, arc["Arc B570"].int8_tops) == (233, 203)
     for name in ("Arc B580", "Arc B570"):
         assert arc[name].fp16_tflops == pytest.approx((arc[name].int8_tops or 0) / 2, abs=0.3), name
+
+
+def test_gaudi_2_vector_fp32_follows_gaudi_3_per_tpc_and_clock(bundled: BundledData) -> None:
+    """Intel publishes no Gaudi 2 FP32 figure. Its TPCs are the same 64-lane SIMD cores (TPC User Guide) and its
+    MMEs the same engines: Gaudi 3's 8 MMEs give 1835 BF16 TFLOPS, Gaudi 2's 2 give 432, so Gaudi 3 clocks
+    1835 / (4 x 432) = 1.062x higher. Gaudi 2 FP32 = 14.35 x 24 / 64 TPCs / 1.062 = 5.07 TFLOPS."""
+    cards = {c.name: c for c in bundled.cards}
+    g2, g3 = cards["Gaudi 2"], cards["Gaudi 3"]
+    clock_ratio = (g3.bf16_tflops or 0) / (4 * (g2.bf16_tflops or 1))  # 1835 / 1728 = 1.062
+    assert g2.fp32_tflops == pytest.approx(g3.fp32_tflops * 24 / 64 / clock_ratio, abs=0.01)
