@@ -108,11 +108,12 @@ def _required(w: Job, batch: int, cost: PlanCost) -> int:
     return w.required.peak_bytes(batch) - cost.saved_bytes
 
 
-def _reasons(fits: bool, required: int, dev: Device, cost: PlanCost, batch: int) -> tuple[Reason, ...]:
+def _reasons(fits: bool, required: int, dev: Device, cost: PlanCost, batch: int,
+             software: str) -> tuple[Reason, ...]:
     found = [reason(ReasonCode.FITS if fits else ReasonCode.DOES_NOT_FIT, required_bytes=required, batch=batch,
                     memory_bytes=dev.memory_bytes, usable_bytes=dev.usable_bytes)]
-    if dev.vendor != "NVIDIA":
-        found.append(reason(ReasonCode.NOT_CUDA))
+    if software != "CUDA":
+        found.append(reason(ReasonCode.NOT_CUDA, software=software))
     if cost.plan == "data_parallel":
         found.append(reason(ReasonCode.DATA_PARALLEL))
     elif cost.plan.startswith("zero"):
@@ -139,9 +140,10 @@ def _entry(w: Job, card: CardRecord, dev: Device, single_step: float, cost: Plan
     total_price = price.amount * cost.count if price else None
     power_w = dev.tdp_w * card.devices * cost.count
     facts = money_facts(price, rent, cost.count, throughput, power_w, w.work.tokens_per_sample, money)
+    software = software_path(card.vendor, card.architecture)
     return Recommendation(
         card=card.name, count=cost.count, plan=cost.plan, fits=fits,
-        reasons=_reasons(fits, required, dev, cost, batch), required_bytes=required,
+        reasons=_reasons(fits, required, dev, cost, batch, software), required_bytes=required,
         usable_bytes=dev.usable_bytes, max_batch=max_batch, step_time_s=step, throughput=throughput,
         throughput_unit="tokens/s" if w.work.tokens_per_sample > 1 or speed else "samples/s",
         price_usd=total_price, price_date=price.date if price else None,
@@ -151,7 +153,7 @@ def _entry(w: Job, card: CardRecord, dev: Device, single_step: float, cost: Plan
         prefill_tokens_per_s=speed.prefill_tokens_per_s * cost.replicas if speed else None,
         decode_tokens_per_s=throughput if speed else None,
         price_kind=price.kind if price else None, price_source=price.source if price else None,
-        software=software_path(card.vendor, card.architecture), power_w=power_w, **facts._asdict())
+        software=software, power_w=power_w, **facts._asdict())
 
 
 def _incomplete(w: Job, card: CardRecord, missing: tuple[str, ...]) -> Recommendation:

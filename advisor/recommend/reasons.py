@@ -45,7 +45,7 @@ _NEEDS = "needs {required_bytes} per card at batch {batch}; {memory_bytes} card 
 TEMPLATES: dict[ReasonCode, str] = {
     ReasonCode.FITS: "fits: " + _NEEDS,
     ReasonCode.DOES_NOT_FIT: "does not fit: " + _NEEDS,
-    ReasonCode.NOT_CUDA: "memory modelled on CUDA's allocator (PyTorch runs this card through ROCm or XPU)",
+    ReasonCode.NOT_CUDA: "memory modelled on CUDA's allocator (PyTorch runs this card through {software})",
     ReasonCode.DATA_PARALLEL: "data parallel: each card holds the whole model, memory does not pool",
     ReasonCode.ZERO: "{stage} shards model state over {count} cards ({link})",
     ReasonCode.TENSOR_PARALLEL: "tensor parallel over {count} cards ({link}): each holds 1/{count} of the weights "

@@ -126,3 +126,20 @@ def test_a_recommendation_is_built_by_keyword_only() -> None:
     assert all(f.kw_only for f in dataclasses.fields(Recommendation))
     with pytest.raises(TypeError):
         Recommendation("RTX 4090", 1, "single")  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(("name", "software"), [("Gaudi 3", "Gaudi"), ("Instinct MI300X", "ROCm"),
+                                                ("Arc B580", "XPU")])
+def test_a_card_off_cuda_says_which_software_path_runs_it(catalog: Catalog, name: str, software: str) -> None:
+    with catalog.read() as s:
+        card = find_card(s, name)
+    entry = rank(job_needing(1.0), [card], {}, Options(counts=(1,)))[0]
+    assert entry.software == software
+    assert dict(entry.reasons[1].values) == {"software": software}
+    assert f"PyTorch runs this card through {software})" in reasons_text(entry.reasons)
+
+
+def test_an_nvidia_card_gets_no_software_note(catalog: Catalog) -> None:
+    cards, _ = classic_cards(catalog)
+    entry = rank(job_needing(1.0), cards[:1], {}, Options(counts=(1,)))[0]
+    assert entry.software == "CUDA" and ReasonCode.NOT_CUDA not in [r.code for r in entry.reasons]

@@ -470,8 +470,8 @@ MESSAGES: dict[str, str] = {
     "after the CUDA context":
         "放不下：批大小 {batch} 时每张卡需要 {required_bytes}；"
         "{memory_bytes} 的卡扣除 CUDA 上下文后可用 {usable_bytes}",
-    "memory modelled on CUDA's allocator (PyTorch runs this card through ROCm or XPU)":
-        "显存按 CUDA 分配器建模（PyTorch 通过 ROCm 或 XPU 运行这块卡）",
+    "memory modelled on CUDA's allocator (PyTorch runs this card through {software})":
+        "显存按 CUDA 分配器建模（PyTorch 通过 {software} 运行这块卡）",
     "data parallel: each card holds the whole model, memory does not pool":
         "数据并行：每张卡都保存整个模型，显存不会合并",
     "{stage} shards model state over {count} cards ({link})": "{stage} 把模型状态分片到 {count} 张卡上（{link}）",
