@@ -12,7 +12,8 @@ pytest.importorskip("torch")
 from advisor.core.errors import SpecError
 from advisor.core.workload import Workload
 from advisor.core.zoo.seed import mlp
-from advisor.estimating import estimate_spec, prepare_spec
+from advisor.importers.spec_estimate import estimate_spec
+from advisor.recommend.prepare import prepare_spec
 
 MODEL = '''
 import torch
