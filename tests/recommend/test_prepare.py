@@ -29,7 +29,8 @@ def test_an_estimator_without_curves_is_probed_and_its_curves_run_through_the_pr
     # through the probe at 64 (the upper envelope: never below it; above only where the probes are not
     # exactly convex, by the replay's 512-byte rounding)
     assert 0 <= probed.curve.peak_bytes(64) - at_64.peak_bytes <= at_64.peak_bytes // 10**5
-    assert 0 <= probed.required.peak_bytes(64) - at_64.required_bytes <= at_64.required_bytes // 10**5
+    # required bytes are found by bisection to 0.2% of the peak (core/allocator.py), so the points wobble
+    assert 0 <= probed.required.peak_bytes(64) - at_64.required_bytes <= at_64.peak_bytes * 0.002
     # the closed form is the replay's lines plus allocator slack: within 1% of the probed curve at batch 512
     assert abs(probed.curve.peak_bytes(512) / closed.curve.peak_bytes(512) - 1) < 0.01
     assert probed.work.tokens_per_sample == closed.work.tokens_per_sample == 1
