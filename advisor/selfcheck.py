@@ -100,7 +100,7 @@ def check_catalog(path: Path) -> str:
 
 def check_estimate() -> str:
     from advisor.core.workload import Workload
-    from advisor.estimating import estimate_spec
+    from advisor.importers.spec_estimate import estimate_spec
 
     result = estimate_spec(MODEL, Workload(mode="train", batch=32, precision="fp32", optimizer="adam"),
                            method="analytic")  # fmt: skip

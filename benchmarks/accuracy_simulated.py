@@ -24,7 +24,7 @@ from _shared import MEASUREMENTS  # noqa: E402
 
 from advisor.core.overheads import DEFAULT_OVERHEAD  # noqa: E402
 from advisor.core.workload import Workload  # noqa: E402
-from advisor.estimating import simulator  # noqa: E402
+from advisor.importers.spec_estimate import simulator  # noqa: E402
 
 MODELS = HERE / "models"
 

@@ -33,7 +33,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "importers")]
 from model_files import GPT2_TINY_CONFIG, gpt2_tiny_tensors, onnx_mlp_bytes, safetensors_bytes  # noqa: E402
 
 from advisor.core.errors import SpecError  # noqa: E402
-from advisor.specs import load_graph  # noqa: E402
+from advisor.importers.spec_graph import load_graph  # noqa: E402
 
 KINDS = ("safetensors", "onnx", "pth", "pt2", "pt")
 MALICIOUS_SHARE = 0.1  # of the files of an importer that has code paths (pth, pt2, pt)

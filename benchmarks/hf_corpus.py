@@ -18,7 +18,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from advisor.core.workload import Workload  # noqa: E402
-from advisor.estimating import estimate_spec  # noqa: E402
+from advisor.importers.spec_estimate import estimate_spec  # noqa: E402
 from tests.importers.hf_corpus import FAMILIES, write_config  # noqa: E402
 
 

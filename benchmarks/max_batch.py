@@ -51,7 +51,7 @@ def analytic(model: str) -> Estimator:
 def simulated(model: str) -> Estimator:
     from accuracy_simulated import model_file
 
-    from advisor.estimating import simulator
+    from advisor.importers.spec_estimate import simulator
 
     return simulator(str(model_file(model)))  # the loader and simulation `advisor estimate FILE.py` runs
 

@@ -17,7 +17,8 @@ from advisor.catalog import PriceRecord, list_cards, open_catalog
 from advisor.core import zoo
 from advisor.core.workload import Workload
 from advisor.recommend.money import MoneyOptions
-from advisor.recommend.ranking import Options, prepare, rank
+from advisor.recommend.prepare import prepare_graph
+from advisor.recommend.ranking import RankingOptions, rank
 
 
 def main() -> int:
@@ -33,11 +34,11 @@ def main() -> int:
     rents: dict[str, PriceRecord | None] = {
         c.name: PriceRecord(c.name, 1.0 + i / 100, "USD", day, "new", "bench", False, "rent_hour", "cloud_on_demand")
         for i, c in enumerate(cards)}  # fmt: skip
-    options = Options(counts=(1, 2, 4, 8), money=MoneyOptions(samples=1e6, today=day))
+    options = RankingOptions(counts=(1, 2, 4, 8), money=MoneyOptions(samples=1e6, today=day))
     for name, seq in (("resnet50", None), ("gpt2", 1024)):
         workload = Workload("train", 32 if seq is None else 8, "fp32", "adam")
         start = time.perf_counter()
-        job = prepare(zoo.build(name, seq), workload)
+        job = prepare_graph(zoo.build(name, seq), workload)
         prepared = time.perf_counter() - start
         times, cpu = [], []
         for _ in range(5):

@@ -41,7 +41,7 @@ def simulated_speed() -> None:
 
     import torch
 
-    from advisor.estimating import simulator
+    from advisor.importers.spec_estimate import simulator
 
     models = Path(__file__).resolve().parent / "models"
     for file, batch, real_batch, target in (("tv_resnet50.py", 32, 32, 2.0), ("hf_gpt2_1024.py", 8, 1, 8.0)):

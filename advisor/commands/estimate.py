@@ -20,7 +20,7 @@ from advisor.core.workload import (
     WeightFormat,
     Workload,
 )
-from advisor.estimating import METHODS, estimate_spec
+from advisor.importers.spec_estimate import METHODS, estimate_spec
 
 
 def positive_int(text: str) -> int:

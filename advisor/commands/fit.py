@@ -11,11 +11,11 @@ from advisor.catalog.records import CardRecord
 from advisor.commands.estimate import add_workload_options, workload_from
 from advisor.core.errors import AdvisorError, SpecError
 from advisor.core.graph import Graph
-from advisor.estimating import simulatable, simulator
+from advisor.importers.spec_estimate import choose_method, simulator
+from advisor.importers.spec_graph import load_graph
 from advisor.recommend.fit.measure import Subject, target
 from advisor.recommend.fit.present import render_text, to_json
 from advisor.recommend.fit.search import make_it_fit
-from advisor.specs import load_graph
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -44,13 +44,10 @@ def subject_for(spec: str, args: argparse.Namespace) -> Subject:
     graph = load_graph(spec, args.seq_len, trust_pickle=trust)
     tokens = graph.tokens_per_sample
     seq_len = tokens if tokens > 1 else None
-    simulate = None
-    if args.method != "analytic" and simulatable(spec):
-        simulate = simulator(spec, args.seq_len, trust)
-    elif args.method == "simulated":
-        raise SpecError(f"{spec}: only PyTorch modules (FILE.py, torchvision:, timm:, hf:) can be simulated; "
-                        "use --method analytic")
-    return Subject(graph, workload_from(args), seq_len, _rebuild(spec, trust) if seq_len else None, simulate)
+    workload = workload_from(args)
+    simulated = choose_method(spec, args.method, workload) == "simulated"
+    simulate = simulator(spec, args.seq_len, trust) if simulated else None
+    return Subject(graph, workload, seq_len, _rebuild(spec, trust) if seq_len else None, simulate)
 
 
 def _rebuild(spec: str, trust: bool) -> Callable[[int], Graph]:

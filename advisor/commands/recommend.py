@@ -15,9 +15,9 @@ from advisor.commands import types
 from advisor.commands.estimate import add_workload_options, workload_from
 from advisor.commands.money_options import add_money_options, money_options
 from advisor.core.errors import SpecError
-from advisor.estimating import prepare_spec
+from advisor.recommend.prepare import RankingInput, prepare_spec
 from advisor.recommend.present import render_table, to_json
-from advisor.recommend.ranking import OBJECTIVES, Job, Options
+from advisor.recommend.ranking import OBJECTIVES, RankingOptions
 from advisor.recommend.service import CardFilter, recommend
 
 T = TypeVar("T")
@@ -37,17 +37,17 @@ def add_ranking_options(parser: argparse.ArgumentParser, top: int = 25) -> None:
     parser.add_argument("--catalog", metavar="PATH", default=None, help="catalog database to use")
 
 
-def ranking_request(args: argparse.Namespace) -> tuple[CardFilter, Options]:
+def ranking_request(args: argparse.Namespace) -> tuple[CardFilter, RankingOptions]:
     if not args.spec:
         raise SpecError("a model SPEC is required (e.g. zoo:resnet50)")
     cards = CardFilter(args.vendor, args.segment,
                        int(args.min_memory * 2**30) if args.min_memory else None, args.used,
                        args.price_basis, args.software)  # fmt: skip
-    return cards, Options(args.objective, args.budget, args.max_gpus, money=money_options(args, cards.basis))
+    return cards, RankingOptions(args.objective, args.budget, args.max_gpus, money=money_options(args, cards.basis))
 
 
 def ranked(args: argparse.Namespace, command: str,
-           rank: Callable[[Session, Job, CardFilter, Options], T]) -> tuple[Job, T]:
+           rank: Callable[[Session, RankingInput, CardFilter, RankingOptions], T]) -> tuple[RankingInput, T]:
     """What `recommend` and `report` share: the job from the SPEC, then `rank` on the catalog's cards (the
     catalog's own messages, e.g. a repaired file, go to stderr)."""
     cards, options = ranking_request(args)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 from advisor.core.tracker import Key
 
@@ -177,23 +178,32 @@ def peak_reserved_bytes(events: Iterable[tuple[Key, int]]) -> int:
     return model.peak_reserved
 
 
-def replay_peaks(events: Iterable[tuple[Key, int]], measure_from: int = 0) -> tuple[int, int]:
+@dataclass(frozen=True)
+class FreeReplay:
+    """An event sequence replayed once without a limit."""
+
+    reserved_bytes: int  # the most the allocator reserved
+    allocated_bytes: int  # the most it counted as allocated over the whole sequence
+    measured_allocated_bytes: int  # the same from event `measure_from` on
+
+
+def free_replay(events: Iterable[tuple[Key, int]], measure_from: int = 0) -> FreeReplay:
     """Replays a complete event sequence once (model load, warm-up and measured steps, as a simulator
-    records them). Returns the most the allocator reserved, and the most it counted as allocated from event
-    `measure_from` on: a block handed out whole because the remainder was too small to split counts in
-    full, as in torch.cuda.max_memory_allocated()."""
+    records them). Allocated bytes count a block handed out whole, because the remainder was too small to
+    split, in full, as torch.cuda.max_memory_allocated() does."""
     model = CachingAllocatorModel()
-    peak_allocated = 0
+    peak_allocated = measured = 0
     for index, (key, size) in enumerate(events):
         if size > 0 and key not in model.blocks:
             model.malloc(key, size)
+            peak_allocated = max(peak_allocated, model.allocated)
             if index >= measure_from:
-                peak_allocated = max(peak_allocated, model.allocated)
+                measured = max(measured, model.allocated)
         elif size < 0 and key in model.blocks:
             model.release(key)
         if index == measure_from:
-            peak_allocated = max(peak_allocated, model.allocated)
-    return model.peak_reserved, peak_allocated
+            measured = max(measured, model.allocated)
+    return FreeReplay(model.peak_reserved, peak_allocated, measured)
 
 
 def _replay(model: CachingAllocatorModel, events: Iterable[tuple[Key, int]]) -> None:
@@ -213,21 +223,16 @@ def runs_within(events: Sequence[tuple[Key, int]], budget_bytes: int) -> bool:
     return True
 
 
-def required_budget_bytes(events: Sequence[tuple[Key, int]], tolerance: float = 0.002) -> int:
+def required_budget_bytes(events: Sequence[tuple[Key, int]], free: FreeReplay | None = None,
+                          tolerance: float = 0.002) -> int:
     """The smallest allocator budget in which the sequence runs, found to within `tolerance` (rounded up,
     so never below the edge): between the peak in use (no budget can be smaller) and what the allocator
     reserves without a limit (with it the limit is never reached). Running within a budget is monotone in the
-    budget in practice, so a bisection finds the edge in about log2(range / (tolerance x peak)) replays."""
-    free_run = CachingAllocatorModel()
-    peak_in_use = 0
-    for key, size in events:
-        if size > 0 and key not in free_run.blocks:
-            free_run.malloc(key, size)
-            peak_in_use = max(peak_in_use, free_run.allocated)
-        elif size < 0 and key in free_run.blocks:
-            free_run.release(key)
-    step = max(int(peak_in_use * tolerance), ROUND_LARGE)
-    low, high = peak_in_use - 1, free_run.peak_reserved  # fails below the peak in use; runs at high
+    budget in practice, so a bisection finds the edge in about log2(range / (tolerance x peak)) replays.
+    `free`: the sequence's free_replay, where the caller has it already (it is not replayed again)."""
+    free = free or free_replay(events)
+    step = max(int(free.allocated_bytes * tolerance), ROUND_LARGE)
+    low, high = free.allocated_bytes - 1, free.reserved_bytes  # fails below the peak in use; runs at high
     while high - low > step:
         middle = (low + high) // 2
         if runs_within(events, middle):

@@ -45,6 +45,29 @@ class MemoryEstimate:
     per_sample_bytes: float  # the rest, per sample: peak = fixed + batch x per_sample at this batch
 
 
+OPTIMIZER_PHASE = "optimizer step"  # the peak's phase when the optimizer's step sets it (analytic and simulated)
+
+
+def memory_estimate(*, peak_bytes: int, at_peak: CategoryBytes, peak_phase: str, peak_layer: str, batch: int,
+                    replayed_reserved_bytes: int, replayed_required_bytes: int, conv_margin_bytes: int = 0,
+                    fixed_temporaries_bytes: int = 0) -> MemoryEstimate:
+    """The memory figures of one estimate, whichever way it was made (DESIGN.md, Memory vocabulary).
+
+    reserved_bytes is the allocator replay's reservation, never below the peak; required_bytes adds the
+    margins of core/budget.py to the replay under a limit; device_total_bytes adds the context overhead.
+    fixed_bytes is the model state at the peak (weights, gradients, optimizer_state: none of them depends on
+    the batch) plus the temporaries that do not: all of them when the optimizer's step sets the peak (it
+    works on parameter-sized tensors only), else `fixed_temporaries_bytes`, those the estimator can tell apart
+    (the analytic replay knows its cached half-precision weight copies and gradient casts; a simulation and
+    generation name none). Activations, inputs and the KV cache grow with the batch."""
+    temporaries = at_peak.temporaries if peak_phase == OPTIMIZER_PHASE else fixed_temporaries_bytes
+    fixed = at_peak.weights + at_peak.gradients + at_peak.optimizer_state + temporaries
+    reserved = max(replayed_reserved_bytes, peak_bytes)
+    return MemoryEstimate(
+        peak_bytes, reserved, required_bytes(replayed_required_bytes, peak_bytes, conv_margin_bytes),
+        device_total_bytes(reserved), at_peak, peak_phase, peak_layer, fixed, (peak_bytes - fixed) / batch)
+
+
 EstimateMethod = Literal["analytic", "simulated"]  # layer formulas, or the meta-device PyTorch step
 
 
@@ -93,13 +116,13 @@ def estimate(graph: Graph, workload: Workload) -> Estimate:
     graph = step_graph(graph, workload)
     profile = replay_step(graph, workload)
     rows = layer_rows(graph, workload, profile.kept_bytes, 2 if workload.precision != "fp32" else 4)
-    reserved = max(peak_reserved_bytes(profile.events), profile.peak_bytes)
-    required = required_bytes(replayed_required_bytes(profile.events), profile.peak_bytes,
-                              conv_workspace_margin_bytes(rows))
-    memory = MemoryEstimate(
-        profile.peak_bytes, reserved, required,
-        device_total_bytes(reserved), profile.at_peak, profile.peak_phase, profile.peak_layer,
-        profile.fixed_bytes, (profile.peak_bytes - profile.fixed_bytes) / workload.batch)
+    at, events = profile.at_peak, profile.events
+    memory = memory_estimate(
+        peak_bytes=profile.peak_bytes, at_peak=at, peak_phase=profile.peak_phase, peak_layer=profile.peak_layer,
+        batch=workload.batch, replayed_reserved_bytes=peak_reserved_bytes(events),
+        replayed_required_bytes=replayed_required_bytes(events), conv_margin_bytes=conv_workspace_margin_bytes(rows),
+        # the replay counts every batch-independent allocation (core/tracker.py FIXED_KINDS) in fixed_bytes
+        fixed_temporaries_bytes=profile.fixed_bytes - at.weights - at.gradients - at.optimizer_state)
     forward_flops = sum(r.forward_flops for r in rows)
     return Estimate(
         model=graph.name, workload=workload, method="analytic", param_count=sum(r.param_count for r in rows),

@@ -6,7 +6,7 @@ memory model can show "total = model part + batch x per-sample part" and where t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
@@ -69,10 +69,8 @@ class Graph:
 
     @property
     def tokens_per_sample(self) -> int:
-        """Token ids in (an int64 first input) -> one token per position, so speeds read in tokens/s;
-        anything else is one sample."""
         first = self.nodes[0].output
-        return first.shape[0] if first.dtype == "int64" and first.shape else 1
+        return tokens_per_sample([(first.dtype, first.shape)])
 
     def blocks(self) -> list[tuple[str, list[int]]]:
         """Named runs of consecutive nodes (the units gradient checkpointing recomputes)."""
@@ -144,3 +142,10 @@ class GraphBuilder:
         if not self._nodes:
             raise SpecError(f"{self.name}: the network has no layers")
         return Graph(self.name, tuple(self._nodes), self.task, self.decoder)
+
+
+def tokens_per_sample(inputs: Iterable[tuple[str, tuple[int, ...]]]) -> int:
+    """Token ids in (the first int64 input, per-sample shape (positions, ...)) -> one token per position,
+    so speeds read in tokens/s; anything else is one sample. `inputs`: (dtype name, per-sample shape) of the
+    model's inputs in order, from a layer graph or from the tensors a PyTorch module is called with."""
+    return next((shape[0] for dtype, shape in inputs if dtype == "int64" and shape), 1)

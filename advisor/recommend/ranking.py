@@ -9,30 +9,26 @@ from typing import Literal
 
 from advisor.catalog.records import CardRecord, PriceRecord, missing_figures
 from advisor.catalog.software import software_path
-from advisor.core.budget import analytic_curves
-from advisor.core.curve import MemoryCurve
-from advisor.core.estimate import Estimate, estimate
-from advisor.core.graph import Graph
-from advisor.core.workload import Workload
+from advisor.core.estimate import Estimate
 from advisor.recommend.devices import Device, device
 from advisor.recommend.money import MoneyOptions, money_facts, ordered, within_budget
 from advisor.recommend.plans import Plan, PlanCost, plan_cost, plans_for
+from advisor.recommend.prepare import RankingInput
 from advisor.recommend.reasons import Reason, ReasonCode, reason
 from advisor.recommend.serving import (
     entry_speed,
     generation_cost,
-    generation_curves,
     generation_memory,
     note_split,
     serving_reasons,
 )
-from advisor.recommend.timing import StepWork, step_seconds, step_work
+from advisor.recommend.timing import step_seconds
 
 OBJECTIVES = ("perf_per_dollar", "cheapest", "fastest")
 
 
 @dataclass(frozen=True)
-class Options:
+class RankingOptions:
     objective: str = "perf_per_dollar"
     budget_usd: float | None = None
     max_gpus: int = 8
@@ -78,34 +74,12 @@ class Recommendation:
     break_even_hours: float | None = None
 
 
-@dataclass(frozen=True)
-class Job:
-    """What ranking needs from the estimate: the result, its peak and required bytes against the batch (the
-    required curve decides fit and the largest batch, core/budget.py), and its card-independent work."""
-
-    estimate: Estimate
-    curve: MemoryCurve
-    work: StepWork
-    required: MemoryCurve
-
-
-def prepare(graph: Graph, workload: Workload) -> Job:
-    """Estimates once; every card is then judged from these three without re-running the model."""
-    tokens = graph.tokens_per_sample
-    result = estimate(graph, workload)
-    if result.generation is not None:
-        line, required = generation_curves(result)
-        return Job(result, line, step_work(result, tokens), required)
-    peaks, required = analytic_curves(graph, workload, result.layers)
-    return Job(result, peaks, step_work(result, tokens), required)
-
-
-def _required(w: Job, batch: int, cost: PlanCost) -> int:
+def _required(given: RankingInput, batch: int, cost: PlanCost) -> int:
     """Per card, less the model state the plan moves off the card. At the estimated batch, the estimate's own
     required bytes (the headline "Required": one figure reads the same everywhere); else the required curve."""
-    if batch == w.estimate.workload.batch:
-        return w.estimate.memory.required_bytes - cost.saved_bytes
-    return w.required.peak_bytes(batch) - cost.saved_bytes
+    if batch == given.estimate.workload.batch:
+        return given.estimate.memory.required_bytes - cost.saved_bytes
+    return given.required.peak_bytes(batch) - cost.saved_bytes
 
 
 def _reasons(fits: bool, required: int, dev: Device, cost: PlanCost, batch: int,
@@ -121,31 +95,31 @@ def _reasons(fits: bool, required: int, dev: Device, cost: PlanCost, batch: int,
     return (*found, *serving_reasons(cost, dev))
 
 
-def _entry(w: Job, card: CardRecord, dev: Device, single_step: float, cost: PlanCost,
+def _entry(given: RankingInput, card: CardRecord, dev: Device, single_step: float, cost: PlanCost,
            price: PriceRecord | None, rent: PriceRecord | None = None,
            money: MoneyOptions = MoneyOptions()) -> Recommendation:  # noqa: B008
-    batch = w.estimate.workload.batch
-    required = _required(w, batch, cost)
-    max_batch = w.required.max_batch(dev.usable_bytes + cost.saved_bytes)
-    if w.estimate.generation is not None:
-        required, max_batch = generation_memory(w.estimate, cost, dev.usable_bytes)
+    batch = given.estimate.workload.batch
+    required = _required(given, batch, cost)
+    max_batch = given.required.max_batch(dev.usable_bytes + cost.saved_bytes)
+    if given.estimate.generation is not None:
+        required, max_batch = generation_memory(given.estimate, cost, dev.usable_bytes)
     fits = required <= dev.usable_bytes
     # the curve through a few batches can differ from the estimate by a rounding: keep the two consistent
     max_batch = max(max_batch, batch) if fits else min(max_batch, batch - 1)
     step = single_step + cost.comm_bytes / (dev.link_gbs * 1e9)
-    throughput = cost.count * batch * w.work.tokens_per_sample / step
-    speed = entry_speed(w.estimate, card, dev, cost)
+    throughput = cost.count * batch * given.work.tokens_per_sample / step
+    speed = entry_speed(given.estimate, card, dev, cost)
     if speed is not None:  # generate mode: a step is one decode step; throughput is generated tokens/s
         step, throughput = speed.decode_step_s, cost.replicas * speed.decode_tokens_per_s
     total_price = price.amount * cost.count if price else None
     power_w = dev.tdp_w * card.devices * cost.count
-    facts = money_facts(price, rent, cost.count, throughput, power_w, w.work.tokens_per_sample, money)
+    facts = money_facts(price, rent, cost.count, throughput, power_w, given.work.tokens_per_sample, money)
     software = software_path(card.vendor, card.architecture)
     return Recommendation(
         card=card.name, count=cost.count, plan=cost.plan, fits=fits,
         reasons=_reasons(fits, required, dev, cost, batch, software), required_bytes=required,
         usable_bytes=dev.usable_bytes, max_batch=max_batch, step_time_s=step, throughput=throughput,
-        throughput_unit="tokens/s" if w.work.tokens_per_sample > 1 or speed else "samples/s",
+        throughput_unit="tokens/s" if given.work.tokens_per_sample > 1 or speed else "samples/s",
         price_usd=total_price, price_date=price.date if price else None,
         price_condition=price.condition if price else None,
         perf_per_dollar=throughput / total_price if total_price else None,
@@ -156,30 +130,30 @@ def _entry(w: Job, card: CardRecord, dev: Device, single_step: float, cost: Plan
         software=software, power_w=power_w, **facts._asdict())
 
 
-def _incomplete(w: Job, card: CardRecord, missing: tuple[str, ...]) -> Recommendation:
+def _incomplete(given: RankingInput, card: CardRecord, missing: tuple[str, ...]) -> Recommendation:
     """A card without a figure ranking divides by: one row that says so, ranked last (plan "incomplete")."""
     return Recommendation(card=card.name or "(no name)", count=1, plan="incomplete", fits=False,
                           reasons=(reason(ReasonCode.INCOMPLETE, missing=", ".join(missing)),),
-                          required_bytes=w.estimate.memory.required_bytes, usable_bytes=0, max_batch=0,
+                          required_bytes=given.estimate.memory.required_bytes, usable_bytes=0, max_batch=0,
                           step_time_s=0.0, throughput=0.0, throughput_unit="samples/s", price_usd=None,
                           price_date=None, price_condition=None, perf_per_dollar=None, perf_per_watt=0.0)
 
 
-def rank(w: Job, cards: Sequence[CardRecord], prices: dict[str, PriceRecord | None],
-         options: Options, rents: dict[str, PriceRecord | None] | None = None) -> list[Recommendation]:
+def rank(given: RankingInput, cards: Sequence[CardRecord], prices: dict[str, PriceRecord | None],
+         options: RankingOptions, rents: dict[str, PriceRecord | None] | None = None) -> list[Recommendation]:
     """`prices`: each card's price under the options' basis; `rents`: its rent per GPU-hour, for the
     break-even of a purchase (money.py)."""
     entries = []
-    workload = w.estimate.workload
+    workload = given.estimate.workload
     for card in cards:  # the time on one card is the same for every plan; plans add communication
         if missing_figures(card):
-            entries.append(_incomplete(w, card, missing_figures(card)))
+            entries.append(_incomplete(given, card, missing_figures(card)))
             continue
         dev = device(card, workload)
-        single = step_seconds(w.work, dev)
+        single = step_seconds(given.work, dev)
         for count in (c for c in options.counts if c <= options.max_gpus):
-            for cost in _costs(w.estimate, count):
-                entry = _entry(w, card, dev, single, cost, prices.get(card.name), (rents or {}).get(card.name),
+            for cost in _costs(given.estimate, count):
+                entry = _entry(given, card, dev, single, cost, prices.get(card.name), (rents or {}).get(card.name),
                                options.money)
                 if within_budget(entry, options.budget_usd):
                     entries.append(entry)

@@ -10,7 +10,8 @@ from advisor.catalog import PriceRecord, list_cards
 from advisor.catalog.repository import all_prices, price_history
 from advisor.catalog.software import software_path
 from advisor.recommend.money import choose_offer, rent_offer
-from advisor.recommend.ranking import Job, Options, Recommendation, rank
+from advisor.recommend.prepare import RankingInput
+from advisor.recommend.ranking import RankingOptions, Recommendation, rank
 
 
 @dataclass(frozen=True)
@@ -33,7 +34,7 @@ def best_price(session: Session, card: str, basis: str | bool) -> PriceRecord | 
     return choose_offer(price_history(session, card), name)
 
 
-def recommend(session: Session, job: Job, cards: CardFilter, options: Options) -> list[Recommendation]:
+def recommend(session: Session, job: RankingInput, cards: CardFilter, options: RankingOptions) -> list[Recommendation]:
     records = list_cards(session, vendor=cards.vendor, segment=cards.segment,
                          min_memory_bytes=cards.min_memory_bytes)
     if cards.software:

@@ -1,6 +1,6 @@
 """The PDF report (File > Export PDF, `advisor report SPEC --out FILE.pdf`).
 
-    ranking = rank_for_report(session, job, CardFilter(), Options(), top=10)   # content.py
+    ranking = rank_for_report(session, job, CardFilter(), RankingOptions(), top=10)   # content.py
     report = build_report(job, ranking, NvmlReader().read(), source="zoo:resnet50")
     path, pages = write_pdf("report.pdf", report, paper="a4", text=tr, fonts=fonts())   # pdf.py
 

@@ -1,6 +1,6 @@
 """What a report says, gathered once: plain records, no layout, no language.
 
-`build_report` takes what the CLI and the app already have (the prepared Job, the catalog session, a
+`build_report` takes what the CLI and the app already have (the prepared RankingInput, the catalog session, a
 telemetry Snapshot) and keeps the ranking, one row per card, with where each listed card's figures and
 price came from. Rendering (pdf.py) only reads this.
 """
@@ -17,8 +17,9 @@ from advisor import __version__
 from advisor.catalog import lookup_card
 from advisor.core.curve import MemoryCurve
 from advisor.core.estimate import Estimate
+from advisor.recommend.prepare import RankingInput
 from advisor.recommend.present import best_per_card
-from advisor.recommend.ranking import Job, Options, Recommendation
+from advisor.recommend.ranking import RankingOptions, Recommendation
 from advisor.recommend.service import CardFilter, best_price, recommend
 from advisor.telemetry.readings import Snapshot
 
@@ -42,7 +43,7 @@ class CardSource:
 class Ranking:
     rows: tuple[Recommendation, ...]  # the best configuration of each card, best first, top N
     configurations: int  # every card x count x plan that was ranked
-    options: Options
+    options: RankingOptions
     cards: CardFilter
     sources: tuple[CardSource, ...]
 
@@ -72,8 +73,8 @@ def _source(session: Session, row: Recommendation, basis: str) -> CardSource:
                       price.source if price else None, price.kind if price else None)
 
 
-def rank_for_report(session: Session, job: Job, cards: CardFilter = CardFilter(),  # noqa: B008
-                    options: Options = Options(), top: int = DEFAULT_TOP) -> Ranking:  # noqa: B008
+def rank_for_report(session: Session, job: RankingInput, cards: CardFilter = CardFilter(),  # noqa: B008
+                    options: RankingOptions = RankingOptions(), top: int = DEFAULT_TOP) -> Ranking:  # noqa: B008
     """Ranks every card of the catalog as `advisor recommend` does and keeps the top `top` cards."""
     entries = recommend(session, job, cards, options)
     rows = tuple(best_per_card(entries)[:top])
@@ -81,7 +82,7 @@ def rank_for_report(session: Session, job: Job, cards: CardFilter = CardFilter()
     return Ranking(rows, len(entries), options, cards, sources)
 
 
-def build_report(job: Job, ranking: Ranking, snapshot: Snapshot | None, source: str = "",
+def build_report(job: RankingInput, ranking: Ranking, snapshot: Snapshot | None, source: str = "",
                  created: datetime | None = None) -> Report:
     """Everything the report prints; `created` defaults to now, in local time (tests pass a fixed one)."""
     return Report(job.estimate, job.curve, job.required, job.work.tokens_per_sample, source, ranking, snapshot,

@@ -22,7 +22,7 @@ from advisor.charts import CardLine, batch_curve_figure, category_figure, layer_
 from advisor.ui.chart_canvas import QtChart, chart_style
 from advisor.ui.i18n import tr
 from advisor.ui.layer_table import LayerTableModel
-from advisor.ui.state import AppState, Result
+from advisor.ui.state import AppState, ShownEstimate
 from advisor.ui.summary import QtSummary, method_line
 from advisor.ui.table_model import SORT_ROLE
 
@@ -116,7 +116,7 @@ class QtBreakdown(QWidget):
         self._drawn.clear()
         self._redraw()
 
-    def _figure_for(self, view: int, result: Result) -> Callable[[], Figure]:
+    def _figure_for(self, view: int, result: ShownEstimate) -> Callable[[], Figure]:
         e = result.estimate
         metric = self.layer_metric.currentData() or "kept_bytes"
         if metric == "kept_bytes" and not e.workload.training:

@@ -16,7 +16,7 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 from advisor.core.errors import AdvisorError
 from advisor.core.graph import Graph, GraphBuilder
 from advisor.core.llm.decoder import DecoderSpec
-from advisor.netfile import make_op, op_fields
+from advisor.importers.netfile import make_op, op_fields
 
 # A loaded language model's decoder description and the rows it describes: generation, quantized weights
 # and adapters need it, and it holds only while the rows are the loaded ones (an edit makes it stale).

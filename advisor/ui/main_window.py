@@ -20,8 +20,8 @@ from PySide6.QtWidgets import (
 )
 
 from advisor.core.graph import Graph
+from advisor.importers.spec_graph import load_graph
 from advisor.recommend.devices import local_need_bytes
-from advisor.specs import load_graph
 from advisor.telemetry.poller import Poller
 from advisor.ui import draft_edits, menus
 from advisor.ui.breakdown import QtBreakdown
@@ -34,12 +34,12 @@ from advisor.ui.model_map import QtModelMap
 from advisor.ui.model_panel import QtModelPanel
 from advisor.ui.recommend_panel import QtRecommendations
 from advisor.ui.settings import save_state
-from advisor.ui.state import AppState, Result
+from advisor.ui.state import AppState, ShownEstimate
 from advisor.ui.verdict import QtVerdict
 from advisor.ui.workers import QtTaskBar, TaskRunner
 
 
-def requirement_label(result: Result) -> str:
+def requirement_label(result: ShownEstimate) -> str:
     w = result.estimate.workload
     return f"{result.estimate.model} {tr(w.mode)} b{w.batch}"
 
@@ -186,7 +186,7 @@ class QtMainWindow(QMainWindow):
         self.state.mark_imported(path)
 
     def save_network(self, path: str) -> None:
-        from advisor.netfile import save_graph
+        from advisor.importers.netfile import save_graph
 
         graph = self.state.draft.result.graph
         if graph is None:

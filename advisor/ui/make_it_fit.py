@@ -30,13 +30,13 @@ from advisor.catalog import find_card
 from advisor.core import zoo
 from advisor.core.graph import Graph
 from advisor.core.units import format_bytes
-from advisor.estimating import simulator
+from advisor.importers.spec_estimate import simulator
 from advisor.recommend.fit.keys import CHANGES, ChangeKey
 from advisor.recommend.fit.measure import Subject, target
 from advisor.recommend.fit.search import FitOption, FitReport, make_it_fit
 from advisor.ui.catalog_service import CatalogService
 from advisor.ui.i18n import tr
-from advisor.ui.state import AppState, Result
+from advisor.ui.state import AppState, ShownEstimate
 from advisor.ui.workers import TaskRunner
 
 
@@ -61,7 +61,7 @@ def speed(slowdown: float) -> str:
     return tr("{value} faster").format(value=f"{-slowdown / (1 + slowdown):.0%}")
 
 
-def fit_subject(result: Result, state: AppState) -> Subject:
+def fit_subject(result: ShownEstimate, state: AppState) -> Subject:
     """The workload on screen as fitting sees it (a zoo sequence model can be rebuilt shorter)."""
     graph, source = result.graph, state.draft.source
     tokens = graph.tokens_per_sample

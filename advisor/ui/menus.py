@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
 
-from advisor.specs import FILE_FORMS
+from advisor.importers.spec_graph import FILE_FORMS
 from advisor.ui.i18n import LANGUAGES, language, tr
 
 if TYPE_CHECKING:

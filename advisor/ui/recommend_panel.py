@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 from advisor.catalog import SEGMENTS, VENDORS
 from advisor.charts import CardLine
 from advisor.recommend.present import best_per_card
-from advisor.recommend.ranking import OBJECTIVES, Options, Recommendation
+from advisor.recommend.ranking import OBJECTIVES, RankingOptions, Recommendation
 from advisor.recommend.service import CardFilter, recommend
 from advisor.ui.catalog_service import CatalogService
 from advisor.ui.column_chooser import add_column_chooser
@@ -141,12 +141,12 @@ class QtRecommendations(QWidget):
         self.filter_row.addLayout(third)
         self.money = MoneyFilters(third, lambda: self._timer.start())
 
-    def request(self) -> tuple[CardFilter, Options]:
+    def request(self) -> tuple[CardFilter, RankingOptions]:
         budget = self.budget.value() or None
         cards = CardFilter(self.vendor.currentData(), self.segment.currentData(), None)
         cards = self.money.card_filter(cards)
-        return cards, Options(self.objective.currentData(), budget, self.max_gpus.currentData(),
-                              money=self.money.options(cards.basis))
+        return cards, RankingOptions(self.objective.currentData(), budget, self.max_gpus.currentData(),
+                                     money=self.money.options(cards.basis))
 
     def refresh(self) -> None:
         catalog, result = self.catalog.catalog, self.state.result

@@ -15,7 +15,7 @@ from PySide6.QtCore import QSettings
 from advisor.core import zoo
 from advisor.core.errors import AdvisorError
 from advisor.core.graph import Graph
-from advisor.netfile import graph_from_json, graph_to_json
+from advisor.importers.netfile import graph_from_json, graph_to_json
 from advisor.ui import draft_edits
 from advisor.ui.state import AppState, WorkloadChoice
 

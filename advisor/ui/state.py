@@ -2,7 +2,7 @@
 
 The analytic estimate is fast (5-30 ms even for Llama-7B), so it runs on the UI thread, debounced, while
 the batch slider moves; file imports and recommendations go to workers (workers.py). A PyTorch file opened
-unchanged is estimated the way the command line does it (advisor/estimating.py: its real training step,
+unchanged is estimated the way the command line does it (advisor/importers/spec_estimate.py: its real training step,
 simulated) on a worker; the analytic figures stand, marked as such, until that arrives, and again as soon
 as the user edits the imported graph (the simulation knows the file, not the edits).
 """
@@ -20,8 +20,8 @@ from advisor.core.errors import AdvisorError
 from advisor.core.estimate import Estimate
 from advisor.core.graph import Graph
 from advisor.core.workload import Workload
-from advisor.estimating import prepare_spec, simulatable
-from advisor.recommend.ranking import Job, prepare
+from advisor.importers.spec_estimate import simulatable
+from advisor.recommend.prepare import RankingInput, prepare_graph, prepare_spec
 from advisor.recommend.rewrites import with_inplace_activations
 from advisor.ui import draft_edits
 from advisor.ui.draft import LayerDraft, NetworkDraft
@@ -66,11 +66,11 @@ class WorkloadChoice:
 
 
 @dataclass(frozen=True)
-class Result:
+class ShownEstimate:
     """One estimate and everything ranking needs (`job`): the breakdown, recommendations, make-it-fit and the
     PDF all read these same numbers. `pending`: a simulation of this workload is still running."""
 
-    job: Job
+    job: RankingInput
     graph: Graph
     pending: bool = False
 
@@ -96,11 +96,11 @@ class AppState(QObject):
         super().__init__(parent)
         self.draft = NetworkDraft(self)
         self.choice = WorkloadChoice()
-        self.result: Result | None = None
+        self.result: ShownEstimate | None = None
         self.error = ""
         self.runner: TaskRunner | None = None  # set by the window; without one, everything is analytic
         self._imported: tuple[str, list[LayerDraft]] | None = None  # a simulatable file, as opened
-        self._simulated: dict[tuple[str, Workload], Job] = {}
+        self._simulated: dict[tuple[str, Workload], RankingInput] = {}
         self._timer = QTimer(self, singleShot=True, interval=DEBOUNCE_MS)
         self._timer.timeout.connect(self.recompute)
         self.draft.changed.connect(self.schedule)
@@ -159,16 +159,16 @@ class AppState(QObject):
         try:
             workload = self.choice.workload()  # a LoRA target typed wrong is one line, like a bad layer
             job = self._simulated.get((spec, workload)) if spec else None
-            job = job or prepare(graph, workload)
+            job = job or prepare_graph(graph, workload)
         except AdvisorError as error:
             self._set_error(str(error))
             return
         pending = spec is not None and job.estimate.method != "simulated" and self.runner is not None
-        self._publish(Result(job, graph, pending))
+        self._publish(ShownEstimate(job, graph, pending))
         if pending and spec is not None:
             self._simulate(spec, workload, graph)
 
-    def _publish(self, result: Result) -> None:
+    def _publish(self, result: ShownEstimate) -> None:
         self.result = result
         self._set_error("")
         self.result_changed.emit()
@@ -178,10 +178,10 @@ class AppState(QObject):
         the workload or the graph changed is kept for later but not shown."""
         assert self.runner is not None
 
-        def done(job: Job) -> None:
+        def done(job: RankingInput) -> None:
             self._simulated[(spec, workload)] = job
             if self.simulated_spec() == spec and self.choice.workload() == workload:
-                self._publish(Result(job, graph))
+                self._publish(ShownEstimate(job, graph))
 
         def failed(error: BaseException) -> None:
             if self.result is not None and self.result.pending:

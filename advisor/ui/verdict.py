@@ -12,7 +12,7 @@ from advisor.recommend.present import best_per_card
 from advisor.recommend.ranking import Recommendation
 from advisor.ui.i18n import tr
 from advisor.ui.recommend_model import per_thousand_usd, plan_name
-from advisor.ui.state import Result
+from advisor.ui.state import ShownEstimate
 
 
 def _choice(r: Recommendation) -> str:
@@ -29,7 +29,7 @@ def _nothing_fits(cards: list[Recommendation]) -> str:
         card=roomiest.card, short=format_bytes(roomiest.required_bytes - roomiest.usable_bytes))
 
 
-def verdict_text(result: Result | None, entries: list[Recommendation] | None) -> str:
+def verdict_text(result: ShownEstimate | None, entries: list[Recommendation] | None) -> str:
     if result is None:
         return tr("No estimate yet: pick or build a model.")
     w, need = result.estimate.workload, format_bytes(result.estimate.memory.required_bytes)
@@ -66,5 +66,5 @@ class QtVerdict(QLabel):
         self.setTextFormat(Qt.TextFormat.RichText)
         self.setStyleSheet("QLabel#verdict { background: #EEF3FA; padding: 4px 8px; }")
 
-    def show_verdict(self, result: Result | None, entries: list[Recommendation] | None) -> None:
+    def show_verdict(self, result: ShownEstimate | None, entries: list[Recommendation] | None) -> None:
         self.setText(verdict_text(result, entries))

@@ -18,7 +18,8 @@ from advisor.catalog.orm import Meta
 from advisor.catalog.price_import import import_prices, read_prices
 from advisor.core import zoo
 from advisor.core.workload import Workload
-from advisor.recommend.ranking import Options, prepare
+from advisor.recommend.prepare import prepare_graph
+from advisor.recommend.ranking import RankingOptions
 from advisor.recommend.service import CardFilter, recommend
 from tests.catalog.test_reliability import _writer
 
@@ -63,9 +64,9 @@ def test_import_prices_and_the_same_ranking(location: str, bundled: BundledData)
                        "a100 pcie 80gb,1.5,USD,2026-05-01,new,rent_hour,cloud_on_demand,a cloud\n", "mine.csv")
     summary = catalog.transact(lambda s: import_prices(s, rows, "mine.csv"))
     assert (summary.added, summary.unchanged) == (2, 0)
-    job = prepare(zoo.build("resnet18"), Workload("train", 64, "fp32", "adam"))
+    job = prepare_graph(zoo.build("resnet18"), Workload("train", 64, "fp32", "adam"))
     with catalog.read() as session:
-        entries = recommend(session, job, CardFilter(vendor="NVIDIA", segment="consumer"), Options(max_gpus=1))
+        entries = recommend(session, job, CardFilter(vendor="NVIDIA", segment="consumer"), RankingOptions(max_gpus=1))
     catalog.close()
     best = next(e for e in entries if e.card == "GeForce RTX 4090")
     assert best.price_usd == 1700.0 and best.price_date == date(2026, 5, 1)

@@ -10,6 +10,7 @@ from advisor.core import zoo
 from advisor.core.allocator import (
     CachingAllocatorModel,
     OutOfBudget,
+    free_replay,
     required_budget_bytes,
     runs_within,
     training_loop_events,
@@ -117,3 +118,15 @@ def test_the_curves_add_the_loss_head_themselves_when_training() -> None:
     assert memory_curve(graph, infer).peak_bytes(8) < memory_curve(with_loss_head(graph), infer).peak_bytes(8)
     # the estimate's own peak sits on the curve it is drawn with (both step the same headed graph)
     assert memory_curve(graph, train).peak_bytes(8) >= estimate(graph, train).memory.peak_bytes
+
+
+def test_one_free_replay_gives_the_reservation_the_measured_peak_and_the_bisections_bounds() -> None:
+    """A 30 MiB load freed before measuring, then a measured 12 + 12 MiB step: two 12 MiB segments (each
+    request >= 10 MiB gets its own, rounded to 2 MiB) beside the 30 MiB one, which stays cached."""
+    events = [alloc("load", 30), free("load", 30), alloc("a", 12), alloc("b", 12), free("a", 12), free("b", 12)]
+    replay = free_replay(events, measure_from=2)
+    assert replay.reserved_bytes == 30 * MIB  # a and b fit in the cached 30 MiB segment: 12 + 12 = 24
+    assert replay.allocated_bytes == 30 * MIB  # the load, before measuring
+    assert replay.measured_allocated_bytes == 24 * MIB  # 12 + 12 from event 2 on
+    assert required_budget_bytes(events, replay) == required_budget_bytes(events)
+

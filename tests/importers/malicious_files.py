@@ -13,21 +13,21 @@ class OverwritesOnLoad(torch.nn.Module):
 
     def __init__(self, victim: str) -> None:
         super().__init__()
-        self.w = torch.nn.Parameter(torch.ones(4, 2))
+        self.weight = torch.nn.Parameter(torch.ones(4, 2))
         self.victim = victim
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return x @ self.w
+        return x @ self.weight
 
     @torch.jit.export
     def __getstate__(self) -> tuple[torch.Tensor, bool, str]:
-        return (self.w, self.training, self.victim)
+        return (self.weight, self.training, self.victim)
 
     @torch.jit.export
     def __setstate__(self, state: tuple[torch.Tensor, bool, str]) -> None:
         mapped = torch.from_file(state[2], shared=True, size=8, dtype=torch.uint8)
         mapped.copy_(torch.full([8], 65, dtype=torch.uint8))
-        self.w = state[0] + mapped[0].to(torch.float32) * 0  # uses the map, so it is not optimised away
+        self.weight = state[0] + mapped[0].to(torch.float32) * 0  # uses the map, so it is not optimised away
         self.training = state[1]
         self.victim = state[2]
 

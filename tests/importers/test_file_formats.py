@@ -23,7 +23,7 @@ from model_files import (
 from advisor.cli import main
 from advisor.core.errors import SpecError
 from advisor.core.zoo.text import GPT2Config, gpt2
-from advisor.specs import load_graph
+from advisor.importers.spec_graph import load_graph
 
 onnx = pytest.importorskip("onnx")
 ROOT = Path(__file__).resolve().parents[2]
@@ -147,7 +147,7 @@ class Block:
             raise ImportError('blocked: ' + name)
 sys.meta_path.insert(0, Block())
 from advisor.core.errors import SpecError
-from advisor.specs import load_graph
+from advisor.importers.spec_graph import load_graph
 print(load_graph('zoo:resnet18').param_count)
 print(load_graph(sys.argv[1]).param_count)
 print(load_graph(sys.argv[2], seq_len=8).param_count)

@@ -9,7 +9,7 @@ import pytest
 from advisor.cli import main
 from advisor.core.estimate import estimate
 from advisor.core.workload import Workload
-from advisor.specs import load_graph
+from advisor.importers.spec_graph import load_graph
 from tests.importers.model_files import safetensors_bytes
 
 MISTRAL = {"model_type": "mistral", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,

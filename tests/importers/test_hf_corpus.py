@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from advisor.core.workload import Workload
-from advisor.estimating import estimate_spec, simulator
+from advisor.importers.spec_estimate import estimate_spec, simulator
 from tests.importers.hf_corpus import FAMILIES, Family, write_config, write_model_file
 
 SEQ_LEN = 16

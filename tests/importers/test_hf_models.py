@@ -12,11 +12,11 @@ import transformers
 from torch.nn import functional as F
 
 from advisor.core.workload import Workload
-from advisor.estimating import estimate_spec
 from advisor.importers.hf_model import head_of
 from advisor.importers.simulate import simulate_estimate
 from advisor.importers.simulate.attention import cuda_sdpa
 from advisor.importers.simulate.step import SimulationError
+from advisor.importers.spec_estimate import estimate_spec
 from advisor.importers.torch_loader import load_module
 
 SMALL = {"num_hidden_layers": 2, "hidden_size": 64, "intermediate_size": 128, "num_attention_heads": 4,

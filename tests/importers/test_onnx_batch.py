@@ -12,7 +12,7 @@ import torch
 import transformers
 
 from advisor.core.workload import Workload
-from advisor.estimating import estimate_spec
+from advisor.importers.spec_estimate import estimate_spec
 
 CONFIG = transformers.BertConfig(num_hidden_layers=2, hidden_size=64, intermediate_size=128, num_attention_heads=4,
                                  vocab_size=1000, max_position_embeddings=512,

@@ -19,8 +19,8 @@ from malicious_files import overwriting_torchscript  # noqa: E402
 from advisor.cli import main  # noqa: E402
 from advisor.core.errors import SpecError  # noqa: E402
 from advisor.importers.code_scan import risky_name, torchscript_problems  # noqa: E402
+from advisor.importers.spec_graph import load_graph  # noqa: E402
 from advisor.importers.torch_loader import load_module  # noqa: E402
-from advisor.specs import load_graph  # noqa: E402
 
 
 class WritesMarker:

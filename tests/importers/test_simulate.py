@@ -14,9 +14,9 @@ from advisor.core import zoo  # noqa: E402
 from advisor.core.errors import SpecError  # noqa: E402
 from advisor.core.estimate import estimate  # noqa: E402
 from advisor.core.workload import Workload  # noqa: E402
-from advisor.estimating import simulator  # noqa: E402
 from advisor.importers.simulate import simulate_estimate  # noqa: E402
 from advisor.importers.simulate.tracking import MemoryTracker  # noqa: E402
+from advisor.importers.spec_estimate import simulator  # noqa: E402
 
 MIB = 1 << 20
 

@@ -15,14 +15,15 @@ from advisor.catalog import Catalog, add_price, open_catalog
 from advisor.core import zoo
 from advisor.core.workload import Workload
 from advisor.recommend.money import MoneyOptions
-from advisor.recommend.ranking import Job, Options, Recommendation, prepare
+from advisor.recommend.prepare import RankingInput, prepare_graph
+from advisor.recommend.ranking import RankingOptions, Recommendation
 from advisor.recommend.service import CardFilter, recommend
 
 
 @pytest.fixture(scope="module")
-def gpt2() -> Job:
+def gpt2() -> RankingInput:
     # The case: GPT-2, sequence 1024, batch 32, fp32, AdamW (about 72 GiB per card).
-    return prepare(zoo.build("gpt2", 1024), Workload("train", 32, "fp32", "adamw"))
+    return prepare_graph(zoo.build("gpt2", 1024), Workload("train", 32, "fp32", "adamw"))
 
 
 @pytest.fixture(scope="module")
@@ -34,13 +35,13 @@ def catalog(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Catalog]:
     opened.close()
 
 
-def ranking(catalog: Catalog, job: Job, cards: CardFilter, options: Options) -> list[Recommendation]:
+def ranking(catalog: Catalog, job: RankingInput, cards: CardFilter, options: RankingOptions) -> list[Recommendation]:
     with catalog.read() as session:
         return recommend(session, job, cards, options)
 
 
-def test_gpt2_perf_per_dollar_ranks_a_priced_fitting_configuration_first(catalog: Catalog, gpt2: Job) -> None:
-    entries = ranking(catalog, gpt2, CardFilter(), Options("perf_per_dollar"))
+def test_gpt2_perf_per_dollar_ranks_a_priced_fitting_configuration_first(catalog: Catalog, gpt2: RankingInput) -> None:
+    entries = ranking(catalog, gpt2, CardFilter(), RankingOptions("perf_per_dollar"))
     assert entries[0].fits and entries[0].price_usd is not None
     fitting = [e for e in entries if e.fits]
     priced = [e.price_usd is not None for e in fitting]
@@ -48,9 +49,9 @@ def test_gpt2_perf_per_dollar_ranks_a_priced_fitting_configuration_first(catalog
     assert any(e.card == "H200 SXM" and e.count == 1 and e.fits for e in fitting)
 
 
-def test_rent_basis_costs_the_job_per_gpu_hour(catalog: Catalog, gpt2: Job) -> None:
+def test_rent_basis_costs_the_job_per_gpu_hour(catalog: Catalog, gpt2: RankingInput) -> None:
     money = MoneyOptions(basis="rent", tokens=1e9)
-    entries = ranking(catalog, gpt2, CardFilter(price_basis="rent"), Options("cheapest", money=money))
+    entries = ranking(catalog, gpt2, CardFilter(price_basis="rent"), RankingOptions("cheapest", money=money))
     rented = [e for e in entries if e.card == "H100 SXM5" and e.price_usd is not None]
     assert rented and all(e.price_kind == "rent_hour" for e in rented)
     for e in rented:
@@ -59,8 +60,8 @@ def test_rent_basis_costs_the_job_per_gpu_hour(catalog: Catalog, gpt2: Job) -> N
         assert e.job_cost_usd == pytest.approx(e.job_hours * 2.99 * e.count)  # type: ignore[operator]
 
 
-def test_software_filter_keeps_one_path(catalog: Catalog, gpt2: Job) -> None:
-    entries = ranking(catalog, gpt2, CardFilter(software="ROCm"), Options(max_gpus=1))
+def test_software_filter_keeps_one_path(catalog: Catalog, gpt2: RankingInput) -> None:
+    entries = ranking(catalog, gpt2, CardFilter(software="ROCm"), RankingOptions(max_gpus=1))
     assert entries and {e.software for e in entries} == {"ROCm"}
     assert all("Instinct" in e.card or "Radeon" in e.card for e in entries)
 

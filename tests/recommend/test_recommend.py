@@ -10,7 +10,8 @@ from advisor.catalog import Catalog, find_card, open_catalog
 from advisor.core import zoo
 from advisor.core.workload import Workload
 from advisor.recommend.devices import usable_bytes
-from advisor.recommend.ranking import Job, Options, Recommendation, prepare, rank
+from advisor.recommend.prepare import RankingInput, prepare_graph
+from advisor.recommend.ranking import RankingOptions, Recommendation, rank
 from advisor.recommend.reasons import ReasonCode, reasons_text
 from advisor.recommend.service import best_price
 
@@ -29,19 +30,19 @@ def classic_cards(catalog: Catalog):  # type: ignore[no-untyped-def]
         return cards, {c.name: best_price(s, c.name, "new") for c in cards}
 
 
-def job_needing(gigabytes: float) -> Job:
+def job_needing(gigabytes: float) -> RankingInput:
     """ResNet-50, fp32, SGD with momentum, at the batch whose requirement is closest to `gigabytes`."""
     base = Workload("train", 1, "fp32", "sgd_momentum")
     graph = zoo.build("resnet50")
-    probe = prepare(graph, base)
+    probe = prepare_graph(graph, base)
     batch = min(range(1, 200), key=lambda b: abs(probe.required.peak_bytes(b) - gigabytes * 1e9))
-    return prepare(graph, replace(base, batch=batch))
+    return prepare_graph(graph, replace(base, batch=batch))
 
 
 def test_classic_case_only_11_and_12_gb_cards_fit_and_the_1080_ti_wins(catalog: Catalog) -> None:
     cards, prices = classic_cards(catalog)
     job = job_needing(9.5)
-    entries = rank(job, cards, prices, Options(counts=(1, 2)))
+    entries = rank(job, cards, prices, RankingOptions(counts=(1, 2)))
     single = {e.card: e for e in entries if e.count == 1}
     assert 9.0e9 < single["GeForce GTX 1080 Ti"].required_bytes < 10.0e9
     fitting = {name for name, e in single.items() if e.fits}
@@ -59,7 +60,7 @@ def test_classic_case_only_11_and_12_gb_cards_fit_and_the_1080_ti_wins(catalog: 
 
 def test_reason_states_the_numbers(catalog: Catalog) -> None:
     cards, prices = classic_cards(catalog)
-    entries = rank(job_needing(9.5), cards, prices, Options(counts=(1,)))
+    entries = rank(job_needing(9.5), cards, prices, RankingOptions(counts=(1,)))
     gtx1070 = next(e for e in entries if e.card == "GeForce GTX 1070")
     assert not gtx1070.fits
     words = reasons_text(gtx1070.reasons)
@@ -74,10 +75,10 @@ def test_reason_states_the_numbers(catalog: Catalog) -> None:
 
 def test_zero3_makes_a_model_fit_that_one_card_cannot(catalog: Catalog) -> None:
     # gpt2-xl, 1,557,611,200 parameters, Adam in fp32: weights + gradients + 2 states = 16 B x 1.56e9 = 24.9 GB
-    job = prepare(zoo.build("gpt2-xl", 128), Workload("train", 1, "fp32", "adam"))
+    job = prepare_graph(zoo.build("gpt2-xl", 128), Workload("train", 1, "fp32", "adam"))
     with catalog.read() as s:
         card = find_card(s, "RTX 4090")
-    entries = rank(job, [card], {}, Options())
+    entries = rank(job, [card], {}, RankingOptions())
     by_config = {(e.count, e.plan): e for e in entries}
     assert not by_config[(1, "single")].fits
     assert not by_config[(8, "data_parallel")].fits  # replicas: every card holds it all
@@ -90,9 +91,9 @@ def test_zero3_makes_a_model_fit_that_one_card_cannot(catalog: Catalog) -> None:
 def test_objectives_and_budget(catalog: Catalog) -> None:
     cards, prices = classic_cards(catalog)
     job = job_needing(5.0)
-    cheapest = next(e for e in rank(job, cards, prices, Options("cheapest", counts=(1,))) if e.fits)
+    cheapest = next(e for e in rank(job, cards, prices, RankingOptions("cheapest", counts=(1,))) if e.fits)
     assert cheapest.card == "GeForce GTX 1060 6GB"  # $249 launch price, 6 GB is enough
-    fastest = rank(job, cards, prices, Options("fastest", budget_usd=700, counts=(1,)))
+    fastest = rank(job, cards, prices, RankingOptions("fastest", budget_usd=700, counts=(1,)))
     assert all(e.price_usd is None or e.price_usd <= 700 for e in fastest)
     assert fastest[0].card == "GeForce GTX 1080 Ti"  # the most FP32 throughput under $700
     speeds = [e.throughput for e in fastest if e.fits]
@@ -102,7 +103,7 @@ def test_objectives_and_budget(catalog: Catalog) -> None:
 def test_more_cards_more_throughput_but_communication_costs(catalog: Catalog) -> None:
     with catalog.read() as s:
         card = find_card(s, "RTX 3090")
-    entries = rank(job_needing(5.0), [card], {}, Options(counts=(1, 2)))
+    entries = rank(job_needing(5.0), [card], {}, RankingOptions(counts=(1, 2)))
     one = next(e for e in entries if e.count == 1)
     two = next(e for e in entries if e.count == 2 and e.plan == "data_parallel")
     assert one.throughput < two.throughput < 2 * one.throughput
@@ -133,7 +134,7 @@ def test_a_recommendation_is_built_by_keyword_only() -> None:
 def test_a_card_off_cuda_says_which_software_path_runs_it(catalog: Catalog, name: str, software: str) -> None:
     with catalog.read() as s:
         card = find_card(s, name)
-    entry = rank(job_needing(1.0), [card], {}, Options(counts=(1,)))[0]
+    entry = rank(job_needing(1.0), [card], {}, RankingOptions(counts=(1,)))[0]
     assert entry.software == software
     assert dict(entry.reasons[1].values) == {"software": software}
     assert f"PyTorch runs this card through {software})" in reasons_text(entry.reasons)
@@ -141,5 +142,5 @@ def test_a_card_off_cuda_says_which_software_path_runs_it(catalog: Catalog, name
 
 def test_an_nvidia_card_gets_no_software_note(catalog: Catalog) -> None:
     cards, _ = classic_cards(catalog)
-    entry = rank(job_needing(1.0), cards[:1], {}, Options(counts=(1,)))[0]
+    entry = rank(job_needing(1.0), cards[:1], {}, RankingOptions(counts=(1,)))[0]
     assert entry.software == "CUDA" and ReasonCode.NOT_CUDA not in [r.code for r in entry.reasons]

@@ -7,8 +7,9 @@ import pytest
 from advisor.catalog import Catalog, find_card, open_catalog
 from advisor.core import zoo
 from advisor.core.workload import Workload
+from advisor.recommend.prepare import RankingInput, prepare_graph
 from advisor.recommend.present import render_table, to_json
-from advisor.recommend.ranking import Job, Options, Recommendation, prepare, rank
+from advisor.recommend.ranking import RankingOptions, Recommendation, rank
 from advisor.recommend.reasons import reasons_text
 
 GIB = 2**30
@@ -19,16 +20,17 @@ def catalog(tmp_path_factory: pytest.TempPathFactory) -> Catalog:
     return open_catalog(Path(tmp_path_factory.mktemp("catalog")) / "catalog.sqlite3")
 
 
-def generate(model: str, weights: str | None = None, batch: int = 1, prompt: int = 512, new: int = 128) -> Job:
+def generate(model: str, weights: str | None = None, batch: int = 1, prompt: int = 512, new: int = 128) -> RankingInput:
     workload = Workload("generate", batch, "bf16", weights=weights, prompt_len=prompt,  # type: ignore[arg-type]
                         new_tokens=new)
-    return prepare(zoo.build(model, prompt + new), workload)
+    return prepare_graph(zoo.build(model, prompt + new), workload)
 
 
-def ranked(catalog: Catalog, job: Job, card: str, counts: tuple[int, ...]) -> dict[tuple[int, str], Recommendation]:
+def ranked(catalog: Catalog, job: RankingInput, card: str,
+           counts: tuple[int, ...]) -> dict[tuple[int, str], Recommendation]:
     with catalog.read() as s:
         record = find_card(s, card)
-    return {(e.count, e.plan): e for e in rank(job, [record], {}, Options(counts=counts))}
+    return {(e.count, e.plan): e for e in rank(job, [record], {}, RankingOptions(counts=counts))}
 
 
 def test_llama_70b_at_4_bit_fits_two_3090s_only_split_and_not_at_16_bit(catalog: Catalog) -> None:
@@ -94,9 +96,9 @@ def test_generation_speed_is_presented_and_absent_outside_generate(catalog: Cata
     assert row["decode_tokens_per_s"] == row["throughput"] and row["prefill_tokens_per_s"] > row["throughput"]
     assert row["throughput_unit"] == "tokens/s" and row["price_usd"] is None and row["perf_per_dollar"] is None
     assert "Prefill tok/s" in render_table(entries, 5)
-    classic = prepare(zoo.build("resnet50"), Workload("train", 8))
+    classic = prepare_graph(zoo.build("resnet50"), Workload("train", 8))
     with catalog.read() as s:
-        plain = rank(classic, [find_card(s, "RTX 4090")], {}, Options(counts=(1,)))
+        plain = rank(classic, [find_card(s, "RTX 4090")], {}, RankingOptions(counts=(1,)))
     assert plain[0].decode_tokens_per_s is None and plain[0].prefill_tokens_per_s is None
     assert "Prefill tok/s" not in render_table(plain, 5)
 

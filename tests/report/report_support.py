@@ -11,8 +11,8 @@ from pathlib import Path
 
 from advisor.catalog import open_catalog
 from advisor.core.workload import Workload
-from advisor.estimating import prepare_spec
-from advisor.recommend.ranking import Options
+from advisor.recommend.prepare import prepare_spec
+from advisor.recommend.ranking import RankingOptions
 from advisor.recommend.service import CardFilter
 from advisor.report import Report, build_report, rank_for_report
 from advisor.telemetry.fake import FakeReader
@@ -22,7 +22,7 @@ WHEN = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
 
 
 def make_report(catalog_path: Path, spec: str = "zoo:gpt2", workload: Workload | None = None,
-                cards: CardFilter = CardFilter(), options: Options = Options(),  # noqa: B008
+                cards: CardFilter = CardFilter(), options: RankingOptions = RankingOptions(),  # noqa: B008
                 gpus: bool = True, seq_len: int | None = 512) -> Report:
     job = prepare_spec(spec, workload or Workload("train", 8, "amp_bf16", "adamw"), seq_len=seq_len)
     catalog = open_catalog(catalog_path)

@@ -7,14 +7,14 @@ from pathlib import Path
 from report_support import make_report, pdf_text, words
 
 from advisor.recommend.money import MoneyOptions
-from advisor.recommend.ranking import Options
+from advisor.recommend.ranking import RankingOptions
 from advisor.recommend.service import CardFilter
 from advisor.report import write_pdf
 
 
 def test_a_rent_ranking_prints_prices_per_hour(catalog_path: Path, tmp_path: Path) -> None:
     report = make_report(catalog_path, cards=CardFilter(segment="datacenter", price_basis="rent"),
-                         options=Options(money=MoneyOptions("rent")), gpus=False)  # fmt: skip
+                         options=RankingOptions(money=MoneyOptions("rent")), gpus=False)  # fmt: skip
     best = report.best
     assert best is not None and best.price_kind == "rent_hour" and best.price_usd is not None
     assert next(s for s in report.ranking.sources if s.card == best.card).price_kind == "rent_hour"

@@ -9,7 +9,7 @@ from PySide6.QtGui import QImage
 from report_support import make_report, page_count, pdf_text, poppler, words
 
 from advisor.core.workload import Workload
-from advisor.recommend.ranking import Options
+from advisor.recommend.ranking import RankingOptions
 from advisor.report import Report, render_pdf, write_pdf
 
 Made = tuple[Report, Path, int]
@@ -96,7 +96,7 @@ def test_an_inference_report_without_local_gpus(catalog_path: Path) -> None:
 
 def test_a_report_where_nothing_fits(catalog_path: Path, tmp_path: Path) -> None:
     report = make_report(catalog_path, workload=Workload("train", 100_000, "fp32", "adam"),
-                         options=Options(max_gpus=1), gpus=False)
+                         options=RankingOptions(max_gpus=1), gpus=False)
     assert report.best is None
     path, _pages = write_pdf(tmp_path / "none.pdf", report)
     text = words(pdf_text(path))

@@ -15,7 +15,7 @@ from pytestqt.qtbot import QtBot
 from advisor.cli import main
 from advisor.core import zoo
 from advisor.core.units import format_bytes
-from advisor.specs import load_graph
+from advisor.importers.spec_graph import load_graph
 from advisor.ui import draft_edits
 from advisor.ui.i18n import set_language, tr
 from advisor.ui.main_window import QtMainWindow

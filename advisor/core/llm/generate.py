@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from advisor.core.budget import REPLAY_UNCERTAINTY, replayed_required_bytes, required_bytes
+from advisor.core.budget import REPLAY_UNCERTAINTY, replayed_required_bytes
 from advisor.core.errors import SpecError
-from advisor.core.estimate import Estimate, MemoryEstimate, layer_rows
+from advisor.core.estimate import Estimate, MemoryEstimate, layer_rows, memory_estimate
 from advisor.core.generation import GenerationProfile
 from advisor.core.graph import Graph
 from advisor.core.llm.decoder import DecoderSpec
@@ -17,7 +17,6 @@ from advisor.core.llm.kv_cache import cached_tokens, kv_cache_bytes
 from advisor.core.llm.quant import active_weight_bytes, weight_bytes
 from advisor.core.llm.tensors import tensor_groups
 from advisor.core.memory import MemoryProfile, replay_step
-from advisor.core.overheads import device_total_bytes
 from advisor.core.tracker import CategoryBytes, TimelinePoint
 from advisor.core.workload import Workload
 
@@ -78,9 +77,8 @@ def _memory(profile: MemoryProfile, spec: DecoderSpec, w: Workload, weights: int
     peak = cats.total
     # the prefill pass replayed through the allocator under a limit: what its churn leaves unusable
     fragmentation = max(replayed_required_bytes(profile.events) - profile.peak_bytes, 0)
-    required = required_bytes(peak + fragmentation, peak, 0)
-    return MemoryEstimate(peak, peak, required, device_total_bytes(peak), cats, phase, layer, weights,
-                          (peak - weights) / w.batch)
+    return memory_estimate(peak_bytes=peak, at_peak=cats, peak_phase=phase, peak_layer=layer, batch=w.batch,
+                           replayed_reserved_bytes=peak, replayed_required_bytes=peak + fragmentation)
 
 
 def estimate_generation(graph: Graph, w: Workload) -> Estimate:

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 from torch import nn
 
-from advisor.core.allocator import replay_peaks, required_budget_bytes
-from advisor.core.budget import REPLAY_UNCERTAINTY, conv_workspace_margin_bytes, required_bytes
-from advisor.core.estimate import Estimate, LayerRow, MemoryEstimate
-from advisor.core.overheads import DEFAULT_OVERHEAD, device_total_bytes
+from advisor.core.allocator import free_replay, required_budget_bytes
+from advisor.core.budget import REPLAY_UNCERTAINTY, conv_workspace_margin_bytes
+from advisor.core.estimate import Estimate, LayerRow, MemoryEstimate, memory_estimate
+from advisor.core.overheads import DEFAULT_OVERHEAD
 from advisor.core.tracker import CategoryBytes, TimelinePoint
 from advisor.core.workload import Workload
 from advisor.importers.simulate.step import LossFn, MakeInputs, StepRun, run_step
-
-FIXED = ("weights", "gradients", "optimizer_state")
 
 
 def _layer_rows(run: StepRun, batch: int, training: bool) -> tuple[LayerRow, ...]:
@@ -27,18 +25,13 @@ def _layer_rows(run: StepRun, batch: int, training: bool) -> tuple[LayerRow, ...
 
 
 def _memory(run: StepRun, workload: Workload, rows: tuple[LayerRow, ...]) -> MemoryEstimate:
-    peak = run.tracker.peak
-    reserved, allocated = replay_peaks(run.tracker.events, run.tracker.measured_from)
-    peak_bytes = max(peak.bytes, allocated)
-    reserved = max(reserved, peak_bytes)
-    fixed = sum(peak.totals[c] for c in FIXED)
-    if peak.phase == "optimizer step":
-        fixed = peak.bytes - peak.totals["activations"] - peak.totals["inputs"]
-    return MemoryEstimate(
-        peak_bytes, reserved, required_bytes(required_budget_bytes(run.tracker.events), peak_bytes,
-                                             conv_workspace_margin_bytes(rows)),
-        device_total_bytes(reserved),
-        CategoryBytes(**peak.totals), peak.phase, peak.layer, fixed, (peak_bytes - fixed) / workload.batch)
+    peak, events = run.tracker.peak, run.tracker.events
+    free = free_replay(events, run.tracker.measured_from)  # one replay: the reservation and the bisection's bounds
+    return memory_estimate(
+        peak_bytes=max(peak.bytes, free.measured_allocated_bytes), at_peak=CategoryBytes(**peak.totals),
+        peak_phase=peak.phase, peak_layer=peak.layer, batch=workload.batch,
+        replayed_reserved_bytes=free.reserved_bytes, replayed_required_bytes=required_budget_bytes(events, free),
+        conv_margin_bytes=conv_workspace_margin_bytes(rows))
 
 
 def simulate_estimate(module: nn.Module, make_inputs: MakeInputs, workload: Workload,

@@ -8,7 +8,7 @@ import pytest
 from advisor.core import zoo
 from advisor.core.llm.tensors import active_param_count, param_count
 from advisor.core.zoo.llm import preset_config_path, preset_decoder
-from advisor.specs import load_graph
+from advisor.importers.spec_graph import load_graph
 
 # Total parameters as the model's Hugging Face page reports them (the safetensors metadata of the official
 # checkpoint, e.g. "8.03B params"), with the model card's or paper's rounded figure beside it.

@@ -12,7 +12,8 @@ pytest.importorskip("torch")
 from advisor.core.errors import SpecError
 from advisor.core.workload import Workload
 from advisor.core.zoo.seed import mlp
-from advisor.estimating import estimate_spec, prepare_spec
+from advisor.importers.spec_estimate import estimate_spec
+from advisor.recommend.prepare import prepare_spec
 
 MODEL = '''
 import torch
@@ -86,3 +87,43 @@ def test_a_simulated_sequence_model_counts_tokens_as_the_analytic_path_does(tmp_
     job = prepare_spec(str(path), Workload("train", 4, "fp32", "sgd"))
     assert job.estimate.method == "simulated"
     assert job.work.tokens_per_sample == 16
+
+
+META_REFUSING_MODEL = """
+import torch
+from torch import nn
+
+
+class NeedsValues(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, x):
+        y = self.fc(x)
+        if y.device.type == "meta":
+            raise RuntimeError("needs values")
+        return y
+
+
+def build_model():
+    return NeedsValues()
+
+
+def example_inputs(batch_size):
+    return (torch.randn(batch_size, 8),)
+"""
+
+
+def test_a_step_the_meta_device_cannot_follow_falls_back_to_the_graph_for_the_estimate_and_the_ranking(
+        tmp_path: Path) -> None:
+    path = tmp_path / "needs_values.py"
+    path.write_text(META_REFUSING_MODEL)
+    workload = Workload("train", 4, "fp32", "sgd")
+    estimate, job = estimate_spec(str(path), workload), prepare_spec(str(path), workload)
+    assert estimate.method == job.estimate.method == "analytic"
+    assert "estimated analytically instead" in estimate.assumptions[-1]
+    assert estimate.param_count == 8 * 4 + 4  # the linear layer's weight and bias
+    assert job.estimate.memory == estimate.memory  # one answer for `estimate` and `recommend`
+    with pytest.raises(SpecError, match="needs values"):  # a method the user forced is not replaced
+        estimate_spec(str(path), workload, method="simulated")

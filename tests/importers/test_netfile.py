@@ -9,8 +9,8 @@ import pytest
 
 from advisor.core import zoo
 from advisor.core.errors import SpecError
-from advisor.netfile import graph_to_json, load_graph_file, save_graph
-from advisor.specs import load_graph
+from advisor.importers.netfile import graph_to_json, load_graph_file, save_graph
+from advisor.importers.spec_graph import load_graph
 
 
 @pytest.mark.parametrize("name", ["seed:mlp", "resnet18", "gpt2", "swin_t"])

@@ -30,7 +30,7 @@ def _import(spec: str, lowered: str, seq_len: int | None, trust_pickle: bool) ->
     from advisor.importers.common import existing_file
 
     if lowered.endswith(".json") and not spec.startswith("hf:"):  # a network saved by the app's builder
-        from advisor.netfile import load_graph_file
+        from advisor.importers.netfile import load_graph_file
 
         return load_graph_file(existing_file(spec))
     if lowered.endswith(".onnx") and not spec.startswith(LIBRARY_FORMS):

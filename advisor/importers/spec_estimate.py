@@ -1,0 +1,107 @@
+"""From a SPEC to an Estimate, by the right method (DESIGN.md, "Two ways to estimate").
+
+PyTorch modules given as FILE.py, torchvision:, timm: or hf: are simulated (their real training step on
+the meta device, method "simulated"), except hf: decoders in generation, quantized or LoRA workloads, which
+the analytic decoder description covers; everything else (zoo, .onnx, .safetensors, .json, TorchScript,
+torch.export, state_dicts) is estimated analytically from its layer graph (spec_graph.py). `method` forces
+one. A simulation that cannot follow the step on the meta device falls back to the layer graph (method
+"auto" only), and says so in the estimate's assumptions.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any, Literal
+
+from advisor.core.errors import SpecError
+from advisor.core.estimate import Estimate
+from advisor.core.estimator import Estimator, analytic_estimator
+from advisor.core.graph import tokens_per_sample
+from advisor.core.workload import Workload
+from advisor.importers.spec_graph import LIBRARY_FORMS, load_graph
+
+Method = Literal["auto", "analytic", "simulated"]
+METHODS: tuple[str, ...] = ("auto", "analytic", "simulated")
+
+
+def simulatable(spec: str) -> bool:
+    return spec.lower().endswith(".py") or spec.startswith(LIBRARY_FORMS)
+
+
+def _token_count(make_inputs: Callable[[int], Any]) -> int:
+    """Tokens per sample of the tensors a one-sample batch passes (core.graph.tokens_per_sample's rule)."""
+    import torch
+
+    with torch.device("meta"):
+        args, kwargs = make_inputs(1)
+    tensors = [v for v in (*args, *kwargs.values()) if isinstance(v, torch.Tensor) and v.dim() > 0]
+    return tokens_per_sample((str(t.dtype).removeprefix("torch."), tuple(t.shape[1:])) for t in tensors)
+
+
+def simulator(spec: str, seq_len: int | None = None, trust_pickle: bool = False) -> Estimator:
+    """Simulated Estimates of the PyTorch module the spec names (loaded once, estimated for any workload)."""
+    from advisor.importers.torch_loader import import_torch, load_module
+
+    import_torch(spec)  # without torch: one line saying which extra installs it, before simulate imports it
+    from advisor.importers.simulate import simulate_estimate
+
+    loaded = load_module(spec, trust_pickle=trust_pickle, seq_len=seq_len)
+    user_loss = loaded.loss_fn
+    # FILE.py's loss_fn(output, inputs) gets what example_inputs returned: the arguments, or the keywords
+    loss = None if user_loss is None else (lambda out, given: user_loss(out, given[0] or given[1]))
+
+    def run(workload: Workload) -> Estimate:
+        inputs = loaded.train_inputs if workload.training and loaded.train_inputs else loaded.example_inputs
+        return simulate_estimate(loaded.module, inputs, workload, loss, loaded.name)
+
+    return Estimator(run, _token_count(loaded.example_inputs))
+
+
+def choose_method(spec: str, method: str, workload: Workload | None = None) -> Literal["analytic", "simulated"]:
+    if method == "simulated" and not simulatable(spec):
+        raise SpecError(f"{spec}: only PyTorch modules (FILE.py, torchvision:, timm:, hf:) can be simulated; "
+                        "use --method analytic")
+    if method == "auto" and workload is not None and spec.startswith("hf:") and _llm_workload(workload):
+        return "analytic"  # generation, quantized storage and adapters are described by core's decoder model
+    return "simulated" if method != "analytic" and simulatable(spec) else "analytic"
+
+
+def _llm_workload(w: Workload) -> bool:
+    return w.generating or w.finetune != "full" or w.weights not in (None, "fp32", "bf16", "fp16")
+
+
+def spec_estimator(spec: str, workload: Workload | None = None, *, seq_len: int | None = None,
+                   trust_pickle: bool = False, method: str = "auto") -> Estimator:
+    """The estimator the method choice picks for `spec` (and `workload`: hf: decoders in LLM workloads)."""
+    if choose_method(spec, method, workload) == "analytic":
+        return analytic_estimator(load_graph(spec, seq_len, trust_pickle=trust_pickle))
+    simulated = simulator(spec, seq_len, trust_pickle)
+    if method != "auto":
+        return simulated
+
+    def run(w: Workload) -> Estimate:
+        try:
+            return simulated.run(w)
+        except SpecError as error:
+            if not _simulation_failed(error):
+                raise
+            # the step could not be followed on the meta device: the layer graph still answers, and says why
+            analytic = analytic_estimator(load_graph(spec, seq_len, trust_pickle=trust_pickle)).run(w)
+            return replace(analytic, assumptions=(*analytic.assumptions, f"{spec}: {error}; estimated "
+                                                  "analytically instead"))
+
+    return replace(simulated, run=run)
+
+
+def estimate_spec(spec: str, workload: Workload, *, seq_len: int | None = None, trust_pickle: bool = False,
+                  method: str = "auto") -> Estimate:
+    return spec_estimator(spec, workload, seq_len=seq_len, trust_pickle=trust_pickle, method=method).run(workload)
+
+
+def _simulation_failed(error: SpecError) -> bool:
+    """A SimulationError can only come from the simulator's module, so it is looked up where it is loaded
+    (importing it would import torch, which may be what is missing)."""
+    step = sys.modules.get("advisor.importers.simulate.step")
+    return step is not None and isinstance(error, step.SimulationError)
