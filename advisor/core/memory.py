@@ -14,7 +14,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from advisor.core.gradients import requires_grad, trainable_params
-from advisor.core.graph import Graph, Node, TensorSpec
+from advisor.core.graph import HELD_TO_END, Graph, Node, TensorSpec
 from advisor.core.llm.lora import LoRALinear, adapter_count
 from advisor.core.llm.quant import PLAIN_BYTES, QUANTIZED, linear_bytes, quantized_matrices
 from advisor.core.ops.io import Input
@@ -73,7 +73,7 @@ class StepReplay:
             floats = [out[s] for s, spec in zip(node.inputs, specs, strict=True) if spec.dtype == "float"]
             if node.output.dtype != "float":
                 out.append(_FIXED_BYTES[node.output.dtype])
-            elif getattr(node.op, "upcast", False):
+            elif getattr(node.op, "upcast", False) or (amp and getattr(node.op, "fp32_operand", False)):
                 out.append(4)
             elif isinstance(node.op, Input) or not amp:
                 out.append(2 if half else 4)
@@ -217,11 +217,28 @@ class StepReplay:
         numel = self.graph.decoder.eager_mask_elements(seq) * self.workload.batch
         self.tracker.alloc(key, numel * self.workload.param_dtype_bytes, "temporaries")  # in the model's dtype
 
+    def _hold(self, i: int, released: dict[int, list[int]]) -> None:
+        """References the forward code keeps beyond the last reader (Graph.holds): taken once node i's output
+        exists, dropped once the holding node has run."""
+        for until in self.holding.get(i, ()):
+            if until == HELD_TO_END:
+                self.held.add(self.storage[i])
+            else:
+                self.fwd_uses[self.storage[i]] += 1
+        for held in released.get(i, ()):
+            self.fwd_uses[self.storage[held]] -= 1
+            self._maybe_free(self.storage[held])
+
     def forward(self) -> None:
         checkpointed = {i for block in self.blocks for i in block}
         first_of = {block[0]: set(block) for block in self.blocks}
         embed, head = self._pinned_embedding() or (-1, -1)
         masks: Key = ("attention_masks", 0, 0)
+        self.holding: dict[int, list[int]] = defaultdict(list)
+        released: dict[int, list[int]] = defaultdict(list)
+        for node, until in self.graph.holds:
+            self.holding[node].append(until)
+            released[until].append(node)
         for i in range(len(self.nodes)):
             if i == head:
                 self.fwd_uses[self.storage[embed]] -= 1
@@ -235,6 +252,7 @@ class StepReplay:
                 for source in sorted(outside):
                     self._save(i, self.storage[source])
             self.forward_node(i, self.workload.training and i not in checkpointed, "out", self.consumers[i])
+            self._hold(i, released)
 
     # ---- backward
     def _give_grad(self, source: int, key: Key) -> None:

@@ -33,6 +33,9 @@ class Opaque(Op):
     flops_per_element: int = 1
     keeps_inputs: bool = True
     input_count: int = 0  # saved_inputs() is asked without the inputs, so the importer records how many
+    # an operand the graph does not show (a float32 parameter or buffer, as BART's final_logits_bias) takes
+    # part: type promotion makes the result float32 under autocast, whatever the shown inputs' dtype
+    fp32_operand: bool = False
 
     def output_spec(self, inputs: Sequence[TensorSpec], layer: str) -> TensorSpec:
         if not self.shape or any(d <= 0 for d in self.shape):
