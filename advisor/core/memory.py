@@ -23,7 +23,7 @@ from advisor.core.ops.loss import CrossEntropy
 from advisor.core.tracker import CategoryBytes, Key, TimelinePoint, Tracker, rounded
 from advisor.core.workload import OPTIMIZER_STATE_SLOTS, OPTIMIZER_STEP_TEMPORARIES, Workload
 
-_SAVED_BYTES = {"float32": 4, "int64": 8, "bool": 1}
+_SAVED_BYTES = {"float32": 4, "int64": 8, "bool": 1, "autocast_float32": 4}
 _FIXED_BYTES = {"int64": 8, "bool": 1}
 
 
@@ -191,7 +191,10 @@ class StepReplay:
             if op.saves_result():
                 self._save(i, self.storage[i])
             for k, extra in enumerate(op.extra_saved(specs, node.output, True)):
-                key: Key = ("extra" if fresh == "out" else "re_extra", i, k)
+                copy = extra.dtype == "autocast_float32"
+                if copy and (not self.workload.amp or self.dtype[i] == 4):
+                    continue  # autocast copies only half-precision tensors
+                key: Key = ("autocast_copy" if copy else "extra" if fresh == "out" else "re_extra", i, k)
                 self.tracker.alloc(key, self.nbytes(i, extra.numel, _SAVED_BYTES.get(extra.dtype)), "activations")
                 self._save(i, key)
             if not dequantized:  # MatMul4Bit saves the packed weight and dequantizes again in backward
@@ -339,8 +342,12 @@ class StepReplay:
     def _backward_node(self, i: int, grad: Key) -> None:
         node = self.nodes[i]
         workspace = node.op.backward_workspace(self.specs[i], node.output)
-        self.tracker.alloc(("workspace", i, 0), self.nbytes(i, workspace, 4 if node.op.amp == "fp32" else None),
-                     "temporaries")
+        fp32 = node.op.amp == "fp32" or node.op.float32_workspace
+        self.tracker.alloc(("workspace", i, 0), self.nbytes(i, workspace, 4 if fp32 else None), "temporaries")
+        for key in [k for k in self.saved_by.get(i, []) if k[0] == "autocast_copy"]:  # its gradient exists now
+            self.saved_by[i].remove(key)
+            self.savers[key].discard(i)
+            self._maybe_free(key)
         if self._dequantizes(i):  # freed with the workspace, once the input's gradient exists
             self.tracker.alloc(("workspace", i, 1), 2 * self.weight_numel(node, self.specs[i]), "temporaries")
         self._input_grads(i, grad)

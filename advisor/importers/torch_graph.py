@@ -14,11 +14,12 @@ multiple of it: heads or windows folded into the batch) is per sample, any other
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, replace
 from typing import Any
 
 import torch
+from torch.overrides import TorchFunctionMode
 from torch.utils import _pytree as pytree
 
 from advisor.core.errors import AdvisorError
@@ -120,7 +121,7 @@ def _run(loaded: LoadedModel, batch: int, how: str, kind: type[Recorder] = Recor
         args, kwargs = pytree.tree_map_only(torch.Tensor, lambda t: t.to("meta"), (args, kwargs))
     recorder.add_inputs(args, kwargs)
     recorder.batch = batch
-    with torch.no_grad(), recorder.hooks():
+    with torch.no_grad(), CudaAttentionLayout() if how != "real" else nullcontext(), recorder.hooks():
         if how == "fake":
             with mode:
                 result = loaded.module(*args, **kwargs)
@@ -135,6 +136,24 @@ def _run(loaded: LoadedModel, batch: int, how: str, kind: type[Recorder] = Recor
             result = loaded.module(*args, **kwargs)
     recorder.returned()
     return recorder, _main_output(loaded, result)
+
+
+class CudaAttentionLayout(TorchFunctionMode):
+    """F.scaled_dot_product_attention returns what CUDA's fused kernel returns (simulate/attention.py): its
+    output is laid out (batch, seq, heads, head_dim) in memory, so the transpose(1, 2).contiguous() models
+    apply to it copies nothing on the card, while the CPU and meta kernels return it contiguous. Pushed
+    below the recorder, which records the call with this output."""
+
+    def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        kwargs = kwargs or {}
+        if getattr(func, "__name__", "") == "scaled_dot_product_attention":
+            from advisor.importers.simulate.attention import cuda_sdpa
+
+            try:
+                return cuda_sdpa(*args, **kwargs)
+            except (RuntimeError, TypeError, ValueError, NotImplementedError):
+                pass  # an argument form the fused kernels refuse: the plain call below answers
+        return func(*args, **kwargs)
 
 
 def _main_output(loaded: LoadedModel, result: Any) -> torch.Tensor:
@@ -225,8 +244,10 @@ def _op_for(r: Record, specs: list[TensorSpec], batch: int, state: _ModelState) 
     else:
         buffers = state.take_buffers(r)
     cls = OpaqueView if aliases_input(r) else Opaque
+    # x + c or x - c with c no layer made (a buffer, a constant): autograd keeps neither operand
+    kept = cls is Opaque and not (r.op_name.rstrip("_") in ("add", "sub") and len(specs) == 1)
     return cls(r.op_name, output.shape, output.dtype, output.batched, r.new_params, buffers, per,
-               input_count=len(specs), fp32_operand=state.fp32_operand(r))
+               keeps_inputs=kept, input_count=len(specs), fp32_operand=state.fp32_operand(r))
 
 
 @dataclass

@@ -29,6 +29,7 @@ from advisor.core.ops import (
     Dropout,
     Embedding,
     Flatten,
+    FusedSDPA,
     GroupNorm,
     Hardsigmoid,
     Hardswish,
@@ -260,6 +261,11 @@ def _activation(c: Call) -> Op | None:
     return Softmax() if name == "softmax" else None
 
 
+def _sdpa(c: Call) -> Op | None:
+    """q, k, v and a tensor mask; dropout is the kernel's own (its mask is regenerated, never kept)."""
+    return FusedSDPA(len(c.inputs)) if len(c.inputs) in (3, 4) else None
+
+
 def _embedding(c: Call) -> Op | None:
     weight = c.arg(1, "weight")
     if not isinstance(weight, torch.Tensor) or weight.dim() != 2:
@@ -276,7 +282,7 @@ _TABLE: dict[str, Callable[[Call], Op | None]] = {
     "adaptive_avg_pool2d": lambda c: AdaptiveAvgPool(c.output.shape[1:]),
     "dropout": lambda c: Dropout(float(c.arg(1, "p", 0.5))),
     "cat": _concat, "concat": _concat, "concatenate": _concat, "permute": _permute, "transpose": _permute,
-    "add": _binary, "mul": _binary,
+    "add": _binary, "mul": _binary, "scaled_dot_product_attention": _sdpa,
     "view": lambda c: Reshape(c.output.shape) if c.is_view else None,
     "reshape": lambda c: Reshape(c.output.shape) if c.is_view else None,
     **{name: _activation for name in ("relu", "relu6", "hardtanh", "gelu", "silu", "sigmoid", "tanh",
