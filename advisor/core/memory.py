@@ -195,7 +195,8 @@ class StepReplay:
                 if copy and (not self.workload.amp or self.dtype[i] == 4):
                     continue  # autocast copies only half-precision tensors
                 key: Key = ("autocast_copy" if copy else "extra" if fresh == "out" else "re_extra", i, k)
-                self.tracker.alloc(key, self.nbytes(i, extra.numel, _SAVED_BYTES.get(extra.dtype)), "activations")
+                element = self.dtype[node.inputs[0]] if extra.dtype == "input" else _SAVED_BYTES.get(extra.dtype)
+                self.tracker.alloc(key, self.nbytes(i, extra.numel, element), "activations")
                 self._save(i, key)
             if not dequantized:  # MatMul4Bit saves the packed weight and dequantizes again in backward
                 self._save(i, weight_cast)

@@ -38,9 +38,16 @@ class Attention(Op):
     sinks: bool = False  # gpt-oss: one learned logit per head joins every softmax (a parameter per head)
     v_head_dim: int = 0  # 0 = the q/k head dim; DeepSeek MLA: values narrower than queries and keys
     shared_rope_dim: int = 0  # MLA: k is heads x nope dims plus one rotary key of this width shared by all heads
+    # False where the fused kernel's output is already laid out (seq, heads, head_dim): its query was a
+    # transposed view of a projection, so the model's transpose(1, 2).contiguous() copies nothing and the
+    # output projection reads the kernel's output itself (GPT-2's and BERT's sdpa paths)
+    output_copy: bool = True
 
     def saved_inputs(self) -> tuple[int, ...]:
         return (0, 1, 2)  # q, k, v (or the one packed qkv tensor they are views of)
+
+    def saves_result(self) -> bool:
+        return self.kernel == "fused" and not self.output_copy
 
     @property
     def _kv_heads(self) -> int:
@@ -94,7 +101,8 @@ class Attention(Op):
         seq_q, seq_k = inputs[0].shape[0], inputs[-1].shape[0]
         kernel_output = SavedTensor("kernel output", output.numel, "act")
         if self.kernel == "fused":
-            return (kernel_output, SavedTensor("log-sum-exp", self.heads * seq_q, "float32"))
+            lse = SavedTensor("log-sum-exp", self.heads * seq_q, "float32")
+            return (kernel_output, lse) if self.output_copy else (lse,)
         probs = self.heads * seq_q * seq_k
         if self.kernel == "eager":  # softmax keeps its fp32 result, the AV matmul the half copy, tanh its result
             eager = [SavedTensor("fp32 softmax", probs, "float32"), SavedTensor("half probabilities", probs, "act")]

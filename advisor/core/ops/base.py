@@ -21,7 +21,8 @@ AmpPolicy = Literal["lower", "fp32", "promote"]
 # "act" is the dtype the op computes in; the others are fixed. "autocast_float32" is a float32 copy autocast
 # makes of a half-precision tensor (none when the op computes in float32 already or autocast is off); the
 # backward frees it as soon as the op's float32 gradient exists.
-SavedDtype = Literal["act", "float32", "int64", "bool", "autocast_float32"]
+# "input" is the dtype of the op's first input as it arrives (a scalar multiple of it keeps that dtype).
+SavedDtype = Literal["act", "float32", "int64", "bool", "autocast_float32", "input"]
 
 
 @dataclass(frozen=True)
