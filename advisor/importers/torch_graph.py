@@ -244,10 +244,29 @@ def _op_for(r: Record, specs: list[TensorSpec], batch: int, state: _ModelState) 
     else:
         buffers = state.take_buffers(r)
     cls = OpaqueView if aliases_input(r) else Opaque
-    # x + c or x - c with c no layer made (a buffer, a constant): autograd keeps neither operand
-    kept = cls is Opaque and not (r.op_name.rstrip("_") in ("add", "sub") and len(specs) == 1)
+    kept = cls is Opaque and not _keeps_nothing(r, specs)
+    where = r.op_name == "where"  # keeps only its condition (derivatives.yaml: where.self)
+    condition = tuple(j for j, spec in enumerate(specs) if spec.dtype == "bool") if where else ()
     return cls(r.op_name, output.shape, output.dtype, output.batched, r.new_params, buffers, per,
-               keeps_inputs=kept, input_count=len(specs), fp32_operand=state.fp32_operand(r))
+               keeps_inputs=kept and not where, input_count=len(specs), fp32_operand=state.fp32_operand(r),
+               kept_inputs=condition)
+
+
+# copies whose backward hands the gradient on (or casts it back), and arithmetic with a Python number, which
+# keeps only that number (tools/autograd/derivatives.yaml: clone, _to_copy, mul.Scalar, add, sub)
+_COPIES = frozenset({"contiguous", "clone", "to", "float", "half", "bfloat16", "type", "type_as", "copy"})
+_SCALAR_ARITHMETIC = frozenset({"add", "sub", "rsub", "mul", "div", "truediv", "neg"})
+
+
+def _keeps_nothing(r: Record, specs: list[TensorSpec]) -> bool:
+    """Autograd saves no input of this call: a copy; x + c or x - c with c no layer made (a buffer); or
+    arithmetic between one tensor and Python numbers."""
+    name = r.op_name.rstrip("_")
+    if name in _COPIES:
+        return True
+    if name in ("add", "sub") and len(specs) == 1:
+        return True
+    return name in _SCALAR_ARITHMETIC and len(_tensors(r)) == 1
 
 
 @dataclass

@@ -96,6 +96,14 @@ def aliases_input(record: Record) -> bool:
                for t in pytree.tree_leaves((record.args, record.kwargs)) if isinstance(t, torch.Tensor))
 
 
+def _python_rms_norm(m: torch.nn.Module) -> bool:
+    """transformers' RMSNorm modules (T5LayerNorm, LlamaRMSNorm and their copies): a `variance_epsilon`, one
+    weight per feature, no bias, and the normalisation written out in float32 ops (RMSNorm's formulas)."""
+    weight = getattr(m, "weight", None)
+    return hasattr(m, "variance_epsilon") and isinstance(weight, torch.Tensor) and weight.dim() == 1 and \
+        getattr(m, "bias", None) is None
+
+
 def _module_call(m: torch.nn.Module, args: tuple[Any, ...]) -> tuple[str, tuple[Any, ...], dict[str, Any]]:
     """The functional call a leaf module makes (torch/nn/modules/*.py forward methods)."""
     x = args[0] if args else None
@@ -123,6 +131,8 @@ def _module_call(m: torch.nn.Module, args: tuple[Any, ...]) -> tuple[str, tuple[
         return pool, (x, m.kernel_size, m.stride, m.padding), {"ceil_mode": m.ceil_mode, **extra}
     if isinstance(m, nn.Flatten):
         return "flatten", (x, m.start_dim, m.end_dim), {}
+    if _python_rms_norm(m):
+        return "rms_norm", (x, m.weight), {}
     attrs = {k: getattr(m, k) for k in ("p", "dim", "approximate", "min_val", "max_val") if hasattr(m, k)}
     return _MODULE_FUNCTIONS.get(type(m).__name__, type(m).__name__), (x,), attrs
 

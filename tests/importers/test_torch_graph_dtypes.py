@@ -37,3 +37,48 @@ def test_a_float32_buffer_operand_makes_the_result_float32_under_autocast() -> N
     # the loose buffer 250*4 = 1,000 -> 1,024 B (counted by the add that reads it), the input 4*16*4 -> 512 B
     assert add.op.buffer_count([]) == 250
     assert result.memory.peak_bytes == 16_384 + 8_192 + 1_024 + 512 + 2_048 + 4_096
+
+
+class Scaled(nn.Module):
+    """WhisperAttention: q_proj(x) * scaling, then transpose(1, 2).contiguous() copies."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.q_proj = nn.Linear(16, 16)
+
+    def forward(self, x: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
+        q = (self.q_proj(x) * 0.25).view(x.shape[0], 8, 4, 4).transpose(1, 2).contiguous()
+        return torch.where(keep, q, q.exp())
+
+
+class RMSNormLike(nn.Module):
+    """T5LayerNorm: the normalisation written out in float32 ops, a `variance_epsilon`, no bias."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(16))
+        self.variance_epsilon = 1e-6
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        variance = x.to(torch.float32).pow(2).mean(-1, keepdim=True)
+        return self.weight * (x * torch.rsqrt(variance + self.variance_epsilon))
+
+
+def test_copies_scalar_arithmetic_and_where_keep_what_autograd_keeps() -> None:
+    def inputs(b: int) -> tuple[tuple[torch.Tensor, ...], dict[str, torch.Tensor]]:
+        return (torch.randn(b, 8, 16), torch.rand(b, 4, 8, 4) > 0.5), {}
+
+    graph = module_to_graph(LoadedModel("m", Scaled(), inputs, None, "m.py", "classification"))
+    ops = {n.op.op_name: n for n in graph.nodes if n.op.kind == "opaque"}  # type: ignore[attr-defined]
+    # mul by a Python number keeps only the number, contiguous() is a copy whose backward passes the
+    # gradient on, and where keeps its boolean condition (input 0) but neither branch
+    assert ops["mul"].op.saved_inputs() == () and ops["contiguous"].op.saved_inputs() == ()
+    assert ops["where"].op.saved_inputs() == (0,) and ops["exp"].op.saved_inputs() == (0,)
+
+
+def test_a_python_rms_norm_module_is_rmsnorm() -> None:
+    loaded = LoadedModel("m", nn.Sequential(RMSNormLike()), lambda b: ((torch.randn(b, 8, 16),), {}), None,
+                         "m.py", "classification")
+    node = module_to_graph(loaded).nodes[-1]
+    # RMSNorm keeps the input, the normalised copy and one rsqrt per row: 16 weights
+    assert node.op.kind == "rmsnorm" and node.op.param_count([node.output]) == 16

@@ -36,6 +36,7 @@ class Opaque(Op):
     # an operand the graph does not show (a float32 parameter or buffer, as BART's final_logits_bias) takes
     # part: type promotion makes the result float32 under autocast, whatever the shown inputs' dtype
     fp32_operand: bool = False
+    kept_inputs: tuple[int, ...] = ()  # the inputs autograd keeps when keeps_inputs is False (where's condition)
 
     def output_spec(self, inputs: Sequence[TensorSpec], layer: str) -> TensorSpec:
         if not self.shape or any(d <= 0 for d in self.shape):
@@ -47,7 +48,7 @@ class Opaque(Op):
         return TensorSpec(self.shape, self.dtype, self.batched)
 
     def saved_inputs(self) -> tuple[int, ...]:
-        return tuple(range(self.input_count)) if self.keeps_inputs else ()
+        return tuple(range(self.input_count)) if self.keeps_inputs else self.kept_inputs
 
     def param_count(self, inputs: Sequence[TensorSpec]) -> int:
         return self.params
