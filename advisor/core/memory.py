@@ -202,7 +202,8 @@ class StepReplay:
                 self._save(i, weight_cast)
         workspace = op.forward_workspace(specs, node.output, saving)
         if workspace:  # the worst moment inside a composite op: allocated and freed at once
-            self.tracker.alloc(("fwd_workspace", i, 0), self.nbytes(i, workspace), "temporaries")
+            element = self.dtype[node.inputs[0]] if op.input_dtype_workspace else None
+            self.tracker.alloc(("fwd_workspace", i, 0), self.nbytes(i, workspace, element), "temporaries")
             self.tracker.free(("fwd_workspace", i, 0))
         for key in [*casts.values(), weight_cast]:
             self._maybe_free(key)

@@ -63,3 +63,20 @@ def test_gelu_new_keeps_half_of_x_in_x_dtype() -> None:
     # E = 2*128*256 = 65,536 elements: pow's float32 copy of x (4E), tanh's t and 1 + t in float32 (4E
     # each) and a = 0.5 * x in x's bf16 (2E)
     assert kept[2] == 65_536 * (4 + 4 + 4 + 2)
+
+
+def test_gelu_new_without_autograd_holds_half_of_x_beside_its_result() -> None:
+    b = GraphBuilder("mlp")
+    x = b.add(Input((128, 64)), [])
+    h = b.add(Linear(256), [x], "c_fc")
+    b.add(GELUTanhComposite(), [h], "act")
+    profile = replay_step(b.build(), Workload("infer", 2, "amp_bf16"))
+    live = 0
+    for key, size in profile.events:
+        live += size
+        if key[:2] == ("fwd_workspace", 2):
+            break
+    before = live - next(size for key, size in profile.events if key[:2] == ("fwd_workspace", 2))
+    # E = 2*128*256 = 65,536: while the product is made, beside x (bf16, 2E), pow's float32 copy (4E) and the
+    # float32 result (4E), a = 0.5 * x lives in x's bf16: 2E = 131,072 B more
+    assert live - before == 2 * 65_536

@@ -44,6 +44,7 @@ class Op:
     casts_weight: ClassVar[bool] = True  # under autocast a "lower" op computes with a half copy of its weights
     grad_passthrough: ClassVar[bool] = False  # backward hands the output's gradient on, no new buffer (add)
     float32_workspace: ClassVar[bool] = False  # the backward workspace is float32 whatever the op computes in
+    input_dtype_workspace: ClassVar[bool] = False  # the forward workspace is in the input's dtype, not the op's
 
     def output_spec(self, inputs: Sequence[TensorSpec], layer: str) -> TensorSpec:
         raise NotImplementedError

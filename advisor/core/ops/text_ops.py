@@ -50,6 +50,13 @@ class GELUTanhComposite(Op):
         return (SavedTensor("tanh result t", n, "act"), SavedTensor("0.5 * x", n, "input"),
                 SavedTensor("1 + t", n, "act"))
 
+    input_dtype_workspace: ClassVar[bool] = True
+
+    def forward_workspace(self, inputs: Sequence[TensorSpec], output: TensorSpec, saving: bool) -> int:
+        """Without autograd, a = 0.5 * x (in x's dtype) is still live when the final product a * (1 + t) is
+        made; under autocast pow's float32 copy of x stands for the float32 temporaries before it."""
+        return 0 if saving else output.numel
+
     def backward_workspace(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
         # Autograd runs the eight backward nodes in reverse creation order, so d(0.5*x) (made first by the
         # final mul's backward) waits until the tanh/pow branch is done. At the worst point, inside
