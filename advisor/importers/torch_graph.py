@@ -252,9 +252,12 @@ def _op_for(r: Record, specs: list[TensorSpec], batch: int, state: _ModelState) 
                kept_inputs=condition)
 
 
-# copies whose backward hands the gradient on (or casts it back), and arithmetic with a Python number, which
-# keeps only that number (tools/autograd/derivatives.yaml: clone, _to_copy, mul.Scalar, add, sub)
-_COPIES = frozenset({"contiguous", "clone", "to", "float", "half", "bfloat16", "type", "type_as", "copy"})
+# copies and rearrangements whose backward needs only sizes (hands the gradient on, casts it back, slices,
+# pads or rolls it back), and arithmetic with a Python number, which keeps only that number
+# (tools/autograd/derivatives.yaml: clone, _to_copy, constant_pad_nd, roll, cat, stack, repeat, flip,
+# mul.Scalar, add, sub)
+_COPIES = frozenset({"contiguous", "clone", "to", "float", "half", "bfloat16", "type", "type_as", "copy",
+                     "pad", "roll", "cat", "concat", "concatenate", "stack", "repeat", "flip"})
 _SCALAR_ARITHMETIC = frozenset({"add", "sub", "rsub", "mul", "div", "truediv", "neg"})
 
 

@@ -82,3 +82,24 @@ def test_a_python_rms_norm_module_is_rmsnorm() -> None:
     node = module_to_graph(loaded).nodes[-1]
     # RMSNorm keeps the input, the normalised copy and one rsqrt per row: 16 weights
     assert node.op.kind == "rmsnorm" and node.op.param_count([node.output]) == 16
+
+
+class Windows(nn.Module):
+    """SwinLayer: pad to whole windows and roll for the shifted windows, then a projection."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.proj = nn.Linear(16, 16)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        padded = nn.functional.pad(x, (0, 0, 0, 2))
+        return self.proj(torch.cat([torch.roll(padded, 1, dims=1), padded], dim=1))
+
+
+def test_pad_roll_and_cat_keep_nothing() -> None:
+    loaded = LoadedModel("m", Windows(), lambda b: ((torch.randn(b, 6, 16),), {}), None, "m.py", "classification")
+    graph = module_to_graph(loaded)
+    # their backward slices, rolls back or splits the gradient: sizes only (derivatives.yaml)
+    for node in graph.nodes[1:-1]:
+        assert node.op.saved_inputs() == (), node.name
+    assert [n.op.kind for n in graph.nodes][-1] == "linear" and len(graph.nodes) == 5  # input, pad, roll, cat
