@@ -46,6 +46,7 @@ from advisor.core.ops import (
     Sigmoid,
     SiLU,
     Softmax,
+    StochasticDepth,
     Tanh,
 )
 from advisor.importers.torch_trace import Record
@@ -133,6 +134,8 @@ def _module_call(m: torch.nn.Module, args: tuple[Any, ...]) -> tuple[str, tuple[
         return "flatten", (x, m.start_dim, m.end_dim), {}
     if _python_rms_norm(m):
         return "rms_norm", (x, m.weight), {}
+    if type(m).__name__.endswith("DropPath") and isinstance(getattr(m, "drop_prob", None), float):
+        return "stochastic_depth", (x, m.drop_prob), {}  # transformers' and timm's per-sample drop path
     attrs = {k: getattr(m, k) for k in ("p", "dim", "approximate", "min_val", "max_val") if hasattr(m, k)}
     return _MODULE_FUNCTIONS.get(type(m).__name__, type(m).__name__), (x,), attrs
 
@@ -293,6 +296,7 @@ _TABLE: dict[str, Callable[[Call], Op | None]] = {
     "dropout": lambda c: Dropout(float(c.arg(1, "p", 0.5))),
     "cat": _concat, "concat": _concat, "concatenate": _concat, "permute": _permute, "transpose": _permute,
     "add": _binary, "mul": _binary, "scaled_dot_product_attention": _sdpa,
+    "stochastic_depth": lambda c: StochasticDepth(float(c.arg(1, "p"))),
     "view": lambda c: Reshape(c.output.shape) if c.is_view else None,
     "reshape": lambda c: Reshape(c.output.shape) if c.is_view else None,
     **{name: _activation for name in ("relu", "relu6", "hardtanh", "gelu", "silu", "sigmoid", "tanh",

@@ -103,3 +103,27 @@ def test_pad_roll_and_cat_keep_nothing() -> None:
     for node in graph.nodes[1:-1]:
         assert node.op.saved_inputs() == (), node.name
     assert [n.op.kind for n in graph.nodes][-1] == "linear" and len(graph.nodes) == 5  # input, pad, roll, cat
+
+
+class SwinDropPath(nn.Module):
+    """transformers' drop_path: one Bernoulli draw per sample scales the whole sample."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.drop_prob = 0.2
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if not self.training:
+            return x
+        keep = (torch.rand(x.shape[0], 1, 1) + 0.8).floor()
+        return x.div(0.8) * keep
+
+
+def test_a_drop_path_module_keeps_one_number_per_sample() -> None:
+    model = nn.Sequential(nn.Linear(16, 16), SwinDropPath(), nn.Linear(16, 4))
+    loaded = LoadedModel("m", model, lambda b: ((torch.randn(b, 8, 16),), {}), None, "m.py", "classification")
+    node = module_to_graph(loaded).nodes[2]
+    # training keeps the per-sample noise only (MulBackward needs the factor without a gradient); inference
+    # returns the input itself
+    assert node.op.kind == "stochastic_depth" and node.op.saved_inputs() == ()
+    assert node.op.is_identity(False) and not node.op.is_identity(True)
