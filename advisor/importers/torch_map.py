@@ -46,9 +46,9 @@ from advisor.core.ops import (
     Sigmoid,
     SiLU,
     Softmax,
-    StochasticDepth,
     Tanh,
 )
+from advisor.core.ops.vision_ops import StochasticDepth
 from advisor.importers.torch_trace import Record
 
 
