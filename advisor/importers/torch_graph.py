@@ -25,7 +25,7 @@ from torch.utils import _pytree as pytree
 from advisor.core.errors import AdvisorError
 from advisor.core.graph import Graph, GraphBuilder, TensorSpec
 from advisor.core.ops import Input, Op
-from advisor.core.ops.generic import Opaque, OpaqueView
+from advisor.core.ops.generic import Opaque, OpaqueMatmul, OpaqueView
 from advisor.importers.common import dtype_kind, fail, unique_name
 from advisor.importers.simulate.autocast import LOWER_PRECISION
 from advisor.importers.torch_lifetimes import LifetimeRecorder, graph_holds, record_holds
@@ -243,8 +243,8 @@ def _op_for(r: Record, specs: list[TensorSpec], batch: int, state: _ModelState) 
         buffers = sum(b.numel() for b in r.module.buffers() if b.is_floating_point()) if not r.part else 0
     else:
         buffers = state.take_buffers(r)
-    cls = OpaqueView if aliases_input(r) else Opaque
-    kept = cls is Opaque and not _keeps_nothing(r, specs)
+    cls = OpaqueView if aliases_input(r) else OpaqueMatmul if r.op_name in LOWER_PRECISION else Opaque
+    kept = cls is not OpaqueView and not _keeps_nothing(r, specs)
     where = r.op_name == "where"  # keeps only its condition (derivatives.yaml: where.self)
     condition = tuple(j for j, spec in enumerate(specs) if spec.dtype == "bool") if where else ()
     return cls(r.op_name, output.shape, output.dtype, output.batched, r.new_params, buffers, per,

@@ -127,3 +127,28 @@ def test_a_drop_path_module_keeps_one_number_per_sample() -> None:
     # returns the input itself
     assert node.op.kind == "stochastic_depth" and node.op.saved_inputs() == ()
     assert node.op.is_identity(False) and not node.op.is_identity(True)
+
+
+class Gram(nn.Module):
+    """A matmul between two activations, no module around it (Mamba's scan: ssm_state @ C)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.proj = nn.Linear(16, 16)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.matmul(x, self.proj(x).transpose(-1, -2))
+
+
+def test_an_unmapped_matmul_runs_in_half_precision_under_autocast() -> None:
+    loaded = LoadedModel("m", Gram(), lambda b: ((torch.randn(b, 8, 16),), {}), None, "m.py", "classification")
+    graph = module_to_graph(loaded)
+    index = len(graph.nodes) - 1
+    assert graph.nodes[index].op.kind == "opaque_matmul"
+    from advisor.core.memory import replay_step
+
+    events = {key: size for key, size in replay_step(graph, Workload("infer", 4, "amp_bf16")).events if size > 0}
+    # the (8, 8) product of 4 samples in bf16: 4*8*8*2 = 512 B; the float32 input is cast to bf16 for it
+    # (4*8*16*2 = 1,024 B), the projection's output is bf16 already (no cast)
+    assert events[("out", index, 0)] == 512
+    assert events[("cast", index, 0)] == 1_024 and ("cast", index, 1) not in events

@@ -15,7 +15,7 @@ from typing import ClassVar
 
 from advisor.core.errors import ShapeError
 from advisor.core.graph import DtypeKind, TensorSpec
-from advisor.core.ops.base import Op
+from advisor.core.ops.base import AmpPolicy, Op
 
 
 @dataclass(frozen=True)
@@ -73,3 +73,12 @@ class OpaqueView(Opaque):
     grad_passthrough: ClassVar[bool] = True
     keeps_inputs: bool = False
     flops_per_element: int = 0
+
+
+@dataclass(frozen=True)
+class OpaqueMatmul(Opaque):
+    """An unmapped call on autocast's lower-precision list (matmul, bmm, einsum, baddbmm: autocast_mode.cpp):
+    under autocast its float inputs are cast to the half dtype and its result is half."""
+
+    kind: ClassVar[str] = "opaque_matmul"
+    amp: ClassVar[AmpPolicy] = "lower"
