@@ -222,14 +222,12 @@ class StepReplay:
         numel = self.graph.decoder.eager_mask_elements(seq) * self.workload.batch
         self.tracker.alloc(key, numel * self.workload.param_dtype_bytes, "temporaries")  # in the model's dtype
 
-    def _hold(self, i: int, released: dict[int, list[int]]) -> None:
-        """References the forward code keeps beyond the last reader (Graph.holds): taken once node i's output
-        exists, dropped once the holding node has run."""
-        for until in self.holding.get(i, ()):
+    def _hold(self, i: int, taken: dict[int, list[int]], released: dict[int, list[int]]) -> None:
+        """Graph.holds: a reference taken once node i's output exists, dropped once the holding node has run."""
+        for until in taken.get(i, ()):
             if until == HELD_TO_END:
                 self.held.add(self.storage[i])
-            else:
-                self.fwd_uses[self.storage[i]] += 1
+            self.fwd_uses[self.storage[i]] += until != HELD_TO_END
         for held in released.get(i, ()):
             self.fwd_uses[self.storage[held]] -= 1
             self._maybe_free(self.storage[held])
@@ -239,11 +237,7 @@ class StepReplay:
         first_of = {block[0]: set(block) for block in self.blocks}
         embed, head = self._pinned_embedding() or (-1, -1)
         masks: Key = ("attention_masks", 0, 0)
-        self.holding: dict[int, list[int]] = defaultdict(list)
-        released: dict[int, list[int]] = defaultdict(list)
-        for node, until in self.graph.holds:
-            self.holding[node].append(until)
-            released[until].append(node)
+        taken, released = self.graph.hold_schedule()
         for i in range(len(self.nodes)):
             if i == head:
                 self.fwd_uses[self.storage[embed]] -= 1
@@ -257,7 +251,7 @@ class StepReplay:
                 for source in sorted(outside):
                     self._save(i, self.storage[source])
             self.forward_node(i, self.workload.training and i not in checkpointed, "out", self.consumers[i])
-            self._hold(i, released)
+            self._hold(i, taken, released)
 
     # ---- backward
     def _give_grad(self, source: int, key: Key) -> None:
