@@ -19,6 +19,9 @@ if TYPE_CHECKING:
 
 # "float" tensors take the workload's compute dtype (fp32, bf16, ...); the others keep theirs.
 DtypeKind = Literal["float", "int64", "bool"]
+# Graph.holds: a node whose output the model's Python code references until the step ends (it is part of
+# what the forward returns, as a seq2seq model's encoder_last_hidden_state is)
+HELD_TO_END = -1
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,19 @@ class Graph:
     # The hyper-parameters of a decoder LM (generation, quantization): a description of the same layers, so
     # graphs compare by their layers alone (a network saved by the app keeps the layers, not this).
     decoder: DecoderSpec | None = field(default=None, compare=False)
+    # (node, until): the forward code keeps node's output referenced, beyond its last reader, until node
+    # `until` has run (HELD_TO_END: until the step ends). A local variable does this: BertModel.forward keeps
+    # `embedding_output` while the encoder runs. Seen by the importers that trace a module (torch_lifetimes.py).
+    holds: tuple[tuple[int, int], ...] = field(default=(), compare=False)
+
+    def hold_schedule(self) -> tuple[dict[int, list[int]], dict[int, list[int]]]:
+        """Graph.holds by node: what each node's output is held until, and which holds each node ends."""
+        taken: dict[int, list[int]] = {}
+        released: dict[int, list[int]] = {}
+        for node, until in self.holds:
+            taken.setdefault(node, []).append(until)
+            released.setdefault(until, []).append(node)
+        return taken, released
 
     def input_specs(self, node: Node) -> list[TensorSpec]:
         return [self.nodes[i].output for i in node.inputs]
@@ -94,6 +110,7 @@ class GraphBuilder:
     _counts: dict[str, int] = field(default_factory=dict)
     _block: str = ""
     decoder: DecoderSpec | None = None
+    holds: list[tuple[int, int]] = field(default_factory=list)
 
     def add(self, op: Op, inputs: Sequence[int], name: str | None = None) -> int:
         for i in inputs:
@@ -136,12 +153,19 @@ class GraphBuilder:
             op = op_for(node) if op_for else node.op
             with builder.block(node.block) if node.block else nullcontext():
                 builder.add(op, node.inputs, node.name)
+        builder.holds = list(graph.holds)
         return builder
+
+    def hold(self, node: int, until: int) -> None:
+        """Node's output stays referenced until node `until` has run (HELD_TO_END: the step's end)."""
+        if not 0 <= node < len(self._nodes) or not (until == HELD_TO_END or node < until < len(self._nodes)):
+            raise SpecError(f"{self.name}: cannot hold node {node} until node {until}")
+        self.holds.append((node, until))
 
     def build(self) -> Graph:
         if not self._nodes:
             raise SpecError(f"{self.name}: the network has no layers")
-        return Graph(self.name, tuple(self._nodes), self.task, self.decoder)
+        return Graph(self.name, tuple(self._nodes), self.task, self.decoder, tuple(self.holds))
 
 
 def tokens_per_sample(inputs: Iterable[tuple[str, tuple[int, ...]]]) -> int:

@@ -14,7 +14,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from advisor.core.gradients import requires_grad, trainable_params
-from advisor.core.graph import Graph, Node, TensorSpec
+from advisor.core.graph import HELD_TO_END, Graph, Node, TensorSpec
 from advisor.core.llm.lora import LoRALinear, adapter_count
 from advisor.core.llm.quant import PLAIN_BYTES, QUANTIZED, linear_bytes, quantized_matrices
 from advisor.core.ops.io import Input
@@ -23,7 +23,7 @@ from advisor.core.ops.loss import CrossEntropy
 from advisor.core.tracker import CategoryBytes, Key, TimelinePoint, Tracker, rounded
 from advisor.core.workload import OPTIMIZER_STATE_SLOTS, OPTIMIZER_STEP_TEMPORARIES, Workload
 
-_SAVED_BYTES = {"float32": 4, "int64": 8, "bool": 1}
+_SAVED_BYTES = {"float32": 4, "int64": 8, "bool": 1, "autocast_float32": 4}
 _FIXED_BYTES = {"int64": 8, "bool": 1}
 
 
@@ -73,7 +73,7 @@ class StepReplay:
             floats = [out[s] for s, spec in zip(node.inputs, specs, strict=True) if spec.dtype == "float"]
             if node.output.dtype != "float":
                 out.append(_FIXED_BYTES[node.output.dtype])
-            elif getattr(node.op, "upcast", False):
+            elif getattr(node.op, "upcast", False) or (amp and getattr(node.op, "fp32_operand", False)):
                 out.append(4)
             elif isinstance(node.op, Input) or not amp:
                 out.append(2 if half else 4)
@@ -191,14 +191,19 @@ class StepReplay:
             if op.saves_result():
                 self._save(i, self.storage[i])
             for k, extra in enumerate(op.extra_saved(specs, node.output, True)):
-                key: Key = ("extra" if fresh == "out" else "re_extra", i, k)
-                self.tracker.alloc(key, self.nbytes(i, extra.numel, _SAVED_BYTES.get(extra.dtype)), "activations")
+                copy = extra.dtype == "autocast_float32"
+                if copy and (not self.workload.amp or self.dtype[i] == 4):
+                    continue  # autocast copies only half-precision tensors
+                key: Key = ("autocast_copy" if copy else "extra" if fresh == "out" else "re_extra", i, k)
+                element = self.dtype[node.inputs[0]] if extra.dtype == "input" else _SAVED_BYTES.get(extra.dtype)
+                self.tracker.alloc(key, self.nbytes(i, extra.numel, element), "activations")
                 self._save(i, key)
             if not dequantized:  # MatMul4Bit saves the packed weight and dequantizes again in backward
                 self._save(i, weight_cast)
         workspace = op.forward_workspace(specs, node.output, saving)
         if workspace:  # the worst moment inside a composite op: allocated and freed at once
-            self.tracker.alloc(("fwd_workspace", i, 0), self.nbytes(i, workspace), "temporaries")
+            element = self.dtype[node.inputs[0]] if op.input_dtype_workspace else None
+            self.tracker.alloc(("fwd_workspace", i, 0), self.nbytes(i, workspace, element), "temporaries")
             self.tracker.free(("fwd_workspace", i, 0))
         for key in [*casts.values(), weight_cast]:
             self._maybe_free(key)
@@ -217,11 +222,22 @@ class StepReplay:
         numel = self.graph.decoder.eager_mask_elements(seq) * self.workload.batch
         self.tracker.alloc(key, numel * self.workload.param_dtype_bytes, "temporaries")  # in the model's dtype
 
+    def _hold(self, i: int, taken: dict[int, list[int]], released: dict[int, list[int]]) -> None:
+        """Graph.holds: a reference taken once node i's output exists, dropped once the holding node has run."""
+        for until in taken.get(i, ()):
+            if until == HELD_TO_END:
+                self.held.add(self.storage[i])
+            self.fwd_uses[self.storage[i]] += until != HELD_TO_END
+        for held in released.get(i, ()):
+            self.fwd_uses[self.storage[held]] -= 1
+            self._maybe_free(self.storage[held])
+
     def forward(self) -> None:
         checkpointed = {i for block in self.blocks for i in block}
         first_of = {block[0]: set(block) for block in self.blocks}
         embed, head = self._pinned_embedding() or (-1, -1)
         masks: Key = ("attention_masks", 0, 0)
+        taken, released = self.graph.hold_schedule()
         for i in range(len(self.nodes)):
             if i == head:
                 self.fwd_uses[self.storage[embed]] -= 1
@@ -235,6 +251,7 @@ class StepReplay:
                 for source in sorted(outside):
                     self._save(i, self.storage[source])
             self.forward_node(i, self.workload.training and i not in checkpointed, "out", self.consumers[i])
+            self._hold(i, taken, released)
 
     # ---- backward
     def _give_grad(self, source: int, key: Key) -> None:
@@ -321,8 +338,12 @@ class StepReplay:
     def _backward_node(self, i: int, grad: Key) -> None:
         node = self.nodes[i]
         workspace = node.op.backward_workspace(self.specs[i], node.output)
-        self.tracker.alloc(("workspace", i, 0), self.nbytes(i, workspace, 4 if node.op.amp == "fp32" else None),
-                     "temporaries")
+        fp32 = node.op.amp == "fp32" or node.op.float32_workspace
+        self.tracker.alloc(("workspace", i, 0), self.nbytes(i, workspace, 4 if fp32 else None), "temporaries")
+        for key in [k for k in self.saved_by.get(i, []) if k[0] == "autocast_copy"]:  # its gradient exists now
+            self.saved_by[i].remove(key)
+            self.savers[key].discard(i)
+            self._maybe_free(key)
         if self._dequantizes(i):  # freed with the workspace, once the input's gradient exists
             self.tracker.alloc(("workspace", i, 1), 2 * self.weight_numel(node, self.specs[i]), "temporaries")
         self._input_grads(i, grad)

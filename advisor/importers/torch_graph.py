@@ -14,17 +14,21 @@ multiple of it: heads or windows folded into the batch) is per sample, any other
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from dataclasses import dataclass, replace
 from typing import Any
 
 import torch
+from torch.overrides import TorchFunctionMode
 from torch.utils import _pytree as pytree
 
 from advisor.core.errors import AdvisorError
 from advisor.core.graph import Graph, GraphBuilder, TensorSpec
 from advisor.core.ops import Input, Op
-from advisor.core.ops.generic import Opaque, OpaqueView
+from advisor.core.ops.generic import Opaque, OpaqueMatmul, OpaqueView
 from advisor.importers.common import dtype_kind, fail, unique_name
+from advisor.importers.simulate.autocast import LOWER_PRECISION
+from advisor.importers.torch_lifetimes import LifetimeRecorder, graph_holds, record_holds
 from advisor.importers.torch_loader import LoadedModel, _describe, quiet_log
 from advisor.importers.torch_map import aliases_input, as_call, core_op, matmul_macs
 from advisor.importers.torch_trace import Record, Recorder
@@ -38,8 +42,23 @@ def module_to_graph(loaded: LoadedModel, batch: int | None = None) -> Graph:
     fixed = getattr(loaded.example_inputs, "fixed_batch", None)
     trace_batch = fixed or TRACE_BATCH
     with _training_step_state(loaded.module), quiet_fake_tensor_log():
-        recorder, output = _trace(loaded, trace_batch, fixed)
-    return _build(loaded, recorder, output)
+        recorder, output, how = _trace(loaded, trace_batch, fixed)
+        graph, node_of = _build(loaded, recorder, output)
+        holds = _lifetimes(loaded, recorder, trace_batch if how != "real" else fixed or REAL_RUN_BATCH, how)
+    if holds is None:
+        return graph
+    return replace(graph, holds=tuple(graph_holds(holds, node_of, graph.consumers())))
+
+
+def _lifetimes(loaded: LoadedModel, first: Recorder, batch: int, how: str) -> dict[int, int] | None:
+    """When the model's code lets go of each traced tensor (torch_lifetimes.py), from a second pass that
+    holds none; None when that pass fails or calls something else (then tensors die at their last reader)."""
+    try:
+        second, _ = _run(loaded, batch, how, LifetimeRecorder)
+    except Exception:  # the first pass ran; a graph without lifetimes is still a graph
+        return None
+    assert isinstance(second, LifetimeRecorder)
+    return record_holds(first.records, second)
 
 
 def quiet_fake_tensor_log() -> AbstractContextManager[None]:
@@ -65,12 +84,11 @@ def _training_step_state(module: torch.nn.Module) -> Iterator[None]:
                 b.copy_(copy)
 
 
-def _trace(loaded: LoadedModel, batch: int, fixed: int | None) -> tuple[Recorder, Any]:
+def _trace(loaded: LoadedModel, batch: int, fixed: int | None) -> tuple[Recorder, Any, str]:
     on_meta = any(p.device.type == "meta" for p in loaded.module.parameters())
+    how = "meta" if on_meta else "fake"
     try:
-        if on_meta:
-            return _run(loaded, batch, "meta")
-        return _run(loaded, batch, "fake")
+        return (*_run(loaded, batch, how), how)
     except AdvisorError:
         raise
     except Exception as first:
@@ -78,7 +96,7 @@ def _trace(loaded: LoadedModel, batch: int, fixed: int | None) -> tuple[Recorder
             where = "on the meta device" if on_meta else "with fake tensors"
             raise fail(loaded.source, f"forward pass failed {where}: {_describe(first)}") from None
         try:  # fake tensors cannot run data-dependent ops (nonzero, .item() used as a size): run for real
-            return _run(loaded, fixed or REAL_RUN_BATCH, "real")
+            return (*_run(loaded, fixed or REAL_RUN_BATCH, "real"), "real")
         except AdvisorError:
             raise
         except Exception as error:
@@ -91,9 +109,9 @@ def _may_run_for_real(loaded: LoadedModel) -> bool:
     return loaded.source.lower().endswith(".py") or loaded.source.startswith(("torchvision:", "timm:"))
 
 
-def _run(loaded: LoadedModel, batch: int, how: str) -> tuple[Recorder, Any]:
+def _run(loaded: LoadedModel, batch: int, how: str, kind: type[Recorder] = Recorder) -> tuple[Recorder, Any]:
     args, kwargs = loaded.example_inputs(batch)
-    recorder = Recorder(loaded.module)
+    recorder = kind(loaded.module)
     if how == "fake":
         from torch._subclasses.fake_tensor import FakeTensorMode
 
@@ -103,7 +121,7 @@ def _run(loaded: LoadedModel, batch: int, how: str) -> tuple[Recorder, Any]:
         args, kwargs = pytree.tree_map_only(torch.Tensor, lambda t: t.to("meta"), (args, kwargs))
     recorder.add_inputs(args, kwargs)
     recorder.batch = batch
-    with torch.no_grad(), recorder.hooks():
+    with torch.no_grad(), CudaAttentionLayout() if how != "real" else nullcontext(), recorder.hooks():
         if how == "fake":
             with mode:
                 result = loaded.module(*args, **kwargs)
@@ -116,7 +134,26 @@ def _run(loaded: LoadedModel, batch: int, how: str) -> tuple[Recorder, Any]:
                 result = loaded.module(*args, **kwargs)
         else:
             result = loaded.module(*args, **kwargs)
+    recorder.returned()
     return recorder, _main_output(loaded, result)
+
+
+class CudaAttentionLayout(TorchFunctionMode):
+    """F.scaled_dot_product_attention returns what CUDA's fused kernel returns (simulate/attention.py): its
+    output is laid out (batch, seq, heads, head_dim) in memory, so the transpose(1, 2).contiguous() models
+    apply to it copies nothing on the card, while the CPU and meta kernels return it contiguous. Pushed
+    below the recorder, which records the call with this output."""
+
+    def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        kwargs = kwargs or {}
+        if getattr(func, "__name__", "") == "scaled_dot_product_attention":
+            from advisor.importers.simulate.attention import cuda_sdpa
+
+            try:
+                return cuda_sdpa(*args, **kwargs)
+            except (RuntimeError, TypeError, ValueError, NotImplementedError):
+                pass  # an argument form the fused kernels refuse: the plain call below answers
+        return func(*args, **kwargs)
 
 
 def _main_output(loaded: LoadedModel, result: Any) -> torch.Tensor:
@@ -144,11 +181,12 @@ def per_sample(t: torch.Tensor, batch: int) -> TensorSpec:
 
 # ---------------------------------------------------------------- graph building
 
-def _build(loaded: LoadedModel, rec: Recorder, output: torch.Tensor) -> Graph:
+def _build(loaded: LoadedModel, rec: Recorder, output: torch.Tensor) -> tuple[Graph, dict[int, int]]:
     builder = GraphBuilder(loaded.name, loaded.task)
     taken: set[str] = set()
     node_of: dict[int, int] = {}
     records = rec.records
+    state = _ModelState.of(loaded.module)
     inputs = [i for i, r in enumerate(records) if r.is_input]
     if not inputs:
         raise fail(loaded.source, "example_inputs gave no tensors")
@@ -162,14 +200,14 @@ def _build(loaded: LoadedModel, rec: Recorder, output: torch.Tensor) -> Graph:
     for i in _order([i for i, r in enumerate(records) if not r.is_input], records, last):
         r = records[i]
         ins = [node_of[j] for j in r.inputs]
-        node_of[i] = builder.add(_op_for(r, [builder.spec(k) for k in ins], rec.batch), ins,
+        node_of[i] = builder.add(_op_for(r, [builder.spec(k) for k in ins], rec.batch, state), ins,
                                  unique_name(r.name, taken))
     if not visible:  # no call inside the model was seen (TorchScript runs in C++): one node is the forward
         spec = per_sample(output, rec.batch)
         op = Opaque("forward (layers not visible)", spec.shape, spec.dtype, spec.batched, rec.unclaimed_params(),
                     input_count=len(inputs))
         builder.add(op, [node_of[i] for i in inputs], unique_name("forward", taken))
-    return builder.build()
+    return builder.build(), node_of
 
 
 def _order(indices: list[int], records: list[Record], last: int | None) -> list[int]:
@@ -189,7 +227,7 @@ def _unused(params: int) -> Opaque:
                   input_count=1, flops_per_element=0)
 
 
-def _op_for(r: Record, specs: list[TensorSpec], batch: int) -> Op:
+def _op_for(r: Record, specs: list[TensorSpec], batch: int, state: _ModelState) -> Op:
     output = per_sample(r.output, batch)
     if not specs and aliases_input(r):
         # a view of a parameter or buffer (ViT's class token expanded to the batch, a layer scale): there is
@@ -201,10 +239,67 @@ def _op_for(r: Record, specs: list[TensorSpec], batch: int) -> Op:
         return op
     macs = matmul_macs(r) if r.part == 0 else 0
     per = macs // batch if output.batched else macs
-    buffers = sum(b.numel() for b in r.module.buffers() if b.is_floating_point()) if r.module and not r.part else 0
-    cls = OpaqueView if aliases_input(r) else Opaque
+    if r.module is not None:
+        buffers = sum(b.numel() for b in r.module.buffers() if b.is_floating_point()) if not r.part else 0
+    else:
+        buffers = state.take_buffers(r)
+    cls = OpaqueView if aliases_input(r) else OpaqueMatmul if r.op_name in LOWER_PRECISION else Opaque
+    kept = cls is not OpaqueView and not _keeps_nothing(r, specs)
+    where = r.op_name == "where"  # keeps only its condition (derivatives.yaml: where.self)
+    condition = tuple(j for j, spec in enumerate(specs) if spec.dtype == "bool") if where else ()
     return cls(r.op_name, output.shape, output.dtype, output.batched, r.new_params, buffers, per,
-               input_count=len(specs))
+               keeps_inputs=kept and not where, input_count=len(specs), fp32_operand=state.fp32_operand(r),
+               kept_inputs=condition)
+
+
+# copies and rearrangements whose backward needs only sizes (hands the gradient on, casts it back, slices,
+# pads or rolls it back), and arithmetic with a Python number, which keeps only that number
+# (tools/autograd/derivatives.yaml: clone, _to_copy, constant_pad_nd, roll, cat, stack, repeat, flip,
+# mul.Scalar, add, sub)
+_COPIES = frozenset({"contiguous", "clone", "to", "float", "half", "bfloat16", "type", "type_as", "copy",
+                     "pad", "roll", "cat", "concat", "concatenate", "stack", "repeat", "flip"})
+_SCALAR_ARITHMETIC = frozenset({"add", "sub", "rsub", "mul", "div", "truediv", "neg"})
+
+
+def _keeps_nothing(r: Record, specs: list[TensorSpec]) -> bool:
+    """Autograd saves no input of this call: a copy; x + c or x - c with c no layer made (a buffer); or
+    arithmetic between one tensor and Python numbers."""
+    name = r.op_name.rstrip("_")
+    if name in _COPIES:
+        return True
+    if name in ("add", "sub") and len(specs) == 1:
+        return True
+    return name in _SCALAR_ARITHMETIC and len(_tensors(r)) == 1
+
+
+@dataclass
+class _ModelState:
+    """The model's own tensors as function calls between modules read them."""
+
+    fp32: set[int]  # float32 parameters and buffers of one or more dimensions
+    loose: dict[int, int]  # float buffers of no leaf module (BART's final_logits_bias): id -> elements
+
+    @classmethod
+    def of(cls, module: torch.nn.Module) -> _ModelState:
+        fp32 = {id(t) for t in (*module.parameters(), *module.buffers()) if t.dtype == torch.float32 and t.dim()}
+        leaves = {id(b) for m in module.modules() if next(m.children(), None) is None for b in m.buffers()}
+        loose = {id(b): b.numel() for b in module.buffers() if b.is_floating_point() and id(b) not in leaves}
+        return cls(fp32, loose)
+
+    def take_buffers(self, r: Record) -> int:
+        """Elements of the loose buffers this call reads first (each is counted once)."""
+        return sum(self.loose.pop(id(t), 0) for t in _tensors(r))
+
+    def fp32_operand(self, r: Record) -> bool:
+        """A function call outside autocast's lower-precision list reading a float32 parameter or buffer of
+        one or more dimensions: under autocast nothing casts it, so type promotion gives a float32 result."""
+        if r.module is not None or r.part or r.op_name in LOWER_PRECISION or not r.output.is_floating_point():
+            return False
+        return any(id(t) in self.fp32 for t in _tensors(r))
+
+
+def _tensors(r: Record) -> list[torch.Tensor]:
+    return [t for t in pytree.tree_leaves((r.args, r.kwargs)) if isinstance(t, torch.Tensor)]
 
 
 def _agrees(op: Op, r: Record, specs: list[TensorSpec], observed: TensorSpec) -> bool:

@@ -29,6 +29,7 @@ from advisor.core.ops import (
     Dropout,
     Embedding,
     Flatten,
+    FusedSDPA,
     GroupNorm,
     Hardsigmoid,
     Hardswish,
@@ -47,6 +48,7 @@ from advisor.core.ops import (
     Softmax,
     Tanh,
 )
+from advisor.core.ops.vision_ops import StochasticDepth
 from advisor.importers.torch_trace import Record
 
 
@@ -95,6 +97,14 @@ def aliases_input(record: Record) -> bool:
                for t in pytree.tree_leaves((record.args, record.kwargs)) if isinstance(t, torch.Tensor))
 
 
+def _python_rms_norm(m: torch.nn.Module) -> bool:
+    """transformers' RMSNorm modules (T5LayerNorm, LlamaRMSNorm and their copies): a `variance_epsilon`, one
+    weight per feature, no bias, and the normalisation written out in float32 ops (RMSNorm's formulas)."""
+    weight = getattr(m, "weight", None)
+    return hasattr(m, "variance_epsilon") and isinstance(weight, torch.Tensor) and weight.dim() == 1 and \
+        getattr(m, "bias", None) is None
+
+
 def _module_call(m: torch.nn.Module, args: tuple[Any, ...]) -> tuple[str, tuple[Any, ...], dict[str, Any]]:
     """The functional call a leaf module makes (torch/nn/modules/*.py forward methods)."""
     x = args[0] if args else None
@@ -122,6 +132,10 @@ def _module_call(m: torch.nn.Module, args: tuple[Any, ...]) -> tuple[str, tuple[
         return pool, (x, m.kernel_size, m.stride, m.padding), {"ceil_mode": m.ceil_mode, **extra}
     if isinstance(m, nn.Flatten):
         return "flatten", (x, m.start_dim, m.end_dim), {}
+    if _python_rms_norm(m):
+        return "rms_norm", (x, m.weight), {}
+    if type(m).__name__.endswith("DropPath") and isinstance(getattr(m, "drop_prob", None), float):
+        return "stochastic_depth", (x, m.drop_prob), {}  # transformers' and timm's per-sample drop path
     attrs = {k: getattr(m, k) for k in ("p", "dim", "approximate", "min_val", "max_val") if hasattr(m, k)}
     return _MODULE_FUNCTIONS.get(type(m).__name__, type(m).__name__), (x,), attrs
 
@@ -260,6 +274,11 @@ def _activation(c: Call) -> Op | None:
     return Softmax() if name == "softmax" else None
 
 
+def _sdpa(c: Call) -> Op | None:
+    """q, k, v and a tensor mask; dropout is the kernel's own (its mask is regenerated, never kept)."""
+    return FusedSDPA(len(c.inputs)) if len(c.inputs) in (3, 4) else None
+
+
 def _embedding(c: Call) -> Op | None:
     weight = c.arg(1, "weight")
     if not isinstance(weight, torch.Tensor) or weight.dim() != 2:
@@ -276,7 +295,8 @@ _TABLE: dict[str, Callable[[Call], Op | None]] = {
     "adaptive_avg_pool2d": lambda c: AdaptiveAvgPool(c.output.shape[1:]),
     "dropout": lambda c: Dropout(float(c.arg(1, "p", 0.5))),
     "cat": _concat, "concat": _concat, "concatenate": _concat, "permute": _permute, "transpose": _permute,
-    "add": _binary, "mul": _binary,
+    "add": _binary, "mul": _binary, "scaled_dot_product_attention": _sdpa,
+    "stochastic_depth": lambda c: StochasticDepth(float(c.arg(1, "p"))),
     "view": lambda c: Reshape(c.output.shape) if c.is_view else None,
     "reshape": lambda c: Reshape(c.output.shape) if c.is_view else None,
     **{name: _activation for name in ("relu", "relu6", "hardtanh", "gelu", "silu", "sigmoid", "tanh",

@@ -99,6 +99,9 @@ class Recorder:
                 new += p.numel()
         return new, tied
 
+    def returned(self) -> None:
+        """The forward pass has returned (its result is still referenced)."""
+
     def unclaimed_params(self) -> int:
         return sum(p.numel() for key, p in self.params.items() if key not in self.claimed)
 

@@ -13,7 +13,7 @@ from advisor.core.ops.activation import (
     Softmax,
     Tanh,
 )
-from advisor.core.ops.attention import Attention, Rotary
+from advisor.core.ops.attention import Attention, FusedSDPA, Rotary
 from advisor.core.ops.base import Op, SavedTensor
 from advisor.core.ops.conv import Conv, ConvTranspose
 from advisor.core.ops.dropout import Dropout
@@ -73,7 +73,7 @@ OP_TYPES: dict[str, type[Op]] = kind_registry(
 __all__ = [
     "GELU", "GRU", "LSTM", "OP_TYPES", "AdaptiveAvgPool", "Add", "AddParameter", "Attention", "AvgPool",
     "BatchNorm", "ChannelShuffle", "ClassToken", "Concat", "Conv", "ConvTranspose", "CrossEntropy", "Dropout",
-    "Embedding", "Flatten", "GroupNorm", "Hardsigmoid", "Hardswish", "Input", "LayerNorm", "Linear", "MaxPool",
-    "MoEExperts", "Mul", "Op", "Permute", "RMSNorm", "ReLU", "ReLU6", "Reshape", "Rotary", "SavedTensor", "SiLU",
-    "Sigmoid", "Slice", "Softmax", "Tanh",
+    "Embedding", "Flatten", "FusedSDPA", "GroupNorm", "Hardsigmoid", "Hardswish", "Input", "LayerNorm",
+    "Linear", "MaxPool", "MoEExperts", "Mul", "Op", "Permute", "RMSNorm", "ReLU", "ReLU6", "Reshape", "Rotary",
+    "SavedTensor", "SiLU", "Sigmoid", "Slice", "Softmax", "Tanh",
 ]

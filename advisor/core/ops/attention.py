@@ -21,7 +21,7 @@ from typing import ClassVar, Literal
 
 from advisor.core.errors import ShapeError
 from advisor.core.graph import TensorSpec
-from advisor.core.ops.base import AmpPolicy, Op, SavedTensor, positive, same_shape
+from advisor.core.ops.base import AmpPolicy, Op, SavedTensor, positive, product, same_shape
 
 
 @dataclass(frozen=True)
@@ -38,9 +38,16 @@ class Attention(Op):
     sinks: bool = False  # gpt-oss: one learned logit per head joins every softmax (a parameter per head)
     v_head_dim: int = 0  # 0 = the q/k head dim; DeepSeek MLA: values narrower than queries and keys
     shared_rope_dim: int = 0  # MLA: k is heads x nope dims plus one rotary key of this width shared by all heads
+    # False where the fused kernel's output is already laid out (seq, heads, head_dim): its query was a
+    # transposed view of a projection, so the model's transpose(1, 2).contiguous() copies nothing and the
+    # output projection reads the kernel's output itself (GPT-2's and BERT's sdpa paths)
+    output_copy: bool = True
 
     def saved_inputs(self) -> tuple[int, ...]:
         return (0, 1, 2)  # q, k, v (or the one packed qkv tensor they are views of)
+
+    def saves_result(self) -> bool:
+        return self.kernel == "fused" and not self.output_copy
 
     @property
     def _kv_heads(self) -> int:
@@ -94,7 +101,8 @@ class Attention(Op):
         seq_q, seq_k = inputs[0].shape[0], inputs[-1].shape[0]
         kernel_output = SavedTensor("kernel output", output.numel, "act")
         if self.kernel == "fused":
-            return (kernel_output, SavedTensor("log-sum-exp", self.heads * seq_q, "float32"))
+            lse = SavedTensor("log-sum-exp", self.heads * seq_q, "float32")
+            return (kernel_output, lse) if self.output_copy else (lse,)
         probs = self.heads * seq_q * seq_k
         if self.kernel == "eager":  # softmax keeps its fp32 result, the AV matmul the half copy, tanh its result
             eager = [SavedTensor("fp32 softmax", probs, "float32"), SavedTensor("half probabilities", probs, "act")]
@@ -124,6 +132,68 @@ class Attention(Op):
         if self.kernel == "math":
             return 2 * self.heads * inputs[0].shape[0] * inputs[-1].shape[0]  # grad of scores and probs
         return 0
+
+
+@dataclass(frozen=True)
+class FusedSDPA(Op):
+    """F.scaled_dot_product_attention as a traced model calls it: q (heads, seq_q, head_dim), k and v
+    (kv_heads, seq_k, ...) per sample, an optional additive or boolean mask, run by CUDA's fused kernels
+    (flash, or memory-efficient where a mask is given: sdp_utils.cpp). Autograd keeps q, k, v, the mask, the
+    output and a float32 log-sum-exp per query row (derivatives.yaml, _scaled_dot_product_flash_attention),
+    never the seq_q x seq_k scores; flash's backward takes float32 workspaces from the allocator (flash_api.cpp
+    mha_bwd: softmax_d of heads x seq_q and dq_accum of q's size, seq_q rounded up to 128 and head_dim to 32);
+    the memory-efficient one only a float32 delta per query row.
+    """
+
+    kind: ClassVar[str] = "sdpa"
+    amp: ClassVar[AmpPolicy] = "lower"
+    saves_output: ClassVar[bool] = True
+    float32_workspace: ClassVar[bool] = True
+    casts_weight: ClassVar[bool] = False
+    input_count: int = 3
+
+    def saved_inputs(self) -> tuple[int, ...]:
+        return tuple(range(self.input_count))
+
+    @staticmethod
+    def _dims(inputs: Sequence[TensorSpec]) -> tuple[int, int, int, int]:
+        """(rows: heads and any other leading dims, seq_q, seq_k, head_dim) of the query."""
+        q, k = inputs[0].shape, inputs[1].shape
+        return product(q[:-2]), q[-2], k[-2], q[-1]
+
+    def output_spec(self, inputs: Sequence[TensorSpec], layer: str) -> TensorSpec:
+        if len(inputs) != self.input_count or len(inputs) not in (3, 4) or \
+                any(len(s.shape) < 3 for s in inputs[:3]):
+            raise ShapeError(layer, "scaled_dot_product_attention takes q, k, v (and a mask) of rank 3 or more")
+        q, k, v = (s.shape for s in inputs[:3])
+        if q[-1] != k[-1] or k[-2] != v[-2]:
+            raise ShapeError(layer, f"q {q}, k {k} and v {v} do not fit together")
+        return same_shape(inputs[0], (*q[:-1], v[-1]))
+
+    def forward_macs(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
+        rows, seq_q, seq_k, head_dim = self._dims(inputs)
+        return rows * seq_q * seq_k * (head_dim + output.shape[-1])  # QK^T and PV
+
+    def other_flops(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
+        rows, seq_q, seq_k, _ = self._dims(inputs)
+        return 5 * rows * seq_q * seq_k  # scale, mask, softmax
+
+    def backward_flops(self, inputs: Sequence[TensorSpec], output: TensorSpec, input_grad: bool) -> int:
+        return 5 * self.forward_macs(inputs, output) + 2 * self.other_flops(inputs, output)  # as Attention
+
+    def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[
+            SavedTensor, ...]:
+        rows, seq_q, _, _ = self._dims(inputs)
+        if self.input_count == 4:  # memory-efficient kernel: log-sum-exp rows padded to 32 (attention.cu)
+            seq_q = -(-seq_q // 32) * 32
+        return (SavedTensor("log-sum-exp", rows * seq_q, "float32"),)
+
+    def backward_workspace(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
+        rows, seq_q, _, head_dim = self._dims(inputs)
+        if self.input_count == 4:  # memory-efficient backward (attention_backward.cu): delta, one per row
+            return rows * seq_q
+        seq_r, dim_r = -(-seq_q // 128) * 128, -(-head_dim // 32) * 32
+        return rows * seq_r * (dim_r + 1)  # flash: dq_accum and softmax_d, float32
 
 
 @dataclass(frozen=True)

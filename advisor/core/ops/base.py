@@ -18,8 +18,11 @@ from advisor.core.graph import TensorSpec
 # upcast (softmax, layer_norm, losses), "promote" ops keep their input's dtype (see torch/csrc/autograd/
 # autocast_mode.cpp's lists).
 AmpPolicy = Literal["lower", "fp32", "promote"]
-# "act" is the dtype the op computes in; the others are fixed.
-SavedDtype = Literal["act", "float32", "int64", "bool"]
+# "act" is the dtype the op computes in; the others are fixed. "autocast_float32" is a float32 copy autocast
+# makes of a half-precision tensor (none when the op computes in float32 already or autocast is off); the
+# backward frees it as soon as the op's float32 gradient exists.
+# "input" is the dtype of the op's first input as it arrives (a scalar multiple of it keeps that dtype).
+SavedDtype = Literal["act", "float32", "int64", "bool", "autocast_float32", "input"]
 
 
 @dataclass(frozen=True)
@@ -40,6 +43,8 @@ class Op:
     is_view: ClassVar[bool] = False  # output shares the input's storage (flatten, reshape, slicing)
     casts_weight: ClassVar[bool] = True  # under autocast a "lower" op computes with a half copy of its weights
     grad_passthrough: ClassVar[bool] = False  # backward hands the output's gradient on, no new buffer (add)
+    float32_workspace: ClassVar[bool] = False  # the backward workspace is float32 whatever the op computes in
+    input_dtype_workspace: ClassVar[bool] = False  # the forward workspace is in the input's dtype, not the op's
 
     def output_spec(self, inputs: Sequence[TensorSpec], layer: str) -> TensorSpec:
         raise NotImplementedError

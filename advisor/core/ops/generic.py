@@ -15,7 +15,7 @@ from typing import ClassVar
 
 from advisor.core.errors import ShapeError
 from advisor.core.graph import DtypeKind, TensorSpec
-from advisor.core.ops.base import Op
+from advisor.core.ops.base import AmpPolicy, Op
 
 
 @dataclass(frozen=True)
@@ -33,6 +33,10 @@ class Opaque(Op):
     flops_per_element: int = 1
     keeps_inputs: bool = True
     input_count: int = 0  # saved_inputs() is asked without the inputs, so the importer records how many
+    # an operand the graph does not show (a float32 parameter or buffer, as BART's final_logits_bias) takes
+    # part: type promotion makes the result float32 under autocast, whatever the shown inputs' dtype
+    fp32_operand: bool = False
+    kept_inputs: tuple[int, ...] = ()  # the inputs autograd keeps when keeps_inputs is False (where's condition)
 
     def output_spec(self, inputs: Sequence[TensorSpec], layer: str) -> TensorSpec:
         if not self.shape or any(d <= 0 for d in self.shape):
@@ -44,7 +48,7 @@ class Opaque(Op):
         return TensorSpec(self.shape, self.dtype, self.batched)
 
     def saved_inputs(self) -> tuple[int, ...]:
-        return tuple(range(self.input_count)) if self.keeps_inputs else ()
+        return tuple(range(self.input_count)) if self.keeps_inputs else self.kept_inputs
 
     def param_count(self, inputs: Sequence[TensorSpec]) -> int:
         return self.params
@@ -69,3 +73,12 @@ class OpaqueView(Opaque):
     grad_passthrough: ClassVar[bool] = True
     keeps_inputs: bool = False
     flops_per_element: int = 0
+
+
+@dataclass(frozen=True)
+class OpaqueMatmul(Opaque):
+    """An unmapped call on autocast's lower-precision list (matmul, bmm, einsum, baddbmm: autocast_mode.cpp):
+    under autocast its float inputs are cast to the half dtype and its result is half."""
+
+    kind: ClassVar[str] = "opaque_matmul"
+    amp: ClassVar[AmpPolicy] = "lower"

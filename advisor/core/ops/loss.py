@@ -1,9 +1,12 @@
 """Cross-entropy loss head over class logits (classes,), token logits (seq, vocab), or per-pixel logits
 (classes, H, W) as segmentation nets produce them.
 
-F.cross_entropy = log_softmax + nll_loss. log_softmax keeps its output (fp32 under autocast, where
-cross_entropy is on the fp32 list); backward first materialises the gradient of the log-probabilities
-(nll_loss_backward) and then that of the logits. Targets are int64, one per row.
+F.cross_entropy = log_softmax + nll_loss (aten/src/ATen/native/LossNLL.cpp cross_entropy_loss). log_softmax is
+called with the logits' own dtype, so under autocast (which only sets a dtype where none is given) it runs
+in the logits' precision and keeps its output; nll_loss is on autocast's float32 list, so half-precision
+log-probabilities are copied to float32 and nll_loss keeps that copy too. Backward first materialises the
+float32 gradient of the log-probabilities (nll_loss_backward), drops the copy, and then computes the
+gradient of the logits. Targets are int64, one per row.
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ from advisor.core.ops.base import AmpPolicy, Op, SavedTensor, single_input
 @dataclass(frozen=True)
 class CrossEntropy(Op):
     kind: ClassVar[str] = "cross_entropy"
-    amp: ClassVar[AmpPolicy] = "fp32"
+    amp: ClassVar[AmpPolicy] = "promote"  # log_softmax computes in the logits' dtype
+    float32_workspace: ClassVar[bool] = True  # nll_loss's gradient: it runs in float32 under autocast
     # Language-model losses upcast the logits to fp32 first in every precision (HF's ForCausalLMLoss:
     # `logits = logits.float()`), so half-precision training keeps fp32 log-probabilities.
     upcast: bool = False
@@ -41,7 +45,8 @@ class CrossEntropy(Op):
 
     def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[
             SavedTensor, ...]:
-        return (SavedTensor("log-probabilities", inputs[0].numel, "act"),)
+        return (SavedTensor("log-probabilities", inputs[0].numel, "act"),
+                SavedTensor("nll_loss's float32 copy of them", inputs[0].numel, "autocast_float32"))
 
     def backward_workspace(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
         return inputs[0].numel  # gradient of the log-probabilities

@@ -76,17 +76,23 @@ def _bert_layer(b: GraphBuilder, cfg: BertConfig, x: int) -> int:
     q = b.add(Linear(cfg.hidden), [x], "attention.self.query")
     k = b.add(Linear(cfg.hidden), [x], "attention.self.key")
     v = b.add(Linear(cfg.hidden), [x], "attention.self.value")
-    a = b.add(Attention(heads=cfg.heads, dropout=cfg.dropout), [q, k, v], "attention.self.sdpa")
-    a = b.add(Linear(cfg.hidden), [a], "attention.output.dense")
-    a = b.add(Dropout(cfg.dropout), [a], "attention.output.dropout")
-    a = b.add(Add(), [a, x], "attention.output.add")
-    x = b.add(LayerNorm(), [a], "attention.output.LayerNorm")
-    h = b.add(Linear(cfg.intermediate), [x], "intermediate.dense")
-    h = b.add(GELU(), [h], "intermediate.intermediate_act_fn")
-    h = b.add(Linear(cfg.hidden), [h], "output.dense")
-    h = b.add(Dropout(cfg.dropout), [h], "output.dropout")
-    h = b.add(Add(), [h, x], "output.add")
-    return b.add(LayerNorm(), [h], "output.LayerNorm")
+    context = b.add(Attention(heads=cfg.heads, dropout=cfg.dropout, output_copy=False), [q, k, v],
+                    "attention.self.sdpa")
+    a = b.add(Linear(cfg.hidden), [context], "attention.output.dense")
+    dropped = b.add(Dropout(cfg.dropout), [a], "attention.output.dropout")
+    a = b.add(Add(), [dropped, x], "attention.output.add")
+    attended = b.add(LayerNorm(), [a], "attention.output.LayerNorm")
+    h = b.add(Linear(cfg.intermediate), [attended], "intermediate.dense")
+    act = b.add(GELU(), [h], "intermediate.intermediate_act_fn")
+    h = b.add(Linear(cfg.hidden), [act], "output.dense")
+    out_dropped = b.add(Dropout(cfg.dropout), [h], "output.dropout")
+    h = b.add(Add(), [out_dropped, attended], "output.add")
+    out = b.add(LayerNorm(), [h], "output.LayerNorm")
+    # Python locals: BertAttention keeps the context and BertSelfOutput its dropped projection until their
+    # LayerNorm has run; BertLayer keeps attention_output and BertIntermediate/BertOutput theirs to the end
+    for node, until in ((context, attended), (dropped, attended), (attended, out), (act, out), (out_dropped, out)):
+        b.hold(node, until)
+    return out
 
 
 def bert(cfg: BertConfig, seq_len: int, name: str) -> Graph:
@@ -94,15 +100,21 @@ def bert(cfg: BertConfig, seq_len: int, name: str) -> Graph:
     _check_seq_len(name, seq_len, cfg.max_positions)
     b = GraphBuilder(name, task="classification")
     ids = b.add(Input((seq_len,), "int64"), [], "input_ids")
-    x = _bert_embeddings(b, cfg, ids)
+    embedded = x = _bert_embeddings(b, cfg, ids)
     for i in range(cfg.layers):
         with b.block(f"encoder.layer.{i}"):
-            x = _bert_layer(b, cfg, x)
+            layer_input, x = x, _bert_layer(b, cfg, x)
+        if i:  # the encoder's loop variable keeps a layer's input until the layer returns
+            b.hold(layer_input, x)
+    last = x
     x = b.add(Slice(dim=0, start=0, stop=1, keep_dim=False), [x], "pooler.first_token")  # hidden[:, 0]
     x = b.add(Linear(cfg.hidden), [x], "pooler.dense")
-    x = b.add(Tanh(), [x], "pooler.activation")
-    x = b.add(Dropout(cfg.dropout), [x], "dropout")  # classifier_dropout None -> hidden_dropout_prob
-    b.add(Linear(cfg.labels), [x], "classifier")
+    pooled = b.add(Tanh(), [x], "pooler.activation")
+    b.hold(embedded, pooled)  # BertModel.forward keeps embedding_output until it returns
+    x = b.add(Dropout(cfg.dropout), [pooled], "dropout")  # classifier_dropout None -> hidden_dropout_prob
+    classifier = b.add(Linear(cfg.labels), [x], "classifier")
+    b.hold(last, classifier)  # BertForSequenceClassification keeps BertModel's outputs until it returns
+    b.hold(pooled, classifier)
     return b.build()
 
 
@@ -122,18 +134,26 @@ def _gpt2_block(b: GraphBuilder, cfg: GPT2Config, x: int) -> int:
     """GPT2Block: ln_1, attn (c_attn is a Conv1D = addmm into one packed qkv tensor; q, k, v are views of it
     that the sdpa kernel keeps; is_causal because no mask is passed), c_proj, resid_dropout, residual add;
     ln_2, mlp (c_fc, gelu_new = NewGELUActivation's Python formula, c_proj, dropout), residual add."""
-    h = b.add(LayerNorm(), [x], "ln_1")
-    h = b.add(Linear(3 * cfg.hidden), [h], "attn.c_attn")
-    h = b.add(Attention(heads=cfg.heads, causal=True, dropout=cfg.dropout), [h], "attn.sdpa")
+    block_input = x
+    normed = b.add(LayerNorm(), [x], "ln_1")
+    h = b.add(Linear(3 * cfg.hidden), [normed], "attn.c_attn")
+    h = b.add(Attention(heads=cfg.heads, causal=True, dropout=cfg.dropout, output_copy=False), [h],
+              "attn.sdpa")
     h = b.add(Linear(cfg.hidden), [h], "attn.c_proj")
-    h = b.add(Dropout(cfg.dropout), [h], "attn.resid_dropout")
-    x = b.add(Add(), [h, x], "add_attn")  # attn_output + residual
-    h = b.add(LayerNorm(), [x], "ln_2")
-    h = b.add(Linear(4 * cfg.hidden), [h], "mlp.c_fc")  # n_inner None -> 4 * n_embd
+    attn_output = b.add(Dropout(cfg.dropout), [h], "attn.resid_dropout")
+    x = b.add(Add(), [attn_output, x], "add_attn")  # attn_output + residual
+    normed_2 = b.add(LayerNorm(), [x], "ln_2")
+    h = b.add(Linear(4 * cfg.hidden), [normed_2], "mlp.c_fc")  # n_inner None -> 4 * n_embd
     h = b.add(GELUTanhComposite(), [h], "mlp.act")
     h = b.add(Linear(cfg.hidden), [h], "mlp.c_proj")
     h = b.add(Dropout(cfg.dropout), [h], "mlp.dropout")
-    return b.add(Add(), [x, h], "add_mlp")  # residual + feed_forward_hidden_states
+    out = b.add(Add(), [x, h], "add_mlp")  # residual + feed_forward_hidden_states
+    # Python locals of GPT2Block.forward: `hidden_states` keeps ln_1's output until the residual add and
+    # ln_2's until the block's last add, `attn_output` lives to the end, and GPT2Model's loop variable keeps
+    # the block's input until the block returns
+    for node, until in ((normed, x), (block_input, out), (attn_output, out), (normed_2, out)):
+        b.hold(node, until)
+    return out
 
 
 def gpt2_decoder(cfg: GPT2Config, name: str) -> DecoderSpec:
@@ -158,6 +178,8 @@ def gpt2(cfg: GPT2Config, seq_len: int, name: str) -> Graph:
         with b.block(f"h.{i}"):
             x = _gpt2_block(b, cfg, x)
     x = b.add(LayerNorm(), [x], "ln_f")
+    b.hold(tok, x)  # GPT2Model.forward keeps inputs_embeds and position_embeds until it returns
+    b.hold(pos, x)
     b.add(Linear(cfg.vocab, bias=False, tied_to="wte"), [x], "lm_head")
     return b.build()
 

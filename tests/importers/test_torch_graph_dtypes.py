@@ -1,0 +1,154 @@
+"""Dtypes of traced ops under autocast that the shown inputs alone do not decide."""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from advisor.core.estimate import estimate
+from advisor.core.workload import Workload
+from advisor.importers.torch_graph import module_to_graph
+from advisor.importers.torch_loader import LoadedModel
+
+
+class LogitsBias(nn.Module):
+    """BartForConditionalGeneration: lm_logits = lm_head(h) + final_logits_bias (a float32 buffer)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lm_head = nn.Linear(16, 250, bias=False)
+        self.register_buffer("final_logits_bias", torch.zeros(1, 250))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.lm_head(x) + self.final_logits_bias
+
+
+def test_a_float32_buffer_operand_makes_the_result_float32_under_autocast() -> None:
+    loaded = LoadedModel("m", LogitsBias(), lambda b: ((torch.randn(b, 16),), {}), None, "m.py", "classification")
+    graph = module_to_graph(loaded)
+    add = graph.nodes[-1]
+    assert add.op.kind == "opaque" and getattr(add.op, "fp32_operand", False)
+    # inference at batch 4 under bf16 autocast: lm_head's bf16 logits (4 x 250 x 2 = 2,000 -> 2,048 B) and
+    # the float32 sum (4 x 250 x 4 = 4,000 -> 4,096 B) are live together when the add runs
+    result = estimate(graph, Workload("infer", 4, "amp_bf16"))
+    rows = {r.name: r for r in result.layers}
+    assert rows["lm_head"].output_bytes == 4 * 250 * 2  # the row reports the precision's dtype
+    # beside them: lm_head's weight 16*250*4 = 16,000 -> 16,384 B and its cached bf16 cast 8,000 -> 8,192 B,
+    # the loose buffer 250*4 = 1,000 -> 1,024 B (counted by the add that reads it), the input 4*16*4 -> 512 B
+    assert add.op.buffer_count([]) == 250
+    assert result.memory.peak_bytes == 16_384 + 8_192 + 1_024 + 512 + 2_048 + 4_096
+
+
+class Scaled(nn.Module):
+    """WhisperAttention: q_proj(x) * scaling, then transpose(1, 2).contiguous() copies."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.q_proj = nn.Linear(16, 16)
+
+    def forward(self, x: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
+        q = (self.q_proj(x) * 0.25).view(x.shape[0], 8, 4, 4).transpose(1, 2).contiguous()
+        return torch.where(keep, q, q.exp())
+
+
+class RMSNormLike(nn.Module):
+    """T5LayerNorm: the normalisation written out in float32 ops, a `variance_epsilon`, no bias."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(16))
+        self.variance_epsilon = 1e-6
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        variance = x.to(torch.float32).pow(2).mean(-1, keepdim=True)
+        return self.weight * (x * torch.rsqrt(variance + self.variance_epsilon))
+
+
+def test_copies_scalar_arithmetic_and_where_keep_what_autograd_keeps() -> None:
+    def inputs(b: int) -> tuple[tuple[torch.Tensor, ...], dict[str, torch.Tensor]]:
+        return (torch.randn(b, 8, 16), torch.rand(b, 4, 8, 4) > 0.5), {}
+
+    graph = module_to_graph(LoadedModel("m", Scaled(), inputs, None, "m.py", "classification"))
+    ops = {n.op.op_name: n for n in graph.nodes if n.op.kind == "opaque"}  # type: ignore[attr-defined]
+    # mul by a Python number keeps only the number, contiguous() is a copy whose backward passes the
+    # gradient on, and where keeps its boolean condition (input 0) but neither branch
+    assert ops["mul"].op.saved_inputs() == () and ops["contiguous"].op.saved_inputs() == ()
+    assert ops["where"].op.saved_inputs() == (0,) and ops["exp"].op.saved_inputs() == (0,)
+
+
+def test_a_python_rms_norm_module_is_rmsnorm() -> None:
+    loaded = LoadedModel("m", nn.Sequential(RMSNormLike()), lambda b: ((torch.randn(b, 8, 16),), {}), None,
+                         "m.py", "classification")
+    node = module_to_graph(loaded).nodes[-1]
+    # RMSNorm keeps the input, the normalised copy and one rsqrt per row: 16 weights
+    assert node.op.kind == "rmsnorm" and node.op.param_count([node.output]) == 16
+
+
+class Windows(nn.Module):
+    """SwinLayer: pad to whole windows and roll for the shifted windows, then a projection."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.proj = nn.Linear(16, 16)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        padded = nn.functional.pad(x, (0, 0, 0, 2))
+        return self.proj(torch.cat([torch.roll(padded, 1, dims=1), padded], dim=1))
+
+
+def test_pad_roll_and_cat_keep_nothing() -> None:
+    loaded = LoadedModel("m", Windows(), lambda b: ((torch.randn(b, 6, 16),), {}), None, "m.py", "classification")
+    graph = module_to_graph(loaded)
+    # their backward slices, rolls back or splits the gradient: sizes only (derivatives.yaml)
+    for node in graph.nodes[1:-1]:
+        assert node.op.saved_inputs() == (), node.name
+    assert [n.op.kind for n in graph.nodes][-1] == "linear" and len(graph.nodes) == 5  # input, pad, roll, cat
+
+
+class SwinDropPath(nn.Module):
+    """transformers' drop_path: one Bernoulli draw per sample scales the whole sample."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.drop_prob = 0.2
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if not self.training:
+            return x
+        keep = (torch.rand(x.shape[0], 1, 1) + 0.8).floor()
+        return x.div(0.8) * keep
+
+
+def test_a_drop_path_module_keeps_one_number_per_sample() -> None:
+    model = nn.Sequential(nn.Linear(16, 16), SwinDropPath(), nn.Linear(16, 4))
+    loaded = LoadedModel("m", model, lambda b: ((torch.randn(b, 8, 16),), {}), None, "m.py", "classification")
+    node = module_to_graph(loaded).nodes[2]
+    # training keeps the per-sample noise only (MulBackward needs the factor without a gradient); inference
+    # returns the input itself
+    assert node.op.kind == "stochastic_depth" and node.op.saved_inputs() == ()
+    assert node.op.is_identity(False) and not node.op.is_identity(True)
+
+
+class Gram(nn.Module):
+    """A matmul between two activations, no module around it (Mamba's scan: ssm_state @ C)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.proj = nn.Linear(16, 16)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.matmul(x, self.proj(x).transpose(-1, -2))
+
+
+def test_an_unmapped_matmul_runs_in_half_precision_under_autocast() -> None:
+    loaded = LoadedModel("m", Gram(), lambda b: ((torch.randn(b, 8, 16),), {}), None, "m.py", "classification")
+    graph = module_to_graph(loaded)
+    index = len(graph.nodes) - 1
+    assert graph.nodes[index].op.kind == "opaque_matmul"
+    from advisor.core.memory import replay_step
+
+    events = {key: size for key, size in replay_step(graph, Workload("infer", 4, "amp_bf16")).events if size > 0}
+    # the (8, 8) product of 4 samples in bf16: 4*8*8*2 = 512 B; the float32 input is cast to bf16 for it
+    # (4*8*16*2 = 1,024 B), the projection's output is bf16 already (no cast)
+    assert events[("out", index, 0)] == 512
+    assert events[("cast", index, 0)] == 1_024 and ("cast", index, 1) not in events
