@@ -174,11 +174,9 @@ class StepReplay:
         fp32_stored = (self.workload.training and not self.frozen) or self.workload.weight_format == "fp32"
         autocast = self.workload.amp and op.amp == "lower" and op.casts_weight and fp32_stored
         if dequantized or autocast:  # bnb dequantizes, autocast casts
+            # freed after the op unless saved: autocast's cache (autocast_mode.cpp cached_cast) is off under
+            # inference_mode since PyTorch 2.11 (PR 165068), and in training backward keeps the cast anyway
             self.tracker.alloc(weight_cast, 2 * self.weight_numel(node, specs), "temporaries")
-            if not dequantized and not self.workload.training and not getattr(op, "weight_view", False):
-                # autocast caches the cast of every leaf weight that requires grad until the autocast region
-                # ends (aten/src/ATen/autocast_mode.cpp, cached_cast), so inference keeps them all to the end
-                self.held.add(weight_cast)
         if op.inplace:
             self.storage[i] = self.storage[node.inputs[0]]
         else:

@@ -4,8 +4,6 @@ The Llama graph of the zoo is the plain case of this builder."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from advisor.core.errors import SpecError
 from advisor.core.graph import Graph, GraphBuilder
 from advisor.core.llm.decoder import DecoderSpec
@@ -191,9 +189,4 @@ def decoder_graph(spec: DecoderSpec, seq_len: int, *, last_token_logits: bool = 
               [x], "lm_head")
     if spec.logits_scaled:  # a second logits-sized tensor (modeling_granite.py, modeling_cohere.py)
         b.add(ScaleBy(), [x], "logits_scale")
-    graph = b.build()
-    if spec.model_type != "falcon":
-        return graph
-    # every Linear inside Falcon's blocks is a FalconLinear (modeling_falcon.py): input @ weight.T
-    return replace(graph, nodes=tuple(replace(n, op=replace(n.op, weight_view=True))
-                                      if isinstance(n.op, Linear) and n.block else n for n in graph.nodes))
+    return b.build()
