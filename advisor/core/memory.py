@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from advisor.core.gradients import requires_grad, trainable_params
 from advisor.core.graph import Graph, Node, TensorSpec
+from advisor.core.llm.lifetimes import held_until
 from advisor.core.llm.lora import LoRALinear, adapter_count
 from advisor.core.llm.quant import PLAIN_BYTES, QUANTIZED, linear_bytes, quantized_matrices
 from advisor.core.ops.io import Input
@@ -201,14 +202,6 @@ class StepReplay:
         for key in [*casts.values(), weight_cast]:
             self._maybe_free(key)
 
-    def _pinned_embedding(self) -> tuple[int, int] | None:
-        """A transformers decoder's base model keeps `inputs_embeds` referenced by a local until it returns
-        (LlamaModel.forward and its copies), so the embedding output lives until the LM head starts."""
-        names = [n.name for n in self.nodes]
-        if self.graph.decoder is None or "embed_tokens" not in names or "lm_head" not in names:
-            return None
-        return names.index("embed_tokens"), names.index("lm_head")
-
     def _alloc_masks(self, key: Key, embed: int) -> None:
         assert self.graph.decoder is not None
         seq = self.specs[embed][0].shape[0]
@@ -218,21 +211,23 @@ class StepReplay:
     def forward(self) -> None:
         checkpointed = {i for block in self.blocks for i in block}
         first_of = {block[0]: set(block) for block in self.blocks}
-        embed, head = self._pinned_embedding() or (-1, -1)
+        held = held_until(self.graph)  # references transformers' base model keeps (core/llm/lifetimes.py)
+        embed, head = held[0] if held else (-1, -1)
         masks: Key = ("attention_masks", 0, 0)
         for i in range(len(self.nodes)):
+            for source in (s for s, release in held if release == i):
+                self.fwd_uses[self.storage[source]] -= 1
+                self._maybe_free(self.storage[source])
             if i == head:
-                self.fwd_uses[self.storage[embed]] -= 1
-                self._maybe_free(self.storage[embed])
                 self.tracker.free(masks)
             if i == embed:
-                self.fwd_uses[("out", i, 0)] += 1
                 self._alloc_masks(masks, i)
             if i in first_of:  # the checkpoint keeps the block's inputs until the block's backward is done
                 outside = {s for k in first_of[i] for s in self.nodes[k].inputs if s not in first_of[i]}
                 for source in sorted(outside):
                     self._save(i, self.storage[source])
             self.forward_node(i, self.workload.training and i not in checkpointed, "out", self.consumers[i])
+            self.fwd_uses[self.storage[i]] += sum(source == i for source, _ in held)
 
     # ---- backward
     def _give_grad(self, source: int, key: Key) -> None:
