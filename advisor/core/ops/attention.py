@@ -107,7 +107,7 @@ class Attention(Op):
     def forward_workspace(self, inputs: Sequence[TensorSpec], output: TensorSpec, saving: bool) -> int:
         """Eager, in half elements: the half scores beside their fp32 masked sum (3P) while the saved tensors
         are kept; without saving, the fp32 masked scores beside the fp32 softmax (4P), plus the keys and
-        values repeat_kv copies out for grouped-query attention."""
+        values repeat_kv copies out for grouped-query attention (attention sinks: see _sink_workspace)."""
         if self.kernel != "eager":
             return 0
         probs = self.heads * inputs[0].shape[0] * inputs[-1].shape[0]
@@ -116,7 +116,17 @@ class Attention(Op):
         if self.scores_held:  # scores (1P) and masked sum (2P) stay beside the fp32 softmax and its half copy
             return 6 * probs
         repeated = 2 * inputs[0].shape[0] * self.heads * self.head_dim(inputs) if self._kv_heads < self.heads else 0
+        if self.sinks:
+            return self._sink_workspace(probs, inputs[-1].shape[0]) + repeated
         return 4 * probs + repeated
+
+    def _sink_workspace(self, probs: int, seq_k: int) -> int:
+        """gpt-oss's eager_attention_forward (modeling_gpt_oss.py) appends the sink column to the fp32 masked
+        scores (P' = P x (seq_k + 1) / seq_k), subtracts the row max and takes the fp32 softmax; when the
+        probabilities are cast to half, the masked scores (2P), the shifted logits and the softmax (2P' each)
+        and the half copy (P) are all still referenced."""
+        widened = probs // seq_k * (seq_k + 1)
+        return 2 * probs + 4 * widened + probs
 
     def backward_workspace(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
         if self.kernel == "eager":  # the fp32 gradients of the softmax's input and output

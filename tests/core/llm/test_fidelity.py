@@ -96,3 +96,12 @@ def test_gelu_new_is_the_python_composite() -> None:
     assert [gelu_kind(n) for n in ("gelu_new", "gelu_pytorch_tanh", "gelu")] == ["gelu_new", "gelu_tanh", "gelu"]
     kinds = {n.op.kind for n in decoder_graph(replace(SPEC, gated_mlp=False, activation="gelu_new"), 8).nodes}
     assert "gelu_tanh_composite" in kinds
+
+
+def test_attention_sinks_widen_the_eager_softmax_by_one_column() -> None:
+    op = Attention(heads=4, kv_heads=4, causal=True, kernel="eager", sinks=True)
+    q = TensorSpec((128, 64), "float")
+    out = op.output_spec([q, q, q], "sdpa")
+    probs, widened = 4 * 128 * 128, 4 * 128 * 129  # heads x seq_q x seq_k, and with the sink column
+    # inference: fp32 masked scores (2P half elements), shifted logits and softmax (2P' each), half copy (P)
+    assert op.forward_workspace([q, q, q], out, saving=False) == 2 * probs + 4 * widened + probs

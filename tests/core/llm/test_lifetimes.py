@@ -6,19 +6,24 @@ from advisor.core.estimate import estimate
 from advisor.core.llm.decoder import DecoderSpec, MoESpec
 from advisor.core.llm.graph import decoder_graph
 from advisor.core.llm.lifetimes import held_until
+from advisor.core.memory import replay_step
 from advisor.core.workload import Workload
 
 SPEC = DecoderSpec("tiny", "llama", hidden=64, layers=2, heads=4, kv_heads=2, head_dim=16, intermediate=128,
                    vocab=1000, moe=MoESpec(4, 2, 128))
 
 
-def test_the_layer_loop_holds_each_layer_input_until_the_layer_returns() -> None:
+def test_layer_and_module_arguments_are_held_until_they_return() -> None:
     graph = decoder_graph(SPEC, 128)
     names = [n.name for n in graph.nodes]
     held = [(names[node], names[release]) for node, release in held_until(graph)]
     assert held == [("embed_tokens", "lm_head"),  # inputs_embeds, a local of the base model
                     ("embed_tokens", "layers.1.input_layernorm"),  # layer 0's input, until layer 1 starts
-                    ("layers.0.add_mlp", "norm")]  # layer 1's input, until the final norm
+                    ("layers.0.input_layernorm", "layers.0.add_attn"),  # self_attn's argument
+                    ("layers.0.post_attention_layernorm", "layers.0.add_mlp"),  # the mlp's argument
+                    ("layers.0.add_mlp", "norm"),  # layer 1's input, until the final norm
+                    ("layers.1.input_layernorm", "layers.1.add_attn"),
+                    ("layers.1.post_attention_layernorm", "layers.1.add_mlp")]
 
 
 def test_inference_inside_an_moe_layer_still_holds_the_layer_input() -> None:
@@ -27,3 +32,15 @@ def test_inference_inside_an_moe_layer_still_holds_the_layer_input() -> None:
     assert held.peak_layer == "layers.1.mlp.experts"
     # the embedding output and layer 1's input, each batch 4 x 128 tokens x 64 hidden in fp32
     assert held.peak_bytes - bare.peak_bytes == 2 * 4 * 128 * 64 * 4
+
+
+def test_a_dense_mlp_keeps_its_norm_input_to_the_down_projection() -> None:
+    graph = decoder_graph(replace(SPEC, moe=None), 128)
+    m = replay_step(graph, Workload("infer", 4, "amp_bf16"))
+    names = [n.name for n in graph.nodes]
+    norm, down = names.index("layers.1.post_attention_layernorm"), names.index("layers.1.mlp.down_proj")
+    frees = [i for i, (key, size) in enumerate(m.events) if key == ("out", norm, 0) and size < 0]
+    down_alloc = next(i for i, (key, size) in enumerate(m.events) if key == ("out", down, 0) and size > 0)
+    # the norm's fp32 output (4 x 128 tokens x 64 hidden x 4 bytes) is freed after down_proj, not after up_proj
+    assert len(frees) == 1 and frees[0] > down_alloc
+    assert m.events[frees[0]][1] == -4 * 128 * 64 * 4
