@@ -2,7 +2,8 @@
 
 The layer graph frees a tensor after its last reader; the base model's forward (LlamaModel.forward and the
 copies every family makes of it, transformers 5.x) holds some longer:
-- `inputs_embeds` is a local until the base model returns, so the embedding output lives until the LM head;
+- `inputs_embeds` (and GPT-2's and OPT's position embeddings) are locals until the base model returns, so
+  the embedding outputs live until the LM head;
 - the layer loop `hidden_states = decoder_layer(hidden_states, ...)` keeps each layer's input referenced
   until the layer returns, so in inference (where nothing is saved for backward) a layer's input is still
   allocated at the worst moment of its MLP: batch x seq x hidden in the residual stream's dtype per layer;
@@ -16,24 +17,38 @@ from __future__ import annotations
 
 from advisor.core.graph import Graph
 
+# Blocks that bind the attention module's output to a local that nothing reassigns (GPT2Block,
+# GPTBigCodeBlock: attn_output; FalconDecoderLayer: attention_output), so it lives until the block returns.
+KEEPS_ATTENTION_OUTPUT = frozenset({"gpt2", "gpt_bigcode", "falcon"})
+
 
 def held_until(graph: Graph) -> list[tuple[int, int]]:
     """(node, release) pairs of a decoder graph: node's output stays referenced until node `release` starts.
     Empty for graphs that are not transformers decoders."""
     names = [n.name for n in graph.nodes]
-    if graph.decoder is None or "embed_tokens" not in names or "lm_head" not in names:
+    if graph.decoder is None or "lm_head" not in names:
         return []
-    held = [(names.index("embed_tokens"), names.index("lm_head"))]
+    head = names.index("lm_head")
+    # inputs_embeds (and GPT-2's, OPT's position_embeds): locals of the base model until it returns
+    held = [(i, head) for i, n in enumerate(graph.nodes) if n.op.kind == "embedding" and not n.block]
     for block, members in graph.blocks():
         held += _held_arguments(graph, members)
-        modules: dict[str, list[int]] = {}
-        for k in members:
-            module, dot, _ = graph.nodes[k].name.removeprefix(block + ".").partition(".")
-            if dot:
-                modules.setdefault(module, []).append(k)
-        for module_members in modules.values():
-            held += _held_arguments(graph, module_members)
+        for module in _modules(graph, block, members):
+            held += _held_arguments(graph, module)
+            attention = any(graph.nodes[k].op.kind == "attention" for k in module)
+            if attention and graph.decoder.model_type in KEEPS_ATTENTION_OUTPUT:
+                held.append((module[-1], members[-1] + 1))
     return [(node, release) for node, release in held if release < len(names)]
+
+
+def _modules(graph: Graph, block: str, members: list[int]) -> list[list[int]]:
+    """The runs of a block's nodes named <block>.<module>.*: the submodules the block calls."""
+    modules: dict[str, list[int]] = {}
+    for k in members:
+        module, dot, _ = graph.nodes[k].name.removeprefix(block + ".").partition(".")
+        if dot:
+            modules.setdefault(module, []).append(k)
+    return list(modules.values())
 
 
 def _held_arguments(graph: Graph, members: list[int]) -> list[tuple[int, int]]:

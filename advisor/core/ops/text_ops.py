@@ -50,6 +50,14 @@ class GELUTanhComposite(Op):
         return (SavedTensor("tanh result t", n, "act"), SavedTensor("0.5 * x", n, "act"),
                 SavedTensor("1 + t", n, "act"))
 
+    def forward_workspace(self, inputs: Sequence[TensorSpec], output: TensorSpec, saving: bool) -> int:
+        """Inference, at the final multiply: a = 0.5*x (half, x's dtype) and b = 1 + t (fp32) are live beside
+        x and the fp32 output, while pow's fp32 copy of x (which the replay counts as this op's input cast
+        until the op ends) was freed after pow: a + b - copy = a, half an fp32 element per output element.
+        (Without autocast there is no copy and a and b are two elements: this counts the autocast case.)
+        Training counts t, a and b as saved tensors instead."""
+        return 0 if saving else output.numel // 2
+
     def backward_workspace(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
         # Autograd runs the eight backward nodes in reverse creation order, so d(0.5*x) (made first by the
         # final mul's backward) waits until the tanh/pow branch is done. At the worst point, inside

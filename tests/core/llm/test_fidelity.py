@@ -105,3 +105,14 @@ def test_attention_sinks_widen_the_eager_softmax_by_one_column() -> None:
     probs, widened = 4 * 128 * 128, 4 * 128 * 129  # heads x seq_q x seq_k, and with the sink column
     # inference: fp32 masked scores (2P half elements), shifted logits and softmax (2P' each), half copy (P)
     assert op.forward_workspace([q, q, q], out, saving=False) == 2 * probs + 4 * widened + probs
+
+
+def test_gelu_new_in_inference_holds_half_x_at_its_final_multiply() -> None:
+    from advisor.core.ops.text_ops import GELUTanhComposite
+
+    x = TensorSpec((128, 256), "float")
+    op = GELUTanhComposite()
+    # a = 0.5*x (bf16, 2 bytes) and b = 1 + tanh (fp32) replace pow's fp32 copy of x (4 bytes): 2 bytes per
+    # element beyond the copy, i.e. half an fp32 element: 128 x 256 / 2
+    assert op.forward_workspace([x], x, saving=False) == 128 * 256 // 2
+    assert op.forward_workspace([x], x, saving=True) == 0  # training counts t, a, b as saved

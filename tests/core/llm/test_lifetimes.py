@@ -44,3 +44,15 @@ def test_a_dense_mlp_keeps_its_norm_input_to_the_down_projection() -> None:
     # the norm's fp32 output (4 x 128 tokens x 64 hidden x 4 bytes) is freed after down_proj, not after up_proj
     assert len(frees) == 1 and frees[0] > down_alloc
     assert m.events[frees[0]][1] == -4 * 128 * 64 * 4
+
+
+def test_gpt2_blocks_keep_the_attention_output_and_both_embeddings() -> None:
+    from advisor.core.zoo.text import GPT2Config, gpt2
+
+    graph = gpt2(GPT2Config(64, 2, 4, 1000, 256, 0.1), 128, "gpt2")
+    graph = replace(graph, decoder=replace(SPEC, model_type="gpt2", moe=None))
+    names = [n.name for n in graph.nodes]
+    held = {(names[node], names[release]) for node, release in held_until(graph)}
+    # GPT2Model: inputs_embeds and position_embeds are locals to the end; GPT2Block: attn_output
+    assert {("wte", "lm_head"), ("wpe", "lm_head"), ("h.0.attn.resid_dropout", "h.1.ln_1"),
+            ("h.1.attn.resid_dropout", "ln_f")} <= held
