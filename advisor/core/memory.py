@@ -215,9 +215,7 @@ class StepReplay:
         embed, head = held[0] if held else (-1, -1)
         masks: Key = ("attention_masks", 0, 0)
         for i in range(len(self.nodes)):
-            for source in (s for s, release in held if release == i):
-                self.fwd_uses[self.storage[source]] -= 1
-                self._maybe_free(self.storage[source])
+            self._drop_held(held, i)
             if i == head:
                 self.tracker.free(masks)
             if i == embed:
@@ -228,6 +226,12 @@ class StepReplay:
                     self._save(i, self.storage[source])
             self.forward_node(i, self.workload.training and i not in checkpointed, "out", self.consumers[i])
             self.fwd_uses[self.storage[i]] += sum(source == i for source, _ in held)
+        self._drop_held(held, len(self.nodes))
+
+    def _drop_held(self, held: list[tuple[int, int]], at: int) -> None:
+        for source in (s for s, release in held if release == at):
+            self.fwd_uses[self.storage[source]] -= 1
+            self._maybe_free(self.storage[source])
 
     # ---- backward
     def _give_grad(self, source: int, key: Key) -> None:

@@ -30,6 +30,8 @@ class MoESpec:
     router_bias: bool = False  # gpt-oss
     expert_bias: bool = False  # gpt-oss: biases on gate_up and down of each expert
     dense_layers: tuple[int, ...] = ()  # layers with a dense MLP of `intermediate` instead
+    # Qwen2/3-MoE and OLMoE routers cast the top-k weights back to the logits' dtype (half under autocast)
+    half_routing_weights: bool = False
 
 
 @dataclass(frozen=True)

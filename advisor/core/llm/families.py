@@ -86,7 +86,8 @@ def _qwen_moe(r: ConfigReader, spec: DecoderSpec) -> MoESpec:
     return MoESpec(r.first_integer(("num_experts", "num_local_experts"), 60 if qwen2 else 128),
                    r.integer("num_experts_per_tok", 4 if qwen2 else 8),
                    r.integer("moe_intermediate_size", 1408 if qwen2 else 768),
-                   shared_intermediate=shared, shared_gate=bool(shared), dense_layers=dense)
+                   shared_intermediate=shared, shared_gate=bool(shared), dense_layers=dense,
+                   half_routing_weights=True)  # router_top_value.to(router_logits.dtype)
 
 
 def gemma(r: ConfigReader, name: str, t: str) -> DecoderSpec:
@@ -139,7 +140,7 @@ def olmo(r: ConfigReader, name: str, t: str) -> DecoderSpec:
     spec = _llama_like(r, name, t, qk_norm="full")
     if t == "olmoe":
         spec = replace(spec, moe=MoESpec(r.integer("num_experts", 64), r.integer("num_experts_per_tok", 8),
-                                         spec.intermediate))
+                                         spec.intermediate, half_routing_weights=True))  # OlmoeTopKRouter
     return spec
 
 
@@ -175,8 +176,11 @@ def deepseek(r: ConfigReader, name: str, t: str) -> DecoderSpec:
                   r.integer("qk_nope_head_dim", 128), r.integer("qk_rope_head_dim", 64), r.integer("v_head_dim", 128))
     inter = r.integer("moe_intermediate_size", 1407)
     dense = tuple(range(min(r.integer("first_k_dense_replace", 0, minimum=0), spec.layers)))
+    # V3 takes its top-k weights from sigmoid(router logits), half under autocast (F.linear is on its lower-
+    # precision list); V2 from a softmax with dtype=float32
     moe = MoESpec(r.integer("n_routed_experts", 64), r.integer("num_experts_per_tok", 6), inter,
-                  shared_intermediate=inter * r.integer("n_shared_experts", 2, minimum=0), dense_layers=dense)
+                  shared_intermediate=inter * r.integer("n_shared_experts", 2, minimum=0), dense_layers=dense,
+                  half_routing_weights=t == "deepseek_v3")
     return replace(spec, mla=mla, moe=moe, head_dim=mla.v_head_dim)
 
 

@@ -119,8 +119,8 @@ def _moe(b: GraphBuilder, spec: DecoderSpec, h: int) -> int:
     assert spec.moe is not None
     m = spec.moe
     logits = b.add(Linear(m.experts, bias=m.router_bias), [h], "mlp.gate")  # the router
-    out = b.add(MoEExperts(m.experts, m.experts_per_token, m.expert_intermediate, spec.gated_mlp, m.expert_bias),
-                [h, logits], "mlp.experts")
+    out = b.add(MoEExperts(m.experts, m.experts_per_token, m.expert_intermediate, spec.gated_mlp, m.expert_bias,
+                           m.half_routing_weights), [h, logits], "mlp.experts")
     if not m.shared_intermediate:
         return out
     shared = _dense_mlp(b, spec, h, m.shared_intermediate, "mlp.shared_experts.")

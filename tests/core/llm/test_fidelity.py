@@ -40,8 +40,9 @@ def test_grouped_gemm_experts_workspace_follows_the_routed_rows() -> None:
     op = MoEExperts(experts=4, experts_per_token=2, intermediate=128)
     hidden, logits = TensorSpec((128, 64), "float"), TensorSpec((128, 4), "float")
     out = op.output_spec([hidden, logits], "experts")
-    # 128 tokens x 2 experts = 256 routed rows; the output (128 x 64) is counted apart
-    assert op.forward_workspace([hidden, logits], out, saving=False) == 256 * (3 * 64 + 4 * 128) - 128 * 64
+    # 128 tokens x 2 experts = 256 routed rows; the output and the input's cast (128 x 64 each) are counted
+    # apart; 16 half elements a row of router and sort indices (32 bytes)
+    assert op.forward_workspace([hidden, logits], out, saving=False) == 256 * (3 * 64 + 4 * 128 + 16) - 2 * 128 * 64
     assert op.forward_workspace([hidden, logits], out, saving=True) == 256 * (2 * 64 + 3 * 128) - 128 * 64
     saved = {t.what: t.numel for t in op.extra_saved([hidden, logits], out, True)}
     assert saved["expert activations"] == 256 * 4 * 128  # gate_up (2 x 128), act(gate), the product
@@ -116,3 +117,22 @@ def test_gelu_new_in_inference_holds_half_x_at_its_final_multiply() -> None:
     # element beyond the copy, i.e. half an fp32 element: 128 x 256 / 2
     assert op.forward_workspace([x], x, saving=False) == 128 * 256 // 2
     assert op.forward_workspace([x], x, saving=True) == 0  # training counts t, a, b as saved
+
+
+def test_narrow_experts_peak_at_the_scaled_and_unpermuted_rows() -> None:
+    hidden, logits = TensorSpec((128, 64), "float"), TensorSpec((128, 4), "float")
+    fp32, half = (MoEExperts(experts=4, experts_per_token=2, intermediate=16, half_weights=h) for h in (False, True))
+    out = fp32.output_spec([hidden, logits], "experts")
+    # end of grouped_mm_experts_forward, per routed row (256): gathered fp32 rows (2 x 64), the down GEMM's half
+    # output (64), then scaled and un-permuted rows: fp32 (2 x 2 x 64) with fp32 routing weights (DeepSeek V2,
+    # Mixtral), half (2 x 64) with half ones (Qwen-MoE, OLMoE, DeepSeek V3); 20 half elements of indices
+    assert fp32.forward_workspace([hidden, logits], out, saving=False) == 256 * (3 * 64 + 4 * 64 + 20) - 2 * 128 * 64
+    assert half.forward_workspace([hidden, logits], out, saving=False) == 256 * (3 * 64 + 2 * 64 + 20) - 2 * 128 * 64
+
+
+def test_the_causal_lm_keeps_the_final_norm_output_beside_the_scaled_logits() -> None:
+    scaled = replace(SPEC, logits_scaled=True)
+    m = estimate(decoder_graph(scaled, 128), Workload("infer", 4, "amp_bf16")).memory
+    logits, norm = rounded(4 * 128 * 1000 * 2), rounded(4 * 128 * 64 * 4)  # bf16 logits, fp32 hidden states
+    assert m.peak_layer == "logits_scale"
+    assert m.at_peak.activations == 2 * logits + norm
