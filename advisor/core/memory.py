@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from advisor.core.gradients import requires_grad, trainable_params
 from advisor.core.graph import Graph, Node, TensorSpec
-from advisor.core.llm.lifetimes import held_until
+from advisor.core.llm.lifetimes import HeldTensor, base_model_tensors, held_until
 from advisor.core.llm.lora import LoRALinear, adapter_count
 from advisor.core.llm.quant import PLAIN_BYTES, QUANTIZED, linear_bytes, quantized_matrices
 from advisor.core.ops.io import Input
@@ -202,36 +202,30 @@ class StepReplay:
         for key in [*casts.values(), weight_cast]:
             self._maybe_free(key)
 
-    def _alloc_masks(self, key: Key, embed: int) -> None:
-        assert self.graph.decoder is not None
-        seq = self.specs[embed][0].shape[0]
-        numel = self.graph.decoder.eager_mask_elements(seq) * self.workload.batch
-        self.tracker.alloc(key, numel * self.workload.param_dtype_bytes, "temporaries")  # in the model's dtype
-
     def forward(self) -> None:
         checkpointed = {i for block in self.blocks for i in block}
         first_of = {block[0]: set(block) for block in self.blocks}
         held = held_until(self.graph)  # references transformers' base model keeps (core/llm/lifetimes.py)
-        embed, head = held[0] if held else (-1, -1)
-        masks: Key = ("attention_masks", 0, 0)
+        extra = base_model_tensors(self.graph, self.workload)
         for i in range(len(self.nodes)):
-            self._drop_held(held, i)
-            if i == head:
-                self.tracker.free(masks)
-            if i == embed:
-                self._alloc_masks(masks, i)
+            self._drop_held(held, extra, i)
             if i in first_of:  # the checkpoint keeps the block's inputs until the block's backward is done
                 outside = {s for k in first_of[i] for s in self.nodes[k].inputs if s not in first_of[i]}
                 for source in sorted(outside):
                     self._save(i, self.storage[source])
             self.forward_node(i, self.workload.training and i not in checkpointed, "out", self.consumers[i])
             self.fwd_uses[self.storage[i]] += sum(source == i for source, _ in held)
-        self._drop_held(held, len(self.nodes))
+            for k, tensor in enumerate(extra):
+                if tensor.after == i:
+                    self.tracker.alloc(("base_model", k, 0), tensor.nbytes, "temporaries")
+        self._drop_held(held, extra, len(self.nodes))
 
-    def _drop_held(self, held: list[tuple[int, int]], at: int) -> None:
+    def _drop_held(self, held: list[tuple[int, int]], extra: list[HeldTensor], at: int) -> None:
         for source in (s for s, release in held if release == at):
             self.fwd_uses[self.storage[source]] -= 1
             self._maybe_free(self.storage[source])
+        for k in (k for k, tensor in enumerate(extra) if tensor.release == at):
+            self.tracker.free(("base_model", k, 0))
 
     # ---- backward
     def _give_grad(self, source: int, key: Key) -> None:

@@ -85,6 +85,7 @@ class DecoderSpec:
     embed_scaled: bool = False  # Gemma: hidden = inputs_embeds * sqrt(hidden), a new tensor beside inputs_embeds
     logits_scaled: bool = False  # Granite divides, Cohere multiplies the LM head's logits by a constant
     max_positions: int | None = None  # longest sequence the model accepts, where the positions are learned
+    rotary_dim: int | None = None  # dims of each head that rotate (partial_rotary_factor, rotary_dim); None: all
 
     def __post_init__(self) -> None:
         for name in ("hidden", "layers", "heads", "kv_heads", "head_dim", "intermediate", "vocab"):
@@ -110,3 +111,21 @@ class DecoderSpec:
         if not self.eager_attention:
             return 0
         return len({self.is_sliding(i) for i in range(self.layers)}) * seq_len * seq_len
+
+    def sdpa_mask_bytes(self, seq_len: int) -> int:
+        """The boolean (seq, seq) mask masking_utils.sdpa_mask builds, shared by the batch, where a sliding
+        window shorter than the sequence stops it from leaving the causal mask to the kernel
+        (_ignore_causal_mask_sdpa); full-attention layers need none."""
+        if self.eager_attention or not self.sliding_window or seq_len < self.sliding_window:
+            return 0
+        return seq_len * seq_len if any(self.is_sliding(i) for i in range(self.layers)) else 0
+
+    @property
+    def rotary_width(self) -> int:
+        """Width of the rotary cos/sin tables: the rotated dims of a head (DeepSeek: the shared rope key);
+        0 with learned positions or ALiBi (BLOOM)."""
+        if self.learned_positions or self.model_type == "bloom":
+            return 0
+        if self.mla is not None:
+            return self.mla.qk_rope_head_dim
+        return self.head_dim if self.rotary_dim is None else self.rotary_dim

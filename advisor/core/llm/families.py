@@ -235,5 +235,20 @@ def decoder_from_config(cfg: dict[str, Any], name: str) -> DecoderSpec | None:
     if model_type in TEXT_OF and isinstance(cfg.get("text_config"), dict):  # the language model of a VLM
         cfg, model_type = cfg["text_config"], TEXT_OF[model_type]
     family = FAMILIES.get(model_type) or LEGACY_FAMILIES.get(model_type)
-    return None if family is None else family(ConfigReader(cfg), name, model_type)
+    if family is None:
+        return None
+    spec = family(ConfigReader(cfg), name, model_type)
+    return replace(spec, rotary_dim=_rotary_dim(cfg, spec.head_dim))
+
+
+def _rotary_dim(cfg: dict[str, Any], head_dim: int) -> int | None:
+    """The rotated dims of a head: GPT-J's rotary_dim, else head_dim x the partial factor (rope_parameters'
+    or the top-level partial_rotary_factor of Phi, StableLM, GLM4; GPT-NeoX's rotary_pct); None: all."""
+    if type(cfg.get("rotary_dim")) is int:
+        return min(head_dim, max(0, cfg["rotary_dim"]))
+    rope = cfg.get("rope_parameters") if isinstance(cfg.get("rope_parameters"), dict) else {}
+    for factor in (rope.get("partial_rotary_factor"), cfg.get("partial_rotary_factor"), cfg.get("rotary_pct")):
+        if type(factor) in (int, float) and 0 < factor <= 1:
+            return int(head_dim * factor)
+    return None
 

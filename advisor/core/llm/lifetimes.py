@@ -15,7 +15,10 @@ The graph's node names follow the module paths, so a module is the run of nodes 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from advisor.core.graph import Graph
+from advisor.core.workload import Workload
 
 # Blocks that bind the attention module's output to a local that nothing reassigns (GPT2Block,
 # GPTBigCodeBlock: attn_output; FalconDecoderLayer: attention_output), so it lives until the block returns.
@@ -60,3 +63,44 @@ def _held_arguments(graph: Graph, members: list[int]) -> list[tuple[int, int]]:
     inside = set(members)
     outside = {s for k in members for s in graph.nodes[k].inputs if s not in inside}
     return [(source, members[-1] + 1) for source in sorted(outside)]
+
+
+# BloomAttention returns its half attention probabilities whatever output_attentions says, BloomBlock passes
+# them on, and BloomModel's loop keeps the block's `outputs` tuple until the next block returns.
+RETURNS_ATTENTION_PROBS = frozenset({"bloom"})
+
+
+@dataclass(frozen=True)
+class HeldTensor:
+    """A tensor of the base model that no layer of the graph produces (masks, rotary tables, returned
+    attention probabilities): allocated once node `after` has run, freed before node `release` starts
+    (release = the node count: at the end of the forward pass)."""
+
+    what: str
+    after: int
+    release: int
+    nbytes: int
+
+
+def base_model_tensors(graph: Graph, workload: Workload) -> list[HeldTensor]:
+    """What LlamaModel.forward and its copies build before the layer loop and keep until they return: the
+    attention masks (masking_utils), the rotary cos/sin tables (position_ids is (1, seq): one table for the
+    whole batch, in the hidden states' dtype) and the position ids; and BLOOM's returned probabilities."""
+    spec, names = graph.decoder, [n.name for n in graph.nodes]
+    if spec is None or "lm_head" not in names:
+        return []
+    embed = next(i for i, n in enumerate(graph.nodes) if n.op.kind == "embedding")
+    head, seq, model = names.index("lm_head"), graph.nodes[embed].output.shape[0], workload.param_dtype_bytes
+    masks = spec.eager_mask_elements(seq) * workload.batch * model + spec.sdpa_mask_bytes(seq)
+    held = [HeldTensor("attention masks", embed, head, masks),
+            HeldTensor("rotary cos and sin", embed, head, 2 * seq * spec.rotary_width * model),
+            HeldTensor("position ids", embed, head, 8 * seq)]
+    if spec.model_type in RETURNS_ATTENTION_PROBS and not workload.training:  # training saves them anyway
+        half = 2 if workload.amp else model
+        blocks = [members for _, members in graph.blocks()]
+        for k, members in enumerate(blocks):
+            sdpa = next(i for i in members if graph.nodes[i].op.kind == "attention")
+            release = blocks[k + 1][-1] + 1 if k + 1 < len(blocks) else head
+            held.append(HeldTensor("returned attention probabilities", sdpa, release,
+                                   spec.heads * seq * seq * workload.batch * half))
+    return [t for t in held if t.nbytes]

@@ -69,7 +69,9 @@ def test_the_base_model_keeps_its_input_embeddings_until_the_lm_head() -> None:
     pinned, plain = ({p.layer: p.total_bytes for p in estimate(g, infer).timeline}
                      for g in (graph, replace(graph, decoder=None)))
     embeds = rounded(4 * 128 * 64 * 4)  # batch x seq x hidden, fp32 (the embedding table's dtype)
-    assert pinned["layers.1.add_mlp"] - plain["layers.1.add_mlp"] == embeds
+    rotary = rounded(2 * 128 * 16 * 4)  # cos and sin, seq x head_dim in fp32, one for the batch
+    positions = rounded(8 * 128)  # position ids, int64
+    assert pinned["layers.1.add_mlp"] - plain["layers.1.add_mlp"] == embeds + rotary + positions
     assert pinned["lm_head"] == plain["lm_head"]  # released when the base model returns
 
 

@@ -31,8 +31,9 @@ def test_inference_inside_an_moe_layer_still_holds_the_layer_input() -> None:
     graph, infer = decoder_graph(SPEC, 128), Workload("infer", 4, "amp_bf16")
     held, bare = (estimate(g, infer).memory for g in (graph, replace(graph, decoder=None)))
     assert held.peak_layer == "layers.1.mlp.experts"
-    # the embedding output and layer 1's input, each batch 4 x 128 tokens x 64 hidden in fp32
-    assert held.peak_bytes - bare.peak_bytes == 2 * 4 * 128 * 64 * 4
+    # the embedding output and layer 1's input, each batch 4 x 128 tokens x 64 hidden in fp32, and the base
+    # model's rotary cos and sin (2 x 128 x 16 head dims in fp32) and position ids (128 x int64)
+    assert held.peak_bytes - bare.peak_bytes == 2 * 4 * 128 * 64 * 4 + 2 * 128 * 16 * 4 + 128 * 8
 
 
 def test_a_dense_mlp_keeps_its_norm_input_to_the_down_projection() -> None:
@@ -57,3 +58,36 @@ def test_gpt2_blocks_keep_the_attention_output_and_both_embeddings() -> None:
     # GPT2Model: inputs_embeds and position_embeds are locals to the end; GPT2Block: attn_output
     assert {("wte", "lm_head"), ("wpe", "lm_head"), ("h.0.attn.resid_dropout", "h.1.ln_1"),
             ("h.1.attn.resid_dropout", "ln_f")} <= held
+
+
+def test_a_sliding_window_shorter_than_the_sequence_needs_a_boolean_sdpa_mask() -> None:
+    windowed = replace(SPEC, sliding_window=64)
+    assert windowed.sdpa_mask_bytes(128) == 128 * 128  # seq x seq bools, broadcast over the batch
+    assert windowed.sdpa_mask_bytes(32) == 0  # the window covers the sequence: the causal kernel suffices
+    assert SPEC.sdpa_mask_bytes(128) == 0
+
+
+def test_rotary_tables_cover_the_rotated_dims_only() -> None:
+    from advisor.core.llm.families import decoder_from_config
+
+    base = {"model_type": "gpt_neox", "hidden_size": 64, "num_attention_heads": 4, "num_hidden_layers": 2,
+            "intermediate_size": 128, "vocab_size": 1000}
+    neox = decoder_from_config({**base, "rotary_pct": 0.25}, "neox")
+    five = decoder_from_config({**base, "rope_parameters": {"partial_rotary_factor": 0.5}}, "neox")
+    assert neox is not None and five is not None
+    assert (neox.rotary_width, five.rotary_width) == (16 // 4, 16 // 2)  # head_dim 64 / 4 heads = 16
+    assert replace(SPEC, learned_positions=256).rotary_width == 0
+
+
+def test_bloom_keeps_the_previous_block_probabilities_in_inference() -> None:
+    from advisor.core.llm.lifetimes import base_model_tensors
+
+    bloom = replace(SPEC, model_type="bloom", moe=None, eager_attention=True)
+    graph = decoder_graph(bloom, 128)
+    names = [n.name for n in graph.nodes]
+    probs = [t for t in base_model_tensors(graph, Workload("infer", 4, "amp_bf16")) if "probabilities" in t.what]
+    # heads x seq x seq x batch, bf16: 4 x 128 x 128 x 4 x 2 bytes, per layer
+    assert [t.nbytes for t in probs] == [4 * 128 * 128 * 4 * 2] * 2
+    assert [(names[t.after], names[t.release]) for t in probs] == [
+        ("layers.0.self_attn.sdpa", "norm"), ("layers.1.self_attn.sdpa", "lm_head")]
+    assert not [t for t in base_model_tensors(graph, Workload("train", 4, "amp_bf16")) if "probabilities" in t.what]
