@@ -244,11 +244,13 @@ def decoder_from_config(cfg: dict[str, Any], name: str) -> DecoderSpec | None:
 def _rotary_dim(cfg: dict[str, Any], head_dim: int) -> int | None:
     """The rotated dims of a head: GPT-J's rotary_dim, else head_dim x the partial factor (rope_parameters'
     or the top-level partial_rotary_factor of Phi, StableLM, GLM4; GPT-NeoX's rotary_pct); None: all."""
-    if type(cfg.get("rotary_dim")) is int:
-        return min(head_dim, max(0, cfg["rotary_dim"]))
-    rope = cfg.get("rope_parameters") if isinstance(cfg.get("rope_parameters"), dict) else {}
-    for factor in (rope.get("partial_rotary_factor"), cfg.get("partial_rotary_factor"), cfg.get("rotary_pct")):
-        if type(factor) in (int, float) and 0 < factor <= 1:
+    dims = cfg.get("rotary_dim")
+    if isinstance(dims, int) and not isinstance(dims, bool):
+        return min(head_dim, max(0, dims))
+    rope = cfg.get("rope_parameters")
+    factors = [rope.get("partial_rotary_factor") if isinstance(rope, dict) else None,
+               cfg.get("partial_rotary_factor"), cfg.get("rotary_pct")]
+    for factor in factors:
+        if isinstance(factor, (int, float)) and not isinstance(factor, bool) and 0 < factor <= 1:
             return int(head_dim * factor)
     return None
-
