@@ -12,7 +12,7 @@ from typing import Literal
 
 from advisor.core.errors import SpecError
 
-NormKind = Literal["rms", "layer", "layer_nobias", "layer_noparam"]
+NormKind = Literal["rms", "layer", "layer_nobias", "layer_noparam", "cohere"]  # cohere: CohereLayerNorm
 Activation = Literal["silu", "gelu", "gelu_tanh", "gelu_new", "relu"]  # gelu_new: the Python composite
 QKNorm = Literal["none", "head", "full"]
 

@@ -147,7 +147,7 @@ def olmo(r: ConfigReader, name: str, t: str) -> DecoderSpec:
 def cohere(r: ConfigReader, name: str, t: str) -> DecoderSpec:
     """CohereDecoderLayer: one weight-only LayerNorm, attention and MLP in parallel, tied embeddings,
     optional q/k LayerNorms shaped (heads, head_dim)."""
-    return _llama_like(r, name, t, norm="layer_nobias", norms_per_layer=1, parallel_block=True, logits_scaled=True,
+    return _llama_like(r, name, t, norm="cohere", norms_per_layer=1, parallel_block=True, logits_scaled=True,
                        tied_embeddings=r.flag("tie_word_embeddings", True),
                        qk_norm="full" if r.flag("use_qk_norm", False) else "none")
 

@@ -33,7 +33,7 @@ from advisor.core.ops.text_ops import GELUTanhComposite, ScaleBy
 def norm_op(spec: DecoderSpec) -> Op:
     if spec.norm == "rms":
         return RMSNorm()
-    return LayerNorm(affine=spec.norm != "layer_noparam", bias=spec.norm == "layer")
+    return LayerNorm(affine=spec.norm != "layer_noparam", bias=spec.norm == "layer", composite=spec.norm == "cohere")
 
 
 def activation_op(spec: DecoderSpec) -> Op:

@@ -44,12 +44,19 @@ class LayerNorm(Op):
     saves_inputs: ClassVar[tuple[int, ...]] = (0,)
     affine: bool = True
     bias: bool = True
+    # CohereLayerNorm (modeling_cohere.py) writes it out in fp32 Python: x - mean is computed twice (once
+    # for pow, once for the product with rsqrt) and each copy is saved, with the rsqrt and the normalised
+    # product the weight multiplies; the input itself is not saved
+    composite: bool = False
 
     def output_spec(self, inputs: Sequence[TensorSpec], layer: str) -> TensorSpec:
         x = single_input(inputs, layer)
         if not x.shape:
             raise ShapeError(layer, "layernorm needs a feature dimension")
         return x
+
+    def saved_inputs(self) -> tuple[int, ...]:
+        return () if self.composite else self.saves_inputs
 
     def param_count(self, inputs: Sequence[TensorSpec]) -> int:
         if not self.affine:
@@ -62,6 +69,10 @@ class LayerNorm(Op):
     def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[
             SavedTensor, ...]:
         rows = output.numel // output.shape[-1]
+        if self.composite:
+            return (SavedTensor("x - mean, for pow", output.numel, "float32"),
+                    SavedTensor("x - mean, for the product", output.numel, "float32"),
+                    SavedTensor("rsqrt", rows, "float32"), SavedTensor("normalised", output.numel, "float32"))
         return (SavedTensor("mean", rows, "float32"), SavedTensor("rstd", rows, "float32"))
 
 

@@ -138,3 +138,15 @@ def test_the_causal_lm_keeps_the_final_norm_output_beside_the_scaled_logits() ->
     logits, norm = rounded(4 * 128 * 1000 * 2), rounded(4 * 128 * 64 * 4)  # bf16 logits, fp32 hidden states
     assert m.peak_layer == "logits_scale"
     assert m.at_peak.activations == 2 * logits + norm
+
+
+def test_cohere_layer_norm_saves_two_centred_copies_and_the_product() -> None:
+    from advisor.core.ops import LayerNorm
+
+    x = TensorSpec((128, 64), "float")
+    saved = {t.what: (t.numel, t.dtype) for t in LayerNorm(bias=False, composite=True).extra_saved([x], x, True)}
+    # (x - mean) twice, the normalised product: 128 x 64 fp32 each; rsqrt one per row (128)
+    assert saved == {"x - mean, for pow": (128 * 64, "float32"), "x - mean, for the product": (128 * 64, "float32"),
+                     "rsqrt": (128, "float32"), "normalised": (128 * 64, "float32")}
+    assert LayerNorm(bias=False, composite=True).saved_inputs() == ()  # the fp32 input itself is not kept
+    assert LayerNorm().saved_inputs() == (0,)
