@@ -84,6 +84,7 @@ class DecoderSpec:
     attn_softcap: bool = False  # Gemma 2: tanh soft-capping of the attention scores
     embed_scaled: bool = False  # Gemma: hidden = inputs_embeds * sqrt(hidden), a new tensor beside inputs_embeds
     logits_scaled: bool = False  # Granite divides, Cohere multiplies the LM head's logits by a constant
+    final_softcap: bool = False  # Gemma 2/3 final_logit_softcapping: logits / cap, tanh, * cap
     max_positions: int | None = None  # longest sequence the model accepts, where the positions are learned
     rotary_dim: int | None = None  # dims of each head that rotate (partial_rotary_factor, rotary_dim); None: all
 

@@ -101,8 +101,9 @@ def gemma(r: ConfigReader, name: str, t: str) -> DecoderSpec:
     pattern = 2 if t == "gemma2" else r.integer("sliding_window_pattern", 6)
     # Gemma2PreTrainedModel has no SDPA support (_supports_sdpa = False): eager attention, soft-capped
     capped = r.cfg.get("attn_logit_softcapping", 50.0) is not None  # Gemma2Config default 50.0; null = off
+    final_cap = r.cfg.get("final_logit_softcapping", 30.0 if t == "gemma2" else None) is not None
     return replace(spec, norms_per_layer=4, qk_norm="head" if t != "gemma2" else "none",
-                   eager_attention=t == "gemma2", attn_softcap=t == "gemma2" and capped,
+                   eager_attention=t == "gemma2", attn_softcap=t == "gemma2" and capped, final_softcap=final_cap,
                    **_window(r, spec.layers, pattern))
 
 

@@ -23,6 +23,7 @@ from advisor.core.ops import (
     Sigmoid,
     SiLU,
     Slice,
+    Tanh,
 )
 from advisor.core.ops.base import Op
 from advisor.core.ops.moe import MoEExperts
@@ -188,5 +189,9 @@ def decoder_graph(spec: DecoderSpec, seq_len: int, *, last_token_logits: bool = 
     x = b.add(Linear(spec.vocab, bias=spec.lm_head_bias, tied_to="embed_tokens" if spec.tied_embeddings else ""),
               [x], "lm_head")
     if spec.logits_scaled:  # a second logits-sized tensor (modeling_granite.py, modeling_cohere.py)
-        b.add(ScaleBy(), [x], "logits_scale")
+        x = b.add(ScaleBy(), [x], "logits_scale")
+    if spec.final_softcap:  # Gemma2ForCausalLM: three more, tanh's result kept for backward
+        x = b.add(ScaleBy(), [x], "logits_softcap_div")
+        x = b.add(Tanh(), [x], "logits_softcap_tanh")
+        b.add(ScaleBy(), [x], "logits_softcap_mul")
     return b.build()

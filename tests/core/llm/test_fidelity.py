@@ -150,3 +150,14 @@ def test_cohere_layer_norm_saves_two_centred_copies_and_the_product() -> None:
                      "rsqrt": (128, "float32"), "normalised": (128 * 64, "float32")}
     assert LayerNorm(bias=False, composite=True).saved_inputs() == ()  # the fp32 input itself is not kept
     assert LayerNorm().saved_inputs() == (0,)
+
+
+def test_gemma2_final_soft_capping_keeps_tanh_of_the_logits_for_backward() -> None:
+    capped = replace(SPEC, final_softcap=True)
+    graph = decoder_graph(capped, 128)
+    assert [n.name for n in graph.nodes][-3:] == ["logits_softcap_div", "logits_softcap_tanh", "logits_softcap_mul"]
+    train = Workload("train", 4, "amp_bf16", "adamw")
+    plain_m, capped_m = (estimate(decoder_graph(s, 128), train).memory for s in (SPEC, capped))
+    logits = rounded(4 * 128 * 1000 * 2)  # batch x seq x vocab, bf16
+    # tanh's result is saved for backward and the capped logits replace the LM head's as the model output
+    assert capped_m.peak_bytes - plain_m.peak_bytes >= logits
