@@ -195,6 +195,9 @@ class StepReplay:
                 self._save(i, key)
             if not dequantized:  # MatMul4Bit saves the packed weight and dequantizes again in backward
                 self._save(i, weight_cast)
+        if op.casts_freed_before_workspace():
+            for key in casts.values():
+                self._maybe_free(key)
         workspace = op.forward_workspace(specs, node.output, saving)
         if workspace:  # the worst moment inside a composite op: allocated and freed at once
             self.tracker.alloc(("fwd_workspace", i, 0), self.nbytes(i, workspace), "temporaries")

@@ -65,7 +65,7 @@ def _attention(b: GraphBuilder, spec: DecoderSpec, h: int) -> int:
     v = b.add(Linear(spec.kv_heads * spec.head_dim, bias=spec.qkv_bias), [h], "self_attn.v_proj")
     q = _qk_norm(b, spec, q, spec.heads, "self_attn.q_norm")
     k = _qk_norm(b, spec, k, spec.kv_heads, "self_attn.k_norm")
-    if not spec.learned_positions:
+    if spec.rotary_width:  # none with a learned table or ALiBi (BLOOM)
         q = b.add(Rotary(), [q], "self_attn.rotary_q")
         k = b.add(Rotary(), [k], "self_attn.rotary_k")
     a = b.add(Attention(heads=spec.heads, kv_heads=spec.kv_heads, causal=True, sinks=spec.attention_sinks,

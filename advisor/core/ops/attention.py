@@ -113,12 +113,21 @@ class Attention(Op):
         probs = self.heads * inputs[0].shape[0] * inputs[-1].shape[0]
         if saving:
             return 3 * probs
-        if self.scores_held:  # scores (1P) and masked sum (2P) stay beside the fp32 softmax and its half copy
-            return 6 * probs
-        repeated = 2 * inputs[0].shape[0] * self.heads * self.head_dim(inputs) if self._kv_heads < self.heads else 0
+        # the worst moment comes before the output exists; repeat_kv copies k from the fp32 rotary output (2
+        # half elements each) and v from the half projection
+        seq, width = inputs[0].shape[0], self.heads * self.head_dim(inputs)
+        repeated = 3 * seq * width if self._kv_heads < self.heads else 0
+        if self.scores_held:  # scores (1P) and masked sum (2P) stay beside the fp32 softmax and its half copy;
+            # BloomAttention's reshape of the head-transposed q, k, v views copies each (locals to its end)
+            return 6 * probs + 3 * seq * width - output.numel
         if self.sinks:
-            return self._sink_workspace(probs, inputs[-1].shape[0]) + repeated
-        return 4 * probs + repeated
+            return self._sink_workspace(probs, inputs[-1].shape[0]) + repeated - output.numel
+        return 4 * probs + repeated - output.numel
+
+    def casts_freed_before_workspace(self) -> bool:
+        """Eager attention's first matmul consumes autocast's half copies of q and k; by the softmax, its
+        worst moment, they are gone (unless saved for backward)."""
+        return self.kernel == "eager"
 
     def _sink_workspace(self, probs: int, seq_k: int) -> int:
         """gpt-oss's eager_attention_forward (modeling_gpt_oss.py) appends the sink column to the fp32 masked
@@ -139,9 +148,13 @@ class Attention(Op):
 @dataclass(frozen=True)
 class Rotary(Op):
     """Rotary position embedding (q * cos + rotate_half(q) * sin): a new tensor; backward needs only the
-    cos/sin tables, which every sample shares."""
+    cos/sin tables, which every sample shares. The tables are in the hidden states' dtype (LlamaRotaryEmbedding
+    returns cos.to(x.dtype), x the fp32 embeddings under autocast), so the half q and k promote to fp32: the
+    output is fp32 under autocast, and the attention casts it back (the promotion's intermediates, q * cos
+    and rotate_half(q) * sin, stand in for the replay's input cast)."""
 
     kind: ClassVar[str] = "rotary"
+    amp: ClassVar[AmpPolicy] = "fp32"
 
     def output_spec(self, inputs: Sequence[TensorSpec], layer: str) -> TensorSpec:
         if len(inputs) != 1 or len(inputs[0].shape) != 2:

@@ -58,8 +58,9 @@ def test_eager_attention_keeps_the_fp32_softmax_and_its_half_copy() -> None:
     assert saved == {"fp32 softmax": (probs, "float32"), "half probabilities": (probs, "act"),
                      "soft-capped scores": (probs, "act")}
     assert op.forward_workspace([q, kv, kv], out, saving=True) == 3 * probs
-    # inference: 4P plus repeat_kv's copies of k and v at all 4 heads (2 x 128 x 4 x 16)
-    assert op.forward_workspace([q, kv, kv], out, saving=False) == 4 * probs + 2 * 128 * 4 * 16
+    # inference: 4P plus repeat_kv's copies at all 4 heads of k (fp32 from the rotary: 2 x 128 x 4 x 16 half
+    # elements) and v (128 x 4 x 16), before the output (128 x 4 x 16) exists
+    assert op.forward_workspace([q, kv, kv], out, saving=False) == 4 * probs + 3 * 128 * 4 * 16 - 128 * 4 * 16
     assert Attention(heads=4).forward_workspace([q, q, q], out, saving=False) == 0  # fused kernels: none
 
 
@@ -88,8 +89,9 @@ def test_bloom_locals_keep_the_scores_and_their_masked_sum() -> None:
     q = TensorSpec((128, 64), "float")
     out = op.output_spec([q, q, q], "sdpa")
     probs = 8 * 128 * 128
-    # half scores (1P) + fp32 masked sum (2P) + fp32 softmax (2P) + half probabilities (1P), in half elements
-    assert op.forward_workspace([q, q, q], out, saving=False) == 6 * probs
+    # half scores (1P) + fp32 masked sum (2P) + fp32 softmax (2P) + half probabilities (1P), in half elements,
+    # and the contiguous copies of q, k, v (3 x 128 x 64), before the output (128 x 64) exists
+    assert op.forward_workspace([q, q, q], out, saving=False) == 6 * probs + 3 * 128 * 64 - 128 * 64
     assert op.forward_workspace([q, q, q], out, saving=True) == 3 * probs
 
 
@@ -106,8 +108,9 @@ def test_attention_sinks_widen_the_eager_softmax_by_one_column() -> None:
     q = TensorSpec((128, 64), "float")
     out = op.output_spec([q, q, q], "sdpa")
     probs, widened = 4 * 128 * 128, 4 * 128 * 129  # heads x seq_q x seq_k, and with the sink column
-    # inference: fp32 masked scores (2P half elements), shifted logits and softmax (2P' each), half copy (P)
-    assert op.forward_workspace([q, q, q], out, saving=False) == 2 * probs + 4 * widened + probs
+    # inference: fp32 masked scores (2P half elements), shifted logits and softmax (2P' each), half copy (P),
+    # before the output (128 x 64) exists
+    assert op.forward_workspace([q, q, q], out, saving=False) == 2 * probs + 4 * widened + probs - 128 * 64
 
 
 def test_gelu_new_in_inference_holds_half_x_at_its_final_multiply() -> None:
@@ -161,3 +164,20 @@ def test_gemma2_final_soft_capping_keeps_tanh_of_the_logits_for_backward() -> No
     logits = rounded(4 * 128 * 1000 * 2)  # batch x seq x vocab, bf16
     # tanh's result is saved for backward and the capped logits replace the LM head's as the model output
     assert capped_m.peak_bytes - plain_m.peak_bytes >= logits
+
+
+def test_rotary_outputs_are_fp32_under_autocast_and_eager_attention_drops_its_casts_early() -> None:
+    gemma2 = replace(SPEC, eager_attention=True)
+    graph = decoder_graph(gemma2, 128)
+    infer = Workload("infer", 4, "amp_bf16")
+    from advisor.core.memory import replay_step
+
+    m = replay_step(graph, infer)
+    names = [n.name for n in graph.nodes]
+    rotary_q = names.index("layers.0.self_attn.rotary_q")
+    # q * cos with cos in the fp32 hidden dtype: 4 x 128 x 64 x 4 bytes
+    assert next(size for key, size in m.events if key == ("out", rotary_q, 0)) == 4 * 128 * 64 * 4
+    sdpa = names.index("layers.0.self_attn.sdpa")
+    order = [key for key, size in m.events]
+    # the half copies of q and k are freed before the eager workspace is taken
+    assert order.index(("cast", sdpa, 0), order.index(("cast", sdpa, 0)) + 1) < order.index(("fwd_workspace", sdpa, 0))
