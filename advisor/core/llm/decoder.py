@@ -32,6 +32,7 @@ class MoESpec:
     dense_layers: tuple[int, ...] = ()  # layers with a dense MLP of `intermediate` instead
     # Qwen2/3-MoE and OLMoE routers cast the top-k weights back to the logits' dtype (half under autocast)
     half_routing_weights: bool = False
+    clamped_swiglu: bool = False  # gpt-oss: the experts clamp gate and up before a sigmoid-weighted GLU
 
 
 @dataclass(frozen=True)

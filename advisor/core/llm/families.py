@@ -165,7 +165,7 @@ def gpt_oss(r: ConfigReader, name: str, t: str) -> DecoderSpec:
                        attention_sinks=True, head_dim=r.integer("head_dim", 64),
                        eager_attention=True)  # GptOssPreTrainedModel: _supports_sdpa = False
     moe = MoESpec(r.integer("num_local_experts", 128), r.integer("num_experts_per_tok", 4), spec.intermediate,
-                  router_bias=True, expert_bias=True)
+                  router_bias=True, expert_bias=True, clamped_swiglu=True)
     return replace(spec, moe=moe, **_window(r, spec.layers, 2))
 
 

@@ -121,7 +121,7 @@ def _moe(b: GraphBuilder, spec: DecoderSpec, h: int) -> int:
     m = spec.moe
     logits = b.add(Linear(m.experts, bias=m.router_bias), [h], "mlp.gate")  # the router
     out = b.add(MoEExperts(m.experts, m.experts_per_token, m.expert_intermediate, spec.gated_mlp, m.expert_bias,
-                           m.half_routing_weights), [h, logits], "mlp.experts")
+                           m.half_routing_weights, m.clamped_swiglu), [h, logits], "mlp.experts")
     if not m.shared_intermediate:
         return out
     shared = _dense_mlp(b, spec, h, m.shared_intermediate, "mlp.shared_experts.")

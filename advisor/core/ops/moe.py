@@ -36,6 +36,9 @@ class MoEExperts(Op):
     gated: bool = True  # gate and up projections (SwiGLU), else one up projection
     bias: bool = False  # gpt-oss keeps biases on every expert projection
     half_weights: bool = False  # the router hands over half routing weights (Qwen2/3-MoE, OLMoE), not fp32
+    # gpt-oss's GptOssExperts._apply_gate: clamp(gate), clamp(up), gate * sigmoid(alpha * gate), (up + 1) * glu;
+    # autograd keeps the clamped gate, the sigmoid and up + 1 beyond what a SwiGLU keeps
+    clamped_swiglu: bool = False
 
     def output_spec(self, inputs: Sequence[TensorSpec], layer: str) -> TensorSpec:
         """Inputs: the hidden states and the router's logits (which experts each token goes to)."""
@@ -80,7 +83,8 @@ class MoEExperts(Op):
         routing weights, and the gather/permutation indices; on the router side the fp32 softmax."""
         tokens, routed, hidden = self._rows(output)
         inner = routed * self.intermediate
-        expert = (inner * (4 if self.gated else 2))  # gated: gate_up (2I), act(gate), product; else up, act
+        expert = inner * (4 if self.gated else 2)  # gated: gate_up (2I), act(gate), product; else up, act
+        expert += 3 * inner if self.clamped_swiglu else 0
         return (SavedTensor("gathered rows", routed * hidden, "act"),
                 SavedTensor("expert activations", expert, "act"),
                 SavedTensor("expert outputs", routed * hidden, "act"),

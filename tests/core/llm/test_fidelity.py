@@ -181,3 +181,13 @@ def test_rotary_outputs_are_fp32_under_autocast_and_eager_attention_drops_its_ca
     order = [key for key, size in m.events]
     # the half copies of q and k are freed before the eager workspace is taken
     assert order.index(("cast", sdpa, 0), order.index(("cast", sdpa, 0)) + 1) < order.index(("fwd_workspace", sdpa, 0))
+
+
+def test_gpt_oss_clamped_swiglu_keeps_three_more_expert_tensors() -> None:
+    hidden, logits = TensorSpec((128, 64), "float"), TensorSpec((128, 4), "float")
+    plain, clamped = (MoEExperts(experts=4, experts_per_token=2, intermediate=128, clamped_swiglu=c)
+                      for c in (False, True))
+    out = plain.output_spec([hidden, logits], "experts")
+    saved = [{t.what: t.numel for t in op.extra_saved([hidden, logits], out, True)} for op in (plain, clamped)]
+    # 256 routed rows x 128: the clamped gate, sigmoid(alpha * gate) and up + 1 beside gate_up, glu and product
+    assert saved[1]["expert activations"] - saved[0]["expert activations"] == 3 * 256 * 128
