@@ -191,7 +191,8 @@ class StepReplay:
                 self._save(i, self.storage[i])
             for k, extra in enumerate(op.extra_saved(specs, node.output, True)):
                 key: Key = ("extra" if fresh == "out" else "re_extra", i, k)
-                self.tracker.alloc(key, self.nbytes(i, extra.numel, _SAVED_BYTES.get(extra.dtype)), "activations")
+                dtype = self.dtype[node.inputs[0]] if extra.dtype == "input" else _SAVED_BYTES.get(extra.dtype)
+                self.tracker.alloc(key, self.nbytes(i, extra.numel, dtype), "activations")
                 self._save(i, key)
             if not dequantized:  # MatMul4Bit saves the packed weight and dequantizes again in backward
                 self._save(i, weight_cast)

@@ -18,8 +18,8 @@ from advisor.core.graph import TensorSpec
 # upcast (softmax, layer_norm, losses), "promote" ops keep their input's dtype (see torch/csrc/autograd/
 # autocast_mode.cpp's lists).
 AmpPolicy = Literal["lower", "fp32", "promote"]
-# "act" is the dtype the op computes in; the others are fixed.
-SavedDtype = Literal["act", "float32", "int64", "bool"]
+# "act" is the dtype the op computes in; "input" that of its first input; the others are fixed.
+SavedDtype = Literal["act", "input", "float32", "int64", "bool"]
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ Under CUDA autocast pow is on the fp32 list (aten/src/ATen/autocast_mode.cpp: KE
 Tensor_Scalar, fp32)): it runs on an fp32 copy of x and keeps that copy; the fp32 result then promotes
 everything after it (x + fp32 -> fp32, tanh, 1 + t), and the final a (half) * b (fp32) is fp32 too. Hence
 amp = "fp32": the simulator makes and saves the fp32 copy of the input, and the output is fp32, which the next
-Linear casts back. (a is really half under autocast; it is counted at the op's dtype, a slight overcount.)
+Linear casts back. a = 0.5*x keeps x's own dtype (half under autocast).
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ class GELUTanhComposite(Op):
     def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[
             SavedTensor, ...]:
         n = output.numel
-        return (SavedTensor("tanh result t", n, "act"), SavedTensor("0.5 * x", n, "act"),
+        return (SavedTensor("tanh result t", n, "act"), SavedTensor("0.5 * x", n, "input"),
                 SavedTensor("1 + t", n, "act"))
 
     def forward_workspace(self, inputs: Sequence[TensorSpec], output: TensorSpec, saving: bool) -> int:

@@ -191,3 +191,18 @@ def test_gpt_oss_clamped_swiglu_keeps_three_more_expert_tensors() -> None:
     saved = [{t.what: t.numel for t in op.extra_saved([hidden, logits], out, True)} for op in (plain, clamped)]
     # 256 routed rows x 128: the clamped gate, sigmoid(alpha * gate) and up + 1 beside gate_up, glu and product
     assert saved[1]["expert activations"] - saved[0]["expert activations"] == 3 * 256 * 128
+
+
+def test_gelu_new_keeps_half_x_in_the_inputs_dtype() -> None:
+    from advisor.core.graph import GraphBuilder as Builder
+    from advisor.core.memory import replay_step
+    from advisor.core.ops.text_ops import GELUTanhComposite
+
+    b = Builder("fc and gelu_new")
+    x = b.add(Input((256,)), [], "x")
+    x = b.add(Linear(256), [x], "fc")  # a half output under autocast
+    b.add(GELUTanhComposite(), [x], "act")
+    m = replay_step(b.build(), Workload("train", 4, "amp_bf16", "sgd"))
+    sizes = {key[2]: size for key, size in m.events if key[0] == "extra" and key[1] == 2 and size > 0}
+    # t and 1 + t in fp32 (4 x 256 x 4 bytes); 0.5 * x in the Linear's bf16 (4 x 256 x 2)
+    assert sizes == {0: rounded(4 * 256 * 4), 1: rounded(4 * 256 * 2), 2: rounded(4 * 256 * 4)}
