@@ -54,8 +54,9 @@ def cuda_sdpa(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
     if backend == "efficient":
         needs_lse = torch.is_grad_enabled() and any(t.requires_grad for t in (query, key, value))
         bias = attn_mask
-        if bias is not None and bias.dtype == torch.bool:  # sdp converts boolean masks to additive float bias
-            bias = torch.zeros(bias.shape, dtype=query.dtype, device=bias.device).masked_fill(~bias, -math.inf)
+        if bias is not None and bias.dtype == torch.bool:  # attention.cpp convert_boolean_attn_mask: zeros_like,
+            # then masked_fill_ in place with the mask's logical_not
+            bias = torch.zeros(bias.shape, dtype=query.dtype, device=bias.device).masked_fill_(~bias, -math.inf)
         if bias is not None:
             bias = bias.expand(query.size(0), query.size(1), query.size(2), key.size(2))
         return aten._scaled_dot_product_efficient_attention(query, key, value, bias, needs_lse, dropout_p,
