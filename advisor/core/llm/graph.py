@@ -58,7 +58,7 @@ def _qk_norm(b: GraphBuilder, spec: DecoderSpec, x: int, heads: int, name: str) 
     return b.add(Reshape((seq, heads * spec.head_dim)), [x], name + "_flat")
 
 
-def _attention(b: GraphBuilder, spec: DecoderSpec, h: int) -> int:
+def _attention(b: GraphBuilder, spec: DecoderSpec, h: int, layer: int) -> int:
     """q/k/v projections, optional q/k norms, rotary positions (none with a learned table), causal sdpa."""
     q = b.add(Linear(spec.heads * spec.head_dim, bias=spec.qkv_bias), [h], "self_attn.q_proj")
     k = b.add(Linear(spec.kv_heads * spec.head_dim, bias=spec.qkv_bias), [h], "self_attn.k_proj")
@@ -68,10 +68,12 @@ def _attention(b: GraphBuilder, spec: DecoderSpec, h: int) -> int:
     if spec.rotary_width:  # none with a learned table or ALiBi (BLOOM)
         q = b.add(Rotary(), [q], "self_attn.rotary_q")
         k = b.add(Rotary(), [k], "self_attn.rotary_k")
+    seq = b.spec(h).shape[0]
+    masked = not spec.eager_attention and spec.is_sliding(layer) and seq >= spec.sliding_window
     a = b.add(Attention(heads=spec.heads, kv_heads=spec.kv_heads, causal=True, sinks=spec.attention_sinks,
                         kernel="eager" if spec.eager_attention else "fused", softcap=spec.attn_softcap,
-                        scores_held=spec.model_type == "bloom"),  # modeling_bloom.py BloomAttention.forward
-              [q, k, v], "self_attn.sdpa")
+                        scores_held=spec.model_type == "bloom",  # modeling_bloom.py BloomAttention.forward
+                        mask_bias=masked), [q, k, v], "self_attn.sdpa")
     return b.add(Linear(spec.hidden, bias=spec.out_bias), [a], "self_attn.o_proj")
 
 
@@ -140,7 +142,7 @@ def _layer(b: GraphBuilder, spec: DecoderSpec, x: int, layer: int) -> int:
     """Pre-norm residual block; Gemma 2/3 and GLM4 also normalise each branch's output; parallel blocks
     (GPT-J, NeoX, Falcon, Cohere, Phi-2) add attention and MLP of the same input to the residual."""
     h = b.add(norm_op(spec), [x], "input_layernorm")
-    a = _mla(b, spec, h) if spec.mla else _attention(b, spec, h)
+    a = _mla(b, spec, h) if spec.mla else _attention(b, spec, h, layer)
     if spec.norms_per_layer == 4:
         a = b.add(norm_op(spec), [a], "post_self_attn_layernorm")
     if spec.parallel_block:

@@ -38,6 +38,11 @@ class Attention(Op):
     sinks: bool = False  # gpt-oss: one learned logit per head joins every softmax (a parameter per head)
     v_head_dim: int = 0  # 0 = the q/k head dim; DeepSeek MLA: values narrower than queries and keys
     shared_rope_dim: int = 0  # MLA: k is heads x nope dims plus one rotary key of this width shared by all heads
+    # fused only: SDPA given an explicit mask (a sliding window shorter than the sequence). CUDA converts the
+    # boolean mask to an additive bias in the query's dtype (attention.cpp convert_boolean_attn_mask:
+    # zeros_like, masked_fill_ of its logical_not) and flash refuses masks, so the memory-efficient kernel
+    # runs and saves that (seq_q x seq_k per sample) bias for backward
+    mask_bias: bool = False
 
     def saved_inputs(self) -> tuple[int, ...]:
         return (0, 1, 2)  # q, k, v (or the one packed qkv tensor they are views of)
@@ -94,7 +99,8 @@ class Attention(Op):
         seq_q, seq_k = inputs[0].shape[0], inputs[-1].shape[0]
         kernel_output = SavedTensor("kernel output", output.numel, "act")
         if self.kernel == "fused":
-            return (kernel_output, SavedTensor("log-sum-exp", self.heads * seq_q, "float32"))
+            bias = (SavedTensor("additive mask", seq_q * seq_k, "act"),) if self.mask_bias else ()
+            return (kernel_output, SavedTensor("log-sum-exp", self.heads * seq_q, "float32"), *bias)
         probs = self.heads * seq_q * seq_k
         if self.kernel == "eager":  # softmax keeps its fp32 result, the AV matmul the half copy, tanh its result
             eager = [SavedTensor("fp32 softmax", probs, "float32"), SavedTensor("half probabilities", probs, "act")]
@@ -109,7 +115,7 @@ class Attention(Op):
         are kept; without saving, the fp32 masked scores beside the fp32 softmax (4P), plus the keys and
         values repeat_kv copies out for grouped-query attention (attention sinks: see _sink_workspace)."""
         if self.kernel != "eager":
-            return 0
+            return self._mask_workspace(inputs[0].shape[0] * inputs[-1].shape[0], saving)
         probs = self.heads * inputs[0].shape[0] * inputs[-1].shape[0]
         if saving:
             return 3 * probs
@@ -123,6 +129,13 @@ class Attention(Op):
         if self.sinks:
             return self._sink_workspace(probs, inputs[-1].shape[0]) + repeated - output.numel
         return 4 * probs + repeated - output.numel
+
+    def _mask_workspace(self, cells: int, saving: bool) -> int:
+        """A masked fused call: the boolean logical_not (a byte a cell, half a half element) beside the
+        additive bias, which training saves and inference frees after the kernel."""
+        if not self.mask_bias:
+            return 0
+        return cells // 2 + (0 if saving else cells)
 
     def casts_freed_before_workspace(self) -> bool:
         """Eager attention's first matmul consumes autocast's half copies of q and k; by the softmax, its

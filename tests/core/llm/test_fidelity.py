@@ -206,3 +206,18 @@ def test_gelu_new_keeps_half_x_in_the_inputs_dtype() -> None:
     sizes = {key[2]: size for key, size in m.events if key[0] == "extra" and key[1] == 2 and size > 0}
     # t and 1 + t in fp32 (4 x 256 x 4 bytes); 0.5 * x in the Linear's bf16 (4 x 256 x 2)
     assert sizes == {0: rounded(4 * 256 * 4), 1: rounded(4 * 256 * 2), 2: rounded(4 * 256 * 4)}
+
+
+def test_a_sliding_window_mask_is_converted_to_a_saved_additive_bias() -> None:
+    windowed = replace(SPEC, sliding_window=64)
+    graph = decoder_graph(windowed, 128)
+    sdpa = [n.op for n in graph.nodes if isinstance(n.op, Attention)]
+    assert all(op.mask_bias for op in sdpa)
+    assert not any(isinstance(n.op, Attention) and n.op.mask_bias for n in decoder_graph(windowed, 32).nodes)
+    q, kv = TensorSpec((128, 64), "float"), TensorSpec((128, 32), "float")
+    out = sdpa[0].output_spec([q, kv, kv], "sdpa")
+    saved = {t.what: (t.numel, t.dtype) for t in sdpa[0].extra_saved([q, kv, kv], out, True)}
+    assert saved["additive mask"] == (128 * 128, "act")  # seq_q x seq_k per sample, in the query's half dtype
+    # the mask's logical_not (128 x 128 bytes = half as many half elements), and in inference the bias too
+    assert sdpa[0].forward_workspace([q, kv, kv], out, saving=True) == 128 * 128 // 2
+    assert sdpa[0].forward_workspace([q, kv, kv], out, saving=False) == 128 * 128 // 2 + 128 * 128
