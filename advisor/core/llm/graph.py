@@ -30,10 +30,14 @@ from advisor.core.ops.moe import MoEExperts
 from advisor.core.ops.shape import Reshape
 from advisor.core.ops.text_ops import GELUTanhComposite, ScaleBy
 
+# RMSNorms that multiply the weight in fp32 before casting to the input's dtype (Gemma*RMSNorm,
+# Olmo2RMSNorm, GptOssRMSNorm); the others follow LlamaRMSNorm (see RMSNorm)
+FP32_WEIGHT_NORMS = frozenset({"gemma", "gemma2", "gemma3_text", "olmo2", "gpt_oss"})
+
 
 def norm_op(spec: DecoderSpec) -> Op:
     if spec.norm == "rms":
-        return RMSNorm()
+        return RMSNorm(llama_cast=spec.model_type not in FP32_WEIGHT_NORMS)
     return LayerNorm(affine=spec.norm != "layer_noparam", bias=spec.norm == "layer", composite=spec.norm == "cohere")
 
 
@@ -84,7 +88,7 @@ def _mla(b: GraphBuilder, spec: DecoderSpec, h: int) -> int:
     m, heads = spec.mla, spec.heads
     if m.q_lora_rank:
         q = b.add(Linear(m.q_lora_rank, bias=False), [h], "self_attn.q_a_proj")
-        q = b.add(RMSNorm(), [q], "self_attn.q_a_layernorm")
+        q = b.add(RMSNorm(llama_cast=True), [q], "self_attn.q_a_layernorm")
         q = b.add(Linear(heads * m.qk_head_dim, bias=False), [q], "self_attn.q_b_proj")
     else:
         q = b.add(Linear(heads * m.qk_head_dim, bias=False), [h], "self_attn.q_proj")
@@ -94,7 +98,7 @@ def _mla(b: GraphBuilder, spec: DecoderSpec, h: int) -> int:
     rope = b.add(Slice(dim=1, start=m.kv_lora_rank, stop=m.kv_lora_rank + m.qk_rope_head_dim), [kv],
                  "self_attn.k_rope")
     rope = b.add(Rotary(), [rope], "self_attn.rotary_k")
-    latent = b.add(RMSNorm(), [latent], "self_attn.kv_a_layernorm")
+    latent = b.add(RMSNorm(llama_cast=True), [latent], "self_attn.kv_a_layernorm")
     kv = b.add(Linear(heads * (m.qk_nope_head_dim + m.v_head_dim), bias=False), [latent], "self_attn.kv_b_proj")
     k = b.add(Slice(dim=1, start=0, stop=heads * m.qk_nope_head_dim), [kv], "self_attn.k_nope")
     v = b.add(Slice(dim=1, start=heads * m.qk_nope_head_dim, stop=heads * (m.qk_nope_head_dim + m.v_head_dim)),

@@ -221,3 +221,15 @@ def test_a_sliding_window_mask_is_converted_to_a_saved_additive_bias() -> None:
     # the mask's logical_not (128 x 128 bytes = half as many half elements), and in inference the bias too
     assert sdpa[0].forward_workspace([q, kv, kv], out, saving=True) == 128 * 128 // 2
     assert sdpa[0].forward_workspace([q, kv, kv], out, saving=False) == 128 * 128 // 2 + 128 * 128
+
+
+def test_llama_rms_norm_keeps_the_normalised_copy_in_its_inputs_dtype() -> None:
+    from advisor.core.llm.graph import norm_op
+    from advisor.core.ops import RMSNorm
+
+    x = TensorSpec((128, 64), "float")
+    llama, gemma = norm_op(SPEC), norm_op(replace(SPEC, model_type="gemma2"))
+    assert isinstance(llama, RMSNorm) and isinstance(gemma, RMSNorm)
+    # self.weight * hidden_states.to(input_dtype): a half input keeps a half copy; Gemma keeps fp32 (the op's)
+    assert [t.dtype for t in llama.extra_saved([x], x, True)] == ["input", "float32"]
+    assert [t.dtype for t in gemma.extra_saved([x], x, True)] == ["act", "float32"]
