@@ -60,11 +60,12 @@ class Graph:
     # `embedding_output` while the encoder runs. Seen by the importers that trace a module (torch_lifetimes.py).
     holds: tuple[tuple[int, int], ...] = field(default=(), compare=False)
 
-    def hold_schedule(self) -> tuple[dict[int, list[int]], dict[int, list[int]]]:
-        """Graph.holds by node: what each node's output is held until, and which holds each node ends."""
+    def hold_schedule(self, more: Iterable[tuple[int, int]] = ()) -> tuple[dict[int, list[int]], dict[int, list[int]]]:
+        """Graph.holds (and `more` such pairs) by node: what each node's output is held until, and which holds
+        each node ends."""
         taken: dict[int, list[int]] = {}
         released: dict[int, list[int]] = {}
-        for node, until in self.holds:
+        for node, until in (*self.holds, *more):
             taken.setdefault(node, []).append(until)
             released.setdefault(until, []).append(node)
         return taken, released

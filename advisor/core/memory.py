@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from advisor.core.gradients import requires_grad, trainable_params
 from advisor.core.graph import HELD_TO_END, Graph, Node, TensorSpec
+from advisor.core.llm.lifetimes import HeldTensor, base_model_tensors, held_until
 from advisor.core.llm.lora import LoRALinear, adapter_count
 from advisor.core.llm.quant import PLAIN_BYTES, QUANTIZED, linear_bytes, quantized_matrices
 from advisor.core.ops.io import Input
@@ -174,11 +175,9 @@ class StepReplay:
         fp32_stored = (self.workload.training and not self.frozen) or self.workload.weight_format == "fp32"
         autocast = self.workload.amp and op.amp == "lower" and op.casts_weight and fp32_stored
         if dequantized or autocast:  # bnb dequantizes, autocast casts
+            # freed after the op unless saved: autocast's cache (autocast_mode.cpp cached_cast) is off under
+            # inference_mode since PyTorch 2.11 (PR 165068), and in training backward keeps the cast anyway
             self.tracker.alloc(weight_cast, 2 * self.weight_numel(node, specs), "temporaries")
-            if not dequantized and not self.workload.training and not getattr(op, "weight_view", False):
-                # autocast caches the cast of every leaf weight that requires grad until the autocast region
-                # ends (aten/src/ATen/autocast_mode.cpp, cached_cast), so inference keeps them all to the end
-                self.held.add(weight_cast)
         if op.inplace:
             self.storage[i] = self.storage[node.inputs[0]]
         else:
@@ -200,6 +199,9 @@ class StepReplay:
                 self._save(i, key)
             if not dequantized:  # MatMul4Bit saves the packed weight and dequantizes again in backward
                 self._save(i, weight_cast)
+        if op.casts_freed_before_workspace():
+            for key in casts.values():
+                self._maybe_free(key)
         workspace = op.forward_workspace(specs, node.output, saving)
         if workspace:  # the worst moment inside a composite op: allocated and freed at once
             element = self.dtype[node.inputs[0]] if op.input_dtype_workspace else None
@@ -207,20 +209,6 @@ class StepReplay:
             self.tracker.free(("fwd_workspace", i, 0))
         for key in [*casts.values(), weight_cast]:
             self._maybe_free(key)
-
-    def _pinned_embedding(self) -> tuple[int, int] | None:
-        """A transformers decoder's base model keeps `inputs_embeds` referenced by a local until it returns
-        (LlamaModel.forward and its copies), so the embedding output lives until the LM head starts."""
-        names = [n.name for n in self.nodes]
-        if self.graph.decoder is None or "embed_tokens" not in names or "lm_head" not in names:
-            return None
-        return names.index("embed_tokens"), names.index("lm_head")
-
-    def _alloc_masks(self, key: Key, embed: int) -> None:
-        assert self.graph.decoder is not None
-        seq = self.specs[embed][0].shape[0]
-        numel = self.graph.decoder.eager_mask_elements(seq) * self.workload.batch
-        self.tracker.alloc(key, numel * self.workload.param_dtype_bytes, "temporaries")  # in the model's dtype
 
     def _hold(self, i: int, taken: dict[int, list[int]], released: dict[int, list[int]]) -> None:
         """Graph.holds: a reference taken once node i's output exists, dropped once the holding node has run."""
@@ -235,23 +223,26 @@ class StepReplay:
     def forward(self) -> None:
         checkpointed = {i for block in self.blocks for i in block}
         first_of = {block[0]: set(block) for block in self.blocks}
-        embed, head = self._pinned_embedding() or (-1, -1)
-        masks: Key = ("attention_masks", 0, 0)
-        taken, released = self.graph.hold_schedule()
+        # references the model's Python code keeps: traced (Graph.holds) and transformers' decoder base model
+        # (core/llm/lifetimes.py; a pair (node, release) is held until node release - 1 has run)
+        taken, released = self.graph.hold_schedule([(node, release - 1) for node, release in held_until(self.graph)])
+        extra = base_model_tensors(self.graph, self.workload)
         for i in range(len(self.nodes)):
-            if i == head:
-                self.fwd_uses[self.storage[embed]] -= 1
-                self._maybe_free(self.storage[embed])
-                self.tracker.free(masks)
-            if i == embed:
-                self.fwd_uses[("out", i, 0)] += 1
-                self._alloc_masks(masks, i)
+            self._drop_extra(extra, i)
             if i in first_of:  # the checkpoint keeps the block's inputs until the block's backward is done
                 outside = {s for k in first_of[i] for s in self.nodes[k].inputs if s not in first_of[i]}
                 for source in sorted(outside):
                     self._save(i, self.storage[source])
             self.forward_node(i, self.workload.training and i not in checkpointed, "out", self.consumers[i])
             self._hold(i, taken, released)
+            for k, tensor in enumerate(extra):
+                if tensor.after == i:
+                    self.tracker.alloc(("base_model", k, 0), tensor.nbytes, "temporaries")
+        self._drop_extra(extra, len(self.nodes))
+
+    def _drop_extra(self, extra: list[HeldTensor], at: int) -> None:
+        for k in (k for k, tensor in enumerate(extra) if tensor.release == at):
+            self.tracker.free(("base_model", k, 0))
 
     # ---- backward
     def _give_grad(self, source: int, key: Key) -> None:

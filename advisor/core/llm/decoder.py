@@ -12,7 +12,7 @@ from typing import Literal
 
 from advisor.core.errors import SpecError
 
-NormKind = Literal["rms", "layer", "layer_nobias", "layer_noparam"]
+NormKind = Literal["rms", "layer", "layer_nobias", "layer_noparam", "cohere"]  # cohere: CohereLayerNorm
 Activation = Literal["silu", "gelu", "gelu_tanh", "gelu_new", "relu"]  # gelu_new: the Python composite
 QKNorm = Literal["none", "head", "full"]
 
@@ -30,6 +30,9 @@ class MoESpec:
     router_bias: bool = False  # gpt-oss
     expert_bias: bool = False  # gpt-oss: biases on gate_up and down of each expert
     dense_layers: tuple[int, ...] = ()  # layers with a dense MLP of `intermediate` instead
+    # Qwen2/3-MoE and OLMoE routers cast the top-k weights back to the logits' dtype (half under autocast)
+    half_routing_weights: bool = False
+    clamped_swiglu: bool = False  # gpt-oss: the experts clamp gate and up before a sigmoid-weighted GLU
 
 
 @dataclass(frozen=True)
@@ -82,7 +85,9 @@ class DecoderSpec:
     attn_softcap: bool = False  # Gemma 2: tanh soft-capping of the attention scores
     embed_scaled: bool = False  # Gemma: hidden = inputs_embeds * sqrt(hidden), a new tensor beside inputs_embeds
     logits_scaled: bool = False  # Granite divides, Cohere multiplies the LM head's logits by a constant
+    final_softcap: bool = False  # Gemma 2/3 final_logit_softcapping: logits / cap, tanh, * cap
     max_positions: int | None = None  # longest sequence the model accepts, where the positions are learned
+    rotary_dim: int | None = None  # dims of each head that rotate (partial_rotary_factor, rotary_dim); None: all
 
     def __post_init__(self) -> None:
         for name in ("hidden", "layers", "heads", "kv_heads", "head_dim", "intermediate", "vocab"):
@@ -108,3 +113,21 @@ class DecoderSpec:
         if not self.eager_attention:
             return 0
         return len({self.is_sliding(i) for i in range(self.layers)}) * seq_len * seq_len
+
+    def sdpa_mask_bytes(self, seq_len: int) -> int:
+        """The boolean (seq, seq) mask masking_utils.sdpa_mask builds, shared by the batch, where a sliding
+        window shorter than the sequence stops it from leaving the causal mask to the kernel
+        (_ignore_causal_mask_sdpa); full-attention layers need none."""
+        if self.eager_attention or not self.sliding_window or seq_len < self.sliding_window:
+            return 0
+        return seq_len * seq_len if any(self.is_sliding(i) for i in range(self.layers)) else 0
+
+    @property
+    def rotary_width(self) -> int:
+        """Width of the rotary cos/sin tables: the rotated dims of a head (DeepSeek: the shared rope key);
+        0 with learned positions or ALiBi (BLOOM)."""
+        if self.learned_positions or self.model_type == "bloom":
+            return 0
+        if self.mla is not None:
+            return self.mla.qk_rope_head_dim
+        return self.head_dim if self.rotary_dim is None else self.rotary_dim

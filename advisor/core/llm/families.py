@@ -86,7 +86,8 @@ def _qwen_moe(r: ConfigReader, spec: DecoderSpec) -> MoESpec:
     return MoESpec(r.first_integer(("num_experts", "num_local_experts"), 60 if qwen2 else 128),
                    r.integer("num_experts_per_tok", 4 if qwen2 else 8),
                    r.integer("moe_intermediate_size", 1408 if qwen2 else 768),
-                   shared_intermediate=shared, shared_gate=bool(shared), dense_layers=dense)
+                   shared_intermediate=shared, shared_gate=bool(shared), dense_layers=dense,
+                   half_routing_weights=True)  # router_top_value.to(router_logits.dtype)
 
 
 def gemma(r: ConfigReader, name: str, t: str) -> DecoderSpec:
@@ -100,8 +101,9 @@ def gemma(r: ConfigReader, name: str, t: str) -> DecoderSpec:
     pattern = 2 if t == "gemma2" else r.integer("sliding_window_pattern", 6)
     # Gemma2PreTrainedModel has no SDPA support (_supports_sdpa = False): eager attention, soft-capped
     capped = r.cfg.get("attn_logit_softcapping", 50.0) is not None  # Gemma2Config default 50.0; null = off
+    final_cap = r.cfg.get("final_logit_softcapping", 30.0 if t == "gemma2" else None) is not None
     return replace(spec, norms_per_layer=4, qk_norm="head" if t != "gemma2" else "none",
-                   eager_attention=t == "gemma2", attn_softcap=t == "gemma2" and capped,
+                   eager_attention=t == "gemma2", attn_softcap=t == "gemma2" and capped, final_softcap=final_cap,
                    **_window(r, spec.layers, pattern))
 
 
@@ -139,14 +141,14 @@ def olmo(r: ConfigReader, name: str, t: str) -> DecoderSpec:
     spec = _llama_like(r, name, t, qk_norm="full")
     if t == "olmoe":
         spec = replace(spec, moe=MoESpec(r.integer("num_experts", 64), r.integer("num_experts_per_tok", 8),
-                                         spec.intermediate))
+                                         spec.intermediate, half_routing_weights=True))  # OlmoeTopKRouter
     return spec
 
 
 def cohere(r: ConfigReader, name: str, t: str) -> DecoderSpec:
     """CohereDecoderLayer: one weight-only LayerNorm, attention and MLP in parallel, tied embeddings,
     optional q/k LayerNorms shaped (heads, head_dim)."""
-    return _llama_like(r, name, t, norm="layer_nobias", norms_per_layer=1, parallel_block=True, logits_scaled=True,
+    return _llama_like(r, name, t, norm="cohere", norms_per_layer=1, parallel_block=True, logits_scaled=True,
                        tied_embeddings=r.flag("tie_word_embeddings", True),
                        qk_norm="full" if r.flag("use_qk_norm", False) else "none")
 
@@ -163,7 +165,7 @@ def gpt_oss(r: ConfigReader, name: str, t: str) -> DecoderSpec:
                        attention_sinks=True, head_dim=r.integer("head_dim", 64),
                        eager_attention=True)  # GptOssPreTrainedModel: _supports_sdpa = False
     moe = MoESpec(r.integer("num_local_experts", 128), r.integer("num_experts_per_tok", 4), spec.intermediate,
-                  router_bias=True, expert_bias=True)
+                  router_bias=True, expert_bias=True, clamped_swiglu=True)
     return replace(spec, moe=moe, **_window(r, spec.layers, 2))
 
 
@@ -175,8 +177,11 @@ def deepseek(r: ConfigReader, name: str, t: str) -> DecoderSpec:
                   r.integer("qk_nope_head_dim", 128), r.integer("qk_rope_head_dim", 64), r.integer("v_head_dim", 128))
     inter = r.integer("moe_intermediate_size", 1407)
     dense = tuple(range(min(r.integer("first_k_dense_replace", 0, minimum=0), spec.layers)))
+    # V3 takes its top-k weights from sigmoid(router logits), half under autocast (F.linear is on its lower-
+    # precision list); V2 from a softmax with dtype=float32
     moe = MoESpec(r.integer("n_routed_experts", 64), r.integer("num_experts_per_tok", 6), inter,
-                  shared_intermediate=inter * r.integer("n_shared_experts", 2, minimum=0), dense_layers=dense)
+                  shared_intermediate=inter * r.integer("n_shared_experts", 2, minimum=0), dense_layers=dense,
+                  half_routing_weights=t == "deepseek_v3")
     return replace(spec, mla=mla, moe=moe, head_dim=mla.v_head_dim)
 
 
@@ -231,5 +236,22 @@ def decoder_from_config(cfg: dict[str, Any], name: str) -> DecoderSpec | None:
     if model_type in TEXT_OF and isinstance(cfg.get("text_config"), dict):  # the language model of a VLM
         cfg, model_type = cfg["text_config"], TEXT_OF[model_type]
     family = FAMILIES.get(model_type) or LEGACY_FAMILIES.get(model_type)
-    return None if family is None else family(ConfigReader(cfg), name, model_type)
+    if family is None:
+        return None
+    spec = family(ConfigReader(cfg), name, model_type)
+    return replace(spec, rotary_dim=_rotary_dim(cfg, spec.head_dim))
 
+
+def _rotary_dim(cfg: dict[str, Any], head_dim: int) -> int | None:
+    """The rotated dims of a head: GPT-J's rotary_dim, else head_dim x the partial factor (rope_parameters'
+    or the top-level partial_rotary_factor of Phi, StableLM, GLM4; GPT-NeoX's rotary_pct); None: all."""
+    dims = cfg.get("rotary_dim")
+    if isinstance(dims, int) and not isinstance(dims, bool):
+        return min(head_dim, max(0, dims))
+    rope = cfg.get("rope_parameters")
+    factors = [rope.get("partial_rotary_factor") if isinstance(rope, dict) else None,
+               cfg.get("partial_rotary_factor"), cfg.get("rotary_pct")]
+    for factor in factors:
+        if isinstance(factor, (int, float)) and not isinstance(factor, bool) and 0 < factor <= 1:
+            return int(head_dim * factor)
+    return None

@@ -4,8 +4,6 @@ The Llama graph of the zoo is the plain case of this builder."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from advisor.core.errors import SpecError
 from advisor.core.graph import Graph, GraphBuilder
 from advisor.core.llm.decoder import DecoderSpec
@@ -25,17 +23,22 @@ from advisor.core.ops import (
     Sigmoid,
     SiLU,
     Slice,
+    Tanh,
 )
 from advisor.core.ops.base import Op
 from advisor.core.ops.moe import MoEExperts
 from advisor.core.ops.shape import Reshape
 from advisor.core.ops.text_ops import GELUTanhComposite, ScaleBy
 
+# RMSNorms that multiply the weight in fp32 before casting to the input's dtype (Gemma*RMSNorm,
+# Olmo2RMSNorm, GptOssRMSNorm); the others follow LlamaRMSNorm (see RMSNorm)
+FP32_WEIGHT_NORMS = frozenset({"gemma", "gemma2", "gemma3_text", "olmo2", "gpt_oss"})
+
 
 def norm_op(spec: DecoderSpec) -> Op:
     if spec.norm == "rms":
-        return RMSNorm()
-    return LayerNorm(affine=spec.norm != "layer_noparam", bias=spec.norm == "layer")
+        return RMSNorm(llama_cast=spec.model_type not in FP32_WEIGHT_NORMS)
+    return LayerNorm(affine=spec.norm != "layer_noparam", bias=spec.norm == "layer", composite=spec.norm == "cohere")
 
 
 def activation_op(spec: DecoderSpec) -> Op:
@@ -59,20 +62,22 @@ def _qk_norm(b: GraphBuilder, spec: DecoderSpec, x: int, heads: int, name: str) 
     return b.add(Reshape((seq, heads * spec.head_dim)), [x], name + "_flat")
 
 
-def _attention(b: GraphBuilder, spec: DecoderSpec, h: int) -> int:
+def _attention(b: GraphBuilder, spec: DecoderSpec, h: int, layer: int) -> int:
     """q/k/v projections, optional q/k norms, rotary positions (none with a learned table), causal sdpa."""
     q = b.add(Linear(spec.heads * spec.head_dim, bias=spec.qkv_bias), [h], "self_attn.q_proj")
     k = b.add(Linear(spec.kv_heads * spec.head_dim, bias=spec.qkv_bias), [h], "self_attn.k_proj")
     v = b.add(Linear(spec.kv_heads * spec.head_dim, bias=spec.qkv_bias), [h], "self_attn.v_proj")
     q = _qk_norm(b, spec, q, spec.heads, "self_attn.q_norm")
     k = _qk_norm(b, spec, k, spec.kv_heads, "self_attn.k_norm")
-    if not spec.learned_positions:
+    if spec.rotary_width:  # none with a learned table or ALiBi (BLOOM)
         q = b.add(Rotary(), [q], "self_attn.rotary_q")
         k = b.add(Rotary(), [k], "self_attn.rotary_k")
+    seq = b.spec(h).shape[0]
+    masked = not spec.eager_attention and spec.is_sliding(layer) and seq >= spec.sliding_window
     a = b.add(Attention(heads=spec.heads, kv_heads=spec.kv_heads, causal=True, sinks=spec.attention_sinks,
                         kernel="eager" if spec.eager_attention else "fused", softcap=spec.attn_softcap,
-                        scores_held=spec.model_type == "bloom"),  # modeling_bloom.py BloomAttention.forward
-              [q, k, v], "self_attn.sdpa")
+                        scores_held=spec.model_type == "bloom",  # modeling_bloom.py BloomAttention.forward
+                        mask_bias=masked), [q, k, v], "self_attn.sdpa")
     return b.add(Linear(spec.hidden, bias=spec.out_bias), [a], "self_attn.o_proj")
 
 
@@ -83,7 +88,7 @@ def _mla(b: GraphBuilder, spec: DecoderSpec, h: int) -> int:
     m, heads = spec.mla, spec.heads
     if m.q_lora_rank:
         q = b.add(Linear(m.q_lora_rank, bias=False), [h], "self_attn.q_a_proj")
-        q = b.add(RMSNorm(), [q], "self_attn.q_a_layernorm")
+        q = b.add(RMSNorm(llama_cast=True), [q], "self_attn.q_a_layernorm")
         q = b.add(Linear(heads * m.qk_head_dim, bias=False), [q], "self_attn.q_b_proj")
     else:
         q = b.add(Linear(heads * m.qk_head_dim, bias=False), [h], "self_attn.q_proj")
@@ -93,7 +98,7 @@ def _mla(b: GraphBuilder, spec: DecoderSpec, h: int) -> int:
     rope = b.add(Slice(dim=1, start=m.kv_lora_rank, stop=m.kv_lora_rank + m.qk_rope_head_dim), [kv],
                  "self_attn.k_rope")
     rope = b.add(Rotary(), [rope], "self_attn.rotary_k")
-    latent = b.add(RMSNorm(), [latent], "self_attn.kv_a_layernorm")
+    latent = b.add(RMSNorm(llama_cast=True), [latent], "self_attn.kv_a_layernorm")
     kv = b.add(Linear(heads * (m.qk_nope_head_dim + m.v_head_dim), bias=False), [latent], "self_attn.kv_b_proj")
     k = b.add(Slice(dim=1, start=0, stop=heads * m.qk_nope_head_dim), [kv], "self_attn.k_nope")
     v = b.add(Slice(dim=1, start=heads * m.qk_nope_head_dim, stop=heads * (m.qk_nope_head_dim + m.v_head_dim)),
@@ -121,8 +126,8 @@ def _moe(b: GraphBuilder, spec: DecoderSpec, h: int) -> int:
     assert spec.moe is not None
     m = spec.moe
     logits = b.add(Linear(m.experts, bias=m.router_bias), [h], "mlp.gate")  # the router
-    out = b.add(MoEExperts(m.experts, m.experts_per_token, m.expert_intermediate, spec.gated_mlp, m.expert_bias),
-                [h, logits], "mlp.experts")
+    out = b.add(MoEExperts(m.experts, m.experts_per_token, m.expert_intermediate, spec.gated_mlp, m.expert_bias,
+                           m.half_routing_weights, m.clamped_swiglu), [h, logits], "mlp.experts")
     if not m.shared_intermediate:
         return out
     shared = _dense_mlp(b, spec, h, m.shared_intermediate, "mlp.shared_experts.")
@@ -141,7 +146,7 @@ def _layer(b: GraphBuilder, spec: DecoderSpec, x: int, layer: int) -> int:
     """Pre-norm residual block; Gemma 2/3 and GLM4 also normalise each branch's output; parallel blocks
     (GPT-J, NeoX, Falcon, Cohere, Phi-2) add attention and MLP of the same input to the residual."""
     h = b.add(norm_op(spec), [x], "input_layernorm")
-    a = _mla(b, spec, h) if spec.mla else _attention(b, spec, h)
+    a = _mla(b, spec, h) if spec.mla else _attention(b, spec, h, layer)
     if spec.norms_per_layer == 4:
         a = b.add(norm_op(spec), [a], "post_self_attn_layernorm")
     if spec.parallel_block:
@@ -190,10 +195,9 @@ def decoder_graph(spec: DecoderSpec, seq_len: int, *, last_token_logits: bool = 
     x = b.add(Linear(spec.vocab, bias=spec.lm_head_bias, tied_to="embed_tokens" if spec.tied_embeddings else ""),
               [x], "lm_head")
     if spec.logits_scaled:  # a second logits-sized tensor (modeling_granite.py, modeling_cohere.py)
-        b.add(ScaleBy(), [x], "logits_scale")
-    graph = b.build()
-    if spec.model_type != "falcon":
-        return graph
-    # every Linear inside Falcon's blocks is a FalconLinear (modeling_falcon.py): input @ weight.T
-    return replace(graph, nodes=tuple(replace(n, op=replace(n.op, weight_view=True))
-                                      if isinstance(n.op, Linear) and n.block else n for n in graph.nodes))
+        x = b.add(ScaleBy(), [x], "logits_scale")
+    if spec.final_softcap:  # Gemma2ForCausalLM: three more, tanh's result kept for backward
+        x = b.add(ScaleBy(), [x], "logits_softcap_div")
+        x = b.add(Tanh(), [x], "logits_softcap_tanh")
+        b.add(ScaleBy(), [x], "logits_softcap_mul")
+    return b.build()

@@ -32,7 +32,8 @@ def _vec(layer: int, length: int, copies: int = 1) -> list[TensorGroup]:
 
 
 def _norm_params(spec: DecoderSpec, width: int) -> int:
-    return {"rms": width, "layer": 2 * width, "layer_nobias": width, "layer_noparam": 0}[spec.norm]
+    return {"rms": width, "layer": 2 * width, "layer_nobias": width, "layer_noparam": 0,
+            "cohere": width}[spec.norm]
 
 
 def _attention(spec: DecoderSpec, i: int) -> list[TensorGroup]:

@@ -42,6 +42,11 @@ class Attention(Op):
     # transposed view of a projection, so the model's transpose(1, 2).contiguous() copies nothing and the
     # output projection reads the kernel's output itself (GPT-2's and BERT's sdpa paths)
     output_copy: bool = True
+    # fused only: SDPA given an explicit mask (a sliding window shorter than the sequence). CUDA converts the
+    # boolean mask to an additive bias in the query's dtype (attention.cpp convert_boolean_attn_mask:
+    # zeros_like, masked_fill_ of its logical_not) and flash refuses masks, so the memory-efficient kernel
+    # runs and saves that (seq_q x seq_k per sample) bias for backward
+    mask_bias: bool = False
 
     def saved_inputs(self) -> tuple[int, ...]:
         return (0, 1, 2)  # q, k, v (or the one packed qkv tensor they are views of)
@@ -102,7 +107,8 @@ class Attention(Op):
         kernel_output = SavedTensor("kernel output", output.numel, "act")
         if self.kernel == "fused":
             lse = SavedTensor("log-sum-exp", self.heads * seq_q, "float32")
-            return (kernel_output, lse) if self.output_copy else (lse,)
+            bias = (SavedTensor("additive mask", seq_q * seq_k, "act"),) if self.mask_bias else ()
+            return (*((kernel_output, lse) if self.output_copy else (lse,)), *bias)
         probs = self.heads * seq_q * seq_k
         if self.kernel == "eager":  # softmax keeps its fp32 result, the AV matmul the half copy, tanh its result
             eager = [SavedTensor("fp32 softmax", probs, "float32"), SavedTensor("half probabilities", probs, "act")]
@@ -115,16 +121,42 @@ class Attention(Op):
     def forward_workspace(self, inputs: Sequence[TensorSpec], output: TensorSpec, saving: bool) -> int:
         """Eager, in half elements: the half scores beside their fp32 masked sum (3P) while the saved tensors
         are kept; without saving, the fp32 masked scores beside the fp32 softmax (4P), plus the keys and
-        values repeat_kv copies out for grouped-query attention."""
+        values repeat_kv copies out for grouped-query attention (attention sinks: see _sink_workspace)."""
         if self.kernel != "eager":
-            return 0
+            return self._mask_workspace(inputs[0].shape[0] * inputs[-1].shape[0], saving)
         probs = self.heads * inputs[0].shape[0] * inputs[-1].shape[0]
         if saving:
             return 3 * probs
-        if self.scores_held:  # scores (1P) and masked sum (2P) stay beside the fp32 softmax and its half copy
-            return 6 * probs
-        repeated = 2 * inputs[0].shape[0] * self.heads * self.head_dim(inputs) if self._kv_heads < self.heads else 0
-        return 4 * probs + repeated
+        # the worst moment comes before the output exists; repeat_kv copies k from the fp32 rotary output (2
+        # half elements each) and v from the half projection
+        seq, width = inputs[0].shape[0], self.heads * self.head_dim(inputs)
+        repeated = 3 * seq * width if self._kv_heads < self.heads else 0
+        if self.scores_held:  # scores (1P) and masked sum (2P) stay beside the fp32 softmax and its half copy;
+            # BloomAttention's reshape of the head-transposed q, k, v views copies each (locals to its end)
+            return 6 * probs + 3 * seq * width - output.numel
+        if self.sinks:
+            return self._sink_workspace(probs, inputs[-1].shape[0]) + repeated - output.numel
+        return 4 * probs + repeated - output.numel
+
+    def _mask_workspace(self, cells: int, saving: bool) -> int:
+        """A masked fused call: the boolean logical_not (a byte a cell, half a half element) beside the
+        additive bias, which training saves and inference frees after the kernel."""
+        if not self.mask_bias:
+            return 0
+        return cells // 2 + (0 if saving else cells)
+
+    def casts_freed_before_workspace(self) -> bool:
+        """Eager attention's first matmul consumes autocast's half copies of q and k; by the softmax, its
+        worst moment, they are gone (unless saved for backward)."""
+        return self.kernel == "eager"
+
+    def _sink_workspace(self, probs: int, seq_k: int) -> int:
+        """gpt-oss's eager_attention_forward (modeling_gpt_oss.py) appends the sink column to the fp32 masked
+        scores (P' = P x (seq_k + 1) / seq_k), subtracts the row max and takes the fp32 softmax; when the
+        probabilities are cast to half, the masked scores (2P), the shifted logits and the softmax (2P' each)
+        and the half copy (P) are all still referenced."""
+        widened = probs // seq_k * (seq_k + 1)
+        return 2 * probs + 4 * widened + probs
 
     def backward_workspace(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
         if self.kernel == "eager":  # the fp32 gradients of the softmax's input and output
@@ -199,9 +231,13 @@ class FusedSDPA(Op):
 @dataclass(frozen=True)
 class Rotary(Op):
     """Rotary position embedding (q * cos + rotate_half(q) * sin): a new tensor; backward needs only the
-    cos/sin tables, which every sample shares."""
+    cos/sin tables, which every sample shares. The tables are in the hidden states' dtype (LlamaRotaryEmbedding
+    returns cos.to(x.dtype), x the fp32 embeddings under autocast), so the half q and k promote to fp32: the
+    output is fp32 under autocast, and the attention casts it back (the promotion's intermediates, q * cos
+    and rotate_half(q) * sin, stand in for the replay's input cast)."""
 
     kind: ClassVar[str] = "rotary"
+    amp: ClassVar[AmpPolicy] = "fp32"
 
     def output_spec(self, inputs: Sequence[TensorSpec], layer: str) -> TensorSpec:
         if len(inputs) != 1 or len(inputs[0].shape) != 2:

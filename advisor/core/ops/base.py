@@ -63,6 +63,10 @@ class Op:
         """True where the op returns its input unchanged (dropout in eval mode): no new tensor."""
         return False
 
+    def casts_freed_before_workspace(self) -> bool:
+        """True where the op's input casts are consumed before its worst moment (an eager composite)."""
+        return False
+
     def backward_workspace(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
         """Elements (per sample, in the op's dtype) of a gradient buffer that lives only inside backward."""
         return 0

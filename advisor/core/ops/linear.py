@@ -19,9 +19,6 @@ class Linear(Op):
     out_features: int = 1
     bias: bool = True
     tied_to: str = ""  # the layer whose weight this one shares (GPT-2's LM head reuses the token embedding)
-    # FalconLinear computes `input @ self.weight.T`: autocast's cache keeps only casts of leaf tensors, so the
-    # half copy of a transposed view is made per call and not held to the end of the forward
-    weight_view: bool = False
 
     def output_spec(self, inputs: Sequence[TensorSpec], layer: str) -> TensorSpec:
         x = single_input(inputs, layer)

@@ -35,6 +35,10 @@ class MoEExperts(Op):
     intermediate: int = 1
     gated: bool = True  # gate and up projections (SwiGLU), else one up projection
     bias: bool = False  # gpt-oss keeps biases on every expert projection
+    half_weights: bool = False  # the router hands over half routing weights (Qwen2/3-MoE, OLMoE), not fp32
+    # gpt-oss's GptOssExperts._apply_gate: clamp(gate), clamp(up), gate * sigmoid(alpha * gate), (up + 1) * glu;
+    # autograd keeps the clamped gate, the sigmoid and up + 1 beyond what a SwiGLU keeps
+    clamped_swiglu: bool = False
 
     def output_spec(self, inputs: Sequence[TensorSpec], layer: str) -> TensorSpec:
         """Inputs: the hidden states and the router's logits (which experts each token goes to)."""
@@ -79,7 +83,8 @@ class MoEExperts(Op):
         routing weights, and the gather/permutation indices; on the router side the fp32 softmax."""
         tokens, routed, hidden = self._rows(output)
         inner = routed * self.intermediate
-        expert = (inner * (4 if self.gated else 2))  # gated: gate_up (2I), act(gate), product; else up, act
+        expert = inner * (4 if self.gated else 2)  # gated: gate_up (2I), act(gate), product; else up, act
+        expert += 3 * inner if self.clamped_swiglu else 0
         return (SavedTensor("gathered rows", routed * hidden, "act"),
                 SavedTensor("expert activations", expert, "act"),
                 SavedTensor("expert outputs", routed * hidden, "act"),
@@ -93,12 +98,27 @@ class MoEExperts(Op):
         input is copied to fp32 and back (6 x intermediate with the product), and at the end the fp32
         scaled rows and their un-permuted copy (4 x hidden) are live at once. Inference saves nothing, so
         its worst moment also holds the up output, the gate's tensors and the casts (3 x hidden +
-        4 x intermediate)."""
+        4 x intermediate), or at the end the down GEMM's half output too, which `proj_out` still names
+        (3 x hidden with the gathered rows, then 2 x 2 x hidden scaled and un-permuted in fp32, or 2 x hidden
+        where the routing weights are half and so the products); and the routing bookkeeping nothing saves:
+        see _index_elements."""
         tokens, routed, hidden = self._rows(output)
         inner = self.intermediate
         if saving:
             return max(0, routed * max(2 * hidden + 3 * inner, 6 * hidden) - tokens * hidden)
-        return max(0, routed * max(3 * hidden + 4 * inner, 6 * hidden) - tokens * hidden)
+        scaled = hidden if self.half_weights else 2 * hidden  # rows x routing weights, and un-permuted
+        worst = max(3 * hidden + 4 * inner + self._index_elements(False),
+                    3 * hidden + 2 * scaled + self._index_elements(True))
+        # the replay holds this op's half output and autocast's half copy of its input meanwhile; the real
+        # experts cast nothing (the gather reads the fp32 rows) and return only after the worst moment
+        return max(0, routed * worst - 2 * tokens * hidden)
+
+    @staticmethod
+    def _index_elements(unpermuted: bool) -> int:
+        """Per routed row, in half elements (2 bytes): the router's top-k weights (fp32) and indices (int64),
+        the sort's expert ids and permutation (int64 each), the gathered routing weights (fp32): 32 bytes;
+        at the end also the inverse permutation (int64): 40 bytes (grouped_mm_experts_forward)."""
+        return 20 if unpermuted else 16
 
     def backward_workspace(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
         """Gradients inside the experts' backward: the scaled and un-permuted rows' (2 x S x hidden), or

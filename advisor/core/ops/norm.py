@@ -44,12 +44,19 @@ class LayerNorm(Op):
     saves_inputs: ClassVar[tuple[int, ...]] = (0,)
     affine: bool = True
     bias: bool = True
+    # CohereLayerNorm (modeling_cohere.py) writes it out in fp32 Python: x - mean is computed twice (once
+    # for pow, once for the product with rsqrt) and each copy is saved, with the rsqrt and the normalised
+    # product the weight multiplies; the input itself is not saved
+    composite: bool = False
 
     def output_spec(self, inputs: Sequence[TensorSpec], layer: str) -> TensorSpec:
         x = single_input(inputs, layer)
         if not x.shape:
             raise ShapeError(layer, "layernorm needs a feature dimension")
         return x
+
+    def saved_inputs(self) -> tuple[int, ...]:
+        return () if self.composite else self.saves_inputs
 
     def param_count(self, inputs: Sequence[TensorSpec]) -> int:
         if not self.affine:
@@ -62,17 +69,25 @@ class LayerNorm(Op):
     def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[
             SavedTensor, ...]:
         rows = output.numel // output.shape[-1]
+        if self.composite:
+            return (SavedTensor("x - mean, for pow", output.numel, "float32"),
+                    SavedTensor("x - mean, for the product", output.numel, "float32"),
+                    SavedTensor("rsqrt", rows, "float32"), SavedTensor("normalised", output.numel, "float32"))
         return (SavedTensor("mean", rows, "float32"), SavedTensor("rstd", rows, "float32"))
 
 
 @dataclass(frozen=True)
 class RMSNorm(Op):
     """x * rsqrt(mean(x^2) + eps) * weight, written out in fp32 as Llama-style models do (HF LlamaRMSNorm):
-    autograd keeps the input, the normalised copy and the per-row rsqrt."""
+    autograd keeps the input, the normalised copy and the per-row rsqrt. LlamaRMSNorm multiplies the weight
+    by the normalised copy cast back to the input's dtype (`self.weight * hidden_states.to(input_dtype)`), so
+    that cast is what is kept, half for a half input such as an attention output (llama_cast); Gemma, OLMo 2
+    and gpt-oss multiply in fp32 and cast afterwards, keeping the fp32 copy, as torch's rms_norm does."""
 
     kind: ClassVar[str] = "rmsnorm"
     amp: ClassVar[AmpPolicy] = "fp32"
     saves_inputs: ClassVar[tuple[int, ...]] = (0,)
+    llama_cast: bool = False
 
     def output_spec(self, inputs: Sequence[TensorSpec], layer: str) -> TensorSpec:
         x = single_input(inputs, layer)
@@ -89,7 +104,8 @@ class RMSNorm(Op):
     def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[
             SavedTensor, ...]:
         rows = output.numel // output.shape[-1]
-        return (SavedTensor("normalised", output.numel, "act"), SavedTensor("rstd", rows, "float32"))
+        normalised = SavedTensor("normalised", output.numel, "input" if self.llama_cast else "act")
+        return (normalised, SavedTensor("rstd", rows, "float32"))
 
 
 @dataclass(frozen=True)

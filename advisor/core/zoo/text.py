@@ -134,7 +134,6 @@ def _gpt2_block(b: GraphBuilder, cfg: GPT2Config, x: int) -> int:
     """GPT2Block: ln_1, attn (c_attn is a Conv1D = addmm into one packed qkv tensor; q, k, v are views of it
     that the sdpa kernel keeps; is_causal because no mask is passed), c_proj, resid_dropout, residual add;
     ln_2, mlp (c_fc, gelu_new = NewGELUActivation's Python formula, c_proj, dropout), residual add."""
-    block_input = x
     normed = b.add(LayerNorm(), [x], "ln_1")
     h = b.add(Linear(3 * cfg.hidden), [normed], "attn.c_attn")
     h = b.add(Attention(heads=cfg.heads, causal=True, dropout=cfg.dropout, output_copy=False), [h],
@@ -142,18 +141,14 @@ def _gpt2_block(b: GraphBuilder, cfg: GPT2Config, x: int) -> int:
     h = b.add(Linear(cfg.hidden), [h], "attn.c_proj")
     attn_output = b.add(Dropout(cfg.dropout), [h], "attn.resid_dropout")
     x = b.add(Add(), [attn_output, x], "add_attn")  # attn_output + residual
-    normed_2 = b.add(LayerNorm(), [x], "ln_2")
-    h = b.add(Linear(4 * cfg.hidden), [normed_2], "mlp.c_fc")  # n_inner None -> 4 * n_embd
+    h = b.add(LayerNorm(), [x], "ln_2")
+    h = b.add(Linear(4 * cfg.hidden), [h], "mlp.c_fc")  # n_inner None -> 4 * n_embd
     h = b.add(GELUTanhComposite(), [h], "mlp.act")
     h = b.add(Linear(cfg.hidden), [h], "mlp.c_proj")
     h = b.add(Dropout(cfg.dropout), [h], "mlp.dropout")
-    out = b.add(Add(), [x, h], "add_mlp")  # residual + feed_forward_hidden_states
-    # Python locals of GPT2Block.forward: `hidden_states` keeps ln_1's output until the residual add and
-    # ln_2's until the block's last add, `attn_output` lives to the end, and GPT2Model's loop variable keeps
-    # the block's input until the block returns
-    for node, until in ((normed, x), (block_input, out), (attn_output, out), (normed_2, out)):
-        b.hold(node, until)
-    return out
+    # GPT2Block's and GPT2Model's Python locals (ln outputs, attn_output, the block's input, the embeddings)
+    # outlive their last reader: as for every transformers decoder, core/llm/lifetimes.py holds them
+    return b.add(Add(), [x, h], "add_mlp")  # residual + feed_forward_hidden_states
 
 
 def gpt2_decoder(cfg: GPT2Config, name: str) -> DecoderSpec:
@@ -178,8 +173,6 @@ def gpt2(cfg: GPT2Config, seq_len: int, name: str) -> Graph:
         with b.block(f"h.{i}"):
             x = _gpt2_block(b, cfg, x)
     x = b.add(LayerNorm(), [x], "ln_f")
-    b.hold(tok, x)  # GPT2Model.forward keeps inputs_embeds and position_embeds until it returns
-    b.hold(pos, x)
     b.add(Linear(cfg.vocab, bias=False, tied_to="wte"), [x], "lm_head")
     return b.build()
 

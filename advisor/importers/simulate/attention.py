@@ -24,19 +24,21 @@ def _round_up(value: int, multiple: int) -> int:
     return -(-value // multiple) * multiple
 
 
-def choose_backend(query: torch.Tensor, key: torch.Tensor, attn_mask: torch.Tensor | None,
+def choose_backend(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, attn_mask: torch.Tensor | None,
                    enable_gqa: bool) -> str:
     """sdp_utils.cpp checks, reduced to what decides the backend on an sm80+ card: flash needs half
-    precision, no explicit mask and head_dim <= 256; memory-efficient takes float32 and masks too and needs
-    head_dim aligned (4 for float32, 8 for half); both need 4-D inputs."""
+    precision, no explicit mask, head_dim <= 256 and one head_dim for q, k and v (check_head_dim_size_flash);
+    memory-efficient takes float32, masks and a narrower v too (DeepSeek's MLA) and needs head dims aligned
+    (4 for float32, 8 for half); both need 4-D inputs."""
     if query.dim() != 4 or key.dim() != 4 or query.size(-1) != key.size(-1):
         return "math"
-    head_dim = query.size(-1)
+    head_dim, same_v = query.size(-1), value.size(-1) == query.size(-1)
     if enable_gqa and query.size(1) != key.size(1):
-        return "flash" if query.dtype in HALF and attn_mask is None and head_dim <= 256 else "math"
-    if query.dtype in HALF and attn_mask is None and head_dim <= 256 and head_dim % 8 == 0:
+        return "flash" if query.dtype in HALF and attn_mask is None and head_dim <= 256 and same_v else "math"
+    if query.dtype in HALF and attn_mask is None and head_dim <= 256 and head_dim % 8 == 0 and same_v:
         return "flash"
-    if query.dtype in (*HALF, torch.float32) and head_dim % (4 if query.dtype == torch.float32 else 8) == 0:
+    align = 4 if query.dtype == torch.float32 else 8
+    if query.dtype in (*HALF, torch.float32) and head_dim % align == 0 and value.size(-1) % align == 0:
         return "efficient"
     return "math"
 
@@ -45,15 +47,16 @@ def cuda_sdpa(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
               attn_mask: torch.Tensor | None = None, dropout_p: float = 0.0, is_causal: bool = False,
               scale: float | None = None, enable_gqa: bool = False) -> Any:
     """F.scaled_dot_product_attention with the backend CUDA would pick (math falls through to torch)."""
-    backend = choose_backend(query, key, attn_mask, enable_gqa)
+    backend = choose_backend(query, key, value, attn_mask, enable_gqa)
     if backend == "flash":  # flash_api.cpp mha_fwd takes num_heads_k < num_heads: GQA/MQA without copies
         return aten._scaled_dot_product_flash_attention(query, key, value, dropout_p, is_causal, False,
                                                         scale=scale)[0]
     if backend == "efficient":
         needs_lse = torch.is_grad_enabled() and any(t.requires_grad for t in (query, key, value))
         bias = attn_mask
-        if bias is not None and bias.dtype == torch.bool:  # sdp converts boolean masks to additive float bias
-            bias = torch.zeros(bias.shape, dtype=query.dtype, device=bias.device).masked_fill(~bias, -math.inf)
+        if bias is not None and bias.dtype == torch.bool:  # attention.cpp convert_boolean_attn_mask: zeros_like,
+            # then masked_fill_ in place with the mask's logical_not
+            bias = torch.zeros(bias.shape, dtype=query.dtype, device=bias.device).masked_fill_(~bias, -math.inf)
         if bias is not None:
             bias = bias.expand(query.size(0), query.size(1), query.size(2), key.size(2))
         return aten._scaled_dot_product_efficient_attention(query, key, value, bias, needs_lse, dropout_p,

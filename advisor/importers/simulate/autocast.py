@@ -9,7 +9,11 @@ the AutocastCUDA key in aten/src/ATen/autocast_mode.cpp (PyTorch 2.11):
   reads the half input and writes a float32 output; no float32 copy of the input is made);
 - promote: mixed-dtype inputs are cast to the widest dtype.
 Casts of leaf tensors that require grad (the weights) are cached until the autocast region ends, as
-autocast_mode.cpp's cached_cast does, so a weight used twice is cast once.
+autocast_mode.cpp's cached_cast does, so a weight used twice is cast once. Its conditions are followed
+exactly: never a view (a slice of a stacked expert weight is cast anew each time), and never under
+inference_mode (PyTorch PR 165068, "Fix #158232", in 2.11 and later: an inference pass keeps no weight casts;
+torch 2.13's CPU autocast shows the same). The cache holds the source tensor too, as autocast's weak
+reference does, so an id is never reused for a different tensor while its entry lives.
 """
 
 from __future__ import annotations
@@ -50,7 +54,7 @@ class AutocastPolicy:
 
     def __init__(self, dtype: torch.dtype) -> None:
         self.dtype = dtype
-        self.cache: dict[int, torch.Tensor] = {}
+        self.cache: dict[int, tuple[torch.Tensor, torch.Tensor]] = {}  # id -> (source, its cast)
 
     def clear(self) -> None:
         self.cache.clear()
@@ -58,12 +62,13 @@ class AutocastPolicy:
     def cast(self, value: Any, dtype: torch.dtype) -> Any:
         if not _is_float(value) or value.dtype == dtype:
             return value
-        cacheable = dtype == self.dtype and value.requires_grad and value.is_leaf and value.dtype == torch.float32
+        cacheable = (dtype == self.dtype and value.requires_grad and value.is_leaf and value.dtype == torch.float32
+                     and not value._is_view() and not torch.is_inference_mode_enabled())
         if cacheable and id(value) in self.cache:
-            return self.cache[id(value)]
+            return self.cache[id(value)][1]
         result = value.to(dtype)
         if cacheable:
-            self.cache[id(value)] = result
+            self.cache[id(value)] = (value, result)
         return result
 
     def _cast_all(self, args: tuple[Any, ...], kwargs: dict[str, Any], dtype: torch.dtype
