@@ -10,7 +10,7 @@ from report_support import make_report, pdf_text, words
 
 from advisor.recommend.money import OLD_AFTER_DAYS, MoneyOptions
 from advisor.recommend.present import price_text
-from advisor.recommend.ranking import Options
+from advisor.recommend.ranking import RankingOptions
 from advisor.recommend.service import CardFilter
 from advisor.report import Report, write_pdf
 from advisor.ui.i18n import fonts, set_language, tr
@@ -19,7 +19,7 @@ from advisor.ui.money_text import price_cell
 
 def _ranked_on(catalog_path: Path, today: date) -> Report:
     return make_report(catalog_path, cards=CardFilter(vendor="NVIDIA", segment="consumer"),
-                       options=Options(money=MoneyOptions("new", today=today)), gpus=False)  # fmt: skip
+                       options=RankingOptions(money=MoneyOptions("new", today=today)), gpus=False)  # fmt: skip
 
 
 def test_the_pdf_table_marks_old_prices_as_the_command_line_does(catalog_path: Path, tmp_path: Path) -> None:
