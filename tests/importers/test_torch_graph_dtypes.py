@@ -152,3 +152,18 @@ def test_an_unmapped_matmul_runs_in_half_precision_under_autocast() -> None:
     # (4*8*16*2 = 1,024 B), the projection's output is bf16 already (no cast)
     assert events[("out", index, 0)] == 512
     assert events[("cast", index, 0)] == 1_024 and ("cast", index, 1) not in events
+
+
+def test_transformers_composite_activations_keep_what_their_python_formulas_keep() -> None:
+    from transformers.activations import NewGELUActivation, QuickGELUActivation
+
+    model = nn.Sequential(nn.Linear(16, 32), NewGELUActivation(), nn.Linear(32, 32), QuickGELUActivation())
+    loaded = LoadedModel("m", model, lambda b: ((torch.randn(b, 8, 16),), {}), None, "m.py", "classification")
+    graph = module_to_graph(loaded)
+    assert [n.op.kind for n in graph.nodes][2::2] == ["gelu_tanh_composite", "quick_gelu"]
+    from advisor.core.memory import replay_step
+
+    kept = replay_step(graph, Workload("train", 4, "fp32", "sgd")).kept_bytes
+    # quick_gelu on 4 x 8 x 32 fp32 elements (4,096 B): the input x (kept where it is made, by the Linear)
+    # and sigmoid(1.702 x), 4,096 B
+    assert kept[4] == 4_096
