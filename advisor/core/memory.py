@@ -132,7 +132,8 @@ class StepReplay:
             return 0
         if getattr(op, "upcast", False):
             want = 4
-        elif not self.workload.amp or op.amp == "promote":
+        elif not self.workload.amp or op.amp == "promote" or (op.amp == "fp32_output" and self.workload.precision
+                                                              == "amp_fp16"):
             return 0
         else:
             want = 2 if op.amp == "lower" else 4
