@@ -186,7 +186,8 @@ class StepReplay:
             self.storage[i] = (fresh, i, 0)
             self.tracker.alloc(self.storage[i], self.nbytes(i), "activations")
         if saving:
-            for j in () if self._frozen_linear(i) else op.saved_inputs():
+            needs = [self.requires_grad[s] for s in node.inputs]
+            for j in () if self._frozen_linear(i) else op.inputs_saved(needs):
                 if j < len(node.inputs):
                     self._save(i, casts.get(j, self.storage[node.inputs[j]]))
             if op.saves_result():

@@ -57,6 +57,11 @@ class Op:
     def saved_inputs(self) -> tuple[int, ...]:
         return self.saves_inputs
 
+    def inputs_saved(self, needs_grad: Sequence[bool]) -> tuple[int, ...]:
+        """The inputs autograd keeps, given which inputs need a gradient (autograd saves what the derivatives
+        of the inputs that need one read: tools/autograd/derivatives.yaml)."""
+        return self.saved_inputs()
+
     def saves_result(self) -> bool:
         return self.saves_output
 
