@@ -92,7 +92,8 @@ class Recorder:
     def _per_sample(self, t: torch.Tensor) -> bool:
         """A tensor made from nothing the graph tracks but sized by the batch (DeBERTa's all-ones attention
         mask when none is given, a zeros token-type tensor): memory that grows with the batch."""
-        return self.batch > 1 and t.dim() > 0 and t.shape[0] % self.batch == 0
+        # a view of such a constant (a shared mask expanded to the batch) is no new memory
+        return self.batch > 1 and t.dim() > 0 and t.shape[0] % self.batch == 0 and t._base is None
 
     def _claim(self, name: str, used: list[torch.Tensor]) -> tuple[int, str]:
         new, tied = 0, ""
