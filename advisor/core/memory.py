@@ -133,7 +133,8 @@ class StepReplay:
             return 0
         if getattr(op, "upcast", False):
             want = 4
-        elif not self.workload.amp or op.amp == "promote":
+        elif not self.workload.amp or op.amp == "promote" or (op.amp == "fp32_output" and self.workload.precision
+                                                              == "amp_fp16"):
             return 0
         else:
             want = 2 if op.amp == "lower" else 4
@@ -184,7 +185,8 @@ class StepReplay:
             self.storage[i] = (fresh, i, 0)
             self.tracker.alloc(self.storage[i], self.nbytes(i), "activations")
         if saving:
-            for j in () if self._frozen_linear(i) else op.saved_inputs():
+            needs = [self.requires_grad[s] for s in node.inputs]
+            for j in () if self._frozen_linear(i) else op.inputs_saved(needs):
                 if j < len(node.inputs):
                     self._save(i, casts.get(j, self.storage[node.inputs[j]]))
             if op.saves_result():

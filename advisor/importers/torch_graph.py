@@ -245,7 +245,7 @@ def _op_for(r: Record, specs: list[TensorSpec], batch: int, state: _ModelState) 
         buffers = state.take_buffers(r)
     cls = OpaqueView if aliases_input(r) else OpaqueMatmul if r.op_name in LOWER_PRECISION else Opaque
     kept = cls is not OpaqueView and not _keeps_nothing(r, specs)
-    where = r.op_name == "where"  # keeps only its condition (derivatives.yaml: where.self)
+    where = r.op_name.rstrip("_") in ("where", "masked_fill")  # keep only their mask (derivatives.yaml)
     condition = tuple(j for j, spec in enumerate(specs) if spec.dtype == "bool") if where else ()
     return cls(r.op_name, output.shape, output.dtype, output.batched, r.new_params, buffers, per,
                keeps_inputs=kept and not where, input_count=len(specs), fp32_operand=state.fp32_operand(r),
@@ -256,20 +256,20 @@ def _op_for(r: Record, specs: list[TensorSpec], batch: int, state: _ModelState) 
 # pads or rolls it back), and arithmetic with a Python number, which keeps only that number
 # (tools/autograd/derivatives.yaml: clone, _to_copy, constant_pad_nd, roll, cat, stack, repeat, flip,
 # mul.Scalar, add, sub)
-_COPIES = frozenset({"contiguous", "clone", "to", "float", "half", "bfloat16", "type", "type_as", "copy",
-                     "pad", "roll", "cat", "concat", "concatenate", "stack", "repeat", "flip"})
+_COPIES = frozenset({"contiguous", "clone", "to", "float", "half", "bfloat16", "type", "type_as", "copy", "bool",
+                     "int", "long", "pad", "roll", "cat", "concat", "concatenate", "stack", "repeat", "flip"})
 _SCALAR_ARITHMETIC = frozenset({"add", "sub", "rsub", "mul", "div", "truediv", "neg"})
 
 
 def _keeps_nothing(r: Record, specs: list[TensorSpec]) -> bool:
-    """Autograd saves no input of this call: a copy; x + c or x - c with c no layer made (a buffer); or
-    arithmetic between one tensor and Python numbers."""
+    """Autograd saves no input of this call: a copy; a sum or difference; or arithmetic between one tensor
+    and Python numbers or 0-dim tensors."""
     name = r.op_name.rstrip("_")
     if name in _COPIES:
         return True
-    if name in ("add", "sub") and len(specs) == 1:
+    if name in ("add", "sub"):  # their gradients are the output's, scaled by alpha
         return True
-    return name in _SCALAR_ARITHMETIC and len(_tensors(r)) == 1
+    return name in _SCALAR_ARITHMETIC and len([t for t in _tensors(r) if t.dim()]) == 1  # 0-dim: a scalar
 
 
 @dataclass

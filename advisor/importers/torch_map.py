@@ -48,6 +48,7 @@ from advisor.core.ops import (
     Softmax,
     Tanh,
 )
+from advisor.core.ops.text_ops import GELUTanhComposite, QuickGELU
 from advisor.core.ops.vision_ops import StochasticDepth
 from advisor.importers.torch_trace import Record
 
@@ -144,7 +145,7 @@ _MODULE_FUNCTIONS = {
     "ReLU": "relu", "ReLU6": "relu6", "GELU": "gelu", "SiLU": "silu", "Sigmoid": "sigmoid", "Tanh": "tanh",
     "Hardswish": "hardswish", "Hardsigmoid": "hardsigmoid", "Softmax": "softmax", "Dropout": "dropout",
     "AdaptiveAvgPool2d": "adaptive_avg_pool2d", "AdaptiveAvgPool1d": "adaptive_avg_pool1d", "RMSNorm": "rms_norm",
-    "Hardtanh": "hardtanh",
+    "Hardtanh": "hardtanh", "NewGELUActivation": "gelu_new", "QuickGELUActivation": "quick_gelu",
 }
 
 
@@ -297,6 +298,7 @@ _TABLE: dict[str, Callable[[Call], Op | None]] = {
     "cat": _concat, "concat": _concat, "concatenate": _concat, "permute": _permute, "transpose": _permute,
     "add": _binary, "mul": _binary, "scaled_dot_product_attention": _sdpa,
     "stochastic_depth": lambda c: StochasticDepth(float(c.arg(1, "p"))),
+    "gelu_new": lambda c: GELUTanhComposite(), "quick_gelu": lambda c: QuickGELU(),
     "view": lambda c: Reshape(c.output.shape) if c.is_view else None,
     "reshape": lambda c: Reshape(c.output.shape) if c.is_view else None,
     **{name: _activation for name in ("relu", "relu6", "hardtanh", "gelu", "silu", "sigmoid", "tanh",

@@ -83,11 +83,17 @@ class Recorder:
         used: list[torch.Tensor] = list(module.parameters()) if module is not None else \
             [t for t in read if id(t) in self.params]
         new_params, tied_to = self._claim(name, used)
-        if not inputs and not new_params and not tied_to:
-            return  # a constant (torch.arange, torch.zeros): not part of the data flow
+        if not inputs and not new_params and not tied_to and not self._per_sample(outputs[0]):
+            return  # a constant the batch shares (torch.arange, a position table): not part of the data flow
         for k, out in enumerate(outputs):
             self._add(Record(name if k == 0 else f"{name}[{k}]", op_name, inputs, args, kwargs, out, module,
                              new_params if k == 0 else 0, tied_to if k == 0 else "", k))
+
+    def _per_sample(self, t: torch.Tensor) -> bool:
+        """A tensor made from nothing the graph tracks but sized by the batch (DeBERTa's all-ones attention
+        mask when none is given, a zeros token-type tensor): memory that grows with the batch."""
+        # a view of such a constant (a shared mask expanded to the batch) is no new memory
+        return self.batch > 1 and t.dim() > 0 and t.shape[0] % self.batch == 0 and t._base is None
 
     def _claim(self, name: str, used: list[torch.Tensor]) -> tuple[int, str]:
         new, tied = 0, ""

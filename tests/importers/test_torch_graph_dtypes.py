@@ -152,3 +152,62 @@ def test_an_unmapped_matmul_runs_in_half_precision_under_autocast() -> None:
     # (4*8*16*2 = 1,024 B), the projection's output is bf16 already (no cast)
     assert events[("out", index, 0)] == 512
     assert events[("cast", index, 0)] == 1_024 and ("cast", index, 1) not in events
+
+
+def test_transformers_composite_activations_keep_what_their_python_formulas_keep() -> None:
+    from transformers.activations import NewGELUActivation, QuickGELUActivation
+
+    model = nn.Sequential(nn.Linear(16, 32), NewGELUActivation(), nn.Linear(32, 32), QuickGELUActivation())
+    loaded = LoadedModel("m", model, lambda b: ((torch.randn(b, 8, 16),), {}), None, "m.py", "classification")
+    graph = module_to_graph(loaded)
+    assert [n.op.kind for n in graph.nodes][2::2] == ["gelu_tanh_composite", "quick_gelu"]
+    from advisor.core.memory import replay_step
+
+    kept = replay_step(graph, Workload("train", 4, "fp32", "sgd")).kept_bytes
+    # quick_gelu on 4 x 8 x 32 fp32 elements (4,096 B): the input x (kept where it is made, by the Linear)
+    # and sigmoid(1.702 x), 4,096 B
+    assert kept[4] == 4_096
+
+
+class MaskFromShape(nn.Module):
+    """DeBERTa without an attention_mask: `torch.ones(input_shape)` made inside the forward."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.proj = nn.Linear(16, 16)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        mask = torch.ones(x.shape[:2], device=x.device)
+        shared = torch.zeros(8, 1, device=x.device).expand(x.shape[0], 8, 1)  # a view: no memory of its own
+        return self.proj(x) * mask.unsqueeze(-1) + shared
+
+
+def test_a_tensor_sized_by_the_batch_made_in_forward_is_a_node() -> None:
+    loaded = LoadedModel("m", MaskFromShape(), lambda b: ((torch.randn(b, 8, 16),), {}), None, "m.py",
+                         "classification")
+    graph = module_to_graph(loaded)
+    ones = next(n for n in graph.nodes if n.name == "ones1")
+    # 8 float32 ones per sample: 4 x 8 x 4 = 128 B at batch 4, made whatever the graph's inputs are
+    assert ones.inputs == () and ones.output.shape == (8,) and ones.output.batched
+    assert not any(n.name.startswith(("zeros", "expand")) for n in graph.nodes)
+
+
+def test_softmax_converts_bfloat16_but_reads_float16_as_is() -> None:
+    from advisor.core.graph import GraphBuilder
+    from advisor.core.memory import replay_step
+    from advisor.core.ops import Input, Linear, Softmax
+
+    b = GraphBuilder("scores")
+    x = b.add(Input((128, 64)), [])
+    h = b.add(Linear(128), [x], "scores")
+    b.add(Softmax(), [h], "softmax")
+    graph = b.build()
+
+    def made(precision: str) -> dict[tuple[str, int, int], int]:
+        events = replay_step(graph, Workload("infer", 4, precision)).events  # type: ignore[arg-type]
+        return {key: size for key, size in events if size > 0}
+
+    # 4 x 128 x 128 scores: bfloat16 ones are converted to a float32 copy (262,144 B) before the kernel,
+    # float16 ones are read as they are; the result is float32 (262,144 B) either way
+    assert made("amp_bf16")[("cast", 2, 0)] == 262_144 and made("amp_bf16")[("out", 2, 0)] == 262_144
+    assert ("cast", 2, 0) not in made("amp_fp16") and made("amp_fp16")[("out", 2, 0)] == 262_144

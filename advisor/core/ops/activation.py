@@ -106,8 +106,10 @@ class Hardsigmoid(_InputSaving):
 
 @dataclass(frozen=True)
 class Softmax(_OutputSaving):
-    """Over the last dimension; on autocast's fp32 list."""
+    """Over the last dimension. Autocast gives it dtype=float32 (fp32_set_opt_dtype); aten's softmax then
+    runs the float16 kernel that writes float32 (half_to_float) on a float16 input, but converts a bfloat16
+    input to float32 first (aten/src/ATen/native/SoftMax.cpp, softmax with a dtype)."""
 
     kind: ClassVar[str] = "softmax"
-    amp: ClassVar[AmpPolicy] = "fp32"
+    amp: ClassVar[AmpPolicy] = "fp32_output"
     flops_per_element: ClassVar[int] = 5

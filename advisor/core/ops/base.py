@@ -15,9 +15,10 @@ from advisor.core.errors import ShapeError
 from advisor.core.graph import TensorSpec
 
 # Under autocast (torch.autocast on CUDA): "lower" ops run in the half dtype (matmul, conv), "fp32" ops are
-# upcast (softmax, layer_norm, losses), "promote" ops keep their input's dtype (see torch/csrc/autograd/
-# autocast_mode.cpp's lists).
-AmpPolicy = Literal["lower", "fp32", "promote"]
+# upcast (layer_norm, losses: a float32 copy of the input), "fp32_output" ops get a float32 result (softmax,
+# log_softmax: autocast only sets their dtype argument; SoftMax.cpp reads float16 input as is but converts a
+# bfloat16 one to float32 first), "promote" ops keep their input's dtype (aten/src/ATen/autocast_mode.cpp).
+AmpPolicy = Literal["lower", "fp32", "fp32_output", "promote"]
 # "act" is the dtype the op computes in; the others are fixed. "autocast_float32" is a float32 copy autocast
 # makes of a half-precision tensor (none when the op computes in float32 already or autocast is off); the
 # backward frees it as soon as the op's float32 gradient exists.
@@ -55,6 +56,11 @@ class Op:
 
     def saved_inputs(self) -> tuple[int, ...]:
         return self.saves_inputs
+
+    def inputs_saved(self, needs_grad: Sequence[bool]) -> tuple[int, ...]:
+        """The inputs autograd keeps, given which inputs need a gradient (autograd saves what the derivatives
+        of the inputs that need one read: tools/autograd/derivatives.yaml)."""
+        return self.saved_inputs()
 
     def saves_result(self) -> bool:
         return self.saves_output

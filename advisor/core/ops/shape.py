@@ -117,10 +117,14 @@ class Add(Op):
 
 @dataclass(frozen=True)
 class Mul(Op):
-    """Elementwise product (squeeze-and-excitation's x * scale): backward needs both factors."""
+    """Elementwise product (squeeze-and-excitation's x * scale): the gradient of each factor reads the other,
+    so a factor is kept only when the other needs a gradient (a constant mask's product keeps the mask)."""
 
     kind: ClassVar[str] = "mul"
     saves_inputs: ClassVar[tuple[int, ...]] = (0, 1)
+
+    def inputs_saved(self, needs_grad: Sequence[bool]) -> tuple[int, ...]:
+        return tuple(j for j in (0, 1) if needs_grad[1 - j])
 
     def output_spec(self, inputs: Sequence[TensorSpec], layer: str) -> TensorSpec:
         if len(inputs) != 2:

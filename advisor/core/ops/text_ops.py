@@ -79,3 +79,27 @@ class ScaleBy(Op):
 
     def other_flops(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
         return output.numel
+
+
+@dataclass(frozen=True)
+class QuickGELU(Op):
+    """transformers' QuickGELUActivation (CLIP's quick_gelu): `input * torch.sigmoid(1.702 * input)`. The
+    scalar product keeps nothing, sigmoid keeps its result s and the final mul both factors, x and s
+    (derivatives.yaml), so backward holds one tensor of the input's size besides the input. None of the three
+    ops is on an autocast list: all run in the input's dtype."""
+
+    kind: ClassVar[str] = "quick_gelu"
+    saves_inputs: ClassVar[tuple[int, ...]] = (0,)
+
+    def output_spec(self, inputs: Sequence[TensorSpec], layer: str) -> TensorSpec:
+        return single_input(inputs, layer)
+
+    def other_flops(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
+        return 6 * output.numel  # scale, sigmoid (counted 4), product
+
+    def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[
+            SavedTensor, ...]:
+        return (SavedTensor("sigmoid(1.702 x)", output.numel, "act"),)
+
+    def forward_workspace(self, inputs: Sequence[TensorSpec], output: TensorSpec, saving: bool) -> int:
+        return 0 if saving else output.numel  # without autograd s is still live when the product is made
