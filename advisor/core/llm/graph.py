@@ -62,11 +62,24 @@ def _qk_norm(b: GraphBuilder, spec: DecoderSpec, x: int, heads: int, name: str) 
     return b.add(Reshape((seq, heads * spec.head_dim)), [x], name + "_flat")
 
 
+def _projections(b: GraphBuilder, h: int, widths: dict[str, int], prefix: str, bias: bool, fused: str) -> list[int]:
+    """One Linear per projection, or one fused Linear whose column slices (views) they are (Phi-3's qkv_proj
+    and gate_up_proj, GLM4's gate_up_proj): autocast then casts the shared input once, not once a projection."""
+    if not fused:
+        return [b.add(Linear(width, bias=bias), [h], prefix + name) for name, width in widths.items()]
+    both = b.add(Linear(sum(widths.values()), bias=bias), [h], prefix + fused)
+    views, start = [], 0
+    for name, width in widths.items():
+        views.append(b.add(Slice(dim=1, start=start, stop=start + width), [both], prefix + name.removesuffix("_proj")))
+        start += width
+    return views
+
+
 def _attention(b: GraphBuilder, spec: DecoderSpec, h: int, layer: int) -> int:
     """q/k/v projections, optional q/k norms, rotary positions (none with a learned table), causal sdpa."""
-    q = b.add(Linear(spec.heads * spec.head_dim, bias=spec.qkv_bias), [h], "self_attn.q_proj")
-    k = b.add(Linear(spec.kv_heads * spec.head_dim, bias=spec.qkv_bias), [h], "self_attn.k_proj")
-    v = b.add(Linear(spec.kv_heads * spec.head_dim, bias=spec.qkv_bias), [h], "self_attn.v_proj")
+    q, k, v = _projections(b, h, {"q_proj": spec.heads * spec.head_dim, "k_proj": spec.kv_heads * spec.head_dim,
+                                  "v_proj": spec.kv_heads * spec.head_dim}, "self_attn.", spec.qkv_bias,
+                           "qkv_proj" if spec.fused_qkv else "")
     q = _qk_norm(b, spec, q, spec.heads, "self_attn.q_norm")
     k = _qk_norm(b, spec, k, spec.kv_heads, "self_attn.k_norm")
     if spec.rotary_width:  # none with a learned table or ALiBi (BLOOM)
@@ -115,9 +128,9 @@ def _dense_mlp(b: GraphBuilder, spec: DecoderSpec, h: int, width: int, prefix: s
         h = b.add(Linear(width, bias=spec.mlp_bias), [h], prefix + "up_proj")
         h = b.add(activation_op(spec), [h], prefix + "act_fn")
         return b.add(Linear(spec.hidden, bias=spec.mlp_bias), [h], prefix + "down_proj")
-    gate = b.add(Linear(width, bias=spec.mlp_bias), [h], prefix + "gate_proj")
+    gate, up = _projections(b, h, {"gate_proj": width, "up_proj": width}, prefix, spec.mlp_bias,
+                            "gate_up_proj" if spec.fused_gate_up else "")
     gate = b.add(activation_op(spec), [gate], prefix + "act_fn")
-    up = b.add(Linear(width, bias=spec.mlp_bias), [h], prefix + "up_proj")
     h = b.add(Mul(), [gate, up], prefix + "mul")
     return b.add(Linear(spec.hidden, bias=spec.mlp_bias), [h], prefix + "down_proj")
 

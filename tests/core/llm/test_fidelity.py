@@ -233,3 +233,18 @@ def test_llama_rms_norm_keeps_the_normalised_copy_in_its_inputs_dtype() -> None:
     # self.weight * hidden_states.to(input_dtype): a half input keeps a half copy; Gemma keeps fp32 (the op's)
     assert [t.dtype for t in llama.extra_saved([x], x, True)] == ["input", "float32"]
     assert [t.dtype for t in gemma.extra_saved([x], x, True)] == ["act", "float32"]
+
+
+def test_fused_projections_cast_their_shared_input_once() -> None:
+    fused = replace(SPEC, fused_qkv=True, fused_gate_up=True)
+    graph = decoder_graph(fused, 128)
+    names = [n.name for n in graph.nodes]
+    assert "layers.0.self_attn.qkv_proj" in names and "layers.0.mlp.gate_up_proj" in names
+    assert graph.param_count == decoder_graph(SPEC, 128).param_count  # the same weights, one matrix
+    train = Workload("train", 4, "amp_bf16", "adamw")
+    kept = [sum(estimate(decoder_graph(s, 128), train).memory.at_peak.as_dict().values()) for s in (SPEC, fused)]
+    # per layer, k_proj, v_proj and up_proj no longer keep their own half copy of the norm's output:
+    # 3 x 4 x 128 x 64 x 2 bytes, and v is a view of the fused q/k/v output (4 x 128 x (64 + 32 + 32) x 2)
+    # instead of a 4 x 128 x 32 tensor of its own
+    per_layer = 3 * 4 * 128 * 64 * 2 - (4 * 128 * 128 * 2 - 4 * 128 * 32 * 2)
+    assert kept[0] - kept[1] == 2 * per_layer
