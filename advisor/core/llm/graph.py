@@ -90,7 +90,9 @@ def _attention(b: GraphBuilder, spec: DecoderSpec, h: int, layer: int) -> int:
     a = b.add(Attention(heads=spec.heads, kv_heads=spec.kv_heads, causal=True, sinks=spec.attention_sinks,
                         kernel="eager" if spec.eager_attention else "fused", softcap=spec.attn_softcap,
                         scores_held=spec.model_type == "bloom",  # modeling_bloom.py BloomAttention.forward
-                        mask_bias=masked), [q, k, v], "self_attn.sdpa")
+                        # masked calls keep a second output-sized tensor in the simulated step (kernel
+                        # output and its copy): only unmasked flash calls are counted as one
+                        mask_bias=masked, token_major=not masked), [q, k, v], "self_attn.sdpa")
     return b.add(Linear(spec.hidden, bias=spec.out_bias), [a], "self_attn.o_proj")
 
 
@@ -118,7 +120,7 @@ def _mla(b: GraphBuilder, spec: DecoderSpec, h: int) -> int:
               [kv], "self_attn.value")
     k = b.add(Concat(dim=1), [k, rope], "self_attn.key")
     a = b.add(Attention(heads=heads, causal=True, v_head_dim=m.v_head_dim, shared_rope_dim=m.qk_rope_head_dim),
-              [q, k, v], "self_attn.sdpa")
+              [q, k, v], "self_attn.sdpa")  # torch.cat((q_pass, q_rot)) makes q head-major: a copy follows
     return b.add(Linear(spec.hidden, bias=False), [a], "self_attn.o_proj")
 
 

@@ -43,9 +43,17 @@ class Attention(Op):
     # zeros_like, masked_fill_ of its logical_not) and flash refuses masks, so the memory-efficient kernel
     # runs and saves that (seq_q x seq_k per sample) bias for backward
     mask_bias: bool = False
+    # fused only: q comes token-major from a projection's view and transpose (transformers' decoders), so the
+    # kernel's output (allocated in q's layout: flash's empty_like, the efficient kernel's (B, S, H, D)) is
+    # already what attn_output.transpose(1, 2).contiguous() returns: one tensor, kept for backward. The zoo's
+    # calibrated GPT-2/BERT/ViT graphs keep counting a second copy, which the H200 measurements support there.
+    token_major: bool = False
 
     def saved_inputs(self) -> tuple[int, ...]:
         return (0, 1, 2)  # q, k, v (or the one packed qkv tensor they are views of)
+
+    def saves_result(self) -> bool:
+        return self.kernel == "fused" and self.token_major
 
     @property
     def _kv_heads(self) -> int:
@@ -100,7 +108,8 @@ class Attention(Op):
         kernel_output = SavedTensor("kernel output", output.numel, "act")
         if self.kernel == "fused":
             bias = (SavedTensor("additive mask", seq_q * seq_k, "act"),) if self.mask_bias else ()
-            return (kernel_output, SavedTensor("log-sum-exp", self.heads * seq_q, "float32"), *bias)
+            own = () if self.token_major else (kernel_output,)  # token-major: the output itself (saves_result)
+            return (*own, SavedTensor("log-sum-exp", self.heads * seq_q, "float32"), *bias)
         probs = self.heads * seq_q * seq_k
         if self.kernel == "eager":  # softmax keeps its fp32 result, the AV matmul the half copy, tanh its result
             eager = [SavedTensor("fp32 softmax", probs, "float32"), SavedTensor("half probabilities", probs, "act")]

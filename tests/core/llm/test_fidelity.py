@@ -248,3 +248,15 @@ def test_fused_projections_cast_their_shared_input_once() -> None:
     # instead of a 4 x 128 x 32 tensor of its own
     per_layer = 3 * 4 * 128 * 64 * 2 - (4 * 128 * 128 * 2 - 4 * 128 * 32 * 2)
     assert kept[0] - kept[1] == 2 * per_layer
+
+
+def test_flash_output_in_q_layout_is_the_tensor_o_proj_reads() -> None:
+    sdpa = next(n.op for n in decoder_graph(SPEC, 128).nodes if isinstance(n.op, Attention))
+    assert sdpa.token_major and sdpa.saves_result()
+    q, kv = TensorSpec((128, 64), "float"), TensorSpec((128, 32), "float")
+    out = sdpa.output_spec([q, kv, kv], "sdpa")
+    # only the log-sum-exp (4 heads x 128 rows, fp32) beside the output itself; no second (128 x 64) copy
+    assert {t.what: t.numel for t in sdpa.extra_saved([q, kv, kv], out, True)} == {"log-sum-exp": 4 * 128}
+    windowed = next(n.op for n in decoder_graph(replace(SPEC, sliding_window=64), 128).nodes
+                    if isinstance(n.op, Attention))
+    assert not windowed.token_major  # masked: the memory-efficient kernel, counted with its own output copy
