@@ -16,7 +16,7 @@ own (heads, seq, head_dim) output is a second tensor kept for backward.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar, Literal
 
 from advisor.core.errors import ShapeError
@@ -123,6 +123,8 @@ class Attention(Op):
         """Eager, in half elements: the half scores beside their fp32 masked sum (3P) while the saved tensors
         are kept; without saving, the fp32 masked scores beside the fp32 softmax (4P), plus the keys and
         values repeat_kv copies out for grouped-query attention (attention sinks: see _sink_workspace)."""
+        if self.kernel == "math" and not saving:
+            return self._math_workspace(inputs, output)
         if self.kernel != "eager":
             return self._mask_workspace(inputs[0].shape[0] * inputs[-1].shape[0], saving)
         probs = self.heads * inputs[0].shape[0] * inputs[-1].shape[0]
@@ -139,12 +141,27 @@ class Attention(Op):
             return self._sink_workspace(probs, inputs[-1].shape[0]) + repeated - output.numel
         return 4 * probs + repeated - output.numel
 
+    def _math_workspace(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
+        """attention.cpp _scaled_dot_product_attention_math, at its softmax, in the op's elements: the scores
+        and their softmax (2P), K and V repeated to every head and the scaled q (3 x seq x heads x head_dim),
+        the causal mask it builds (a byte a cell: a quarter element); its output does not exist yet."""
+        seq_q, seq_k = inputs[0].shape[0], inputs[-1].shape[0]
+        width = self.heads * self.head_dim(inputs)
+        return 2 * self.heads * seq_q * seq_k + 3 * seq_q * width + seq_q * seq_k // 4 - output.numel
+
     def _mask_workspace(self, cells: int, saving: bool) -> int:
         """A masked fused call: the boolean logical_not (a byte a cell, half a half element) beside the
         additive bias, which training saves and inference frees after the kernel."""
         if not self.mask_bias:
             return 0
         return cells // 2 + (0 if saving else cells)
+
+    def for_dtype(self, dtype_bytes: int) -> Attention:
+        """sdp_utils.cpp: flash needs half precision and the memory-efficient kernel refuses enable_gqa, so
+        fp32 grouped-query attention falls to the math path (which repeat_interleaves K and V)."""
+        if self.kernel == "fused" and dtype_bytes == 4 and self._kv_heads < self.heads and not self.mask_bias:
+            return replace(self, kernel="math", token_major=False)
+        return self
 
     def casts_freed_before_workspace(self) -> bool:
         """Eager attention's first matmul consumes autocast's half copies of q and k; by the softmax, its

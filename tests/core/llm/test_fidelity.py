@@ -260,3 +260,25 @@ def test_flash_output_in_q_layout_is_the_tensor_o_proj_reads() -> None:
     windowed = next(n.op for n in decoder_graph(replace(SPEC, sliding_window=64), 128).nodes
                     if isinstance(n.op, Attention))
     assert not windowed.token_major  # masked: the memory-efficient kernel, counted with its own output copy
+
+
+def test_fp32_grouped_query_attention_takes_the_math_path() -> None:
+    gqa = Attention(heads=4, kv_heads=2, causal=True, token_major=True)
+    assert gqa.for_dtype(2) is gqa  # half: flash takes fewer K/V heads
+    math = gqa.for_dtype(4)  # fp32: flash needs half, memory-efficient refuses enable_gqa
+    assert math.kernel == "math" and Attention(heads=4).for_dtype(4).kernel == "fused"
+    q, kv = TensorSpec((128, 64), "float"), TensorSpec((128, 32), "float")
+    out = math.output_spec([q, kv, kv], "sdpa")
+    # inference at the softmax: scores and softmax (2 x 4 x 128 x 128), repeated K, V and scaled q
+    # (3 x 128 x 64), the causal mask (128 x 128 bytes = a quarter element each), before the output (128 x 64)
+    assert math.forward_workspace([q, kv, kv], out, saving=False) == (
+        2 * 4 * 128 * 128 + 3 * 128 * 64 + 128 * 128 // 4 - 128 * 64)
+
+
+def test_fp32_experts_count_every_tensor_as_one_element() -> None:
+    hidden, logits = TensorSpec((128, 64), "float"), TensorSpec((128, 4), "float")
+    op = MoEExperts(experts=4, experts_per_token=2, intermediate=16).for_dtype(4)
+    out = op.output_spec([hidden, logits], "experts")
+    # 256 routed rows at the end: gathered, down output, scaled and un-permuted rows (4 x 64) and 40 bytes of
+    # indices (10 fp32 elements); the output (128 x 64) is counted apart
+    assert op.forward_workspace([hidden, logits], out, saving=False) == 256 * (4 * 64 + 10) - 128 * 64
