@@ -52,7 +52,7 @@ def test_fused_attention_read_in_place_keeps_its_output_once() -> None:
     w = Workload("train", 2, "amp_bf16", "sgd")
     # read in place: the bf16 output 2*128*64*2 = 32,768 B, kept by the kernel and by c_proj, plus the
     # float32 log-sum-exp 2*4*128*4 = 4,096 B; with a copy, c_proj keeps the copy and the kernel its output
-    assert replay_step(_attention(output_copy=False), w).kept_bytes[2] == 32_768 + 4_096
+    assert replay_step(_attention(token_major=True), w).kept_bytes[2] == 32_768 + 4_096
     assert replay_step(_attention(), w).kept_bytes[2] == 2 * 32_768 + 4_096
 
 

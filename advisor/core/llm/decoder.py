@@ -88,6 +88,8 @@ class DecoderSpec:
     final_softcap: bool = False  # Gemma 2/3 final_logit_softcapping: logits / cap, tanh, * cap
     max_positions: int | None = None  # longest sequence the model accepts, where the positions are learned
     rotary_dim: int | None = None  # dims of each head that rotate (partial_rotary_factor, rotary_dim); None: all
+    fused_qkv: bool = False  # one qkv_proj Linear (Phi-3)
+    fused_gate_up: bool = False  # one gate_up_proj Linear (Phi-3, GLM4)
 
     def __post_init__(self) -> None:
         for name in ("hidden", "layers", "heads", "kv_heads", "head_dim", "intermediate", "vocab"):

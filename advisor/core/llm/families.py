@@ -47,7 +47,7 @@ def _window(r: ConfigReader, layers: int, pattern: int = 1, *, enabled: bool = T
 
 def llama(r: ConfigReader, name: str, t: str) -> DecoderSpec:
     """llama, granite, mistral (no attention bias field: False), phi3 (fused qkv/gate_up, same counts)."""
-    spec = _llama_like(r, name, t, logits_scaled=t == "granite")
+    spec = _llama_like(r, name, t, logits_scaled=t == "granite", fused_qkv=t == "phi3", fused_gate_up=t == "phi3")
     return replace(spec, **_window(r, spec.layers, enabled=t in ("mistral", "phi3")))
 
 
@@ -155,7 +155,8 @@ def cohere(r: ConfigReader, name: str, t: str) -> DecoderSpec:
 
 def glm4(r: ConfigReader, name: str, t: str) -> DecoderSpec:
     """Glm4Attention: q/k/v bias from attention_bias, o_proj without; four RMSNorms per layer."""
-    return _llama_like(r, name, t, out_bias=False, norms_per_layer=4, qkv_bias=r.flag("attention_bias", True))
+    return _llama_like(r, name, t, out_bias=False, norms_per_layer=4, qkv_bias=r.flag("attention_bias", True),
+                       fused_gate_up=True)  # Glm4MLP.gate_up_proj
 
 
 def gpt_oss(r: ConfigReader, name: str, t: str) -> DecoderSpec:

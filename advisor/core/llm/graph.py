@@ -62,11 +62,24 @@ def _qk_norm(b: GraphBuilder, spec: DecoderSpec, x: int, heads: int, name: str) 
     return b.add(Reshape((seq, heads * spec.head_dim)), [x], name + "_flat")
 
 
+def _projections(b: GraphBuilder, h: int, widths: dict[str, int], prefix: str, bias: bool, fused: str) -> list[int]:
+    """One Linear per projection, or one fused Linear whose column slices (views) they are (Phi-3's qkv_proj
+    and gate_up_proj, GLM4's gate_up_proj): autocast then casts the shared input once, not once a projection."""
+    if not fused:
+        return [b.add(Linear(width, bias=bias), [h], prefix + name) for name, width in widths.items()]
+    both = b.add(Linear(sum(widths.values()), bias=bias), [h], prefix + fused)
+    views, start = [], 0
+    for name, width in widths.items():
+        views.append(b.add(Slice(dim=1, start=start, stop=start + width), [both], prefix + name.removesuffix("_proj")))
+        start += width
+    return views
+
+
 def _attention(b: GraphBuilder, spec: DecoderSpec, h: int, layer: int) -> int:
     """q/k/v projections, optional q/k norms, rotary positions (none with a learned table), causal sdpa."""
-    q = b.add(Linear(spec.heads * spec.head_dim, bias=spec.qkv_bias), [h], "self_attn.q_proj")
-    k = b.add(Linear(spec.kv_heads * spec.head_dim, bias=spec.qkv_bias), [h], "self_attn.k_proj")
-    v = b.add(Linear(spec.kv_heads * spec.head_dim, bias=spec.qkv_bias), [h], "self_attn.v_proj")
+    q, k, v = _projections(b, h, {"q_proj": spec.heads * spec.head_dim, "k_proj": spec.kv_heads * spec.head_dim,
+                                  "v_proj": spec.kv_heads * spec.head_dim}, "self_attn.", spec.qkv_bias,
+                           "qkv_proj" if spec.fused_qkv else "")
     q = _qk_norm(b, spec, q, spec.heads, "self_attn.q_norm")
     k = _qk_norm(b, spec, k, spec.kv_heads, "self_attn.k_norm")
     if spec.rotary_width:  # none with a learned table or ALiBi (BLOOM)
@@ -77,7 +90,9 @@ def _attention(b: GraphBuilder, spec: DecoderSpec, h: int, layer: int) -> int:
     a = b.add(Attention(heads=spec.heads, kv_heads=spec.kv_heads, causal=True, sinks=spec.attention_sinks,
                         kernel="eager" if spec.eager_attention else "fused", softcap=spec.attn_softcap,
                         scores_held=spec.model_type == "bloom",  # modeling_bloom.py BloomAttention.forward
-                        mask_bias=masked), [q, k, v], "self_attn.sdpa")
+                        # masked calls keep a second output-sized tensor in the simulated step (kernel
+                        # output and its copy): only unmasked flash calls are counted as one
+                        mask_bias=masked, token_major=not masked), [q, k, v], "self_attn.sdpa")
     return b.add(Linear(spec.hidden, bias=spec.out_bias), [a], "self_attn.o_proj")
 
 
@@ -105,7 +120,7 @@ def _mla(b: GraphBuilder, spec: DecoderSpec, h: int) -> int:
               [kv], "self_attn.value")
     k = b.add(Concat(dim=1), [k, rope], "self_attn.key")
     a = b.add(Attention(heads=heads, causal=True, v_head_dim=m.v_head_dim, shared_rope_dim=m.qk_rope_head_dim),
-              [q, k, v], "self_attn.sdpa")
+              [q, k, v], "self_attn.sdpa")  # torch.cat((q_pass, q_rot)) makes q head-major: a copy follows
     return b.add(Linear(spec.hidden, bias=False), [a], "self_attn.o_proj")
 
 
@@ -115,9 +130,9 @@ def _dense_mlp(b: GraphBuilder, spec: DecoderSpec, h: int, width: int, prefix: s
         h = b.add(Linear(width, bias=spec.mlp_bias), [h], prefix + "up_proj")
         h = b.add(activation_op(spec), [h], prefix + "act_fn")
         return b.add(Linear(spec.hidden, bias=spec.mlp_bias), [h], prefix + "down_proj")
-    gate = b.add(Linear(width, bias=spec.mlp_bias), [h], prefix + "gate_proj")
+    gate, up = _projections(b, h, {"gate_proj": width, "up_proj": width}, prefix, spec.mlp_bias,
+                            "gate_up_proj" if spec.fused_gate_up else "")
     gate = b.add(activation_op(spec), [gate], prefix + "act_fn")
-    up = b.add(Linear(width, bias=spec.mlp_bias), [h], prefix + "up_proj")
     h = b.add(Mul(), [gate, up], prefix + "mul")
     return b.add(Linear(spec.hidden, bias=spec.mlp_bias), [h], prefix + "down_proj")
 

@@ -16,7 +16,7 @@ own (heads, seq, head_dim) output is a second tensor kept for backward.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar, Literal
 
 from advisor.core.errors import ShapeError
@@ -38,21 +38,22 @@ class Attention(Op):
     sinks: bool = False  # gpt-oss: one learned logit per head joins every softmax (a parameter per head)
     v_head_dim: int = 0  # 0 = the q/k head dim; DeepSeek MLA: values narrower than queries and keys
     shared_rope_dim: int = 0  # MLA: k is heads x nope dims plus one rotary key of this width shared by all heads
-    # False where the fused kernel's output is already laid out (seq, heads, head_dim): its query was a
-    # transposed view of a projection, so the model's transpose(1, 2).contiguous() copies nothing and the
-    # output projection reads the kernel's output itself (GPT-2's and BERT's sdpa paths)
-    output_copy: bool = True
     # fused only: SDPA given an explicit mask (a sliding window shorter than the sequence). CUDA converts the
     # boolean mask to an additive bias in the query's dtype (attention.cpp convert_boolean_attn_mask:
     # zeros_like, masked_fill_ of its logical_not) and flash refuses masks, so the memory-efficient kernel
     # runs and saves that (seq_q x seq_k per sample) bias for backward
     mask_bias: bool = False
+    # fused only: q comes token-major from a projection's view and transpose (transformers' decoders), so the
+    # kernel's output (allocated in q's layout: flash's empty_like, the efficient kernel's (B, S, H, D)) is
+    # already what attn_output.transpose(1, 2).contiguous() returns: one tensor, kept for backward, and the
+    # output projection reads it in place (transformers' decoders, and GPT-2's and BERT's sdpa paths).
+    token_major: bool = False
 
     def saved_inputs(self) -> tuple[int, ...]:
         return (0, 1, 2)  # q, k, v (or the one packed qkv tensor they are views of)
 
     def saves_result(self) -> bool:
-        return self.kernel == "fused" and not self.output_copy
+        return self.kernel == "fused" and self.token_major
 
     @property
     def _kv_heads(self) -> int:
@@ -106,9 +107,9 @@ class Attention(Op):
         seq_q, seq_k = inputs[0].shape[0], inputs[-1].shape[0]
         kernel_output = SavedTensor("kernel output", output.numel, "act")
         if self.kernel == "fused":
-            lse = SavedTensor("log-sum-exp", self.heads * seq_q, "float32")
             bias = (SavedTensor("additive mask", seq_q * seq_k, "act"),) if self.mask_bias else ()
-            return (*((kernel_output, lse) if self.output_copy else (lse,)), *bias)
+            own = () if self.token_major else (kernel_output,)  # token-major: the output itself (saves_result)
+            return (*own, SavedTensor("log-sum-exp", self.heads * seq_q, "float32"), *bias)
         probs = self.heads * seq_q * seq_k
         if self.kernel == "eager":  # softmax keeps its fp32 result, the AV matmul the half copy, tanh its result
             eager = [SavedTensor("fp32 softmax", probs, "float32"), SavedTensor("half probabilities", probs, "act")]
@@ -122,6 +123,8 @@ class Attention(Op):
         """Eager, in half elements: the half scores beside their fp32 masked sum (3P) while the saved tensors
         are kept; without saving, the fp32 masked scores beside the fp32 softmax (4P), plus the keys and
         values repeat_kv copies out for grouped-query attention (attention sinks: see _sink_workspace)."""
+        if self.kernel == "math" and not saving:
+            return self._math_workspace(inputs, output)
         if self.kernel != "eager":
             return self._mask_workspace(inputs[0].shape[0] * inputs[-1].shape[0], saving)
         probs = self.heads * inputs[0].shape[0] * inputs[-1].shape[0]
@@ -138,12 +141,27 @@ class Attention(Op):
             return self._sink_workspace(probs, inputs[-1].shape[0]) + repeated - output.numel
         return 4 * probs + repeated - output.numel
 
+    def _math_workspace(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
+        """attention.cpp _scaled_dot_product_attention_math, at its softmax, in the op's elements: the scores
+        and their softmax (2P), K and V repeated to every head and the scaled q (3 x seq x heads x head_dim),
+        the causal mask it builds (a byte a cell: a quarter element); its output does not exist yet."""
+        seq_q, seq_k = inputs[0].shape[0], inputs[-1].shape[0]
+        width = self.heads * self.head_dim(inputs)
+        return 2 * self.heads * seq_q * seq_k + 3 * seq_q * width + seq_q * seq_k // 4 - output.numel
+
     def _mask_workspace(self, cells: int, saving: bool) -> int:
         """A masked fused call: the boolean logical_not (a byte a cell, half a half element) beside the
         additive bias, which training saves and inference frees after the kernel."""
         if not self.mask_bias:
             return 0
         return cells // 2 + (0 if saving else cells)
+
+    def for_dtype(self, dtype_bytes: int) -> Attention:
+        """sdp_utils.cpp: flash needs half precision and the memory-efficient kernel refuses enable_gqa, so
+        fp32 grouped-query attention falls to the math path (which repeat_interleaves K and V)."""
+        if self.kernel == "fused" and dtype_bytes == 4 and self._kv_heads < self.heads and not self.mask_bias:
+            return replace(self, kernel="math", token_major=False)
+        return self
 
     def casts_freed_before_workspace(self) -> bool:
         """Eager attention's first matmul consumes autocast's half copies of q and k; by the softmax, its

@@ -69,6 +69,10 @@ class Op:
         """True where the op returns its input unchanged (dropout in eval mode): no new tensor."""
         return False
 
+    def for_dtype(self, dtype_bytes: int) -> Op:
+        """The op as CUDA runs it when it computes in dtype_bytes-wide floats (the kernel choice)."""
+        return self
+
     def casts_freed_before_workspace(self) -> bool:
         """True where the op's input casts are consumed before its worst moment (an eager composite)."""
         return False

@@ -17,7 +17,7 @@ to the weights' dtype; which precision CUDA really uses here is not yet measured
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from advisor.core.errors import ShapeError
@@ -39,6 +39,10 @@ class MoEExperts(Op):
     # gpt-oss's GptOssExperts._apply_gate: clamp(gate), clamp(up), gate * sigmoid(alpha * gate), (up + 1) * glu;
     # autograd keeps the clamped gate, the sigmoid and up + 1 beyond what a SwiGLU keeps
     clamped_swiglu: bool = False
+    full_precision: bool = False  # computes in fp32 (no autocast): every tensor below is one fp32 element
+
+    def for_dtype(self, dtype_bytes: int) -> MoEExperts:
+        return replace(self, full_precision=dtype_bytes == 4)
 
     def output_spec(self, inputs: Sequence[TensorSpec], layer: str) -> TensorSpec:
         """Inputs: the hidden states and the router's logits (which experts each token goes to)."""
@@ -106,6 +110,9 @@ class MoEExperts(Op):
         inner = self.intermediate
         if saving:
             return max(0, routed * max(2 * hidden + 3 * inner, 6 * hidden) - tokens * hidden)
+        if self.full_precision:  # no casts; gathered, down output, scaled and un-permuted rows: 4 x hidden
+            worst = max(hidden + 4 * inner + 8, 4 * hidden + 10)  # indices: 32 or 40 bytes, 4 a element
+            return max(0, routed * worst - tokens * hidden)
         scaled = hidden if self.half_weights else 2 * hidden  # rows x routing weights, and un-permuted
         worst = max(3 * hidden + 4 * inner + self._index_elements(False),
                     3 * hidden + 2 * scaled + self._index_elements(True))

@@ -76,7 +76,7 @@ def _bert_layer(b: GraphBuilder, cfg: BertConfig, x: int) -> int:
     q = b.add(Linear(cfg.hidden), [x], "attention.self.query")
     k = b.add(Linear(cfg.hidden), [x], "attention.self.key")
     v = b.add(Linear(cfg.hidden), [x], "attention.self.value")
-    context = b.add(Attention(heads=cfg.heads, dropout=cfg.dropout, output_copy=False), [q, k, v],
+    context = b.add(Attention(heads=cfg.heads, dropout=cfg.dropout, token_major=True), [q, k, v],
                     "attention.self.sdpa")
     a = b.add(Linear(cfg.hidden), [context], "attention.output.dense")
     dropped = b.add(Dropout(cfg.dropout), [a], "attention.output.dropout")
@@ -136,7 +136,7 @@ def _gpt2_block(b: GraphBuilder, cfg: GPT2Config, x: int) -> int:
     ln_2, mlp (c_fc, gelu_new = NewGELUActivation's Python formula, c_proj, dropout), residual add."""
     normed = b.add(LayerNorm(), [x], "ln_1")
     h = b.add(Linear(3 * cfg.hidden), [normed], "attn.c_attn")
-    h = b.add(Attention(heads=cfg.heads, causal=True, dropout=cfg.dropout, output_copy=False), [h],
+    h = b.add(Attention(heads=cfg.heads, causal=True, dropout=cfg.dropout, token_major=True), [h],
               "attn.sdpa")
     h = b.add(Linear(cfg.hidden), [h], "attn.c_proj")
     attn_output = b.add(Dropout(cfg.dropout), [h], "attn.resid_dropout")

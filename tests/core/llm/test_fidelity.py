@@ -234,3 +234,52 @@ def test_llama_rms_norm_keeps_the_normalised_copy_in_its_inputs_dtype() -> None:
     # self.weight * hidden_states.to(input_dtype): a half input keeps a half copy; Gemma keeps fp32 (the op's)
     assert [t.dtype for t in llama.extra_saved([x], x, True)] == ["input", "float32"]
     assert [t.dtype for t in gemma.extra_saved([x], x, True)] == ["act", "float32"]
+
+
+def test_fused_projections_cast_their_shared_input_once() -> None:
+    fused = replace(SPEC, fused_qkv=True, fused_gate_up=True)
+    graph = decoder_graph(fused, 128)
+    names = [n.name for n in graph.nodes]
+    assert "layers.0.self_attn.qkv_proj" in names and "layers.0.mlp.gate_up_proj" in names
+    assert graph.param_count == decoder_graph(SPEC, 128).param_count  # the same weights, one matrix
+    train = Workload("train", 4, "amp_bf16", "adamw")
+    kept = [sum(estimate(decoder_graph(s, 128), train).memory.at_peak.as_dict().values()) for s in (SPEC, fused)]
+    # per layer, k_proj, v_proj and up_proj no longer keep their own half copy of the norm's output:
+    # 3 x 4 x 128 x 64 x 2 bytes, and v is a view of the fused q/k/v output (4 x 128 x (64 + 32 + 32) x 2)
+    # instead of a 4 x 128 x 32 tensor of its own
+    per_layer = 3 * 4 * 128 * 64 * 2 - (4 * 128 * 128 * 2 - 4 * 128 * 32 * 2)
+    assert kept[0] - kept[1] == 2 * per_layer
+
+
+def test_flash_output_in_q_layout_is_the_tensor_o_proj_reads() -> None:
+    sdpa = next(n.op for n in decoder_graph(SPEC, 128).nodes if isinstance(n.op, Attention))
+    assert sdpa.token_major and sdpa.saves_result()
+    q, kv = TensorSpec((128, 64), "float"), TensorSpec((128, 32), "float")
+    out = sdpa.output_spec([q, kv, kv], "sdpa")
+    # only the log-sum-exp (4 heads x 128 rows, fp32) beside the output itself; no second (128 x 64) copy
+    assert {t.what: t.numel for t in sdpa.extra_saved([q, kv, kv], out, True)} == {"log-sum-exp": 4 * 128}
+    windowed = next(n.op for n in decoder_graph(replace(SPEC, sliding_window=64), 128).nodes
+                    if isinstance(n.op, Attention))
+    assert not windowed.token_major  # masked: the memory-efficient kernel, counted with its own output copy
+
+
+def test_fp32_grouped_query_attention_takes_the_math_path() -> None:
+    gqa = Attention(heads=4, kv_heads=2, causal=True, token_major=True)
+    assert gqa.for_dtype(2) is gqa  # half: flash takes fewer K/V heads
+    math = gqa.for_dtype(4)  # fp32: flash needs half, memory-efficient refuses enable_gqa
+    assert math.kernel == "math" and Attention(heads=4).for_dtype(4).kernel == "fused"
+    q, kv = TensorSpec((128, 64), "float"), TensorSpec((128, 32), "float")
+    out = math.output_spec([q, kv, kv], "sdpa")
+    # inference at the softmax: scores and softmax (2 x 4 x 128 x 128), repeated K, V and scaled q
+    # (3 x 128 x 64), the causal mask (128 x 128 bytes = a quarter element each), before the output (128 x 64)
+    assert math.forward_workspace([q, kv, kv], out, saving=False) == (
+        2 * 4 * 128 * 128 + 3 * 128 * 64 + 128 * 128 // 4 - 128 * 64)
+
+
+def test_fp32_experts_count_every_tensor_as_one_element() -> None:
+    hidden, logits = TensorSpec((128, 64), "float"), TensorSpec((128, 4), "float")
+    op = MoEExperts(experts=4, experts_per_token=2, intermediate=16).for_dtype(4)
+    out = op.output_spec([hidden, logits], "experts")
+    # 256 routed rows at the end: gathered, down output, scaled and un-permuted rows (4 x 64) and 40 bytes of
+    # indices (10 fp32 elements); the output (128 x 64) is counted apart
+    assert op.forward_workspace([hidden, logits], out, saving=False) == 256 * (4 * 64 + 10) - 128 * 64
