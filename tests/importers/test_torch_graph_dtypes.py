@@ -211,3 +211,30 @@ def test_softmax_converts_bfloat16_but_reads_float16_as_is() -> None:
     # float16 ones are read as they are; the result is float32 (262,144 B) either way
     assert made("amp_bf16")[("cast", 2, 0)] == 262_144 and made("amp_bf16")[("out", 2, 0)] == 262_144
     assert ("cast", 2, 0) not in made("amp_fp16") and made("amp_fp16")[("out", 2, 0)] == 262_144
+
+
+class ClassToken(nn.Module):
+    """ViTEmbeddings: the class token parameter expanded to the batch and put before the patches."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cls_token = nn.Parameter(torch.zeros(1, 1, 16))
+        self.proj = nn.Linear(16, 16)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.proj(torch.cat([self.cls_token.expand(x.shape[0], -1, -1), x], dim=1))
+
+
+def test_a_view_of_a_parameter_is_that_parameter_not_a_new_tensor() -> None:
+    loaded = LoadedModel("m", ClassToken(), lambda b: ((torch.randn(b, 8, 16),), {}), None, "m.py",
+                         "classification")
+    graph = module_to_graph(loaded)
+    index = next(i for i, n in enumerate(graph.nodes) if n.name.startswith("expand"))
+    assert graph.nodes[index].op.is_view and graph.nodes[index].op.param_count([]) == 16
+    from advisor.core.memory import replay_step
+
+    events = replay_step(graph, Workload("train", 4, "fp32", "sgd")).events
+    # the expand allocates nothing (4 x 1 x 16 floats would be 256 B); its 16 weights (64 -> 512 B) are
+    # allocated once and never freed
+    assert ("out", index, 0) not in dict(events)
+    assert [size for key, size in events if key == ("weights", index, 0)] == [512]
