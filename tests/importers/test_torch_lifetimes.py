@@ -72,3 +72,30 @@ def test_holds_survive_the_loss_head_and_change_no_graph_comparison() -> None:
 
     assert with_loss_head(graph).holds == graph.holds
     assert type(graph)(graph.name, graph.nodes, graph.task) == graph  # holds are not part of equality
+
+
+class ExpandsItsToken(nn.Module):
+    """A view of a parameter among the traced outputs (ViT's class token expanded to the batch)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.token = nn.Parameter(torch.zeros(1, 1, 16))
+        self.proj = nn.Linear(16, 16)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.proj(torch.cat([self.token.expand(x.shape[0], -1, -1), x], dim=1))
+
+
+def test_tracing_keeps_no_module_alive() -> None:
+    import gc
+    import weakref
+
+    with torch.device("meta"):  # as hf: models are built: the expanded view shares the parameter's storage
+        module = ExpandsItsToken()
+    alive = weakref.ref(module)
+    module_to_graph(LoadedModel("m", module, lambda b: ((torch.randn(b, 4, 16),), {}), None, "m.py",
+                                "classification"))
+    del module
+    gc.collect()
+    # the lifetime pass's finalizers hold only small records, so the module (and its weights) can go
+    assert alive() is None
