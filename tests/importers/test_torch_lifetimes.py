@@ -10,6 +10,7 @@ from advisor.core.graph import HELD_TO_END
 from advisor.core.workload import Workload
 from advisor.importers.torch_graph import module_to_graph
 from advisor.importers.torch_loader import LoadedModel
+from tests.importers.test_torch_graph_dtypes import ClassToken
 
 
 class KeepsEmbedding(nn.Module):
@@ -74,24 +75,12 @@ def test_holds_survive_the_loss_head_and_change_no_graph_comparison() -> None:
     assert type(graph)(graph.name, graph.nodes, graph.task) == graph  # holds are not part of equality
 
 
-class ExpandsItsToken(nn.Module):
-    """A view of a parameter among the traced outputs (ViT's class token expanded to the batch)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.token = nn.Parameter(torch.zeros(1, 1, 16))
-        self.proj = nn.Linear(16, 16)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.proj(torch.cat([self.token.expand(x.shape[0], -1, -1), x], dim=1))
-
-
 def test_tracing_keeps_no_module_alive() -> None:
     import gc
     import weakref
 
     with torch.device("meta"):  # as hf: models are built: the expanded view shares the parameter's storage
-        module = ExpandsItsToken()
+        module = ClassToken()  # a view of a parameter among the traced outputs
     alive = weakref.ref(module)
     module_to_graph(LoadedModel("m", module, lambda b: ((torch.randn(b, 4, 16),), {}), None, "m.py",
                                 "classification"))
