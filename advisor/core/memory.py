@@ -154,7 +154,10 @@ class StepReplay:
             self.storage[i] = key
             self.held.add(key)
             return
-        if op.is_view or op.is_identity(self.workload.training):
+        if op.is_view and not node.inputs:  # a view of the node's own parameter (a class token expanded)
+            self.storage[i] = ("weights", i, 0)
+            self.held.add(self.storage[i])
+        elif op.is_view or op.is_identity(self.workload.training):
             self.storage[i] = self.storage[node.inputs[0]]
         else:
             self._compute(i, saving, fresh)

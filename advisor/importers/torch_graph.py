@@ -230,10 +230,9 @@ def _unused(params: int) -> Opaque:
 def _op_for(r: Record, specs: list[TensorSpec], batch: int, state: _ModelState) -> Op:
     output = per_sample(r.output, batch)
     if not specs and aliases_input(r):
-        # a view of a parameter or buffer (ViT's class token expanded to the batch, a layer scale): there is
-        # no activation to alias, so it is a node of its own whose input is the parameter
-        return Opaque(r.op_name, output.shape, output.dtype, output.batched, r.new_params, keeps_inputs=False,
-                      flops_per_element=0)
+        # a view of a parameter or buffer (ViT's class token expanded to the batch, a layer scale, transposed
+        # expert weights): a node of its own that holds the parameter and whose output is that storage
+        return OpaqueView(r.op_name, output.shape, output.dtype, output.batched, r.new_params)
     op = core_op(as_call(r, specs, output))
     if op is not None and _agrees(op, r, specs, output):
         return op

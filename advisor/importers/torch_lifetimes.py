@@ -25,34 +25,51 @@ from advisor.importers.torch_trace import Record, Recorder
 
 
 @dataclass
+class Deaths:
+    """What the finalizers write: small on purpose, as a finalizer keeps its arguments alive until its object
+    dies (one holding the recorder would keep the whole module alive through a parameter's storage)."""
+
+    records: int = 0  # records made so far
+    died: dict[int, int] = field(default_factory=dict)  # record index -> records made when its storage died
+    ended: bool = False  # the forward pass has returned: what dies now was returned to the caller
+
+
+def _died(deaths: Deaths, index: int) -> None:
+    if not deaths.ended:
+        deaths.died[index] = deaths.records
+
+
+def _forget(producer: dict[int, int], key: int, index: int) -> None:
+    if producer.get(key) == index:
+        del producer[key]
+
+
+@dataclass
 class LifetimeRecorder(Recorder):
     """Records like Recorder, holding only each record's name and inputs: tensors die when the model's
-    code drops them. `died[r]` is how many records existed when record r's storage was freed."""
+    code drops them."""
 
-    died: dict[int, int] = field(default_factory=dict)
-    ended: bool = False  # the forward pass has returned: what dies now was returned to the caller
+    deaths: Deaths = field(default_factory=Deaths)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        # a parameter's or buffer's storage outlives the pass (a view of one, like an expanded class token)
+        self.state = {id(t.untyped_storage()) for t in (*self.module.parameters(), *self.module.buffers())}
 
     def _add(self, record: Record) -> None:
         index, out = len(self.records), record.output
         key = id(out)
         self.producer[key] = index
         # the id of a dead tensor may be reused: forget it as it dies so no later reader is matched to it
-        weakref.finalize(out, self._forget, key, index)
-        if isinstance(out, torch.Tensor) and not record.is_input:
-            weakref.finalize(out.untyped_storage(), self._died, index)
+        weakref.finalize(out, _forget, self.producer, key, index)
+        if isinstance(out, torch.Tensor) and not record.is_input and id(out.untyped_storage()) not in self.state:
+            weakref.finalize(out.untyped_storage(), _died, self.deaths, index)
         self.records.append(Record(record.name, record.op_name, record.inputs, (), {}, None,
                                    part=record.part, is_input=record.is_input))
-
-    def _forget(self, key: int, index: int) -> None:
-        if self.producer.get(key) == index:
-            del self.producer[key]
+        self.deaths.records = len(self.records)
 
     def returned(self) -> None:
-        self.ended = True
-
-    def _died(self, index: int) -> None:
-        if not self.ended:
-            self.died[index] = len(self.records)
+        self.deaths.ended = True
 
 
 def record_holds(first: list[Record], second: LifetimeRecorder) -> dict[int, int] | None:
@@ -61,8 +78,8 @@ def record_holds(first: list[Record], second: LifetimeRecorder) -> dict[int, int
     than the first (the model is not deterministic in what it calls), so its lifetimes do not apply."""
     if [(r.name, r.op_name) for r in first] != [(r.name, r.op_name) for r in second.records]:
         return None
-    return {i: second.died[i] - 1 if i in second.died else HELD_TO_END
-            for i, r in enumerate(first) if not r.is_input}
+    died = second.deaths.died
+    return {i: died[i] - 1 if i in died else HELD_TO_END for i, r in enumerate(first) if not r.is_input}
 
 
 def graph_holds(holds: dict[int, int], node_of: dict[int, int], consumers: list[list[int]]) -> list[tuple[int, int]]:

@@ -10,6 +10,7 @@ from advisor.core.graph import HELD_TO_END
 from advisor.core.workload import Workload
 from advisor.importers.torch_graph import module_to_graph
 from advisor.importers.torch_loader import LoadedModel
+from tests.importers.test_torch_graph_dtypes import ClassToken
 
 
 class KeepsEmbedding(nn.Module):
@@ -72,3 +73,18 @@ def test_holds_survive_the_loss_head_and_change_no_graph_comparison() -> None:
 
     assert with_loss_head(graph).holds == graph.holds
     assert type(graph)(graph.name, graph.nodes, graph.task) == graph  # holds are not part of equality
+
+
+def test_tracing_keeps_no_module_alive() -> None:
+    import gc
+    import weakref
+
+    with torch.device("meta"):  # as hf: models are built: the expanded view shares the parameter's storage
+        module = ClassToken()  # a view of a parameter among the traced outputs
+    alive = weakref.ref(module)
+    module_to_graph(LoadedModel("m", module, lambda b: ((torch.randn(b, 4, 16),), {}), None, "m.py",
+                                "classification"))
+    del module
+    gc.collect()
+    # the lifetime pass's finalizers hold only small records, so the module (and its weights) can go
+    assert alive() is None
