@@ -246,9 +246,10 @@ def _op_for(r: Record, specs: list[TensorSpec], batch: int, state: _ModelState) 
     kept = cls is not OpaqueView and not _keeps_nothing(r, specs)
     where = r.op_name.rstrip("_") in ("where", "masked_fill")  # keep only their mask (derivatives.yaml)
     condition = tuple(j for j, spec in enumerate(specs) if spec.dtype == "bool") if where else ()
+    result = kept and r.op_name.rstrip("_") in _RESULT_ONLY
     return cls(r.op_name, output.shape, output.dtype, output.batched, r.new_params, buffers, per,
-               keeps_inputs=kept and not where, input_count=len(specs), fp32_operand=state.fp32_operand(r),
-               kept_inputs=condition)
+               keeps_inputs=kept and not where and not result, input_count=len(specs),
+               fp32_operand=state.fp32_operand(r), kept_inputs=condition, keeps_result=result)
 
 
 # copies and rearrangements whose backward needs only sizes (hands the gradient on, casts it back, slices,
@@ -258,6 +259,10 @@ def _op_for(r: Record, specs: list[TensorSpec], batch: int, state: _ModelState) 
 _COPIES = frozenset({"contiguous", "clone", "to", "float", "half", "bfloat16", "type", "type_as", "copy", "bool",
                      "int", "long", "pad", "roll", "cat", "concat", "concatenate", "stack", "repeat", "flip"})
 _SCALAR_ARITHMETIC = frozenset({"add", "sub", "rsub", "mul", "div", "truediv", "neg"})
+# one-input functions whose derivative is written with their result (derivatives.yaml: exp `grad * result`,
+# tanh/sigmoid `*_backward(grad, result)`, sqrt `grad / (2 * result)`, rsqrt `-0.5 * grad * result.pow(3)`,
+# reciprocal `-grad * result * result`, expm1 `grad * (result + 1)`, exp2 `grad * result * ln 2`)
+_RESULT_ONLY = frozenset({"exp", "exp2", "expm1", "tanh", "sigmoid", "sqrt", "rsqrt", "reciprocal"})
 
 
 def _keeps_nothing(r: Record, specs: list[TensorSpec]) -> bool:

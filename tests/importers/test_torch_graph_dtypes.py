@@ -77,7 +77,10 @@ def test_copies_scalar_arithmetic_and_where_keep_what_autograd_keeps() -> None:
     # mul by a Python number keeps only the number, contiguous() is a copy whose backward passes the
     # gradient on, and where keeps its boolean condition (input 0) but neither branch
     assert ops["mul"].op.saved_inputs() == () and ops["contiguous"].op.saved_inputs() == ()
-    assert ops["where"].op.saved_inputs() == (0,) and ops["exp"].op.saved_inputs() == (0,)
+    assert ops["where"].op.saved_inputs() == (0,)
+    # exp's derivative is grad * result (derivatives.yaml): it keeps its output, not its input
+    assert ops["exp"].op.saved_inputs() == () and ops["exp"].op.saves_result()
+    assert not ops["where"].op.saves_result() and not ops["mul"].op.saves_result()
 
 
 def test_a_python_rms_norm_module_is_rmsnorm() -> None:

@@ -37,6 +37,7 @@ class Opaque(Op):
     # part: type promotion makes the result float32 under autocast, whatever the shown inputs' dtype
     fp32_operand: bool = False
     kept_inputs: tuple[int, ...] = ()  # the inputs autograd keeps when keeps_inputs is False (where's condition)
+    keeps_result: bool = False  # backward reads the output, not the inputs (exp, tanh, sigmoid, sqrt...)
 
     def output_spec(self, inputs: Sequence[TensorSpec], layer: str) -> TensorSpec:
         if not self.shape or any(d <= 0 for d in self.shape):
@@ -49,6 +50,9 @@ class Opaque(Op):
 
     def saved_inputs(self) -> tuple[int, ...]:
         return tuple(range(self.input_count)) if self.keeps_inputs else self.kept_inputs
+
+    def saves_result(self) -> bool:
+        return self.keeps_result
 
     def param_count(self, inputs: Sequence[TensorSpec]) -> int:
         return self.params
