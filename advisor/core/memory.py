@@ -270,7 +270,7 @@ class StepReplay:
         for j, source in enumerate(node.inputs):
             if not self.requires_grad[source]:
                 continue
-            if op.grad_passthrough or op.is_view or op.is_identity(True):
+            if (op.grad_passthrough or op.is_view or op.is_identity(True)) and not self._part_view(i, j):
                 self.grad_refs[grad] += 1
                 self._give_grad(source, grad)
                 continue
@@ -287,6 +287,14 @@ class StepReplay:
             self.tracker.free(("workspace", i, 0))
             self.grad_refs[key] += 1
             self._give_grad(source, key)
+
+    def _part_view(self, i: int, j: int) -> bool:
+        """A view of part of its input (select, slice, chunk; or an expand, which is bigger): its backward makes
+        a new gradient of the input's size (select_backward: zeros, then the slice copied in), so a tensor
+        read a slice at a time, as a recurrent scan does, gets one input-sized gradient per slice, each added
+        into the first (derivatives.yaml: select, slice, narrow, expand)."""
+        out, whole = self.nodes[i].output, self.specs[i][j]
+        return self.nodes[i].op.is_view and (out.numel, out.batched) != (whole.numel, whole.batched)
 
     def _param_grads(self, i: int) -> None:
         node, specs = self.nodes[i], self.specs[i]
