@@ -263,7 +263,7 @@ def test_flash_output_in_q_layout_is_the_tensor_o_proj_reads() -> None:
 
 
 def test_fp32_grouped_query_attention_takes_the_math_path() -> None:
-    gqa = Attention(heads=4, kv_heads=2, causal=True, token_major=True)
+    gqa = Attention(heads=4, kv_heads=2, causal=True, token_major=True, enable_gqa=True)
     assert gqa.for_dtype(2) is gqa  # half: flash takes fewer K/V heads
     math = gqa.for_dtype(4)  # fp32: flash needs half, memory-efficient refuses enable_gqa
     assert math.kernel == "math" and Attention(heads=4).for_dtype(4).kernel == "fused"
@@ -282,3 +282,16 @@ def test_fp32_experts_count_every_tensor_as_one_element() -> None:
     # 256 routed rows at the end: gathered, down output, scaled and un-permuted rows (4 x 64) and 40 bytes of
     # indices (10 fp32 elements); the output (128 x 64) is counted apart
     assert op.forward_workspace([hidden, logits], out, saving=False) == 256 * (4 * 64 + 10) - 128 * 64
+
+
+def test_fp32_eager_attention_has_no_half_copies() -> None:
+    op = Attention(heads=4, kv_heads=2, causal=True, kernel="eager").for_dtype(4)
+    q, kv = TensorSpec((128, 64), "float"), TensorSpec((128, 32), "float")
+    out = op.output_spec([q, kv, kv], "sdpa")
+    probs = 4 * 128 * 128
+    assert [t.what for t in op.extra_saved([q, kv, kv], out, True)] == ["fp32 softmax"]  # .to(fp32) is a no-op
+    assert op.forward_workspace([q, kv, kv], out, saving=True) == 2 * probs  # scores and their masked sum
+    # inference, in fp32 elements: masked sum and softmax (2P), K and V repeated to 4 heads (2 x 128 x 64)
+    assert op.forward_workspace([q, kv, kv], out, saving=False) == 2 * probs + 2 * 128 * 64 - 128 * 64
+    falcon = Attention(heads=4, kv_heads=1, causal=True, token_major=True)  # broadcast K/V, no enable_gqa
+    assert falcon.for_dtype(4).kernel == "fused"

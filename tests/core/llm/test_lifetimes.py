@@ -91,3 +91,16 @@ def test_bloom_keeps_the_previous_block_probabilities_in_inference() -> None:
     assert [(names[t.after], names[t.release]) for t in probs] == [
         ("layers.0.self_attn.sdpa", "norm"), ("layers.1.self_attn.sdpa", "lm_head")]
     assert not [t for t in base_model_tensors(graph, Workload("train", 4, "amp_bf16")) if "probabilities" in t.what]
+
+
+def test_eager_layers_keep_their_returned_probabilities_until_they_return() -> None:
+    from advisor.core.llm.lifetimes import base_model_tensors
+
+    eager = replace(SPEC, moe=None, eager_attention=True)
+    graph = decoder_graph(eager, 128)
+    names = [n.name for n in graph.nodes]
+    probs = [t for t in base_model_tensors(graph, Workload("infer", 4, "amp_bf16")) if "probabilities" in t.what]
+    # `hidden_states, _ = self.self_attn(...)`: the half copy, 4 heads x 128 x 128 x batch 4 x 2 bytes
+    assert [t.nbytes for t in probs] == [4 * 128 * 128 * 4 * 2] * 2
+    assert [(names[t.after], names[t.release]) for t in probs] == [
+        ("layers.0.self_attn.sdpa", "layers.1.input_layernorm"), ("layers.1.self_attn.sdpa", "norm")]
