@@ -24,7 +24,7 @@ Linear casts back. a = 0.5*x keeps x's own dtype (half under autocast).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from advisor.core.graph import TensorSpec
@@ -36,6 +36,10 @@ class GELUTanhComposite(Op):
     kind: ClassVar[str] = "gelu_tanh_composite"
     amp: ClassVar[AmpPolicy] = "fp32"  # pow is on autocast's fp32 list; the rest follows by type promotion
     saves_inputs: ClassVar[tuple[int, ...]] = (0,)  # pow keeps x
+    full_precision: bool = False  # no autocast: no fp32 copy of x, a and b are one element each
+
+    def for_dtype(self, dtype_bytes: int) -> GELUTanhComposite:
+        return replace(self, full_precision=dtype_bytes == 4)
 
     def output_spec(self, inputs: Sequence[TensorSpec], layer: str) -> TensorSpec:
         return single_input(inputs, layer)
@@ -54,9 +58,11 @@ class GELUTanhComposite(Op):
         """Inference, at the final multiply: a = 0.5*x (half, x's dtype) and b = 1 + t (fp32) are live beside
         x and the fp32 output, while pow's fp32 copy of x (which the replay counts as this op's input cast
         until the op ends) was freed after pow: a + b - copy = a, half an fp32 element per output element.
-        (Without autocast there is no copy and a and b are two elements: this counts the autocast case.)
-        Training counts t, a and b as saved tensors instead."""
-        return 0 if saving else output.numel // 2
+        Without autocast there is no copy and a and b are two elements of the op's dtype. Training counts
+        t, a and b as saved tensors instead."""
+        if saving:
+            return 0
+        return 2 * output.numel if self.full_precision else output.numel // 2
 
     def backward_workspace(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
         # Autograd runs the eight backward nodes in reverse creation order, so d(0.5*x) (made first by the

@@ -295,3 +295,11 @@ def test_fp32_eager_attention_has_no_half_copies() -> None:
     assert op.forward_workspace([q, kv, kv], out, saving=False) == 2 * probs + 2 * 128 * 64 - 128 * 64
     falcon = Attention(heads=4, kv_heads=1, causal=True, token_major=True)  # broadcast K/V, no enable_gqa
     assert falcon.for_dtype(4).kernel == "fused"
+
+
+def test_gelu_new_in_fp32_holds_both_factors_of_its_last_multiply() -> None:
+    from advisor.core.ops.text_ops import GELUTanhComposite
+
+    x = TensorSpec((128, 256), "float")
+    # no autocast copy of x: a = 0.5*x and b = 1 + tanh, two fp32 elements per output element
+    assert GELUTanhComposite().for_dtype(4).forward_workspace([x], x, saving=False) == 2 * 128 * 256
