@@ -175,7 +175,7 @@ class Attention(Op):
             return 0
         return cells // 2 + (0 if saving else cells)
 
-    def for_dtype(self, dtype_bytes: int) -> Attention:
+    def for_dtype(self, dtype_bytes: int, autocast: bool) -> Attention:
         """sdp_utils.cpp: flash needs half precision and the memory-efficient kernel refuses enable_gqa, so
         fp32 grouped-query attention falls to the math path (which repeat_interleaves K and V)."""
         if dtype_bytes != 4:

@@ -38,8 +38,8 @@ class GELUTanhComposite(Op):
     saves_inputs: ClassVar[tuple[int, ...]] = (0,)  # pow keeps x
     full_precision: bool = False  # no autocast: no fp32 copy of x, a and b are one element each
 
-    def for_dtype(self, dtype_bytes: int) -> GELUTanhComposite:
-        return replace(self, full_precision=dtype_bytes == 4)
+    def for_dtype(self, dtype_bytes: int, autocast: bool) -> GELUTanhComposite:
+        return replace(self, full_precision=not autocast)  # under autocast pow alone upcasts (fp32 either way)
 
     def output_spec(self, inputs: Sequence[TensorSpec], layer: str) -> TensorSpec:
         return single_input(inputs, layer)

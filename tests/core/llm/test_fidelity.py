@@ -264,9 +264,9 @@ def test_flash_output_in_q_layout_is_the_tensor_o_proj_reads() -> None:
 
 def test_fp32_grouped_query_attention_takes_the_math_path() -> None:
     gqa = Attention(heads=4, kv_heads=2, causal=True, token_major=True, enable_gqa=True)
-    assert gqa.for_dtype(2) is gqa  # half: flash takes fewer K/V heads
-    math = gqa.for_dtype(4)  # fp32: flash needs half, memory-efficient refuses enable_gqa
-    assert math.kernel == "math" and Attention(heads=4).for_dtype(4).kernel == "fused"
+    assert gqa.for_dtype(2, True) is gqa  # half: flash takes fewer K/V heads
+    math = gqa.for_dtype(4, False)  # fp32: flash needs half, memory-efficient refuses enable_gqa
+    assert math.kernel == "math" and Attention(heads=4).for_dtype(4, False).kernel == "fused"
     q, kv = TensorSpec((128, 64), "float"), TensorSpec((128, 32), "float")
     out = math.output_spec([q, kv, kv], "sdpa")
     # inference at the softmax: scores and softmax (2 x 4 x 128 x 128), repeated K, V and scaled q
@@ -277,7 +277,7 @@ def test_fp32_grouped_query_attention_takes_the_math_path() -> None:
 
 def test_fp32_experts_count_every_tensor_as_one_element() -> None:
     hidden, logits = TensorSpec((128, 64), "float"), TensorSpec((128, 4), "float")
-    op = MoEExperts(experts=4, experts_per_token=2, intermediate=16).for_dtype(4)
+    op = MoEExperts(experts=4, experts_per_token=2, intermediate=16).for_dtype(4, False)
     out = op.output_spec([hidden, logits], "experts")
     # 256 routed rows at the end: gathered, down output, scaled and un-permuted rows (4 x 64) and 40 bytes of
     # indices (10 fp32 elements); the output (128 x 64) is counted apart
@@ -285,7 +285,7 @@ def test_fp32_experts_count_every_tensor_as_one_element() -> None:
 
 
 def test_fp32_eager_attention_has_no_half_copies() -> None:
-    op = Attention(heads=4, kv_heads=2, causal=True, kernel="eager").for_dtype(4)
+    op = Attention(heads=4, kv_heads=2, causal=True, kernel="eager").for_dtype(4, False)
     q, kv = TensorSpec((128, 64), "float"), TensorSpec((128, 32), "float")
     out = op.output_spec([q, kv, kv], "sdpa")
     probs = 4 * 128 * 128
@@ -294,7 +294,7 @@ def test_fp32_eager_attention_has_no_half_copies() -> None:
     # inference, in fp32 elements: masked sum and softmax (2P), K and V repeated to 4 heads (2 x 128 x 64)
     assert op.forward_workspace([q, kv, kv], out, saving=False) == 2 * probs + 2 * 128 * 64 - 128 * 64
     falcon = Attention(heads=4, kv_heads=1, causal=True, token_major=True)  # broadcast K/V, no enable_gqa
-    assert falcon.for_dtype(4).kernel == "fused"
+    assert falcon.for_dtype(4, False).kernel == "fused"
 
 
 def test_gelu_new_in_fp32_holds_both_factors_of_its_last_multiply() -> None:
@@ -302,4 +302,4 @@ def test_gelu_new_in_fp32_holds_both_factors_of_its_last_multiply() -> None:
 
     x = TensorSpec((128, 256), "float")
     # no autocast copy of x: a = 0.5*x and b = 1 + tanh, two fp32 elements per output element
-    assert GELUTanhComposite().for_dtype(4).forward_workspace([x], x, saving=False) == 2 * 128 * 256
+    assert GELUTanhComposite().for_dtype(4, False).forward_workspace([x], x, saving=False) == 2 * 128 * 256
