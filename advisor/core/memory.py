@@ -60,7 +60,8 @@ class StepReplay:
         self.frozen = workload.finetune != "full"  # LoRA/QLoRA: only the adapters train
         self.dtype = self._dtypes()
         # the kernel each op runs at its compute dtype (fp32 grouped-query attention takes the math path)
-        self.nodes = tuple(replace(n, op=n.op.for_dtype(d)) for n, d in zip(self.nodes, self.dtype, strict=True))
+        self.nodes = tuple(replace(n, op=n.op.for_dtype(d, workload.amp))
+                           for n, d in zip(self.nodes, self.dtype, strict=True))
         self.requires_grad = requires_grad(graph, workload)
         self.blocks = self._checkpoint_blocks() if workload.checkpointing and workload.training else []
         # the caller keeps the model's output (and the loss) referenced until the step ends

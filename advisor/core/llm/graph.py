@@ -92,7 +92,9 @@ def _attention(b: GraphBuilder, spec: DecoderSpec, h: int, layer: int) -> int:
                         scores_held=spec.model_type == "bloom",  # modeling_bloom.py BloomAttention.forward
                         # masked calls keep a second output-sized tensor in the simulated step (kernel
                         # output and its copy): only unmasked flash calls are counted as one
-                        mask_bias=masked, token_major=not masked), [q, k, v], "self_attn.sdpa")
+                        mask_bias=masked, token_major=not masked,
+                        enable_gqa=spec.model_type != "falcon"),  # FalconAttention broadcasts its K/V heads
+              [q, k, v], "self_attn.sdpa")
     return b.add(Linear(spec.hidden, bias=spec.out_bias), [a], "self_attn.o_proj")
 
 

@@ -66,7 +66,9 @@ def _held_arguments(graph: Graph, members: list[int]) -> list[tuple[int, int]]:
 
 
 # BloomAttention returns its half attention probabilities whatever output_attentions says, BloomBlock passes
-# them on, and BloomModel's loop keeps the block's `outputs` tuple until the next block returns.
+# them on, and BloomModel's loop keeps the block's `outputs` tuple until the next block returns. The other
+# eager families' layers unpack `hidden_states, _ = self.self_attn(...)`: `_` keeps the probabilities (the
+# half copy; in fp32 the softmax itself, of which the sink-less slice is a view) until the layer returns.
 RETURNS_ATTENTION_PROBS = frozenset({"bloom"})
 
 
@@ -95,12 +97,24 @@ def base_model_tensors(graph: Graph, workload: Workload) -> list[HeldTensor]:
     held = [HeldTensor("attention masks", embed, head, masks),
             HeldTensor("rotary cos and sin", embed, head, 2 * seq * spec.rotary_width * model),
             HeldTensor("position ids", embed, head, 8 * seq)]
-    if spec.model_type in RETURNS_ATTENTION_PROBS and not workload.training:  # training saves them anyway
-        half = 2 if workload.amp else model
-        blocks = [members for _, members in graph.blocks()]
-        for k, members in enumerate(blocks):
-            sdpa = next(i for i in members if graph.nodes[i].op.kind == "attention")
-            release = blocks[k + 1][-1] + 1 if k + 1 < len(blocks) else head
-            held.append(HeldTensor("returned attention probabilities", sdpa, release,
-                                   spec.heads * seq * seq * workload.batch * half))
+    if spec.eager_attention and not workload.training:  # training saves them anyway
+        held += _returned_probabilities(graph, workload, head, seq)
     return [t for t in held if t.nbytes]
+
+
+def _returned_probabilities(graph: Graph, workload: Workload, head: int, seq: int) -> list[HeldTensor]:
+    """Eager attention's probabilities, held by the layer (BLOOM: by the model's loop, one block longer)."""
+    spec = graph.decoder
+    assert spec is not None
+    half = 2 if workload.amp else workload.param_dtype_bytes
+    columns = seq + 1 if spec.attention_sinks and not workload.amp else seq  # fp32: a view of the softmax
+    blocks = [members for _, members in graph.blocks()]
+    held = []
+    for k, members in enumerate(blocks):
+        sdpa = next(i for i in members if graph.nodes[i].op.kind == "attention")
+        release = members[-1] + 1
+        if spec.model_type in RETURNS_ATTENTION_PROBS:
+            release = blocks[k + 1][-1] + 1 if k + 1 < len(blocks) else head
+        held.append(HeldTensor("returned attention probabilities", sdpa, release,
+                               spec.heads * seq * columns * workload.batch * half))
+    return held

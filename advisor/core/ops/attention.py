@@ -48,6 +48,8 @@ class Attention(Op):
     # already what attn_output.transpose(1, 2).contiguous() returns: one tensor, kept for backward, and the
     # output projection reads it in place (transformers' decoders, and GPT-2's and BERT's sdpa paths).
     token_major: bool = False
+    enable_gqa: bool = False  # K/V heads reach SDPA un-repeated with enable_gqa (transformers' sdpa_attention)
+    full_precision: bool = False  # eager in fp32: no half copies, one element per fp32 tensor (for_dtype)
 
     def saved_inputs(self) -> tuple[int, ...]:
         return (0, 1, 2)  # q, k, v (or the one packed qkv tensor they are views of)
@@ -112,7 +114,8 @@ class Attention(Op):
             return (*own, SavedTensor("log-sum-exp", self.heads * seq_q, "float32"), *bias)
         probs = self.heads * seq_q * seq_k
         if self.kernel == "eager":  # softmax keeps its fp32 result, the AV matmul the half copy, tanh its result
-            eager = [SavedTensor("fp32 softmax", probs, "float32"), SavedTensor("half probabilities", probs, "act")]
+            eager = [SavedTensor("fp32 softmax", probs, "float32")]
+            eager += [] if self.full_precision else [SavedTensor("half probabilities", probs, "act")]  # .to() no-op
             return tuple(eager + [SavedTensor("soft-capped scores", probs, "act")] * self.softcap)
         saved = [kernel_output, SavedTensor("softmax probabilities", probs, "act")]
         if training and self.dropout > 0:
@@ -128,6 +131,8 @@ class Attention(Op):
         if self.kernel != "eager":
             return self._mask_workspace(inputs[0].shape[0] * inputs[-1].shape[0], saving)
         probs = self.heads * inputs[0].shape[0] * inputs[-1].shape[0]
+        if self.full_precision:
+            return self._fp32_eager_workspace(inputs, output, saving)
         if saving:
             return 3 * probs
         # the worst moment comes before the output exists; repeat_kv copies k from the fp32 rotary output (2
@@ -140,6 +145,20 @@ class Attention(Op):
         if self.sinks:
             return self._sink_workspace(probs, inputs[-1].shape[0]) + repeated - output.numel
         return 4 * probs + repeated - output.numel
+
+    def _fp32_eager_workspace(self, inputs: Sequence[TensorSpec], output: TensorSpec, saving: bool) -> int:
+        """The same moments in fp32, one element per tensor: the casts to half are no-ops. Training: the
+        scores beside their masked sum (2P). Inference: masked sum and softmax (2P; BLOOM's held scores 3P,
+        gpt-oss's P + 2P' with the sink column) and repeat_kv's K and V copies, before the output exists."""
+        seq_q, seq_k = inputs[0].shape[0], inputs[-1].shape[0]
+        probs, width = self.heads * seq_q * seq_k, self.heads * self.head_dim(inputs)
+        if saving:
+            return 2 * probs
+        if self.scores_held:
+            return 3 * probs + 3 * seq_q * width - output.numel
+        repeated = 2 * seq_q * width if self._kv_heads < self.heads else 0
+        scores = probs + 2 * (probs // seq_k * (seq_k + 1)) if self.sinks else 2 * probs
+        return scores + repeated - output.numel
 
     def _math_workspace(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
         """attention.cpp _scaled_dot_product_attention_math, at its softmax, in the op's elements: the scores
@@ -156,10 +175,14 @@ class Attention(Op):
             return 0
         return cells // 2 + (0 if saving else cells)
 
-    def for_dtype(self, dtype_bytes: int) -> Attention:
+    def for_dtype(self, dtype_bytes: int, autocast: bool) -> Attention:
         """sdp_utils.cpp: flash needs half precision and the memory-efficient kernel refuses enable_gqa, so
         fp32 grouped-query attention falls to the math path (which repeat_interleaves K and V)."""
-        if self.kernel == "fused" and dtype_bytes == 4 and self._kv_heads < self.heads and not self.mask_bias:
+        if dtype_bytes != 4:
+            return self
+        if self.kernel == "eager":
+            return replace(self, full_precision=True)
+        if self.kernel == "fused" and self.enable_gqa and self._kv_heads < self.heads and not self.mask_bias:
             return replace(self, kernel="math", token_major=False)
         return self
 

@@ -69,8 +69,9 @@ class Op:
         """True where the op returns its input unchanged (dropout in eval mode): no new tensor."""
         return False
 
-    def for_dtype(self, dtype_bytes: int) -> Op:
-        """The op as CUDA runs it when it computes in dtype_bytes-wide floats (the kernel choice)."""
+    def for_dtype(self, dtype_bytes: int, autocast: bool) -> Op:
+        """The op as CUDA runs it when it computes in dtype_bytes-wide floats, with or without autocast (the
+        kernel choice, and which intermediate copies exist)."""
         return self
 
     def casts_freed_before_workspace(self) -> bool:

@@ -39,10 +39,10 @@ class MoEExperts(Op):
     # gpt-oss's GptOssExperts._apply_gate: clamp(gate), clamp(up), gate * sigmoid(alpha * gate), (up + 1) * glu;
     # autograd keeps the clamped gate, the sigmoid and up + 1 beyond what a SwiGLU keeps
     clamped_swiglu: bool = False
-    full_precision: bool = False  # computes in fp32 (no autocast): every tensor below is one fp32 element
+    full_precision: bool = False  # no autocast (fp32 or pure half): every tensor below is one element
 
-    def for_dtype(self, dtype_bytes: int) -> MoEExperts:
-        return replace(self, full_precision=dtype_bytes == 4)
+    def for_dtype(self, dtype_bytes: int, autocast: bool) -> MoEExperts:
+        return replace(self, full_precision=not autocast)
 
     def output_spec(self, inputs: Sequence[TensorSpec], layer: str) -> TensorSpec:
         """Inputs: the hidden states and the router's logits (which experts each token goes to)."""

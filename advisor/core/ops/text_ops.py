@@ -24,7 +24,7 @@ Linear casts back. a = 0.5 * x stays in x's dtype (half under autocast).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from advisor.core.graph import TensorSpec
@@ -36,6 +36,10 @@ class GELUTanhComposite(Op):
     kind: ClassVar[str] = "gelu_tanh_composite"
     amp: ClassVar[AmpPolicy] = "fp32"  # pow is on autocast's fp32 list; the rest follows by type promotion
     saves_inputs: ClassVar[tuple[int, ...]] = (0,)  # pow keeps x
+    full_precision: bool = False  # no autocast: no fp32 copy of x, a and b are one element each
+
+    def for_dtype(self, dtype_bytes: int, autocast: bool) -> GELUTanhComposite:
+        return replace(self, full_precision=not autocast)  # under autocast pow alone upcasts (fp32 either way)
 
     def output_spec(self, inputs: Sequence[TensorSpec], layer: str) -> TensorSpec:
         return single_input(inputs, layer)
@@ -53,9 +57,14 @@ class GELUTanhComposite(Op):
     input_dtype_workspace: ClassVar[bool] = True
 
     def forward_workspace(self, inputs: Sequence[TensorSpec], output: TensorSpec, saving: bool) -> int:
-        """Without autograd, a = 0.5 * x (in x's dtype) is still live when the final product a * (1 + t) is
-        made; under autocast pow's float32 copy of x stands for the float32 temporaries before it."""
-        return 0 if saving else output.numel
+        """Inference, at the final multiply: a = 0.5*x (in x's dtype, half under autocast) and b = 1 + t are live
+        beside x and the output. Under autocast b (float32) stands where pow's float32 copy of x was (the replay
+        counts that copy as this op's input cast until the op ends), so a alone: one element of x's dtype per
+        output element. Without autocast there is no copy: a and b, two elements. Training counts t, a and b
+        as saved tensors instead."""
+        if saving:
+            return 0
+        return 2 * output.numel if self.full_precision else output.numel
 
     def backward_workspace(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
         # Autograd runs the eight backward nodes in reverse creation order, so d(0.5*x) (made first by the

@@ -123,6 +123,8 @@ def test_gelu_new_in_inference_holds_half_x_at_its_final_multiply() -> None:
     assert op.input_dtype_workspace
     assert op.forward_workspace([x], x, saving=False) == 128 * 256
     assert op.forward_workspace([x], x, saving=True) == 0  # training counts t, a, b as saved
+    # without autocast (fp32) there is no copy of x: a and b, two fp32 elements each: 2 x 128 x 256
+    assert op.for_dtype(4, False).forward_workspace([x], x, saving=False) == 2 * 128 * 256
 
 
 def test_narrow_experts_peak_at_the_scaled_and_unpermuted_rows() -> None:
@@ -264,10 +266,10 @@ def test_flash_output_in_q_layout_is_the_tensor_o_proj_reads() -> None:
 
 
 def test_fp32_grouped_query_attention_takes_the_math_path() -> None:
-    gqa = Attention(heads=4, kv_heads=2, causal=True, token_major=True)
-    assert gqa.for_dtype(2) is gqa  # half: flash takes fewer K/V heads
-    math = gqa.for_dtype(4)  # fp32: flash needs half, memory-efficient refuses enable_gqa
-    assert math.kernel == "math" and Attention(heads=4).for_dtype(4).kernel == "fused"
+    gqa = Attention(heads=4, kv_heads=2, causal=True, token_major=True, enable_gqa=True)
+    assert gqa.for_dtype(2, True) is gqa  # half: flash takes fewer K/V heads
+    math = gqa.for_dtype(4, False)  # fp32: flash needs half, memory-efficient refuses enable_gqa
+    assert math.kernel == "math" and Attention(heads=4).for_dtype(4, False).kernel == "fused"
     q, kv = TensorSpec((128, 64), "float"), TensorSpec((128, 32), "float")
     out = math.output_spec([q, kv, kv], "sdpa")
     # inference at the softmax: scores and softmax (2 x 4 x 128 x 128), repeated K, V and scaled q
@@ -278,8 +280,29 @@ def test_fp32_grouped_query_attention_takes_the_math_path() -> None:
 
 def test_fp32_experts_count_every_tensor_as_one_element() -> None:
     hidden, logits = TensorSpec((128, 64), "float"), TensorSpec((128, 4), "float")
-    op = MoEExperts(experts=4, experts_per_token=2, intermediate=16).for_dtype(4)
+    op = MoEExperts(experts=4, experts_per_token=2, intermediate=16).for_dtype(4, False)
     out = op.output_spec([hidden, logits], "experts")
     # 256 routed rows at the end: gathered, down output, scaled and un-permuted rows (4 x 64) and 40 bytes of
     # indices (10 fp32 elements); the output (128 x 64) is counted apart
     assert op.forward_workspace([hidden, logits], out, saving=False) == 256 * (4 * 64 + 10) - 128 * 64
+
+
+def test_fp32_eager_attention_has_no_half_copies() -> None:
+    op = Attention(heads=4, kv_heads=2, causal=True, kernel="eager").for_dtype(4, False)
+    q, kv = TensorSpec((128, 64), "float"), TensorSpec((128, 32), "float")
+    out = op.output_spec([q, kv, kv], "sdpa")
+    probs = 4 * 128 * 128
+    assert [t.what for t in op.extra_saved([q, kv, kv], out, True)] == ["fp32 softmax"]  # .to(fp32) is a no-op
+    assert op.forward_workspace([q, kv, kv], out, saving=True) == 2 * probs  # scores and their masked sum
+    # inference, in fp32 elements: masked sum and softmax (2P), K and V repeated to 4 heads (2 x 128 x 64)
+    assert op.forward_workspace([q, kv, kv], out, saving=False) == 2 * probs + 2 * 128 * 64 - 128 * 64
+    falcon = Attention(heads=4, kv_heads=1, causal=True, token_major=True)  # broadcast K/V, no enable_gqa
+    assert falcon.for_dtype(4, False).kernel == "fused"
+
+
+def test_gelu_new_in_fp32_holds_both_factors_of_its_last_multiply() -> None:
+    from advisor.core.ops.text_ops import GELUTanhComposite
+
+    x = TensorSpec((128, 256), "float")
+    # no autocast copy of x: a = 0.5*x and b = 1 + tanh, two fp32 elements per output element
+    assert GELUTanhComposite().for_dtype(4, False).forward_workspace([x], x, saving=False) == 2 * 128 * 256

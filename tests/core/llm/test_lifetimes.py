@@ -79,15 +79,26 @@ def test_rotary_tables_cover_the_rotated_dims_only() -> None:
     assert replace(SPEC, learned_positions=256).rotary_width == 0
 
 
-def test_bloom_keeps_the_previous_block_probabilities_in_inference() -> None:
+def _probabilities(model_type: str, mode: str) -> list[tuple[int, str, str]]:
+    """(bytes, allocated after, freed before) of the eager probabilities the base model tensors hold."""
     from advisor.core.llm.lifetimes import base_model_tensors
 
-    bloom = replace(SPEC, model_type="bloom", moe=None, eager_attention=True)
-    graph = decoder_graph(bloom, 128)
-    names = [n.name for n in graph.nodes]
-    probs = [t for t in base_model_tensors(graph, Workload("infer", 4, "amp_bf16")) if "probabilities" in t.what]
-    # heads x seq x seq x batch, bf16: 4 x 128 x 128 x 4 x 2 bytes, per layer
-    assert [t.nbytes for t in probs] == [4 * 128 * 128 * 4 * 2] * 2
-    assert [(names[t.after], names[t.release]) for t in probs] == [
-        ("layers.0.self_attn.sdpa", "norm"), ("layers.1.self_attn.sdpa", "lm_head")]
-    assert not [t for t in base_model_tensors(graph, Workload("train", 4, "amp_bf16")) if "probabilities" in t.what]
+    graph = decoder_graph(replace(SPEC, model_type=model_type, moe=None, eager_attention=True), 128)
+    names = [*(n.name for n in graph.nodes), "end"]
+    return [(t.nbytes, names[t.after], names[t.release])
+            for t in base_model_tensors(graph, Workload(mode, 4, "amp_bf16")) if "probabilities" in t.what]
+
+
+def test_bloom_keeps_the_previous_block_probabilities_in_inference() -> None:
+    # heads x seq x seq x batch, bf16: 4 x 128 x 128 x 4 x 2 bytes, per layer, until the next block returns
+    probs = 4 * 128 * 128 * 4 * 2
+    assert _probabilities("bloom", "infer") == [(probs, "layers.0.self_attn.sdpa", "norm"),
+                                                (probs, "layers.1.self_attn.sdpa", "lm_head")]
+    assert not _probabilities("bloom", "train")  # saved for backward anyway
+
+
+def test_eager_layers_keep_their_returned_probabilities_until_they_return() -> None:
+    # `hidden_states, _ = self.self_attn(...)`: the half copy, 4 heads x 128 x 128 x batch 4 x 2 bytes
+    probs = 4 * 128 * 128 * 4 * 2
+    assert _probabilities("gemma2", "infer") == [(probs, "layers.0.self_attn.sdpa", "layers.1.input_layernorm"),
+                                                 (probs, "layers.1.self_attn.sdpa", "norm")]
