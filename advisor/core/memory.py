@@ -232,8 +232,8 @@ class StepReplay:
         checkpointed = {i for block in self.blocks for i in block}
         first_of = {block[0]: set(block) for block in self.blocks}
         # references the model's Python code keeps: traced (Graph.holds) and transformers' decoder base model
-        # (core/llm/lifetimes.py; a pair (node, release) is held until node release - 1 has run)
-        taken, released = self.graph.hold_schedule([(node, release - 1) for node, release in held_until(self.graph)])
+        # (core/llm/lifetimes.py)
+        taken, released = self.graph.hold_schedule(held_until(self.graph))
         extra = base_model_tensors(self.graph, self.workload)
         for i in range(len(self.nodes)):
             self._drop_extra(extra, i)

@@ -15,7 +15,8 @@ TINY_GPT2 = GPT2Config(hidden=64, layers=2, heads=4, vocab=1000, max_positions=1
 def test_gpt2_keeps_its_embeddings_and_block_locals_until_they_go_out_of_scope() -> None:
     graph = gpt2(TINY_GPT2, 128, "gpt2")
     names = [n.name for n in graph.nodes]
-    held = {(names[a], names[b]) for a, b in held_until(graph) if b < len(names)}  # as for every decoder
+    # as for every decoder; (a, b): held until b has run, i.e. released as node b + 1 starts
+    held = {(names[a], names[b + 1]) for a, b in held_until(graph) if b + 1 < len(names)}
     assert {("wte", "lm_head"), ("wpe", "lm_head"), ("h.1.ln_1", "h.1.add_attn"), ("h.1.ln_2", "h.1.add_mlp"),
             ("h.1.attn.resid_dropout", "ln_f")} <= held
     # inference at batch 4, fp32, right after h.1's GELU: besides what any order of freeing keeps, the wte

@@ -26,26 +26,26 @@ KEEPS_ATTENTION_OUTPUT = frozenset({"gpt2", "gpt_bigcode", "falcon"})
 
 
 def held_until(graph: Graph) -> list[tuple[int, int]]:
-    """(node, release) pairs of a decoder graph: node's output stays referenced until node `release` starts
-    (release = the node count: until the forward pass ends). Empty for graphs that are not transformers
+    """Graph.holds pairs (node, until) of a decoder graph: node's output stays referenced until node `until`
+    has run (the last node: to the end of the forward pass). Empty for graphs that are not transformers
     decoders."""
     names = [n.name for n in graph.nodes]
     if graph.decoder is None or "lm_head" not in names:
         return []
-    head = names.index("lm_head")
+    head, last = names.index("lm_head"), len(names) - 1
     # inputs_embeds (and GPT-2's, OPT's position_embeds): locals of the base model until it returns
-    held = [(i, head) for i, n in enumerate(graph.nodes) if n.op.kind == "embedding" and not n.block]
+    held = [(i, head - 1) for i, n in enumerate(graph.nodes) if n.op.kind == "embedding" and not n.block]
     # LlamaForCausalLM.forward: hidden_states (the final norm's output) is a local through the LM head, the
-    # logits scaling and the loss, to the end of the forward (release = the node count)
-    held += [(source, len(names)) for source in graph.nodes[head].inputs]
+    # logits scaling and the loss, to the end of the forward
+    held += [(source, last) for source in graph.nodes[head].inputs]
     for block, members in graph.blocks():
         held += _held_arguments(graph, members)
         for module in _modules(graph, block, members):
             held += _held_arguments(graph, module)
             attention = any(graph.nodes[k].op.kind == "attention" for k in module)
             if attention and graph.decoder.model_type in KEEPS_ATTENTION_OUTPUT:
-                held.append((module[-1], members[-1] + 1))
-    return [(node, release) for node, release in held if release <= len(names)]
+                held.append((module[-1], members[-1]))
+    return held
 
 
 def _modules(graph: Graph, block: str, members: list[int]) -> list[list[int]]:
@@ -62,7 +62,7 @@ def _held_arguments(graph: Graph, members: list[int]) -> list[tuple[int, int]]:
     """The outside inputs of a module (a run of nodes), held until the module's last node has run."""
     inside = set(members)
     outside = {s for k in members for s in graph.nodes[k].inputs if s not in inside}
-    return [(source, members[-1] + 1) for source in sorted(outside)]
+    return [(source, members[-1]) for source in sorted(outside)]
 
 
 # BloomAttention returns its half attention probabilities whatever output_attentions says, BloomBlock passes

@@ -16,7 +16,8 @@ SPEC = DecoderSpec("tiny", "llama", hidden=64, layers=2, heads=4, kv_heads=2, he
 def test_layer_and_module_arguments_are_held_until_they_return() -> None:
     graph = decoder_graph(SPEC, 128)
     names = [n.name for n in graph.nodes]
-    held = [(names[node], names[release] if release < len(names) else "end") for node, release in held_until(graph)]
+    # (node, until): held until `until` has run, i.e. released as the next node starts
+    held = [(names[node], names[until + 1] if until + 1 < len(names) else "end") for node, until in held_until(graph)]
     assert held == [("embed_tokens", "lm_head"),  # inputs_embeds, a local of the base model
                     ("norm", "end"),  # hidden_states of the ForCausalLM forward, through the LM head and loss
                     ("embed_tokens", "layers.1.input_layernorm"),  # layer 0's input, until layer 1 starts
@@ -54,7 +55,7 @@ def test_gpt2_blocks_keep_the_attention_output_and_both_embeddings() -> None:
     graph = gpt2(GPT2Config(64, 2, 4, 1000, 256, 0.1), 128, "gpt2")
     graph = replace(graph, decoder=replace(SPEC, model_type="gpt2", moe=None))
     names = [n.name for n in graph.nodes]
-    held = {(names[node], names[release]) for node, release in held_until(graph) if release < len(names)}
+    held = {(names[node], names[until + 1]) for node, until in held_until(graph) if until + 1 < len(names)}
     # GPT2Model: inputs_embeds and position_embeds are locals to the end; GPT2Block: attn_output
     assert {("wte", "lm_head"), ("wpe", "lm_head"), ("h.0.attn.resid_dropout", "h.1.ln_1"),
             ("h.1.attn.resid_dropout", "ln_f")} <= held
