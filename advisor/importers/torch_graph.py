@@ -242,14 +242,10 @@ def _op_for(r: Record, specs: list[TensorSpec], batch: int, state: _ModelState) 
         buffers = sum(b.numel() for b in r.module.buffers() if b.is_floating_point()) if not r.part else 0
     else:
         buffers = state.take_buffers(r)
-    cls = OpaqueView if aliases_input(r) else OpaqueMatmul if r.op_name in LOWER_PRECISION else Opaque
-    kept = cls is not OpaqueView and not _keeps_nothing(r, specs)
-    where = r.op_name.rstrip("_") in ("where", "masked_fill")  # keep only their mask (derivatives.yaml)
-    condition = tuple(j for j, spec in enumerate(specs) if spec.dtype == "bool") if where else ()
-    result = kept and r.op_name.rstrip("_") in _RESULT_ONLY
+    view = aliases_input(r)
+    cls = OpaqueView if view else OpaqueMatmul if r.op_name in LOWER_PRECISION else Opaque
     return cls(r.op_name, output.shape, output.dtype, output.batched, r.new_params, buffers, per,
-               keeps_inputs=kept and not where and not result, input_count=len(specs),
-               fp32_operand=state.fp32_operand(r), kept_inputs=condition, keeps_result=result)
+               input_count=len(specs), fp32_operand=state.fp32_operand(r), **_saved(r, specs, view))
 
 
 # copies and rearrangements whose backward needs only sizes (hands the gradient on, casts it back, slices,
@@ -265,13 +261,23 @@ _SCALAR_ARITHMETIC = frozenset({"add", "sub", "rsub", "mul", "div", "truediv", "
 _RESULT_ONLY = frozenset({"exp", "exp2", "expm1", "tanh", "sigmoid", "sqrt", "rsqrt", "reciprocal"})
 
 
-def _keeps_nothing(r: Record, specs: list[TensorSpec]) -> bool:
-    """Autograd saves no input of this call: a copy; a sum or difference; or arithmetic between one tensor
-    and Python numbers or 0-dim tensors."""
+def _saved(r: Record, specs: list[TensorSpec], view: bool) -> dict[str, Any]:
+    """What autograd keeps of an unmapped call (derivatives.yaml), as Opaque's keeps_inputs, kept_inputs
+    and keeps_result: all its inputs unless a rule below says otherwise."""
     name = r.op_name.rstrip("_")
-    if name in _COPIES:
-        return True
-    if name in ("add", "sub"):  # their gradients are the output's, scaled by alpha
+    if name in ("where", "masked_fill"):  # only their mask
+        return {"keeps_inputs": False, "kept_inputs": tuple(j for j, s in enumerate(specs) if s.dtype == "bool")}
+    if view or _keeps_nothing(name, r):
+        return {"keeps_inputs": False}
+    if name in _RESULT_ONLY:
+        return {"keeps_inputs": False, "keeps_result": True}
+    return {}
+
+
+def _keeps_nothing(name: str, r: Record) -> bool:
+    """Autograd saves no input of this call: a copy; a sum or difference (their gradients are the output's,
+    scaled by alpha); or arithmetic between one tensor and Python numbers or 0-dim tensors."""
+    if name in _COPIES or name in ("add", "sub"):
         return True
     return name in _SCALAR_ARITHMETIC and len([t for t in _tensors(r) if t.dim()]) == 1  # 0-dim: a scalar
 
