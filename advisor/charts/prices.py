@@ -9,6 +9,7 @@ from matplotlib.axes import Axes
 from matplotlib.dates import date2num
 from matplotlib.figure import Figure
 
+from advisor.catalog.exchange import priced_in_usd
 from advisor.catalog.records import PriceRecord
 from advisor.charts.style import ChartStyle, empty_message, lettering, new_figure
 
@@ -16,11 +17,10 @@ SERIES_COLORS = {"new": "#4C72B0", "used": "#DD8452", "rent": "#55A868"}
 
 
 def _series(prices: Sequence[PriceRecord]) -> dict[str, list[PriceRecord]]:
-    """new / used (used and refurbished) purchases and rent, in USD; other currencies are not converted."""
+    """new / used (used and refurbished) purchases and rent, in USD (other currencies converted at the
+    bundled rates; one without a rate is left out)."""
     found: dict[str, list[PriceRecord]] = {"new": [], "used": [], "rent": []}
-    for p in sorted(prices, key=lambda p: p.date):
-        if p.currency != "USD":
-            continue
+    for p in sorted(priced_in_usd(prices), key=lambda p: p.date):
         key = "rent" if p.kind == "rent_hour" else ("new" if p.condition == "new" else "used")
         found[key].append(p)
     return found

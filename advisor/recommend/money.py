@@ -1,8 +1,9 @@
 """The money side of a ranking: which price a card is judged on, what the whole job costs, and the order.
 
 Price basis (--price-basis): `new` (a new card's purchase price), `used` (used or refurbished), `lowest`
-(the cheaper of those two), `rent` (per GPU-hour from a cloud's on-demand list). Only USD prices count:
-the catalog does not convert currencies. The user's own prices win: if the user entered any price of the
+(the cheaper of those two), `rent` (per GPU-hour from a cloud's on-demand list). Prices in another currency
+count in USD at the bundled exchange rates (catalog/exchange.py); one without a rate does not count. The
+user's own prices win: if the user entered any price of the
 kind asked for, only theirs are considered. Among the rest the current price is the lowest one observed
 within CURRENT_WINDOW_DAYS of the newest observation (several shops or clouds priced at about the same time).
 
@@ -17,6 +18,7 @@ from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from typing import TYPE_CHECKING, NamedTuple
 
+from advisor.catalog.exchange import priced_in_usd
 from advisor.catalog.records import PriceRecord
 from advisor.core.errors import AdvisorError
 
@@ -60,14 +62,13 @@ def _current(candidates: Sequence[PriceRecord]) -> PriceRecord | None:
 
 
 def _purchase(prices: Sequence[PriceRecord], conditions: tuple[str, ...]) -> PriceRecord | None:
-    return _current([p for p in prices if p.kind == "purchase" and p.condition in conditions
-                     and p.currency == "USD"])  # fmt: skip
+    return _current([p for p in priced_in_usd(prices) if p.kind == "purchase" and p.condition in conditions])
 
 
 def rent_offer(prices: Sequence[PriceRecord]) -> PriceRecord | None:
     """Rent per GPU-hour: on-demand list prices (spot can be taken away, reserved needs a commitment);
     a rent the user entered counts whatever its market."""
-    return _current([p for p in prices if p.kind == "rent_hour" and p.currency == "USD"
+    return _current([p for p in priced_in_usd(prices) if p.kind == "rent_hour"
                      and (p.user_owned or p.market in ON_DEMAND_MARKETS)])  # fmt: skip
 
 

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from datetime import date
 
+import pytest
+
+from advisor.catalog.exchange import bundled_rates
 from advisor.catalog.records import PriceRecord
 from advisor.charts.prices import price_history_figure
 
@@ -29,8 +32,15 @@ def test_purchase_and_rent_get_their_own_axes() -> None:
 
 
 def test_no_usd_price_says_so_instead_of_empty_axes() -> None:
-    figure = price_history_figure("X", [p(1500, date(2026, 1, 1), currency="EUR")])
+    figure = price_history_figure("X", [p(1500, date(2026, 1, 1), currency="XYZ")])  # no rate for XYZ
     assert figure.axes == [] and figure.texts[0].get_text() == "No prices in USD yet"
+
+
+def test_a_euro_price_is_drawn_in_usd() -> None:
+    figure = price_history_figure("X", [p(1000, date(2026, 1, 1), currency="EUR")])
+    usd_per_eur = bundled_rates().usd_per_unit("EUR")
+    assert usd_per_eur is not None
+    assert list(figure.axes[0].get_lines()[0].get_ydata()) == pytest.approx([1000 * usd_per_eur])
 
 
 def test_the_chart_speaks_chinese() -> None:

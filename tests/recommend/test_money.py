@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from advisor.catalog.exchange import bundled_rates
 from advisor.catalog.records import PriceRecord
 from advisor.core.errors import AdvisorError
 from advisor.recommend.money import (
@@ -53,16 +54,28 @@ def test_used_lowest_and_rent_bases() -> None:
     new = price(1600, date(2026, 5, 1))
     used = price(900, date(2026, 5, 2), condition="used", market="used_market")
     refurb = price(1000, date(2026, 5, 3), condition="refurbished", market="used_market")
-    euro = price(800, date(2026, 5, 4), condition="used", market="used_market", currency="EUR")
+    euro = price(800, date(2026, 5, 4), condition="used", market="used_market", currency="EUR")  # > 900 USD
     on_demand = price(2.49, date(2026, 5, 1), kind="rent_hour", market="cloud_on_demand")
     spot = price(1.10, date(2026, 5, 1), kind="rent_hour", market="cloud_spot")
     every = [new, used, refurb, euro, on_demand, spot]
-    assert choose_offer(every, "used") is used  # EUR is not converted, so it does not count
+    assert choose_offer(every, "used") is used  # 800 EUR is more than 900 USD at any rate of 2026 (1.17)
     assert choose_offer(every, "lowest") is used
     assert choose_offer(every, "rent") is on_demand  # spot capacity can be taken away: not ranked on
     assert rent_offer([spot]) is None
     with pytest.raises(AdvisorError, match="--price-basis"):
         choose_offer(every, "borrowed")
+
+
+def test_a_price_in_another_currency_competes_in_usd_and_one_without_a_rate_does_not() -> None:
+    used = price(900, date(2026, 5, 2), condition="used", market="used_market")
+    euro = price(700, date(2026, 5, 4), condition="used", market="used_market", currency="EUR")
+    unknown = price(1, date(2026, 5, 5), condition="used", market="used_market", currency="XYZ")
+    usd_per_eur = bundled_rates().usd_per_unit("EUR")
+    assert usd_per_eur is not None and 700 * usd_per_eur < 900  # the euro price is the cheaper one
+    best = choose_offer([used, euro, unknown], "used")
+    assert best is not None and best.currency == "USD" and best.amount == pytest.approx(700 * usd_per_eur)
+    assert best.source.startswith("from 700.00 EUR at ") and best.source.endswith("; a shop")
+    assert choose_offer([unknown], "used") is None  # no rate for XYZ: it cannot be compared
 
 
 def test_a_price_over_a_year_old_is_old() -> None:
