@@ -21,11 +21,11 @@ from advisor.core.llm.quant import PLAIN_BYTES, QUANTIZED, linear_bytes, quantiz
 from advisor.core.ops.io import Input
 from advisor.core.ops.linear import Linear
 from advisor.core.ops.loss import CrossEntropy
+from advisor.core.step_dtypes import cast_bytes, element_bytes
 from advisor.core.tracker import CategoryBytes, Key, TimelinePoint, Tracker, rounded
 from advisor.core.workload import OPTIMIZER_STATE_SLOTS, OPTIMIZER_STEP_TEMPORARIES, Workload
 
 _SAVED_BYTES = {"float32": 4, "int64": 8, "bool": 1, "autocast_float32": 4}
-_FIXED_BYTES = {"int64": 8, "bool": 1}
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,7 @@ class StepReplay:
         self.saved_by: dict[int, list[Key]] = defaultdict(list)
         self.held: set[Key] = set()
         self.frozen = workload.finetune != "full"  # LoRA/QLoRA: only the adapters train
-        self.dtype = self._dtypes()
+        self.dtype = element_bytes(self.nodes, self.specs, workload)
         # the kernel each op runs at its compute dtype (fp32 grouped-query attention takes the math path)
         self.nodes = tuple(replace(n, op=n.op.for_dtype(d, workload.amp))
                            for n, d in zip(self.nodes, self.dtype, strict=True))
@@ -70,23 +70,6 @@ class StepReplay:
             self.outputs.update(self.nodes[-1].inputs)
 
     # ---- static facts
-    def _dtypes(self) -> list[int]:
-        out: list[int] = []
-        half, amp = self.workload.param_dtype_bytes == 2, self.workload.amp
-        for node, specs in zip(self.nodes, self.specs, strict=True):
-            floats = [out[s] for s, spec in zip(node.inputs, specs, strict=True) if spec.dtype == "float"]
-            if node.output.dtype != "float":
-                out.append(_FIXED_BYTES[node.output.dtype])
-            elif getattr(node.op, "upcast", False) or (amp and getattr(node.op, "fp32_operand", False)):
-                out.append(4)
-            elif isinstance(node.op, Input) or not amp:
-                out.append(2 if half else 4)
-            elif node.op.is_view or node.op.inplace or node.op.amp == "promote":
-                out.append(max(floats, default=4))
-            else:
-                out.append(2 if node.op.amp == "lower" else 4)
-        return out
-
     def trainable(self, i: int) -> int:
         """Parameters of node i that get gradients and optimizer state (only adapters when frozen)."""
         return trainable_params(self.nodes[i].op, self.specs[i], self.workload)
@@ -129,21 +112,7 @@ class StepReplay:
             self._maybe_free(key)
 
     def _cast_bytes(self, i: int, j: int, source: int) -> int:
-        """Bytes of the copy made of input j to compute in the op's dtype (autocast's casts, or a loss that
-        upcasts its logits to fp32 as HF's ForCausalLMLoss does), or 0 when none is made."""
-        op, spec = self.nodes[i].op, self.specs[i][j]
-        if spec.dtype != "float" or op.is_view:
-            return 0
-        if getattr(op, "upcast", False):
-            want = 4
-        elif not self.workload.amp or op.amp == "promote" or (op.amp == "fp32_output" and self.workload.precision
-                                                              == "amp_fp16"):
-            return 0
-        else:
-            want = 2 if op.amp == "lower" else 4
-        if self.dtype[source] == want:
-            return 0
-        return spec.numel * (self.workload.batch if spec.batched else 1) * want
+        return cast_bytes(self.nodes[i], self.specs[i][j], self.dtype[source], self.workload)
 
     # ---- forward
     def forward_node(self, i: int, saving: bool, fresh: str, uses: list[int]) -> None:
