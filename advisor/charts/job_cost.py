@@ -3,6 +3,7 @@ the frontier of best choices (nothing else is both faster and cheaper) drawn and
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from matplotlib.figure import Figure
@@ -12,6 +13,9 @@ from advisor.recommend.money import frontier
 from advisor.recommend.ranking import Recommendation
 
 _POINTS, _FRONTIER = "#9DB4D6", "#C44E52"
+# Nearest two frontier names may sit, as a fraction of the log-scaled axes: a name of ~20 characters at 7 pt
+# is about a quarter of a 4-inch plot wide and a twentieth of a 2.4-inch one high.
+LABEL_GAP = 0.25
 
 
 def _xy(entries: Sequence[Recommendation]) -> tuple[list[float], list[float]]:
@@ -22,6 +26,29 @@ def _xy(entries: Sequence[Recommendation]) -> tuple[list[float], list[float]]:
 
 def _label(e: Recommendation) -> str:
     return f"{e.count} x {e.card}" if e.count > 1 else e.card
+
+
+def _spread(hours: list[float], costs: list[float], x_range: tuple[float, float], y_range: tuple[float, float],
+            gap: float = LABEL_GAP, most: int = 8) -> list[int]:
+    """Which frontier points get a name: the two ends first (the fastest and the cheapest choice), then the
+    others in order, each at least `gap` of the log-scaled axes away from every named one, so no two names
+    print over each other."""
+
+    def where(k: int) -> tuple[float, float]:
+        return (_fraction(hours[k], x_range), _fraction(costs[k], y_range))
+
+    named: list[int] = []
+    for k in dict.fromkeys([0, len(hours) - 1, *range(1, len(hours) - 1)]):
+        x, y = where(k)
+        if len(named) < most and all(abs(x - nx) > gap or abs(y - ny) > gap / 2 for nx, ny in map(where, named)):
+            named.append(k)
+    return sorted(named)
+
+
+def _fraction(value: float, bounds: tuple[float, float]) -> float:
+    """Where `value` sits between `bounds` on a log axis, 0 to 1."""
+    low, high = math.log10(bounds[0]), math.log10(bounds[1])
+    return (math.log10(value) - low) / (high - low) if high > low else 0.5
 
 
 def job_cost_figure(entries: Sequence[Recommendation], style: ChartStyle | None = None) -> Figure:
@@ -37,8 +64,12 @@ def job_cost_figure(entries: Sequence[Recommendation], style: ChartStyle | None 
         best = frontier(points)
         hours, costs = _xy(best)
         axis.plot(hours, costs, marker="o", markersize=4, color=_FRONTIER, linewidth=1.2, label=t("best choices"))
-        for e, h, c in list(zip(best, hours, costs, strict=True))[:8]:
-            axis.annotate(_label(e), (h, c), fontsize=7, xytext=(4, 3), textcoords="offset points")
+        all_hours, all_costs = _xy(points)
+        x_range = (min(all_hours), max(all_hours))
+        for k in _spread(hours, costs, x_range, (min(all_costs), max(all_costs))):
+            right = _fraction(hours[k], x_range) > 0.75  # a name near the right edge reads leftwards, inside
+            axis.annotate(_label(best[k]), (hours[k], costs[k]), fontsize=7, xytext=(-4 if right else 4, 3),
+                          textcoords="offset points", ha="right" if right else "left")  # fmt: skip
         axis.set_xscale("log")
         axis.set_yscale("log")
         axis.set_xlabel(t("Hours to finish the job"))

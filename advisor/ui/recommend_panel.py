@@ -48,6 +48,7 @@ from advisor.ui.workers import TaskRunner
 
 CARD_COLUMN_PX = 190  # wide enough for most names; the rest are elided with the full name in the tooltip
 CHART_CARDS = 3  # fitting cards drawn on the memory-vs-batch chart, besides the selected one
+JOB_CHART_PX = 240  # height of the time-against-cost chart below the table: its axes and frontier labels
 
 
 
@@ -86,16 +87,20 @@ class QtRecommendations(QWidget):
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.table.customContextMenuRequested.connect(self._context_menu)
         self._build_filters()
-        splitter = QSplitter(Qt.Orientation.Vertical)
-        splitter.addWidget(self.table)
-        splitter.addWidget(self.detail)
+        # the table above; below it the selected row's explanation, and beside that the time-against-cost chart
+        # once a job size is given (a splitter gives a widget hidden at start no room: _show_job_chart makes it)
         self.job_chart = QtJobCost()
-        splitter.addWidget(self.job_chart)
-        self.ranked.connect(lambda: self.job_chart.show_entries(self.entries))
-        splitter.setSizes([420, 120])
+        self.below_table = QSplitter(Qt.Orientation.Horizontal)
+        self.below_table.addWidget(self.detail)
+        self.below_table.addWidget(self.job_chart)
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.addWidget(self.table)
+        self.splitter.addWidget(self.below_table)
+        self.splitter.setSizes([420, 120])
+        self.ranked.connect(self._show_job_chart)
         layout = QVBoxLayout(self)
         layout.addLayout(self.filter_row)
-        layout.addWidget(splitter, 1)
+        layout.addWidget(self.splitter, 1)
         bottom = QHBoxLayout()
         bottom.addWidget(self.status, 1)
         bottom.addWidget(self.fit_button)
@@ -186,6 +191,14 @@ class QtRecommendations(QWidget):
         self.status.setText(tr("{n} rows, {fits} fit; {total} configurations ranked").format(
             n=len(shown), fits=fits, total=len(entries)))
         self.detail.setText(tr("Select a row to see why it fits or not."))
+
+    def _show_job_chart(self) -> None:
+        was_hidden = self.job_chart.isHidden()
+        self.job_chart.show_entries(self.entries)
+        if was_hidden and not self.job_chart.isHidden():  # half the width, and the height a chart needs
+            width, height = self.below_table.width(), sum(self.splitter.sizes())
+            self.below_table.setSizes([width // 2, width - width // 2])
+            self.splitter.setSizes([height - JOB_CHART_PX, JOB_CHART_PX])
 
     def selected_entry(self) -> Recommendation | None:
         rows = self.table.selectionModel().selectedRows()

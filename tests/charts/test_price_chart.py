@@ -66,3 +66,17 @@ def test_job_cost_chart_draws_the_frontier_and_labels_it() -> None:
     assert [text.get_text() for text in axis.texts] == ["A", "2 x B"]
     assert axis.get_xlabel() == "Hours to finish the job"
     assert job_cost_figure([rec()]).texts[0].get_text() == "Give the job's size to see its time and cost"
+
+
+def test_frontier_names_never_print_over_each_other() -> None:
+    from advisor.charts.job_cost import LABEL_GAP, _fraction, _spread
+
+    # ten frontier points a hair apart in time, then one far away: the ends are named, the crowd once
+    hours = [1.0 + k * 0.01 for k in range(10)] + [100.0]
+    costs = [50.0 - k for k in range(10)] + [5.0]
+    named = _spread(hours, costs, (1.0, 100.0), (5.0, 50.0))
+    assert named[0] == 0 and named[-1] == 10 and len(named) < 11
+    where = [(_fraction(hours[k], (1.0, 100.0)), _fraction(costs[k], (5.0, 50.0))) for k in named]
+    for a, (ax, ay) in enumerate(where):
+        for bx, by in where[a + 1:]:
+            assert abs(ax - bx) > LABEL_GAP or abs(ay - by) > LABEL_GAP / 2

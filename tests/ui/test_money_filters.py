@@ -40,3 +40,6 @@ def test_a_job_size_adds_costs_and_the_time_against_cost_chart(qtbot: QtBot, win
     qtbot.waitUntil(lambda: not panel.job_chart.isHidden(), timeout=5000)
     figure = panel.job_chart.figure
     assert figure is not None and figure.axes[0].get_ylabel() == "Cost of the job (USD)"
+    # on screen, not merely "visible" in a splitter that gave it no room: beside the row's explanation
+    chart, detail = panel.job_chart.geometry(), panel.detail.geometry()
+    assert chart.width() > 200 and chart.height() > 150 and chart.left() >= detail.right()
