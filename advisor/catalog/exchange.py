@@ -19,6 +19,7 @@ from pathlib import Path
 from advisor.catalog.bundled import bundled_dir, load_sources
 from advisor.catalog.csvio import rows
 from advisor.catalog.errors import CatalogDataError
+from advisor.catalog.present import amount_text
 from advisor.catalog.records import PriceRecord
 
 RATES_FILE = "exchange_rates.csv"
@@ -45,9 +46,8 @@ class ExchangeRates:
         rate = self.usd_per_unit(price.currency)
         if rate is None:
             return None
-        # A rent has cents to spare (EUR 1.2426 per hour): small amounts keep every digit the source gave.
-        amount = f"{price.amount:,.2f}" if price.amount >= 100 else f"{price.amount:g}"
-        note = f"from {amount} {price.currency} at {rate:.4f} USD/{price.currency} ({self.date} rate)"
+        currency = price.currency
+        note = f"from {amount_text(price.amount)} {currency} at {rate:.4f} USD/{currency} ({self.date} rate)"
         return replace(price, amount=price.amount * rate, currency="USD", source=f"{note}; {price.source}")
 
 

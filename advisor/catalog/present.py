@@ -31,6 +31,15 @@ def price_json(price: PriceRecord) -> dict[str, Any]:
     return {key: _jsonable(value) for key, value in asdict(price).items()}
 
 
+def amount_text(amount: float) -> str:
+    """A price as people write it: cents from one unit up ("1,499.00", "2.49"), and below one unit up to four
+    decimals ("0.0556", "0.33"), where cents would round a marketplace rent of 0.0556 per hour by 8%."""
+    if amount >= 1:
+        return f"{amount:,.2f}"
+    whole, _, decimals = f"{amount:.4f}".partition(".")
+    return f"{whole}.{decimals.rstrip('0').ljust(2, '0')}"
+
+
 def _figure(value: float | None, digits: int = 1) -> str:
     return "-" if value is None else f"{value:,.{digits}f}"
 
@@ -103,7 +112,7 @@ def card_detail(card: CardRecord, prices: Sequence[PriceRecord]) -> str:
 
 def prices_table(prices: Sequence[PriceRecord]) -> str:
     """A card's price history: per card for a purchase, per GPU-hour for rent; "yours" marks the user's."""
-    rows = [[p.date.isoformat(), f"{p.amount:,.2f}", p.currency, p.condition, p.kind, p.market,
+    rows = [[p.date.isoformat(), amount_text(p.amount), p.currency, p.condition, p.kind, p.market,
              "yours" if p.user_owned else "bundled", p.source + (f" <{p.source_url}>" if p.source_url else "")
              + (f" (read {p.source_read_date})" if p.source_read_date else "")] for p in prices]  # fmt: skip
     return table(["date", "amount", "currency", "condition", "kind", "market", "row", "source"], rows)

@@ -30,7 +30,7 @@ from advisor.catalog import (
     price_history,
 )
 from advisor.catalog.csvio import GIB, REQUIRED, card_row, parse_card_row, read_cards_file, write_cards
-from advisor.catalog.present import card_detail, card_json, cards_table, price_json, prices_table
+from advisor.catalog.present import amount_text, card_detail, card_json, cards_table, price_json, prices_table
 from advisor.catalog.price_import import import_prices, read_prices_file
 from advisor.catalog.price_rows import PRICE_COLUMNS
 from advisor.catalog.records import CONDITIONS, KINDS, MARKETS, CardRecord, PriceRecord
@@ -157,8 +157,8 @@ def cmd_set_price(args: argparse.Namespace) -> int:
         _print_json(price_json(price))
     else:
         per = " per GPU-hour" if price.kind == "rent_hour" else ""
-        print(f"{price.card_name}: {price.amount:,.2f} {price.currency}{per} ({price.condition}, {price.market}) "
-              f"on {price.date}")
+        print(f"{price.card_name}: {amount_text(price.amount)} {price.currency}{per} "
+              f"({price.condition}, {price.market}) on {price.date}")
     return 0
 
 

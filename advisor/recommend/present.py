@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from advisor.catalog.present import amount_text
 from advisor.core.units import format_bytes
 from advisor.recommend.ranking import Recommendation
 from advisor.recommend.reasons import reasons_text
@@ -25,7 +26,7 @@ def price_text(r: Recommendation, t: Callable[[str], str] = _as_is) -> str:
     if r.price_usd is None:
         return t("no price: set one")
     if r.price_kind == "rent_hour":
-        text = t("{price}/h").format(price=f"{r.price_usd:,.2f}")
+        text = t("{price}/h").format(price=amount_text(r.price_usd))
     else:
         condition = r.price_condition
         text = f"{r.price_usd:,.0f}" + (" " + t(condition) if condition not in (None, "new") else "")

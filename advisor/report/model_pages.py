@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from advisor.catalog.present import amount_text
 from advisor.core.budget import REPLAY_UNCERTAINTY
 from advisor.core.estimate import Estimate
 from advisor.core.units import format_bytes, format_count
@@ -20,8 +21,8 @@ def plan_label(plan: str, t: Text) -> str:
 def price_text(amount: float | None, condition: str | None, t: Text, kind: str | None = None) -> str:
     if amount is None:
         return t("n/a")
-    if kind == "rent_hour":  # rent: per hour, in cents
-        return t("{amount} USD per hour").format(amount=f"{amount:,.2f}")
+    if kind == "rent_hour":  # rent: per hour, in cents (below a dollar, to the hundredth of a cent)
+        return t("{amount} USD per hour").format(amount=amount_text(amount))
     return f"{amount:,.0f} USD ({t(condition or 'new')})"
 
 

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from advisor.catalog import CONDITIONS, CardRecord, PriceRecord, add_card, add_price, list_cards, price_history
+from advisor.catalog.present import amount_text
 from advisor.catalog.repository import remove_card
 from advisor.core.units import format_bytes
 from advisor.ui.add_card_dialog import QtAddCardDialog
@@ -208,7 +209,7 @@ class QtCatalogEditor(QWidget):
         self.prices.clear()
         for p in reversed(prices):
             mine = " · " + tr("entered by you") if p.user_owned else ""
-            self.prices.addItem(f"{p.date}  {p.amount:,.2f} {p.currency}  {tr(p.condition)}{mine}")
+            self.prices.addItem(f"{p.date}  {amount_text(p.amount)} {p.currency}  {tr(p.condition)}{mine}")
             self.prices.item(self.prices.count() - 1).setToolTip(p.source)
         self.price_chart.show_prices(name, prices)
 

@@ -10,6 +10,7 @@ from dataclasses import replace
 
 from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout
 
+from advisor.catalog.present import amount_text
 from advisor.catalog.software import SOFTWARE_PATHS
 from advisor.recommend.money import BASES, MoneyOptions
 from advisor.recommend.present import price_text
@@ -30,7 +31,7 @@ def money_lines(r: Recommendation) -> list[str]:
         return lines
     if r.price_kind == "rent_hour":
         lines.append(tr("Rent {price} USD per hour for all cards ({date}, {source}).").format(
-            price=f"{r.price_usd:,.2f}", date=r.price_date, source=r.price_source or ""))
+            price=amount_text(r.price_usd), date=r.price_date, source=r.price_source or ""))
     else:
         lines.append(tr("Price {price} USD ({condition}, {date}).").format(
             price=f"{r.price_usd:,.0f}", condition=tr(r.price_condition or "new"), date=r.price_date))

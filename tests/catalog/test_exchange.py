@@ -34,7 +34,7 @@ def test_a_converted_price_says_from_what_and_at_which_rate() -> None:
     yuan = RATES.in_usd(price(20.0, "CNY"))
     assert yuan is not None and yuan.currency == "USD"
     assert yuan.amount == pytest.approx(3.0)  # 20 CNY x 0.15 = 3.00 USD
-    assert yuan.source == "from 20 CNY at 0.1500 USD/CNY (2026-05-08 rate); a cloud"
+    assert yuan.source == "from 20.00 CNY at 0.1500 USD/CNY (2026-05-08 rate); a cloud"
     big = RATES.in_usd(price(110_000.0, "CNY"))
     assert big is not None and big.source.startswith("from 110,000.00 CNY at 0.1500 USD/CNY")
     assert priced_in_usd([price(1.0, "XYZ"), dollars], RATES) == [dollars]  # no rate: left out
@@ -75,3 +75,13 @@ def test_every_bundled_price_can_be_ranked_in_usd() -> None:
         currencies = {row["currency"] for row in csv.DictReader(handle)}
     assert {"USD", "EUR", "CNY"} <= currencies
     assert [c for c in sorted(currencies) if bundled_rates().usd_per_unit(c) is None] == []
+
+
+@pytest.mark.parametrize(("amount", "text"), [
+    (1499, "1,499.00"), (2.49, "2.49"), (1.2426, "1.24"),  # cents from one unit up
+    (0.0556, "0.0556"), (0.33, "0.33"), (0.5, "0.50"),  # below one: to 1/100 of a cent, at least two decimals
+])  # fmt: skip
+def test_amounts_below_one_keep_the_digits_cents_would_lose(amount: float, text: str) -> None:
+    from advisor.catalog.present import amount_text
+
+    assert amount_text(amount) == text  # 0.0556 in cents would be 0.06: 8% off
