@@ -101,10 +101,10 @@ def test_every_source_row_has_the_four_columns(sources: dict[str, dict[str, str]
 
 
 # Issue 13's targets are 90% of cards priced and 80% of datacenter cards rentable; the snapshot of
-# 2026-11-30 reaches the floors below (README, "Price snapshot", lists every card still missing).
+# 2026-12-01 reaches the floors below (README, "Price snapshot", lists every card still missing).
 # They guard against losing coverage; raise them as sourced prices are added.
 PRICED_SHARE_FLOOR = 0.95  # 174 / 183 = 0.951
-DATACENTER_RENT_SHARE_FLOOR = 0.74  # 40 / 54 = 0.741
+DATACENTER_RENT_SHARE_FLOOR = 0.81  # 44 / 54 = 0.815
 
 
 def _coverage(cards: dict[str, dict[str, str]], prices: list[dict[str, str]]) -> tuple[float, float]:
