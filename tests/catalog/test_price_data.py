@@ -20,7 +20,7 @@ MARKETS = {"msrp", "retail", "used_market", "cloud_on_demand", "cloud_spot", "cl
 # Which markets each kind and condition can come from: a rent is a cloud price, a used card is bought used.
 RENT_MARKETS = {"cloud_on_demand", "cloud_spot", "cloud_reserved"}
 # The date the snapshot was taken (README, "Price snapshot"): no price can be observed after it.
-SNAPSHOT_DATE = date(2026, 11, 30)
+SNAPSHOT_DATE = date(2026, 12, 1)
 # Price sources written before sources.csv had read dates (official price cuts of 2017-2024); each row of
 # theirs is an MSRP. New sources must carry the day they were read.
 LEGACY_SOURCES = {"nv-gdc2017", "nv-ces2020", "nv-super-2024", "amd-7900gre"}
