@@ -120,7 +120,8 @@ def test_a_broken_index_is_detected_and_user_rows_are_salvaged(db_path: Path, bu
     assert "recovering 1 of your cards and 2 of your prices" in messages[0]
     with open_catalog(db_path, bundled=bundled).read() as session:
         assert find_card(session, "Counter").user_owned
-        used = [(p.card_name, p.amount) for p in price_history(session, "4090") if p.condition == "used"]
+        used = [(p.card_name, p.amount) for p in price_history(session, "4090")
+                if p.condition == "used" and p.user_owned]  # fmt: skip
         assert used == [("GeForce RTX 4090", 1450.0)]
 
 

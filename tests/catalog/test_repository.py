@@ -68,15 +68,17 @@ def test_list_rejects_an_unknown_sort_key(catalog: Catalog) -> None:
 
 
 def test_latest_price_by_condition(catalog: Catalog) -> None:
-    catalog.transact(lambda s: add_price(s, "1080 Ti", 350.0, on=date(2021, 3, 1), condition="used"))
-    catalog.transact(lambda s: add_price(s, "1080 Ti", 280.0, on=date(2023, 3, 1), condition="used"))
+    catalog.transact(lambda s: add_price(s, "1080 Ti", 350.0, on=date(2026, 10, 1), condition="used"))
+    catalog.transact(lambda s: add_price(s, "1080 Ti", 280.0, on=date(2026, 11, 1), condition="used"))
     catalog.transact(lambda s: add_card(s, MINE))
     with catalog.read() as session:
-        assert latest_price(session, "1080 Ti", condition="new") == price_history(session, "1080 Ti")[0]
-        assert latest_price(session, "1080 Ti", condition="new").amount == 699  # type: ignore[union-attr]
+        history = price_history(session, "1080 Ti")
+        assert (history[0].amount, history[0].market) == (699, "msrp")  # the launch price opens the history
+        newest_new = max((p for p in history if p.condition == "new"), key=lambda p: p.date)
+        assert latest_price(session, "1080 Ti", condition="new") == newest_new
         used = latest_price(session, "1080 Ti", condition="used")
         assert used is not None
-        assert (used.amount, used.date, used.user_owned) == (280.0, date(2023, 3, 1), True)
+        assert (used.amount, used.date, used.user_owned) == (280.0, date(2026, 11, 1), True)
         assert latest_price(session, "1080 Ti").amount == 280.0  # type: ignore[union-attr]
         assert latest_price(session, "Lab Card X") is None  # a user's own card that nobody has priced
 

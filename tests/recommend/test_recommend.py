@@ -49,7 +49,8 @@ def test_classic_case_only_11_and_12_gb_cards_fit_and_the_1080_ti_wins(catalog: 
     assert fitting == {"GeForce GTX 1080 Ti", "GeForce GTX Titan X", "Titan X (Pascal)"}
     best = next(e for e in entries if e.fits)
     assert (best.card, best.count) == ("GeForce GTX 1080 Ti", 1)
-    assert best.price_usd == 699.0  # launch MSRP
+    # ranked on the card's current new price (the newest shop's, not the 2017 launch MSRP of $699)
+    assert best.price_usd == prices["GeForce GTX 1080 Ti"].amount
     # SLI does not pool memory: two 980 Ti still hold the whole model each
     sli = [e for e in entries if e.card == "GeForce GTX 980 Ti" and e.count == 2]
     assert sli and not any(e.fits for e in sli)
