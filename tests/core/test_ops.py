@@ -15,6 +15,7 @@ from advisor.core.ops import (
     CrossEntropy,
     Dropout,
     Embedding,
+    FusedSDPA,
     Input,
     LayerNorm,
     Linear,
@@ -120,6 +121,26 @@ def test_attention_macs_and_fused_memory() -> None:
     math = Attention(heads=12, kernel="math", dropout=0.1)
     probs = {s.what: s.numel for s in math.extra_saved([qkv], out, training=True)}
     assert probs["softmax probabilities"] == 12582912  # 12 * 1024 * 1024
+
+
+def test_both_descriptions_of_the_fused_kernel_keep_and_take_the_same() -> None:
+    """Attention (layer graphs) and FusedSDPA (traced calls) describe one kernel: the same log-sum-exp and the
+    same float32 backward workspace for the same call."""
+    layer, qkv = Attention(heads=12, causal=True), spec(1024, 3 * 768)
+    out = layer.output_spec([qkv], "attn")
+    traced = FusedSDPA()
+    q = TensorSpec((12, 1024, 64))  # per sample: heads, seq, head_dim
+    traced_out = traced.output_spec([q, q, q], "sdpa")
+    # flash (half precision, no mask): dq_accum and softmax_d, 12 * 1024 * (64 + 1) = 798,720 floats
+    assert traced.backward_workspace([q, q, q], traced_out) == 798720
+    assert layer.backward_workspace([qkv], out) == 2 * 798720  # in the half-precision op's elements
+    # memory-efficient (fp32): one float32 delta per query row, 12 * 1024 = 12,288
+    fp32 = layer.for_dtype(4, autocast=False)
+    mask = TensorSpec((1, 1024, 1024))
+    assert fp32.backward_workspace([qkv], out) == FusedSDPA(input_count=4).backward_workspace(
+        [q, q, q, mask], traced_out) == 12288  # fmt: skip
+    lse = {s.what: (s.numel, s.dtype) for s in fp32.extra_saved([qkv], out, training=True)}
+    assert lse["log-sum-exp"] == (12288, "float32")  # 12 * 1024, already a multiple of 32 rows
 
 
 def test_grouped_query_attention_shapes() -> None:

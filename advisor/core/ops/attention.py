@@ -24,6 +24,28 @@ from advisor.core.graph import TensorSpec
 from advisor.core.ops.base import AmpPolicy, Op, SavedTensor, positive, product, same_shape
 
 
+def _round_up(count: int, multiple: int) -> int:
+    return -(-count // multiple) * multiple
+
+
+# What CUDA's fused SDPA kernels keep and take, shared by the layer graph's Attention and the traced
+# FusedSDPA. `rows` is heads (and any other leading dims) per sample; flash runs half-precision calls without
+# a mask, the memory-efficient kernel the rest (sdp_utils.cpp: flash needs fp16/bf16 and refuses masks).
+def fused_log_sum_exp(rows: int, seq_q: int, efficient: bool) -> SavedTensor:
+    """Autograd keeps a float32 log-sum-exp per query row (derivatives.yaml, _scaled_dot_product_flash_attention
+    and _efficient_attention), the memory-efficient kernel's rows padded to 32 (attention.cu)."""
+    return SavedTensor("log-sum-exp", rows * (_round_up(seq_q, 32) if efficient else seq_q), "float32")
+
+
+def fused_backward_float32(rows: int, seq_q: int, head_dim: int, efficient: bool) -> int:
+    """Float32 elements the backward takes from the allocator: flash's softmax_d and dq_accum (flash_api.cpp
+    mha_bwd: seq_q rounded up to 128, head_dim to 32); the memory-efficient kernel's delta, one per row
+    (attention_backward.cu)."""
+    if efficient:
+        return rows * seq_q
+    return rows * _round_up(seq_q, 128) * (_round_up(head_dim, 32) + 1)
+
+
 @dataclass(frozen=True)
 class Attention(Op):
     kind: ClassVar[str] = "attention"
@@ -49,7 +71,7 @@ class Attention(Op):
     # output projection reads it in place (transformers' decoders, and GPT-2's and BERT's sdpa paths).
     token_major: bool = False
     enable_gqa: bool = False  # K/V heads reach SDPA un-repeated with enable_gqa (transformers' sdpa_attention)
-    full_precision: bool = False  # eager in fp32: no half copies, one element per fp32 tensor (for_dtype)
+    full_precision: bool = False  # in fp32 (for_dtype): eager makes no half copies; fused runs memory-efficient
 
     def saved_inputs(self) -> tuple[int, ...]:
         return (0, 1, 2)  # q, k, v (or the one packed qkv tensor they are views of)
@@ -111,7 +133,7 @@ class Attention(Op):
         if self.kernel == "fused":
             bias = (SavedTensor("additive mask", seq_q * seq_k, "act"),) if self.mask_bias else ()
             own = () if self.token_major else (kernel_output,)  # token-major: the output itself (saves_result)
-            return (*own, SavedTensor("log-sum-exp", self.heads * seq_q, "float32"), *bias)
+            return (*own, fused_log_sum_exp(self.heads, seq_q, self._efficient), *bias)
         probs = self.heads * seq_q * seq_k
         if self.kernel == "eager":  # softmax keeps its fp32 result, the AV matmul the half copy, tanh its result
             eager = [SavedTensor("fp32 softmax", probs, "float32")]
@@ -180,11 +202,14 @@ class Attention(Op):
         fp32 grouped-query attention falls to the math path (which repeat_interleaves K and V)."""
         if dtype_bytes != 4:
             return self
-        if self.kernel == "eager":
-            return replace(self, full_precision=True)
         if self.kernel == "fused" and self.enable_gqa and self._kv_heads < self.heads and not self.mask_bias:
             return replace(self, kernel="math", token_major=False)
-        return self
+        return replace(self, full_precision=True)
+
+    @property
+    def _efficient(self) -> bool:
+        """The fused call runs the memory-efficient kernel: given a mask, or in fp32 (flash needs half)."""
+        return self.mask_bias or self.full_precision
 
     def casts_freed_before_workspace(self) -> bool:
         """Eager attention's first matmul consumes autocast's half copies of q and k; by the softmax, its
@@ -204,7 +229,9 @@ class Attention(Op):
             return 4 * self.heads * inputs[0].shape[0] * inputs[-1].shape[0]
         if self.kernel == "math":
             return 2 * self.heads * inputs[0].shape[0] * inputs[-1].shape[0]  # grad of scores and probs
-        return 0
+        # fused: float32, so two elements of the half-precision op each (one in fp32, where it is efficient)
+        elements = fused_backward_float32(self.heads, inputs[0].shape[0], self.head_dim(inputs), self._efficient)
+        return elements * (1 if self.full_precision else 2)
 
 
 @dataclass(frozen=True)
@@ -212,10 +239,8 @@ class FusedSDPA(Op):
     """F.scaled_dot_product_attention as a traced model calls it: q (heads, seq_q, head_dim), k and v
     (kv_heads, seq_k, ...) per sample, an optional additive or boolean mask, run by CUDA's fused kernels
     (flash, or memory-efficient where a mask is given: sdp_utils.cpp). Autograd keeps q, k, v, the mask, the
-    output and a float32 log-sum-exp per query row (derivatives.yaml, _scaled_dot_product_flash_attention),
-    never the seq_q x seq_k scores; flash's backward takes float32 workspaces from the allocator (flash_api.cpp
-    mha_bwd: softmax_d of heads x seq_q and dq_accum of q's size, seq_q rounded up to 128 and head_dim to 32);
-    the memory-efficient one only a float32 delta per query row.
+    output and the kernel's log-sum-exp (fused_log_sum_exp), never the seq_q x seq_k scores; its backward
+    takes the float32 workspaces of fused_backward_float32.
     """
 
     kind: ClassVar[str] = "sdpa"
@@ -257,16 +282,11 @@ class FusedSDPA(Op):
     def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[
             SavedTensor, ...]:
         rows, seq_q, _, _ = self._dims(inputs)
-        if self.input_count == 4:  # memory-efficient kernel: log-sum-exp rows padded to 32 (attention.cu)
-            seq_q = -(-seq_q // 32) * 32
-        return (SavedTensor("log-sum-exp", rows * seq_q, "float32"),)
+        return (fused_log_sum_exp(rows, seq_q, efficient=self.input_count == 4),)
 
     def backward_workspace(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
         rows, seq_q, _, head_dim = self._dims(inputs)
-        if self.input_count == 4:  # memory-efficient backward (attention_backward.cu): delta, one per row
-            return rows * seq_q
-        seq_r, dim_r = -(-seq_q // 128) * 128, -(-head_dim // 32) * 32
-        return rows * seq_r * (dim_r + 1)  # flash: dq_accum and softmax_d, float32
+        return fused_backward_float32(rows, seq_q, head_dim, efficient=self.input_count == 4)
 
 
 @dataclass(frozen=True)
