@@ -32,11 +32,12 @@ def price_json(price: PriceRecord) -> dict[str, Any]:
 
 
 def amount_text(amount: float) -> str:
-    """A price as people write it: cents from one unit up ("1,499.00", "2.49"), and below one unit up to four
-    decimals ("0.0556", "0.33"), where cents would round a marketplace rent of 0.0556 per hour by 8%."""
+    """A price as people write it: cents from one unit up ("1,499.00", "2.49"), and below one unit three
+    significant digits, at least two decimals ("0.0556", "0.799", "0.33"), where cents would round a
+    marketplace rent of 0.0556 per hour by 8%."""
     if amount >= 1:
         return f"{amount:,.2f}"
-    whole, _, decimals = f"{amount:.4f}".partition(".")
+    whole, _, decimals = f"{float(f'{amount:.3g}'):.4f}".partition(".")
     return f"{whole}.{decimals.rstrip('0').ljust(2, '0')}"
 
 

@@ -32,11 +32,18 @@ def per_thousand_usd(r: Recommendation) -> str:
     return tr("{value} {unit} per $1k").format(value=f"{r.perf_per_dollar * 1000:,.3g}", unit=tr(r.throughput_unit))
 
 
-# Shown at first (card, fits, needs, max batch, speed, price, value): they fit a 1366-pixel screen; the
-# column chooser brings back the others (cards, plan, usable memory, step time, per watt). The prefill
+def _value_cell(r: Recommendation) -> str:
+    """Value for money in the table: the header says "Per $1k", so the cell gives the number and its unit."""
+    if r.perf_per_dollar is None:
+        return tr("n/a")
+    return f"{r.perf_per_dollar * 1000:,.3g} {tr(r.throughput_unit)}"
+
+
+# Shown at first (card, software, fits, needs, max batch, speed, price, value): they fit a 1366-pixel screen;
+# the column chooser brings back the others (cards, plan, usable memory, step time, per watt). The prefill
 # column is for generation (the panel shows it, and the plan, when the ranking is of a generate workload).
-PLAN_COLUMN, PREFILL_COLUMN = 3, 10
-HIDDEN_AT_FIRST = (2, PLAN_COLUMN, 6, 8, PREFILL_COLUMN, 13)
+PLAN_COLUMN, PREFILL_COLUMN = 4, 11
+HIDDEN_AT_FIRST = (3, PLAN_COLUMN, 7, 9, PREFILL_COLUMN, 14)
 
 
 def _speed_columns(generating: bool) -> list[tuple[str, str]]:
@@ -54,6 +61,8 @@ def _columns(generating: bool = False) -> list[tuple[str, str]]:
     return [
         ("#", tr("Rank under the chosen objective (fitting configurations first)")),
         (tr("Card"), tr("Card in the catalog, and how many of it when more than one")),
+        (tr("Software"), tr("How PyTorch runs the card: CUDA (NVIDIA), ROCm (AMD), XPU (Intel Arc), Gaudi (Intel "
+                            "Gaudi, through its own PyTorch bridge)")),
         (tr("Cards"), tr("How many cards of this kind")),
         (tr("Plan"), tr("How the work is split over the cards")),
         (tr("Fits"), tr("Required memory per card is within the card's usable memory")),
@@ -77,7 +86,8 @@ def _fits_text(r: Recommendation) -> str:
 def _cells(rank: int, r: Recommendation) -> list[tuple[str, Any]]:
     price = price_cell(r)
     return [
-        (str(rank), rank), (r.card if r.count == 1 else f"{r.count} x {r.card}", r.card), (str(r.count), r.count),
+        (str(rank), rank), (r.card if r.count == 1 else f"{r.count} x {r.card}", r.card), (r.software, r.software),
+        (str(r.count), r.count),
         (plan_name(r.plan), r.plan),
         (_fits_text(r), int(r.fits)), (format_bytes(r.required_bytes), r.required_bytes),
         (format_bytes(r.usable_bytes), r.usable_bytes), (str(r.max_batch), r.max_batch),
@@ -85,7 +95,7 @@ def _cells(rank: int, r: Recommendation) -> list[tuple[str, Any]]:
         (f"{r.prefill_tokens_per_s:,.0f}" if r.prefill_tokens_per_s is not None else tr("n/a"),
          r.prefill_tokens_per_s or 0.0),
         (price, r.price_usd if r.price_usd is not None else float("inf")),
-        (per_thousand_usd(r), r.perf_per_dollar or 0.0),
+        (_value_cell(r), r.perf_per_dollar or 0.0),
         (f"{r.perf_per_watt:.3g} {tr(r.throughput_unit)}/W", r.perf_per_watt),
     ]
 

@@ -79,7 +79,8 @@ def test_every_bundled_price_can_be_ranked_in_usd() -> None:
 
 @pytest.mark.parametrize(("amount", "text"), [
     (1499, "1,499.00"), (2.49, "2.49"), (1.2426, "1.24"),  # cents from one unit up
-    (0.0556, "0.0556"), (0.33, "0.33"), (0.5, "0.50"),  # below one: to 1/100 of a cent, at least two decimals
+    (0.0556, "0.0556"), (0.33, "0.33"), (0.5, "0.50"),  # below one: 3 significant digits, 2 decimals at least
+    (0.5904, "0.59"), (0.7992, "0.799"), (0.999, "0.999"),
 ])  # fmt: skip
 def test_amounts_below_one_keep_the_digits_cents_would_lose(amount: float, text: str) -> None:
     from advisor.catalog.present import amount_text

@@ -56,10 +56,10 @@ def test_recommendations_show_the_essentials_without_scrolling_at_1366(qtbot: Qt
     header = table.horizontalHeader()
     shown = [str(table.model().headerData(c, header.orientation())) for c in range(header.count())
              if not header.isSectionHidden(c)]
-    for essential in ("Card", "Fits", "Needs/card", "Max batch", "Throughput", "Price USD", "Per $1k"):
+    for essential in ("Card", "Software", "Fits", "Needs/card", "Max batch", "Throughput", "Price USD", "Per $1k"):
         assert essential in shown
     assert not table.horizontalScrollBar().isVisible()
-    header.setSectionHidden(3, False)  # what the column chooser does for "Plan"
+    header.setSectionHidden(4, False)  # what the column chooser does for "Plan"
     assert "Plan" in [str(table.model().headerData(c, header.orientation())) for c in range(header.count())
                       if not header.isSectionHidden(c)]
 

@@ -28,6 +28,19 @@ def values(window: QtMainWindow, col: int) -> list[object]:
     return [proxy.index(row, col).data(SORT_ROLE) for row in range(proxy.rowCount())]
 
 
+def test_every_row_says_how_pytorch_runs_its_card(qtbot: QtBot, window: QtMainWindow, wait_ranked: Ranked) -> None:
+    from advisor.catalog.software import software_path
+
+    wait_ranked(qtbot, window)
+    proxy, software = window.recommendations.proxy, column(window, "Software")
+    assert not window.recommendations.table.horizontalHeader().isSectionHidden(software)  # shown at first
+    entries = window.recommendations.model.entries
+    by_card = {e.card: proxy.index(row, software).data() for row in range(proxy.rowCount())
+               for e in [entries[proxy.mapToSource(proxy.index(row, 0)).row()]]}  # fmt: skip
+    assert by_card["Instinct MI300X"] == "ROCm" and by_card["Arc B580"] == "XPU" and by_card["H100 SXM5"] == "CUDA"
+    assert by_card["Gaudi 3"] == software_path("Intel", "Gaudi 3") == "Gaudi"
+
+
 def test_sort_by_any_column(qtbot: QtBot, window: QtMainWindow, wait_ranked: Ranked) -> None:
     wait_ranked(qtbot, window)
     table = window.recommendations.table

@@ -36,6 +36,10 @@ MESSAGES: dict[str, str] = {
     "No card in the catalog can be ranked.": "目录中没有可以排名的显卡。",
     "No estimate yet: pick or build a model.": "尚无估算：请选择或搭建一个模型。",
     "Per $1k": "每千美元",
+    "Software": "软件栈",
+    "How PyTorch runs the card: CUDA (NVIDIA), ROCm (AMD), XPU (Intel Arc), Gaudi (Intel Gaudi, through its own "
+    "PyTorch bridge)": "PyTorch 如何运行这块卡：CUDA（NVIDIA）、ROCm（AMD）、XPU（Intel Arc）、Gaudi（Intel Gaudi，"
+                       "经其自己的 PyTorch 桥接）",
     "Per watt": "每瓦",
     "Throughput per 1,000 USD of the price: value for money": "每 1000 美元价格的吞吐量：性价比",
     "best value: <b>{choice}</b> ({value})": "性价比最高：<b>{choice}</b>（{value}）",
