@@ -7,6 +7,7 @@ import math
 from collections.abc import Sequence
 
 from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter
 
 from advisor.charts.style import ChartStyle, empty_message, lettering, new_figure
 from advisor.recommend.money import frontier
@@ -72,6 +73,8 @@ def job_cost_figure(entries: Sequence[Recommendation], style: ChartStyle | None 
                           textcoords="offset points", ha="right" if right else "left")  # fmt: skip
         axis.set_xscale("log")
         axis.set_yscale("log")
+        for scale in (axis.xaxis, axis.yaxis):  # 0.1, 1, 10 rather than 10^-1: plain text, also in the PDF's SVG
+            scale.set_major_formatter(FuncFormatter(lambda value, _position: f"{value:,g}"))
         axis.set_xlabel(t("Hours to finish the job"))
         axis.set_ylabel(t("Cost of the job (USD)"))
         axis.legend(fontsize=8, loc="best")

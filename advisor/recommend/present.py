@@ -37,6 +37,13 @@ def _hours(value: float | None) -> str:
     return "-" if value is None else f"{value:,.1f}"
 
 
+def job_cells(r: Recommendation) -> tuple[str, str, str]:
+    """The job's hours, its cost in USD and the hours after which buying beats renting, as the command line,
+    the app and the PDF print them ("-" where there is none)."""
+    cost = "-" if r.job_cost_usd is None else amount_text(r.job_cost_usd)
+    return _hours(r.job_hours), cost, _hours(r.break_even_hours)
+
+
 def _row(rank: int, r: Recommendation, job: bool) -> tuple[str, ...]:
     cells = (str(rank), r.card, str(r.count), r.plan, r.software, "yes" if r.fits else "no",
              format_bytes(r.required_bytes), format_bytes(r.usable_bytes), str(r.max_batch),
@@ -44,8 +51,7 @@ def _row(rank: int, r: Recommendation, job: bool) -> tuple[str, ...]:
              f"{r.perf_per_dollar:.3g}" if r.perf_per_dollar else "n/a", f"{r.perf_per_watt:.3g}")  # fmt: skip
     if not job:
         return cells
-    cost = "-" if r.job_cost_usd is None else f"{r.job_cost_usd:,.0f}"
-    return (*cells, _hours(r.job_hours), cost, _hours(r.break_even_hours))
+    return (*cells, *job_cells(r))
 
 
 def best_per_card(entries: list[Recommendation]) -> list[Recommendation]:

@@ -9,6 +9,8 @@ from advisor.core.budget import REPLAY_UNCERTAINTY
 from advisor.core.overheads import DEFAULT_OVERHEAD
 from advisor.core.units import format_bytes
 from advisor.recommend.devices import DRIVER_RESERVED_FRACTION, PROCESS_OVERHEAD_BYTES, local_need_bytes
+from advisor.recommend.money import frontier
+from advisor.recommend.present import job_cells
 from advisor.recommend.present import price_text as cell_price_text
 from advisor.recommend.ranking import Recommendation
 from advisor.report.content import CardSource, Report, sharded_plans
@@ -30,7 +32,9 @@ def _price_cell(r: Recommendation, t: Text) -> str:
 
 def _row(rank: int, r: Recommendation, t: Text) -> list[str]:
     price = _price_cell(r, t)
-    return [str(rank), lines(r.card, f"{r.count} x {plan_label(r.plan, t)}"), t("yes") if r.fits else t("no"),
+    # below the card: how many, the plan, and how PyTorch runs it (CUDA, ROCm, XPU, Gaudi), as every row says
+    return [str(rank), lines(r.card, f"{r.count} x {plan_label(r.plan, t)}, {r.software}"),
+            t("yes") if r.fits else t("no"),
             lines(format_bytes(r.required_bytes), t("of {usable}").format(usable=format_bytes(r.usable_bytes))),
             str(r.max_batch), f"{r.step_time_s * 1e3:,.1f}", f"{r.throughput:,.0f}", price,
             _ratio(r.perf_per_dollar), _ratio(r.perf_per_watt)]
@@ -86,6 +90,25 @@ def multi_gpu(report: Report, t: Text) -> str:
         listed = ", ".join(f"{r.count} x {r.card} ({plan_label(r.plan, t)})" for r in sharded)
         notes.append(t("Listed above with sharding: {list}.").format(list=listed))
     return heading(t("More than one card")) + bullets(notes)
+
+
+def job_cost(report: Report, t: Text) -> str:
+    """With a job size (--samples / --tokens): its time against its cost, and the best choices named."""
+    costed = report.ranking.costed
+    if not costed:
+        return ""
+    money = report.ranking.options.money
+    size = (t("{n} samples").format(n=f"{money.samples:,.0f}") if money.samples is not None
+            else t("{n} tokens").format(n=f"{money.tokens or 0:,.0f}"))
+    caption = t("The whole job ({size}) on every fitting configuration with a price: renting costs hours x rent "
+                "x cards; buying costs the cards plus their board power x hours x {kwh} USD/kWh. On the line, "
+                "the best choices: nothing else is both faster and cheaper.").format(
+                    size=size, kwh=f"{money.kwh_usd:.2f}")
+    headers = [t("Card"), t("Price USD"), t("Job hours"), t("Job USD"), t("Buying beats renting after (h)")]
+    rows = [[lines(r.card, f"{r.count} x {plan_label(r.plan, t)}, {r.software}"), cell_price_text(r, t),
+             *job_cells(r)] for r in frontier(costed)]  # the command line's Job h, Job USD, Break-even h cells
+    return (figure("job_cost", t("The cost of the job"), caption)
+            + grid(headers, rows, numeric=(2, 3, 4), widths=(40, 15, 13, 13, 19)))
 
 
 def batch_chart(report: Report, t: Text) -> str:
@@ -179,7 +202,3 @@ def provenance(report: Report, t: Text) -> str:
                           "the card. Check prices before buying."))
             + _sources(report, t))
 
-
-def card_pages(report: Report, t: Text) -> list[str]:
-    return [recommendations(report, t), multi_gpu(report, t), batch_chart(report, t), local_gpus(report, t),
-            provenance(report, t)]

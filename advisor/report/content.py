@@ -46,6 +46,9 @@ class Ranking:
     options: RankingOptions
     cards: CardFilter
     sources: tuple[CardSource, ...]
+    # with a job size: every fitting configuration with its job's hours and cost (the time-against-cost chart
+    # and its frontier, as the app draws them from the same entries)
+    costed: tuple[Recommendation, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -79,7 +82,8 @@ def rank_for_report(session: Session, job: RankingInput, cards: CardFilter = Car
     entries = recommend(session, job, cards, options)
     rows = tuple(best_per_card(entries)[:top])
     sources = tuple(_source(session, row, cards.basis) for row in rows)
-    return Ranking(rows, len(entries), options, cards, sources)
+    costed = tuple(e for e in entries if e.fits and e.job_hours is not None and e.job_cost_usd is not None)
+    return Ranking(rows, len(entries), options, cards, sources, costed)
 
 
 def build_report(job: RankingInput, ranking: Ranking, snapshot: Snapshot | None, source: str = "",

@@ -12,6 +12,7 @@ import matplotlib
 from matplotlib.figure import Figure
 
 from advisor.charts import CardLine, ChartStyle, batch_curve_figure, category_figure, layer_figure
+from advisor.charts.job_cost import job_cost_figure
 from advisor.charts.zoo_map import zoo_map_figure
 from advisor.core.zoo.accuracy import TOP1, ModelPoint, estimate_point, zoo_points
 from advisor.report.content import Report
@@ -46,6 +47,8 @@ def chart_builders(report: Report, style: ChartStyle) -> dict[str, Callable[[], 
         "layers_compute": lambda: layer_figure(e.layers, "flops", TOP_LAYERS, style),
         "batch": lambda: batch_curve_figure(report.curve, report.required, e.workload.batch, fitting, style),
     }
+    if report.ranking.costed:
+        builders["job_cost"] = lambda: job_cost_figure(report.ranking.costed, style)
     if shows_model_map(report):
         tall = ChartStyle(style.text, style.fonts, style.width_in, style.width_in * 0.62, style.dpi)
         builders["model_map"] = lambda: zoo_map_figure(zoo_points(), own_point(report), tall)

@@ -45,7 +45,7 @@ from PySide6.QtGui import (
 from PySide6.QtSvg import QSvgRenderer
 
 from advisor.charts import ChartStyle
-from advisor.report.card_pages import batch_chart, local_gpus, multi_gpu, provenance, recommendations
+from advisor.report.card_pages import batch_chart, job_cost, local_gpus, multi_gpu, provenance, recommendations
 from advisor.report.content import Report
 from advisor.report.figures import chart_svgs, shows_model_map
 from advisor.report.markup import CHART_MARKER, Text, document
@@ -129,7 +129,8 @@ class SvgCharts(QPyTextObject):
 
 def html_parts(report: Report, t: Text) -> list[str]:
     """The report's sections in page order (each new page starts with a heading that says so)."""
-    return [*front_pages(report, t), recommendations(report, t), multi_gpu(report, t), batch_chart(report, t),
+    return [*front_pages(report, t), recommendations(report, t), job_cost(report, t), multi_gpu(report, t),
+            batch_chart(report, t),
             *layer_pages(report, t, shows_model_map(report)), local_gpus(report, t), provenance(report, t)]
 
 

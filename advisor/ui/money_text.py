@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout
 from advisor.catalog.present import amount_text
 from advisor.catalog.software import SOFTWARE_PATHS
 from advisor.recommend.money import BASES, MoneyOptions
-from advisor.recommend.present import price_text
+from advisor.recommend.present import job_cells, price_text
 from advisor.recommend.ranking import Recommendation
 from advisor.recommend.service import CardFilter
 from advisor.ui.controls import combo
@@ -37,12 +37,11 @@ def money_lines(r: Recommendation) -> list[str]:
             price=f"{r.price_usd:,.0f}", condition=tr(r.price_condition or "new"), date=r.price_date))
     if r.price_old:
         lines.append(tr("This price is over a year old."))
+    hours, cost, break_even = job_cells(r)
     if r.job_hours is not None and r.job_cost_usd is not None:
-        lines.append(tr("The whole job: {hours} h, {cost} USD.").format(
-            hours=f"{r.job_hours:,.1f}", cost=f"{r.job_cost_usd:,.0f}"))
+        lines.append(tr("The whole job: {hours} h, {cost} USD.").format(hours=hours, cost=cost))
     if r.break_even_hours is not None:
-        lines.append(tr("Buying beats renting the same cards after {hours} h.").format(
-            hours=f"{r.break_even_hours:,.0f}"))
+        lines.append(tr("Buying beats renting the same cards after {hours} h.").format(hours=break_even))
     return lines
 
 

@@ -41,6 +41,14 @@ MESSAGES: dict[str, str] = {
     "Give the job's size to see its time and cost": "给出任务规模即可查看时间与成本",
     "fitting configurations": "放得下的配置", "best choices": "最佳选择",
     "Hours to finish the job": "完成任务所需小时数", "Cost of the job (USD)": "任务成本（美元）",
+    "The cost of the job": "整个任务的成本", "{n} samples": "{n} 个样本", "{n} tokens": "{n} 个词元",
+    "Job hours": "任务小时数", "Job USD": "任务成本（美元）",
+    "Buying beats renting after (h)": "购买比租用划算（小时后）",
+    "The whole job ({size}) on every fitting configuration with a price: renting costs hours x rent x cards; "
+    "buying costs the cards plus their board power x hours x {kwh} USD/kWh. On the line, the best choices: "
+    "nothing else is both faster and cheaper.":
+        "整个任务（{size}）在每个放得下且有价格的配置上的时间与成本：租用成本 = 小时数 × 租金 × 卡数；购买成本 = "
+        "显卡价格 + 板卡功耗 × 小时数 × {kwh} 美元/千瓦时。折线上是最佳选择：没有别的配置既更快又更便宜。",
     "Only cards PyTorch runs through this software path": "只看 PyTorch 通过该软件栈运行的显卡",
     "perf_per_dollar": "性价比优先", "cheapest": "价格最低", "fastest": "速度最快",
     "samples/s": "样本/秒", "tokens/s": "词元/秒", "train": "训练", "infer": "推理",
