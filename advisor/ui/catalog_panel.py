@@ -1,4 +1,4 @@
-"""Catalog editor: browse and search cards, see a card's prices, enter a price (with its date), add a card.
+"""Catalog editor: browse and search cards, see a card's prices, enter a price (price_form.py), add a card.
 
 Reads and writes run on the worker pool; a write tells the recommendations to rank again.
 """
@@ -6,15 +6,11 @@ Reads and writes run on the worker pool; a write tells the recommendations to ra
 from __future__ import annotations
 
 import threading
-from datetime import date
 
-from PySide6.QtCore import QDate, QSortFilterProxyModel, Qt
-from PySide6.QtGui import QStandardItem, QStandardItemModel, QValidator
+from PySide6.QtCore import QSortFilterProxyModel, Qt
+from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QComboBox,
-    QDateEdit,
-    QDoubleSpinBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -26,8 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from advisor.catalog import CONDITIONS, CardRecord, PriceRecord, add_card, add_price, list_cards, price_history
-from advisor.catalog.present import amount_text
+from advisor.catalog import CardRecord, PriceRecord, add_card, add_price, list_cards, price_history
 from advisor.catalog.repository import remove_card
 from advisor.core.units import format_bytes
 from advisor.ui.add_card_dialog import QtAddCardDialog
@@ -35,6 +30,7 @@ from advisor.ui.catalog_service import CatalogService
 from advisor.ui.dialogs import show_error
 from advisor.ui.i18n import tr
 from advisor.ui.price_chart import QtPriceHistory
+from advisor.ui.price_form import QtPriceForm, price_line
 from advisor.ui.workers import TaskRunner
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -47,15 +43,6 @@ def _item(text: str, value: object, tip: str = "") -> QStandardItem:
     if tip:
         item.setToolTip(tip)
     return item
-
-
-class QtPriceBox(QDoubleSpinBox):
-    """A price: a minus sign is refused as it is typed (Qt let "-50" through as "$ -0")."""
-
-    def validate(self, text: str, pos: int) -> tuple[QValidator.State, str, int]:
-        if "-" in text:
-            return QValidator.State.Invalid, text, pos
-        return super().validate(text, pos)
 
 
 class QtCatalogEditor(QWidget):
@@ -113,23 +100,12 @@ class QtCatalogEditor(QWidget):
         catalog.changed.connect(self.reload)
 
     def _price_form(self) -> QHBoxLayout:
-        self.amount = QtPriceBox()
-        self.amount.setRange(0, 10_000_000)
-        self.amount.setDecimals(2)
-        self.amount.setPrefix("$ ")
-        self.amount.setToolTip(tr("Price of one card in USD"))
-        self.on = QDateEdit(QDate.currentDate())
-        self.on.setCalendarPopup(True)
-        self.on.setDisplayFormat("yyyy-MM-dd")
-        self.on.setToolTip(tr("Date the price was seen"))
-        self.condition = QComboBox()
-        for condition in CONDITIONS:
-            self.condition.addItem(tr(condition), condition)
+        self.form = QtPriceForm()
         save = QPushButton(tr("Add price"))
         save.clicked.connect(self.save_price)
         row = QHBoxLayout()
-        for widget in (self.amount, self.on, self.condition, save):
-            row.addWidget(widget)
+        row.addWidget(self.form, 1)
+        row.addWidget(save)
         return row
 
     def selected_card(self) -> str | None:
@@ -208,8 +184,7 @@ class QtCatalogEditor(QWidget):
         self.title.setText(f"<b>{name}</b>")
         self.prices.clear()
         for p in reversed(prices):
-            mine = " · " + tr("entered by you") if p.user_owned else ""
-            self.prices.addItem(f"{p.date}  {amount_text(p.amount)} {p.currency}  {tr(p.condition)}{mine}")
+            self.prices.addItem(price_line(p))
             self.prices.item(self.prices.count() - 1).setToolTip(p.source)
         self.price_chart.show_prices(name, prices)
 
@@ -218,11 +193,12 @@ class QtCatalogEditor(QWidget):
         if name is None or catalog is None:
             show_error(self, tr("No card selected"), tr("Select the card whose price you are entering."))
             return
-        amount, condition = self.amount.value(), self.condition.currentData()
-        on = date.fromisoformat(self.on.date().toString("yyyy-MM-dd"))
+        e = self.form.entry()
 
         def work(_cancelled: threading.Event) -> PriceRecord:
-            return catalog.transact(lambda s: add_price(s, name, amount, on=on, condition=condition))
+            return catalog.transact(lambda s: add_price(s, name, e.amount, currency=e.currency, on=e.on,
+                                                        condition=e.condition, source=e.source, kind=e.kind,
+                                                        market=e.market))  # fmt: skip
 
         self.runner.start("catalog-write", tr("Saving the price"), work, lambda _p: self.catalog.changed.emit(),
                           lambda error: show_error(self, tr("Price not saved"), str(error),

@@ -82,8 +82,8 @@ def test_a_new_price_changes_the_ranking(qtbot: QtBot, window: QtMainWindow, wai
     editor.search.setText(target)
     editor.select(target)
     assert editor.selected_card() == target
-    editor.amount.setValue(1.0)
-    editor.on.setDate(QDate(date.today().year, date.today().month, date.today().day))
+    editor.form.amount.setValue(1.0)
+    editor.form.on.setDate(QDate(date.today().year, date.today().month, date.today().day))
     editor.save_price()
 
     def cheapest_is_target() -> bool:  # a ranking already in flight may land first: wait for the new one
@@ -172,7 +172,7 @@ def test_an_incomplete_card_ranks_last_and_the_rest_still_rank(qtbot: QtBot, win
 
 
 def test_a_negative_price_cannot_be_typed(qtbot: QtBot, window: QtMainWindow) -> None:
-    box = window.catalog_editor.amount
+    box = window.catalog_editor.form.amount
     box.lineEdit().clear()
     qtbot.keyClicks(box.lineEdit(), "-50")
     assert "-" not in box.text() and box.value() == 50  # the minus is refused, the digits are kept
