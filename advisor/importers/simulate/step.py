@@ -180,8 +180,12 @@ class StepRunner:
         t.at("backward", "loss")
         if self.workload.precision == "amp_fp16":  # GradScaler: scale(loss) multiplies by a 0-dim device tensor
             loss = loss * torch.full((), 65536.0, device=loss.device)
-        with self.semantics:  # checkpointed segments rerun their forward in backward, under CUDA's choices
-            torch.autograd.backward(loss)
+        t.engine.watch(loss)  # the engine's gradient accumulation, in place as on CUDA (simulate/accumulation.py)
+        try:
+            with self.semantics:  # checkpointed segments rerun their forward in backward, under CUDA's choices
+                torch.autograd.backward(loss)
+        finally:
+            t.engine.stop()
         t.at("optimizer step", self.workload.optimizer)
         t.default_category = "temporaries"
         self.optimizer.step()
