@@ -72,9 +72,24 @@ def _tensors(value: Any) -> Iterator[torch.Tensor]:
 
 
 def to_meta(module: nn.Module) -> nn.Module:
-    """A module built on the CPU moves to the meta device (shared parameters stay shared)."""
-    if any(t.device.type != "meta" for t in (*module.parameters(), *module.buffers())):
-        module = module.to("meta")
+    """A module built on the CPU moves to the meta device, shared parameters and buffers still shared.
+
+    A CPU tensor cannot become a meta one in place, so Module._apply gives each module that holds it a new
+    Parameter of its own (torch/nn/modules/module.py, _apply without set_data): tied weights (GPT-2's
+    lm_head and wte) would become two weights, each with its gradient and optimizer state. They are tied
+    again by where they sit."""
+    if all(t.device.type == "meta" for t in (*module.parameters(), *module.buffers())):
+        return module
+    places: dict[int, list[tuple[dict[str, Any], str]]] = {}
+    for sub in module.modules():
+        for table in (sub._parameters, sub._buffers):
+            for name, tensor in table.items():
+                if tensor is not None:
+                    places.setdefault(id(tensor), []).append((table, name))
+    module = module.to("meta")
+    for (first_table, first_name), *others in (p for p in places.values() if len(p) > 1):
+        for table, name in others:
+            table[name] = first_table[first_name]
     return module
 
 
