@@ -3,7 +3,8 @@ its input buffer, and could plain PyTorch have added it in place.
 
 A tensor whose gradient arrives more than once (a recurrent scan reading it a slice at a time, a residual
 stream, a weight used twice) has its arrivals summed in the consumer's InputBuffer. PyTorch's engine
-(torch/csrc/autograd/input_buffer.cpp, accumulate() and can_accumulate_inplace(), the same in 2.9 to 2.13)
+(torch/csrc/autograd/input_buffer.cpp, accumulate() and can_accumulate_inplace(), alike in the 2.x sources;
+tests/importers/test_grad_accumulation.py shows the pinned version doing it)
 adds a later arrival into the first in place, old_var.add_(var), when grad mode is off and old_var is a vanilla
 tensor (not subclass-like, not a zero tensor, not nested) that is non-overlapping and dense and whose
 TensorImpl and storage have no other owner (use_count 1), and var is not subclass-like. Otherwise it runs
