@@ -188,6 +188,28 @@ def test_a_cpu_module_is_moved_to_meta_and_left_usable() -> None:
     assert est.param_count == 72
 
 
+class TiedHead(nn.Module):
+    """An LM head sharing the embedding's weight (GPT-2's lm_head and wte), built on the CPU."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.embed = nn.Embedding(1000, 64)
+        self.head = nn.Linear(64, 1000, bias=False)
+        self.head.weight = self.embed.weight
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        return self.head(self.embed(ids))
+
+
+def test_a_cpu_module_keeps_its_tied_weights_on_meta() -> None:
+    ids = lambda batch: ((torch.zeros(batch, dtype=torch.long),), {})  # noqa: E731
+    est = simulate_estimate(TiedHead(), ids, Workload("train", 1, "fp32", "adam"))
+    weight = 1000 * 64 * 4  # 256,000 B, a multiple of 512: one weight, not one per module
+    assert est.param_count == 64_000
+    assert est.memory.at_peak.weights == weight
+    assert est.memory.at_peak.optimizer_state == 2 * weight  # exp_avg and exp_avg_sq of the one weight
+
+
 def test_loader_reads_a_model_file(tmp_path: Path) -> None:
     file = tmp_path / "tiny.py"
     file.write_text("import torch\nfrom torch import nn\n"

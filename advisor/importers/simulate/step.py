@@ -72,9 +72,24 @@ def _tensors(value: Any) -> Iterator[torch.Tensor]:
 
 
 def to_meta(module: nn.Module) -> nn.Module:
-    """A module built on the CPU moves to the meta device (shared parameters stay shared)."""
-    if any(t.device.type != "meta" for t in (*module.parameters(), *module.buffers())):
-        module = module.to("meta")
+    """A module built on the CPU moves to the meta device, shared parameters and buffers still shared.
+
+    A CPU tensor cannot become a meta one in place, so Module._apply gives each module that holds it a new
+    Parameter of its own (torch/nn/modules/module.py, _apply without set_data): tied weights (GPT-2's
+    lm_head and wte) would become two weights, each with its gradient and optimizer state. They are tied
+    again by where they sit."""
+    if all(t.device.type == "meta" for t in (*module.parameters(), *module.buffers())):
+        return module
+    places: dict[int, list[tuple[dict[str, Any], str]]] = {}
+    for sub in module.modules():
+        for table in (sub._parameters, sub._buffers):
+            for name, tensor in table.items():
+                if tensor is not None:
+                    places.setdefault(id(tensor), []).append((table, name))
+    module = module.to("meta")
+    for (first_table, first_name), *others in (p for p in places.values() if len(p) > 1):
+        for table, name in others:
+            table[name] = first_table[first_name]
     return module
 
 
@@ -180,8 +195,12 @@ class StepRunner:
         t.at("backward", "loss")
         if self.workload.precision == "amp_fp16":  # GradScaler: scale(loss) multiplies by a 0-dim device tensor
             loss = loss * torch.full((), 65536.0, device=loss.device)
-        with self.semantics:  # checkpointed segments rerun their forward in backward, under CUDA's choices
-            torch.autograd.backward(loss)
+        t.engine.watch(loss)  # the engine's gradient accumulation, in place as on CUDA (simulate/accumulation.py)
+        try:
+            with self.semantics:  # checkpointed segments rerun their forward in backward, under CUDA's choices
+                torch.autograd.backward(loss)
+        finally:
+            t.engine.stop()
         t.at("optimizer step", self.workload.optimizer)
         t.default_category = "temporaries"
         self.optimizer.step()

@@ -8,6 +8,12 @@ one Python object for their whole life (PyObject preservation), so the callback 
 storage dies - the mechanism torch/distributed/_tools/mem_tracker.py relies on too.
 
 Meta tensors hold no values: `.item()` on one gets a stand-in (simulate/standins.py).
+
+The autograd engine adds a gradient's later arrivals out of place under a dispatch mode where plain PyTorch
+adds them in place (simulate/accumulation.py). Such an add's result is held back, counted nowhere, until the
+next event: if that is the release of the buffer it read, nothing else owned the buffer, and the result
+takes over the buffer's block as old_var.add_(var) would (no allocation, no free); anything else first
+counts the result as the new allocation it was.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 
 from advisor.core.tracker import CATEGORIES, Key, rounded
+from advisor.importers.simulate.accumulation import EngineWindow
 from advisor.importers.simulate.attention import backward_workspace_bytes
 from advisor.importers.simulate.flops import FlopCounter
 from advisor.importers.simulate.standins import StandIns
@@ -65,14 +72,18 @@ class MemoryTracker(TorchDispatchMode):  # type: ignore[no-untyped-call]
         self.flops = FlopCounter()
         self._ids = itertools.count()
         self.stand_ins = StandIns()
+        self.engine = EngineWindow()
+        self._held: tuple[int, int] | None = None  # (result, buffer) storage ids of an add held back
 
     # ---- where we are
     def at(self, phase: str, layer: str) -> None:
+        self._settle()
         if (phase, layer) != (self.phase, self.layer):
             self.timeline.append((self.phase, self.layer, self.current))
             self.phase, self.layer = phase, layer
 
     def reset_peak(self) -> None:
+        self._settle()
         self.peak = Peak(self.current, dict(self.totals), self.phase, self.layer)
         self.measured_from = len(self.events)
         self.timeline.clear()
@@ -81,20 +92,49 @@ class MemoryTracker(TorchDispatchMode):  # type: ignore[no-untyped-call]
     # ---- allocations
     def track(self, tensor: torch.Tensor, category: str | None = None) -> None:
         """Counts the tensor's storage if it is device memory not seen yet."""
+        self._settle()
         if tensor.device.type != "meta":
             return
         storage = tensor.untyped_storage()
-        sid = id(storage)
-        if sid in self.live:
+        if id(storage) in self.live:
             if category is not None:
                 self.recategorize(tensor, category)
             return
+        block = self._register(storage, category)
+        if block.size:
+            self._add(block)
+
+    def _register(self, storage: torch.UntypedStorage, category: str | None) -> Block:
+        sid = id(storage)
         size = rounded(storage.nbytes())
         block = Block(("t", next(self._ids), 0), size, category or self.default_category, self.layer, self.phase)
         self.live[sid] = block
-        if size:
-            self._add(block)
         weakref.finalize(storage, self._release, sid)
+        return block
+
+    def _hold(self, result: torch.Tensor, buffer: torch.Tensor) -> None:
+        """The engine's `buffer + arrival`: registered, not yet counted (see the module's docstring)."""
+        storage, buffer_id = result.untyped_storage(), id(buffer.untyped_storage())
+        if id(storage) in self.live or buffer_id not in self.live:
+            self.track(result)
+            return
+        self._register(storage, None)
+        self._held = (id(storage), buffer_id)
+
+    def _settle(self, released: int | None = None) -> bool:
+        """Decides a held add at the next event; True when that event was its buffer's release."""
+        if self._held is None:
+            return False
+        result, buffer = self._held
+        self._held = None
+        if released == buffer:  # in place: the result is the buffer
+            self.live[result] = self.live.pop(buffer)
+            self.stand_ins.forget(buffer)
+            return True
+        block = self.live.get(result)
+        if block is not None and block.size:
+            self._add(block)
+        return False
 
     def _add(self, block: Block) -> None:
         self.totals[block.category] += block.size
@@ -104,6 +144,8 @@ class MemoryTracker(TorchDispatchMode):  # type: ignore[no-untyped-call]
             self.peak = Peak(self.current, dict(self.totals), self.phase, self.layer)
 
     def _release(self, sid: int) -> None:
+        if self._settle(sid):
+            return
         self.stand_ins.forget(sid)
         block = self.live.pop(sid, None)
         if block is None or not block.size:
@@ -114,6 +156,7 @@ class MemoryTracker(TorchDispatchMode):  # type: ignore[no-untyped-call]
 
     def transient(self, nbytes: int) -> None:
         """A workspace a CUDA kernel takes from the allocator while it runs."""
+        self._settle()
         block = Block(("w", next(self._ids), 0), rounded(nbytes), "temporaries", self.layer, self.phase)
         if block.size:
             self._add(block)
@@ -122,6 +165,7 @@ class MemoryTracker(TorchDispatchMode):  # type: ignore[no-untyped-call]
             self.events.append((block.key, -block.size))
 
     def recategorize(self, tensor: torch.Tensor, category: str) -> None:
+        self._settle()
         if tensor.device.type != "meta":
             return
         block = self.live.get(id(tensor.untyped_storage()))
@@ -134,6 +178,7 @@ class MemoryTracker(TorchDispatchMode):  # type: ignore[no-untyped-call]
             block.category = category
 
     def category_of(self, tensor: torch.Tensor) -> str | None:
+        self._settle()
         block = self.live.get(id(tensor.untyped_storage()))
         return None if block is None else block.category
 
@@ -141,6 +186,7 @@ class MemoryTracker(TorchDispatchMode):  # type: ignore[no-untyped-call]
     def __torch_dispatch__(self, func: Any, types: Any, args: tuple[Any, ...] = (),
                            kwargs: dict[str, Any] | None = None) -> Any:
         kwargs = kwargs or {}
+        self._settle()
         if self.stand_ins.wants(func, args):
             return self.stand_ins.value(args[0])
         if _composite(func):  # under inference_mode composites reach this mode undecomposed: see their parts
@@ -149,9 +195,13 @@ class MemoryTracker(TorchDispatchMode):  # type: ignore[no-untyped-call]
             if out is not NotImplemented:
                 return out
         out = func(*args, **kwargs)
-        for tensor in tree_flatten(out)[0]:
-            if isinstance(tensor, torch.Tensor):
-                self.track(tensor)
+        buffer = self.engine.in_place_operand(func, args, kwargs, out)
+        if buffer is not None and out.device.type == "meta":
+            self._hold(out, buffer)
+        else:
+            for tensor in tree_flatten(out)[0]:
+                if isinstance(tensor, torch.Tensor):
+                    self.track(tensor)
         for nbytes in backward_workspace_bytes(func, args):
             self.transient(nbytes)
         self.stand_ins.note(func, out)
