@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, replace
 
+from advisor.core.call_frames import module_arguments
 from advisor.core.gradients import requires_grad, trainable_params
 from advisor.core.graph import HELD_TO_END, Graph, Node, TensorSpec
 from advisor.core.llm.lifetimes import HeldTensor, base_model_tensors, held_until
@@ -202,7 +203,7 @@ class StepReplay:
         first_of = {block[0]: set(block) for block in self.blocks}
         # references the model's Python code keeps: traced (Graph.holds) and transformers' decoder base model
         # (core/llm/lifetimes.py)
-        taken, released = self.graph.hold_schedule(held_until(self.graph))
+        taken, released = self.graph.hold_schedule(self._held_references())
         extra = base_model_tensors(self.graph, self.workload)
         for i in range(len(self.nodes)):
             self._drop_extra(extra, i)
@@ -216,6 +217,12 @@ class StepReplay:
                 if tensor.after == i:
                     self.tracker.alloc(("base_model", k, 0), tensor.nbytes, "temporaries")
         self._drop_extra(extra, len(self.nodes))
+
+    def _held_references(self) -> list[tuple[int, int]]:
+        """Beyond Graph.holds (a traced graph's own): a decoder's (llm/lifetimes.py), or else the module
+        calls' arguments of a hand-built graph (call_frames.py)."""
+        decoder = held_until(self.graph)
+        return decoder if decoder or self.graph.holds else module_arguments(self.graph)
 
     def _drop_extra(self, extra: list[HeldTensor], at: int) -> None:
         for k in (k for k, tensor in enumerate(extra) if tensor.release == at):

@@ -1,9 +1,11 @@
 """GPT-2 and BERT zoo graphs as transformers runs them: Python locals that outlive their last reader, the
 fused attention output read in place, and GELU's half-precision 0.5 * x, with the arithmetic written out."""
 
+import pytest
+
 from advisor.core.graph import Graph, GraphBuilder
 from advisor.core.llm.lifetimes import held_until
-from advisor.core.memory import replay_step
+from advisor.core.memory import StepReplay, replay_step
 from advisor.core.ops import Attention, Input, Linear
 from advisor.core.ops.text_ops import GELUTanhComposite
 from advisor.core.workload import Workload
@@ -12,7 +14,10 @@ from advisor.core.zoo.text import BertConfig, GPT2Config, bert, gpt2
 TINY_GPT2 = GPT2Config(hidden=64, layers=2, heads=4, vocab=1000, max_positions=128)
 
 
-def test_gpt2_keeps_its_embeddings_and_block_locals_until_they_go_out_of_scope() -> None:
+def test_gpt2_keeps_its_embeddings_and_block_locals_until_they_go_out_of_scope(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # the plain graph without any held reference: not even the module calls' arguments of a hand-built graph
+    monkeypatch.setattr(StepReplay, "_held_references", lambda self: held_until(self.graph))
     graph = gpt2(TINY_GPT2, 128, "gpt2")
     names = [n.name for n in graph.nodes]
     # as for every decoder; (a, b): held until b has run, i.e. released as node b + 1 starts

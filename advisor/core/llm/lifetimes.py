@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from advisor.core.call_frames import held_arguments, submodules
 from advisor.core.graph import Graph
 from advisor.core.workload import Workload
 
@@ -39,30 +40,13 @@ def held_until(graph: Graph) -> list[tuple[int, int]]:
     # logits scaling and the loss, to the end of the forward
     held += [(source, last) for source in graph.nodes[head].inputs]
     for block, members in graph.blocks():
-        held += _held_arguments(graph, members)
-        for module in _modules(graph, block, members):
-            held += _held_arguments(graph, module)
+        held += held_arguments(graph, members)
+        for module in submodules(graph, block, members):
+            held += held_arguments(graph, module)
             attention = any(graph.nodes[k].op.kind == "attention" for k in module)
             if attention and graph.decoder.model_type in KEEPS_ATTENTION_OUTPUT:
                 held.append((module[-1], members[-1]))
     return held
-
-
-def _modules(graph: Graph, block: str, members: list[int]) -> list[list[int]]:
-    """The runs of a block's nodes named <block>.<module>.*: the submodules the block calls."""
-    modules: dict[str, list[int]] = {}
-    for k in members:
-        module, dot, _ = graph.nodes[k].name.removeprefix(block + ".").partition(".")
-        if dot:
-            modules.setdefault(module, []).append(k)
-    return list(modules.values())
-
-
-def _held_arguments(graph: Graph, members: list[int]) -> list[tuple[int, int]]:
-    """The outside inputs of a module (a run of nodes), held until the module's last node has run."""
-    inside = set(members)
-    outside = {s for k in members for s in graph.nodes[k].inputs if s not in inside}
-    return [(source, members[-1]) for source in sorted(outside)]
 
 
 # BloomAttention returns its half attention probabilities whatever output_attentions says, BloomBlock passes

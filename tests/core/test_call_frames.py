@@ -1,0 +1,51 @@
+"""A module call keeps its arguments referenced until it returns: in inference that, not the last reader in
+the graph, sets when a block's input is freed (core/call_frames.py)."""
+
+from __future__ import annotations
+
+from advisor.core.call_frames import module_arguments
+from advisor.core.estimate import estimate
+from advisor.core.graph import Graph, GraphBuilder
+from advisor.core.ops import Input, Linear
+from advisor.core.tracker import rounded
+from advisor.core.workload import Workload
+from advisor.core.zoo import build
+
+
+def _chain(blocks: bool) -> Graph:
+    """input 1000 -> Linear 1000 -> [block: Linear 1000 -> Linear 1000 -> Linear 1000], no bias."""
+    b = GraphBuilder("chain")
+    x = b.add(Input((1000,)), [])
+    x = b.add(Linear(1000, bias=False), [x], "stem")
+    if blocks:
+        with b.block("layer1"), b.block("0"):
+            for name in ("fc1", "fc2", "fc3"):
+                x = b.add(Linear(1000, bias=False), [x], name)
+    else:
+        for name in ("layer1.0.fc1", "layer1.0.fc2", "layer1.0.fc3"):  # the same names, no declared block
+            x = b.add(Linear(1000, bias=False), [x], name)
+    return b.build()
+
+
+def test_a_block_input_stays_allocated_until_the_block_returns() -> None:
+    infer = Workload("infer", 1, "fp32")
+    weights = 4 * rounded(1000 * 1000 * 4)  # four 1000x1000 fp32 matrices (allocations in 512 B blocks)
+    vector = rounded(1000 * 4)  # one sample's 1000 floats: 4,096 B allocated
+    held, free = estimate(_chain(True), infer).memory, estimate(_chain(False), infer).memory
+    # a layer's input and output beside the image, always held; with the block declared the block's input
+    # (the stem's output) is still referenced by the call while fc2 and fc3 run
+    assert free.peak_bytes == weights + 3 * vector
+    assert held.peak_bytes == weights + 4 * vector
+    stem = 1
+    assert (stem, 4) in module_arguments(_chain(True))  # held until fc3 (node 4) has run
+    assert module_arguments(_chain(False)) == []  # dotted names alone are not taken for module calls
+
+
+def test_torchvision_resnet_blocks_and_their_containers_hold_their_inputs() -> None:
+    graph = build("resnet50")
+    names = [n.name for n in graph.nodes]
+    held = dict(module_arguments(graph))
+    first, last = names.index("layer1.0.conv1"), max(i for i, n in enumerate(names) if n.startswith("layer1."))
+    block_input = graph.nodes[first].inputs[0]  # the max-pool's output
+    # `x = self.layer1(x)`: the container's input lives until layer1's last node, past the first block
+    assert held[block_input] == last
