@@ -49,3 +49,15 @@ def test_torchvision_resnet_blocks_and_their_containers_hold_their_inputs() -> N
     block_input = graph.nodes[first].inputs[0]  # the max-pool's output
     # `x = self.layer1(x)`: the container's input lives until layer1's last node, past the first block
     assert held[block_input] == last
+
+
+def test_the_models_own_children_hold_their_arguments_in_a_graph_with_blocks() -> None:
+    # Inception v3's `x = self.Conv2d_2b_3x3(x)`: the 2a output is referenced until that BasicConv2d returns
+    graph = build("inception_v3")
+    names = [n.name for n in graph.nodes]
+    conv, relu = names.index("Conv2d_2b_3x3.conv"), names.index("Conv2d_2b_3x3.relu")
+    assert (graph.nodes[conv].inputs[0], relu) in module_arguments(graph)
+    # so at its batchnorm the 2a output (32x147x147), the conv output and the bn output (64x147x147) are live
+    m = estimate(graph, Workload("infer", 8, "fp32")).memory
+    assert m.peak_layer == "Conv2d_2b_3x3.bn"
+    assert m.at_peak.activations == rounded(8 * 32 * 147 * 147 * 4) + 2 * rounded(8 * 64 * 147 * 147 * 4)
