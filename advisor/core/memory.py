@@ -229,10 +229,10 @@ class StepReplay:
         self._drop_extra(extra, len(self.nodes))
 
     def _held_references(self) -> list[tuple[int, int]]:
-        """Beyond Graph.holds (a traced graph's own): a decoder's (llm/lifetimes.py), or else the module
-        calls' arguments of a hand-built graph (call_frames.py)."""
-        decoder = held_until(self.graph)
-        return decoder if decoder or self.graph.holds else module_arguments(self.graph)
+        """Beyond Graph.holds (a traced graph's own, or a hand-built graph's Python locals): a decoder's
+        (llm/lifetimes.py), or else the module calls' arguments of a graph with blocks (call_frames.py; a
+        traced graph has none)."""
+        return held_until(self.graph) or module_arguments(self.graph)
 
     def _drop_extra(self, extra: list[HeldTensor], at: int) -> None:
         for k in (k for k, tensor in enumerate(extra) if tensor.release == at):
