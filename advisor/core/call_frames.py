@@ -7,10 +7,11 @@ last layer's MLP runs.
 
 Node names follow the module paths, so a module is the run of nodes named `<module>.*`. Only runs known to
 be module calls are used: the graph's declared blocks, the containers that enclose them (the prefixes of a
-block's name: torchvision's `layer1`, `encoder.layers`, `encoder`) and the modules one level inside a block
-(`<block>.mlp`). A graph without blocks may name its nodes freely (a flat nn.Sequential named by stages):
-nothing is assumed there. Checked against the simulated step of the real torchvision code
-(benchmarks/call_frames.py).
+block's name: torchvision's `layer1`, `encoder.layers`, `encoder`), the model's children (the first part of
+a dotted name: Inception v3's stem convs), the children of those containers (DenseNet's transitions) and the
+modules one level inside a block (`<block>.mlp`). A graph
+without blocks may name its nodes freely (a flat nn.Sequential named by stages): nothing is assumed there.
+Checked against the simulated step of the real torchvision code (benchmarks/call_frames.py).
 """
 
 from __future__ import annotations
@@ -35,15 +36,29 @@ def submodules(graph: Graph, block: str, members: list[int]) -> list[list[int]]:
     return list(modules.values())
 
 
+def _child(name: str, parent: str) -> str:
+    """The child of `parent` that node `name` lies in, if the node is inside one ("" otherwise)."""
+    head, dot, _ = name.removeprefix(parent + ".").partition(".")
+    return f"{parent}.{head}" if name.startswith(parent + ".") and dot else ""
+
+
 def _containers(graph: Graph, blocks: list[str]) -> list[list[int]]:
-    """The runs of nodes under each proper prefix of a block's name (the Sequentials holding the blocks)."""
+    """The runs of nodes under each proper prefix of a block's name (the Sequentials holding the blocks) and
+    under each first name part: the model's own children, each called by its forward (Inception v3's
+    `x = self.Conv2d_2b_3x3(x)` keeps the stem's previous output while that BasicConv2d runs)."""
     prefixes = {".".join(b.split(".")[:depth]) for b in blocks for depth in range(1, b.count(".") + 1)}
+    prefixes |= {n.name.partition(".")[0] for n in graph.nodes if "." in n.name}
+    # a container calls its children (nn.Sequential: `for module in self: input = module(input)`), so their
+    # arguments are held too: DenseNet's transition layers inside `features`
+    prefixes |= {_child(n.name, parent) for parent in prefixes for n in graph.nodes} - {""}
     return [[k for k, n in enumerate(graph.nodes) if n.name.startswith(prefix + ".")] for prefix in sorted(prefixes)]
 
 
 def module_arguments(graph: Graph) -> list[tuple[int, int]]:
     """Graph.holds pairs (node, until) of the module calls of a hand-built graph with named blocks."""
     blocks = graph.blocks()
+    if not blocks:  # names need not be module paths then
+        return []
     runs = [members for _, members in blocks]
     runs += [module for block, members in blocks for module in submodules(graph, block, members)]
     runs += _containers(graph, [block for block, _ in blocks])

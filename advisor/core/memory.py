@@ -180,13 +180,23 @@ class StepReplay:
         if op.casts_freed_before_workspace():
             for key in casts.values():
                 self._maybe_free(key)
-        workspace = op.forward_workspace(specs, node.output, saving)
-        if workspace:  # the worst moment inside a composite op: allocated and freed at once
-            element = self.dtype[node.inputs[0]] if op.input_dtype_workspace else None
-            self.tracker.alloc(("fwd_workspace", i, 0), self.nbytes(i, workspace, element), "temporaries")
-            self.tracker.free(("fwd_workspace", i, 0))
+        transients = self._forward_transients(i, specs, saving)
+        for k, size in enumerate(transients):  # the worst moment inside the op: allocated and freed at once
+            self.tracker.alloc(("fwd_workspace", i, k), size, "temporaries")
+        for k in range(len(transients)):
+            self.tracker.free(("fwd_workspace", i, k))
         for key in [*casts.values(), weight_cast]:
             self._maybe_free(key)
+
+    def _forward_transients(self, i: int, specs: list[TensorSpec], saving: bool) -> list[int]:
+        """Bytes of what op i allocates inside its forward beyond its output and what it saves: a composite's
+        workspace and the tensors a kernel returns that are dropped at once (Op.forward_transients)."""
+        node, op = self.nodes[i], self.nodes[i].op
+        element = self.dtype[node.inputs[0]] if op.input_dtype_workspace else None
+        workspace = op.forward_workspace(specs, node.output, saving)
+        sizes = [self.nbytes(i, workspace, element)] if workspace else []
+        return sizes + [self.nbytes(i, t.numel, _SAVED_BYTES[t.dtype])
+                        for t in op.forward_transients(specs, node.output, saving)]
 
     def _hold(self, i: int, taken: dict[int, list[int]], released: dict[int, list[int]]) -> None:
         """Graph.holds: a reference taken once node i's output exists, dropped once the holding node has run."""
@@ -219,10 +229,10 @@ class StepReplay:
         self._drop_extra(extra, len(self.nodes))
 
     def _held_references(self) -> list[tuple[int, int]]:
-        """Beyond Graph.holds (a traced graph's own): a decoder's (llm/lifetimes.py), or else the module
-        calls' arguments of a hand-built graph (call_frames.py)."""
-        decoder = held_until(self.graph)
-        return decoder if decoder or self.graph.holds else module_arguments(self.graph)
+        """Beyond Graph.holds (a traced graph's own, or a hand-built graph's Python locals): a decoder's
+        (llm/lifetimes.py), or else the module calls' arguments of a graph with blocks (call_frames.py; a
+        traced graph has none)."""
+        return held_until(self.graph) or module_arguments(self.graph)
 
     def _drop_extra(self, extra: list[HeldTensor], at: int) -> None:
         for k in (k for k, tensor in enumerate(extra) if tensor.release == at):

@@ -87,6 +87,11 @@ class Op:
         beyond its output and what it saves (saving: autograd keeps its tensors; else they are transient)."""
         return 0
 
+    def forward_transients(self, inputs: Sequence[TensorSpec], output: TensorSpec, saving: bool) -> tuple[
+            SavedTensor, ...]:
+        """Tensors the kernel returns beside the output that the caller drops at once (not saved, dtype fixed)."""
+        return ()
+
     def param_count(self, inputs: Sequence[TensorSpec]) -> int:
         return 0
 

@@ -57,6 +57,13 @@ class MaxPool(_Pool):
             SavedTensor, ...]:
         return (SavedTensor("argmax indices", output.numel, "int64"),)  # max_pool2d_with_indices
 
+    def forward_transients(self, inputs: Sequence[TensorSpec], output: TensorSpec, saving: bool) -> tuple[
+            SavedTensor, ...]:
+        # Without autograd the indices still exist for a moment: off the CPU, F.max_pool2d dispatches to
+        # max_pool2d_with_indices and keeps only its output (aten/src/ATen/native/MaxPooling.cpp, max_pool2d:
+        # "with_indices defines CUDA dispatch"); the int64 indices, output-sized, are freed as it returns.
+        return () if saving else self.extra_saved(inputs, output, False)
+
 
 @dataclass(frozen=True)
 class AvgPool(_Pool):

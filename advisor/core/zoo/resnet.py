@@ -92,10 +92,12 @@ def resnet152() -> Graph:
 def _dense_layer(b: GraphBuilder, features: list[int], growth: int, bn_size: int) -> int:
     """_DenseLayer (memory_efficient=False): bn_function cats every earlier feature map (a new tensor each
     layer), norm1 -> relu1(inplace) -> conv1 1x1 -> norm2 -> relu2(inplace) -> conv2 3x3; drop_rate 0."""
-    x = b.add(Concat(0), features, "cat")
-    x = b.add(BatchNorm(), [x], "norm1")
+    concated = b.add(Concat(0), features, "cat")
+    x = b.add(BatchNorm(), [concated], "norm1")
     x = b.add(ReLU(inplace_=True), [x], "relu1")
     x = b.add(Conv(bn_size * growth, 1, bias=False), [x], "conv1")
+    # bn_function's local `concated_features` (densenet.py) references the cat until conv1 has returned
+    b.hold(concated, x)
     x = b.add(BatchNorm(), [x], "norm2")
     x = b.add(ReLU(inplace_=True), [x], "relu2")
     return b.add(Conv(growth, 3, padding=1, bias=False), [x], "conv2")
