@@ -17,8 +17,8 @@ from advisor.core.call_frames import module_arguments
 from advisor.core.gradients import requires_grad, trainable_params
 from advisor.core.graph import HELD_TO_END, Graph, Node, TensorSpec
 from advisor.core.llm.lifetimes import HeldTensor, base_model_tensors, held_until
-from advisor.core.llm.lora import LoRALinear, adapter_count
-from advisor.core.llm.quant import PLAIN_BYTES, QUANTIZED, linear_bytes, quantized_matrices
+from advisor.core.llm.lora import LoRALinear
+from advisor.core.llm.quant import stored_bytes
 from advisor.core.ops.io import Input
 from advisor.core.ops.linear import Linear
 from advisor.core.ops.loss import CrossEntropy
@@ -363,17 +363,10 @@ class StepReplay:
         """Weights and buffers of node i as stored: trained weights in the parameter dtype; frozen or
         inference weights in the workload's storage format (quantized Linears of the blocks, the rest 16-bit
         or as the format says), LoRA adapters in the parameter dtype."""
-        node, specs = self.nodes[i], self.specs[i]
-        params, buffers = node.op.param_count(specs), node.op.buffer_count(specs)
+        node, specs, dtype = self.nodes[i], self.specs[i], self.workload.param_dtype_bytes
         if self.workload.training and not self.frozen:
-            return (params + buffers) * self.workload.param_dtype_bytes
-        adapters = adapter_count(node.op, specs)
-        fmt, base = self.workload.weight_format, params - adapters
-        plain = PLAIN_BYTES.get(fmt, 2)
-        matrices = quantized_matrices(node.op, specs, node.name) if fmt in QUANTIZED else []
-        stored = sum(round(count * linear_bytes(fmt, rows, cols)) for count, rows, cols in matrices)
-        stored += (base + buffers - sum(count * rows * cols for count, rows, cols in matrices)) * plain
-        return stored + adapters * self.workload.param_dtype_bytes
+            return (node.op.param_count(specs) + node.op.buffer_count(specs)) * dtype
+        return stored_bytes(node.op, specs, node.name, self.workload.weight_format, dtype)
 
     def optimizer_step(self) -> None:
         self.tracker.mark("optimizer step", self.workload.optimizer)

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 
 from advisor.core.graph import TensorSpec
 from advisor.core.llm.decoder import DecoderSpec
+from advisor.core.llm.lora import adapter_count
 from advisor.core.llm.tensors import TensorGroup, tensor_groups
 from advisor.core.ops.base import Op
 from advisor.core.ops.linear import Linear
@@ -75,6 +76,16 @@ def quantized_matrices(op: Op, inputs: Sequence[TensorSpec], name: str) -> list[
     if isinstance(op, Linear) and not op.tied_to and leaf not in _KEPT_LINEARS:
         return [(1, op.out_features, inputs[0].shape[-1])]
     return []
+
+
+def stored_bytes(op: Op, inputs: Sequence[TensorSpec], name: str, fmt: str, adapter_bytes: int) -> int:
+    """Weights and buffers of one frozen or inference layer as stored in format `fmt`: the quantized Linears
+    of the blocks in their layout, the rest 16-bit or as the format says, LoRA adapters at `adapter_bytes`."""
+    params, buffers, adapters = op.param_count(inputs), op.buffer_count(inputs), adapter_count(op, inputs)
+    matrices = quantized_matrices(op, inputs, name) if fmt in QUANTIZED else []
+    stored = sum(round(count * linear_bytes(fmt, rows, cols)) for count, rows, cols in matrices)
+    plain = (params - adapters + buffers - sum(count * rows * cols for count, rows, cols in matrices))
+    return stored + plain * PLAIN_BYTES.get(fmt, 2) + adapters * adapter_bytes
 
 
 def gguf_bytes(gtype: str, rows: int, cols: int) -> float:
