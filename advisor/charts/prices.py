@@ -59,7 +59,7 @@ def price_history_figure(card: str, prices: Sequence[PriceRecord], style: ChartS
         if series["rent"]:
             rent_axis = axis.twinx() if series["new"] or series["used"] else axis
             _plot(rent_axis, series["rent"], SERIES_COLORS["rent"], t("rent per GPU-hour"))
-            rent_axis.set_ylabel(t("Rent (USD per GPU-hour)"))
+            rent_axis.set_ylabel(t("Rent (USD/GPU-hour)"))  # short: the vertical label fits a 2.6-inch chart
         handles = [h for a in figure.axes for h in a.get_legend_handles_labels()[0]]
         figure.axes[0].legend(handles=handles, fontsize=8, loc="best")
         figure.autofmt_xdate()

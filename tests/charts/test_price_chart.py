@@ -23,7 +23,7 @@ def test_purchase_and_rent_get_their_own_axes() -> None:
     figure = price_history_figure("GeForce RTX 4090", prices)
     purchase, rent = figure.axes
     assert purchase.get_title() == "Price history: GeForce RTX 4090"
-    assert purchase.get_ylabel() == "Price (USD)" and rent.get_ylabel() == "Rent (USD per GPU-hour)"
+    assert purchase.get_ylabel() == "Price (USD)" and rent.get_ylabel() == "Rent (USD/GPU-hour)"
     new_line, used_line = purchase.get_lines()
     assert list(new_line.get_ydata()) == [1599, 1750, 1999]  # date order, the user's price among them
     assert list(used_line.get_ydata()) == [1400] and list(rent.get_lines()[0].get_ydata()) == [0.69]

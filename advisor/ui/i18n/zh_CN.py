@@ -20,7 +20,7 @@ MESSAGES: dict[str, str] = {
     # price history chart (advisor/charts/prices.py)
     "No prices in USD yet": "尚无美元价格", "Price history: {card}": "价格走势：{card}",
     "used or refurbished": "二手或翻新", "Price (USD)": "价格（美元）", "rent per GPU-hour": "每 GPU 小时租金",
-    "Rent (USD per GPU-hour)": "租金（美元/GPU 小时）",
+    "Rent (USD/GPU-hour)": "租金（美元/GPU·时）",
     # money in the recommendations (advisor/ui/money_text.py)
     "no price: set one": "无价格：请设置", "{price}/h": "{price}/小时", "(old)": "（旧）",
     "PyTorch runs this card through {software}.": "PyTorch 通过 {software} 运行这块卡。",
