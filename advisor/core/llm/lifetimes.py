@@ -24,6 +24,13 @@ from advisor.core.workload import Workload
 # Blocks that bind the attention module's output to a local that nothing reassigns (GPT2Block,
 # GPTBigCodeBlock: attn_output; FalconDecoderLayer: attention_output), so it lives until the block returns.
 KEEPS_ATTENTION_OUTPUT = frozenset({"gpt2", "gpt_bigcode", "falcon"})
+# Attention that splits q and k at the rotary width in its own body and concatenates the rotated part back
+# (modeling_phi.py PhiAttention.forward: query_rot, query_pass = query_states[..., :rotary_ndims], ...; the
+# same in modeling_stablelm.py, modeling_persimmon.py and modeling_gptj.py): the pass-through slices are
+# views of q and k, and they and the rotated halves are locals until the attention returns, so the rotary
+# inputs outlive the concatenation. Families that split inside apply_rotary_pos_emb (GPT-NeoX, GLM-4) free
+# them as that function returns.
+SPLITS_PARTIAL_ROTARY = frozenset({"phi", "stablelm", "persimmon", "gptj"})
 
 
 def held_until(graph: Graph) -> list[tuple[int, int]]:
@@ -46,7 +53,16 @@ def held_until(graph: Graph) -> list[tuple[int, int]]:
             attention = any(graph.nodes[k].op.kind == "attention" for k in module)
             if attention and graph.decoder.model_type in KEEPS_ATTENTION_OUTPUT:
                 held.append((module[-1], members[-1]))
+            held += [(graph.nodes[k].inputs[0], module[-1]) for k in _split_rotaries(graph, module)]
     return held
+
+
+def _split_rotaries(graph: Graph, module: list[int]) -> list[int]:
+    """The rotary nodes of an attention module whose family splits q and k at a partial rotary width."""
+    spec = graph.decoder
+    if spec is None or spec.model_type not in SPLITS_PARTIAL_ROTARY or spec.rotary_width >= spec.head_dim:
+        return []
+    return [k for k in module if graph.nodes[k].op.kind == "rotary"]
 
 
 # BloomAttention returns its half attention probabilities whatever output_attentions says, BloomBlock passes
@@ -83,7 +99,23 @@ def base_model_tensors(graph: Graph, workload: Workload) -> list[HeldTensor]:
             HeldTensor("position ids", embed, head, 8 * seq)]
     if spec.eager_attention and not workload.training:  # training saves them anyway
         held += _returned_probabilities(graph, workload, head, seq)
+    held += _rotated_halves(graph, workload)
     return [t for t in held if t.nbytes]
+
+
+def _rotated_halves(graph: Graph, workload: Workload) -> list[HeldTensor]:
+    """SPLITS_PARTIAL_ROTARY: the rotated part of q and k, a local until the attention module returns, in the
+    rotary's dtype (fp32 under autocast: the fp32 cos/sin tables promote it)."""
+    spec = graph.decoder
+    assert spec is not None
+    element = 4 if workload.amp else workload.param_dtype_bytes
+    held = []
+    for block, members in graph.blocks():
+        for module in submodules(graph, block, members):
+            for k in _split_rotaries(graph, module):
+                numel = graph.nodes[k].output.numel * spec.rotary_width // spec.head_dim
+                held.append(HeldTensor("rotated half", k, module[-1] + 1, numel * workload.batch * element))
+    return held
 
 
 def _returned_probabilities(graph: Graph, workload: Workload, head: int, seq: int) -> list[HeldTensor]:

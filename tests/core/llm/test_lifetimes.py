@@ -5,6 +5,7 @@ from dataclasses import replace
 import pytest
 
 from advisor.core.estimate import estimate
+from advisor.core.graph import Graph
 from advisor.core.llm.decoder import DecoderSpec, MoESpec
 from advisor.core.llm.graph import decoder_graph
 from advisor.core.llm.lifetimes import held_until
@@ -107,3 +108,24 @@ def test_eager_layers_keep_their_returned_probabilities_until_they_return() -> N
     probs = 4 * 128 * 128 * 4 * 2
     assert _probabilities("gemma2", "infer") == [(probs, "layers.0.self_attn.sdpa", "layers.1.input_layernorm"),
                                                  (probs, "layers.1.self_attn.sdpa", "norm")]
+
+
+def test_phi_keeps_the_rotary_inputs_and_the_rotated_halves_until_its_attention_returns() -> None:
+    """PhiAttention splits q and k at the rotary width and concatenates the rotated part back: the slices'
+    storage (the projections) and the rotated halves live until the attention returns, past the sdpa."""
+    phi = replace(SPEC, model_type="phi", moe=None, rotary_dim=8)  # half of each 16-dim head rotates
+    llama = replace(phi, model_type="llama")  # the same shapes, rotation inside apply_rotary_pos_emb
+    graph, infer = decoder_graph(phi, 128), Workload("infer", 4, "fp32")
+    names = [n.name for n in graph.nodes]
+    sdpa, o_proj = names.index("layers.1.self_attn.sdpa"), names.index("layers.1.self_attn.o_proj")
+    held = [(names[node], names[until]) for node, until in held_until(graph)]
+    assert ("layers.1.self_attn.q_proj", "layers.1.self_attn.o_proj") in held
+    assert ("layers.1.self_attn.k_proj", "layers.1.self_attn.o_proj") in held
+
+    def at_sdpa(g: Graph) -> int:
+        return next(p.total_bytes for p in replay_step(g, infer).timeline if p.layer == names[sdpa])
+
+    # batch 4 x 128 tokens, fp32: q 64 wide (131,072 B) and k 32 wide (65,536 B) still held, and the rotated
+    # halves, 32 and 16 wide (65,536 + 32,768 B): 294,912 B more than where the split is inside the helper
+    assert at_sdpa(graph) - at_sdpa(decoder_graph(llama, 128)) == 131_072 + 65_536 + 65_536 + 32_768
+    assert o_proj > sdpa
