@@ -61,25 +61,29 @@ def _current(candidates: Sequence[PriceRecord]) -> PriceRecord | None:
     return min(recent, key=lambda p: (p.amount, -p.date.toordinal()))
 
 
-def _purchase(prices: Sequence[PriceRecord], conditions: tuple[str, ...]) -> PriceRecord | None:
-    return _current([p for p in priced_in_usd(prices) if p.kind == "purchase" and p.condition in conditions])
+def _purchase(usd: Sequence[PriceRecord], conditions: tuple[str, ...]) -> PriceRecord | None:
+    return _current([p for p in usd if p.kind == "purchase" and p.condition in conditions])
+
+
+def _rent(usd: Sequence[PriceRecord]) -> PriceRecord | None:
+    return _current([p for p in usd if p.kind == "rent_hour" and (p.user_owned or p.market in ON_DEMAND_MARKETS)])
 
 
 def rent_offer(prices: Sequence[PriceRecord]) -> PriceRecord | None:
     """Rent per GPU-hour: on-demand list prices (spot can be taken away, reserved needs a commitment);
     a rent the user entered counts whatever its market."""
-    return _current([p for p in priced_in_usd(prices) if p.kind == "rent_hour"
-                     and (p.user_owned or p.market in ON_DEMAND_MARKETS)])  # fmt: skip
+    return _rent(priced_in_usd(prices))
 
 
 def choose_offer(prices: Sequence[PriceRecord], basis: str) -> PriceRecord | None:
     """The price a card is ranked on under `basis` (one of BASES); None when it has none."""
     if basis not in BASES:
         raise AdvisorError(f"--price-basis: {basis!r} is not one of {', '.join(BASES)}")
+    usd = priced_in_usd(prices)  # converted once, whichever offers the basis compares
     if basis == "rent":
-        return rent_offer(prices)
-    new = _purchase(prices, ("new",))
-    used = _purchase(prices, ("used", "refurbished"))
+        return _rent(usd)
+    new = _purchase(usd, ("new",))
+    used = _purchase(usd, ("used", "refurbished"))
     if basis == "new":
         return new
     if basis == "used":
