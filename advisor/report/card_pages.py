@@ -30,11 +30,14 @@ def _price_cell(r: Recommendation, t: Text) -> str:
     return lines(text, r.price_date.isoformat()) if r.price_usd is not None and r.price_date else text
 
 
+def _card_cell(r: Recommendation, t: Text) -> str:
+    """The card, and below it how many, the plan, and how PyTorch runs it (CUDA, ROCm, XPU, Gaudi)."""
+    return lines(r.card, f"{r.count} x {plan_label(r.plan, t)}, {r.software}")
+
+
 def _row(rank: int, r: Recommendation, t: Text) -> list[str]:
     price = _price_cell(r, t)
-    # below the card: how many, the plan, and how PyTorch runs it (CUDA, ROCm, XPU, Gaudi), as every row says
-    return [str(rank), lines(r.card, f"{r.count} x {plan_label(r.plan, t)}, {r.software}"),
-            t("yes") if r.fits else t("no"),
+    return [str(rank), _card_cell(r, t), t("yes") if r.fits else t("no"),
             lines(format_bytes(r.required_bytes), t("of {usable}").format(usable=format_bytes(r.usable_bytes))),
             str(r.max_batch), f"{r.step_time_s * 1e3:,.1f}", f"{r.throughput:,.0f}", price,
             _ratio(r.perf_per_dollar), _ratio(r.perf_per_watt)]
@@ -105,8 +108,8 @@ def job_cost(report: Report, t: Text) -> str:
                 "the best choices: nothing else is both faster and cheaper.").format(
                     size=size, kwh=f"{money.kwh_usd:.2f}")
     headers = [t("Card"), t("Price USD"), t("Job hours"), t("Job USD"), t("Buying beats renting after (h)")]
-    rows = [[lines(r.card, f"{r.count} x {plan_label(r.plan, t)}, {r.software}"), cell_price_text(r, t),
-             *job_cells(r)] for r in frontier(costed)]  # the command line's Job h, Job USD, Break-even h cells
+    # the command line's Job h, Job USD and Break-even h cells
+    rows = [[_card_cell(r, t), cell_price_text(r, t), *job_cells(r)] for r in frontier(costed)]
     return (figure("job_cost", t("The cost of the job"), caption)
             + grid(headers, rows, numeric=(2, 3, 4), widths=(40, 15, 13, 13, 19)))
 
