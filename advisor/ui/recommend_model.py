@@ -29,14 +29,18 @@ def per_thousand_usd(r: Recommendation) -> str:
     """Value for money with its unit: work per second per 1,000 USD of the price (the engine's perf/$ x 1000)."""
     if r.perf_per_dollar is None:
         return tr("n/a")
-    return tr("{value} {unit} per $1k").format(value=f"{r.perf_per_dollar * 1000:,.3g}", unit=tr(r.throughput_unit))
+    return tr("{value} {unit} per $1k").format(value=_per_thousand(r.perf_per_dollar), unit=tr(r.throughput_unit))
+
+
+def _per_thousand(perf_per_dollar: float) -> str:
+    return f"{perf_per_dollar * 1000:,.3g}"
 
 
 def _value_cell(r: Recommendation) -> str:
     """Value for money in the table: the header says "Per $1k", so the cell gives the number and its unit."""
     if r.perf_per_dollar is None:
         return tr("n/a")
-    return f"{r.perf_per_dollar * 1000:,.3g} {tr(r.throughput_unit)}"
+    return f"{_per_thousand(r.perf_per_dollar)} {tr(r.throughput_unit)}"
 
 
 # Shown at first (card, software, fits, needs, max batch, speed, price, value): they fit a 1366-pixel screen;
