@@ -36,7 +36,8 @@ from advisor.recommend.timing import FITTED, Efficiency, StepParts, combine, ste
 GRID: dict[str, tuple[float, ...]] = {
     "python_op_seconds": tuple(x * 1e-6 for x in range(2, 121, 2)),
     "backward_node_seconds": tuple(x * 1e-6 for x in range(2, 61, 2)),
-    "stream": tuple(x / 4 for x in range(4, 41)),
+    "stream": tuple(x / 20 for x in range(20, 61)),  # eager kernels reach 1/3 .. all of the copy bandwidth
+    "kernel_seconds": tuple(x * 0.5e-6 for x in range(2, 41)),  # 1 .. 20 us of device time per kernel
 }
 
 

@@ -11,6 +11,8 @@ from advisor.core.budget import REPLAY_UNCERTAINTY, conv_workspace_margin_bytes,
 from advisor.core.generation import GenerationProfile
 from advisor.core.gradients import requires_grad
 from advisor.core.graph import Graph
+from advisor.core.kernels import Kernel
+from advisor.core.layer_kernels import graph_kernels
 from advisor.core.loss_head import step_graph
 from advisor.core.memory import replay_step
 from advisor.core.overheads import DEFAULT_OVERHEAD, device_total_bytes
@@ -18,8 +20,10 @@ from advisor.core.tracker import CategoryBytes, TimelinePoint
 from advisor.core.workload import Workload
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class LayerRow:
+    """One layer of an estimate. Keyword-only with no defaults: a field an estimator forgets is an error."""
+
     name: str
     kind: str
     output_shape: tuple[int, ...]  # per sample
@@ -29,7 +33,10 @@ class LayerRow:
     backward_flops: int
     output_bytes: int
     kept_bytes: int  # what autograd holds for backward at the end of the forward pass
-    batch_outputs: int = 0  # output elements over the whole batch
+    kernels: tuple[Kernel, ...]  # what the layer launches in the step (core.kernels), the time model's input
+    host_ops: int  # forward ops Python dispatches for it that launch kernels
+    autograd_nodes: int  # of those, the ones backward runs a node for (0 in inference)
+    param_tensors: int  # trainable parameter tensors (the optimizer's foreach lists walk them)
 
 
 @dataclass(frozen=True)
@@ -89,18 +96,19 @@ class Estimate:
 
 def layer_rows(graph: Graph, workload: Workload, kept: tuple[int, ...], dtype_bytes: int) -> list[LayerRow]:
     rows, needs_grad = [], requires_grad(graph, workload)
-    for i, node in enumerate(graph.nodes):
+    for i, (node, work) in enumerate(zip(graph.nodes, graph_kernels(graph, workload), strict=True)):
         specs = graph.input_specs(node)
-        params = node.op.param_count(specs)
         scale = workload.batch if node.output.batched else 1
         input_grad = any(needs_grad[s] for s in node.inputs)
         rows.append(LayerRow(
-            node.name, node.op.kind, node.output.shape, params,
-            node.op.forward_macs(specs, node.output) * scale,
-            node.op.forward_flops(specs, node.output) * scale,
-            node.op.backward_flops(specs, node.output, input_grad) * scale if workload.training else 0,
-            0 if node.op.is_view else node.output.numel * scale * dtype_bytes, kept[i],
-            node.output.numel * scale))
+            name=node.name, kind=node.op.kind, output_shape=node.output.shape,
+            param_count=node.op.param_count(specs),
+            forward_macs=node.op.forward_macs(specs, node.output) * scale,
+            forward_flops=node.op.forward_flops(specs, node.output) * scale,
+            backward_flops=node.op.backward_flops(specs, node.output, input_grad) * scale if workload.training else 0,
+            output_bytes=0 if node.op.is_view else node.output.numel * scale * dtype_bytes, kept_bytes=kept[i],
+            kernels=work.kernels, host_ops=work.host_ops, autograd_nodes=work.autograd_nodes,
+            param_tensors=work.param_tensors))
     return rows
 
 

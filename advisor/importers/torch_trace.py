@@ -152,6 +152,27 @@ def function_name(func: Any) -> str:
     return name.strip("_") if name.startswith("__") else name
 
 
+# Python functions made of calls the core models: nn.MultiheadAttention's training path is
+# F.multi_head_attention_forward, i.e. linear (the packed in_proj), views, scaled_dot_product_attention and
+# linear (out_proj) (torch/nn/functional.py); recorded whole it would be one opaque layer without its GEMMs.
+DESCEND_INTO = frozenset({torch.nn.functional.multi_head_attention_forward})
+
+
+@contextmanager
+def _past_own_dispatch() -> Iterator[None]:
+    """multi_head_attention_forward hands itself to the active mode (its `if has_torch_function(tens_ops)`,
+    the module's only such check): with the mode pushed again it would come back here forever. The module
+    global it reads answers False for the call, so its body runs under the mode; the calls inside still
+    dispatch to the mode through their own C-level checks."""
+    functional = torch.nn.functional
+    saved = functional.has_torch_function  # type: ignore[attr-defined]
+    functional.has_torch_function = lambda *_: False  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        functional.has_torch_function = saved  # type: ignore[attr-defined]
+
+
 class _FunctionRecorder(TorchFunctionMode):
     """Sees every torch function call; records those made outside leaf modules."""
 
@@ -162,6 +183,9 @@ class _FunctionRecorder(TorchFunctionMode):
 
     def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
         kwargs = kwargs or {}
+        if func in DESCEND_INTO:  # record the calls inside, not one call the core has no formulas for
+            with self, _past_own_dispatch():
+                return func(*args, **kwargs)
         result = func(*args, **kwargs)
         if self.recorder.depth == 0:
             op = function_name(func)

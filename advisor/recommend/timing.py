@@ -20,7 +20,6 @@ from functools import cached_property
 from advisor.core.estimate import Estimate
 from advisor.recommend.devices import Device
 from advisor.recommend.kernels import (
-    LAUNCH_DEVICE_SECONDS,
     LAUNCH_HOST_SECONDS,
     bandwidth_bytes_per_s,
     gemm_seconds,
@@ -43,6 +42,7 @@ class Efficiency:
     conv: float  # share of the GEMM ceiling cuDNN's convolutions reach (no cudnn.benchmark: heuristic choice)
     attention: float  # share of the matmul ceiling a fused attention kernel reaches
     stream: float  # bytes eager PyTorch's memory-bound kernels move, over the minimum the layer needs
+    kernel_seconds: float  # device time of one kernel beyond its work: the gap between launches, ramp-up, tail
 
 
 # python_op_seconds, backward_node_seconds and stream are fitted by benchmarks/time.py on the 68 H200 rows (it
@@ -58,7 +58,7 @@ class Efficiency:
 # (768 x 50,257 of ~142M multiply-adds per token), so 0.73 + 0.27 / u = 1.25 gives u ~ 0.5 (PaddlePaddle
 # models PR #5134 measured 14 -> 10 ms for one such matmul, 0.7, on an older card).
 FITTED = Efficiency(python_op_seconds=34e-6, backward_node_seconds=60e-6, tensor=1.0, unaligned=0.5, conv=1.0,
-                    attention=1.0, stream=3.25)
+                    attention=1.0, stream=3.25, kernel_seconds=2e-6)
 # Fixed host cost of one training step outside the layers: zero_grad, loss.backward() starting the
 # autograd engine, optimizer.step()'s Python (hooks, grouping tensors by device and dtype): ~100 us,
 # an estimate from PyTorch profiler traces of small models (not fitted).
@@ -107,8 +107,7 @@ class StepWork:
 
 def step_work(e: Estimate, tokens_per_sample: int = 1) -> StepWork:
     w = e.workload
-    act_bytes = 4 if w.precision == "fp32" else 2
-    layers = layer_works(e.layers, w.training, act_bytes, w.amp)
+    layers = layer_works(e.layers, w.training)
     opt = optimizer_work(w.optimizer, e.param_count, sum(x.param_tensors for x in layers),
                          w.param_dtype_bytes) if w.training else NO_OPTIMIZER
     return StepWork(layers, float(opt.moved_bytes), w.batch, tokens_per_sample, opt, w.training)
@@ -147,7 +146,7 @@ def combine(parts: StepParts, eff: Efficiency, tensor_cores: bool) -> float:
     device = (parts.matmul_seconds / tensor + parts.unaligned_seconds / (tensor * eff.unaligned)
               + parts.conv_seconds / eff.conv
               + parts.attention_seconds / eff.attention + parts.stream_seconds * eff.stream
-              + parts.kernels * LAUNCH_DEVICE_SECONDS)
+              + parts.kernels * eff.kernel_seconds)
     return max(host, device)
 
 

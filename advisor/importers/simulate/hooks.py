@@ -54,7 +54,11 @@ class LayerWatch:
         self.layers: dict[str, LayerInfo] = {}
         self.handles: list[Any] = []
         self.claimed: set[int] = set()  # ids only: holding nodes would keep the graph
+        self.kinds: dict[str, str] = {}  # every module, rows or not: the kernels of a container's own ops
+        self.trainable_tensors: dict[str, int] = {}
         for name, sub in module.named_modules():
+            self.kinds[name or "model"] = type(sub).__name__
+            self.trainable_tensors[name or "model"] = sum(p.requires_grad for p in sub.parameters(recurse=False))
             own = sum(p.numel() for p in sub.parameters(recurse=False))
             leaf = not any(True for _ in sub.children())
             if (name and (leaf or own)) or (not name and leaf):  # a bare layer is its own model

@@ -10,17 +10,28 @@ from advisor.core.estimate import Estimate, LayerRow, MemoryEstimate, memory_est
 from advisor.core.overheads import DEFAULT_OVERHEAD
 from advisor.core.tracker import CategoryBytes, TimelinePoint
 from advisor.core.workload import Workload
+from advisor.importers.simulate.hooks import LayerInfo
 from advisor.importers.simulate.step import LossFn, MakeInputs, StepRun, run_step
 
 
-def _layer_rows(run: StepRun, batch: int, training: bool) -> tuple[LayerRow, ...]:
-    flops = run.tracker.flops
+def _layer_rows(run: StepRun, training: bool) -> tuple[LayerRow, ...]:
+    """A row per module the watch reports (leaves and modules with parameters of their own), then one per
+    other place that launched kernels: a container's own ops (a residual add in a block's forward), the loss."""
+    flops, recorded, watch = run.tracker.flops, run.tracker.kernels, run.watch
+    infos = list(watch.layers.values())
+    known = {info.name for info in infos}
+    infos += [LayerInfo(name, watch.kinds.get(name, name), 0) for name in recorded.kernels if name not in known]
     rows = []
-    for info in run.watch.layers.values():
+    for info in infos:
         forward = flops.layer("forward", info.name)
-        rows.append(LayerRow(info.name, info.kind, info.output_shape, info.param_count, forward // 2, forward,
-                             flops.layer("backward", info.name) if training else 0, info.output_bytes,
-                             run.kept_by_layer.get(info.name, 0)))
+        rows.append(LayerRow(
+            name=info.name, kind=info.kind, output_shape=info.output_shape, param_count=info.param_count,
+            forward_macs=forward // 2, forward_flops=forward,
+            backward_flops=flops.layer("backward", info.name) if training else 0, output_bytes=info.output_bytes,
+            kept_bytes=run.kept_by_layer.get(info.name, 0), kernels=tuple(recorded.kernels.get(info.name, ())),
+            host_ops=recorded.host_ops.get(info.name, 0),
+            autograd_nodes=recorded.autograd_nodes.get(info.name, 0) if training else 0,
+            param_tensors=watch.trainable_tensors.get(info.name, 0) if training else 0))
     return tuple(rows)
 
 
@@ -43,7 +54,7 @@ def simulate_estimate(module: nn.Module, make_inputs: MakeInputs, workload: Work
     the meta device) or be built on the meta device already (faster: no weight initialisation)."""
     unique = {id(p): p.numel() for p in module.parameters()}
     run = run_step(module, make_inputs, workload, loss_fn)
-    rows = _layer_rows(run, workload.batch, workload.training)
+    rows = _layer_rows(run, workload.training)
     forward = run.tracker.flops.total("forward")
     backward = run.tracker.flops.total("backward") if workload.training else 0
     timeline = tuple(TimelinePoint(p, layer, b) for p, layer, b in run.tracker.timeline)

@@ -31,6 +31,7 @@ from advisor.core.tracker import CATEGORIES, Key, rounded
 from advisor.importers.simulate.accumulation import EngineWindow
 from advisor.importers.simulate.attention import backward_workspace_bytes
 from advisor.importers.simulate.flops import FlopCounter
+from advisor.importers.simulate.kernel_record import KernelRecorder
 from advisor.importers.simulate.standins import StandIns
 
 aten = torch.ops.aten
@@ -70,6 +71,7 @@ class MemoryTracker(TorchDispatchMode):  # type: ignore[no-untyped-call]
         self.measured_from = 0
         self.timeline: list[tuple[str, str, int]] = []
         self.flops = FlopCounter()
+        self.kernels = KernelRecorder()
         self._ids = itertools.count()
         self.stand_ins = StandIns()
         self.engine = EngineWindow()
@@ -88,6 +90,7 @@ class MemoryTracker(TorchDispatchMode):  # type: ignore[no-untyped-call]
         self.measured_from = len(self.events)
         self.timeline.clear()
         self.flops.reset()
+        self.kernels.reset()
 
     # ---- allocations
     def track(self, tensor: torch.Tensor, category: str | None = None) -> None:
@@ -206,4 +209,5 @@ class MemoryTracker(TorchDispatchMode):  # type: ignore[no-untyped-call]
             self.transient(nbytes)
         self.stand_ins.note(func, out)
         self.flops.count(func, args, kwargs, out, self.phase, self.layer)
+        self.kernels.record(func, args, kwargs, out, self.phase, self.layer)
         return out

@@ -18,6 +18,7 @@ from advisor.core.budget import analytic_curves, required_for_peak
 from advisor.core.curve import MemoryCurve
 from advisor.core.estimate import Estimate, estimate
 from advisor.core.graph import Graph
+from advisor.core.kernels import forward_kernels
 from advisor.core.loss_head import with_loss_head
 from advisor.core.memory import StepReplay, replay_step
 from advisor.core.workload import OPTIMIZER_STATE_SLOTS, Workload
@@ -207,7 +208,8 @@ def _eight_bit_optimizer_bytes(result: Estimate) -> float:
 
 def _recompute(result: Estimate, graph: Graph) -> tuple[tuple[LayerWork, ...], int]:
     """The work of the second forward of the recomputed layers (checkpointing costs compute, not memory)."""
-    rows = tuple(replace(result.layers[i], backward_flops=0) for i in recompute_rows(result, graph))
+    rows = tuple(replace(result.layers[i], backward_flops=0, kernels=forward_kernels(result.layers[i].kernels))
+                 for i in recompute_rows(result, graph))
     # a forward pass only (adapters or not: finetune does not apply outside training)
     forward_only = replace(result, layers=rows, workload=replace(result.workload, mode="infer", finetune="full"))
     return step_work(forward_only).layers, sum(r.forward_flops for r in rows)

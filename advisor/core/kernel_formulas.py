@@ -1,0 +1,398 @@
+"""The kernels each layer kind launches in a step (core.kernels), derived from its shapes: a registry of small
+pure formulas per op class, as torch.utils.flop_counter registers one per aten op.
+
+A formula sees the op, its input and output specs and an OpStep (batch, the dtype it computes in, which
+gradients backward computes) and returns the layer's kernels with the number of forward ops Python
+dispatches for it. Kinds without a formula of their own stream memory (elementwise ops, normalisations,
+pooling, embeddings): read their inputs, write the output; in backward read the output's gradient and what
+was saved, write the input's gradient. Views and identities launch nothing.
+
+The formulas follow the aten calls eager PyTorch makes for each module, so the simulated path (which records
+those calls) and this one describe the same work: nn.Linear is addmm (mm for a 3-D input) forward and two
+mm backward (aten/src/ATen/native/LinearAlgebra.cpp, tools/autograd/derivatives.yaml addmm/mm); nn.Conv2d is
+one cudnn_convolution forward and convolution_backward's dgrad and wgrad; autocast casts each fp32 weight to
+half on every call (a _to_copy kernel, and its backward casts the gradient back).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from advisor.core.graph import TensorSpec
+from advisor.core.kernels import Attention, AttentionBackend, Convolution, Kernel, Matmul, Pass, Stream
+from advisor.core.llm.lora import LoRALinear
+from advisor.core.ops.activation import _InputSaving
+from advisor.core.ops.attention import Attention as AttentionOp
+from advisor.core.ops.attention import FusedSDPA
+from advisor.core.ops.base import Op, SavedTensor, product
+from advisor.core.ops.conv import Conv, ConvTranspose
+from advisor.core.ops.io import Input
+from advisor.core.ops.linear import Linear
+from advisor.core.ops.loss import CrossEntropy
+from advisor.core.ops.moe import MoEExperts
+from advisor.core.ops.norm import BatchNorm
+from advisor.core.ops.recurrent import _Recurrent
+from advisor.core.ops.text_ops import GELUTanhComposite
+from advisor.core.ops.vision_ops import WindowAttention
+
+
+@dataclass(frozen=True, kw_only=True)
+class OpStep:
+    """One layer of one step, as its formula needs it."""
+
+    rows: int  # what the per-sample output is multiplied by: the batch, or 1 for tensors the batch shares
+    batch: int
+    dtype_bytes: int  # bytes per element of what the op computes in (its output's dtype)
+    input_bytes: tuple[int, ...]  # each input over the whole batch as the op reads it
+    output_bytes: int
+    training: bool
+    output_grad: bool  # autograd tracks the output: backward runs through this layer
+    input_grad: bool  # some input needs its gradient
+    weight_grad: bool  # the op's own parameters train (false for a frozen base under LoRA)
+    weight_casts: tuple[int, ...]  # parameter tensors autocast copies to half on each call (their elements)
+    quantized_base: bool  # QLoRA: a frozen 4-bit base weight, dequantized to half on every pass
+
+
+@dataclass(frozen=True, kw_only=True)
+class OpKernels:
+    kernels: tuple[Kernel, ...]
+    host_ops: int  # forward ops Python dispatches that launch a kernel (views launch none)
+    autograd_nodes: int  # of those, the ones that record an autograd node (when the output needs a gradient)
+
+
+Formula = Callable[[Op, Sequence[TensorSpec], TensorSpec, OpStep], OpKernels]
+FORMULAS: dict[type[Op], Formula] = {}
+NONE = OpKernels(kernels=(), host_ops=0, autograd_nodes=0)
+
+
+def formula(*classes: type[Op]) -> Callable[[Formula], Formula]:
+    """Registers a formula for op classes; a class registered twice is an error (a silent override would
+    time a layer by the wrong formula)."""
+    def register(fn: Formula) -> Formula:
+        for cls in classes:
+            if cls in FORMULAS:
+                raise ValueError(f"a kernel formula for {cls.__name__} is registered twice")
+            FORMULAS[cls] = fn
+        return fn
+    return register
+
+
+def op_kernels(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, step: OpStep) -> OpKernels:
+    """The op's kernels: its class's formula (or its nearest base class's), else streaming."""
+    if isinstance(op, Input) or op.is_view or op.is_identity(step.training):
+        return NONE
+    for cls in type(op).__mro__:
+        fn = FORMULAS.get(cls)
+        if fn is not None:
+            return fn(op, inputs, output, step)
+    return stream_kernels(op, inputs, output, step)
+
+
+def _backward(step: OpStep) -> bool:
+    return step.training and step.output_grad
+
+
+def _casts(step: OpStep) -> list[Kernel]:
+    """Autocast's weight copies: fp32 read, half written, and the gradient cast back in backward."""
+    out: list[Kernel] = [Stream(read_bytes=4 * n, written_bytes=2 * n, flops=0, pass_=Pass.FORWARD)
+                         for n in step.weight_casts]
+    if _backward(step) and step.weight_grad:
+        out += [Stream(read_bytes=2 * n, written_bytes=4 * n, flops=0, pass_=Pass.BACKWARD) for n in step.weight_casts]
+    return out
+
+
+def _saved_bytes(saved: Sequence[SavedTensor], step: OpStep) -> int:
+    """Bytes of the tensors an op writes beside its output for backward (masks, indices, statistics)."""
+    width = {"act": step.dtype_bytes, "input": step.dtype_bytes, "float32": 4, "autocast_float32": 4, "int64": 8,
+             "bool": 1}
+    return sum(t.numel * width[t.dtype] for t in saved) * step.rows
+
+
+def stream_kernels(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, step: OpStep, ops: int = 1) -> OpKernels:
+    """`ops` memory-bound kernels in a row, each reading the inputs and writing the output (and what it saves
+    beside it: a mask, indices). Backward reads the output's gradient and what autograd saved (the saved
+    inputs, the output, the extra tensors) and writes the inputs' gradients and, for parameters, their fp32
+    gradients; an op that hands its gradient on (an add) launches nothing in backward."""
+    read = sum(step.input_bytes) or step.output_bytes
+    extra = _saved_bytes(op.extra_saved(inputs, output, step.training), step) if step.training else 0
+    forward_flops = op.other_flops(inputs, output) * step.rows
+    kernels: list[Kernel] = [Stream(read_bytes=read, written_bytes=step.output_bytes + extra // ops,
+                                    flops=forward_flops // ops, pass_=Pass.FORWARD) for _ in range(ops)]
+    if _backward(step) and not op.grad_passthrough:
+        saved = sum(step.input_bytes[i] for i in op.saved_inputs() if i < len(step.input_bytes))
+        saved += step.output_bytes if op.saves_result() else 0
+        grads = sum(step.input_bytes) if step.input_grad else 0
+        params = 4 * op.param_count(inputs) if step.weight_grad else 0
+        kernels += [Stream(read_bytes=step.output_bytes + saved + extra // ops + params // ops,
+                           written_bytes=grads + params // ops, flops=2 * forward_flops // ops, pass_=Pass.BACKWARD)
+                    for _ in range(ops)]
+    return OpKernels(kernels=tuple(kernels), host_ops=ops, autograd_nodes=ops)
+
+
+@formula(_InputSaving)
+def _input_saving(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, step: OpStep) -> OpKernels:
+    """An in-place activation whose backward needs its input (hardtanh_, silu_, hardswish_): autograd clones
+    the input before the op overwrites it (the "original input" extra_saved copy), a kernel of its own."""
+    made = stream_kernels(op, inputs, output, step)
+    if not (op.inplace and step.training and step.output_grad):
+        return made
+    first, *rest = made.kernels
+    assert isinstance(first, Stream)
+    clone = Stream(read_bytes=step.input_bytes[0], written_bytes=step.input_bytes[0], flops=0, pass_=Pass.FORWARD)
+    own = replace(first, written_bytes=step.output_bytes)
+    return OpKernels(kernels=(clone, own, *rest), host_ops=2, autograd_nodes=1)
+
+
+@formula(GELUTanhComposite)
+def _composite_gelu(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, step: OpStep) -> OpKernels:
+    # transformers' NewGELUActivation: 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * pow(x, 3)))):
+    # pow, mul, add, mul, tanh, add, mul, mul, each its own kernel and autograd node
+    return stream_kernels(op, inputs, output, step, ops=8)
+
+
+@formula(BatchNorm)
+def _batch_norm(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, step: OpStep) -> OpKernels:
+    """cudnn_batch_norm in training reads its input twice (statistics, then normalising) and its backward
+    reads input and output gradient twice (weight-gradient reductions, then the input's); nn.BatchNorm's
+    training forward also counts the batch, num_batches_tracked.add_(1) (torch/nn/modules/batchnorm.py)."""
+    if not step.training:
+        return stream_kernels(op, inputs, output, step)
+    x = step.input_bytes[0]
+    kernels: list[Kernel] = [Stream(read_bytes=2 * x, written_bytes=step.output_bytes, flops=4 * x // step.dtype_bytes,
+                                    pass_=Pass.FORWARD),
+                             Stream(read_bytes=8, written_bytes=8, flops=1, pass_=Pass.FORWARD)]
+    if _backward(step):
+        kernels.append(Stream(read_bytes=4 * x, written_bytes=x, flops=8 * x // step.dtype_bytes, pass_=Pass.BACKWARD))
+    return OpKernels(kernels=tuple(kernels), host_ops=2, autograd_nodes=1)  # the counter records none
+
+
+def _matmul(m: int, n: int, k: int, step: OpStep, pass_: Pass, batches: int = 1, launches: int = 1) -> Matmul:
+    return Matmul(m=m, n=n, k=k, batches=batches, launches=launches, dtype_bytes=step.dtype_bytes, pass_=pass_)
+
+
+def _gemm_backward(m: int, n: int, k: int, step: OpStep, weight_grad: bool) -> list[Kernel]:
+    """dgrad (grad_out[m, n] x W[n, k]) when the input needs it, wgrad (grad_out^T x input) when the weight
+    trains, and the bias gradient's reduction over the m rows."""
+    out: list[Kernel] = []
+    if step.input_grad:
+        out.append(_matmul(m, k, n, step, Pass.INPUT_GRAD))
+    if weight_grad:
+        out.append(_matmul(n, k, m, step, Pass.WEIGHT_GRAD))
+    return out
+
+
+@formula(Linear)
+def _linear(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, step: OpStep) -> OpKernels:
+    assert isinstance(op, Linear)
+    n, k = op.out_features, inputs[0].shape[-1]
+    m = output.numel * step.rows // n
+    kernels: list[Kernel] = [*_dequantize(n * k, step), _matmul(m, n, k, step, Pass.FORWARD)]
+    if _backward(step):
+        kernels += _dequantize(n * k, step) if step.input_grad else []
+        kernels += _gemm_backward(m, n, k, step, step.weight_grad)
+        if op.bias and step.weight_grad:
+            kernels.append(Stream(read_bytes=m * n * step.dtype_bytes, written_bytes=4 * n, flops=m * n,
+                                  pass_=Pass.BACKWARD))
+    kernels += _casts(step)
+    ops = 1 + len(step.weight_casts)
+    return OpKernels(kernels=tuple(kernels), host_ops=ops, autograd_nodes=ops)
+
+
+def _dequantize(elements: int, step: OpStep) -> list[Kernel]:
+    """QLoRA: bitsandbytes' matmul_4bit dequantizes the whole NF4 weight to half before every GEMM, forward
+    and backward (bitsandbytes/autograd/_functions.py MatMul4Bit: dequantize_4bit, then torch.matmul); 4 bits
+    a weight plus a float32 absmax per 64 (quantized again in blocks of 256: ~0.127 bits, QLoRA paper)."""
+    if not step.quantized_base:
+        return []
+    return [Stream(read_bytes=elements // 2 + elements // 64, written_bytes=2 * elements, flops=2 * elements,
+                   pass_=Pass.FORWARD)]
+
+
+@formula(LoRALinear)
+def _lora_linear(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, step: OpStep) -> OpKernels:
+    """PEFT's lora.Linear.forward: result = base(x); result + lora_B(lora_A(dropout(x))) * scaling. The frozen
+    base has no weight-gradient GEMM; the adapters are two thin GEMMs each way (rank r)."""
+    assert isinstance(op, LoRALinear)
+    n, k, r = op.out_features, inputs[0].shape[-1], op.lora_rank
+    m = output.numel * step.rows // n
+    out_bytes = m * n * step.dtype_bytes
+    kernels: list[Kernel] = [*_dequantize(n * k, step), _matmul(m, n, k, step, Pass.FORWARD),
+                             _matmul(m, r, k, step, Pass.FORWARD), _matmul(m, n, r, step, Pass.FORWARD),
+                             Stream(read_bytes=out_bytes, written_bytes=out_bytes, flops=m * n, pass_=Pass.FORWARD),
+                             Stream(read_bytes=2 * out_bytes, written_bytes=out_bytes, flops=m * n,
+                                    pass_=Pass.FORWARD)]
+    if _backward(step):
+        kernels += [*_dequantize(n * k, step), _matmul(m, k, n, step, Pass.INPUT_GRAD),  # through the base
+                    Stream(read_bytes=out_bytes, written_bytes=out_bytes, flops=m * n, pass_=Pass.BACKWARD),
+                    _matmul(n, r, m, step, Pass.WEIGHT_GRAD), _matmul(m, r, n, step, Pass.INPUT_GRAD),
+                    _matmul(r, k, m, step, Pass.WEIGHT_GRAD), _matmul(m, k, r, step, Pass.INPUT_GRAD),
+                    Stream(read_bytes=2 * m * k * step.dtype_bytes, written_bytes=m * k * step.dtype_bytes,
+                           flops=m * k, pass_=Pass.BACKWARD)]
+    return OpKernels(kernels=tuple(kernels), host_ops=5, autograd_nodes=5)
+
+
+def _conv_kernels(conv: Convolution, step: OpStep, has_bias: bool) -> OpKernels:
+    kernels: list[Kernel] = [conv]
+    if _backward(step):
+        for wanted, pass_ in ((step.input_grad, Pass.INPUT_GRAD), (step.weight_grad, Pass.WEIGHT_GRAD)):
+            if wanted:
+                kernels.append(Convolution(**{**conv.__dict__, "pass_": pass_}))
+        if has_bias and step.weight_grad:
+            kernels.append(Stream(read_bytes=step.output_bytes, written_bytes=4 * conv.out_channels,
+                                  flops=step.output_bytes // step.dtype_bytes, pass_=Pass.BACKWARD))
+    kernels += _casts(step)
+    ops = 1 + len(step.weight_casts)
+    return OpKernels(kernels=tuple(kernels), host_ops=ops, autograd_nodes=ops)
+
+
+@formula(Conv)
+def _conv(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, step: OpStep) -> OpKernels:
+    assert isinstance(op, Conv)
+    x = inputs[0].shape
+    volume = product(op.kernel if isinstance(op.kernel, tuple) else (op.kernel,) * op.dims)
+    conv = Convolution(batch=step.rows, in_channels=x[0], out_channels=op.out_channels, groups=op.groups,
+                       kernel_volume=volume, input_pixels=product(x[1:]), output_pixels=product(output.shape[1:]),
+                       dtype_bytes=step.dtype_bytes, pass_=Pass.FORWARD)
+    return _conv_kernels(conv, step, op.bias)
+
+
+@formula(ConvTranspose)
+def _conv_transpose(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, step: OpStep) -> OpKernels:
+    """A transposed convolution is the data gradient of the convolution that maps its output back to its input
+    (cuDNN runs ConvTranspose forward as backward-data): described as that convolution's GEMM."""
+    assert isinstance(op, ConvTranspose)
+    x = inputs[0].shape
+    volume = product(op.kernel if isinstance(op.kernel, tuple) else (op.kernel,) * op.dims)
+    conv = Convolution(batch=step.rows, in_channels=op.out_channels, out_channels=x[0], groups=op.groups,
+                       kernel_volume=volume, input_pixels=product(output.shape[1:]), output_pixels=product(x[1:]),
+                       dtype_bytes=step.dtype_bytes, pass_=Pass.FORWARD)
+    return _conv_kernels(conv, step, op.bias)
+
+
+@formula(CrossEntropy)
+def _cross_entropy(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, step: OpStep) -> OpKernels:
+    """log_softmax writes fp32 log-probabilities, nll_loss picks one per row; backward fills their gradient
+    with zeros and scatters into it (nll_loss_backward), log_softmax_backward reads it and the saved output
+    and writes the logits' gradient (aten/src/ATen/native/LossNLL.cpp). The caller adds the fp32 cast of
+    half logits (autocast's fp32 list, HF's logits.float())."""
+    logits = step.input_bytes[0]
+    flops = op.other_flops(inputs, output) * step.rows
+    kernels: list[Kernel] = [Stream(read_bytes=logits, written_bytes=logits, flops=flops, pass_=Pass.FORWARD),
+                             Stream(read_bytes=logits, written_bytes=step.output_bytes, flops=0, pass_=Pass.FORWARD)]
+    if _backward(step):
+        kernels += [Stream(read_bytes=0, written_bytes=logits, flops=0, pass_=Pass.BACKWARD),
+                    Stream(read_bytes=2 * logits, written_bytes=logits, flops=2 * flops, pass_=Pass.BACKWARD)]
+    return OpKernels(kernels=tuple(kernels), host_ops=2, autograd_nodes=2)  # _log_softmax, nll_loss_forward
+
+
+def _fused_attention(rows: int, seq_q: int, seq_k: int, dims: tuple[int, int], causal: bool, efficient: bool,
+                     step: OpStep) -> OpKernels:
+    """One fused kernel forward; backward: flash's preprocessing (dot(dO, O)), the main kernel and the
+    float32 dq_accum converted to dq (flash_api.cpp mha_bwd), two of them memory-bound."""
+    backend = AttentionBackend.EFFICIENT if efficient or step.dtype_bytes == 4 else AttentionBackend.FLASH
+    fields = dict(batch_heads=rows * step.rows, q_len=seq_q, kv_len=seq_k, head_dim=dims[0], v_head_dim=dims[1],
+                  causal=causal, backend=backend, dtype_bytes=step.dtype_bytes)
+    kernels: list[Kernel] = [Attention(**fields, pass_=Pass.FORWARD)]  # type: ignore[arg-type]
+    if _backward(step):
+        q_elements = rows * step.rows * seq_q * dims[0]
+        kernels += [Attention(**fields, pass_=Pass.BACKWARD),  # type: ignore[arg-type]
+                    Stream(read_bytes=2 * step.output_bytes, written_bytes=4 * rows * step.rows * seq_q, flops=0,
+                           pass_=Pass.BACKWARD),
+                    Stream(read_bytes=4 * q_elements, written_bytes=step.dtype_bytes * q_elements, flops=0,
+                           pass_=Pass.BACKWARD)]
+    return OpKernels(kernels=tuple(kernels), host_ops=1, autograd_nodes=1)
+
+
+def _explicit_attention(rows: int, seq_q: int, seq_k: int, dims: tuple[int, int], step: OpStep,
+                        softmax_ops: int) -> OpKernels:
+    """Eager attention: scores = q @ k^T (bmm), `softmax_ops` memory-bound kernels over the scores (scale,
+    mask, softmax, dropout), probs @ v (bmm); backward two bmm per product and the softmax's gradient."""
+    b = rows * step.rows
+    scores = b * seq_q * seq_k * step.dtype_bytes
+    kernels: list[Kernel] = [_matmul(seq_q, seq_k, dims[0], step, Pass.FORWARD, batches=b)]
+    kernels += [Stream(read_bytes=scores, written_bytes=scores, flops=scores // step.dtype_bytes, pass_=Pass.FORWARD)
+                for _ in range(softmax_ops)]
+    kernels.append(_matmul(seq_q, dims[1], seq_k, step, Pass.FORWARD, batches=b))
+    if _backward(step):
+        kernels += [_matmul(seq_q, seq_k, dims[1], step, Pass.INPUT_GRAD, batches=b),
+                    _matmul(seq_k, dims[1], seq_q, step, Pass.INPUT_GRAD, batches=b),
+                    Stream(read_bytes=2 * scores, written_bytes=scores, flops=2 * scores // step.dtype_bytes,
+                           pass_=Pass.BACKWARD),
+                    _matmul(seq_q, dims[0], seq_k, step, Pass.INPUT_GRAD, batches=b),
+                    _matmul(seq_k, dims[0], seq_q, step, Pass.INPUT_GRAD, batches=b)]
+    return OpKernels(kernels=tuple(kernels), host_ops=2 + softmax_ops, autograd_nodes=2 + softmax_ops)
+
+
+@formula(AttentionOp)
+def _attention(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, step: OpStep) -> OpKernels:
+    assert isinstance(op, AttentionOp)
+    seq_q, seq_k = inputs[0].shape[0], inputs[-1].shape[0]
+    hd = op.head_dim(inputs)
+    dims = (hd, op.v_head_dim or hd)
+    if op.kernel == "fused":
+        return _fused_attention(op.heads, seq_q, seq_k, dims, op.causal, op.mask_bias or op.full_precision, step)
+    return _explicit_attention(op.heads, seq_q, seq_k, dims, step, softmax_ops=3 + op.causal)
+
+
+@formula(FusedSDPA)
+def _sdpa(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, step: OpStep) -> OpKernels:
+    assert isinstance(op, FusedSDPA)
+    q, k = inputs[0].shape, inputs[1].shape
+    return _fused_attention(product(q[:-2]), q[-2], k[-2], (q[-1], output.shape[-1]), False, len(inputs) > 3, step)
+
+
+@formula(WindowAttention)
+def _window_attention(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, step: OpStep) -> OpKernels:
+    # torchvision's Swin computes attention explicitly: scale, bias add, (mask add), softmax around two matmuls
+    assert isinstance(op, WindowAttention)
+    windows, tokens, width = inputs[0].shape
+    head_dim = width // 3 // op.heads
+    return _explicit_attention(windows * op.heads, tokens, tokens, (head_dim, head_dim), step,
+                               softmax_ops=2 + op.shifted)
+
+
+@formula(_Recurrent)
+def _recurrent(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, step: OpStep) -> OpKernels:
+    """cuDNN's RNN: per layer and direction, one GEMM for every step's input projection, then one small GEMM
+    per time step for the recurrent projection (each waits for the last) and the gates' elementwise kernel."""
+    assert isinstance(op, _Recurrent)
+    seq, features = inputs[0].shape
+    g, h = op.gates * op.hidden_size, op.hidden_size
+    kernels: list[Kernel] = []
+    for n_in in op._layer_inputs(features):
+        for _ in range(op.directions):
+            kernels += [_matmul(seq * step.rows, g, n_in, step, Pass.FORWARD),
+                        _matmul(step.rows, g, h, step, Pass.FORWARD, launches=seq),
+                        Stream(read_bytes=seq * step.rows * g * step.dtype_bytes,
+                               written_bytes=seq * step.rows * 2 * h * step.dtype_bytes, flops=6 * seq * step.rows * g,
+                               pass_=Pass.FORWARD)]
+            if _backward(step):
+                kernels += [_matmul(seq * step.rows, n_in, g, step, Pass.INPUT_GRAD),
+                            _matmul(step.rows, h, g, step, Pass.INPUT_GRAD, launches=seq),
+                            *([_matmul(g, n_in + h, seq * step.rows, step, Pass.WEIGHT_GRAD)] if step.weight_grad
+                              else [])]
+    return OpKernels(kernels=tuple(kernels), host_ops=1, autograd_nodes=1)
+
+
+@formula(MoEExperts)
+def _moe(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, step: OpStep) -> OpKernels:
+    """transformers' eager experts loop: per expert hit, index the routed tokens, the gate/up and down GEMMs of
+    its share of the rows (tokens x experts_per_token / experts on average), the activation, index_add_ back."""
+    assert isinstance(op, MoEExperts)
+    hidden = output.shape[-1]
+    tokens = output.numel // hidden * step.rows
+    rows = max(tokens * op.experts_per_token // op.experts, 1)
+    ups = op._projections - 1
+    kernels: list[Kernel] = []
+    for _ in range(op.experts):
+        kernels += [_matmul(rows, op.intermediate, hidden, step, Pass.FORWARD, launches=ups),
+                    _matmul(rows, hidden, op.intermediate, step, Pass.FORWARD)]
+        if _backward(step):
+            kernels += [_matmul(rows, hidden, op.intermediate, step, Pass.INPUT_GRAD, launches=ups),
+                        _matmul(rows, op.intermediate, hidden, step, Pass.INPUT_GRAD),
+                        *([_matmul(op.intermediate, hidden, rows, step, Pass.WEIGHT_GRAD, launches=ups + 1)]
+                          if step.weight_grad else [])]
+    streamed = stream_kernels(op, inputs, output, step, ops=4)
+    ops = op.experts * (op._projections + 4)
+    return OpKernels(kernels=tuple(kernels) + streamed.kernels, host_ops=ops, autograd_nodes=ops)
