@@ -45,7 +45,7 @@ class QtModelPanel(QWidget):
         self.search = QLineEdit()
         self.search.setPlaceholderText(tr("Search: name, family, size (8b, <10b, moe)"))
         self.search.setClearButtonEnabled(True)
-        self.search.textChanged.connect(lambda text: fill_zoo(self.zoo, text))
+        self.search.textChanged.connect(self.filter_zoo)
         load = QPushButton(tr("Load"))
         load.setToolTip(tr("Replace the network with this model (undo brings yours back)"))
         load.clicked.connect(lambda: self.load_zoo(self.zoo.currentText()))
@@ -63,6 +63,11 @@ class QtModelPanel(QWidget):
         layout.addWidget(self.builder, 1)
         state.draft.changed.connect(self.refresh)
         self.refresh()
+
+    def filter_zoo(self, query: str) -> None:
+        """The chooser keeps the matches, the first one chosen so that Load takes it."""
+        fill_zoo(self.zoo, query)
+        self.zoo.setCurrentIndex(0 if query and self.zoo.count() else -1)
 
     def load_zoo(self, name: str) -> None:
         seq_len = self.state.choice.seq_len if zoo.takes_seq_len(name) else None
