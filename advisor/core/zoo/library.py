@@ -13,6 +13,8 @@ from functools import cache
 from typing import Any, Literal
 
 from advisor.core.errors import SpecError
+from advisor.core.llm.decoder import DecoderSpec
+from advisor.core.llm.tensors import active_param_count
 from advisor.core.zoo.llm import CONFIG_DIR
 
 ActiveExcludes = Literal["none", "embeddings", "input_embedding"]
@@ -53,6 +55,14 @@ class LibraryEntry:
     @property
     def is_moe(self) -> bool:
         return self.published_active_params is not None
+
+
+def active_as_published(entry: LibraryEntry, spec: DecoderSpec) -> int:
+    """The decoder's active parameters counted as the card counts them: with the embedding tables (Qwen3,
+    DeepSeek, Llama 4), without the input table (gpt-oss: 5.1B) or without both (GLM-4.5: 32B, 12B)."""
+    table = spec.vocab * spec.hidden
+    left_out = {"none": 0, "input_embedding": table, "embeddings": table * (1 if spec.tied_embeddings else 2)}
+    return active_param_count(spec) - left_out[entry.published_active_excludes]
 
 
 def size_label(params: int) -> str:
