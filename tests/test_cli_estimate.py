@@ -74,3 +74,16 @@ def test_golden_tables(name: str, args: list[str], capsys: pytest.CaptureFixture
     if request.config.getoption("--update-golden"):  # review the rewritten tables with git diff
         golden.write_text(out)
     assert out == golden.read_text()
+
+
+def test_list_searches_the_library() -> None:
+    result = run("estimate", "--list", "qwen3 moe")
+    assert result.returncode == 0
+    lines = result.stdout.splitlines()
+    assert [line.split()[0] for line in lines] == ["zoo:qwen3-235b-a22b-2507", "zoo:qwen3-30b-a3b",
+                                                   "zoo:qwen3-coder-480b-a35b"]
+    assert lines[1].split()[1:] == ["Qwen3", "MoE", "30.5B", "Qwen/Qwen3-30B-A3B-Base"]
+    missing = run("estimate", "--list", "no-such-model")
+    assert missing.returncode == 2
+    assert missing.stderr.strip().splitlines() == ["advisor estimate: error: --list: no zoo model matches "
+                                                   "'no-such-model'"]

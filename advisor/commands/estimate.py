@@ -20,6 +20,7 @@ from advisor.core.workload import (
     WeightFormat,
     Workload,
 )
+from advisor.core.zoo import library
 from advisor.importers.spec_estimate import METHODS, estimate_spec
 
 
@@ -87,13 +88,25 @@ def workload_from(args: argparse.Namespace) -> Workload:
 def register(parser: argparse.ArgumentParser) -> None:
     """Configures the subcommand's parser, which advisor/cli.py made (with its one-line help)."""
     add_workload_options(parser)
-    parser.add_argument("--list", action="store_true", help="list the built-in zoo models")
+    parser.add_argument("--list", nargs="?", const="", default=None, metavar="QUERY",
+                        help="list the built-in zoo models; a QUERY keeps those matching every word: part of the "
+                        "name, family or Hub repository, moe/dense, or a size (8b, <10b, >=100b)")
     parser.set_defaults(func=run)
 
 
+def print_list(query: str) -> None:
+    """One zoo:NAME a line; a library LLM adds its family, published size and Hub repository."""
+    names = library.search(query, zoo.zoo_names())
+    if not names:
+        raise SpecError(f"--list: no zoo model matches {query!r}")
+    for name in names:
+        found = library.entry(name)
+        print(f"zoo:{name}" if found is None else f"zoo:{name:<32} {found.family:<20} {found.size:>6}  {found.hf_repo}")
+
+
 def run(args: argparse.Namespace) -> int:
-    if args.list:
-        print("\n".join(f"zoo:{name}" for name in zoo.zoo_names()))
+    if args.list is not None:
+        print_list(args.list)
         return 0
     if not args.spec:
         raise SpecError("a model SPEC is required (e.g. zoo:resnet50)")

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
 from advisor.core import zoo
 from advisor.core.errors import AdvisorError
+from advisor.core.zoo import library
 from advisor.ui import draft_edits
 from advisor.ui.builder import QtNetworkBuilder
 from advisor.ui.controls import narrow
@@ -15,10 +16,12 @@ from advisor.ui.i18n import tr
 from advisor.ui.state import AppState
 
 
-def fill_zoo(box: QComboBox) -> None:
+def fill_zoo(box: QComboBox, query: str = "") -> None:
     """Architectures first; after a separator the small "seed:" networks, each saying what it is for (they
-    are the networks the H200 calibration measured, not models anyone trains)."""
-    names = zoo.zoo_names()
+    are the networks the H200 calibration measured, not models anyone trains). A query keeps the names
+    library.search matches (name, family, Hub repository, size)."""
+    box.clear()
+    names = library.search(query, zoo.zoo_names())
     seeds = [n for n in names if n.startswith("seed:")]
     box.addItems([n for n in names if n not in seeds])
     if seeds:
@@ -39,6 +42,10 @@ class QtModelPanel(QWidget):
         narrow(self.zoo)
         self.zoo.setPlaceholderText(tr("(not a zoo model)"))
         self.zoo.setToolTip(tr("Built-in architectures, built layer by layer"))
+        self.search = QLineEdit()
+        self.search.setPlaceholderText(tr("Search: name, family, size (8b, <10b, moe)"))
+        self.search.setClearButtonEnabled(True)
+        self.search.textChanged.connect(self.filter_zoo)
         load = QPushButton(tr("Load"))
         load.setToolTip(tr("Replace the network with this model (undo brings yours back)"))
         load.clicked.connect(lambda: self.load_zoo(self.zoo.currentText()))
@@ -46,6 +53,7 @@ class QtModelPanel(QWidget):
         self.source.setWordWrap(True)  # a file's full path must not set the window's minimum width
         row = QHBoxLayout()
         row.addWidget(QLabel(tr("Zoo:")))
+        row.addWidget(self.search)
         row.addWidget(self.zoo, 1)
         row.addWidget(load)
         self.builder = QtNetworkBuilder(state.draft)
@@ -55,6 +63,11 @@ class QtModelPanel(QWidget):
         layout.addWidget(self.builder, 1)
         state.draft.changed.connect(self.refresh)
         self.refresh()
+
+    def filter_zoo(self, query: str) -> None:
+        """The chooser keeps the matches, the first one chosen so that Load takes it."""
+        fill_zoo(self.zoo, query)
+        self.zoo.setCurrentIndex(0 if query and self.zoo.count() else -1)
 
     def load_zoo(self, name: str) -> None:
         seq_len = self.state.choice.seq_len if zoo.takes_seq_len(name) else None

@@ -17,7 +17,7 @@ from advisor.core.llm.families_gpt import LEGACY_FAMILIES, gelu_kind
 NOT_MODELLED = ("mamba", "mamba2", "jamba", "falcon_mamba", "zamba", "zamba2", "rwkv", "recurrent_gemma",
                 "bamba", "falcon_h1")
 # Multimodal configs whose text_config is a decoder family here (the vision tower is not counted).
-TEXT_OF = {"gemma3": "gemma3_text", "llama4": "llama4_text"}
+TEXT_OF = {"gemma3": "gemma3_text", "llama4": "llama4_text", "mistral3": "mistral"}
 
 
 def _llama_like(r: ConfigReader, name: str, model_type: str, **fields: Any) -> DecoderSpec:
@@ -46,7 +46,8 @@ def _window(r: ConfigReader, layers: int, pattern: int = 1, *, enabled: bool = T
 
 
 def llama(r: ConfigReader, name: str, t: str) -> DecoderSpec:
-    """llama, granite, mistral (no attention bias field: False), phi3 (fused qkv/gate_up, same counts)."""
+    """llama, granite, mistral (no attention bias field: False), phi3 (fused qkv/gate_up, same counts);
+    smollm3 is Llama's layers with rotary positions left out of every fourth (no_rope_layers: same tensors)."""
     spec = _llama_like(r, name, t, logits_scaled=t == "granite", fused_qkv=t == "phi3", fused_gate_up=t == "phi3")
     return replace(spec, **_window(r, spec.layers, enabled=t in ("mistral", "phi3")))
 
@@ -135,10 +136,13 @@ def granitemoe(r: ConfigReader, name: str, t: str) -> DecoderSpec:
 
 def olmo(r: ConfigReader, name: str, t: str) -> DecoderSpec:
     """OLMo 1: LayerNorm without parameters (OlmoLayerNorm), no biases. OLMo 2: RMSNorm after attention and
-    MLP (2 per layer) and q/k norms over all heads. OLMoE: pre-norm, q/k norms over all heads, experts."""
+    MLP (2 per layer) and q/k norms over all heads; OLMo 3 is OLMo 2 with sliding windows. OLMoE: pre-norm,
+    q/k norms over all heads, experts."""
     if t == "olmo":
         return _llama_like(r, name, t, norm="layer_noparam")
     spec = _llama_like(r, name, t, qk_norm="full")
+    if t == "olmo3":  # Olmo3Config.layer_types: 3 sliding layers, then a full one
+        spec = replace(spec, **_window(r, spec.layers, 4))
     if t == "olmoe":
         spec = replace(spec, moe=MoESpec(r.integer("num_experts", 64), r.integer("num_experts_per_tok", 8),
                                          spec.intermediate, half_routing_weights=True))  # OlmoeTopKRouter
@@ -182,8 +186,21 @@ def deepseek(r: ConfigReader, name: str, t: str) -> DecoderSpec:
     # precision list); V2 from a softmax with dtype=float32
     moe = MoESpec(r.integer("n_routed_experts", 64), r.integer("num_experts_per_tok", 6), inter,
                   shared_intermediate=inter * r.integer("n_shared_experts", 2, minimum=0), dense_layers=dense,
-                  half_routing_weights=t == "deepseek_v3")
+                  half_routing_weights=t != "deepseek_v2")
     return replace(spec, mla=mla, moe=moe, head_dim=mla.v_head_dim)
+
+
+def glm4_moe(r: ConfigReader, name: str, t: str) -> DecoderSpec:
+    """Glm4MoeAttention: q/k/v bias from attention_bias, o_proj without, optional per-head q/k norms
+    (use_qk_norm); Glm4MoeMoE: DeepSeek-V3's routing (first_k_dense_replace dense layers, n_shared_experts
+    shared experts of moe_intermediate_size); two RMSNorms per layer. The MTP layers
+    (num_nextn_predict_layers) are not part of Glm4MoeModel and are not built here either."""
+    spec = _llama_like(r, name, t, out_bias=False, qk_norm="head" if r.flag("use_qk_norm", False) else "none")
+    inter = r.integer("moe_intermediate_size", 1408)
+    dense = tuple(range(min(r.integer("first_k_dense_replace", 1, minimum=0), spec.layers)))
+    moe = MoESpec(r.integer("n_routed_experts", 128), r.integer("num_experts_per_tok", 8), inter,
+                  shared_intermediate=inter * r.integer("n_shared_experts", 1, minimum=0), dense_layers=dense)
+    return replace(spec, moe=moe)
 
 
 def llama4(r: ConfigReader, name: str, t: str) -> DecoderSpec:
@@ -207,14 +224,15 @@ def llama4(r: ConfigReader, name: str, t: str) -> DecoderSpec:
 
 
 FAMILIES: dict[str, Callable[[ConfigReader, str, str], DecoderSpec]] = {
-    **dict.fromkeys(("llama", "mistral", "granite", "phi3"), llama),
+    **dict.fromkeys(("llama", "mistral", "granite", "phi3", "smollm3"), llama),
     "mixtral": mixtral, "phimoe": phimoe, "phi": phi,
     **dict.fromkeys(("qwen2", "qwen3", "qwen2_moe", "qwen3_moe"), qwen2),
     **dict.fromkeys(("gemma", "gemma2", "gemma3_text"), gemma),
     **dict.fromkeys(("granitemoe", "granitemoeshared"), granitemoe),
-    **dict.fromkeys(("olmo", "olmo2", "olmoe"), olmo),
+    **dict.fromkeys(("olmo", "olmo2", "olmo3", "olmoe"), olmo),
     "cohere": cohere, "glm4": glm4, "llama4_text": llama4, "gpt_oss": gpt_oss,
-    "deepseek_v2": deepseek, "deepseek_v3": deepseek,
+    "deepseek_v2": deepseek, "deepseek_v3": deepseek, "kimi_k2": deepseek,  # Kimi K2: DeepseekV3ForCausalLM
+    "glm4_moe": glm4_moe,
 }
 
 

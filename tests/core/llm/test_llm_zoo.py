@@ -7,6 +7,7 @@ import pytest
 
 from advisor.core import zoo
 from advisor.core.llm.tensors import active_param_count, param_count
+from advisor.core.zoo.library import library
 from advisor.core.zoo.llm import preset_config_path, preset_decoder
 from advisor.importers.spec_graph import load_graph
 
@@ -37,9 +38,11 @@ PUBLISHED = {
 }
 
 
-def test_every_preset_has_a_published_count() -> None:
-    llm_presets = {p.parent.name for p in preset_config_path("x").parents[1].glob("*/config.json")}
-    assert llm_presets == set(PUBLISHED)
+def test_the_exact_counts_are_the_librarys() -> None:
+    """These presets' source.json carry the same safetensors totals, checked exactly (tolerance 0); the
+    library's other models are checked in test_llm_library.py."""
+    exact = {entry.name: entry.published_params for entry in library() if entry.tolerance == 0}
+    assert exact == {name: count for name, (count, _source) in PUBLISHED.items()}
 
 
 @pytest.mark.parametrize("name", sorted(PUBLISHED))
