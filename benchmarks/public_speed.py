@@ -7,13 +7,16 @@ Data (benchmarks/data/):
   synthetic input, on RTX 3090 / 4090 / 5090 / RTX PRO 6000 Max-Q, for the timm models that are the zoo's
   graphs (same parameter count and MACs) at the zoo's input size.
 - public_training_speed.csv: Lambda's deeplearning-benchmark (lambdal/deeplearning-benchmark), 1-GPU training
-  throughput of NVIDIA DeepLearningExamples' ResNet-50 v1.5 and BERT base/large SQuAD fine-tuning (seq 384).
+  throughput of NVIDIA DeepLearningExamples' ResNet-50 v1.5 (SGD momentum, synthetic data) and BERT base/large
+  SQuAD fine-tuning (seq 384, Adam family: modelled as adamw) in NGC containers, whose "fp32" runs TF32 tensor
+  cores on Ampere and newer and whose BERT uses apex's fused LayerNorm/Adam: faster than the eager HF model.
 Rows with a non-empty `excluded` column are what the model cannot express (another input size, channels_last,
 torch.compile, ...); they are counted and never predicted. By default each (source, card, mode) keeps only its
 newest software version (--all-versions keeps every torch release; the spread between releases is printed as
 the measurements' own noise floor). Rows on the H200 (the card ../shared/calibration fits on) are shown but
 left out of the target figures.
 
+The overall Spearman spans models of very different speeds; the per-card ones are the informative ranking.
 ratio = predicted / measured throughput (below 1: the model predicts slower than measured);
 error = |predicted step time / measured step time - 1| (the issue's "step-time error").
 Run: .venv/bin/python benchmarks/public_speed.py [--rows] [--all-versions]
@@ -24,6 +27,7 @@ from __future__ import annotations
 import csv
 import math
 import os
+import re
 import statistics
 import sys
 import tempfile
@@ -98,7 +102,8 @@ def load(files: Iterable[str] = FILES) -> tuple[list[Row], dict[str, int]]:
 
 
 def _version_key(version: str) -> tuple[int, ...]:
-    return tuple(int(p) if p.isdigit() else 0 for p in version.replace("-", ".").split("."))
+    """'2.9.1' -> (2, 9, 1); Lambda's benchmark generations 'v1', 'v2' -> (1,), (2,)."""
+    return tuple(int(p) for p in re.findall(r"\d+", version))
 
 
 def newest(rows: Sequence[Row]) -> list[Row]:
@@ -245,6 +250,8 @@ def main(argv: Sequence[str]) -> int:
     breakdown("per card", rows, predicted, lambda r: r.card)
     breakdown("per family", rows, predicted, lambda r: r.family)
     breakdown("per mode and precision", rows, predicted, lambda r: f"{r.workload.mode} {r.workload.precision}")
+    breakdown("per family, mode and precision", rows, predicted,
+              lambda r: f"{r.family} {r.workload.mode} {r.workload.precision}")
     breakdown("per source", rows, predicted, lambda r: r.project)
     breakdown("per card and mode", rows, predicted, lambda r: f"{r.card[:40]} {r.workload.mode}")
     breakdown("all rows", rows, predicted, lambda r: "all")
