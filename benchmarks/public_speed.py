@@ -186,13 +186,12 @@ def _line(label: str, s: Summary) -> str:
     return f"{label:52} {s.rows:4} {s.median_error:8.1%} {s.p90_error:8.1%} {s.median_ratio:8.2f} {rank}"
 
 
-def breakdown(title: str, rows: Sequence[Row], predicted: Sequence[float], key: Callable[[Row], str]) -> None:
-    """One summary line per value of `key` (card, family, project, mode, ...)."""
+def breakdown(title: str, keys: Sequence[str], measured: Sequence[float], predicted: Sequence[float]) -> None:
+    """One summary line per distinct key (card, family, project, mode, ...) of the rows."""
     print(f"\n{title:52} {'rows':>4} {'med err':>8} {'p90 err':>8} {'med p/m':>8} {'Spearman':>8}")
-    for value in sorted({key(r) for r in rows}):
-        chosen = [i for i, r in enumerate(rows) if key(r) == value]
-        print(_line(value, summarize([rows[i].measured_samples_per_s for i in chosen],
-                                     [predicted[i] for i in chosen])))
+    for value in sorted(set(keys)):
+        chosen = [i for i, k in enumerate(keys) if k == value]
+        print(_line(value, summarize([measured[i] for i in chosen], [predicted[i] for i in chosen])))
 
 
 def targets(rows: Sequence[Row], predicted: Sequence[float]) -> None:
@@ -247,14 +246,15 @@ def main(argv: Sequence[str]) -> int:
     for reason, count in sorted(excluded.items(), key=lambda x: -x[1]):
         print(f"  {count:4}  {reason}")
     noise_floor(every)
-    breakdown("per card", rows, predicted, lambda r: r.card)
-    breakdown("per family", rows, predicted, lambda r: r.family)
-    breakdown("per mode and precision", rows, predicted, lambda r: f"{r.workload.mode} {r.workload.precision}")
-    breakdown("per family, mode and precision", rows, predicted,
-              lambda r: f"{r.family} {r.workload.mode} {r.workload.precision}")
-    breakdown("per source", rows, predicted, lambda r: r.project)
-    breakdown("per card and mode", rows, predicted, lambda r: f"{r.card[:40]} {r.workload.mode}")
-    breakdown("all rows", rows, predicted, lambda r: "all")
+    measured = [r.measured_samples_per_s for r in rows]
+    for title, key in (("per card", lambda r: r.card), ("per family", lambda r: r.family),
+                       ("per mode and precision", lambda r: f"{r.workload.mode} {r.workload.precision}"),
+                       ("per family, mode and precision",
+                        lambda r: f"{r.family} {r.workload.mode} {r.workload.precision}"),
+                       ("per source", lambda r: r.project),
+                       ("per card and mode", lambda r: f"{r.card[:40]} {r.workload.mode}"),
+                       ("all rows", lambda r: "all")):
+        breakdown(title, [key(r) for r in rows], measured, predicted)
     targets(rows, predicted)
     return 0
 
