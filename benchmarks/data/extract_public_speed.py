@@ -1,0 +1,209 @@
+"""Rebuilds public_vision_speed.csv and public_training_speed.csv from git clones of their sources, so every row
+can be traced and re-derived (benchmarks/public_speed.py reads them).
+
+- timm (huggingface/pytorch-image-models): every results/benchmark-*-cu*.csv at HEAD, and every deleted one at
+  its last commit; the rows of the timm models that are zoo graphs (same parameter count), every input size,
+  layout and torch.compile variant, with `excluded` saying why a row cannot be expressed.
+- Lambda (lambdal/deeplearning-benchmark): pytorch/pytorch-train-throughput-{fp16,fp32}.csv 1-GPU rows (batch
+  from pytorch-train-bs-*.csv) and the v2 1-GPU systems of pytorch-train-throughput-v2-*.csv (batch from the
+  config_v2 file each system sources), columns resnet50, bert_base_squad, bert_large_squad.
+Run: python benchmarks/data/extract_public_speed.py TIMM_CLONE LAMBDA_CLONE
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+# timm name -> (zoo name, family, the zoo graph's input size, parameters in millions as timm prints them)
+TIMM = {
+    "resnet18": ("resnet18", "resnet", 224, 11.69), "resnet34": ("resnet34", "resnet", 224, 21.80),
+    "resnet50": ("resnet50", "resnet", 224, 25.56), "resnet101": ("resnet101", "resnet", 224, 44.55),
+    "resnet152": ("resnet152", "resnet", 224, 60.19), "vgg11": ("vgg11", "vgg", 224, 132.86),
+    "vgg16": ("vgg16", "vgg", 224, 138.36), "vgg19": ("vgg19", "vgg", 224, 143.67),
+    "densenet121": ("densenet121", "densenet", 224, 7.98),
+    "efficientnet_b0": ("efficientnet_b0", "efficientnet", 224, 5.29),
+    "mobilenetv2_100": ("mobilenet_v2", "mobilenet", 224, 3.50),
+    "mobilenetv3_large_100": ("mobilenet_v3_large", "mobilenet", 224, 5.48),
+    "mobilenetv3_small_100": ("mobilenet_v3_small", "mobilenet", 224, 2.54),
+    "regnety_004": ("regnet_y_400mf", "regnet", 224, 4.34),
+    "inception_v3": ("inception_v3", "inception", 299, 23.83),  # timm drops the aux head: zoo 27.16M with it
+    "convnext_tiny": ("convnext_tiny", "convnext", 224, 28.59),
+    "swin_tiny_patch4_window7_224": ("swin_t", "swin", 224, 28.29),
+    "vit_base_patch16_224": ("vit_b_16", "vit", 224, 86.57),
+    "vit_large_patch16_224": ("vit_l_16", "vit", 224, 304.33),
+}
+TIMM_CARDS = {"rtx3090": "GeForce RTX 3090", "rtx4090": "GeForce RTX 4090", "4090": "GeForce RTX 4090",
+              "5090": "GeForce RTX 5090", "pro6000maxq": "RTX PRO 6000 Blackwell Max-Q Workstation Edition"}
+TIMM_FILE = re.compile(r"results/benchmark-(infer|train)-(amp|amp_bf16|bf16|fp32)-(nchw|nhwc)-pt(\d+)-(cu\d+)-"
+                       r"(.+?)(-dynamo)?\.csv$")
+LAMBDA_TASKS = {"resnet50": ("resnet50", "", "resnet", "sgd_momentum"),
+                "bert_base_squad": ("bert-base", "384", "bert", "adamw"),
+                "bert_large_squad": ("bert-large", "384", "bert", "adamw")}
+LAMBDA_V1 = {"Quadro RTX 8000": "Quadro RTX 8000", "LambdaCloud V100 16GB": "Tesla V100 SXM2 16GB",
+             "RTX 3090": "GeForce RTX 3090", "LambdaCloud A10": "A10", "LambdaCloud A100 40GB PCIe": "A100 PCIe 40GB",
+             "A100 80GB PCIe": "A100 PCIe 80GB", "A100 80GB SXM4": "A100 SXM4 80GB",
+             "RTX 6000 Ada": "RTX 6000 Ada Generation", "RTX A6000": "RTX A6000", "RTX 4090": "GeForce RTX 4090",
+             "H100 80GB PCIe Gen5": "H100 PCIe", "H100 80GB SXM5": "H100 SXM5"}
+# the same card as a row above in another host's or vendor's system: one row per card, Lambda's own
+LAMBDA_V1_SAME = {"LambdaCloud H100 80GB PCIe Gen5", "Dell H100 80GB SXM5", "DellTexas H100 80GB SXM5",
+                  "SMC H100 80GB SXM5", "1CC H100 80GB SXM5", "RAIDZ1 H100 80GB SXM5"}
+# v2 (NGC pytorch:24.10-py3, pytorch/README.md): one system per card, and the config it sources
+LAMBDA_V2 = {"LambdaOD_test_1xB200_192GB_129-213-83-251_v2": ("B200", "192GB"),
+             "LambdaOD_1x_1xH100_80GB_SXM5_192-222-52-83_v2": ("H100 SXM5", "80GB"),
+             "LambdaBM_ENG04_1xH200_140GB_SXM_h200_v2": ("H200 SXM", "140GB")}
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=True).stdout
+
+
+def last_commit(repo: Path, path: str, rev: str = "HEAD") -> str:
+    return git(repo, "log", "-1", "--format=%H", rev, "--", path).strip()
+
+
+def timm_files(repo: Path) -> list[tuple[str, str]]:
+    """(path, commit) of every GPU benchmark CSV at HEAD and of every deleted one at its last commit."""
+    out = [(p, last_commit(repo, p)) for p in git(repo, "ls-tree", "--name-only", "HEAD", "results/").split()
+           if TIMM_FILE.match(p)]
+    deleter = ""
+    for line in git(repo, "log", "--diff-filter=D", "--format=C %H", "--name-only", "--", "results/").splitlines():
+        if line.startswith("C "):
+            deleter = line[2:]
+        elif TIMM_FILE.match(line.strip()):
+            out.append((line.strip(), last_commit(repo, line.strip(), f"{deleter}^")))
+    return out
+
+
+def timm_reasons(r: dict[str, str], mode: str, spec: tuple[str, str, int, float], name: re.Match[str]) -> str:
+    _, prec, layout, _, _, _, dynamo = name.groups()
+    zoo, _, size, params = spec
+    img = int(float(r[f"{mode}_img_size"]))
+    reasons = [f"param_count {r['param_count']}M != zoo {params}M" if abs(float(r["param_count"]) - params) > 0.01
+               else "", f"image {img}px: the zoo graph is built at {size}px" if img != size else "",
+               "torch.compile (dynamo): the time model describes eager PyTorch" if dynamo else "",
+               "channels_last: the workload has no memory-format setting" if layout == "nhwc" else "",
+               f"{prec} weights (no autocast): not an amp run" if prec not in ("amp", "amp_bf16") else "",
+               "timm inception_v3 has no aux head (zoo's runs it in training)"
+               if mode == "train" and zoo == "inception_v3" else ""]
+    return "; ".join(x for x in reasons if x)
+
+
+def timm_rows(repo: Path) -> list[dict[str, object]]:
+    rows: list[dict[str, object]] = []
+    for path, commit in timm_files(repo):
+        name = TIMM_FILE.match(path)
+        assert name is not None
+        mode, prec, layout, pt, cu, card, dynamo = name.groups()
+        date = git(repo, "log", "-1", "--format=%cs", commit).strip()
+        for r in csv.DictReader(io.StringIO(git(repo, "show", f"{commit}:{path}"))):
+            if r["model"] not in TIMM:
+                continue
+            zoo, family, _, _ = TIMM[r["model"]]
+            rows.append(dict(
+                model=zoo, family=family, mode=mode, card=TIMM_CARDS[card],
+                precision={"amp_bf16": "amp_bf16", "bf16": "bf16"}.get(prec, "amp_fp16"),
+                optimizer="sgd_momentum" if mode == "train" else "", batch=int(float(r[f"{mode}_batch_size"])),
+                img_size=int(float(r[f"{mode}_img_size"])), samples_per_s=r[f"{mode}_samples_per_sec"],
+                step_ms=r[f"{mode}_step_time"],
+                torch=f"1.{pt[1:]}" if pt.startswith("1") else f"{pt[0]}.{pt[1]}.{pt[2:]}",
+                cuda=f"{cu[2:4]}.{cu[4:]}", layout=layout, compiled="yes" if dynamo else "no",
+                source_model=r["model"], excluded=timm_reasons(r, mode, TIMM[r["model"]], name),
+                source=f"huggingface/pytorch-image-models@{commit[:12]}:{path} ({date})"))
+    return sorted(rows, key=lambda r: tuple(str(r[k]) for k in ("mode", "card", "torch", "layout", "compiled",
+                                                                   "precision", "family", "model", "img_size")))
+
+
+def lambda_row(task: str, card: str, prec: str, batch: int, value: float, version: str, source: str,
+               excluded: str = "") -> dict[str, object]:
+    model, seq, family, optimizer = LAMBDA_TASKS[task]
+    return dict(model=model, seq_len=seq, family=family, mode="train", card=card,
+                precision="amp_fp16" if prec == "fp16" else "fp32", optimizer=optimizer, batch=batch,
+                samples_per_s=value, torch=version, source_model=f"DeepLearningExamples {task}",
+                notes="fp32 runs in an NGC container: TF32 tensor cores on Ampere and newer" if prec == "fp32" else "",
+                excluded=excluded, source=source)
+
+
+def lambda_v1(repo: Path, prec: str) -> list[dict[str, object]]:
+    tp, bp = f"pytorch/pytorch-train-throughput-{prec}.csv", f"pytorch/pytorch-train-bs-{prec}.csv"
+    tc, bc = last_commit(repo, tp), last_commit(repo, bp)
+    date = git(repo, "log", "-1", "--format=%cs", tc).strip()
+    batches = {r["name_gpu"]: r for r in csv.DictReader(io.StringIO(git(repo, "show", f"{bc}:{bp}")))}
+    rows = []
+    for r in csv.DictReader(io.StringIO(git(repo, "show", f"{tc}:{tp}"))):
+        if float(r["num_gpu"]) != 1:
+            continue
+        gpu = r["name_gpu"]
+        reason = ("same card as another row (another host's or vendor's system)" if gpu in LAMBDA_V1_SAME
+                  else "" if gpu in LAMBDA_V1 else "card not in the catalog")
+        for task in LAMBDA_TASKS:
+            source = (f"lambdal/deeplearning-benchmark@{tc[:12]}:{tp} ({date}) row '{gpu}' column {task}; "
+                      f"batch from {bp}@{bc[:12]}")
+            rows.append(lambda_row(task, LAMBDA_V1.get(gpu, gpu), prec, int(float(batches[gpu][task])),
+                                   float(r[task]), "v1", source,
+                                   reason or ("no measurement (0)" if float(r[task]) <= 0 else "")))
+    return rows
+
+
+def v2_batch(repo: Path, memory: str, task: str, prec: str) -> tuple[int, str]:
+    """The batch a v2 config gives a task: --batch-size for ResNet-50, the 5th array item for BERT's script."""
+    path = f"pytorch/scripts/config_v2/config_pytorch_{memory}.sh"
+    commit = last_commit(repo, path)
+    label = ("AMP" if task == "resnet50" else "FP16") if prec == "fp16" else "FP32"
+    found = re.search(rf"PyTorch_{task}_{label}_PARAMS=\((.*?)\n\s*\)", git(repo, "show", f"{commit}:{path}"), re.S)
+    assert found is not None
+    items = shlex.split(found.group(1), comments=True)
+    batch = items[items.index("--batch-size") + 1] if task == "resnet50" else items[4]
+    return int(batch), f"{path}@{commit[:12]}"
+
+
+def lambda_v2(repo: Path, prec: str) -> list[dict[str, object]]:
+    tp = f"pytorch/pytorch-train-throughput-v2-{prec}.csv"
+    tc = last_commit(repo, tp)
+    date = git(repo, "log", "-1", "--format=%cs", tc).strip()
+    rows = []
+    for r in csv.DictReader(io.StringIO(git(repo, "show", f"{tc}:{tp}"))):
+        system = r[""]
+        if not re.search(r"_1x(B200|H100|H200|GH200)", system):
+            continue  # multi-GPU systems: the issue's figures are per card
+        for task in LAMBDA_TASKS:
+            source = f"lambdal/deeplearning-benchmark@{tc[:12]}:{tp} ({date}) row '{system}' column {task}"
+            if system in LAMBDA_V2:
+                card, memory = LAMBDA_V2[system]
+                batch, config = v2_batch(repo, memory, task, prec)
+                rows.append(lambda_row(task, card, prec, batch, float(r[task]), "v2", f"{source}; batch from {config}"))
+            else:
+                reason = ("card not in the catalog" if "GH200" in system
+                          else "same card as another v2 row (another host)")
+                rows.append(lambda_row(task, "GH200" if "GH200" in system else system, prec, 0, float(r[task]), "v2",
+                                       source, reason))
+    return rows
+
+
+def write(name: str, rows: list[dict[str, object]]) -> None:
+    with (HERE / name).open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    print(f"{name}: {len(rows)} rows, {sum(1 for r in rows if not r['excluded'])} expressible")
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 2:
+        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
+        return 2
+    timm, lambdal = Path(argv[0]), Path(argv[1])
+    write("public_vision_speed.csv", timm_rows(timm))
+    write("public_training_speed.csv", [row for prec in ("fp16", "fp32") for row in lambda_v1(lambdal, prec)]
+          + [row for prec in ("fp16", "fp32") for row in lambda_v2(lambdal, prec)])
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
