@@ -7,7 +7,10 @@ can be traced and re-derived (benchmarks/public_speed.py reads them).
 - Lambda (lambdal/deeplearning-benchmark): pytorch/pytorch-train-throughput-{fp16,fp32}.csv 1-GPU rows (batch
   from pytorch-train-bs-*.csv) and the v2 1-GPU systems of pytorch-train-throughput-v2-*.csv (batch from the
   config_v2 file each system sources), columns resnet50, bert_base_squad, bert_large_squad.
-Run: python benchmarks/data/extract_public_speed.py TIMM_CLONE LAMBDA_CLONE
+- Qwen (QwenLM/Qwen2.5): docs/source/benchmark/speed_benchmark.rst at its last version, every table row
+  (transformers and vLLM, batch 1, 2048 new tokens, BF16 / GPTQ-Int8 / GPTQ-Int4 / AWQ, 1-4 A100 80GB), and
+  gpt-fast's README tables (typed in below from pytorch-labs/gpt-fast@c9f683ed) -> public_decode_speed.csv.
+Run: python benchmarks/data/extract_public_speed.py TIMM_CLONE LAMBDA_CLONE QWEN25_CLONE
 """
 
 from __future__ import annotations
@@ -186,6 +189,92 @@ def lambda_v2(repo: Path, prec: str) -> list[dict[str, object]]:
     return rows
 
 
+GPT_FAST_SOURCE = "pytorch-labs/gpt-fast@c9f683edd4f8:README.md (2024-09-13) section '{}'"
+GPT_FAST_NOTE = ("generate.py --compile, batch 1, 5-token prompt, 200 new tokens (max_new_tokens default); "
+                 "A100 80GB SXM power-limited to 330 W, hybrid cube mesh NVLink")
+NOT_ZOO = "Llama-2-70B is not a zoo graph (llama-3.1-70b has another vocabulary)"
+# (section, model as the README names it, card, cards, weights, tokens/s); tensor parallel across the cards
+GPT_FAST = [
+    ("Benchmarks", "Llama-2-7B", "A100 SXM4 80GB", 1, "bf16", 104.9),
+    ("Benchmarks", "Llama-2-7B", "A100 SXM4 80GB", 1, "int8", 155.58),
+    ("Benchmarks", "Llama-2-7B", "A100 SXM4 80GB", 1, "int4", 196.80),
+    ("Benchmarks", "Llama-2-70B", "A100 SXM4 80GB", 1, "int8", 19.13),
+    ("Benchmarks", "Llama-2-70B", "A100 SXM4 80GB", 1, "int4", 25.25),
+    ("Benchmarks", "Llama-3.1-8B", "A100 SXM4 80GB", 1, "bf16", 93.89),
+    ("Benchmarks", "Llama-3.1-8B", "A100 SXM4 80GB", 1, "int8", 137.64),
+    ("Benchmarks", "Llama-3.1-70B", "A100 SXM4 80GB", 1, "int8", 18.04),
+    *[("Tensor Parallelism", m, "A100 SXM4 80GB", n, "bf16", v) for m, n, v in (
+        ("Llama-2-7B", 2, 168.84), ("Llama-2-7B", 4, 254.02), ("Llama-2-7B", 8, 328.43),
+        ("Llama-2-70B", 2, 21.32), ("Llama-2-70B", 4, 38.01), ("Llama-2-70B", 8, 62.50),
+        ("Llama-3.1-8B", 2, 149.10), ("Llama-3.1-8B", 4, 217.21), ("Llama-3.1-8B", 8, 276.01),
+        ("Llama-3.1-70B", 2, 16.03), ("Llama-3.1-70B", 4, 37.45), ("Llama-3.1-70B", 8, 58.78))],
+    *[("Tensor Parallelism + Quantization", m, "A100 SXM4 80GB", 8, w, v) for m, w, v in (
+        ("Llama-2-70B", "int8", 80.44), ("Llama-2-70B", "int4", 90.77), ("Llama-3.1-70B", "int8", 75.58),
+        ("Llama-3.1-405B", "int8", 15.60))],
+    ("Mixtral 8x7B", "Mixtral-8x7B", "A100 SXM4 80GB", 1, "int8", 97.92),
+    *[("Mixtral 8x7B", "Mixtral-8x7B", "A100 SXM4 80GB", n, w, v) for w, n, v in (
+        ("bf16", 2, 96.67), ("bf16", 4, 155.35), ("bf16", 8, 227.82),
+        ("int8", 2, 155.03), ("int8", 4, 216.87), ("int8", 8, 279.35))],
+    ("AMD", "Llama-2-7B", "Instinct MI250X", 1, "bf16", 76.33),
+    ("AMD", "Llama-2-7B", "Instinct MI250X", 1, "int8", 101.86),
+]
+GPT_FAST_ZOO = {"Llama-2-7B": "llama-7b", "Llama-3.1-8B": "llama-3.1-8b", "Llama-3.1-70B": "llama-3.1-70b",
+                "Llama-3.1-405B": "llama-3.1-405b", "Mixtral-8x7B": "mixtral-8x7b"}
+QWEN_PATH = "docs/source/benchmark/speed_benchmark.rst"
+QWEN_WEIGHTS = {"BF16": ("bf16", "bf16"), "GPTQ-Int8": ("int8", "fp16"), "GPTQ-Int4": ("int4", "fp16"),
+                "AWQ": ("int4", "fp16")}  # (weights, activations): AutoGPTQ / AutoAWQ kernels run fp16
+
+
+def decode_row(model: str, source_model: str, engine: str, card: str, cards: int, parallel: str, weights: str,
+               precision: str, prompt: int, new: int, tokens_per_s: float, notes: str, source: str,
+               excluded: str = "") -> dict[str, object]:
+    """tokens_per_s is new tokens over the whole generate() call, prefill included (both sources' scripts)."""
+    return dict(model=model, source_model=source_model, engine=engine, card=card, count=cards,
+                tensor_ways=cards if parallel == "tensor" else 1, stages=cards if parallel == "layers" else 1,
+                weights=weights, precision=precision, batch=1, prompt_len=prompt, new_tokens=new,
+                tokens_per_s=tokens_per_s, notes=notes, excluded=excluded, source=source)
+
+
+def gpt_fast_rows() -> list[dict[str, object]]:
+    return [decode_row(GPT_FAST_ZOO.get(model, ""), model, "gpt-fast", card, n, "tensor", weights, "bf16", 5, 200,
+                       value, GPT_FAST_NOTE if card.startswith("A100") else "one GCD of an MI250X",
+                       GPT_FAST_SOURCE.format(section), "" if model in GPT_FAST_ZOO else NOT_ZOO)
+            for section, model, card, n, weights, value in GPT_FAST]
+
+
+def qwen_rows(repo: Path) -> list[dict[str, object]]:
+    """Every row of the Qwen2.5 speed tables; blank Model / Input Length cells continue the row above."""
+    commit = git(repo, "log", "-1", "--format=%H", "--diff-filter=AM", "--", QWEN_PATH).strip()
+    source = f"QwenLM/Qwen2.5@{commit[:12]}:{QWEN_PATH} ({git(repo, 'log', '-1', '--format=%cs', commit).strip()})"
+    rows, table, header, model, length = [], "", [], "", ""
+    settings = dict(re.findall(r"\[(Setting[- ]?\w*|Default Setting|new sample config)\]=?:?\s*(.+)",
+                               git(repo, "show", f"{commit}:{QWEN_PATH}")))
+    for line in git(repo, "show", f"{commit}:{QWEN_PATH}").splitlines():
+        title = re.match(r"^-\s+(\S+) \((Transformer|vLLM)\)", line)
+        if title:
+            table, model, length = f"{title.group(1)} ({title.group(2)})", "", ""
+        if not line.startswith("|"):
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if cells[0] == "Model":
+            header = cells
+            continue
+        r = dict(zip(header, cells, strict=True))
+        model, length = r["Model"] or model, r["Input Length"] or length
+        weights, precision = QWEN_WEIGHTS[r["Quantization"]]
+        engine = "vLLM" if "vLLM" in table else "transformers"
+        note = r.get("Note", "")
+        setting = next((v for k, v in settings.items() if note and note.lower().replace(" ", "-") in
+                        k.lower().replace(" ", "-")), "")
+        rows.append(decode_row(model.removesuffix("-Instruct").lower(), model, engine, "A100 SXM4 80GB",
+                               int(r["GPU Num"]), "tensor" if engine == "vLLM" else "layers", weights, precision,
+                               int(length), 2048, float(r["Speed(tokens/s)"]),
+                               "; ".join(x for x in ("NVIDIA A100 80GB (form factor not stated: SXM4 taken)", note,
+                                                     setting) if x),
+                               f"{source} table '{table}'"))
+    return rows
+
+
 def write(name: str, rows: list[dict[str, object]]) -> None:
     with (HERE / name).open("w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
@@ -195,13 +284,14 @@ def write(name: str, rows: list[dict[str, object]]) -> None:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 2:
+    if len(argv) != 3:
         print(__doc__.strip().splitlines()[-1], file=sys.stderr)
         return 2
-    timm, lambdal = Path(argv[0]), Path(argv[1])
+    timm, lambdal, qwen = Path(argv[0]), Path(argv[1]), Path(argv[2])
     write("public_vision_speed.csv", timm_rows(timm))
     write("public_training_speed.csv", [row for prec in ("fp16", "fp32") for row in lambda_v1(lambdal, prec)]
           + [row for prec in ("fp16", "fp32") for row in lambda_v2(lambdal, prec)])
+    write("public_decode_speed.csv", gpt_fast_rows() + qwen_rows(qwen))
     return 0
 
 
