@@ -6,6 +6,9 @@ Data (benchmarks/data/):
   PyTorch AMP fp16 inference (model.eval(), inference_mode) and training (SGD momentum 0.9, CE loss), NCHW,
   synthetic input, on RTX 3090 / 4090 / 5090 / RTX PRO 6000 Max-Q, for the timm models that are the zoo's
   graphs (same parameter count and MACs) at the zoo's input size.
+- public_finetune_speed.csv: torchtune's README speed tables (pytorch/torchtune): Llama-2-7B LoRA and full
+  fine-tuning on one RTX 4090 (batch 4, seq 2048), Llama 3.2 3B packed full fine-tuning on an A100; its
+  compiled, multi-GPU and unpacked rows are kept as excluded.
 - public_training_speed.csv: Lambda's deeplearning-benchmark (lambdal/deeplearning-benchmark), 1-GPU training
   throughput of NVIDIA DeepLearningExamples' ResNet-50 v1.5 (SGD momentum, synthetic data) and BERT base/large
   SQuAD fine-tuning (seq 384, Adam family: modelled as adamw) in NGC containers, whose "fp32" runs TF32 tensor
@@ -44,9 +47,10 @@ from advisor.recommend.devices import Device, device
 from advisor.recommend.timing import StepWork, step_seconds, step_work
 
 DATA = Path(__file__).resolve().parent / "data"
-FILES = ("public_vision_speed.csv", "public_training_speed.csv")
+FILES = ("public_vision_speed.csv", "public_training_speed.csv", "public_finetune_speed.csv")
 CALIBRATION_CARDS = ("H200 SXM",)  # ../shared/calibration/h200: the time model's constants are fitted there
 TARGET_MEDIAN, TARGET_P90, TARGET_RATIO = 0.12, 0.30, (0.85, 1.15)  # issue 24 "Done when"
+TARGET_ADAPTERS = 0.20  # LoRA/QLoRA "within 20% of published runs"
 Predictor = Callable[[StepWork, Device], float]
 
 
@@ -70,13 +74,17 @@ class Row:
     def label(self) -> str:
         w = self.workload
         seq = f"@{self.seq_len}" if self.seq_len else ""
-        return f"{self.model}{seq} {w.mode} {w.precision} b{w.batch}"
+        extra = f" {w.finetune} r{w.lora_rank}" if w.finetune != "full" else ""
+        return f"{self.model}{seq} {w.mode} {w.precision}{extra} b{w.batch}{' ckpt' if w.checkpointing else ''}"
 
 
 def _row(r: dict[str, str]) -> Row:
     seq = int(r["seq_len"]) if r.get("seq_len") else None
+    adapters = {"finetune": r["finetune"], "lora_rank": int(r["lora_rank"]),
+                "lora_targets": tuple(r["lora_targets"].split(";"))} if r.get("lora_rank") else {}
     workload = Workload(r["mode"], int(r["batch"]), r["precision"],  # type: ignore[arg-type]
-                        r["optimizer"] or "sgd_momentum")  # type: ignore[arg-type]
+                        r["optimizer"] or "sgd_momentum",  # type: ignore[arg-type]
+                        checkpointing=bool(r.get("checkpointing")), **adapters)  # type: ignore[arg-type]
     return Row(r["model"], seq, r["family"], r["card"], workload, float(r["samples_per_s"]), r["torch"],
                r["source"])
 
@@ -211,6 +219,10 @@ def targets(rows: Sequence[Row], predicted: Sequence[float]) -> None:
     missed = [c for c in cards if not low <= ratios[c] <= high]
     print(f"  per-card median ratio within {low}-{high}: {len(cards) - len(missed)} of {len(cards)} cards"
           + (f"; outside: {', '.join(f'{c} {ratios[c]:.2f}' for c in missed)}" if missed else ""))
+    for i in (i for i in outside if rows[i].workload.finetune != "full"):
+        error = rows[i].measured_samples_per_s / predicted[i] - 1  # step time: batch / throughput
+        print(f"  {rows[i].workload.finetune} {rows[i].label} on {rows[i].card}: step-time error {error:+.1%} "
+              f"(target within {TARGET_ADAPTERS:.0%}): {'met' if abs(error) <= TARGET_ADAPTERS else 'NOT met'}")
 
 
 def noise_floor(rows: Sequence[Row]) -> None:
@@ -228,9 +240,9 @@ def noise_floor(rows: Sequence[Row]) -> None:
 
 
 def print_rows(rows: Sequence[Row], predicted: Sequence[float]) -> None:
-    print(f"{'card':28} {'run':36} {'torch':>6} {'measured/s':>11} {'predicted/s':>11} {'ratio':>6}  source")
+    print(f"{'card':28} {'run':46} {'torch':>6} {'measured/s':>11} {'predicted/s':>11} {'ratio':>6}  source")
     for r, p in sorted(zip(rows, predicted, strict=True), key=lambda x: (x[0].card, x[0].family, x[0].label)):
-        print(f"{r.card[:28]:28} {r.label[:36]:36} {r.torch:>6} {r.measured_samples_per_s:11.1f} {p:11.1f} "
+        print(f"{r.card[:28]:28} {r.label[:46]:46} {r.torch:>6} {r.measured_samples_per_s:11.1f} {p:11.1f} "
               f"{p / r.measured_samples_per_s:6.2f}  {r.source}")
 
 
@@ -248,7 +260,8 @@ def main(argv: Sequence[str]) -> int:
     noise_floor(every)
     measured = [r.measured_samples_per_s for r in rows]
     for title, key in (("per card", lambda r: r.card), ("per family", lambda r: r.family),
-                       ("per mode and precision", lambda r: f"{r.workload.mode} {r.workload.precision}"),
+                       ("per mode and precision", lambda r: f"{r.workload.mode} {r.workload.precision}"
+                        + (f" {r.workload.finetune}" if r.workload.finetune != "full" else "")),
                        ("per family, mode and precision",
                         lambda r: f"{r.family} {r.workload.mode} {r.workload.precision}"),
                        ("per source", lambda r: r.project),

@@ -10,6 +10,7 @@ can be traced and re-derived (benchmarks/public_speed.py reads them).
 - Qwen (QwenLM/Qwen2.5): docs/source/benchmark/speed_benchmark.rst at its last version, every table row
   (transformers and vLLM, batch 1, 2048 new tokens, BF16 / GPTQ-Int8 / GPTQ-Int4 / AWQ, 1-4 A100 80GB), and
   gpt-fast's README tables (typed in below from pytorch-labs/gpt-fast@c9f683ed) -> public_decode_speed.csv.
+- torchtune's README speed tables (typed in below from pytorch/torchtune) -> public_finetune_speed.csv.
 Run: python benchmarks/data/extract_public_speed.py TIMM_CLONE LAMBDA_CLONE QWEN25_CLONE
 """
 
@@ -275,6 +276,69 @@ def qwen_rows(repo: Path) -> list[dict[str, object]]:
     return rows
 
 
+TT_OLD = ("pytorch/torchtune@ca0a6de40c17:README.md (2024-09-03; table since 0217d44c2, 2024-05-09) "
+          "'peak memory usage and training speed', row {}")
+TT_EPOCH = ("pytorch/torchtune@30b8519e86d2:README.md (2024-09-24; unchanged at bd2a0fc7c314, 2026-04-23) "
+            "'Tokens/sec' table, row {}")
+UNPACKED = "tokens/s over one epoch of unpacked alpaca: per-step sequence lengths are not published"
+TT_FLAGS = "pytorch/torchtune@1814feb17a90:README.md (2024-11-18) 'Optimization flags', row {}"
+LLAMA2_LORA = ("lora", 8, "q_proj;v_proj")  # recipes/configs/llama2/7B_lora_single_device.yaml at 0217d44c2
+# (source, row, model, seq, card, cards, batch, finetune, checkpointing, tokens/s, note, excluded)
+TORCHTUNE = [
+    (TT_OLD, "1 x RTX 4090 LoRA", "llama-7b", 2048, "GeForce RTX 4090", 1, 4, LLAMA2_LORA, True, 2582,
+     "Llama2-7B, batch 4, seq 2048, bf16, AdamW, activation checkpointing (the config's default)", ""),
+    (TT_OLD, "1 x RTX 4090 QLoRA", "llama-7b", 2048, "GeForce RTX 4090", 1, 4, ("qlora", 8, "q_proj;v_proj"), True,
+     3155, "", "torch.compile (the table's note **): the time model describes eager PyTorch"),
+    (TT_OLD, "1 x RTX 4090 Full finetune", "llama-7b", 2048, "GeForce RTX 4090", 1, 4, ("full", 0, ""), True, 702,
+     "7B_full_low_memory.yaml: optimizer_in_bwd", "bitsandbytes PagedAdamW (the table's note *): its state pages to "
+     "host memory when the card is full (24.1 GB peak on a 24 GB card), and the workload has no such optimizer"),
+    (TT_OLD, "2 x RTX 4090 LoRA", "llama-7b", 2048, "GeForce RTX 4090", 2, 4, LLAMA2_LORA, True, 2768, "",
+     "FSDP over 2 cards: the stable API times one card"),
+    (TT_OLD, "4 x RTX 4090 Full finetune", "llama-7b", 2048, "GeForce RTX 4090", 4, 4, ("full", 0, ""), True, 1388,
+     "", "FSDP over 4 cards: the stable API times one card"),
+    (TT_OLD, "8 x A100 LoRA", "", 4096, "A100 SXM4 80GB", 8, 4, ("lora", 0, ""), True, 3384, "",
+     "Llama2-70B is not a zoo graph; FSDP over 8 cards"),
+    (TT_OLD, "8 x A100 Full Finetune", "", 4096, "A100 SXM4 80GB", 8, 4, ("full", 0, ""), True, 2032, "",
+     "Llama2-70B is not a zoo graph; FSDP over 8 cards"),
+    (TT_FLAGS, "+ Packed Dataset", "llama-3.2-3b", 4096, "A100 SXM4 80GB", 1, 2, ("full", 0, ""), False, 7075,
+     "Llama 3.2 3B full_finetune_single_device, batch 2, packed to 4096, bf16, AdamW; A100 (80GB: 60 GiB peak; "
+     "form factor not stated, SXM4 taken)", ""),
+    *[(TT_FLAGS, row, "llama-3.2-3b", 4096, "A100 SXM4 80GB", 1, 2, ft, ckpt, value, "",
+       "torch.compile (on from the '+ Compile' row down): the time model describes eager PyTorch")
+      for row, ft, ckpt, value in (
+          ("+ Compile", ("full", 0, ""), False, 8998), ("+ Chunked Cross Entropy", ("full", 0, ""), False, 9174),
+          ("+ Activation Checkpointing", ("full", 0, ""), True, 7210),
+          ("LoRA", ("lora", 64, "q_proj;v_proj;o_proj;gate_proj;up_proj;down_proj"), True, 8210),
+          ("QLoRA", ("qlora", 64, "q_proj;v_proj;o_proj;gate_proj;up_proj;down_proj"), True, 8035))],
+    *[(TT_EPOCH, row, model, 0, card, cards, 2, (ft, 0, ""), True, value, "",
+       UNPACKED + ("" if cards == 1 else f"; FSDP over {cards} cards"))
+      for row, model, card, cards, ft, value in (
+          ("Llama 3.1 8B Full finetune 1x 4090", "llama-3.1-8b", "GeForce RTX 4090", 1, "full", 1650),
+          ("Llama 3.1 8B Full finetune 1x A6000", "llama-3.1-8b", "RTX A6000", 1, "full", 2579),
+          ("Llama 3.1 8B LoRA 1x 4090", "llama-3.1-8b", "GeForce RTX 4090", 1, "lora", 3083),
+          ("Llama 3.1 8B LoRA 1x A6000", "llama-3.1-8b", "RTX A6000", 1, "lora", 4699),
+          ("Llama 3.1 8B QLoRA 1x 4090", "llama-3.1-8b", "GeForce RTX 4090", 1, "qlora", 2413),
+          ("Llama 3.1 70B Full finetune 8x A100", "llama-3.1-70b", "A100 SXM4 80GB", 8, "full", 1568),
+          ("Llama 3.1 70B LoRA 8x A100", "llama-3.1-70b", "A100 SXM4 80GB", 8, "lora", 3497),
+          ("Llama 3.1 405B QLoRA 8x A100", "llama-3.1-405b", "A100 SXM4 80GB", 8, "qlora", 653))],
+    (TT_FLAGS, "Baseline", "llama-3.2-3b", 4096, "A100 SXM4 80GB", 1, 2, ("full", 0, ""), False, 2091, "",
+     "unpacked alpaca: per-step sequence lengths vary below the 4096 maximum and are not published"),
+]
+
+
+def torchtune_rows() -> list[dict[str, object]]:
+    """tokens/s as published; samples_per_s = tokens/s / seq (every sequence is seq tokens long)."""
+    rows: list[dict[str, object]] = []
+    for source, row, model, seq, card, cards, batch, (finetune, rank, targets), checkpointing, tps, note, why in \
+            TORCHTUNE:
+        rows.append(dict(model=model, seq_len=seq or "", family="llama", mode="train", card=card, precision="bf16",
+                         optimizer="adamw", batch=batch, checkpointing="yes" if checkpointing else "",
+                         finetune=finetune, lora_rank=rank or "", lora_targets=targets, tokens_per_s=tps,
+                         samples_per_s=round(tps / seq, 4) if seq else "", torch="", source_model=row, notes=note,
+                         excluded=why or ("" if cards == 1 else f"{cards} cards"), source=source.format(repr(row))))
+    return rows
+
+
 def write(name: str, rows: list[dict[str, object]]) -> None:
     with (HERE / name).open("w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
@@ -292,6 +356,7 @@ def main(argv: list[str]) -> int:
     write("public_training_speed.csv", [row for prec in ("fp16", "fp32") for row in lambda_v1(lambdal, prec)]
           + [row for prec in ("fp16", "fp32") for row in lambda_v2(lambdal, prec)])
     write("public_decode_speed.csv", gpt_fast_rows() + qwen_rows(qwen))
+    write("public_finetune_speed.csv", torchtune_rows())
     return 0
 
 
