@@ -22,7 +22,9 @@ left out of the target figures.
 The overall Spearman spans models of very different speeds; the per-card ones are the informative ranking.
 ratio = predicted / measured throughput (below 1: the model predicts slower than measured);
 error = |predicted step time / measured step time - 1| (the issue's "step-time error").
-Run: .venv/bin/python benchmarks/public_speed.py [--rows] [--all-versions]
+--loo prints leave-one-card-out and leave-one-family-out breakdowns after one common factor fitted on the other
+groups (leave_one_out takes any fit, so a time model's fitted constants can be reported the same way).
+Run: .venv/bin/python benchmarks/public_speed.py [--rows] [--all-versions] [--loo]
 """
 
 from __future__ import annotations
@@ -202,6 +204,29 @@ def breakdown(title: str, keys: Sequence[str], measured: Sequence[float], predic
         print(_line(value, summarize([measured[i] for i in chosen], [predicted[i] for i in chosen])))
 
 
+Fit = Callable[[list[int]], Callable[[int], float]]  # training rows' indices -> predicted samples/s of row i
+
+
+def leave_one_out(title: str, keys: Sequence[str], measured: Sequence[float], fit: Fit) -> list[float]:
+    """Held-out predictions: each key's rows predicted by `fit` on every other key's rows (leave-one-card-out
+    with keys = cards, leave-one-family-out with families); prints their breakdown and returns them."""
+    held = [0.0] * len(keys)
+    for value in set(keys):
+        model = fit([i for i, k in enumerate(keys) if k != value])
+        for i in (i for i, k in enumerate(keys) if k == value):
+            held[i] = model(i)
+    breakdown(title, keys, measured, held)
+    return held
+
+
+def common_factor(measured: Sequence[float], predicted: Sequence[float]) -> Fit:
+    """The simplest fitted constant: one factor, the training rows' median measured / predicted."""
+    def fit(train: list[int]) -> Callable[[int], float]:
+        factor = statistics.median(measured[i] / predicted[i] for i in train)
+        return lambda i: predicted[i] * factor
+    return fit
+
+
 def targets(rows: Sequence[Row], predicted: Sequence[float]) -> None:
     """The issue's figures on the rows outside the calibration card."""
     outside = [i for i, r in enumerate(rows) if r.card not in CALIBRATION_CARDS]
@@ -269,6 +294,10 @@ def main(argv: Sequence[str]) -> int:
                        ("all rows", lambda r: "all")):
         breakdown(title, [key(r) for r in rows], measured, predicted)
     targets(rows, predicted)
+    if "--loo" in argv:
+        print("\nafter one common factor fitted without the held-out group (what any fitted constant must face):")
+        for title, key in (("leave-one-card-out", lambda r: r.card), ("leave-one-family-out", lambda r: r.family)):
+            leave_one_out(title, [key(r) for r in rows], measured, common_factor(measured, predicted))
     return 0
 
 
