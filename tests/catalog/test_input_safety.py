@@ -17,6 +17,7 @@ from advisor.catalog import CatalogError, list_cards, open_catalog
 from advisor.catalog.bundled import BundledData
 from advisor.catalog.csvio import read_cards, read_cards_file
 from advisor.catalog.errors import CatalogDataError, PriceImportError
+from advisor.catalog.exchange import bundled_rates, price_problems
 from advisor.catalog.price_import import read_prices, read_prices_file
 from advisor.catalog.repository import spec_of
 
@@ -187,3 +188,10 @@ def test_import_refuses_a_device_at_once() -> None:
     assert isinstance(error, CatalogError) and "not a regular file" in str(error)
     with pytest.raises(CatalogDataError, match="line 2: field larger"):
         read_cards(CARD_HEADER + "y" * (FIELD_LIMIT + 1) + "\n", "cards.csv")
+
+
+def test_every_bundled_price_passes_the_import_checks(bundled: BundledData) -> None:
+    rates = bundled_rates()
+    wrong = {(p.card_name, p.amount, p.currency): price_problems(p.amount, p.currency, p.kind, rates)
+             for p in bundled.prices}  # fmt: skip
+    assert bundled.prices and {key: why for key, why in wrong.items() if why} == {}

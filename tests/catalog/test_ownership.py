@@ -5,6 +5,8 @@ own is repaired, and says so once."""
 
 from __future__ import annotations
 
+import dataclasses
+import importlib.util
 import os
 import sqlite3
 import subprocess
@@ -171,3 +173,27 @@ def test_a_server_database_holding_another_programs_tables_is_refused(postgres: 
     with psycopg.connect(conninfo) as conn:
         tables = conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'").fetchall()
     assert tables == [("contacts",)]  # no cards, prices or meta added
+
+
+@pytest.mark.parametrize(("url", "said"), [
+    ("postgresql+pg8000://u@db.example.org/advisor", "the database driver pg8000 is not installed"),
+    ("postgresql+psycopg://u@db.example.org:notaport/advisor", "not a usable database URL"),
+    ("postgresql+psycopg://u@[::1/advisor", "not a usable database URL"),
+])  # fmt: skip
+def test_a_catalog_url_with_a_missing_driver_or_a_malformed_host_is_one_line(
+        url: str, said: str, capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    if "pg8000" in url and importlib.util.find_spec("pg8000") is not None:
+        pytest.skip("pg8000 is installed here")
+    assert cli.main(["catalog", "--catalog", url, "list"]) == 2  # it was a ModuleNotFoundError / ValueError
+    err = capsys.readouterr().err
+    assert said in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_a_read_only_catalog_with_older_bundled_data_is_read_as_it_is(db_path: Path, bundled: BundledData) -> None:
+    newer = dataclasses.replace(bundled, digest="the data of a newer advisor")
+    with read_only(db_path):
+        catalog = open_catalog(db_path, bundled=newer)  # re-seeding would write: it used to fail here
+        with catalog.read() as session:
+            assert len(list_cards(session)) == len(bundled.cards)
+        catalog.close()
+    assert len(catalog.messages) == 1 and "is read-only" in catalog.messages[0]
