@@ -158,6 +158,7 @@ def _open_file(target: Path, messages: list[str]) -> tuple[Sessions, Salvage, Ow
     engine = make_engine(target, read_only_uri(target) if locked else None)
     return Sessions(engine), found, owner, locked
 
+
 def _as_it_is(sessions: Sessions, target: Path | str, digest: str, messages: list[str]) -> None:
     """A read-only catalog is read as it is: fine when its schema is current; its seed is not refreshed."""
     with sessions.read() as session:

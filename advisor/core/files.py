@@ -92,7 +92,8 @@ def read_text_capped(path: str | os.PathLike[str], limit_bytes: int, error: type
     so a file that grows while it is read cannot take more memory either."""
     shown = Path(path)
     try:
-        handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+        # getattr: Windows has neither flag (nor named pipes at file-system paths).
+        handle = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
     except OSError as failure:
         raise error(f"cannot read {shown}: {_reason(failure)}") from None
     with os.fdopen(handle, "rb") as stream:
