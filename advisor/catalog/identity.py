@@ -79,16 +79,30 @@ def _header_id(path: Path) -> int | None:
     return int.from_bytes(head[68:72], "big", signed=True)
 
 
-def _look(path: Path, timeout_s: float) -> tuple[str, int, frozenset[str]]:
-    """(quick_check's verdict, "" when healthy; application ID; table names) through a read-only connection.
-    PRAGMA quick_check checks every page's b-tree structure in O(N) (https://sqlite.org/pragma.html)."""
+def _owner(found: int, tables: frozenset[str]) -> Owner | None:
+    """Whose a healthy file is, from its application ID and tables; None: another program's."""
+    if found == APPLICATION_ID:
+        return Owner.OURS
+    if found == 0 and not tables:
+        return Owner.NEW
+    if found == 0 and LEGACY_TABLES <= tables <= OUR_TABLES:
+        return Owner.LEGACY
+    return None
+
+
+def _look(path: Path, timeout_s: float) -> tuple[Owner | None, str, int, frozenset[str]]:
+    """(owner, quick_check's verdict or "" when healthy, application ID, table names), read through a
+    read-only connection. PRAGMA quick_check checks every page's b-tree structure in O(N)
+    (https://sqlite.org/pragma.html#pragma_quick_check); it runs only on a file that may be ours, so another
+    program's large database is refused without being read through."""
     with closing(sqlite3.connect(read_only_uri(path), uri=True, timeout=timeout_s)) as conn:
-        rows = conn.execute("PRAGMA quick_check").fetchall()
         found = int(conn.execute("PRAGMA application_id").fetchone()[0])
         tables = frozenset(name for (name,) in conn.execute(
             "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"))  # fmt: skip
+        owner = _owner(found, tables)
+        rows = conn.execute("PRAGMA quick_check").fetchall() if owner is not None else [("ok",)]
     problem = "" if rows == [("ok",)] else "; ".join(str(row[0]) for row in rows[:3])
-    return problem, found, tables
+    return owner, problem, found, tables
 
 
 def _damaged(where: Path, header: int, reason: str) -> Verdict:
@@ -109,19 +123,15 @@ def examine(path: Path, timeout_s: float) -> Verdict:
     if header is None:
         raise ForeignFileError(str(path), "is not an SQLite database, so not a catalog advisor made")
     try:
-        problem, found, tables = _look(path, timeout_s)
+        owner, problem, found, tables = _look(path, timeout_s)
     except sqlite3.DatabaseError as error:
         if getattr(error, "sqlite_errorcode", None) in DAMAGE_CODES:
             return _damaged(path, header, str(error))
         raise
     if problem:
         return _damaged(path, header, problem)
-    if found == APPLICATION_ID:
-        return Verdict(Owner.OURS)
-    if found == 0 and not tables:
-        return Verdict(Owner.NEW)
-    if found == 0 and LEGACY_TABLES <= tables <= OUR_TABLES:
-        return Verdict(Owner.LEGACY)
+    if owner is not None:
+        return Verdict(owner)
     listed = ", ".join(sorted(tables)[:5]) or "none"
     raise ForeignFileError(str(path), f"is another program's SQLite database (application_id {found:#x}, "
                            f"tables: {listed})")  # fmt: skip

@@ -80,9 +80,9 @@ def test_another_programs_sqlite_database_gets_no_tables_and_stays_out_of_wal(tm
 def test_a_damaged_sqlite_file_without_the_marker_is_not_renamed(tmp_path: Path, bundled: BundledData) -> None:
     other = tmp_path / "contacts.db"
     _other_program_db(other)
-    with open(other, "r+b") as file:  # page 2 (the table's root) becomes garbage: quick_check fails
-        file.seek(4096)
-        file.write(b"\xff" * 4096)
+    with open(other, "r+b") as file:  # page 1 past the 100-byte header (the schema) becomes garbage
+        file.seek(100)
+        file.write(b"\xff" * (4096 - 100))
     before = _snapshot(tmp_path)
     with pytest.raises(ForeignFileError, match=r"damaged SQLite file .* without advisor's catalog marker"):
         open_catalog(other, bundled=bundled)
