@@ -19,8 +19,12 @@ from typing import Any
 from advisor.catalog.errors import CatalogDataError, CatalogError
 from advisor.catalog.names import normalize
 from advisor.catalog.records import LINK_KINDS, SEGMENTS, VENDORS, CardSpec
+from advisor.core.files import read_text_capped
 
 GIB = 2**30
+# A user's CSV file (cards or prices) is read whole, so it is capped: the bundled cards.csv is about 40 KB
+# and 100,000 price rows about 7 MB; 64 MiB leaves room for any real file and bounds the memory it takes.
+MAX_CSV_BYTES = 64 * 2**20
 
 CARD_COLUMNS: tuple[str, ...] = (
     "name", "aliases", "vendor", "architecture", "segment", "launch_date", "memory_gb", "memory_type",
@@ -30,6 +34,22 @@ CARD_COLUMNS: tuple[str, ...] = (
 )  # fmt: skip
 REQUIRED = frozenset({"name", "vendor", "architecture", "segment", "memory_gb", "memory_type",
                       "bandwidth_gbs", "fp32_tflops", "tdp_w", "source"})  # fmt: skip
+
+
+# A spreadsheet runs a cell that begins with one of these as a formula ("=cmd|' /C calc'!A0"); OWASP's CSV
+# Injection page (https://owasp.org/www-community/attacks/CSV_Injection, read 2026-12-01) says to prefix such
+# a cell with a single quote, which spreadsheets take as "this is text". A cell that already begins with a
+# quote gets one more, so that reading back (unescape_cell) returns exactly the text that was exported.
+FORMULA_LEADS: tuple[str, ...] = ("=", "+", "-", "@", "\t", "\r")
+_ESCAPED_LEADS = (*FORMULA_LEADS, "'")
+
+
+def escape_cell(text: str) -> str:
+    return "'" + text if text.startswith(_ESCAPED_LEADS) else text
+
+
+def unescape_cell(text: str) -> str:
+    return text[1:] if text.startswith("'") and text[1:].startswith(_ESCAPED_LEADS) else text
 
 
 def _number(high: float) -> Callable[[str], float]:
@@ -128,17 +148,37 @@ def parse_card_row(row: dict[str, str], source_map: Callable[[str], str] | None 
     return CardSpec(**values)
 
 
+def _rows_of(reader: csv.DictReader[str], where: str,
+             error: type[CatalogDataError]) -> Iterator[tuple[int, dict[str, str]]]:  # fmt: skip
+    try:
+        for row in reader:
+            yield reader.line_num, {k: unescape_cell(v) if isinstance(v, str) else v for k, v in row.items()}
+    except csv.Error as failure:  # line_num counts the lines read before the one that failed
+        raise error(where, [f"line {reader.line_num + 1}: {failure}"]) from None
+
+
+def open_table(text: str, where: str, error: type[CatalogDataError] = CatalogDataError,
+               ) -> tuple[list[str], Iterator[tuple[int, dict[str, str]]]]:  # fmt: skip
+    """(column names, (line, row) pairs) of a CSV text, cells unescaped (escape_cell). A malformed file, e.g.
+    a cell over the csv module's 128 KiB field limit, is `error` naming its line, not a csv.Error traceback."""
+    reader = csv.DictReader(io.StringIO(text))
+    try:
+        columns = list(reader.fieldnames or [])
+    except csv.Error as failure:  # line_num counts the lines read before the one that failed
+        raise error(where, [f"line {reader.line_num + 1}: {failure}"]) from None
+    return columns, _rows_of(reader, where, error)
+
+
 def read_cards(text: str, where: str, source_map: Callable[[str], str] | None = None) -> list[CardSpec]:
     """Every card of a CSV text, or CatalogDataError listing every bad row ("line N: ...")."""
-    reader = csv.DictReader(io.StringIO(text))
-    missing = [c for c in sorted(REQUIRED) if c not in (reader.fieldnames or [])]
+    columns, table = open_table(text, where)
+    missing = [c for c in sorted(REQUIRED) if c not in columns]
     if missing:
         raise CatalogDataError(where, [f"line 1: missing column(s) {', '.join(missing)}"])
     cards: list[CardSpec] = []
     problems: list[str] = []
     seen: dict[str, int] = {}
-    for row in reader:
-        line = reader.line_num
+    for line, row in table:
         try:
             card = parse_card_row(row, source_map)
         except ValueError as error:
@@ -156,13 +196,8 @@ def read_cards(text: str, where: str, source_map: Callable[[str], str] | None = 
 
 
 def read_cards_file(path: Path, source_map: Callable[[str], str] | None = None) -> list[CardSpec]:
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except OSError as error:  # a file that is not there is not "1 bad row"
-        raise CatalogError(f"cannot read {path}: {error.strerror or error}") from None
-    except UnicodeDecodeError as error:
-        raise CatalogError(f"cannot read {path}: not UTF-8 text ({error.reason} at byte {error.start})") from None
-    return read_cards(text, str(path), source_map)
+    # A file that is not there, not a regular file or too big is one line, not "1 bad row".
+    return read_cards(read_text_capped(path, MAX_CSV_BYTES, CatalogError), str(path), source_map)
 
 
 def _cell(value: object) -> str:
@@ -187,13 +222,11 @@ def write_cards(cards: Iterable[CardSpec], out: io.TextIOBase | Any) -> int:
     writer.writeheader()
     count = 0
     for card in cards:
-        writer.writerow(card_row(card))
+        writer.writerow({column: escape_cell(text) for column, text in card_row(card).items()})
         count += 1
     return count
 
 
-def rows(text: str) -> Iterator[tuple[int, dict[str, str]]]:
+def rows(text: str, where: str = "CSV text") -> Iterator[tuple[int, dict[str, str]]]:
     """(line number, row) pairs of a CSV text, for the small files (sources, prices)."""
-    reader = csv.DictReader(io.StringIO(text))
-    for row in reader:
-        yield reader.line_num, row
+    return open_table(text, where)[1]

@@ -11,6 +11,7 @@ import logging
 import os
 import sqlite3
 import stat
+import time
 from contextlib import suppress
 from dataclasses import fields
 from datetime import date
@@ -29,10 +30,11 @@ from advisor.catalog.bundled import (
     seeded_digest,
 )
 from advisor.catalog.engine import Sessions, as_catalog_error, make_engine
-from advisor.catalog.errors import CatalogError, CatalogFileError
+from advisor.catalog.errors import CatalogError, CatalogFileError, NewerSchemaError
+from advisor.catalog.identity import Owner, Verdict, examine, mark, read_only, read_only_uri
 from advisor.catalog.migrations import SCHEMA_VERSION, schema_version, upgrade
 from advisor.catalog.orm import USER
-from advisor.catalog.recovery import Salvage, damage, move_aside, salvage
+from advisor.catalog.recovery import Salvage, move_aside, salvage
 from advisor.catalog.repository import add_price, attach_aliases, edit_card, insert_card, orm_card
 from advisor.catalog.server import is_url, make_server_engine, shown
 
@@ -89,7 +91,7 @@ def _recover(path: Path, reason: str) -> tuple[Salvage, str]:
     message = (f"catalog {path} was damaged ({reason}); kept it as {backup.name} and rebuilt it from the "
                f"bundled data, recovering {len(found.cards)} of your cards and {len(found.prices)} of your "
                f"prices")  # fmt: skip
-    log.warning(message)
+    log.info(message)  # info, not warning: the caller prints `messages`; a warning printed it a second time
     return found, message
 
 
@@ -126,37 +128,72 @@ def _server_location(path: str | os.PathLike[str] | None) -> str | None:
     return text if is_url(text) else None
 
 
-def _open_file(target: Path, messages: list[str]) -> tuple[Sessions, Salvage]:
-    _usable(target)
-    found = Salvage()
+def _examined(target: Path) -> Verdict:
+    """Whose file `target` is (identity.py), with SQLite's own failures (busy, unreadable) as one line."""
+    start = time.monotonic()
     try:
-        reason = damage(target, sqlite_engine.BUSY_TIMEOUT_MS / 1000)
+        verdict = examine(target, sqlite_engine.BUSY_TIMEOUT_MS / 1000)
     except sqlite3.Error as error:
-        raise as_catalog_error(error, target) from None
-    if reason is not None:
-        found, message = _recover(target, reason)
+        raise as_catalog_error(error, target, time.monotonic() - start) from None
+    except OSError as error:  # the header could not be read (permissions)
+        raise CatalogFileError(str(target), error.strerror or str(error)) from None
+    if verdict.owner is Owner.DAMAGED and read_only(target):
+        raise CatalogFileError(str(target), f"is damaged ({verdict.damage}) and read-only, so it cannot be "
+                               "repaired; nothing was changed")  # fmt: skip
+    return verdict
+
+
+def _open_file(target: Path, messages: list[str]) -> tuple[Sessions, Salvage, Owner, bool]:
+    """-> (sessions, rows salvaged from a damaged copy, whose file it was, whether it is read-only)."""
+    _usable(target)
+    verdict = _examined(target)
+    owner, found = verdict.owner, Salvage()
+    if owner is Owner.DAMAGED:
+        found, message = _recover(target, verdict.damage)
         messages.append(message)
-    return Sessions(make_engine(target)), found
+        owner = Owner.NEW
+    locked = read_only(target)
+    if locked and owner is Owner.NEW:
+        raise CatalogFileError(str(target), "no catalog can be made there: it is read-only")
+    engine = make_engine(target, read_only_uri(target) if locked else None)
+    return Sessions(engine), found, owner, locked
+
+
+def _as_it_is(sessions: Sessions, target: Path | str, digest: str, messages: list[str]) -> None:
+    """A read-only catalog is read as it is: fine when its schema is current; its seed is not refreshed."""
+    with sessions.read() as session:
+        version = schema_version(session.connection())
+        stale = seeded_digest(session) != digest
+    if version > SCHEMA_VERSION:
+        raise NewerSchemaError(str(target), version, SCHEMA_VERSION)
+    if version < SCHEMA_VERSION:
+        raise CatalogFileError(str(target), f"is read-only, and its schema version {version} needs an upgrade "
+                               f"to {SCHEMA_VERSION}, which writes")  # fmt: skip
+    if stale:
+        messages.append(f"catalog {target} is read-only: its bundled cards and prices were not refreshed to "
+                        "this advisor version's")  # fmt: skip
 
 
 def open_catalog(path: str | os.PathLike[str] | None = None, *, data_dir: Path | None = None,
                  bundled: BundledData | None = None) -> Catalog:  # fmt: skip
     """Open (creating, upgrading, re-seeding or rebuilding as needed) the catalog database: a file, or a
     server when `path` / ADVISOR_CATALOG is an SQLAlchemy URL (a server keeps its own data safe: no file
-    damage check or salvage applies there)."""
+    damage check or salvage applies there). A file the catalog did not make is refused (identity.py); a
+    read-only one is opened read-only."""
     messages: list[str] = []
     url = _server_location(path)
     if url is not None:
         target: Path | str = shown(url)
-        sessions, found = Sessions(make_server_engine(url)), Salvage()
+        sessions, found, owner, locked = Sessions(make_server_engine(url)), Salvage(), Owner.OURS, False
     else:
         target = catalog_path(path)
-        sessions, found = _open_file(target, messages)
+        sessions, found, owner, locked = _open_file(target, messages)
     data_dir = data_dir or bundled_dir()
     digest = bundled.digest if bundled else data_digest(data_dir)
 
     def prepare(session: Session) -> None:
         before, after = upgrade(session.connection(), str(target))
+        mark(session.connection())  # a new or pre-marker catalog gets its marker in the same transaction
         if 0 < before < after:
             messages.append(f"catalog {target} upgraded from schema version {before} to {after}")
         if seeded_digest(session) != digest:
@@ -164,6 +201,8 @@ def open_catalog(path: str | os.PathLike[str] | None = None, *, data_dir: Path |
         if found:
             _restore(session, found)
 
-    if found or not _up_to_date(sessions, digest):
+    if locked:
+        _as_it_is(sessions, target, digest, messages)
+    elif found or owner is not Owner.OURS or not _up_to_date(sessions, digest):
         sessions.transact(prepare)
     return Catalog(target, sessions, messages)

@@ -43,17 +43,31 @@ def _on_connect(dbapi_connection: sqlite3.Connection, _record: object) -> None:
         dbapi_connection.execute(f"PRAGMA {pragma}").fetchall()
 
 
+def _on_connect_read_only(dbapi_connection: sqlite3.Connection, _record: object) -> None:
+    # No journal_mode or synchronous: both would write to a file that cannot be written.
+    dbapi_connection.isolation_level = None
+    dbapi_connection.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}").fetchall()
+
+
 def _on_begin(connection: Any) -> None:
     immediate = connection.get_execution_options().get(_IMMEDIATE, False)
     connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
 
-def make_engine(path: Path) -> Engine:
+def make_engine(path: Path, read_only_uri: str | None = None) -> Engine:
+    """An engine for the catalog file; with `read_only_uri` (identity.read_only_uri) every connection opens
+    the file read-only, so a catalog in a read-only file or folder can still be listed."""
     # NullPool: a desktop app and short CLI runs open few connections; not pooling means no file handle
     # outlives its use, so moving a damaged file aside or a test's cleanup never meets an open handle.
-    engine = create_engine(f"sqlite:///{path}", poolclass=NullPool,
-                           connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})  # fmt: skip
-    event.listen(engine, "connect", _on_connect)
+    timeout_s = BUSY_TIMEOUT_MS / 1000
+    if read_only_uri is None:
+        engine = create_engine(f"sqlite:///{path}", poolclass=NullPool, connect_args={"timeout": timeout_s})
+        event.listen(engine, "connect", _on_connect)
+    else:
+        uri = read_only_uri
+        engine = create_engine(f"sqlite:///{path}", poolclass=NullPool,
+                               creator=lambda: sqlite3.connect(uri, uri=True, timeout=timeout_s))  # fmt: skip
+        event.listen(engine, "connect", _on_connect_read_only)
     event.listen(engine, "begin", _on_begin)
     return engine
 
@@ -64,10 +78,11 @@ def is_busy(error: BaseException) -> bool:
     return "database is locked" in text or "database is busy" in text or "lock timeout" in text
 
 
-def as_catalog_error(error: BaseException, where: object) -> CatalogError:
-    """An SQLite failure as one line for the user: busy (the file is fine, wait) or the file's own problem."""
+def as_catalog_error(error: BaseException, where: object, waited_s: float) -> CatalogError:
+    """An SQLite failure as one line for the user: busy (the file is fine, wait) or the file's own problem.
+    `waited_s` is how long the failed operation really waited, which the busy message states."""
     if is_busy(error):
-        return CatalogBusyError(str(where), BUSY_TIMEOUT_MS / 1000)
+        return CatalogBusyError(str(where), waited_s)
     reason = str(getattr(error, "orig", error)).splitlines()[0]
     if "unable to open" in reason:  # SQLite also needs to create <name>-wal and -shm beside the file
         reason += " (can its folder be written to?)"
@@ -76,10 +91,11 @@ def as_catalog_error(error: BaseException, where: object) -> CatalogError:
 
 @contextmanager
 def _one_line(engine: Engine) -> Iterator[None]:
+    start = time.monotonic()
     try:
         yield
     except OperationalError as error:
-        raise as_catalog_error(error, engine.url.database) from None
+        raise as_catalog_error(error, engine.url.database, time.monotonic() - start) from None
 
 
 class Sessions:
@@ -104,14 +120,16 @@ class Sessions:
     def transact(self, work: Callable[[Session], T], attempts: int = 3) -> T:
         """Run `work` in a write transaction, again from the start if SQLite stays busy past its timeout.
         Each attempt already waits BUSY_TIMEOUT_MS, so three keep a user's wait for a stuck lock near half a
-        minute before CatalogBusyError says so (eight made it 80 s)."""
+        minute before CatalogBusyError says so (eight made it 80 s), and the message states the whole wait
+        (it used to say "over 10 s" after 31 s of waiting)."""
+        start = time.monotonic()
         for attempt in range(attempts):
             try:
                 with self.write() as session:
                     return work(session)
-            except CatalogBusyError:
+            except CatalogBusyError as error:
                 if attempt == attempts - 1:
-                    raise
+                    raise CatalogBusyError(error.where, time.monotonic() - start) from None
                 # Jittered backoff so two waiting processes do not retry in lock step.
                 time.sleep(min(0.05 * 2**attempt, 1.0) * random.uniform(0.5, 1.5))
         raise AssertionError("unreachable: the loop returns or raises")

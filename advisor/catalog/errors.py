@@ -78,8 +78,10 @@ class CatalogBusyError(CatalogError):
     """Another program held the catalog's lock past the busy timeout; the file itself is fine."""
 
     def __init__(self, where: str, waited_s: float) -> None:
-        super().__init__(f"catalog {where} is busy: another program kept it locked for over {waited_s:g} s; "
-                         f"nothing was changed, try again when it has finished")  # fmt: skip
+        super().__init__(f"catalog {where} is busy: another program kept it locked while advisor waited "
+                         f"{waited_s:.1f} s; nothing was changed, try again when it has finished")  # fmt: skip
+        self.where = where
+        self.waited_s = waited_s
 
 
 class CatalogFileError(CatalogError):
@@ -87,3 +89,11 @@ class CatalogFileError(CatalogError):
 
     def __init__(self, where: str, why: str) -> None:
         super().__init__(f"catalog {where}: {why}; point --catalog or ADVISOR_CATALOG at a writable file")
+
+
+class ForeignFileError(CatalogError):
+    """The catalog location holds something the catalog did not make (identity.py); it is left as it was."""
+
+    def __init__(self, where: str, why: str) -> None:
+        super().__init__(f"catalog {where}: {why}; nothing was changed; point --catalog or ADVISOR_CATALOG "
+                         "at an advisor catalog or a new file")

@@ -10,6 +10,7 @@ the money code leaves such a price out, as it did before any rate was bundled.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from datetime import date
@@ -23,6 +24,11 @@ from advisor.catalog.present import amount_text
 from advisor.catalog.records import PriceRecord
 
 RATES_FILE = "exchange_rates.csv"
+# What one price may be, in USD, so that a typo or a hostile file (1e308, 1e-7) cannot rank first or print
+# as Infinity. A card costs from a few dollars used to a few hundred thousand for a datacenter board, and a
+# GPU-hour from about a cent (old cards on spot markets) to a few hundred dollars (a whole 8-GPU node);
+# the bounds sit an order of magnitude or more beyond both ends.
+USD_BOUNDS: Mapping[str, tuple[float, float]] = {"purchase": (1.0, 1e7), "rent_hour": (1e-3, 1e4)}
 
 
 @dataclass(frozen=True)
@@ -49,6 +55,21 @@ class ExchangeRates:
         currency = price.currency
         note = f"from {amount_text(price.amount)} {currency} at {rate:.4f} USD/{currency} ({self.date} rate)"
         return replace(price, amount=price.amount * rate, currency="USD", source=f"{note}; {price.source}")
+
+
+def price_problems(amount: float, currency: str, kind: str, rates: ExchangeRates) -> list[str]:
+    """Why a price cannot be right ("currency: ...", "amount: ..."); empty when it is plausible. A currency
+    the rate table does not know could never be ranked, so it is refused where it enters the catalog."""
+    rate = rates.usd_per_unit(currency)
+    if rate is None:
+        known = ", ".join(sorted(rates.units_per_eur))
+        return [f"currency: {currency!r} is not one the exchange-rate table knows ({known})"]
+    low, high = USD_BOUNDS.get(kind, USD_BOUNDS["purchase"])
+    usd = amount * rate
+    if not (math.isfinite(usd) and low <= usd <= high):
+        per = " per GPU-hour" if kind == "rent_hour" else ""
+        return [f"amount: {amount:g} {currency} (= {usd:.3g} USD{per}) is outside {low:g} to {high:g} USD{per}"]
+    return []
 
 
 def priced_in_usd(prices: Iterable[PriceRecord], rates: ExchangeRates | None = None) -> list[PriceRecord]:

@@ -20,7 +20,8 @@ from collections.abc import Callable
 
 from sqlalchemy import Connection, delete, insert, inspect, select
 
-from advisor.catalog.errors import NewerSchemaError
+from advisor.catalog.errors import ForeignFileError, NewerSchemaError
+from advisor.catalog.identity import foreign_tables
 from advisor.catalog.orm import Base, Meta
 
 SCHEMA_VERSION = 3
@@ -85,6 +86,9 @@ def upgrade(conn: Connection, where: str) -> tuple[int, int]:
     found = schema_version(conn)
     if found > SCHEMA_VERSION:
         raise NewerSchemaError(where, found, SCHEMA_VERSION)
+    others = foreign_tables(conn) if found == 0 else []
+    if others:  # a server database (or a file) with another program's tables and no catalog in it
+        raise ForeignFileError(where, f"holds other tables ({', '.join(others[:5])}) and no advisor catalog")
     if found == 0 and not inspect(conn).has_table("cards"):
         Base.metadata.create_all(conn)
         _set_version(conn, SCHEMA_VERSION)

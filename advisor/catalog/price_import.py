@@ -8,8 +8,6 @@ in the catalog is counted as unchanged, so importing the same file twice adds no
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -18,11 +16,14 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from advisor.catalog.bundled import bundled_dir, load_sources
+from advisor.catalog.csvio import MAX_CSV_BYTES, open_table
 from advisor.catalog.errors import CatalogError, PriceImportError
+from advisor.catalog.exchange import bundled_rates, price_problems
 from advisor.catalog.orm import USER, Price
 from advisor.catalog.price_rows import REQUIRED_PRICE_COLUMNS, Source, free_text_source, parse_price_row
 from advisor.catalog.records import PriceRecord
 from advisor.catalog.repository import price_orm, resolve_card
+from advisor.core.files import read_text_capped
 
 
 @dataclass(frozen=True)
@@ -47,8 +48,8 @@ def _source_lookup() -> dict[str, Source]:
 
 def read_prices(text: str, where: str) -> list[tuple[int, PriceRecord]]:
     """(line, price) of every row, or PriceImportError naming each bad row's line and field."""
-    reader = csv.DictReader(io.StringIO(text))
-    missing = [c for c in REQUIRED_PRICE_COLUMNS if c not in (reader.fieldnames or [])]
+    columns, table = open_table(text, where, PriceImportError)
+    missing = [c for c in REQUIRED_PRICE_COLUMNS if c not in columns]
     if missing:
         raise PriceImportError(where, [f"line 1: missing column(s) {', '.join(missing)}"])
     known = _source_lookup()
@@ -56,24 +57,27 @@ def read_prices(text: str, where: str) -> list[tuple[int, PriceRecord]]:
     def source(text: str) -> Source:
         return known.get(text) or free_text_source(text)
 
+    rates = bundled_rates()
     found: list[tuple[int, PriceRecord]] = []
     problems: list[str] = []
-    for row in reader:
+    for line, row in table:
         try:
-            found.append((reader.line_num, parse_price_row(dict(row), source, user_owned=True)))
+            price = parse_price_row(dict(row), source, user_owned=True)
         except ValueError as error:
-            problems.append(f"line {reader.line_num}, {error}")
+            problems.append(f"line {line}, {error}")
+            continue
+        wrong = price_problems(price.amount, price.currency, price.kind, rates)
+        problems.extend(f"line {line}, {problem}" for problem in wrong)
+        if not wrong:
+            found.append((line, price))
     if problems:
         raise PriceImportError(where, problems)
     return found
 
 
 def read_prices_file(path: Path) -> list[tuple[int, PriceRecord]]:
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as error:
-        raise CatalogError(f"{path}: cannot read: {error}") from error
-    return read_prices(text, str(path))
+    """A user's prices file: a regular file of at most MAX_CSV_BYTES (not /dev/zero, not a pipe)."""
+    return read_prices(read_text_capped(path, MAX_CSV_BYTES, CatalogError), str(path))
 
 
 def _fact(card_id: int, p: PriceRecord | Price) -> tuple[object, ...]:

@@ -23,6 +23,9 @@ from advisor.catalog.records import CONDITIONS, KINDS, MARKETS, PriceRecord
 PRICE_COLUMNS: tuple[str, ...] = ("card", "amount", "currency", "date", "condition", "kind", "market", "source")
 REQUIRED_PRICE_COLUMNS: tuple[str, ...] = ("card", "amount", "currency", "date", "condition", "source")
 _CURRENCY = re.compile(r"^[A-Za-z]{3}$")
+# No GPU was sold before this (NVIDIA's first, the GeForce 256, launched in 1999): an earlier date, like
+# year 0001, is a typo or a hostile file.
+EARLIEST_PRICE = date(1990, 1, 1)
 
 
 class Source(NamedTuple):
@@ -54,6 +57,8 @@ def _observed(text: str) -> date:
         raise ValueError(f"{text!r} is not a YYYY-MM-DD date") from None
     if day > date.today():
         raise ValueError(f"{text} is in the future")
+    if day < EARLIEST_PRICE:
+        raise ValueError(f"{text} is before {EARLIEST_PRICE}, earlier than any GPU price")
     return day
 
 

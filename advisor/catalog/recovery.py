@@ -1,8 +1,7 @@
 """A damaged catalog file: detect it at open, keep it aside, salvage the user's rows from it.
 
-Detection uses PRAGMA quick_check (https://sqlite.org/pragma.html#pragma_quick_check): it checks the
-b-tree structure of every page in O(N), fast enough for every start; a file that is not SQLite at all
-fails earlier with "file is not a database". Salvage reads the damaged copy with raw sqlite3 and
+Detection is identity.examine (PRAGMA quick_check), which also makes sure the file is a catalog: only a
+file carrying the catalog's marker is ever moved aside. Salvage reads the damaged copy with raw sqlite3 and
 NOT INDEXED table scans, so a broken index does not hide the rows, and steps over a broken table page by
 seeking past it, so a row on a later page is still salvaged.
 """
@@ -22,31 +21,6 @@ from typing import Any
 from advisor.catalog.records import CardSpec
 
 SIDE_FILES = ("-wal", "-shm")
-
-
-# Only these result codes mean the bytes themselves are bad (https://sqlite.org/rescode.html); anything else
-# (busy, locked, cannot open, read-only, I/O error) is about access, and the file must be left alone.
-DAMAGE_CODES = frozenset({sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB})
-
-
-def damage(path: Path, timeout_s: float = 10.0) -> str | None:
-    """Why the file is not a healthy SQLite database, or None if it is (or does not exist yet).
-
-    Raises the sqlite3 error when SQLite cannot tell (busy past `timeout_s`, unreadable): the caller reports
-    it in one line rather than setting a healthy file aside."""
-    if not path.is_file() or path.stat().st_size == 0:
-        return None
-    uri = f"{path.absolute().as_uri()}?mode=ro"  # checking must not create or change anything
-    try:
-        with closing(sqlite3.connect(uri, uri=True, timeout=timeout_s)) as conn:
-            rows = conn.execute("PRAGMA quick_check").fetchall()
-    except sqlite3.DatabaseError as error:
-        if getattr(error, "sqlite_errorcode", None) in DAMAGE_CODES:
-            return str(error)
-        raise
-    if rows == [("ok",)]:
-        return None
-    return "; ".join(str(row[0]) for row in rows[:3])
 
 
 def move_aside(path: Path) -> Path:

@@ -49,8 +49,11 @@ def make_server_engine(url: str) -> Engine:
                                "or a postgresql+psycopg:// URL")  # fmt: skip
     try:
         engine = create_engine(url, poolclass=NullPool, isolation_level="READ COMMITTED")
-    except (ArgumentError, NoSuchModuleError) as error:
+    except (ArgumentError, NoSuchModuleError, ValueError) as error:  # ValueError: a port or host that is no number
         raise CatalogFileError(url.split("@")[-1], f"not a usable database URL ({error})") from None
+    except ImportError as error:  # the dialect is known but its driver is not installed, e.g. +pg8000
+        raise CatalogFileError(url.split("@")[-1], f"the database driver {error.name or error} is not "
+                               "installed; use postgresql+psycopg://") from None
     event.listen(engine, "begin", _on_begin)
     return engine
 

@@ -30,12 +30,14 @@ from advisor.catalog import (
     price_history,
 )
 from advisor.catalog.csvio import GIB, REQUIRED, card_row, parse_card_row, read_cards_file, write_cards
+from advisor.catalog.exchange import bundled_rates, price_problems
 from advisor.catalog.present import amount_text, card_detail, card_json, cards_table, price_json, prices_table
 from advisor.catalog.price_import import import_prices, read_prices_file
 from advisor.catalog.price_rows import PRICE_COLUMNS
 from advisor.catalog.records import CONDITIONS, KINDS, MARKETS, CardRecord, PriceRecord
 from advisor.catalog.repository import remove_card, spec_of
 from advisor.commands import types
+from advisor.core import jsontext
 from advisor.core.files import write_atomic
 
 # Options of `add` / `edit`, one per CSV column (same names, same parsing: csvio is the one definition).
@@ -64,7 +66,7 @@ def _session_catalog(args: argparse.Namespace) -> Catalog:
 
 
 def _print_json(value: Any) -> None:
-    print(json.dumps(value, indent=2, ensure_ascii=False))
+    print(jsontext.dumps(value, indent=2, ensure_ascii=False))
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -150,6 +152,9 @@ def cmd_set_price(args: argparse.Namespace) -> int:
     except ValueError as error:
         raise CatalogError(f"--date {args.date!r} is not YYYY-MM-DD") from error
     condition = "used" if args.used else args.condition
+    wrong = price_problems(args.amount, args.currency, args.kind, bundled_rates())
+    if wrong:  # the same checks as import-prices: no 1e-7 USD card, no currency without a rate
+        raise CatalogError(f"set-price: {'; '.join(wrong)}")
     price = _session_catalog(args).transact(lambda session: add_price(
         session, args.name, args.amount, currency=args.currency, on=on, condition=condition,
         source=args.source, kind=args.kind, market=args.market, source_url=args.url or ""))  # fmt: skip
@@ -194,8 +199,9 @@ def cmd_export(args: argparse.Namespace) -> int:
         return 0
     text = io.StringIO()
     count = write_cards(specs, text)
-    write_atomic(args.file, text.getvalue().encode("utf-8"), CatalogError)  # a failure keeps the old file
-    print(f"exported {count} cards to {args.file}", file=sys.stderr)
+    # A failure keeps the old file; through a symbolic link the file written is the one it points at.
+    written = write_atomic(args.file, text.getvalue().encode("utf-8"), CatalogError)
+    print(f"exported {count} cards to {written}", file=sys.stderr)
     return 0
 
 

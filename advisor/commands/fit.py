@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections.abc import Callable
 
 from advisor.catalog import find_card, open_catalog
@@ -30,6 +31,8 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 def _card(name: str, path: str | None) -> CardRecord:
     catalog = open_catalog(path)
+    for message in catalog.messages:  # e.g. a damaged file rebuilt: said once, as recommend and catalog do
+        print(f"advisor fit: {message}", file=sys.stderr)
     try:
         with catalog.read() as session:
             return find_card(session, name)

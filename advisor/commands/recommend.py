@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable
 from typing import TypeVar
@@ -14,6 +13,7 @@ from advisor.catalog import open_catalog
 from advisor.commands import types
 from advisor.commands.estimate import add_workload_options, workload_from
 from advisor.commands.money_options import add_money_options, money_options
+from advisor.core import jsontext
 from advisor.core.errors import SpecError
 from advisor.recommend.prepare import RankingInput, prepare_spec
 from advisor.recommend.present import render_table, to_json
@@ -73,8 +73,9 @@ def register(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     job, entries = ranked(args, "recommend", recommend)
     if args.json:
-        print(json.dumps({"model": job.estimate.model, "objective": args.objective,
-                          "recommendations": to_json(entries)}, indent=1))
+        # jsontext: a non-finite figure (a price of 1e308 in an old catalog) is null, never `Infinity`.
+        print(jsontext.dumps({"model": job.estimate.model, "objective": args.objective,
+                              "recommendations": to_json(entries)}, indent=1))
     else:
         print(render_table(entries, args.top), end="")
     return 0

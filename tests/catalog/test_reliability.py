@@ -3,14 +3,12 @@ files, and an all-or-nothing CSV import."""
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 import signal
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -30,6 +28,7 @@ from advisor.catalog import (
 from advisor.catalog.bundled import BundledData
 from advisor.catalog.csvio import read_cards
 from advisor.catalog.errors import CatalogBusyError, CatalogFileError
+from tests.catalog.readonly import read_only
 
 REPO = Path(__file__).resolve().parents[2]
 WRITER = Path(__file__).with_name("writer.py")
@@ -89,9 +88,7 @@ def _assert_rebuilt(path: Path, bundled: BundledData) -> list[str]:
     return catalog.messages
 
 
-def test_a_file_that_is_not_a_database_is_kept_aside_and_rebuilt(db_path: Path, bundled: BundledData) -> None:
-    db_path.write_bytes(b"this is not SQLite at all" * 1000)
-    _assert_rebuilt(db_path, bundled)
+# A file that is not SQLite at all is someone else's, refused and left alone: tests/catalog/test_ownership.py.
 
 
 def test_a_truncated_file_is_detected_and_rebuilt(db_path: Path, bundled: BundledData) -> None:
@@ -272,28 +269,10 @@ def test_a_write_behind_a_stuck_writer_says_busy_and_changes_nothing(
     assert _backups(db_path) == []
 
 
-@contextlib.contextmanager
-def _read_only(path: Path) -> Iterator[None]:
-    """chmod for a normal user; root ignores modes, so it needs the immutable attribute (chattr +i)."""
-    if os.geteuid() != 0:
-        path.chmod(0o444)
-        try:
-            yield
-        finally:
-            path.chmod(0o644)
-        return
-    if subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode != 0:
-        pytest.skip("running as root on a file system without chattr: no way to make a file read-only")
-    try:
-        yield
-    finally:
-        subprocess.run(["chattr", "-i", str(path)], check=True)
-
-
 def test_a_read_only_catalog_still_reads_and_a_write_is_one_error(db_path: Path, bundled: BundledData) -> None:
     open_catalog(db_path, bundled=bundled).close()
     before = db_path.read_bytes()
-    with _read_only(db_path):
+    with read_only(db_path):
         catalog = open_catalog(db_path, bundled=bundled)
         with catalog.read() as session:
             assert len(list_cards(session)) == len(bundled.cards)
