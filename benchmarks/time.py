@@ -1,11 +1,12 @@
-"""Fits the step-time model's free constants on the H200 step times and reports how well it predicts
-model families it was NOT fitted on (leave-one-family-out), beside the in-sample error.
+"""Fits the step-time model's free constants and reports how well it predicts what it was NOT fitted on.
 
-shared/calibration/h200/measurements.csv holds step_ms_median for every config; the H200's figures come
-from the bundled catalog. For each family (alexnet, vgg, resnet, mobilenet, vit, bert, gpt2, seed mlp,
-seed cnn) the constants are fitted on all the other families and the left-out one is predicted; the
-median and p90 |error| are printed per family and overall, training and inference separately.
-Run: .venv/bin/python benchmarks/time.py [--rows]   (--rows also prints every row with the fitted constants)
+Two sets of step times: this project's H200 (shared/calibration/h200/measurements.csv, step_ms_median of
+every config the zoo expresses) and the public cross-card runs of benchmarks/public_speed.py (timm's and
+Lambda's tables, torchtune; the newest software release of each run). The constants are fitted on both
+together; then each model family and each card is left out in turn, the constants fitted on the rest and the
+left-out rows predicted (leave-one-family-out, leave-one-card-out). The median and p90 |error| of the step
+time are printed per family and per card, training and inference separately, held out beside in-sample.
+Run: .venv/bin/python benchmarks/time.py [--rows] [--h200-only]   (--rows prints every row)
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import os
 import statistics
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -34,10 +35,15 @@ from advisor.recommend.timing import FITTED, Efficiency, StepParts, combine, ste
 # The fitted constants and their physical ranges. Efficiency.tensor, .unaligned, .conv and .attention are not
 # fitted: FITTED holds them at measured or published figures (see advisor/recommend/timing.py).
 GRID: dict[str, tuple[float, ...]] = {
-    "python_op_seconds": tuple(x * 1e-6 for x in range(2, 121, 2)),
-    "backward_node_seconds": tuple(x * 1e-6 for x in range(2, 61, 2)),
+    # host time per op: a module call and PyTorch's dispatcher cost 10-60 us on a desktop CPU
+    # (benchmarks/host_dispatch.py measures this machine's)
+    "python_op_seconds": tuple(x * 1e-6 for x in range(10, 61, 2)),
+    "backward_node_seconds": tuple(x * 1e-6 for x in range(10, 61, 2)),
+    "backward": tuple(x / 20 for x in range(10, 21)),  # gradient GEMMs at 1/2 .. all of their forward's rate
     "stream": tuple(x / 20 for x in range(20, 61)),  # eager kernels reach 1/3 .. all of the copy bandwidth
-    "kernel_seconds": tuple(x * 0.5e-6 for x in range(2, 41)),  # 1 .. 20 us of device time per kernel
+    # device time per kernel beyond its bytes and FLOPs: the gap between launches, ramp-up and the last
+    # wave's tail, 1-8 us in profiler traces of eager steps
+    "kernel_seconds": tuple(x * 0.5e-6 for x in range(2, 17)),
 }
 
 
@@ -45,6 +51,7 @@ GRID: dict[str, tuple[float, ...]] = {
 class Case:
     label: str
     family: str
+    card: str
     training: bool
     parts: StepParts
     tensor_cores: bool
@@ -79,8 +86,27 @@ def cases() -> list[Case]:
             graph = with_loss_head(graph)
         parts = step_parts(step_work(estimate(graph, workload)), dev)
         label = f"{row['model']} {row['mode']} {row['precision']} {row['optimizer']} b{row['batch']}"
-        out.append(Case(label, family(row["model"]), workload.training, parts, dev.tensor_cores,
+        out.append(Case(label, family(row["model"]), "H200 SXM", workload.training, parts, dev.tensor_cores,
                         float(row["step_ms_median"]) / 1e3))
+    return out
+
+
+def public_cases() -> list[Case]:
+    """The rows benchmarks/public_speed.py predicts (other cards than the H200), as step times."""
+    from public_speed import _work, load, newest  # one loader and one workload per row for both benchmarks
+
+    rows = [r for r in newest(load()[0]) if r.card != "H200 SXM"]
+    out = []
+    with tempfile.TemporaryDirectory() as tmp:
+        catalog = open_catalog(os.path.join(tmp, "catalog.sqlite3"))
+        with catalog.read() as session:
+            cards = {name: find_card(session, name) for name in {r.card for r in rows}}
+        catalog.close()
+    for r in rows:
+        dev = device(cards[r.card], r.workload)
+        parts = step_parts(_work(r.model, r.seq_len, r.workload), dev)
+        out.append(Case(f"{r.card[:24]} {r.label}", r.family, r.card, r.workload.training, parts, dev.tensor_cores,
+                        r.workload.batch / r.measured_samples_per_s))
     return out
 
 
@@ -106,30 +132,34 @@ def _p90(values: Sequence[float]) -> float:
     return ordered[min(len(ordered) - 1, math.ceil(0.9 * len(ordered)) - 1)]
 
 
-def _line(label: str, held_out: Sequence[float], in_sample: Sequence[float]) -> str:
+def _line(label: str, held: Sequence[float], in_sample: Sequence[float]) -> str:
     def stats(values: Sequence[float]) -> str:
         if not values:
             return f"{'-':>8} {'-':>8}"
         absolute = [abs(v) for v in values]
         return f"{statistics.median(absolute):8.1%} {_p90(absolute):8.1%}"
-    return f"{label:24} {len(held_out):4} {stats(held_out)}   {stats(in_sample)}"
+    return f"{label:40} {len(held):4} {stats(held)}   {stats(in_sample)}"
 
 
-def report(data: Sequence[Case], in_sample: Efficiency) -> None:
+def held_out(data: Sequence[Case], in_sample: Efficiency, group: Callable[[Case], str]) -> dict[str, float]:
+    """Each row's error when the constants are fitted without its group (its family, or its card)."""
     held: dict[str, float] = {}
-    for fam in sorted({c.family for c in data}):
-        others = [c for c in data if c.family != fam]
-        eff = fit(others, in_sample)
-        for c, e in zip([c for c in data if c.family == fam], errors([c for c in data if c.family == fam], eff),
-                        strict=True):
-            held[c.label] = e
+    for name in sorted({group(c) for c in data}):
+        left = [c for c in data if group(c) == name]
+        eff = fit([c for c in data if group(c) != name], in_sample)
+        held.update(zip([c.label for c in left], errors(left, eff), strict=True))
+    return held
+
+
+def report(data: Sequence[Case], in_sample: Efficiency, group: Callable[[Case], str], title: str) -> None:
+    held = held_out(data, in_sample, group)
     inside = dict(zip([c.label for c in data], errors(data, in_sample), strict=True))
-    print(f"{'family / mode':24} {'rows':>4} {'LOFO med':>8} {'LOFO p90':>8}   {'in med':>8} {'in p90':>8}")
-    for fam in sorted({c.family for c in data}):
+    print(f"\n{title:40} {'rows':>4} {'out med':>8} {'out p90':>8}   {'in med':>8} {'in p90':>8}")
+    for name in sorted({group(c) for c in data}):
         for mode, training in (("train", True), ("infer", False)):
-            chosen = [c.label for c in data if c.family == fam and c.training == training]
+            chosen = [c.label for c in data if group(c) == name and c.training == training]
             if chosen:
-                print(_line(f"{fam} {mode}", [held[x] for x in chosen], [inside[x] for x in chosen]))
+                print(_line(f"{name[:33]} {mode}", [held[x] for x in chosen], [inside[x] for x in chosen]))
     for mode, training in (("all train", True), ("all infer", False)):
         chosen = [c.label for c in data if c.training == training]
         print(_line(mode, [held[x] for x in chosen], [inside[x] for x in chosen]))
@@ -137,14 +167,18 @@ def report(data: Sequence[Case], in_sample: Efficiency) -> None:
 
 
 def main() -> int:
-    data = cases()
+    data = cases() + ([] if "--h200-only" in sys.argv else public_cases())
     fitted = fit(data)
-    print(f"fitted on all {len(data)} rows: {fitted}\n(in code: {FITTED})\n")
+    print(f"fitted on all {len(data)} rows: {fitted}\n(in code: {FITTED})")
+    inside = errors(data, FITTED)
+    print(f"in code, all rows: median |error| {statistics.median(abs(e) for e in inside):.1%}, "
+          f"p90 {_p90([abs(e) for e in inside]):.1%}")
     if "--rows" in sys.argv:
         for c, err in zip(data, errors(data, fitted), strict=True):
-            print(f"{c.label:52} {c.measured_s * 1e3:9.2f} ms {combine(c.parts, fitted, c.tensor_cores) * 1e3:9.2f} ms"
+            print(f"{c.label:72} {c.measured_s * 1e3:9.2f} ms {combine(c.parts, fitted, c.tensor_cores) * 1e3:9.2f} ms"
                   f" {err:+8.1%}")
-    report(data, fitted)
+    report(data, fitted, lambda c: c.family, "leave one family out / family and mode")
+    report(data, fitted, lambda c: c.card, "leave one card out / card and mode")
     return 0
 
 

@@ -44,6 +44,8 @@ def add_workload_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--precision", choices=get_args(Precision), default="fp32")
     parser.add_argument("--optimizer", choices=get_args(OptimizerName), default="adam")
     parser.add_argument("--checkpointing", action="store_true", help="gradient checkpointing per block")
+    parser.add_argument("--tf32", action="store_true", help="fp32 matmuls on TF32 tensor cores "
+                        "(torch.backends.cuda.matmul.allow_tf32; convolutions use TF32 by default)")
     _add_llm_options(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--method", choices=METHODS, default="auto",
@@ -82,7 +84,7 @@ def workload_from(args: argparse.Namespace) -> Workload:
     return Workload(args.mode, args.batch, args.precision, args.optimizer, args.checkpointing,
                     prompt_len=args.prompt_len, new_tokens=args.new_tokens, weights=args.weights,
                     kv_cache=args.kv_cache, finetune=args.finetune, lora_rank=args.lora_rank,
-                    lora_targets=args.lora_targets)
+                    lora_targets=args.lora_targets, tf32=args.tf32)
 
 
 def register(parser: argparse.ArgumentParser) -> None:

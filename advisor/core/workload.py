@@ -40,6 +40,10 @@ class Workload:
     finetune: Finetune = "full"
     lora_rank: int = 16
     lora_targets: tuple[str, ...] = ()  # () = every linear layer of the blocks (LORA_TARGETS)
+    # fp32 matmuls on TF32 tensor cores (torch.backends.cuda.matmul.allow_tf32 = True, or
+    # torch.set_float32_matmul_precision("high"); NVIDIA's NGC containers set it): a speed setting, memory is
+    # fp32's. PyTorch's own default is off for matmuls and on for cuDNN convolutions.
+    tf32: bool = False
 
     def __post_init__(self) -> None:
         if self.mode not in get_args(Mode):

@@ -41,14 +41,15 @@ def matmul_rate(card: CardRecord, workload: Workload) -> float:
     """Peak dense rate for the multiply-adds of this precision, per board.
 
     fp32 training as PyTorch runs it by default: convolutions use TF32 (torch.backends.cudnn.allow_tf32 is
-    True), matmuls do not (torch.backends.cuda.matmul.allow_tf32 is False); half precisions use tensor cores
+    True), matmuls do not (torch.backends.cuda.matmul.allow_tf32 is False) unless the workload turns TF32 on;
+    half precisions use tensor cores
     with FP32 accumulate. Cards without tensor/matrix units fall back to their FP32 rate, and never run
     half-precision matmuls slower than that: where the chip's own FP16 rate is a fraction of FP32 (Pascal
     GP102/GP104: 1/64), cuBLAS computes half inputs in FP32 (cublasGemmEx with CUBLAS_COMPUTE_32F), so mixed
     precision saves memory there, not time.
     """
     if workload.precision == "fp32":
-        return card.fp32_tflops
+        return (card.tf32_tflops or card.fp32_tflops) if workload.tf32 else card.fp32_tflops
     half = card.bf16_tflops if "bf16" in workload.precision else card.fp16_tflops
     return max(half or card.bf16_tflops or card.fp16_tflops or 0.0, card.fp32_tflops)
 

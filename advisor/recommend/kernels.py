@@ -16,12 +16,35 @@ from advisor.recommend.devices import Device
 # Share of the datasheet peak that a large, well-shaped kernel reaches, measured on the H200 (shared/
 # calibration/h200/environment.json "calibration", against cards.csv's H200 SXM figures): bf16 matmul
 # 782.7 / 989.5 TFLOPS = 0.79; TF32 402.9 / 494.5 = 0.81; FP32 (CUDA cores) 50.5 / 67 = 0.75; device copy
-# 4182.5 / 4800 GB/s = 0.87. The same shares are taken for every card: an assumption (clocks under load
-# and memory-controller efficiency differ somewhat between cards).
-TENSOR_CEILING = 0.79
-TF32_CEILING = 0.81
+# 4182.5 / 4800 GB/s = 0.87.
+H200_TENSOR_CEILING = 0.79
 SIMT_CEILING = 0.75
 BANDWIDTH_CEILING = 0.87
+# Tensor-core rates are quoted at the boost clock; under a full tensor load a board holds that clock only
+# where its power limit allows. The H200 runs 989.5 dense TFLOPS on 700 W (0.71 W per TFLOPS) and sustains
+# 0.79 of its peak; a GeForce RTX 4090 has 450 W for 165 TFLOPS (2.7 W) and holds its boost clock, the
+# 300 W RTX PRO 6000 Max-Q does not (its figures are the 600 W card's clocks cut down). The share reached is
+# TENSOR_CEILING_MAX x min(1, watts per TFLOPS / POWER_SATURATION_W_PER_TFLOPS) ^ POWER_EXPONENT: dynamic
+# power grows faster than the clock near the top of the voltage curve, so the clock falls off slowly with
+# the power per operation. The maximum and the exponent are fitted by benchmarks/time.py (it prints the
+# leave-one-card-out errors); the saturation point is then fixed by the H200's measured 0.79.
+TENSOR_CEILING_MAX = 0.95
+POWER_EXPONENT = 0.75
+H200_WATTS_PER_TFLOPS = 700 / 989.5
+# TF32 GEMMs reach less than half-precision ones where power is plentiful (the H200's TF32 rate takes half
+# its bf16 power and still reaches only 0.81: operand bandwidth, not clocks, limits it): measured, a cap.
+TF32_CEILING = 0.81
+
+
+def tensor_ceiling(rate_tflops: float, tdp_w: float) -> float:
+    """Share of a tensor-core rate (dense TFLOPS) a large GEMM sustains within the board's power limit (the
+    module's constants are read at each call, so benchmarks/time.py can fit them)."""
+    maximum, exponent = TENSOR_CEILING_MAX, POWER_EXPONENT
+    saturation = H200_WATTS_PER_TFLOPS / (H200_TENSOR_CEILING / maximum) ** (1 / exponent)
+    if rate_tflops <= 0 or tdp_w <= 0:
+        return H200_TENSOR_CEILING
+    return float(maximum * min(1.0, tdp_w / rate_tflops / saturation) ** exponent)
+
 
 # Output tile of one thread block. Half-precision tensor-core GEMMs on Ampere/Hopper run 128x128 (and
 # 128x256) tiles (CUTLASS's default GemmShape<128, 128, 32/64> for sm80/sm90, cuBLAS kernel names such as
@@ -42,16 +65,24 @@ LAUNCH_DEVICE_SECONDS = 2e-6
 
 def _ceiling_flops(dev: Device, dtype_bytes: int, conv: bool = False) -> float:
     """Achievable dense rate of a large multiply: tensor cores for half precision; for fp32, TF32 tensor
-    cores for cuDNN convolutions (allow_tf32 is on for cuDNN, off for matmul in PyTorch) else CUDA cores."""
+    cores for cuDNN convolutions (allow_tf32 is on for cuDNN, off for matmul in PyTorch unless the workload
+    turns it on) else CUDA cores."""
     if dtype_bytes <= 2 and dev.tensor_cores:
-        return dev.matmul_tflops * 1e12 * TENSOR_CEILING
-    if conv and dev.conv_tflops > dev.fp32_tflops:
-        return dev.conv_tflops * 1e12 * TF32_CEILING
+        return dev.matmul_tflops * 1e12 * tensor_ceiling(dev.matmul_tflops, dev.tdp_w)
+    if _tf32(dev, conv):
+        rate = dev.conv_tflops if conv else dev.matmul_tflops
+        return rate * 1e12 * min(TF32_CEILING, tensor_ceiling(rate, dev.tdp_w))
     return simt_flops_per_s(dev)
 
 
+def _tf32(dev: Device, conv: bool) -> bool:
+    """An fp32 GEMM on TF32 tensor cores: cuDNN's convolutions by default, matmuls when the workload allows it
+    (devices.matmul_rate then gives the TF32 rate, above the card's FP32 one)."""
+    return not dev.tensor_cores and (dev.conv_tflops if conv else dev.matmul_tflops) > dev.fp32_tflops
+
+
 def _tensor_path(dev: Device, dtype_bytes: int, conv: bool) -> bool:
-    return (dtype_bytes <= 2 and dev.tensor_cores) or (conv and dev.conv_tflops > dev.fp32_tflops)
+    return (dtype_bytes <= 2 and dev.tensor_cores) or (dtype_bytes == 4 and _tf32(dev, conv))
 
 
 def gemm_compute_seconds(m: int, n: int, k: int, dev: Device, dtype_bytes: int = 2, conv: bool = False) -> float:

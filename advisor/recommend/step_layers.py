@@ -23,6 +23,7 @@ class Gemm:
     k: int
     dtype_bytes: int
     conv: bool  # cuDNN implicit GEMM (TF32 in fp32) rather than cuBLAS
+    backward: bool  # a gradient GEMM (dgrad or wgrad)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -41,7 +42,7 @@ class LayerWork:
 
 def _matmul_gemms(k: Matmul) -> list[Gemm]:
     # a bmm's batches run as more rows of tiles of one launch (cuBLAS strided-batched GEMM)
-    return [Gemm(k.m * k.batches, k.n, k.k, k.dtype_bytes, False)] * k.launches
+    return [Gemm(k.m * k.batches, k.n, k.k, k.dtype_bytes, False, k.pass_.backward)] * k.launches
 
 
 def _sorted_kernels(kernels: Sequence[Kernel]) -> tuple[list[Gemm], float, float, float]:
@@ -56,7 +57,7 @@ def _sorted_kernels(kernels: Sequence[Kernel]) -> tuple[list[Gemm], float, float
                 simt += 2 * k.macs
             else:
                 m, n, depth = k.implicit_gemm()
-                gemms.append(Gemm(m, n, depth, k.dtype_bytes, True))
+                gemms.append(Gemm(m, n, depth, k.dtype_bytes, True, k.pass_.backward))
         elif isinstance(k, Attention):
             attention += k.flops
             moved += k.io_bytes

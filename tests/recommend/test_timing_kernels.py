@@ -11,10 +11,10 @@ from advisor.recommend.kernels import (
     BANDWIDTH_CEILING,
     LAUNCH_DEVICE_SECONDS,
     LAUNCH_HOST_SECONDS,
-    TENSOR_CEILING,
     gemm_seconds,
     launch_seconds,
     stream_seconds,
+    tensor_ceiling,
 )
 from advisor.recommend.multiprocessors import sm_count
 from advisor.recommend.optimizer_kernels import optimizer_work
@@ -27,7 +27,7 @@ def card(sms: int = 4, tflops: float = 100.0, bandwidth_gbs: float = 1e6) -> Dev
 
 
 def per_sm_rate(dev: Device) -> float:
-    return dev.matmul_tflops * 1e12 * TENSOR_CEILING / dev.sm_count
+    return dev.matmul_tflops * 1e12 * tensor_ceiling(dev.matmul_tflops, dev.tdp_w) / dev.sm_count
 
 
 def test_a_gemm_that_fills_exactly_one_wave() -> None:

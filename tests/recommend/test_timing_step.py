@@ -14,7 +14,8 @@ from advisor.recommend.timing import STEP_HOST_SECONDS, Efficiency, StepWork, st
 from tests.recommend.test_timing_kernels import card
 
 EFF = Efficiency(python_op_seconds=10e-6, backward_node_seconds=5e-6, tensor=1.0, unaligned=1.0, conv=1.0,
-                 attention=1.0, stream=1.0, kernel_seconds=LAUNCH_DEVICE_SECONDS)
+                 attention=1.0, stream=1.0, kernel_seconds=LAUNCH_DEVICE_SECONDS,
+                 backward=1.0)
 
 
 def _work(gemms: tuple[Gemm, ...] = (), stream_bytes: float = 0.0, simt_flops: float = 0.0, kernels: int = 1,
@@ -33,9 +34,9 @@ def test_the_time_model_reads_kernels_not_kinds() -> None:
     gemm = Matmul(m=8192, n=2304, k=768, batches=1, launches=1, dtype_bytes=2, pass_=Pass.FORWARD)
     dgrad = Matmul(m=8192, n=768, k=2304, batches=1, launches=1, dtype_bytes=2, pass_=Pass.INPUT_GRAD)
     (work,) = layer_works([_row((gemm, dgrad))], training=True)
-    assert work.gemms == (Gemm(8192, 2304, 768, 2, False), Gemm(8192, 768, 2304, 2, False))
+    assert work.gemms == (Gemm(8192, 2304, 768, 2, False, False), Gemm(8192, 768, 2304, 2, False, True))
     (inference,) = layer_works([_row((gemm, dgrad))], training=False)
-    assert inference.gemms == (Gemm(8192, 2304, 768, 2, False),)  # inference runs the forward kernels only
+    assert inference.gemms == (Gemm(8192, 2304, 768, 2, False, False),)  # inference runs the forward kernels only
 
 
 def test_a_batched_and_repeated_matmul() -> None:
@@ -43,7 +44,7 @@ def test_a_batched_and_repeated_matmul() -> None:
     bmm = Matmul(m=128, n=128, k=64, batches=48, launches=1, dtype_bytes=2, pass_=Pass.FORWARD)
     steps = Matmul(m=4, n=64, k=16, batches=1, launches=10, dtype_bytes=2, pass_=Pass.FORWARD)
     (work,) = layer_works([_row((bmm, steps))], training=False)
-    assert work.gemms == (Gemm(48 * 128, 128, 64, 2, False), *(Gemm(4, 64, 16, 2, False),) * 10)
+    assert work.gemms == (Gemm(48 * 128, 128, 64, 2, False, False), *(Gemm(4, 64, 16, 2, False, False),) * 10)
     assert work.kernels == 11
 
 
@@ -67,7 +68,7 @@ def test_autograd_nodes_and_untracked_ops() -> None:
 
 
 def test_a_tiny_inference_step_is_launch_bound() -> None:
-    tiny = _work(gemms=(Gemm(1, 16, 16, 2, False),))
+    tiny = _work(gemms=(Gemm(1, 16, 16, 2, False, False),))
     work = StepWork((tiny,) * 10, 0.0, 1, 1)
     # host: 10 ops x 10 us + 10 launches x 4.5 us = 145 us, far above the device's few microseconds
     assert step_seconds(work, card(), EFF) == pytest.approx(10 * 10e-6 + 10 * LAUNCH_HOST_SECONDS)
