@@ -24,14 +24,14 @@ from advisor.core.kernels import Attention, AttentionBackend, Convolution, Kerne
 from advisor.core.llm.lora import LoRALinear
 from advisor.core.ops.activation import _InputSaving
 from advisor.core.ops.attention import Attention as AttentionOp
-from advisor.core.ops.attention import FusedSDPA
+from advisor.core.ops.attention import FusedSDPA, Rotary
 from advisor.core.ops.base import Op, SavedTensor, product
 from advisor.core.ops.conv import Conv, ConvTranspose
 from advisor.core.ops.io import Input
 from advisor.core.ops.linear import Linear
 from advisor.core.ops.loss import CrossEntropy
 from advisor.core.ops.moe import MoEExperts
-from advisor.core.ops.norm import BatchNorm
+from advisor.core.ops.norm import BatchNorm, RMSNorm
 from advisor.core.ops.recurrent import _Recurrent
 from advisor.core.ops.text_ops import GELUTanhComposite
 from advisor.core.ops.vision_ops import WindowAttention
@@ -144,6 +144,42 @@ def _input_saving(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, step
     return OpKernels(kernels=(clone, own, *rest), host_ops=2, autograd_nodes=1)
 
 
+def _streams(sizes: Sequence[tuple[int, int]], pass_: Pass) -> list[Kernel]:
+    """One elementwise kernel per (bytes read, bytes written)."""
+    return [Stream(read_bytes=r, written_bytes=w, flops=w // 4, pass_=pass_) for r, w in sizes]
+
+
+@formula(RMSNorm)
+def _rms_norm(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, step: OpStep) -> OpKernels:
+    """transformers' LlamaRMSNorm (and torch's rms_norm, CompositeImplicit) in eager ops: x.to(float32),
+    pow(2), mean(-1), + eps, rsqrt, x * rsqrt, .to(input dtype), weight * x: each its own kernel, the casts
+    none in fp32 (modeling_llama.py LlamaRMSNorm.forward). Backward runs each op's gradient: about two
+    fp32 tensors read and one written per op that touches the whole tensor."""
+    x = step.input_bytes[0]
+    elements = x // step.dtype_bytes
+    full, rows = 4 * elements, 4 * (elements // max(inputs[0].shape[-1], 1))
+    cast = step.dtype_bytes != 4
+    sizes = [(x, full)] * cast + [(full, full), (full, rows), (rows, rows), (rows, rows), (full + rows, full)]
+    sizes += [(full, x)] * cast + [(x, step.output_bytes)]
+    kernels = _streams(sizes, Pass.FORWARD)
+    if _backward(step):
+        kernels += _streams([(2 * full, full)] * (4 + 2 * cast) + [(full, rows), (rows, rows)], Pass.BACKWARD)
+    return OpKernels(kernels=tuple(kernels), host_ops=len(sizes), autograd_nodes=len(sizes))
+
+
+@formula(Rotary)
+def _rotary(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, step: OpStep) -> OpKernels:
+    """apply_rotary_pos_emb for one of q, k: q * cos + rotate_half(q) * sin, rotate_half = cat(-x2, x1): neg,
+    cat, two muls and the add are kernels, the halves are views (modeling_llama.py). Backward: the two muls'
+    gradients, the negation's; the add hands its gradient on and the cat's gradient is two views."""
+    x, out = step.input_bytes[0], step.output_bytes
+    sizes = [(x // 2, x // 2), (x, x), (x, out), (x, out), (2 * out, out)]  # neg, cat, q*cos, rot*sin, add
+    kernels = _streams(sizes, Pass.FORWARD)
+    if _backward(step):
+        kernels += _streams([(out, x), (out, x), (x // 2, x // 2), (2 * x, x)], Pass.BACKWARD)
+    return OpKernels(kernels=tuple(kernels), host_ops=len(sizes), autograd_nodes=len(sizes))
+
+
 @formula(GELUTanhComposite)
 def _composite_gelu(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, step: OpStep) -> OpKernels:
     # transformers' NewGELUActivation: 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * pow(x, 3)))):
@@ -222,13 +258,15 @@ def _lora_linear(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, step:
                              Stream(read_bytes=out_bytes, written_bytes=out_bytes, flops=m * n, pass_=Pass.FORWARD),
                              Stream(read_bytes=2 * out_bytes, written_bytes=out_bytes, flops=m * n,
                                     pass_=Pass.FORWARD)]
-    if _backward(step):
-        kernels += [*_dequantize(n * k, step), _matmul(m, k, n, step, Pass.INPUT_GRAD),  # through the base
-                    Stream(read_bytes=out_bytes, written_bytes=out_bytes, flops=m * n, pass_=Pass.BACKWARD),
+    if _backward(step):  # B's gradients, the scaling's, A's weight gradient; the input's only where it needs one
+        kernels += [Stream(read_bytes=out_bytes, written_bytes=out_bytes, flops=m * n, pass_=Pass.BACKWARD),
                     _matmul(n, r, m, step, Pass.WEIGHT_GRAD), _matmul(m, r, n, step, Pass.INPUT_GRAD),
-                    _matmul(r, k, m, step, Pass.WEIGHT_GRAD), _matmul(m, k, r, step, Pass.INPUT_GRAD),
-                    Stream(read_bytes=2 * m * k * step.dtype_bytes, written_bytes=m * k * step.dtype_bytes,
-                           flops=m * k, pass_=Pass.BACKWARD)]
+                    _matmul(r, k, m, step, Pass.WEIGHT_GRAD)]
+        if step.input_grad:  # through the base and through A, summed
+            kernels += [*_dequantize(n * k, step), _matmul(m, k, n, step, Pass.INPUT_GRAD),
+                        _matmul(m, k, r, step, Pass.INPUT_GRAD),
+                        Stream(read_bytes=2 * m * k * step.dtype_bytes, written_bytes=m * k * step.dtype_bytes,
+                               flops=m * k, pass_=Pass.BACKWARD)]
     return OpKernels(kernels=tuple(kernels), host_ops=5, autograd_nodes=5)
 
 

@@ -12,12 +12,14 @@ lm_head reuses wte's weight) and the graph's total equals sum(p.numel() for p in
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 import torch
+import torch.nn.functional as F
 from torch.overrides import TorchFunctionMode
 from torch.utils import _pytree as pytree
 
@@ -152,25 +154,34 @@ def function_name(func: Any) -> str:
     return name.strip("_") if name.startswith("__") else name
 
 
-# Python functions made of calls the core models: nn.MultiheadAttention's training path is
-# F.multi_head_attention_forward, i.e. linear (the packed in_proj), views, scaled_dot_product_attention and
-# linear (out_proj) (torch/nn/functional.py); recorded whole it would be one opaque layer without its GEMMs.
-DESCEND_INTO = frozenset({torch.nn.functional.multi_head_attention_forward})
+def _batch_first_attention(*args: Any, **kwargs: Any) -> Any:
+    """nn.MultiheadAttention's F.multi_head_attention_forward, re-expressed batch-first with the calls of its
+    training path (torch/nn/functional.py): the packed in_proj linear, q/k/v split into heads (views),
+    scaled_dot_product_attention, the heads merged (a copy) and the out_proj linear. The module hands it
+    (seq, batch, embed) tensors, which the trace would take for tensors the batch shares; batch-first, every
+    tensor keeps the batch in front. None where the call is not plain packed self-attention."""
+    bound = inspect.signature(F.multi_head_attention_forward).bind(*args, **kwargs)
+    bound.apply_defaults()
+    a = bound.arguments
+    query, key, value = a["query"], a["key"], a["value"]
+    same = query.shape == key.shape == value.shape and query.dim() == 3
+    if not same or a["use_separate_proj_weight"] or a["bias_k"] is not None or a["add_zero_attn"] or \
+            a["key_padding_mask"] is not None or a["need_weights"]:
+        return None
+    seq, batch, embed = query.shape
+    heads = a["num_heads"]
+    # _in_projection_packed copies the projection into (3, seq, batch, embed) with .contiguous(): one copy
+    packed = F.linear(query.transpose(0, 1), a["in_proj_weight"], a["in_proj_bias"]).clone()
+    q, k, v = packed.chunk(3, dim=-1)
+    q, k, v = (t.view(batch, seq, heads, embed // heads).transpose(1, 2) for t in (q, k, v))
+    out = F.scaled_dot_product_attention(q, k, v, attn_mask=a["attn_mask"],
+                                         dropout_p=a["dropout_p"] if a["training"] else 0.0, is_causal=a["is_causal"])
+    out = F.linear(out.transpose(1, 2).reshape(batch, seq, embed), a["out_proj_weight"], a["out_proj_bias"])
+    return out.transpose(0, 1), None
 
 
-@contextmanager
-def _past_own_dispatch() -> Iterator[None]:
-    """multi_head_attention_forward hands itself to the active mode (its `if has_torch_function(tens_ops)`,
-    the module's only such check): with the mode pushed again it would come back here forever. The module
-    global it reads answers False for the call, so its body runs under the mode; the calls inside still
-    dispatch to the mode through their own C-level checks."""
-    functional = torch.nn.functional
-    saved = functional.has_torch_function  # type: ignore[attr-defined]
-    functional.has_torch_function = lambda *_: False  # type: ignore[attr-defined]
-    try:
-        yield
-    finally:
-        functional.has_torch_function = saved  # type: ignore[attr-defined]
+# Python functions the trace records as the calls they are made of, batch-first
+DESCEND_INTO: dict[Any, Any] = {F.multi_head_attention_forward: _batch_first_attention}
 
 
 class _FunctionRecorder(TorchFunctionMode):
@@ -184,8 +195,10 @@ class _FunctionRecorder(TorchFunctionMode):
     def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
         kwargs = kwargs or {}
         if func in DESCEND_INTO:  # record the calls inside, not one call the core has no formulas for
-            with self, _past_own_dispatch():
-                return func(*args, **kwargs)
+            with self:
+                result = DESCEND_INTO[func](*args, **kwargs)
+            if result is not None:
+                return result
         result = func(*args, **kwargs)
         if self.recorder.depth == 0:
             op = function_name(func)

@@ -15,6 +15,7 @@ from torch import nn
 
 from advisor.core.errors import SpecError
 from advisor.core.workload import Workload
+from advisor.importers.simulate.adapters import with_adapters
 from advisor.importers.simulate.hooks import LayerWatch
 from advisor.importers.simulate.semantics import CudaSemantics
 from advisor.importers.simulate.tracking import MemoryTracker
@@ -121,6 +122,10 @@ class StepRunner:
             module = module.to(HALF[self.workload.precision])
             for tensor in (*module.parameters(), *module.buffers()):
                 t.recategorize(tensor, "weights")
+        if self.workload.adapters:
+            module = with_adapters(module, self.workload)
+            for tensor in module.parameters():
+                t.track(tensor, "weights")
         self.module = module
         t.default_category = "inputs"
         with torch.device("meta"):
