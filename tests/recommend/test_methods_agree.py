@@ -1,0 +1,119 @@
+"""The two estimators describe the same kernels, so they give the same step time: a network timed by the layer
+graph (analytic) and by simulating its PyTorch module (the default for FILE.py and hf:) agrees within 10% on
+every card of the catalog, and through the places a user reads it (recommend, fit).
+
+The simulated path once left its rows' batch at zero and timed every layer as a 1-row GEMM: 10^3-10^4 times
+too slow. These tests fail on anything like that, on any card."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+
+from advisor.catalog import CardRecord, list_cards, open_catalog  # noqa: E402
+from advisor.core.workload import Workload  # noqa: E402
+from advisor.importers.spec_estimate import estimate_spec  # noqa: E402
+from advisor.recommend.devices import device  # noqa: E402
+from advisor.recommend.timing import step_seconds, step_work  # noqa: E402
+
+MODELS = Path(__file__).parent / "speed_models"
+TOLERANCE = 0.10
+
+
+@pytest.fixture(scope="module")
+def cards(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[CardRecord]]:
+    catalog = open_catalog(str(tmp_path_factory.mktemp("catalog") / "c.sqlite3"))
+    with catalog.read() as session:
+        records = list_cards(session)
+    catalog.close()
+    yield records
+
+
+def _config(tmp: Path, name: str, config: object) -> str:
+    path = tmp / f"{name}.json"
+    config.to_json_file(str(path))  # type: ignore[attr-defined]
+    return f"hf:{path}"
+
+
+def _hf_specs(tmp: Path) -> dict[str, str]:
+    t = transformers
+    return {
+        "bert": _config(tmp, "bert", t.BertConfig(num_hidden_layers=4, architectures=["BertForMaskedLM"])),
+        "gpt2": _config(tmp, "gpt2", t.GPT2Config(n_layer=4)),
+        "llama": _config(tmp, "llama", t.LlamaConfig(
+            hidden_size=1024, intermediate_size=2816, num_hidden_layers=4, num_attention_heads=16,
+            num_key_value_heads=4, vocab_size=32000, architectures=["LlamaForCausalLM"])),
+    }
+
+
+CASES = [  # (network, workload, sequence length)
+    ("mlp.py", Workload("train", 256, "amp_bf16", "adamw"), None),
+    ("mlp.py", Workload("infer", 256, "fp32"), None),
+    ("resnet50.py", Workload("train", 8, "amp_bf16", "adamw"), None),
+    ("resnet50.py", Workload("train", 8, "fp32", "sgd_momentum"), None),
+    ("mobilenet_v2.py", Workload("train", 8, "amp_bf16", "adamw"), None),
+    ("vit_b_16.py", Workload("train", 4, "amp_bf16", "adamw"), None),
+    ("bert", Workload("train", 4, "amp_bf16", "adamw"), 128),
+    ("gpt2", Workload("train", 4, "amp_bf16", "adamw"), 256),
+    ("llama", Workload("train", 2, "bf16", "adamw", finetune="lora", lora_rank=16), 256),
+]
+
+
+def _spec(name: str, tmp: Path) -> str:
+    return str(MODELS / name) if name.endswith(".py") else _hf_specs(tmp)[name]
+
+
+@pytest.mark.parametrize(("network", "workload", "seq"), CASES, ids=lambda v: getattr(v, "mode", None) or str(v))
+def test_both_methods_time_the_same_network_alike_on_every_card(
+        network: str, workload: Workload, seq: int | None, cards: list[CardRecord], tmp_path: Path) -> None:
+    spec = _spec(network, tmp_path)
+    works = {method: step_work(estimate_spec(spec, workload, seq_len=seq, method=method), seq or 1)
+             for method in ("analytic", "simulated")}
+    ratios = {}
+    for card in cards:
+        dev = device(card, workload)
+        ratios[card.name] = step_seconds(works["simulated"], dev) / step_seconds(works["analytic"], dev)
+    worst = max(ratios.items(), key=lambda item: abs(item[1] - 1))
+    assert abs(worst[1] - 1) <= TOLERANCE, f"{network}: simulated / analytic step time {worst[1]:.3f} on {worst[0]}"
+
+
+def _cli(tmp_path: Path, *args: str) -> dict[str, object]:
+    env = {**os.environ, "ADVISOR_CATALOG": str(tmp_path / "c.sqlite3")}
+    result = subprocess.run([sys.executable, "-m", "advisor", *args, "--json"], capture_output=True, text=True,
+                            env=env, timeout=300)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)  # type: ignore[no-any-return]
+
+
+def test_recommend_ranks_a_file_by_either_method_with_the_same_step_times(tmp_path: Path) -> None:
+    spec = str(MODELS / "mlp.py")
+    options = ("--batch", "256", "--precision", "amp_bf16", "--optimizer", "adamw", "--max-gpus", "1")
+    times = {}
+    for method in ("analytic", "simulated"):
+        entries = _cli(tmp_path, "recommend", spec, *options, "--method", method)["recommendations"]
+        times[method] = {e["card"]: e["step_time_s"] for e in entries if e["fits"]}  # type: ignore[index]
+    assert times["analytic"].keys() == times["simulated"].keys() and len(times["analytic"]) > 100
+    for card, analytic in times["analytic"].items():
+        # a 4-layer MLP at batch 256 runs in milliseconds, not the 55 s the zero-batch rows gave
+        assert times["simulated"][card] == pytest.approx(analytic, rel=TOLERANCE), card
+        assert analytic < 0.1, card
+
+
+def test_fit_times_a_file_by_either_method_alike(tmp_path: Path) -> None:
+    spec = str(MODELS / "mlp.py")
+    seconds = {}
+    for method in ("analytic", "simulated"):
+        report = _cli(tmp_path, "fit", spec, "--gpu", "GeForce RTX 4090", "--batch", "256", "--precision",
+                      "amp_bf16", "--optimizer", "adamw", "--method", method)
+        seconds[method] = report["current"]["step_time_s"]  # type: ignore[index]
+    assert seconds["simulated"] == pytest.approx(seconds["analytic"], rel=TOLERANCE)
+    assert seconds["analytic"] < 0.1
