@@ -1,0 +1,172 @@
+"""hf:ORG/NAME through the real huggingface_hub client, against a Hub-like server on 127.0.0.1
+(tests/hub_server.py): config.json, safetensors headers by byte range, the stored format of a quantized
+checkpoint, the client's cache, and one line for each way the Hub refuses."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from advisor.core.errors import SpecError
+from advisor.core.workload import Workload
+from advisor.importers.hf_hub import fetch, is_hub_spec
+from advisor.importers.spec_estimate import estimate_spec
+from advisor.importers.spec_graph import load_graph
+from tests.hub_server import HubServer, Repo, safetensors_bytes, serve
+
+pytest.importorskip("huggingface_hub")
+
+H, LAYERS, HEADS, KV, FF, VOCAB = 64, 2, 4, 2, 128, 256
+CONFIG = {"model_type": "llama", "architectures": ["LlamaForCausalLM"], "hidden_size": H,
+          "num_hidden_layers": LAYERS, "num_attention_heads": HEADS, "num_key_value_heads": KV,
+          "intermediate_size": FF, "vocab_size": VOCAB, "max_position_embeddings": 2048,
+          "tie_word_embeddings": False, "torch_dtype": "bfloat16"}
+# per layer: q 64x64 + k 32x64 + v 32x64 + o 64x64 + gate, up 128x64 + down 64x128 + 2 norms of 64
+PER_LAYER = 4096 + 2048 + 2048 + 4096 + 3 * 8192 + 2 * 64  # = 36_992
+PARAMS = 2 * VOCAB * H + LAYERS * PER_LAYER + H  # embed + lm_head + layers + final norm = 106_816
+
+
+def _layer(i: int, dtype: str = "BF16") -> dict[str, tuple[str, tuple[int, ...]]]:
+    p = f"model.layers.{i}."
+    return {p + "self_attn.q_proj.weight": (dtype, (H, H)), p + "self_attn.k_proj.weight": (dtype, (KV * 16, H)),
+            p + "self_attn.v_proj.weight": (dtype, (KV * 16, H)), p + "self_attn.o_proj.weight": (dtype, (H, H)),
+            p + "mlp.gate_proj.weight": (dtype, (FF, H)), p + "mlp.up_proj.weight": (dtype, (FF, H)),
+            p + "mlp.down_proj.weight": (dtype, (H, FF)), p + "input_layernorm.weight": (dtype, (H,)),
+            p + "post_attention_layernorm.weight": (dtype, (H,))}
+
+
+def _ends() -> dict[str, tuple[str, tuple[int, ...]]]:
+    return {"model.embed_tokens.weight": ("BF16", (VOCAB, H)), "model.norm.weight": ("BF16", (H,)),
+            "lm_head.weight": ("BF16", (VOCAB, H))}
+
+
+def _gptq_layer(i: int) -> dict[str, tuple[str, tuple[int, ...]]]:
+    """AutoGPTQ's QuantLinear: qweight int32 (in/8, out), qzeros int32 (in/group, out/8), fp16 scales
+    (in/group, out), g_idx int32 (in); group size 32."""
+    out: dict[str, tuple[str, tuple[int, ...]]] = {}
+    for name, (_, shape) in _layer(i).items():
+        if len(shape) == 1:
+            out[name] = ("F16", shape)
+            continue
+        rows, cols = shape
+        base = name.removesuffix(".weight")
+        out |= {base + ".qweight": ("I32", (cols // 8, rows)), base + ".qzeros": ("I32", (cols // 32, rows // 8)),
+                base + ".scales": ("F16", (cols // 32, rows)), base + ".g_idx": ("I32", (cols,))}
+    return out
+
+
+def _repos() -> dict[str, Repo]:
+    single = safetensors_bytes({**_ends(), **_layer(0), **_layer(1)})
+    shard1, shard2 = {**_ends(), **_layer(0)}, _layer(1)
+    index = {"metadata": {"total_size": 0},
+             "weight_map": {**{n: "model-00001-of-00002.safetensors" for n in shard1},
+                            **{n: "model-00002-of-00002.safetensors" for n in shard2}}}
+    gptq_tensors = {**_ends(), **_gptq_layer(0), **_gptq_layer(1)}
+    gptq_cfg = {**CONFIG, "quantization_config": {"quant_method": "gptq", "bits": 4, "group_size": 32}}
+    config = json.dumps(CONFIG).encode()
+    return {
+        "acme/tiny-llama": Repo({"config.json": config, "model.safetensors": single}),
+        "acme/tiny-sharded": Repo({"config.json": config, "model.safetensors.index.json": json.dumps(index).encode(),
+                                   "model-00001-of-00002.safetensors": safetensors_bytes(shard1),
+                                   "model-00002-of-00002.safetensors": safetensors_bytes(shard2)}),
+        "acme/tiny-gptq": Repo({"config.json": json.dumps(gptq_cfg).encode(),
+                                "model.safetensors": safetensors_bytes(gptq_tensors)}),
+        "acme/gated": Repo({"config.json": config}, gated=True),
+        "acme/busy": Repo({"config.json": config, "model.safetensors": single}, rate_limited=("model.safetensors",)),
+        "acme/no-config": Repo({"README.md": b"hi"}),
+    }
+
+
+@pytest.fixture()
+def hub(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[HubServer]:
+    for server in serve(HubServer(_repos())):
+        monkeypatch.setenv("HF_ENDPOINT", server.url)
+        monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+        monkeypatch.delenv("HF_HUB_CACHE", raising=False)
+        monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+        monkeypatch.delenv("HF_TOKEN", raising=False)
+        yield server
+
+
+def test_hub_ids_and_local_configs_are_told_apart(tmp_path: Path) -> None:
+    local = tmp_path / "org"
+    local.mkdir()
+    (local / "model").write_text("{}")
+    assert is_hub_spec("hf:Qwen/Qwen3-8B") and is_hub_spec("hf:Qwen/Qwen3-8B@main")
+    assert not is_hub_spec("hf:some/dir/config.json")  # ends with .json: a local config
+    assert not is_hub_spec(f"hf:{local / 'model'}")  # exists on disk
+
+
+def test_single_file_checkpoint_gives_the_exact_parameter_count(hub: HubServer) -> None:
+    ckpt = fetch("hf:acme/tiny-llama")
+    assert ckpt.tensors is not None and sum(t.numel for t in ckpt.tensors) == PARAMS  # 106_816
+    graph = load_graph("hf:acme/tiny-llama")
+    assert graph.param_count == PARAMS and graph.decoder is not None
+    # the weights were never downloaded: every request for a safetensors file asked for a byte range
+    weights = [r for r in hub.requests if r[1].endswith(".safetensors") and r[0] == "GET"]
+    assert weights and all(r[2] is not None and r[2].startswith("bytes=") for r in weights)
+
+
+def test_sharded_checkpoint_reads_every_shard_header(hub: HubServer) -> None:
+    est = estimate_spec("hf:acme/tiny-sharded", Workload(mode="generate", batch=1, precision="bf16"))
+    assert est.param_count == PARAMS
+    note = next(a for a in est.assumptions if "safetensors file(s)" in a)
+    assert f"{PARAMS:,} parameters in 2 safetensors file(s), {2 * PARAMS:,} bytes" in note  # BF16: 2 bytes each
+
+
+def test_gptq_checkpoint_is_estimated_as_stored(hub: HubServer) -> None:
+    ckpt = fetch("hf:acme/tiny-gptq")
+    assert ckpt.tensors is not None
+    stored = sum(t.nbytes for t in ckpt.tensors)
+    # per 64x64 matrix: qweight 8x64x4 + qzeros 2x8x4 + scales 2x64x2 + g_idx 64x4 = 2048 + 64 + 256 + 256
+    assert sum(t.nbytes for t in ckpt.tensors if ".q_proj." in t.name and "layers.0." in t.name) == 2624
+    est = estimate_spec("hf:acme/tiny-gptq", Workload(mode="generate", batch=1, precision="bf16"))
+    assert est.workload.weights == "int4"
+    assert est.generation is not None and est.generation.weight_bytes == stored
+    assert est.memory.at_peak.weights == stored
+    assert any("GPTQ 4-bit, group size 32" in a for a in est.assumptions)
+    # an explicit --weights wins over the stored format
+    bf16 = estimate_spec("hf:acme/tiny-gptq", Workload(mode="generate", batch=1, precision="bf16", weights="bf16"))
+    assert bf16.generation is not None and bf16.generation.weight_bytes == 2 * PARAMS
+
+
+def test_second_run_and_offline_use_the_cache(hub: HubServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    fetch("hf:acme/tiny-llama")
+    first = len(hub.requests)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    ckpt = fetch("hf:acme/tiny-llama")
+    assert len(hub.requests) == first  # offline: nothing asked of the server
+    assert ckpt.tensors is not None and sum(t.numel for t in ckpt.tensors) == PARAMS
+
+
+@pytest.mark.parametrize(("spec", "words"), [
+    ("hf:acme/gated", "gated repo: accept its license"),
+    ("hf:acme/missing", "no such model on the Hub"),
+    ("hf:acme/tiny-llama@v9", "no such revision"),
+    ("hf:acme/no-config", "has no config.json"),
+    ("hf:acme/busy", "rate-limited by the Hub (HTTP 429)"),
+])
+def test_refusals_give_one_line(hub: HubServer, spec: str, words: str) -> None:
+    with pytest.raises(SpecError) as caught:
+        load_graph(spec)
+    message = str(caught.value)
+    assert message.startswith(spec) and words in message and "\n" not in message
+
+
+def test_offline_without_cache_says_what_to_do(hub: HubServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(SpecError, match="not in the local cache"):
+        fetch("hf:acme/tiny-llama")
+
+
+def test_cli_exit_code_2_and_token_is_sent(hub: HubServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HF_TOKEN", "hf_test_token")
+    run = subprocess.run([sys.executable, "-m", "advisor", "estimate", "hf:acme/gated", "--mode", "generate"],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2 and "gated repo" in run.stderr and "Traceback" not in run.stderr
+    assert "Bearer hf_test_token" in hub.authorizations
