@@ -39,9 +39,10 @@ if [ "$dev" = 1 ]; then
   .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[dev]" 2>&1 | grep -v "is ignored" || true
   # the optional packages users install, so their tests run: torch pinned to the CPU wheel by a
   # constraints file (an unpinned dependency would swap it for a multi-GB CUDA build), the newest
-  # transformers, onnx, safetensors, and psycopg for a team catalog on PostgreSQL
+  # transformers, onnx, safetensors, huggingface_hub (hf:ORG/NAME), gguf (FILE.gguf), and psycopg for a
+  # team catalog on PostgreSQL
   .venv/bin/python -m pip install -q --disable-pip-version-check -c scripts/constraints.txt "torch==2.13.0" \
-    "onnx>=1.15" "safetensors>=0.4" transformers "psycopg[binary]>=3.1" 2>&1 | grep -v "is ignored" || true
+    "onnx>=1.15" "safetensors>=0.4" transformers "huggingface_hub>=0.34" "gguf>=0.10" "psycopg[binary]>=3.1" 2>&1 | grep -v "is ignored" || true
 else
   .venv/bin/python -m pip install -q --disable-pip-version-check -e . 2>&1 | grep -v "is ignored" || true
 fi

@@ -116,7 +116,7 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:
 
 def serve(hub: HubServer) -> Iterator[HubServer]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(hub))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     hub.url = f"http://127.0.0.1:{server.server_address[1]}"
     try:

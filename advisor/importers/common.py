@@ -24,7 +24,8 @@ LAYER_KEYS = frozenset({"num_hidden_layers", "n_layer", "n_layers", "num_layers"
 # How to get each optional package: the extras of pyproject.toml, or the package itself for the model
 # libraries advisor does not depend on.
 INSTALL = {"torch": "install advisor[torch]", "onnx": "install advisor[onnx]",
-           "safetensors": "install advisor[safetensors]", "torchvision": "pip install torchvision",
+           "safetensors": "install advisor[safetensors]", "huggingface_hub": "install advisor[hub]",
+           "gguf": "install advisor[gguf]", "torchvision": "pip install torchvision",
            "timm": "pip install timm", "transformers": "pip install transformers"}
 
 

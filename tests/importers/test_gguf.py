@@ -1,0 +1,158 @@
+"""FILE.gguf: files written by the gguf package's own GGUFWriter; the header read without the weights, the
+decoder from the metadata, the weights at their exact bytes, and one line for damaged or hostile headers."""
+
+from __future__ import annotations
+
+import struct
+import subprocess
+import sys
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+from advisor.core.errors import SpecError
+from advisor.core.workload import Workload
+from advisor.importers.gguf_header import read_header
+from advisor.importers.spec_estimate import estimate_spec
+from advisor.importers.spec_graph import load_graph
+
+gguf = pytest.importorskip("gguf")
+np = pytest.importorskip("numpy")
+Q = gguf.GGMLQuantizationType
+
+H, LAYERS, HEADS, KV, FF, VOCAB = 256, 2, 4, 2, 512, 300
+HEAD_DIM = H // HEADS  # 64
+# Q4_K: 144 bytes per 256 weights, Q6_K: 210 per 256 (gguf GGML_QUANT_SIZES); F32 norms
+LAYER_BYTES = (256 * 144 + 128 * 144 + 128 * 210 + 256 * 144  # q, k (128 rows), v (Q6_K), o
+               + 2 * 512 * 144 + 256 * 2 * 210 + 2 * 256 * 4)  # gate, up; down (Q6_K, 512 wide); 2 norms
+WEIGHT_BYTES = VOCAB * 144 + VOCAB * 210 + 256 * 4 + LAYERS * LAYER_BYTES  # embed Q4_K, output Q6_K, norm
+LAYER_PARAMS = 256 * 256 + 2 * 128 * 256 + 256 * 256 + 3 * 512 * 256 + 2 * 256  # = 590_592
+PARAMS = 2 * VOCAB * H + H + LAYERS * LAYER_PARAMS  # = 1_335_040
+
+
+def _quantized(writer: object, name: str, rows: int, cols: int, qtype: object) -> None:
+    block, size = gguf.GGML_QUANT_SIZES[qtype]
+    writer.add_tensor(name, np.zeros((rows, cols // block * size), np.uint8), raw_dtype=qtype)  # type: ignore[attr-defined]
+
+
+def write_gguf(path: Path, file_type: int = 15) -> Path:
+    w = gguf.GGUFWriter(str(path), "llama")
+    w.add_block_count(LAYERS)
+    w.add_context_length(4096)
+    w.add_embedding_length(H)
+    w.add_feed_forward_length(FF)
+    w.add_head_count(HEADS)
+    w.add_head_count_kv(KV)
+    w.add_layer_norm_rms_eps(1e-5)
+    w.add_file_type(file_type)
+    w.add_token_list([f"t{i}" for i in range(VOCAB)])
+    _quantized(w, "token_embd.weight", VOCAB, H, Q.Q4_K)
+    _quantized(w, "output.weight", VOCAB, H, Q.Q6_K)
+    w.add_tensor("output_norm.weight", np.zeros(H, np.float32))
+    for i in range(LAYERS):
+        b = f"blk.{i}."
+        w.add_tensor(b + "attn_norm.weight", np.zeros(H, np.float32))
+        w.add_tensor(b + "ffn_norm.weight", np.zeros(H, np.float32))
+        _quantized(w, b + "attn_q.weight", H, H, Q.Q4_K)
+        _quantized(w, b + "attn_k.weight", KV * HEAD_DIM, H, Q.Q4_K)
+        _quantized(w, b + "attn_v.weight", KV * HEAD_DIM, H, Q.Q6_K)
+        _quantized(w, b + "attn_output.weight", H, H, Q.Q4_K)
+        _quantized(w, b + "ffn_gate.weight", FF, H, Q.Q4_K)
+        _quantized(w, b + "ffn_up.weight", FF, H, Q.Q4_K)
+        _quantized(w, b + "ffn_down.weight", H, FF, Q.Q6_K)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    return path
+
+
+@pytest.fixture(scope="module")
+def model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_gguf(tmp_path_factory.mktemp("gguf") / "tiny-Q4_K_M.gguf")
+
+
+def test_header_matches_the_gguf_reader(model: Path) -> None:
+    header = read_header(model)
+    assert header.weight_bytes == WEIGHT_BYTES  # 859_352
+    assert header.numel == PARAMS
+    reader = gguf.GGUFReader(str(model))  # the package's own reader agrees, tensor by tensor
+    theirs = {t.name: (t.tensor_type.name, int(t.n_bytes)) for t in reader.tensors}
+    assert {t.name: (t.type_name, t.nbytes) for t in header.tensors} == theirs
+    assert header.data_offset == reader.data_offset
+
+
+def test_decoder_from_metadata_has_the_files_parameters(model: Path) -> None:
+    graph = load_graph(str(model))
+    assert graph.decoder is not None and graph.param_count == PARAMS
+    spec = graph.decoder
+    assert (spec.hidden, spec.layers, spec.heads, spec.kv_heads, spec.intermediate, spec.vocab) == \
+        (H, LAYERS, HEADS, KV, FF, VOCAB)
+    assert not spec.tied_embeddings  # output.weight is in the file
+
+
+@pytest.mark.parametrize("mode", ["generate", "infer"])
+def test_weights_take_their_exact_bytes(model: Path, mode: str) -> None:
+    est = estimate_spec(str(model), Workload(mode=mode, batch=1, precision="fp16"))  # type: ignore[arg-type]
+    assert est.workload.weights == "q4_k_m"  # general.file_type 15 = MOSTLY_Q4_K_M
+    if mode == "infer":  # the layer replay rounds each layer's weights up to the allocator's 512-byte blocks
+        assert 0 <= est.memory.at_peak.weights - WEIGHT_BYTES < 512 * len(est.layers)
+    else:
+        assert est.memory.at_peak.weights == WEIGHT_BYTES
+    if mode == "generate":
+        assert est.generation is not None and est.generation.weight_bytes == WEIGHT_BYTES
+        # a decode step reads all but the embedding table: 859_352 - 300 x 144
+        assert est.generation.active_weight_bytes == WEIGHT_BYTES - VOCAB * 144
+
+
+def _header(n_tensors: int, kvs: bytes = b"", n_kv: int = 0) -> bytes:
+    """A header with room after it, so that only the value under test is wrong."""
+    return b"GGUF" + struct.pack("<IQQ", 3, n_tensors, n_kv) + kvs + bytes(64)
+
+
+def _key(name: str, vtype: int) -> bytes:
+    raw = name.encode()
+    return struct.pack("<Q", len(raw)) + raw + struct.pack("<I", vtype)
+
+
+@pytest.mark.parametrize(("data", "words"), [
+    (b"PK\x03\x04" + bytes(40), "not a GGUF file"),
+    (b"GGUF" + struct.pack("<IQQ", 1, 0, 0), "version 1 is not supported"),
+    (_header(1 << 62), "cannot fit"),  # a tensor count no file can hold
+    (_header(0, struct.pack("<Q", 1 << 60), 1), "more than"),  # a key of 2**60 bytes
+    (_header(0, _key("tokenizer.ggml.tokens", 9) + struct.pack("<IQ", 8, 1 << 50), 1), "needs"),
+    (_header(0, _key("general.alignment", 4) + struct.pack("<I", 3), 1), "not a power of two"),
+])
+def test_hostile_headers_give_one_line_without_allocating(tmp_path: Path, data: bytes, words: str) -> None:
+    path = tmp_path / "bad.gguf"
+    path.write_bytes(data)
+    tracemalloc.start()
+    with pytest.raises(SpecError) as caught:
+        load_graph(str(path))
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert words in str(caught.value) and "\n" not in str(caught.value)
+    assert peak < 8 << 20  # what the header declares is never allocated
+
+
+def test_truncated_file_names_the_tensor(model: Path, tmp_path: Path) -> None:
+    cut = tmp_path / "cut.gguf"
+    cut.write_bytes(model.read_bytes()[: read_header(model).data_offset + 1000])
+    with pytest.raises(SpecError, match="truncated file"):
+        load_graph(str(cut))
+    head = tmp_path / "head.gguf"
+    head.write_bytes(model.read_bytes()[:1500])  # inside the token list
+    with pytest.raises(SpecError, match="truncated file"):
+        load_graph(str(head))
+
+
+def test_cli_estimates_a_gguf_file(model: Path, tmp_path: Path) -> None:
+    ok = subprocess.run([sys.executable, "-m", "advisor", "estimate", str(model), "--mode", "generate",
+                         "--batch", "1", "--precision", "fp16"], capture_output=True, text=True, timeout=120)
+    assert ok.returncode == 0 and "q4_k_m" in ok.stdout, ok.stderr
+    bad = tmp_path / "bad.gguf"
+    bad.write_bytes(_header(1 << 62))
+    run = subprocess.run([sys.executable, "-m", "advisor", "estimate", str(bad), "--mode", "generate"],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2 and "Traceback" not in run.stderr and len(run.stderr.strip().splitlines()) == 1
