@@ -35,4 +35,5 @@ def test_wheel_installs_and_self_checks_in_a_clean_venv() -> None:
     lines = done.stdout.splitlines()
     assert "(gpu-advisor on the package index;" in lines[0] and "/venv/lib/" in lines[0]  # the wheel's copy ran
     assert any(line.startswith("self-check passed in ") for line in lines)
-    assert re.match(r"wheel_check: gpu_advisor-[\d.]+-py3-none-any\.whl and gpu_advisor-[\d.]+\.tar\.gz built", lines[-1])
+    built = r"wheel_check: gpu_advisor-[\d.]+-py3-none-any\.whl and gpu_advisor-[\d.]+\.tar\.gz built"
+    assert re.match(built, lines[-1])
