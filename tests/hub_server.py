@@ -9,15 +9,20 @@ EntryNotFound) plus HTTP 429. Every request is recorded so a test can see what t
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
 import struct
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 DTYPE_BYTES = {"F32": 4, "F16": 2, "BF16": 2, "I32": 4, "U8": 1}
 
@@ -43,6 +48,7 @@ class Repo:
     commit: str = "0123456789abcdef0123456789abcdef01234567"
     gated: bool = False
     rate_limited: tuple[str, ...] = ()  # files answered with 429
+    delay_s: float = 0.0  # each answer waits this long (an import the app can cancel)
 
 
 @dataclass
@@ -84,6 +90,7 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:
             if found is None or repo is None:
                 return self._error(401, "RepoNotFound", body)  # the Hub says 401 for a repo it will not show
             revision, filename = found.group(2), found.group(3)
+            time.sleep(repo.delay_s)
             if repo.gated:
                 return self._error(403, "GatedRepo", body)
             if revision not in ("main", repo.commit):
@@ -114,6 +121,7 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+@contextlib.contextmanager
 def serve(hub: HubServer) -> Iterator[HubServer]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(hub))
     thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
@@ -124,3 +132,77 @@ def serve(hub: HubServer) -> Iterator[HubServer]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+# ---------------------------------------------------------------- a tiny Llama in several checkpoints
+H, LAYERS, HEADS, KV, FF, VOCAB = 64, 2, 4, 2, 128, 256
+CONFIG = {"model_type": "llama", "architectures": ["LlamaForCausalLM"], "hidden_size": H,
+          "num_hidden_layers": LAYERS, "num_attention_heads": HEADS, "num_key_value_heads": KV,
+          "intermediate_size": FF, "vocab_size": VOCAB, "max_position_embeddings": 2048,
+          "tie_word_embeddings": False, "torch_dtype": "bfloat16"}
+# per layer: q 64x64 + k 32x64 + v 32x64 + o 64x64 + gate, up 128x64 + down 64x128 + 2 norms of 64
+PER_LAYER = 4096 + 2048 + 2048 + 4096 + 3 * 8192 + 2 * 64  # = 36_992
+PARAMS = 2 * VOCAB * H + LAYERS * PER_LAYER + H  # embed + lm_head + layers + final norm = 106_816
+
+
+def _layer(i: int, dtype: str = "BF16") -> dict[str, tuple[str, tuple[int, ...]]]:
+    p = f"model.layers.{i}."
+    return {p + "self_attn.q_proj.weight": (dtype, (H, H)), p + "self_attn.k_proj.weight": (dtype, (KV * 16, H)),
+            p + "self_attn.v_proj.weight": (dtype, (KV * 16, H)), p + "self_attn.o_proj.weight": (dtype, (H, H)),
+            p + "mlp.gate_proj.weight": (dtype, (FF, H)), p + "mlp.up_proj.weight": (dtype, (FF, H)),
+            p + "mlp.down_proj.weight": (dtype, (H, FF)), p + "input_layernorm.weight": (dtype, (H,)),
+            p + "post_attention_layernorm.weight": (dtype, (H,))}
+
+
+def _ends() -> dict[str, tuple[str, tuple[int, ...]]]:
+    return {"model.embed_tokens.weight": ("BF16", (VOCAB, H)), "model.norm.weight": ("BF16", (H,)),
+            "lm_head.weight": ("BF16", (VOCAB, H))}
+
+
+def _gptq_layer(i: int) -> dict[str, tuple[str, tuple[int, ...]]]:
+    """AutoGPTQ's QuantLinear: qweight int32 (in/8, out), qzeros int32 (in/group, out/8), fp16 scales
+    (in/group, out), g_idx int32 (in); group size 32."""
+    out: dict[str, tuple[str, tuple[int, ...]]] = {}
+    for name, (_, shape) in _layer(i).items():
+        if len(shape) == 1:
+            out[name] = ("F16", shape)
+            continue
+        rows, cols = shape
+        base = name.removesuffix(".weight")
+        out |= {base + ".qweight": ("I32", (cols // 8, rows)), base + ".qzeros": ("I32", (cols // 32, rows // 8)),
+                base + ".scales": ("F16", (cols // 32, rows)), base + ".g_idx": ("I32", (cols,))}
+    return out
+
+
+def _repos() -> dict[str, Repo]:
+    single = safetensors_bytes({**_ends(), **_layer(0), **_layer(1)})
+    shard1, shard2 = {**_ends(), **_layer(0)}, _layer(1)
+    index = {"metadata": {"total_size": 0},
+             "weight_map": {**{n: "model-00001-of-00002.safetensors" for n in shard1},
+                            **{n: "model-00002-of-00002.safetensors" for n in shard2}}}
+    gptq_tensors = {**_ends(), **_gptq_layer(0), **_gptq_layer(1)}
+    gptq_cfg = {**CONFIG, "quantization_config": {"quant_method": "gptq", "bits": 4, "group_size": 32}}
+    config = json.dumps(CONFIG).encode()
+    return {
+        "acme/tiny-llama": Repo({"config.json": config, "model.safetensors": single}),
+        "acme/tiny-sharded": Repo({"config.json": config, "model.safetensors.index.json": json.dumps(index).encode(),
+                                   "model-00001-of-00002.safetensors": safetensors_bytes(shard1),
+                                   "model-00002-of-00002.safetensors": safetensors_bytes(shard2)}),
+        "acme/tiny-gptq": Repo({"config.json": json.dumps(gptq_cfg).encode(),
+                                "model.safetensors": safetensors_bytes(gptq_tensors)}),
+        "acme/gated": Repo({"config.json": config}, gated=True),
+        "acme/busy": Repo({"config.json": config, "model.safetensors": single}, rate_limited=("model.safetensors",)),
+        "acme/no-config": Repo({"README.md": b"hi"}),
+        "acme/slow": Repo({"config.json": config, "model.safetensors": single}, delay_s=0.5),
+    }
+
+
+def hub_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[HubServer]:
+    """A served Hub of _repos(), with the environment the client reads pointing at it and a fresh cache."""
+    with serve(HubServer(_repos())) as server:
+        monkeypatch.setenv("HF_ENDPOINT", server.url)
+        monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+        monkeypatch.delenv("HF_HUB_CACHE", raising=False)
+        monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+        monkeypatch.delenv("HF_TOKEN", raising=False)
+        yield server

@@ -5,6 +5,7 @@ its safetensors headers."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -15,7 +16,7 @@ from advisor.core.llm.stored import StoredWeights, quantization_format
 from advisor.core.workload import Workload
 from advisor.importers.common import read_config
 from advisor.importers.hf_config import graph_from_config
-from advisor.importers.hf_hub import HubCheckpoint, fetch, layer_of
+from advisor.importers.hf_hub import HubCheckpoint, Progress, fetch, layer_of
 from advisor.importers.stored_estimate import as_stored, with_stored
 
 # safetensors dtypes that hold weights one element per parameter (packed integers and scales do not)
@@ -72,9 +73,11 @@ def hub_graph(ckpt: HubCheckpoint, seq_len: int | None) -> Graph | None:
     return replace(graph, decoder=replace(graph.decoder, stored=stored_weights(ckpt, cfg)))
 
 
-def load_graph(spec: str, seq_len: int | None) -> Graph:
-    """spec_graph's hf:ORG/NAME: the analytic graph, else transformers' module traced (needs torch)."""
-    ckpt = fetch(spec)
+def load_graph(spec: str, seq_len: int | None, progress: Progress | None = None,
+               cancelled: Callable[[], bool] | None = None) -> Graph:
+    """spec_graph's hf:ORG/NAME: the analytic graph, else transformers' module traced (needs torch);
+    `progress` and `cancelled` are the app's progress bar and Cancel button."""
+    ckpt = fetch(spec, progress, cancelled)
     graph = hub_graph(ckpt, seq_len)
     if graph is not None:
         return graph
