@@ -24,7 +24,8 @@ _EN: dict[str, str] = {"optimizer_state": "optimizer state", "infer": "inference
                        "kv_cache": "KV cache", "generate": "generation",
                        "perf_per_dollar": "best value (speed per dollar)", "cheapest": "cheapest that fits",
                        "fastest": "fastest"}
-_CATALOGS: dict[str, dict[str, str]] = {"en": _EN, "zh_CN": {**ZH_CN, **ZH_CN_APP, **ZH_CN_FIELDS, **ZH_CN_LLM, **ZH_CN_OPEN}}
+_CATALOGS: dict[str, dict[str, str]] = {"en": _EN, "zh_CN": {**ZH_CN, **ZH_CN_APP, **ZH_CN_FIELDS, **ZH_CN_LLM,
+                                                              **ZH_CN_OPEN}}
 _current = "en"
 
 
