@@ -27,8 +27,9 @@ import pytest
 DTYPE_BYTES = {"F32": 4, "F16": 2, "BF16": 2, "I32": 4, "U8": 1}
 
 
-def safetensors_bytes(tensors: dict[str, tuple[str, tuple[int, ...]]]) -> bytes:
-    """A real safetensors file (README "Format"): 8-byte header length, the JSON header, zeroed data."""
+def safetensors_bytes(tensors: dict[str, tuple[str, tuple[int, ...]]], data: bool = True) -> bytes:
+    """A real safetensors file (README "Format"): 8-byte header length, the JSON header, zeroed data; without
+    `data` only the header (a Repo serves the rest as `sizes` says, for checkpoints of real size)."""
     header: dict[str, Any] = {"__metadata__": {"format": "pt"}}
     offset = 0
     for name, (dtype, shape) in tensors.items():
@@ -39,7 +40,7 @@ def safetensors_bytes(tensors: dict[str, tuple[str, tuple[int, ...]]]) -> bytes:
         offset += n
     raw = json.dumps(header).encode()
     raw += b" " * (-len(raw) % 8)
-    return struct.pack("<Q", len(raw)) + raw + bytes(offset)
+    return struct.pack("<Q", len(raw)) + raw + (bytes(offset) if data else b"")
 
 
 @dataclass
@@ -49,6 +50,7 @@ class Repo:
     gated: bool = False
     rate_limited: tuple[str, ...] = ()  # files answered with 429
     delay_s: float = 0.0  # each answer waits this long (an import the app can cancel)
+    sizes: dict[str, int] = field(default_factory=dict)  # declared sizes of files served header-only
 
 
 @dataclass
@@ -99,9 +101,9 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:
                 return self._error(429, None, body)
             if filename not in repo.files:
                 return self._error(404, "EntryNotFound", body)
-            self._send_file(repo, repo.files[filename], body)
+            self._send_file(repo, repo.files[filename], body, repo.sizes.get(filename))
 
-        def _send_file(self, repo: Repo, data: bytes, body: bool) -> None:
+        def _send_file(self, repo: Repo, data: bytes, body: bool, declared: int | None) -> None:
             wanted = self.headers.get("Range")
             status, part = 200, data
             if wanted and body:
@@ -111,9 +113,9 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:
             self.send_response(status)
             self.send_header("X-Repo-Commit", repo.commit)
             self.send_header("ETag", f'"{hashlib.sha256(data).hexdigest()}"')
-            self.send_header("Content-Length", str(len(part)))
+            self.send_header("Content-Length", str(declared if declared and not body else len(part)))
             if status == 206:
-                self.send_header("Content-Range", f"bytes {begin}-{int(begin) + len(part) - 1}/{len(data)}")
+                self.send_header("Content-Range", f"bytes {begin}-{int(begin) + len(part) - 1}/{declared or len(data)}")
             self.end_headers()
             if body:
                 self.wfile.write(part)
