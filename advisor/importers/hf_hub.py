@@ -25,6 +25,7 @@ from advisor.importers.common import optional_module, read_config
 # owner/name as the Hub spells them (huggingface_hub utils/_validators.py REPO_ID_REGEX), then @revision
 HUB_ID = re.compile(r"^[\w.-]{1,96}/[\w.-]{1,96}(@[\w./-]{1,200})?$")
 INDEX_FILE, SINGLE_FILE = "model.safetensors.index.json", "model.safetensors"
+PROBE_TIMEOUT_S = 10.0  # huggingface_hub's own etag timeout (constants.DEFAULT_ETAG_TIMEOUT)
 MAX_SHARDS = 4096  # the largest public checkpoints have a few hundred shards (DeepSeek V3: 163)
 _LAYER = re.compile(r"(?:^|\.)layers\.(\d+)\.")
 Progress = Callable[[int, int, str], None]  # (done, total, what): the app's progress bar
@@ -106,10 +107,17 @@ def fetch(spec: str, progress: Progress | None = None, cancelled: Callable[[], b
 
 
 def _download(hub: Any, spec: str, repo: str, revision: str | None, filename: str) -> str:
+    endpoint = os.environ.get("HF_ENDPOINT") or None
     try:
+        cached = hub.try_to_load_from_cache(repo, filename, cache_dir=_cache_dir(), revision=revision)
+        if not _offline() and not isinstance(cached, str):
+            # Not cached: one HEAD without retries first. hf_hub_download retries a file it has no copy of
+            # five times with backoff (file_download.py, retry_on_errors=True), 24 s before a refusal, an
+            # unreachable Hub or a rate limit would be said; the user is told at once instead.
+            hub.get_hf_file_metadata(hub.hf_hub_url(repo, filename, revision=revision, endpoint=endpoint),
+                                     timeout=PROBE_TIMEOUT_S)
         return str(hub.hf_hub_download(repo, filename, revision=revision, cache_dir=_cache_dir(),
-                                       endpoint=os.environ.get("HF_ENDPOINT") or None,
-                                       local_files_only=_offline()))
+                                       endpoint=endpoint, local_files_only=_offline()))
     except Exception as error:
         raise hub_error(spec, error, filename) from None
 
@@ -180,7 +188,7 @@ def hub_error(spec: str, error: BaseException, what: str) -> SpecError:
     elif status == 429:
         line = ("rate-limited by the Hub (HTTP 429): wait a few minutes and retry; with HF_TOKEN set the "
                 "limit is higher")
-    elif name in ("LocalEntryNotFoundError", "OfflineModeIsEnabled") or isinstance(error, OSError | ConnectionError):
+    elif name in ("LocalEntryNotFoundError", "OfflineModeIsEnabled") or _network_error(error):
         line = (f"cannot reach the Hub and {what} is not in the local cache: connect to the internet (or "
                 "set HF_ENDPOINT to a mirror), or run once online so it is cached for HF_HUB_OFFLINE=1")
     elif status is not None:
@@ -188,6 +196,12 @@ def hub_error(spec: str, error: BaseException, what: str) -> SpecError:
     else:
         line = f"{what}: {name}: {str(error).splitlines()[0][:200] if str(error) else 'failed'}"
     return SpecError(f"{spec}: {line}")
+
+
+def _network_error(error: BaseException) -> bool:
+    """No answer at all: huggingface_hub 2.x talks through httpx2 (httpx before), whose transport errors
+    (ConnectError, timeouts) are not OSErrors."""
+    return isinstance(error, OSError | TimeoutError) or type(error).__module__.startswith(("httpx", "httpcore"))
 
 
 # ---------------------------------------------------------------- the tensor-table cache

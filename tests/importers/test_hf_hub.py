@@ -4,8 +4,10 @@ checkpoint, the client's cache, and one line for each way the Hub refuses."""
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -89,6 +91,20 @@ def test_refusals_give_one_line(hub: HubServer, spec: str, words: str) -> None:
         load_graph(spec)
     message = str(caught.value)
     assert message.startswith(spec) and words in message and "\n" not in message
+
+
+def test_unreachable_hub_is_said_at_once_and_the_cache_still_answers(hub: HubServer,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    fetch("hf:acme/tiny-llama")
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{probe.getsockname()[1]}")
+        ckpt = fetch("hf:acme/tiny-llama")  # cached: the config and the tensor table come from disk
+        assert ckpt.tensors is not None and sum(t.numel for t in ckpt.tensors) == PARAMS
+        started = time.perf_counter()
+        with pytest.raises(SpecError, match=r"cannot reach the Hub and config\.json is not in the local cache"):
+            fetch("hf:acme/tiny-sharded")
+        assert time.perf_counter() - started < 5  # no five retries with backoff (24 s)
 
 
 def test_offline_without_cache_says_what_to_do(hub: HubServer, monkeypatch: pytest.MonkeyPatch) -> None:
