@@ -195,6 +195,7 @@ def _repos() -> dict[str, Repo]:
         "acme/gated": Repo({"config.json": config}, gated=True),
         "acme/busy": Repo({"config.json": config, "model.safetensors": single}, rate_limited=("model.safetensors",)),
         "acme/no-config": Repo({"README.md": b"hi"}),
+        "acme/busier": Repo({"config.json": config}, rate_limited=("config.json",)),
         "acme/slow": Repo({"config.json": config, "model.safetensors": single}, delay_s=0.5),
     }
 

@@ -84,7 +84,8 @@ def test_second_run_and_offline_use_the_cache(hub: HubServer, monkeypatch: pytes
     ("hf:acme/missing", "no such model on the Hub"),
     ("hf:acme/tiny-llama@v9", "no such revision"),
     ("hf:acme/no-config", "has no config.json"),
-    ("hf:acme/busy", "rate-limited by the Hub (HTTP 429)"),
+    ("hf:acme/busy", "rate-limited by the Hub (HTTP 429)"),  # on the safetensors header
+    ("hf:acme/busier", "rate-limited by the Hub (HTTP 429)"),  # on config.json
 ])
 def test_refusals_give_one_line(hub: HubServer, spec: str, words: str) -> None:
     with pytest.raises(SpecError) as caught:

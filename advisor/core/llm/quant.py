@@ -20,6 +20,7 @@ keeps 1-D tensors (norms, biases) in F32.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from advisor.core.graph import TensorSpec
 from advisor.core.llm.decoder import DecoderSpec
@@ -145,14 +146,16 @@ def weight_bytes(spec: DecoderSpec, fmt: str) -> int:
 def active_weight_bytes(spec: DecoderSpec, fmt: str) -> int:
     """Weight bytes a decode step reads: chosen experts only, and not the embedding table (one row per token)
     unless the LM head shares it."""
-    if spec.stored is not None and spec.stored.exact_for(fmt) and spec.stored.active_weight_bytes is not None:
-        return spec.stored.active_weight_bytes
+    stored = spec.stored if spec.stored is not None and spec.stored.exact_for(fmt) else None
+    if stored is not None and stored.active_weight_bytes is not None:
+        return stored.active_weight_bytes
     total = 0.0
     for g in tensor_groups(spec):
         if g.role == "positions" or (g.role == "embed" and not spec.tied_embeddings):
             continue
         total += group_bytes(fmt, g, spec) * g.active / g.count
-    return round(total)
+    # the file's bytes without a per-tensor split (Hub safetensors): the read share of the described bytes
+    return round(total * exact_scale(spec, fmt, weight_bytes(replace(spec, stored=None), fmt)))
 
 
 def exact_scale(spec: DecoderSpec | None, fmt: str, described_bytes: int) -> float:
