@@ -35,7 +35,11 @@ from tests.hub_server import HubServer, Repo, safetensors_bytes, serve  # noqa: 
 
 MODELS = ("llama-3.2-1b", "llama-3.1-8b", "qwen2.5-7b", "mistral-7b", "gemma-2-2b", "phi-3-mini", "mixtral-8x7b",
           "deepseek-v2-lite")
-GGUF_MODELS = ("llama-3.2-1b", "llama-3.1-8b", "qwen2.5-7b", "mistral-7b")
+GGUF_MODELS = ("llama-3.2-1b", "llama-3.1-8b", "qwen2.5-7b", "mistral-7b", "gemma-2-2b", "phi-3-mini",
+               "mixtral-8x7b")
+# model_type -> general.architecture (llama.cpp convert_hf_to_gguf.py: Mistral and Mixtral convert as llama)
+ARCH = {"llama": "llama", "mistral": "llama", "mixtral": "llama", "qwen2": "qwen2", "gemma2": "gemma2",
+        "phi3": "phi3"}
 _GGUF_NAMES = {"self_attn.q_proj": "attn_q", "self_attn.k_proj": "attn_k", "self_attn.v_proj": "attn_v",
                "self_attn.o_proj": "attn_output", "mlp.gate_proj": "ffn_gate", "mlp.up_proj": "ffn_up",
                "mlp.down_proj": "ffn_down", "input_layernorm": "attn_norm", "post_attention_layernorm": "ffn_norm"}
@@ -74,7 +78,7 @@ def gguf_row(name: str, folder: Path) -> None:
     config = json.loads(preset_config_path(name).read_text())
     shapes = meta_parameters(config)
     path = folder / f"{name}.gguf"
-    writer = gguf.GGUFWriter(str(path), "qwen2" if config["model_type"] == "qwen2" else "llama")
+    writer = gguf.GGUFWriter(str(path), ARCH[config["model_type"]])
     _metadata(writer, config)
     data_bytes = 0
     for hf_name, shape in shapes.items():
@@ -109,6 +113,13 @@ def _metadata(writer: Any, config: dict[str, Any]) -> None:
     writer.add_head_count(config["num_attention_heads"])
     writer.add_head_count_kv(config.get("num_key_value_heads", config["num_attention_heads"]))
     writer.add_file_type(15)
+    if config.get("head_dim"):
+        writer.add_key_length(config["head_dim"])
+    if config.get("num_local_experts"):
+        writer.add_expert_count(config["num_local_experts"])
+        writer.add_expert_used_count(config["num_experts_per_tok"])
+    if config.get("sliding_window"):
+        writer.add_sliding_window(config["sliding_window"])
     writer.add_token_list([f"<token {i}>" for i in range(config["vocab_size"])])
 
 
