@@ -183,7 +183,8 @@ def _repos() -> dict[str, Repo]:
              "weight_map": {**{n: "model-00001-of-00002.safetensors" for n in shard1},
                             **{n: "model-00002-of-00002.safetensors" for n in shard2}}}
     # plus a multi-token-prediction layer past num_hidden_layers, as DeepSeek V3 ships (transformers skips it)
-    gptq_tensors = {**_ends(), **_gptq_layer(0), **_gptq_layer(1), "model.layers.2.eh_proj.weight": ("BF16", (H, 2 * H))}
+    mtp: dict[str, tuple[str, tuple[int, ...]]] = {"model.layers.2.eh_proj.weight": ("BF16", (H, 2 * H))}
+    gptq_tensors = {**_ends(), **_gptq_layer(0), **_gptq_layer(1), **mtp}
     gptq_cfg = {**CONFIG, "quantization_config": {"quant_method": "gptq", "bits": 4, "group_size": 32}}
     config = json.dumps(CONFIG).encode()
     return {
