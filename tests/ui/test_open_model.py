@@ -123,3 +123,15 @@ def test_file_menu_has_open_by_name(window: QtMainWindow) -> None:
     file_menu = window.menuBar().actions()[0].menu()
     actions = {a.text(): a for a in file_menu.actions()}  # type: ignore[union-attr]
     assert actions["Open by name…"].shortcut().toString() == "Ctrl+Shift+O"
+
+
+def test_an_opened_gguf_runs_as_stored(qtbot: QtBot, window: QtMainWindow, tmp_path: Path) -> None:
+    window.open_file(str(write_gguf(tmp_path / "tiny.gguf")))
+    qtbot.waitUntil(lambda: window.state.result is not None and window.state.result.graph.decoder is not None
+                    and window.state.result.graph.decoder.stored is not None, timeout=20000)
+    window.workload.mode.setCurrentIndex(window.workload.mode.findData("generate"))
+    qtbot.waitUntil(lambda: window.state.result is not None
+                    and window.state.result.estimate.workload.mode == "generate", timeout=20000)
+    estimate = window.state.result.estimate
+    assert estimate.workload.weights == "q4_k_m"  # the file's general.file_type, not the precision's dtype
+    assert estimate.generation is not None and estimate.generation.weight_bytes == WEIGHT_BYTES
