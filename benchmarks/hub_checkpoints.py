@@ -36,10 +36,10 @@ from tests.hub_server import HubServer, Repo, safetensors_bytes, serve  # noqa: 
 MODELS = ("llama-3.2-1b", "llama-3.1-8b", "qwen2.5-7b", "mistral-7b", "gemma-2-2b", "phi-3-mini", "mixtral-8x7b",
           "deepseek-v2-lite")
 GGUF_MODELS = ("llama-3.2-1b", "llama-3.1-8b", "qwen2.5-7b", "mistral-7b", "gemma-2-2b", "phi-3-mini",
-               "mixtral-8x7b")
+               "mixtral-8x7b", "deepseek-v2-lite", "gpt-oss-20b")
 # model_type -> general.architecture (llama.cpp convert_hf_to_gguf.py: Mistral and Mixtral convert as llama)
 ARCH = {"llama": "llama", "mistral": "llama", "mixtral": "llama", "qwen2": "qwen2", "gemma2": "gemma2",
-        "phi3": "phi3"}
+        "phi3": "phi3", "deepseek_v2": "deepseek2", "gpt_oss": "gpt-oss"}
 _GGUF_NAMES = {"self_attn.q_proj": "attn_q", "self_attn.k_proj": "attn_k", "self_attn.v_proj": "attn_v",
                "self_attn.o_proj": "attn_output", "mlp.gate_proj": "ffn_gate", "mlp.up_proj": "ffn_up",
                "mlp.down_proj": "ffn_down", "input_layernorm": "attn_norm", "post_attention_layernorm": "ffn_norm"}
@@ -110,6 +110,22 @@ def _metadata(writer: Any, config: dict[str, Any]) -> None:
     writer.add_context_length(config.get("max_position_embeddings", 4096))
     writer.add_embedding_length(config["hidden_size"])
     writer.add_feed_forward_length(config["intermediate_size"])
+    if config.get("moe_intermediate_size"):
+        writer.add_expert_feed_forward_length(config["moe_intermediate_size"])
+    if config["model_type"] == "deepseek_v2":  # convert_hf_to_gguf.py DeepseekV2Model, the MQA form of MLA
+        rank, rope = config["kv_lora_rank"], config["qk_rope_head_dim"]
+        writer.add_kv_lora_rank(rank)
+        if config.get("q_lora_rank"):
+            writer.add_q_lora_rank(config["q_lora_rank"])
+        writer.add_key_length(rank + rope)
+        writer.add_value_length(rank)
+        writer.add_key_length_mla(config["qk_nope_head_dim"] + rope)
+        writer.add_value_length_mla(config["v_head_dim"])
+        writer.add_rope_dimension_count(rope)
+        writer.add_leading_dense_block_count(config["first_k_dense_replace"])
+        writer.add_expert_count(config["n_routed_experts"])
+        writer.add_expert_shared_count(config["n_shared_experts"])
+        writer.add_expert_used_count(config["num_experts_per_tok"])
     writer.add_head_count(config["num_attention_heads"])
     writer.add_head_count_kv(config.get("num_key_value_heads", config["num_attention_heads"]))
     writer.add_file_type(15)

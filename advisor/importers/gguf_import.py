@@ -18,6 +18,7 @@ from advisor.core.graph import Graph
 from advisor.core.llm.families import decoder_from_config
 from advisor.core.llm.graph import decoder_graph
 from advisor.core.llm.stored import StoredWeights
+from advisor.core.llm.tensors import tensor_groups
 from advisor.core.workload import WeightFormat
 from advisor.importers.common import fail
 from advisor.importers.gguf_header import ArrayInfo, GGUFHeader, read_header
@@ -27,7 +28,8 @@ from advisor.importers.state_dict import weights_only_graph
 MODEL_TYPES = {"llama": "llama", "qwen2": "qwen2", "qwen3": "qwen3", "qwen2moe": "qwen2_moe",
                "qwen3moe": "qwen3_moe", "gemma": "gemma", "gemma2": "gemma2", "gemma3": "gemma3_text",
                "phi3": "phi3", "granite": "granite", "olmo2": "olmo2", "command-r": "cohere",
-               "starcoder2": "starcoder2", "mistral3": "mistral"}
+               "starcoder2": "starcoder2", "mistral3": "mistral", "olmoe": "olmoe", "glm4": "glm4",
+               "gpt-oss": "gpt_oss", "deepseek2": "deepseek_v2"}
 # {arch}.KEY -> config.json field
 FIELDS = {"embedding_length": "hidden_size", "block_count": "num_hidden_layers",
           "attention.head_count": "num_attention_heads", "attention.head_count_kv": "num_key_value_heads",
@@ -35,7 +37,13 @@ FIELDS = {"embedding_length": "hidden_size", "block_count": "num_hidden_layers",
           "context_length": "max_position_embeddings", "attention.sliding_window": "sliding_window",
           "expert_count": "num_experts", "expert_used_count": "num_experts_per_tok",
           "expert_feed_forward_length": "moe_intermediate_size",
-          "expert_shared_feed_forward_length": "shared_expert_intermediate_size"}
+          "expert_shared_feed_forward_length": "shared_expert_intermediate_size",
+          # DeepSeek's multi-head latent attention (convert_hf_to_gguf.py DeepseekV2Model.set_gguf_parameters)
+          "attention.q_lora_rank": "q_lora_rank", "attention.kv_lora_rank": "kv_lora_rank",
+          "rope.dimension_count": "qk_rope_head_dim", "leading_dense_block_count": "first_k_dense_replace",
+          "expert_shared_count": "n_shared_experts"}
+# the expert count's config.json name per family (MixtralConfig, GptOssConfig, DeepseekV2Config)
+EXPERT_COUNT = {"mixtral": "num_local_experts", "gpt_oss": "num_local_experts", "deepseek_v2": "n_routed_experts"}
 # general.file_type (gguf LlamaFileType) -> the --weights format of that name
 FILE_TYPES: dict[int, WeightFormat] = {0: "fp32", 1: "fp16", 32: "bf16", 7: "q8_0", 15: "q4_k_m", 17: "q5_k_m"}
 
@@ -61,12 +69,35 @@ def config_of(path: Path, header: GGUFHeader) -> dict[str, Any] | None:
     cfg["vocab_size"] = _vocab(path, header, arch)
     cfg["tie_word_embeddings"] = "output.weight" not in names
     if "num_experts" in cfg and arch == "llama":  # Mixtral converts to the llama architecture with experts
-        cfg["model_type"], cfg["num_local_experts"] = "mixtral", cfg.pop("num_experts")
+        cfg["model_type"] = "mixtral"
+    if "num_experts" in cfg and cfg["model_type"] in EXPERT_COUNT:
+        cfg[EXPERT_COUNT[cfg["model_type"]]] = cfg.pop("num_experts")
+    if arch == "deepseek2":
+        _deepseek(meta, cfg)
+    if arch == "gpt-oss" and "intermediate_size" not in cfg:  # GptOssConfig.intermediate_size is the experts'
+        cfg["intermediate_size"] = cfg.get("moe_intermediate_size")
     if arch in ("qwen2", "qwen2moe"):
         cfg["qkv_bias"] = "blk.0.attn_q.bias" in names
     if cfg.get("sliding_window") and arch in ("qwen2", "qwen2moe"):
         cfg["use_sliding_window"] = True
     return cfg
+
+
+def _deepseek(meta: dict[str, Any], cfg: dict[str, Any]) -> None:
+    """Newer conversions store MLA as MQA over the latent: key_length = kv_lora_rank + rope, value_length =
+    kv_lora_rank, and the per-head widths under *_mla; older ones the per-head widths under the plain keys.
+    A sigmoid router (expert_gating_func 2) is V3's."""
+    key = meta.get("deepseek2.attention.key_length_mla", meta.get("deepseek2.attention.key_length"))
+    value = meta.get("deepseek2.attention.value_length_mla", meta.get("deepseek2.attention.value_length"))
+    cfg.pop("head_dim", None)
+    cfg.pop("num_key_value_heads", None)  # 1 in the MQA form; transformers keeps one per head
+    if type(key) is int and type(cfg.get("qk_rope_head_dim")) is int:
+        cfg["qk_nope_head_dim"] = key - cfg["qk_rope_head_dim"]
+    if type(value) is int:
+        cfg["v_head_dim"] = value
+    cfg.setdefault("q_lora_rank", None)  # absent: queries projected directly (V2-Lite)
+    if meta.get("deepseek2.expert_gating_func") == 2:
+        cfg["model_type"] = "deepseek_v3"
 
 
 def _vocab(path: Path, header: GGUFHeader, arch: str) -> int:
@@ -114,6 +145,11 @@ def load_graph(path: Path, seq_len: int | None = None) -> Graph:
         return weights_only_graph(path.name, header.numel, f"GGUF architecture {arch!r} not built in")
     experts = spec.moe.experts if spec.moe else 0
     used = spec.moe.experts_per_token if spec.moe else 0
-    spec = replace(spec, stored=stored_weights(header, spec.tied_embeddings, experts, used))
+    stored = stored_weights(header, spec.tied_embeddings, experts, used)
+    described = sum(g.numel for g in tensor_groups(spec))
+    if described != header.numel:  # the metadata was read differently from how the file was written
+        stored = replace(stored, source=f"{stored.source}; the file holds {header.numel:,} parameters, the "
+                                        f"layers its metadata describes {described:,}")
+    spec = replace(spec, stored=stored)
     length = seq_len or zoo.DEFAULT_SEQ_LEN
     return decoder_graph(spec, min(length, spec.max_positions) if spec.max_positions and not seq_len else length)

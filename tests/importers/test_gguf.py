@@ -18,6 +18,7 @@ from advisor.importers.spec_estimate import estimate_spec
 from advisor.importers.spec_graph import load_graph
 
 gguf = pytest.importorskip("gguf")
+np = pytest.importorskip("numpy")
 from tests.gguf_files import FF, HEADS, KV, LAYERS, PARAMS, VOCAB, WEIGHT_BYTES, H, write_gguf  # noqa: E402
 
 
@@ -109,3 +110,49 @@ def test_cli_estimates_a_gguf_file(model: Path, tmp_path: Path) -> None:
     run = subprocess.run([sys.executable, "-m", "advisor", "estimate", str(bad), "--mode", "generate"],
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 2 and "Traceback" not in run.stderr and len(run.stderr.strip().splitlines()) == 1
+
+
+def test_deepseek_latent_attention_metadata_maps_back(tmp_path: Path) -> None:
+    """The keys convert_hf_to_gguf.py DeepseekV2Model writes (MLA in its MQA form: key_length = kv_lora_rank +
+    rope, the per-head widths under *_mla; a sigmoid router for V3) give back the decoder of the config."""
+    from advisor.core.llm.families import decoder_from_config
+    from advisor.core.llm.tensors import tensor_groups
+
+    cfg = {"model_type": "deepseek_v3", "hidden_size": 64, "num_hidden_layers": 3, "num_attention_heads": 4,
+           "num_key_value_heads": 4, "intermediate_size": 128, "vocab_size": 100, "kv_lora_rank": 32,
+           "q_lora_rank": None, "qk_nope_head_dim": 16, "qk_rope_head_dim": 8, "v_head_dim": 16,
+           "n_routed_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 32, "n_shared_experts": 1,
+           "first_k_dense_replace": 1}
+    spec = decoder_from_config(cfg, "tiny")
+    assert spec is not None
+    w = gguf.GGUFWriter(str(tmp_path / "ds.gguf"), "deepseek2")
+    w.add_block_count(3)
+    w.add_embedding_length(64)
+    w.add_feed_forward_length(128)
+    w.add_head_count(4)
+    w.add_head_count_kv(1)  # the MQA form
+    w.add_kv_lora_rank(32)
+    w.add_key_length(32 + 8)
+    w.add_value_length(32)
+    w.add_key_length_mla(16 + 8)
+    w.add_value_length_mla(16)
+    w.add_rope_dimension_count(8)
+    w.add_leading_dense_block_count(1)
+    w.add_expert_feed_forward_length(32)
+    w.add_expert_count(4)
+    w.add_expert_used_count(2)
+    w.add_expert_shared_count(1)
+    w.add_expert_gating_func(gguf.ExpertGatingFuncType.SIGMOID)
+    w.add_vocab_size(100)
+    for i, g in enumerate(tensor_groups(spec)):  # the tensors' sizes; llama.cpp's names matter for output only
+        shape = (g.count, g.rows, g.cols) if g.count > 1 else (g.rows, g.cols) if g.rows > 1 else (g.cols,)
+        w.add_tensor("output.weight" if g.role == "lm_head" else f"t{i}.{g.role}", np.zeros(shape, np.float32))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    graph = load_graph(str(tmp_path / "ds.gguf"))
+    back = graph.decoder
+    assert back is not None and back.model_type == "deepseek_v3" and back.mla == spec.mla and back.moe == spec.moe
+    assert (back.hidden, back.layers, back.heads, back.intermediate, back.vocab) == (64, 3, 4, 128, 100)
+    assert graph.param_count == sum(g.numel for g in tensor_groups(spec)) == read_header(tmp_path / "ds.gguf").numel
