@@ -25,6 +25,9 @@ MAGIC, MAX_DIMS = b"GGUF", 4  # ggml.h GGML_MAX_DIMS
 MAX_STRING_BYTES = 1 << 24  # a key, a tensor name or a metadata string (chat templates run to ~10 KiB)
 MAX_KEPT_ARRAY = 1 << 16  # arrays of numbers up to this are kept (per-layer head counts); longer ones counted
 MAX_ARRAY_DEPTH = 3
+# Counts no real file reaches (a 671B model has ~1,100 tensors, ~50 keys, vocabularies under 300k tokens), so
+# a hostile header cannot keep the parser looping over the file, or building objects, for minutes.
+MAX_TENSORS, MAX_KEYS, MAX_ARRAY_ITEMS = 1 << 20, 1 << 16, 1 << 22
 _SCALAR = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q", 11: "<q", 12: "<d"}
 STRING, ARRAY = 8, 9
 
@@ -112,6 +115,9 @@ class _Reader:
                 return list(struct.unpack(f"<{count}{_SCALAR[etype][1]}", self.f.read(count * size)))
             self.f.seek(count * size, 1)
             return ArrayInfo(etype, count)
+        if count > MAX_ARRAY_ITEMS:
+            raise fail(self.path, f"damaged GGUF header: {what} has {count:,} elements (more than "
+                                  f"{MAX_ARRAY_ITEMS:,})")
         if count * 8 > self.left:  # each string or array element takes at least its 8-byte length
             self.take(count * 8, what)
         for i in range(count):
@@ -134,6 +140,9 @@ def read_header(path: Path) -> GGUFHeader:
             raise fail(path, f"GGUF version {version} is not supported (2 and 3 are)")
         n_tensors, n_kv = r.scalar("<Q", "tensor count"), r.scalar("<Q", "metadata count")
         # a key-value pair takes at least 8 + 4 + 1 bytes, a tensor description 8 + 4 + 4 + 8
+        if n_tensors > MAX_TENSORS or n_kv > MAX_KEYS:
+            raise fail(path, f"damaged GGUF header: {n_tensors:,} tensors and {n_kv:,} metadata entries (at most "
+                             f"{MAX_TENSORS:,} and {MAX_KEYS:,})")
         if n_kv * 13 > r.left or n_tensors * 24 > r.left:
             raise fail(path, f"damaged GGUF header: {n_tensors:,} tensors and {n_kv:,} metadata entries "
                              f"cannot fit in a {size:,}-byte file (truncated file?)")

@@ -73,9 +73,11 @@ def _key(name: str, vtype: int) -> bytes:
 @pytest.mark.parametrize(("data", "words"), [
     (b"PK\x03\x04" + bytes(40), "not a GGUF file"),
     (b"GGUF" + struct.pack("<IQQ", 1, 0, 0), "version 1 is not supported"),
-    (_header(1 << 62), "cannot fit"),  # a tensor count no file can hold
+    (_header(1 << 62), "at most 1,048,576"),  # a tensor count no file holds
+    (_header(1000), "cannot fit"),  # more tensors than this file has room for
     (_header(0, struct.pack("<Q", 1 << 60), 1), "more than"),  # a key of 2**60 bytes
-    (_header(0, _key("tokenizer.ggml.tokens", 9) + struct.pack("<IQ", 8, 1 << 50), 1), "needs"),
+    (_header(0, _key("tokenizer.ggml.tokens", 9) + struct.pack("<IQ", 8, 1 << 50), 1), "more than"),
+    (_header(0, _key("tokenizer.ggml.tokens", 9) + struct.pack("<IQ", 8, 1 << 20), 1), "needs"),  # past the end
     (_header(0, _key("general.alignment", 4) + struct.pack("<I", 3), 1), "not a power of two"),
 ])
 def test_hostile_headers_give_one_line_without_allocating(tmp_path: Path, data: bytes, words: str) -> None:
@@ -88,6 +90,19 @@ def test_hostile_headers_give_one_line_without_allocating(tmp_path: Path, data: 
     tracemalloc.stop()
     assert words in str(caught.value) and "\n" not in str(caught.value)
     assert peak < 8 << 20  # what the header declares is never allocated
+
+
+def test_counts_past_the_caps_are_refused_even_when_the_file_is_large(tmp_path: Path) -> None:
+    path = tmp_path / "sparse.gguf"
+    with path.open("wb") as f:  # 64 MiB, sparse: room for the declared counts, so only the caps refuse them
+        f.write(_header(1 << 21))
+        f.truncate(64 << 20)
+    with pytest.raises(SpecError, match="at most 1,048,576"):
+        load_graph(str(path))
+    with path.open("r+b") as f:
+        f.write(_header(0, _key("tokenizer.ggml.tokens", 9) + struct.pack("<IQ", 8, 1 << 23), 1))
+    with pytest.raises(SpecError, match="more than 4,194,304"):
+        load_graph(str(path))
 
 
 def test_truncated_file_names_the_tensor(model: Path, tmp_path: Path) -> None:
