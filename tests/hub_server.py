@@ -198,6 +198,7 @@ def _repos() -> dict[str, Repo]:
         "acme/busy": Repo({"config.json": config, "model.safetensors": single}, rate_limited=("model.safetensors",)),
         "acme/no-config": Repo({"README.md": b"hi"}),
         "acme/busier": Repo({"config.json": config}, rate_limited=("config.json",)),
+        "acme/bin-only": Repo({"config.json": config, "pytorch_model.bin": b"not read"}),
         "acme/slow": Repo({"config.json": config, "model.safetensors": single}, delay_s=0.5),
     }
 

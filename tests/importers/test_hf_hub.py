@@ -70,6 +70,13 @@ def test_gptq_checkpoint_is_estimated_as_stored(hub: HubServer) -> None:
     assert bf16.generation is not None and bf16.generation.weight_bytes == 2 * PARAMS
 
 
+def test_a_repo_without_safetensors_is_estimated_from_its_config(hub: HubServer) -> None:
+    est = estimate_spec("hf:acme/bin-only", Workload(mode="generate", batch=1, precision="bf16"))
+    assert est.param_count == PARAMS  # config.json alone describes the same layers
+    assert any("no safetensors headers" in a for a in est.assumptions)
+    assert not any(r[1].endswith(".bin") for r in hub.requests)  # the pickled weights are never fetched
+
+
 def test_second_run_and_offline_use_the_cache(hub: HubServer, monkeypatch: pytest.MonkeyPatch) -> None:
     fetch("hf:acme/tiny-llama")
     first = len(hub.requests)
