@@ -22,15 +22,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from advisor import __version__
+from advisor import DISTRIBUTION, __version__
 
 WINDOW_TIMEOUT_S = 60.0  # the catalog opens and the ranking runs on workers; a slow disk or CPU needs time
 MODEL = "zoo:resnet50"
 CJK_FONT = "Noto Sans CJK SC"
 # Optional packages and what they enable; the packaged app is built without them (packaging/README.md).
-OPTIONAL = (("torch", "PyTorch models (FILE.py, .pt, .pt2, torchvision:, timm:, hf:)", "advisor[torch]"),
-            ("onnx", ".onnx models", "advisor[onnx]"),
-            ("safetensors", ".safetensors weights", "advisor[safetensors]"))  # fmt: skip
+OPTIONAL = (("torch", "PyTorch models (FILE.py, .pt, .pt2, torchvision:, timm:, hf:)", f"{DISTRIBUTION}[torch]"),
+            ("onnx", ".onnx models", f"{DISTRIBUTION}[onnx]"),
+            ("safetensors", ".safetensors weights", f"{DISTRIBUTION}[safetensors]"),
+            ("huggingface_hub", "Hub ids (hf:ORG/NAME)", f"{DISTRIBUTION}[hub]"),
+            ("gguf", ".gguf files", f"{DISTRIBUTION}[gguf]"))  # fmt: skip
 
 
 class CheckFailed(Exception):
@@ -183,16 +185,17 @@ def check_window(catalog_file: Path, settings_file: Path) -> str:
 
 def report_optional(report: Report) -> None:
     for package, enables, extra in OPTIONAL:
+        label = extra[extra.index("[") + 1: -1]  # the extra's name: huggingface_hub is "hub"
         try:
             found = importlib.util.find_spec(package) is not None
         except (ImportError, ValueError):  # a broken install, or the module blocked in sys.modules
             found = False
         if found:
-            report.line("info", package, f"installed: {enables} can be imported")
+            report.line("info", label, f"installed: {enables} can be imported")
         elif frozen():
-            report.line("info", package, f"not in this packaged build: {enables} need `pip install {extra}`")
+            report.line("info", label, f"not in this packaged build: {enables} need `pip install {extra}`")
         else:
-            report.line("info", package, f"not installed: {enables} need `pip install {extra}`")
+            report.line("info", label, f"not installed: {enables} need `pip install {extra}`")
 
 
 def report_font(report: Report) -> None:
@@ -230,7 +233,8 @@ def run(out: TextIO | None = None) -> int:
     if needs_offscreen(os.environ, system):
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
     build = "packaged build" if frozen() else f"Python {platform.python_version()}"
-    print(f"advisor {__version__} self-check ({build}, {system} {platform.machine()})", file=report.out, flush=True)
+    print(f"advisor {__version__} self-check ({DISTRIBUTION} on the package index; {build}, {system} "
+          f"{platform.machine()}; from {Path(__file__).parent})", file=report.out, flush=True)
     with tempfile.TemporaryDirectory(prefix="advisor-self-check-") as folder:
         catalog_file = Path(folder) / "catalog.sqlite3"
         report.run("data", check_data)

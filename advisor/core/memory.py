@@ -10,6 +10,7 @@ caller until the step ends.
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from dataclasses import dataclass, replace
 
@@ -18,7 +19,7 @@ from advisor.core.gradients import requires_grad, trainable_params
 from advisor.core.graph import HELD_TO_END, Graph, Node, TensorSpec
 from advisor.core.llm.lifetimes import HeldTensor, base_model_tensors, held_until
 from advisor.core.llm.lora import LoRALinear
-from advisor.core.llm.quant import stored_bytes
+from advisor.core.llm.quant import exact_scale, stored_bytes
 from advisor.core.ops.io import Input
 from advisor.core.ops.linear import Linear
 from advisor.core.ops.loss import CrossEntropy
@@ -366,7 +367,21 @@ class StepReplay:
         node, specs, dtype = self.nodes[i], self.specs[i], self.workload.param_dtype_bytes
         if self.workload.training and not self.frozen:
             return (node.op.param_count(specs) + node.op.buffer_count(specs)) * dtype
-        return stored_bytes(node.op, specs, node.name, self.workload.weight_format, dtype)
+        return round(self._stored(i) * self._exact_scale)
+
+    def _stored(self, i: int) -> int:
+        node = self.nodes[i]
+        return stored_bytes(node.op, self.specs[i], node.name, self.workload.weight_format,
+                            self.workload.param_dtype_bytes)
+
+    @functools.cached_property
+    def _exact_scale(self) -> float:
+        """A checkpoint whose tensor table was read (GGUF) stores exactly its file's bytes: the layers'
+        described bytes are scaled to that total."""
+        spec, fmt = self.graph.decoder, self.workload.weight_format
+        if spec is None or spec.stored is None or not spec.stored.exact_for(fmt):
+            return 1.0
+        return exact_scale(spec, fmt, sum(self._stored(i) for i in range(len(self.nodes))))
 
     def optimizer_step(self) -> None:
         self.tracker.mark("optimizer step", self.workload.optimizer)

@@ -9,6 +9,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from advisor import DISTRIBUTION
 from advisor.core.errors import SpecError
 from advisor.core.graph import DtypeKind
 
@@ -23,8 +24,9 @@ LAYER_KEYS = frozenset({"num_hidden_layers", "n_layer", "n_layers", "num_layers"
 
 # How to get each optional package: the extras of pyproject.toml, or the package itself for the model
 # libraries advisor does not depend on.
-INSTALL = {"torch": "install advisor[torch]", "onnx": "install advisor[onnx]",
-           "safetensors": "install advisor[safetensors]", "torchvision": "pip install torchvision",
+INSTALL = {"torch": f"install {DISTRIBUTION}[torch]", "onnx": f"install {DISTRIBUTION}[onnx]",
+           "safetensors": f"install {DISTRIBUTION}[safetensors]", "huggingface_hub": f"install {DISTRIBUTION}[hub]",
+           "gguf": f"install {DISTRIBUTION}[gguf]", "torchvision": "pip install torchvision",
            "timm": "pip install timm", "transformers": "pip install transformers"}
 
 

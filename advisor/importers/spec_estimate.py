@@ -21,6 +21,7 @@ from advisor.core.estimator import Estimator, analytic_estimator
 from advisor.core.graph import tokens_per_sample
 from advisor.core.workload import Workload
 from advisor.importers.spec_graph import LIBRARY_FORMS, load_graph
+from advisor.importers.stored_estimate import with_stored
 
 Method = Literal["auto", "analytic", "simulated"]
 METHODS: tuple[str, ...] = ("auto", "analytic", "simulated")
@@ -74,9 +75,17 @@ def _llm_workload(w: Workload) -> bool:
 
 def spec_estimator(spec: str, workload: Workload | None = None, *, seq_len: int | None = None,
                    trust_pickle: bool = False, method: str = "auto") -> Estimator:
-    """The estimator the method choice picks for `spec` (and `workload`: hf: decoders in LLM workloads)."""
+    """The estimator the method choice picks for `spec` (and `workload`: hf: decoders in LLM workloads); a
+    checkpoint that says how it stores its weights (Hub quantization_config, GGUF) is run as stored."""
+    from advisor.importers.hf_hub import is_hub_spec
+
+    if is_hub_spec(spec):
+        from advisor.importers.hf_hub_estimate import hub_estimator
+
+        return hub_estimator(spec, workload, seq_len=seq_len, method=method)
     if choose_method(spec, method, workload) == "analytic":
-        return analytic_estimator(load_graph(spec, seq_len, trust_pickle=trust_pickle))
+        graph = load_graph(spec, seq_len, trust_pickle=trust_pickle)
+        return with_stored(analytic_estimator(graph), graph.decoder.stored if graph.decoder else None)
     simulated = simulator(spec, seq_len, trust_pickle)
     if method != "auto":
         return simulated

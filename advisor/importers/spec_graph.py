@@ -10,7 +10,7 @@ from advisor.core import zoo
 from advisor.core.errors import SpecError
 from advisor.core.graph import Graph
 
-FILE_FORMS = (".py", ".pt2", ".pt", ".pth", ".bin", ".onnx", ".safetensors", ".json")
+FILE_FORMS = (".py", ".pt2", ".pt", ".pth", ".bin", ".onnx", ".safetensors", ".json", ".gguf")
 LIBRARY_FORMS = ("torchvision:", "timm:", "hf:")
 
 
@@ -28,7 +28,16 @@ def load_graph(spec: str, seq_len: int | None = None, *, trust_pickle: bool = Fa
 
 def _import(spec: str, lowered: str, seq_len: int | None, trust_pickle: bool) -> Graph:
     from advisor.importers.common import existing_file
+    from advisor.importers.hf_hub import is_hub_spec
 
+    if is_hub_spec(spec):  # hf:ORG/NAME[@REVISION] through the Hub client's cache
+        from advisor.importers import hf_hub_estimate
+
+        return hf_hub_estimate.load_graph(spec, seq_len)
+    if lowered.endswith(".gguf") and not spec.startswith(LIBRARY_FORMS):
+        from advisor.importers import gguf_import
+
+        return gguf_import.load_graph(existing_file(spec), seq_len)
     if lowered.endswith(".json") and not spec.startswith("hf:"):  # a network saved by the app's builder
         from advisor.importers.netfile import load_graph_file
 

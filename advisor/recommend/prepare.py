@@ -17,6 +17,7 @@ from advisor.core.estimator import Estimator, analytic_estimator
 from advisor.core.graph import Graph
 from advisor.core.workload import Workload
 from advisor.importers.spec_estimate import spec_estimator
+from advisor.importers.stored_estimate import with_stored
 from advisor.recommend.serving import generation_curves
 from advisor.recommend.timing import StepWork, step_work
 
@@ -63,8 +64,11 @@ def _probed_curves(estimator: Estimator, result: Estimate) -> tuple[MemoryCurve,
 
 
 def prepare_graph(graph: Graph, workload: Workload) -> RankingInput:
-    """The analytic estimate of a layer graph (what the app's builder shows while a slider moves)."""
-    return prepare(analytic_estimator(graph), workload)
+    """The analytic estimate of a layer graph (what the app's builder shows while a slider moves); a loaded
+    checkpoint that says how it stores its weights (GGUF, a quantized Hub model) runs as stored, as on the
+    command line."""
+    stored = graph.decoder.stored if graph.decoder is not None else None
+    return prepare(with_stored(analytic_estimator(graph), stored), workload)
 
 
 def prepare_spec(spec: str, workload: Workload, *, seq_len: int | None = None, trust_pickle: bool = False,

@@ -20,10 +20,9 @@ from PySide6.QtWidgets import (
 )
 
 from advisor.core.graph import Graph
-from advisor.importers.spec_graph import load_graph
 from advisor.recommend.devices import local_need_bytes
 from advisor.telemetry.poller import Poller
-from advisor.ui import draft_edits, menus
+from advisor.ui import draft_edits, menus, open_model
 from advisor.ui.breakdown import QtBreakdown
 from advisor.ui.catalog_panel import QtCatalogEditor
 from advisor.ui.catalog_service import CatalogService
@@ -170,20 +169,21 @@ class QtMainWindow(QMainWindow):
         draft_edits.clear(self.state.draft)
 
     def open_file(self, path: str) -> None:
-        """Imports run on a worker (torch-based importers take seconds); errors name the file."""
-        seq_len = self.state.choice.seq_len
+        """Imports run on a worker (torch-based importers take seconds); errors name the file. A transformers
+        config.json opens as hf:CONFIG.json (open_model.py)."""
+        seq_len, spec = self.state.choice.seq_len, open_model.spec_for_path(path)
 
         def work(_cancelled: threading.Event) -> Graph:
-            return load_graph(path, None if path.lower().endswith(".json") else seq_len)
+            return open_model.load_spec(spec, seq_len)
 
         self.runner.start("import", tr("Importing {file}").format(file=Path(path).name), work,
-                          lambda graph: self._opened(graph, path),
+                          lambda graph: self.opened(graph, spec),
                           lambda error: show_error(self, tr("Cannot open {file}").format(file=Path(path).name),
                                                    str(error)))
 
-    def _opened(self, graph: Graph, path: str) -> None:
-        draft_edits.load_graph_into(self.state.draft, graph, path)
-        self.state.mark_imported(path)
+    def opened(self, graph: Graph, spec: str) -> None:
+        draft_edits.load_graph_into(self.state.draft, graph, spec)
+        self.state.mark_imported(spec)
 
     def save_network(self, path: str) -> None:
         from advisor.importers.netfile import save_graph

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
 
 from advisor.importers.spec_graph import FILE_FORMS
 from advisor.ui.i18n import LANGUAGES, language, tr
+from advisor.ui.open_model import ask_by_name
 
 if TYPE_CHECKING:
     from advisor.ui.main_window import QtMainWindow
@@ -59,6 +60,7 @@ def build_menus(window: QtMainWindow) -> None:
     file_menu = bar.addMenu(tr("&File"))
     _action(file_menu, tr("New network"), QKeySequence.StandardKey.New, window.new_network)
     _action(file_menu, tr("Open model…"), QKeySequence.StandardKey.Open, lambda: _ask_open(window))
+    _action(file_menu, tr("Open by name…"), "Ctrl+Shift+O", lambda: ask_by_name(window))  # Hub id or library
     _action(file_menu, tr("Save network as…"), QKeySequence.StandardKey.Save, lambda: _ask_save(window))
     _action(file_menu, tr("Export PDF report…"), "Ctrl+E", lambda: _ask_export(window))
     file_menu.addSeparator()

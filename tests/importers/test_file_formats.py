@@ -172,6 +172,6 @@ def test_without_torch_zoo_onnx_and_safetensors_work(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[1:3] == ["67", "8704"]
-    assert all("needs the torch package (install advisor[torch])" in line for line in lines[3:5]), lines
+    assert all("needs the torch package (install gpu-advisor[torch])" in line for line in lines[3:5]), lines
     assert lines[5] == "8704"  # hf: with a decoder config builds the analytic graph, no torch needed
     assert lines[-1] == "False"

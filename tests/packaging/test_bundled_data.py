@@ -49,7 +49,7 @@ def test_the_wheel_carries_the_data(tmp_path: Path) -> None:
                             "--no-index", "--quiet", "-w", str(tmp_path / "dist"), str(source)],
                            capture_output=True, text=True, timeout=300)  # fmt: skip
     assert built.returncode == 0, built.stderr
-    (wheel,) = (tmp_path / "dist").glob("advisor-*.whl")
+    (wheel,) = (tmp_path / "dist").glob("gpu_advisor-*.whl")  # the distribution gpu-advisor
     names = set(zipfile.ZipFile(wheel).namelist())
     for name in (*bundled.DATA_FILES, "README.md"):
         assert f"advisor/data/{name}" in names

@@ -23,7 +23,7 @@ def test_torch_specs_name_the_extra(tmp_path: Path, command: str, spec: str) -> 
                           text=True, timeout=120)  # fmt: skip
     assert done.returncode == 2, done.stderr
     assert done.stderr.strip().splitlines() == [
-        f"advisor {command}: error: {target}: needs the torch package (install advisor[torch])"]
+        f"advisor {command}: error: {target}: needs the torch package (install gpu-advisor[torch])"]
 
 
 def test_self_check_reports_torch_missing_without_failing() -> None:
@@ -48,5 +48,5 @@ def test_self_check_reports_torch_missing_without_failing() -> None:
         sys.modules.clear()
         sys.modules.update(modules)
     text = "".join(lines)
-    assert "info torch        not installed: PyTorch models" in text and "pip install advisor[torch]" in text
+    assert "info torch        not installed: PyTorch models" in text and "pip install gpu-advisor[torch]" in text
     assert report.failed == []

@@ -7,10 +7,13 @@ experts, sliding windows, multi-head latent attention).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
 
 from advisor.core.errors import SpecError
+
+if TYPE_CHECKING:
+    from advisor.core.llm.stored import StoredWeights
 
 NormKind = Literal["rms", "layer", "layer_nobias", "layer_noparam", "cohere"]  # cohere: CohereLayerNorm
 Activation = Literal["silu", "gelu", "gelu_tanh", "gelu_new", "relu"]  # gelu_new: the Python composite
@@ -90,6 +93,8 @@ class DecoderSpec:
     rotary_dim: int | None = None  # dims of each head that rotate (partial_rotary_factor, rotary_dim); None: all
     fused_qkv: bool = False  # one qkv_proj Linear (Phi-3)
     fused_gate_up: bool = False  # one gate_up_proj Linear (Phi-3, GLM4)
+    # how the checkpoint this description was read from stores its weights (Hub quantization_config, GGUF)
+    stored: StoredWeights | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         for name in ("hidden", "layers", "heads", "kv_heads", "head_dim", "intermediate", "vocab"):

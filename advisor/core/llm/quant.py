@@ -20,6 +20,7 @@ keeps 1-D tensors (norms, biases) in F32.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from advisor.core.graph import TensorSpec
 from advisor.core.llm.decoder import DecoderSpec
@@ -135,16 +136,31 @@ def group_bytes(fmt: str, group: TensorGroup, spec: DecoderSpec) -> float:
 
 
 def weight_bytes(spec: DecoderSpec, fmt: str) -> int:
-    """All stored weights (every expert) in the format, scales and zero points included."""
+    """All stored weights (every expert) in the format, scales and zero points included; the file's own
+    bytes where the checkpoint in this format was read tensor by tensor (GGUF, Hub safetensors headers)."""
+    if spec.stored is not None and spec.stored.exact_for(fmt) and spec.stored.weight_bytes is not None:
+        return spec.stored.weight_bytes
     return round(sum(group_bytes(fmt, g, spec) for g in tensor_groups(spec)))
 
 
 def active_weight_bytes(spec: DecoderSpec, fmt: str) -> int:
     """Weight bytes a decode step reads: chosen experts only, and not the embedding table (one row per token)
     unless the LM head shares it."""
+    stored = spec.stored if spec.stored is not None and spec.stored.exact_for(fmt) else None
+    if stored is not None and stored.active_weight_bytes is not None:
+        return stored.active_weight_bytes
     total = 0.0
     for g in tensor_groups(spec):
         if g.role == "positions" or (g.role == "embed" and not spec.tied_embeddings):
             continue
         total += group_bytes(fmt, g, spec) * g.active / g.count
-    return round(total)
+    # the file's bytes without a per-tensor split (Hub safetensors): the read share of the described bytes
+    return round(total * exact_scale(spec, fmt, weight_bytes(replace(spec, stored=None), fmt)))
+
+
+def exact_scale(spec: DecoderSpec | None, fmt: str, described_bytes: int) -> float:
+    """Factor from the layer graph's bytes of the weights in `fmt` to the checkpoint's own (1.0 unless the
+    checkpoint's tensor table was read in this very format)."""
+    if spec is None or spec.stored is None or not spec.stored.exact_for(fmt) or described_bytes <= 0:
+        return 1.0
+    return (spec.stored.weight_bytes or described_bytes) / described_bytes
