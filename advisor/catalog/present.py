@@ -93,6 +93,8 @@ def card_detail(card: CardRecord, prices: Sequence[PriceRecord]) -> str:
         ("vendor / segment", f"{card.vendor} / {card.segment}"), ("architecture", card.architecture),
         ("launched", card.launch_date.isoformat() if card.launch_date else "-"),
         ("memory", f"{card.memory_bytes / GIB:g} GiB {card.memory_type} ({card.memory_bytes:,} bytes)"),
+        ("unified memory", f"{card.unified_memory_bytes / GIB:g} GiB shared with the CPU"
+         if card.unified_memory_bytes else "-"),
         ("bus width", f"{card.bus_width_bits} bit" if card.bus_width_bits else "-"),
         ("bandwidth", f"{card.bandwidth_gbs:g} GB/s"), ("FP32", f"{card.fp32_tflops:g} TFLOPS"),
         ("TF32 tensor", _unit(card.tf32_tflops, "TFLOPS")),

@@ -53,6 +53,7 @@ FIGURE_HELP: dict[str, str] = {
     "link_detail": "bridge kind or link generation",
     "link_bandwidth_gbs": "link bandwidth per card, GB/s", "msrp_usd": "launch price in USD",
     "source": "where the figures come from",
+    "unified_memory_gb": "unified-memory machines: all memory shared with the CPU (GiB)",
 }  # fmt: skip
 
 
@@ -141,7 +142,7 @@ def _row_of(card: Any) -> dict[str, str]:
 
 
 def _spec_names(given: dict[str, str]) -> list[str]:
-    return ["memory_bytes" if k == "memory_gb" else k for k in given]
+    return [k.replace("_gb", "_bytes") if k.endswith("memory_gb") else k for k in given]
 
 
 def cmd_set_price(args: argparse.Namespace) -> int:
