@@ -11,7 +11,8 @@ GIB = 2**30
 # Highest per-pin data rate (Gbps) of each memory type the bundled cards use; HBM per pin is slower.
 # HBM2e reaches 3.6 Gbps in SK hynix's fastest stacks: Gaudi 3 runs 8 stacks at 3.67 TB/s x 8 / 8192 = 3.58 Gbps.
 MAX_GBPS = {"GDDR5": 8.0, "GDDR5X": 11.5, "GDDR6": 20.1, "GDDR6X": 23.0, "GDDR7": 30.0, "HBM2": 2.5,
-            "HBM2e": 3.6, "HBM3": 5.3, "HBM3e": 8.0}  # fmt: skip
+            "HBM2e": 3.6, "HBM3": 5.3, "HBM3e": 8.0, "LPDDR5X": 9.6}  # fmt: skip
+# LPDDR5X of the unified-memory machines: GB10 273 GB/s x 8 / 256 bit = 8.53 Gbps (LPDDR5X-8533), Strix Halo 8.0.
 NAMED_IN_ISSUE = ["GeForce GTX 980 Ti", "GeForce GTX Titan X", "Titan X (Pascal)", "Titan Xp",
     "GeForce GTX 1060 6GB", "GeForce GTX 1070", "GeForce GTX 1080", "GeForce GTX 1080 Ti", "Tesla K80",
     "Tesla P100 PCIe 16GB", "Tesla V100 SXM2 32GB", "Tesla T4", "A10", "A30", "A40", "A100 PCIe 40GB",
