@@ -37,6 +37,7 @@ from advisor.catalog.price_rows import PRICE_COLUMNS
 from advisor.catalog.records import CONDITIONS, KINDS, MARKETS, CardRecord, PriceRecord
 from advisor.catalog.repository import remove_card, spec_of
 from advisor.catalog.update import FeedUnreachable, last_update, update_prices
+from advisor.catalog.variants import variant_note
 from advisor.commands import types
 from advisor.core.files import write_atomic
 
@@ -87,7 +88,15 @@ def cmd_list(args: argparse.Namespace) -> int:
 def _card_and_prices(args: argparse.Namespace) -> tuple[CardRecord, list[PriceRecord]]:
     with _session_catalog(args).read() as session:
         card = find_card(session, args.name)
+        _say_variant(session, args.name)
         return card, price_history(session, card.name)
+
+
+def _say_variant(session: Any, name: str) -> None:
+    """On stderr, so that --json output stays one JSON object (catalog/variants.py)."""
+    note = variant_note(session, name)
+    if note:
+        print(f"advisor catalog: {note}", file=sys.stderr)
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -153,6 +162,9 @@ def cmd_set_price(args: argparse.Namespace) -> int:
     except ValueError as error:
         raise CatalogError(f"--date {args.date!r} is not YYYY-MM-DD") from error
     condition = "used" if args.used else args.condition
+    with _session_catalog(args).read() as session:
+        find_card(session, args.name)  # an unknown name fails here, before the note
+        _say_variant(session, args.name)
     price = _session_catalog(args).transact(lambda session: add_price(
         session, args.name, args.amount, currency=args.currency, on=on, condition=condition,
         source=args.source, kind=args.kind, market=args.market, source_url=args.url or ""))  # fmt: skip
