@@ -9,6 +9,7 @@ import json
 import socket
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import date
 from pathlib import Path
 
@@ -50,14 +51,22 @@ class Served:
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/feed.csv"
 
 
-@pytest.fixture
-def served() -> Iterator[Served]:
+@contextmanager
+def serving() -> Iterator[Served]:
     it = Served()
     thread = threading.Thread(target=it.server.serve_forever, daemon=True)
     thread.start()
-    yield it
-    it.server.shutdown()
-    it.server.server_close()
+    try:
+        yield it
+    finally:
+        it.server.shutdown()
+        it.server.server_close()
+
+
+@pytest.fixture
+def served() -> Iterator[Served]:
+    with serving() as it:
+        yield it
 
 
 def _rtx4090(run: Runner) -> list[dict[str, object]]:  # noqa: F811
