@@ -160,9 +160,10 @@ def test_unified_memory_machines_say_what_the_gpu_may_use(bundled: BundledData) 
     cards = {c.name: c for c in bundled.cards}
     unified = {n: (c.memory_bytes // GIB, (c.unified_memory_bytes or 0) // GIB) for n, c in cards.items()
                if c.unified_memory_bytes}  # fmt: skip
-    assert unified == {"GB10 (DGX Spark)": (128, 128), "Radeon 8060S (Ryzen AI Max+ 395)": (96, 128), "GH200": (96, 576)}
+    gb10, strix = "GB10 (DGX Spark)", "Radeon 8060S (Ryzen AI Max+ 395)"
+    assert unified == {gb10: (128, 128), strix: (96, 128), "GH200": (96, 576)}
     # LPDDR5X on a 256-bit bus: 273 GB/s x 8 / 256 = 8.53 Gbps (GB10), 256 x 8 / 256 = 8.0 Gbps (Strix Halo)
-    assert (cards["GB10 (DGX Spark)"].bandwidth_gbs, cards["Radeon 8060S (Ryzen AI Max+ 395)"].bandwidth_gbs) == (273, 256)
+    assert (cards[gb10].bandwidth_gbs, cards[strix].bandwidth_gbs) == (273, 256)
 
 
 def test_rtx_pro_blackwell_tensor_rates_follow_the_professional_ratios(bundled: BundledData) -> None:
