@@ -175,16 +175,15 @@ def last_update(session: Session) -> UpdateInfo | None:
 def apply_feed(session: Session, feed: Feed, where: str, today: date | None = None) -> UpdateSummary:
     """Replace the previous feed's prices with this feed's (inside the caller's transaction)."""
     ids, unknown = _card_ids(session, {p.card_name for _, p in feed.rows})
-    names = {card_id: name for name, card_id in ids.items()}
     bundled = {price_fact(p.card_id, p) for p in session.scalars(select(Price).where(Price.origin == BUNDLED))}
     before = {price_fact(p.card_id, p): p for p in session.scalars(select(Price).where(Price.origin == FEED_ORIGIN))}
     wanted: dict[tuple[object, ...], tuple[int, PriceRecord]] = {}
     for _line_no, price in feed.rows:
         if price.card_name in ids:
-            key = price_fact(ids[price.card_name], price)
-            wanted.setdefault(key, (ids[price.card_name], price))
-    stored = {k: (cid, replace(p, card_name=names[cid], user_owned=False)) for k, (cid, p) in wanted.items()
-              if k not in bundled}  # fmt: skip
+            card_id, canonical = ids[price.card_name]
+            wanted.setdefault(price_fact(card_id, price), (card_id, replace(price, card_name=canonical,
+                                                                            user_owned=False)))  # fmt: skip
+    stored = {k: v for k, v in wanted.items() if k not in bundled}
     session.execute(delete(Price).where(Price.origin == FEED_ORIGIN))
     session.add_all(price_orm(card_id, p, FEED_ORIGIN) for card_id, p in stored.values())
     info = UpdateInfo(feed.day, today or date.today(), where)
@@ -198,9 +197,10 @@ def apply_feed(session: Session, feed: Feed, where: str, today: date | None = No
     return UpdateSummary(info, added, removed, len(wanted) - len(added), int(mine), tuple(sorted(unknown)))
 
 
-def _card_ids(session: Session, names: Iterable[str]) -> tuple[dict[str, int], set[str]]:
-    """Card id per name the feed uses; names this catalog lacks (an older release) are skipped, not fatal."""
-    ids: dict[str, int] = {}
+def _card_ids(session: Session, names: Iterable[str]) -> tuple[dict[str, tuple[int, str]], set[str]]:
+    """(card id, canonical name) per name the feed uses; names this catalog lacks (an older release) are
+    skipped, not fatal."""
+    ids: dict[str, tuple[int, str]] = {}
     unknown: set[str] = set()
     for name in names:
         try:
@@ -210,7 +210,7 @@ def _card_ids(session: Session, names: Iterable[str]) -> tuple[dict[str, int], s
         if card is None:
             unknown.add(name)
         else:
-            ids[name] = card.id
+            ids[name] = (card.id, card.name)
     return ids, unknown
 
 

@@ -24,6 +24,8 @@ HEADER = "card,amount,currency,date,condition,kind,market,source\n"
 # A price the bundled data has (prices.csv: RunPod's RTX 4090 of 2026-10-01) and one it has not.
 KNOWN = "GeForce RTX 4090,0.34,USD,2026-10-01,new,rent_hour,cloud_on_demand,a feed <https://feed.example/a>\n"
 NEW = "GeForce RTX 4090,1499,USD,2026-11-20,new,purchase,retail,a shop <https://shop.example/4090>\n"
+# A feed may name a card by an alias; the change list names the card as reports do.
+ALIAS = "rtx4090,1450,USD,2026-11-21,new,purchase,retail,another shop\n"
 
 
 def feed(body: str, day: str = "2026-11-30") -> bytes:
@@ -124,9 +126,11 @@ def test_offline_is_one_line_and_not_a_failure(run: Runner) -> None:  # noqa: F8
 
 def test_a_feed_file_works_like_an_address(run: Runner, tmp_path: Path) -> None:  # noqa: F811
     path = tmp_path / "feed.csv"
-    path.write_bytes(feed(HEADER + NEW))
+    path.write_bytes(feed(HEADER + NEW + ALIAS + "No Such Card 9000,1,USD,2026-11-21,new,purchase,retail,x\n"))
     code, out, _ = run("update", str(path))
-    assert code == 0 and "1 added" in out
+    assert code == 0 and "2 added" in out
+    assert "+ GeForce RTX 4090: 1450 USD (new, retail) on 2026-11-21" in out  # 'rtx4090' in the feed
+    assert "skipped 1 card(s) this catalog does not have: No Such Card 9000" in out
     code, _out, err = run("update", str(tmp_path / "missing.csv"))
     assert code == 2 and "cannot read" in err
 
