@@ -184,6 +184,7 @@ def apply_feed(session: Session, feed: Feed, where: str, today: date | None = No
             wanted.setdefault(price_fact(card_id, price), (card_id, replace(price, card_name=canonical,
                                                                             user_owned=False)))  # fmt: skip
     stored = {k: v for k, v in wanted.items() if k not in bundled}
+    removed = tuple(price_record(p, p.card.name) for k, p in before.items() if k not in stored)  # before the delete
     session.execute(delete(Price).where(Price.origin == FEED_ORIGIN))
     session.add_all(price_orm(card_id, p, FEED_ORIGIN) for card_id, p in stored.values())
     info = UpdateInfo(feed.day, today or date.today(), where)
@@ -193,7 +194,6 @@ def apply_feed(session: Session, feed: Feed, where: str, today: date | None = No
     session.flush()
     mine = session.scalar(select(func.count()).select_from(Price).where(Price.origin == USER)) or 0
     added = tuple(p for k, (_cid, p) in stored.items() if k not in before)
-    removed = tuple(price_record(p, p.card.name) for k, p in before.items() if k not in stored)
     return UpdateSummary(info, added, removed, len(wanted) - len(added), int(mine), tuple(sorted(unknown)))
 
 

@@ -15,9 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from advisor.catalog import Catalog, price_history
 from advisor.catalog.bundled import bundled_dir
 from advisor.catalog.present import age_text
-from advisor.catalog.update import bundled_feed
+from advisor.catalog.update import apply_feed, bundled_feed, last_update, parse_feed
 from tests.catalog.test_cli import Runner, run  # noqa: F401  (the fixture)
 
 HEADER = "card,amount,currency,date,condition,kind,market,source\n"
@@ -151,3 +152,16 @@ def test_the_published_feed_is_the_bundled_prices() -> None:
 ])  # fmt: skip
 def test_a_price_says_how_old_it_is(day: date, expected: str) -> None:
     assert age_text(day, date(2026, 12, 1)) == expected
+
+
+def test_a_newer_feed_replaces_the_older_on_both_backends(catalog: Catalog) -> None:
+    first, second = (parse_feed(feed(HEADER + NEW + extra).decode(), "feed") for extra in ("", ALIAS))
+    catalog.transact(lambda s: apply_feed(s, first, "feed", today=date(2026, 12, 1)))
+    summary = catalog.transact(lambda s: apply_feed(s, second, "feed", today=date(2026, 12, 2)))
+    assert (len(summary.added), len(summary.removed), summary.unchanged) == (1, 0, 1)  # ALIAS new, NEW kept
+    with catalog.read() as session:
+        info = last_update(session)
+        retail = [p.amount for p in price_history(session, "GeForce RTX 4090") if p.market == "retail"
+                  and p.date >= date(2026, 11, 20)]  # fmt: skip
+    assert info is not None and (info.feed_day, info.updated_on) == (date(2026, 11, 30), date(2026, 12, 2))
+    assert sorted(retail) == [1450.0, 1499.0]
