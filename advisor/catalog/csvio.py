@@ -30,7 +30,7 @@ CARD_COLUMNS: tuple[str, ...] = (
     "name", "aliases", "vendor", "architecture", "segment", "launch_date", "memory_gb", "memory_type",
     "bus_width_bits", "bandwidth_gbs", "fp32_tflops", "tf32_tflops", "fp16_tflops", "bf16_tflops",
     "fp8_tflops", "int8_tops", "tdp_w", "pcie_gen", "devices", "link_kind", "link_detail",
-    "link_bandwidth_gbs", "msrp_usd", "source",
+    "link_bandwidth_gbs", "msrp_usd", "source", "unified_memory_gb",
 )  # fmt: skip
 REQUIRED = frozenset({"name", "vendor", "architecture", "segment", "memory_gb", "memory_type",
                       "bandwidth_gbs", "fp32_tflops", "tdp_w", "source"})  # fmt: skip
@@ -111,7 +111,7 @@ _PARSERS: dict[str, Callable[[str], Any]] = {
     "tdp_w": _whole(100_000), "pcie_gen": _whole(64), "devices": _whole(1024),
     "link_kind": _choice(LINK_KINDS), "link_detail": str.strip, "link_bandwidth_gbs": _RATE,
     "msrp_usd": _number(1e9),
-    "source": str.strip,
+    "source": str.strip, "unified_memory_gb": _memory_gib,
 }  # fmt: skip
 
 
@@ -145,6 +145,8 @@ def parse_card_row(row: dict[str, str], source_map: Callable[[str], str] | None 
     if problems:
         raise ValueError("; ".join(problems))
     values["memory_bytes"] = round(values.pop("memory_gb") * GIB)
+    if "unified_memory_gb" in values:
+        values["unified_memory_bytes"] = round(values.pop("unified_memory_gb") * GIB)
     return CardSpec(**values)
 
 
@@ -214,6 +216,7 @@ def card_row(card: CardSpec) -> dict[str, str]:
     """CardSpec -> CSV row (memory back in GiB, as the file convention says)."""
     values = {f.name: getattr(card, f.name) for f in fields(card)}
     values["memory_gb"] = card.memory_bytes / GIB
+    values["unified_memory_gb"] = card.unified_memory_bytes / GIB if card.unified_memory_bytes else None
     return {column: _cell(values.get(column)) for column in CARD_COLUMNS}
 
 

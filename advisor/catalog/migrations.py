@@ -12,6 +12,7 @@ History:
      link_bandwidth_gbs); price condition (new / used).
   3  prices as facts: kind (purchase / rent_hour), market (msrp, retail, used_market, cloud_*), the
      source's url and read date; condition may be refurbished.
+  4  cards: unified_memory_bytes (the memory a unified-memory machine's GPU shares with its CPU).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from advisor.catalog.errors import ForeignFileError, NewerSchemaError
 from advisor.catalog.identity import foreign_tables
 from advisor.catalog.orm import Base, Meta
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 _VERSION_KEY = "schema_version"
 
 
@@ -56,8 +57,14 @@ def _v2_to_v3(conn: Connection) -> None:
         conn.exec_driver_sql(statement)
 
 
+def _v3_to_v4(conn: Connection) -> None:
+    conn.exec_driver_sql("ALTER TABLE cards ADD COLUMN unified_memory_bytes BIGINT")
+    # The bundled unified-memory machines carry the new figure: re-seed them.
+    conn.exec_driver_sql("DELETE FROM meta WHERE key = 'bundled_digest'")
+
+
 # MIGRATIONS[v] upgrades a database at version v to v + 1.
-MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _v1_to_v2, 2: _v2_to_v3}
+MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4}
 
 
 def _sqlite(conn: Connection) -> bool:

@@ -61,6 +61,8 @@ class Card(Base):
     link_bandwidth_gbs: Mapped[float | None] = mapped_column(Float)
     msrp_usd: Mapped[float | None] = mapped_column(Float)
     source: Mapped[str] = mapped_column(Text)
+    # Added in schema version 4: the shared memory of a unified-memory machine (records.CardSpec).
+    unified_memory_bytes: Mapped[int | None] = mapped_column(BigInteger)
     origin: Mapped[str] = mapped_column(String(8), default=BUNDLED)
 
     aliases: Mapped[list[Alias]] = relationship(back_populates="card", cascade="all, delete-orphan")

@@ -93,6 +93,8 @@ def card_detail(card: CardRecord, prices: Sequence[PriceRecord]) -> str:
         ("vendor / segment", f"{card.vendor} / {card.segment}"), ("architecture", card.architecture),
         ("launched", card.launch_date.isoformat() if card.launch_date else "-"),
         ("memory", f"{card.memory_bytes / GIB:g} GiB {card.memory_type} ({card.memory_bytes:,} bytes)"),
+        ("unified memory", f"{card.unified_memory_bytes / GIB:g} GiB shared with the CPU"
+         if card.unified_memory_bytes else "-"),
         ("bus width", f"{card.bus_width_bits} bit" if card.bus_width_bits else "-"),
         ("bandwidth", f"{card.bandwidth_gbs:g} GB/s"), ("FP32", f"{card.fp32_tflops:g} TFLOPS"),
         ("TF32 tensor", _unit(card.tf32_tflops, "TFLOPS")),
@@ -111,12 +113,26 @@ def card_detail(card: CardRecord, prices: Sequence[PriceRecord]) -> str:
     return "\n".join(text)
 
 
-def prices_table(prices: Sequence[PriceRecord]) -> str:
+def age_text(day: date, today: date) -> str:
+    """How old a price is, as a person says it: "today", "12 days", "3 months", "2.5 years" (30.44-day
+    months, 365.25-day years)."""
+    days = (today - day).days
+    if days <= 0:
+        return "today"
+    if days < 61:
+        return f"{days} day{'s' if days != 1 else ''}"
+    if days < 730:
+        return f"{days / 30.44:.0f} months"
+    return f"{days / 365.25:.1f} years"
+
+
+def prices_table(prices: Sequence[PriceRecord], today: date | None = None) -> str:
     """A card's price history: per card for a purchase, per GPU-hour for rent; "yours" marks the user's."""
-    rows = [[p.date.isoformat(), amount_text(p.amount), p.currency, p.condition, p.kind, p.market,
-             "yours" if p.user_owned else "bundled", p.source + (f" <{p.source_url}>" if p.source_url else "")
+    now = today or date.today()
+    rows = [[p.date.isoformat(), age_text(p.date, now), amount_text(p.amount), p.currency, p.condition, p.kind,
+             p.market, "yours" if p.user_owned else "bundled", p.source + (f" <{p.source_url}>" if p.source_url else "")
              + (f" (read {p.source_read_date})" if p.source_read_date else "")] for p in prices]  # fmt: skip
-    return table(["date", "amount", "currency", "condition", "kind", "market", "row", "source"], rows)
+    return table(["date", "age", "amount", "currency", "condition", "kind", "market", "row", "source"], rows)
 
 
 def _unit(value: float | None, unit: str) -> str:

@@ -99,7 +99,15 @@ def parse_price_row(row: dict[str, str | None], sources: SourceLookup, *, user_o
                        source.read_date)  # fmt: skip
 
 
+# "Title <https://...>", the way a price feed (catalog/update.py) and `catalog export` write a source.
+_CITED = re.compile(r"^(?P<title>.*\S)\s*<(?P<url>https?://[^<>\s]+)>$")
+
+
 def free_text_source(text: str) -> Source:
-    """A user's source: an address is kept as the address (and title), anything else as the title."""
+    """A user's source: an address is kept as the address (and title), "title <address>" as both, anything
+    else as the title."""
+    cited = _CITED.match(text)
+    if cited:
+        return Source(cited["title"], cited["url"], None)
     is_url = text.startswith(("http://", "https://"))
     return Source(text, text if is_url else "", None)

@@ -56,6 +56,10 @@ class CardSpec:
     link_bandwidth_gbs: float | None = None
     msrp_usd: float | None = None
     aliases: tuple[str, ...] = ()
+    # Unified-memory machines (GB10, Strix Halo, GH200): all the memory the GPU shares coherently with the
+    # CPU, of which memory_bytes is the part the GPU may use for a model (advisor/data/README.md, "Unified
+    # memory"). None for a card with its own memory only.
+    unified_memory_bytes: int | None = None
 
 
 def missing_figures(spec: CardSpec) -> tuple[str, ...]:

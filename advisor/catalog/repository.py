@@ -295,3 +295,7 @@ def latest_price(session: Session, card_name: str, condition: str | None = None,
     price = session.scalar(query.order_by(Price.date.desc(), Price.id.desc()).limit(1))
     return None if price is None else _price_record(price, card.name)
 
+
+
+# A stored price as a record, for catalog/update.py (which reports the feed prices it removed).
+price_record = _price_record

@@ -1,4 +1,5 @@
-"""`advisor catalog`: list, show, add, edit, set-price, prices, import-prices, import and export the catalog.
+"""`advisor catalog`: list, show, add, edit, set-price, prices, import-prices, update, import and export the
+catalog.
 
 Readable tables by default; --json prints one JSON object whose keys carry their units. Messages from
 opening the database (rebuilt after damage, schema upgraded) go to stderr.
@@ -36,6 +37,8 @@ from advisor.catalog.price_import import import_prices, read_prices_file
 from advisor.catalog.price_rows import PRICE_COLUMNS
 from advisor.catalog.records import CONDITIONS, KINDS, MARKETS, CardRecord, PriceRecord
 from advisor.catalog.repository import remove_card, spec_of
+from advisor.catalog.update import FeedUnreachable, last_update, update_prices
+from advisor.catalog.variants import variant_note
 from advisor.commands import types
 from advisor.core import jsontext
 from advisor.core.files import write_atomic
@@ -55,6 +58,7 @@ FIGURE_HELP: dict[str, str] = {
     "link_detail": "bridge kind or link generation",
     "link_bandwidth_gbs": "link bandwidth per card, GB/s", "msrp_usd": "launch price in USD",
     "source": "where the figures come from",
+    "unified_memory_gb": "unified-memory machines: all memory shared with the CPU (GiB)",
 }  # fmt: skip
 
 
@@ -86,7 +90,15 @@ def cmd_list(args: argparse.Namespace) -> int:
 def _card_and_prices(args: argparse.Namespace) -> tuple[CardRecord, list[PriceRecord]]:
     with _session_catalog(args).read() as session:
         card = find_card(session, args.name)
+        _say_variant(session, args.name)
         return card, price_history(session, card.name)
+
+
+def _say_variant(session: Any, name: str) -> None:
+    """On stderr, so that --json output stays one JSON object (catalog/variants.py)."""
+    note = variant_note(session, name)
+    if note:
+        print(f"advisor catalog: {note}", file=sys.stderr)
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -143,7 +155,7 @@ def _row_of(card: Any) -> dict[str, str]:
 
 
 def _spec_names(given: dict[str, str]) -> list[str]:
-    return ["memory_bytes" if k == "memory_gb" else k for k in given]
+    return [k.replace("_gb", "_bytes") if k.endswith("memory_gb") else k for k in given]
 
 
 def cmd_set_price(args: argparse.Namespace) -> int:
@@ -155,6 +167,9 @@ def cmd_set_price(args: argparse.Namespace) -> int:
     wrong = price_problems(args.amount, args.currency, args.kind, bundled_rates())
     if wrong:  # the same checks as import-prices: no 1e-7 USD card, no currency without a rate
         raise CatalogError(f"set-price: {'; '.join(wrong)}")
+    with _session_catalog(args).read() as session:
+        find_card(session, args.name)  # an unknown name fails here, before the note
+        _say_variant(session, args.name)
     price = _session_catalog(args).transact(lambda session: add_price(
         session, args.name, args.amount, currency=args.currency, on=on, condition=condition,
         source=args.source, kind=args.kind, market=args.market, source_url=args.url or ""))  # fmt: skip
@@ -174,13 +189,33 @@ def cmd_prices(args: argparse.Namespace) -> int:
     else:
         print(f"{card.name}\n{prices_table(prices)}" if prices else f"{card.name}: no prices yet (set one with "
               f"`advisor catalog set-price` or `advisor catalog import-prices`)")  # fmt: skip
+        print(update_note(args))
     return 0
+
+
+def update_note(args: argparse.Namespace) -> str:
+    with _session_catalog(args).read() as session:
+        info = last_update(session)
+    when = (f"prices last updated {info.updated_on} from a feed of {info.feed_day}" if info
+            else "prices as bundled with this release")  # fmt: skip
+    return f"{when}; `advisor catalog update` fetches newer ones"
 
 
 def cmd_import_prices(args: argparse.Namespace) -> int:
     rows = read_prices_file(Path(args.file))  # every bad row is reported before anything is written
     summary = _session_catalog(args).transact(lambda session: import_prices(session, rows, args.file))
     print(summary.text(args.file))
+    return 0
+
+
+def cmd_update(args: argparse.Namespace) -> int:
+    """Offline is one line and exit 0: the catalog is as it was, which is not an error (catalog/update.py)."""
+    try:
+        summary = update_prices(_session_catalog(args).transact, args.source)
+    except FeedUnreachable as error:
+        print(f"advisor catalog update: {error}", file=sys.stderr)
+        return 0
+    print(summary.text())
     return 0
 
 
@@ -291,6 +326,12 @@ def _register_writing(actions: Any, common: argparse.ArgumentParser) -> None:
     _json_option(history)
     prices = _add(actions, "import-prices", cmd_import_prices, "add your prices from a CSV file", common)
     prices.add_argument("file", help="CSV with columns " + ",".join(PRICE_COLUMNS) + " (see README: Prices)")
+
+    update = _add(actions, "update", cmd_update, "bring prices up to date from the project's dated price feed",
+                  common)  # fmt: skip
+    update.add_argument("source", nargs="?", default=None, metavar="URL|FILE",
+                        help="a feed in the format of advisor/data/prices-feed.csv (default: $ADVISOR_PRICES_URL "
+                             "or the project's published feed)")  # fmt: skip
 
     importing = _add(actions, "import", cmd_import, "add or change cards from a CSV file", common)
     importing.add_argument("file", help="CSV in the format of advisor/data/cards.csv (see advisor/data/README.md)")

@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from advisor.catalog import find_card, open_catalog
 from advisor.catalog.records import CardRecord
+from advisor.catalog.variants import variant_note
 from advisor.commands.estimate import add_workload_options, workload_from
 from advisor.core.errors import AdvisorError, SpecError
 from advisor.core.graph import Graph
@@ -35,7 +36,11 @@ def _card(name: str, path: str | None) -> CardRecord:
         print(f"advisor fit: {message}", file=sys.stderr)
     try:
         with catalog.read() as session:
-            return find_card(session, name)
+            card = find_card(session, name)
+            note = variant_note(session, name)
+            if note:
+                print(f"advisor fit: {note}", file=sys.stderr)
+            return card
     finally:
         catalog.close()
 

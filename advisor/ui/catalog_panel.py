@@ -31,6 +31,7 @@ from advisor.ui.dialogs import show_error
 from advisor.ui.i18n import tr
 from advisor.ui.price_chart import QtPriceHistory
 from advisor.ui.price_form import QtPriceForm, price_line
+from advisor.ui.price_update import update_button
 from advisor.ui.workers import TaskRunner
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -79,6 +80,7 @@ class QtCatalogEditor(QWidget):
         top.addWidget(self.search, 1)
         top.addWidget(add_card_button)
         top.addWidget(self.remove_button)
+        top.addWidget(update_button(catalog, runner, self))
         side = QWidget()
         side_layout = QVBoxLayout(side)
         side_layout.addWidget(self.title)

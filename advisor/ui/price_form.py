@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QComboBox, QDateEdit, QDoubleSpinBox, QHBoxLayout,
 
 from advisor.catalog import CONDITIONS, PriceRecord
 from advisor.catalog.exchange import bundled_rates
-from advisor.catalog.present import amount_text
+from advisor.catalog.present import age_text, amount_text
 from advisor.ui.i18n import tr
 
 
@@ -32,12 +32,15 @@ def markets_of(kind: str, condition: str) -> tuple[str, ...]:
     return ("used_market",) if condition == "used" else ("retail", "msrp")
 
 
-def price_line(p: PriceRecord) -> str:
-    """"2026-12-01  7.50 CNY per GPU-hour  new · cloud, on demand": every fact of a price on one line."""
+def price_line(p: PriceRecord, today: date | None = None) -> str:
+    """"2026-12-01  7.50 CNY per GPU-hour  new · cloud, on demand · 3 months old": every fact of a price,
+    and how old it is, on one line."""
     per = " " + tr("per GPU-hour") if p.kind == "rent_hour" else ""
     mine = " · " + tr("entered by you") if p.user_owned else ""
     where = market_names().get(p.market, p.market)
-    return f"{p.date}  {amount_text(p.amount)} {p.currency}{per}  {tr(p.condition)} · {where}{mine}"
+    age = age_text(p.date, today or date.today())
+    old = tr("today") if age == "today" else tr("{age} old").format(age=age)
+    return f"{p.date}  {amount_text(p.amount)} {p.currency}{per}  {tr(p.condition)} · {where}{mine} · {old}"
 
 
 class QtPriceBox(QDoubleSpinBox):

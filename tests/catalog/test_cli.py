@@ -42,7 +42,7 @@ def test_list_table_is_readable(run: Runner) -> None:
     code, out, _ = run("list", "--vendor", "intel")
     lines = out.splitlines()
     assert code == 0 and lines[0].split()[:3] == ["name", "vendor", "segment"]
-    assert len(lines) == 2 + 12  # header, rule, the 8 Arc cards, Arc Pro B50 / B60, Gaudi 2 and Gaudi 3
+    assert len(lines) == 2 + 13  # header, rule, the 8 Arc cards, Arc Pro B50 / B60 / B70, Gaudi 2 and Gaudi 3
 
 
 def test_show_accepts_any_alias(run: Runner) -> None:

@@ -11,7 +11,8 @@ GIB = 2**30
 # Highest per-pin data rate (Gbps) of each memory type the bundled cards use; HBM per pin is slower.
 # HBM2e reaches 3.6 Gbps in SK hynix's fastest stacks: Gaudi 3 runs 8 stacks at 3.67 TB/s x 8 / 8192 = 3.58 Gbps.
 MAX_GBPS = {"GDDR5": 8.0, "GDDR5X": 11.5, "GDDR6": 20.1, "GDDR6X": 23.0, "GDDR7": 30.0, "HBM2": 2.5,
-            "HBM2e": 3.6, "HBM3": 5.3, "HBM3e": 8.0}  # fmt: skip
+            "HBM2e": 3.6, "HBM3": 5.3, "HBM3e": 8.0, "LPDDR5X": 9.6}  # fmt: skip
+# LPDDR5X of the unified-memory machines: GB10 273 GB/s x 8 / 256 bit = 8.53 Gbps (LPDDR5X-8533), Strix Halo 8.0.
 NAMED_IN_ISSUE = ["GeForce GTX 980 Ti", "GeForce GTX Titan X", "Titan X (Pascal)", "Titan Xp",
     "GeForce GTX 1060 6GB", "GeForce GTX 1070", "GeForce GTX 1080", "GeForce GTX 1080 Ti", "Tesla K80",
     "Tesla P100 PCIe 16GB", "Tesla V100 SXM2 32GB", "Tesla T4", "A10", "A30", "A40", "A100 PCIe 40GB",
@@ -105,6 +106,10 @@ def test_geforce_runs_fp32_accumulate_at_half_rate(bundled: BundledData) -> None
     ("A16", 64, 800, 71.8, 250),                 # 4 GPUs x 17.95 TFLOPS (35.9 sparse / 2)
     ("Gaudi 3", 128, 3670, None, 900),           # BF16 1835, no FP16 matrix figure published
     ("Gaudi 2", 96, 2460, None, 600),            # Hot Chips 2024 generations table; 6 HBM2e stacks x 1024 bit
+    ("B200", 180, 7672, 2250, 1000),             # driver: 7680 bit / 8 x 3996 MHz x 2 = 7672 GB/s (NVIDIA: 7.7 TB/s)
+    ("GB300", 288, 8000, 2500, 1400),            # Verda's per-GPU dense table: FP16/BF16 2.5 PFLOPS
+    ("GH200", 96, 4000, 989.5, 1000),            # the H100 of a GH200: 1979 sparse / 2; module power incl. CPU
+    ("RTX PRO 5000 Blackwell", 48, 1344, 258, 300),  # 2064 sparse FP4 AI TOPS / 8 = 258
 ])  # fmt: skip
 def test_datacenter_and_classic_figures(bundled: BundledData, name: str, memory_gib: int, bandwidth: float,
                                         fp16: float | None, tdp: int) -> None:  # fmt: skip
@@ -146,3 +151,29 @@ def test_gaudi_2_vector_fp32_follows_gaudi_3_per_tpc_and_clock(bundled: BundledD
     g2, g3 = cards["Gaudi 2"], cards["Gaudi 3"]
     clock_ratio = (g3.bf16_tflops or 0) / (4 * (g2.bf16_tflops or 1))  # 1835 / 1728 = 1.062
     assert g2.fp32_tflops == pytest.approx(g3.fp32_tflops * 24 / 64 / clock_ratio, abs=0.01)
+
+
+def test_unified_memory_machines_say_what_the_gpu_may_use(bundled: BundledData) -> None:
+    """GB10 shares 128 GB with its CPU and may use all of it; Strix Halo's GPU gets at most 96 of 128 GB (AMD's
+    variable graphics memory); GH200's Hopper has 96 GB HBM3 of its own and reaches the Grace CPU's 480 GB
+    LPDDR5X coherently: 96 + 480 = 576. Discrete cards have no shared figure."""
+    cards = {c.name: c for c in bundled.cards}
+    unified = {n: (c.memory_bytes // GIB, (c.unified_memory_bytes or 0) // GIB) for n, c in cards.items()
+               if c.unified_memory_bytes}  # fmt: skip
+    gb10, strix = "GB10 (DGX Spark)", "Radeon 8060S (Ryzen AI Max+ 395)"
+    assert unified == {gb10: (128, 128), strix: (96, 128), "GH200": (96, 576)}
+    # LPDDR5X on a 256-bit bus: 273 GB/s x 8 / 256 = 8.53 Gbps (GB10), 256 x 8 / 256 = 8.0 Gbps (Strix Halo)
+    assert (cards[gb10].bandwidth_gbs, cards[strix].bandwidth_gbs) == (273, 256)
+
+
+def test_rtx_pro_blackwell_tensor_rates_follow_the_professional_ratios(bundled: BundledData) -> None:
+    """RTX PRO 4500 / 4000: FP32 50.5 / 36.8 (10,496 and 8,960 cores at their own boost clocks, not the PRO
+    6000's), FP16 = 4 x FP32 (202, 147.2), FP8 = 8 x FP32; the PRO 5000s take NVIDIA's 2,064 AI TOPS / 8."""
+    cards = {c.name: c for c in bundled.cards}
+    for name in ("RTX PRO 4500 Blackwell", "RTX PRO 4000 Blackwell", "RTX PRO 4000 Blackwell SFF"):
+        card = cards[name]
+        assert card.fp16_tflops == pytest.approx(4 * card.fp32_tflops, abs=0.2), name
+        assert card.fp8_tflops == pytest.approx(8 * card.fp32_tflops, abs=0.4), name
+    assert (cards["RTX PRO 4500 Blackwell"].fp32_tflops, cards["RTX PRO 4000 Blackwell"].fp32_tflops) == (50.5, 36.8)
+    for name in ("RTX PRO 5000 Blackwell", "RTX PRO 5000 Blackwell 72GB"):
+        assert (cards[name].fp32_tflops, cards[name].fp16_tflops, cards[name].fp8_tflops) == (65, 258, 516)

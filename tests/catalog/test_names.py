@@ -46,3 +46,22 @@ def test_the_command_line_exits_2_on_an_ambiguous_name(run: Runner) -> None:  # 
     code, out, err = run("show", "pcie a100")
     assert code == 2 and out == "" and err.count("\n") == 1
     assert "ambiguous" in err and "'A100 PCIe 40GB', 'A100 PCIe 80GB'" in err
+
+
+@pytest.mark.parametrize(("typed", "picked", "others"), [
+    ("H100", "H100 SXM5", ["'H100 NVL'", "'H100 PCIe'"]),      # H100 is an alias of the SXM5 module
+    ("A100 80GB", "A100 SXM4 80GB", ["'A100 PCIe 80GB'"]),
+    ("H200", "H200 SXM", ["'H200 NVL'"]),
+])  # fmt: skip
+def test_a_short_name_of_several_variants_says_which_it_picked(run: Runner, typed: str, picked: str,  # noqa: F811
+                                                               others: list[str]) -> None:  # fmt: skip
+    code, out, err = run("show", typed, "--json")
+    assert code == 0 and f'"name": "{picked}"' in out  # stdout stays one JSON object
+    assert err.strip() == (f"advisor catalog: '{typed}' is taken to mean {picked}; for another variant give its "
+                           f"name: {', '.join(others)}")  # fmt: skip
+
+
+def test_a_full_name_or_a_name_of_one_card_says_nothing(run: Runner) -> None:  # noqa: F811
+    for typed in ("H100 PCIe", "H100 SXM5", "1080 ti"):
+        code, _out, err = run("show", typed)
+        assert code == 0 and err == "", typed

@@ -33,7 +33,7 @@ def _v2_file(path: Path) -> Path:
 
 def test_v2_prices_upgrade_to_facts_and_keep_the_users(tmp_path: Path, bundled: BundledData) -> None:
     catalog = open_catalog(_v2_file(tmp_path / "v2.sqlite3"), bundled=bundled)
-    assert catalog.messages == [f"catalog {tmp_path / 'v2.sqlite3'} upgraded from schema version 2 to 3"]
+    assert catalog.messages == [f"catalog {tmp_path / 'v2.sqlite3'} upgraded from schema version 2 to {SCHEMA_VERSION}"]
     with catalog.read() as session:
         mine = [p for p in price_history(session, "RTX 3090") if p.user_owned]
     catalog.close()

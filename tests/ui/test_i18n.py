@@ -18,8 +18,9 @@ from advisor.ui.i18n.zh_CN_app import MESSAGES as APP
 from advisor.ui.i18n.zh_CN_fields import MESSAGES as FIELDS
 from advisor.ui.i18n.zh_CN_llm import MESSAGES as LLM
 from advisor.ui.i18n.zh_CN_open import MESSAGES as OPEN
+from advisor.ui.i18n.zh_CN_prices import MESSAGES as PRICES
 
-MESSAGES = {**SHARED, **APP, **FIELDS, **LLM, **OPEN}
+MESSAGES = {**SHARED, **APP, **FIELDS, **LLM, **OPEN, **PRICES}
 
 ROOT = Path(advisor.__file__).parent
 

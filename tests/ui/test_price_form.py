@@ -10,6 +10,7 @@ from pytestqt.qtbot import QtBot
 
 from advisor.catalog import price_history
 from advisor.catalog.exchange import bundled_rates
+from advisor.catalog.present import age_text
 from advisor.ui.main_window import QtMainWindow
 from advisor.ui.price_form import markets_of
 
@@ -30,7 +31,8 @@ def test_a_rent_in_euros_is_saved_with_its_kind_market_and_source(qtbot: QtBot, 
     editor.save_price()
     qtbot.waitUntil(lambda: editor.prices.count() > 0 and "EUR" in editor.prices.item(0).text(), timeout=10000)
     assert editor.prices.item(0).text() == (
-        "2026-11-20  0.0556 EUR per GPU-hour  new · cloud, spot · entered by you")
+        "2026-11-20  0.0556 EUR per GPU-hour  new · cloud, spot · entered by you · "
+        f"{age_text(date(2026, 11, 20), date.today())} old")
     assert window.catalog.catalog is not None
     with window.catalog.catalog.read() as session:
         mine = [p for p in price_history(session, "L40S") if p.user_owned]
