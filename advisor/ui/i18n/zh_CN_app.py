@@ -67,4 +67,5 @@ MESSAGES: dict[str, str] = {
     "Loaded {name}; Undo brings back the previous model": "已载入 {name}；撤销可恢复之前的模型",
     "A small test network the H200 calibration measured (shared/calibration): compare the estimate with real "
     "readings": "H200 校准实测过的小型测试网络（shared/calibration）：可用来把估算与真实读数对比",
+    "Search: name, family, size (8b, <10b, moe)": "搜索：名称、系列、规模（8b、<10b、moe）",
 }
