@@ -6,7 +6,9 @@ Lambda's tables, torchtune; the newest software release of each run). The consta
 together; then each model family and each card is left out in turn, the constants fitted on the rest and the
 left-out rows predicted (leave-one-family-out, leave-one-card-out). The median and p90 |error| of the step
 time are printed per family and per card, training and inference separately, held out beside in-sample.
-Run: .venv/bin/python benchmarks/time.py [--rows] [--h200-only]   (--rows prints every row)
+Run: .venv/bin/python benchmarks/time.py [--rows] [--h200-only] [--simulated]   (--rows prints every row)
+--simulated prints, for every H200 row whose model file in benchmarks/models/ loads here (torchvision ones need
+a venv that has it), the step time of the default path (the simulated module) beside the layer graph's.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from advisor.core.estimate import estimate
 from advisor.core.loss_head import with_loss_head
 from advisor.core.workload import Workload
 from advisor.recommend.devices import device
-from advisor.recommend.timing import FITTED, Efficiency, StepParts, combine, step_parts, step_work
+from advisor.recommend.timing import FITTED, Efficiency, StepParts, combine, step_parts, step_seconds, step_work
 
 # The fitted constants and their physical ranges. Efficiency.tensor, .unaligned, .conv and .attention are not
 # fitted: FITTED holds them at measured or published figures (see advisor/recommend/timing.py).
@@ -166,7 +168,45 @@ def report(data: Sequence[Case], in_sample: Efficiency, group: Callable[[Case], 
     print(_line("overall", list(held.values()), list(inside.values())))
 
 
+def simulated_beside_analytic() -> None:
+    """The H200 rows timed by both estimators of the same model file, as `advisor estimate FILE.py` runs it."""
+    from accuracy_simulated import model_file, workload
+
+    from advisor.core.errors import SpecError
+    from advisor.importers.spec_estimate import estimate_spec
+
+    with tempfile.TemporaryDirectory() as tmp:
+        catalog = open_catalog(os.path.join(tmp, "catalog.sqlite3"))
+        with catalog.read() as session:
+            h200 = find_card(session, "H200")
+        catalog.close()
+    errors_by: dict[str, list[float]] = {"analytic": [], "simulated": []}
+    print(f"{'H200 row':52} {'measured':>9} {'analytic':>9} {'simulated':>9}")
+    for row in rows():
+        path, w = model_file(row["model"]), workload(row)
+        if not path.exists() or not row["step_ms_median"]:
+            continue
+        try:
+            seconds = {m: step_seconds(step_work(estimate_spec(str(path), w, method=m)), device(h200, w))
+                       for m in errors_by}
+        except (SpecError, ImportError) as error:
+            print(f"{row['model']:52} skipped: {error}")
+            continue
+        measured = float(row["step_ms_median"]) / 1e3
+        for m, s in seconds.items():
+            errors_by[m].append(s / measured - 1)
+        label = f"{row['model']} {row['mode']} {row['precision']} b{row['batch']}"
+        cells = " ".join(f"{s * 1e3:7.2f}ms" for s in (measured, seconds["analytic"], seconds["simulated"]))
+        print(f"{label:52} {cells}")
+    for m, errs in errors_by.items():
+        if errs:
+            print(f"{m}: {len(errs)} rows, median |error| {statistics.median(abs(e) for e in errs):.1%}")
+
+
 def main() -> int:
+    if "--simulated" in sys.argv:
+        simulated_beside_analytic()
+        return 0
     data = cases() + ([] if "--h200-only" in sys.argv else public_cases())
     fitted = fit(data)
     print(f"fitted on all {len(data)} rows: {fitted}\n(in code: {FITTED})")
