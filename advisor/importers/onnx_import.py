@@ -43,6 +43,14 @@ class _State:
     taken: set[str] = field(default_factory=set)
 
 
+def warm_imports(path: Path) -> None:
+    """Imports onnx and its shape inference and reference evaluator before sandbox.py forks a child to read the
+    file: a child's imports die with it."""
+    optional_module("onnx", str(path))
+    import onnx.reference
+    import onnx.shape_inference  # noqa: F401
+
+
 def load_graph(path: Path, seq_len: int | None = None) -> Graph:
     onnx = optional_module("onnx", str(path))
     try:

@@ -10,6 +10,7 @@ file is code the user chose to run.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import logging
 import pickletools
@@ -64,6 +65,19 @@ def import_torch(form: str) -> Any:
     return optional_module("torch", form)
 
 
+@functools.cache
+def warm_imports() -> None:
+    """Imports what reading an archive needs, before sandbox.py forks a child for it: the child's own imports
+    die with it, and torch's export and fake-tensor machinery take seconds to import each time."""
+    import torch._export.serde.serialize
+    import torch.export.pt2_archive._package
+
+    from advisor.importers import torch_graph  # noqa: F401
+    from advisor.importers.probe import _warm_fake_tensors
+
+    _warm_fake_tensors(torch)
+
+
 def is_torch_spec(spec: str) -> bool:
     return spec.startswith(TORCH_PREFIXES) or spec.lower().endswith(TORCH_SUFFIXES)
 
@@ -93,11 +107,15 @@ def load_module(spec: str, *, trust_pickle: bool = False, seq_len: int | None = 
 def check_debug_info(path: Path) -> None:
     """TorchScript unpickles an archive's *.debug_pkl members only when it builds an error message, and a
     damaged one made that take 15-30 s of allocations (seen by fuzzing): refuse such a file at once instead.
+    Sizes are capped from the zip directory first (a 1 GiB debug_pkl kept this walk busy for 420 s, issue 29);
     pickletools only walks the opcodes; nothing is unpickled or run."""
+    from advisor.importers.zip_limits import checked_members, member_kind, read_member
+
+    members = [m for m in checked_members(path) if member_kind(m.filename) == "debug"]
     try:
         with zipfile.ZipFile(path) as archive:
-            for name in (n for n in archive.namelist() if n.endswith(".debug_pkl")):
-                for _ in pickletools.genops(archive.read(name)):
+            for info in members:
+                for _ in pickletools.genops(read_member(archive, info)):
                     pass
     except Exception as error:  # a bad zip member, an unknown opcode, a truncated argument
         reason = str(error).splitlines()[0] if str(error) else type(error).__name__
@@ -111,6 +129,8 @@ def check_script_code(path: Path) -> None:
 
     try:
         problems = torchscript_problems(path)
+    except SpecError:
+        raise
     except Exception as error:  # a damaged member or pickle: refused as damaged, nothing ran
         raise fail(path, f"damaged TorchScript archive ({one_line(f'{type(error).__name__}: {error}', 160)})") \
             from None
