@@ -225,9 +225,9 @@ def load_exported(path: Path, trust_pickle: bool = False) -> LoadedModel:
     torch = import_torch(str(path))
     _require_zip(path, "a torch.export archive (.pt2)")
     try:
-        with quiet_log("torch.export"):  # it logs a traceback before raising; we report one line
+        with quiet_log(*EXPORT_LOGGERS, everything=True):  # it logs a traceback before raising; one line here
             program = torch.export.load(str(path)) if trust_pickle else load_untrusted(torch, path)
-        module = program.module()
+            module = program.module()
     except SpecError:
         raise
     except Exception as error:
@@ -252,16 +252,31 @@ def _resized(torch: Any, value: Any, old: int, new: int) -> Any:
     return torch.zeros((new, *value.shape[1:]), dtype=value.dtype)
 
 
+# torch._logging gives several export loggers their own level (torch/_logging/_registrations.py, "export"), so
+# silencing "torch.export" alone let a trusted .pt2's failure print a 73-line logged traceback (issue 29).
+EXPORT_LOGGERS = ("torch.export", "torch._export", "torch.fx", "torch._dynamo")
+
+
 @contextmanager
-def quiet_log(name: str) -> Iterator[None]:
-    """Silences a torch logger that prints tracebacks for errors we report as one line anyway."""
-    logger = logging.getLogger(name)
-    level = logger.level
-    logger.setLevel(logging.CRITICAL)
+def quiet_log(*prefixes: str, everything: bool = False) -> Iterator[None]:
+    """Silences torch loggers (these names and every logger under them) that print tracebacks for errors we
+    report as one line anyway. `everything`: all logging below CRITICAL, while a model file loads (a logger
+    torch configures during the load would otherwise get its own level back)."""
+    disabled = logging.root.manager.disable
+    if everything:
+        logging.disable(logging.ERROR)
+    known = [name for name in list(logging.Logger.manager.loggerDict)
+             if any(name == p or name.startswith(p + ".") for p in prefixes)]  # fmt: skip
+    loggers = [logging.getLogger(name) for name in dict.fromkeys([*prefixes, *known])]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.CRITICAL)
     try:
         yield
     finally:
-        logger.setLevel(level)
+        for logger, level in zip(loggers, levels, strict=True):
+            logger.setLevel(level)
+        logging.disable(disabled)
 
 
 def is_zip(path: Path) -> bool:
@@ -302,7 +317,8 @@ def load_archive(path: Path, trust_pickle: bool) -> LoadedModel:
 
 def _load_trusted(path: Path, torch: Any) -> LoadedModel:
     try:
-        obj = torch.load(str(path), map_location="cpu", weights_only=False)  # the user trusts this file
+        with quiet_log(*EXPORT_LOGGERS, everything=True):
+            obj = torch.load(str(path), map_location="cpu", weights_only=False)  # the user trusts this file
     except Exception as error:
         raise fail(path, f"cannot be loaded: {_describe(error)}") from None
     if not isinstance(obj, torch.nn.Module):

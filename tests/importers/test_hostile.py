@@ -1,0 +1,67 @@
+"""The attacker pass of issue 29: every hostile file of hostile_files.CASES is refused by the command line in
+one line (exit 2) naming the file, creates no marker, leaves the victim file as it was and imports no module
+it names, even with its own folder as the working folder and on sys.path (`python -m advisor` run there).
+The bombs' refusals come from the zip directory (the message gives the declared size), so nothing was
+decompressed; benchmarks/fuzz_importers.py --hostile prints the time each class takes."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("onnx")
+
+from hostile_files import CASES, SECRET_NUMBER, VICTIM_TEXT, build  # noqa: E402
+
+from advisor.cli import main  # noqa: E402
+
+
+def _refusal(case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) \
+        -> tuple[int, str, str]:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    spec = build(case, tmp_path)
+    code = main(["estimate", spec])
+    out, err = capsys.readouterr()
+    assert not (tmp_path / "marker").exists(), f"{case}: the file's code ran"
+    assert (tmp_path / "victim.txt").read_text() == VICTIM_TEXT, f"{case}: the victim file was changed"
+    assert "evil_helper" not in sys.modules, f"{case}: a module the file names was imported"
+    return code, out, err
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if not c.startswith("onnx-external")])
+def test_a_hostile_file_is_refused_in_one_line(case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    code, _out, err = _refusal(case, tmp_path, monkeypatch, capsys)
+    assert code == 2, err
+    assert err.count("\n") == 1 and str(tmp_path) in err, err
+    assert __import__("re").search(CASES[case][2], err), err
+
+
+def test_onnx_external_data_is_never_read_from_the_working_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = _refusal("onnx-external-data-from-cwd", tmp_path, monkeypatch, capsys)
+    assert code in (0, 2) and err.count("\n") <= 1, err
+    assert SECRET_NUMBER not in out + err  # the file's bytes (3, 4999) never become a shape
+
+
+def test_the_custom_autograd_pt2_really_imports_what_it_names(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The refusal above means something: torch.export.load (what --trust-pickle uses) imports the helper."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    spec = build("pt2-custom-autograd-import", tmp_path)
+    try:
+        torch.export.load(spec).module()(torch.randn(2, 4))
+    finally:
+        sys.modules.pop("evil_helper", None)
+    assert (tmp_path / "marker").exists()
+
+
+@pytest.mark.parametrize("case", ["ts-backslash-before-paren", "ts-parenthesised-callee", "ts-code-member-builtins.PY"])
+def test_the_torchscript_variants_really_overwrite_the_victim(case: str, tmp_path: Path) -> None:
+    """And torch.jit.load of each TorchScript variant does overwrite the victim: the check is what stops it."""
+    torch.jit.load(build(case, tmp_path))
+    assert (tmp_path / "victim.txt").read_text() == "AAAAAAAA"
