@@ -199,8 +199,9 @@ def _onnx_external_cwd(folder: Path) -> Path:
         shape.external_data.add(key=key, value=value)
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 3 * 4999])
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
-    graph = helper.make_graph([helper.make_node("Reshape", ["x", "shape"], ["y"], name="reshape")], "g", [x], [y],
-                              [shape])  # fmt: skip
+    nodes = [helper.make_node("Identity", ["shape"], ["copied"], name="copy"),  # folded by onnx_fold.py
+             helper.make_node("Reshape", ["x", "copied"], ["y"], name="reshape")]
+    graph = helper.make_graph(nodes, "g", [x], [y], [shape])
     path = folder / "external.onnx"
     save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
     return path

@@ -53,6 +53,7 @@ def test_the_custom_autograd_pt2_really_imports_what_it_names(tmp_path: Path, mo
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
     spec = build("pt2-custom-autograd-import", tmp_path)
+    sys.modules.pop("evil_helper", None)
     try:
         torch.export.load(spec).module()(torch.randn(2, 4))
     finally:
