@@ -28,6 +28,7 @@ MAX_DIM = 1 << 40  # a declared dimension beyond this is damage, not a model
 # position buffer of a static export), as torch_graph.TRACE_BATCH does for traces.
 BATCH_MARK = 13
 MAX_NODES = 1_000_000
+MAX_ONNX_BYTES = 2 << 30  # protobuf cannot parse a larger message (onnx/docs/ExternalData.md)
 # Ten times the largest published models (about 2 x 10^12 parameters): issue 29 saw declared dims of 10^9 give
 # 1.2 x 10^24 parameters and an answer. A tensor of more elements than 2^50 (4 PiB in fp32) is damage too.
 MAX_PARAMETERS = 2 * 10**13
@@ -57,6 +58,9 @@ def warm_imports(path: Path) -> None:
 
 def load_graph(path: Path, seq_len: int | None = None) -> Graph:
     onnx = optional_module("onnx", str(path))
+    if path.stat().st_size > MAX_ONNX_BYTES:
+        raise fail(path, "larger than 2 GiB, protobuf's limit for one ONNX file (larger models keep their weights "
+                         "as external data, which is never read)")
     try:
         model = onnx.load(str(path), load_external_data=False)
         _fix_input_sizes(model, seq_len or zoo.DEFAULT_SEQ_LEN)
