@@ -146,7 +146,7 @@ def _collect(read_end: int, pid: int) -> tuple[bytes, int | None]:
 def _result(path: Path, answer: bytes, status: int | None, allowance: int) -> object:
     gib = f"{allowance / (1 << 30):.1f} GiB"
     if status is None:
-        raise fail(path, f"reading it did not finish within {WALL_S:.0f} s; the file may be damaged or hostile")
+        raise fail(path, f"reading it did not finish within {WALL_S:g} s; the file may be damaged or hostile")
     kind, body = answer[:2], answer[2:]
     if kind == b"ok":
         return pickle.loads(body)
