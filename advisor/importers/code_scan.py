@@ -143,7 +143,9 @@ class _Scan:
         if isinstance(func, ast.Name):
             if func.id in ("getattr", "hasattr"):
                 return _getattr_problem(call)
-            ok = func.id in BUILTIN_CALLS or func.id in self.defined or func.id in self.bound
+            if func.id in BUILTIN_CALLS:  # fork is torch.jit.fork, an asynchronous call: not a process
+                return None
+            ok = func.id in self.defined or func.id in self.bound
             return None if ok and not risky_name(func.id) else func.id
         dotted = _dotted(func) if isinstance(func, ast.Attribute) else None
         if dotted is None:

@@ -61,8 +61,56 @@ def test_the_custom_autograd_pt2_really_imports_what_it_names(tmp_path: Path, mo
     assert (tmp_path / "marker").exists()
 
 
-@pytest.mark.parametrize("case", ["ts-backslash-before-paren", "ts-parenthesised-callee", "ts-code-member-builtins.PY"])
+@pytest.mark.parametrize("case", ["ts-backslash-before-paren", "ts-comment-before-paren", "ts-parenthesised-callee",
+                                  "ts-code-member-builtins.PY"])
 def test_the_torchscript_variants_really_overwrite_the_victim(case: str, tmp_path: Path) -> None:
     """And torch.jit.load of each TorchScript variant does overwrite the victim: the check is what stops it."""
     torch.jit.load(build(case, tmp_path))
     assert (tmp_path / "victim.txt").read_text() == "AAAAAAAA"
+
+
+class _Forks(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        doubled = torch.nn.functional.interpolate(x[None], scale_factor=2.0)
+        return torch.jit.wait(torch.jit.fork(torch.relu, x)) + doubled.sum()
+
+
+def test_ordinary_torchscript_passes_the_allowlist(tmp_path: Path) -> None:
+    """No false refusals on what scripting writes: recurrent, quantized (torchbind packed weights), fork/wait."""
+    from advisor.importers.code_scan import torchscript_problems
+
+    linear = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 2))
+    models = [torch.nn.LSTM(4, 8, 2), torch.nn.GRU(4, 8), torch.nn.MultiheadAttention(8, 2), _Forks(),
+              torch.ao.quantization.quantize_dynamic(linear, {torch.nn.Linear}, dtype=torch.qint8)]
+    for index, model in enumerate(models):
+        path = tmp_path / f"plain{index}.pt"
+        torch.jit.save(torch.jit.script(model), str(path))
+        assert torchscript_problems(path) == [], type(model).__name__
+
+
+class _Mixed(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv, self.norm = torch.nn.Conv2d(3, 4, 3), torch.nn.BatchNorm2d(4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.norm(self.conv(x)).mean((2, 3))
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            z = y @ y.T
+        return torch.cond(z.sum() > 0, lambda a: a * 2, lambda a: a + 1, (z.float(),))
+
+
+def test_ordinary_exports_pass_the_graph_allowlist() -> None:
+    """Dynamic shapes (SymInt arithmetic), autocast regions and torch.cond subgraphs are all allowed."""
+    import io
+    import json
+    import zipfile
+
+    from advisor.importers.pt2_graph import program_problems
+
+    batch = torch.export.Dim("batch", min=2)
+    buffer = io.BytesIO()
+    torch.export.save(torch.export.export(_Mixed(), (torch.randn(2, 3, 8, 8),), dynamic_shapes=({0: batch},)), buffer)
+    with zipfile.ZipFile(buffer) as archive:
+        program = json.loads(archive.read(next(n for n in archive.namelist() if n.endswith("models/model.json"))))
+    assert program_problems(program) == []
