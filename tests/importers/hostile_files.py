@@ -250,6 +250,17 @@ def _safetensors_beside_unreadable_config(folder: Path) -> Path:
     return path
 
 
+def _sparse(name: str, size: int) -> Builder:
+    """A file of `size` zero bytes that takes no disk (a hole): the size checks must act before any read."""
+    def build(folder: Path) -> Path:
+        path = folder / name
+        with path.open("wb") as f:
+            f.truncate(size)
+        return path
+
+    return build
+
+
 # class -> (builder, the SPEC prefix, a regular expression the one-line refusal matches)
 CASES: dict[str, tuple[Builder, str, str]] = {
     "ts-backslash-before-paren": (_code_edit(lambda c: c.replace("torch.from_file(", "torch.from_file\\\n  (")),
@@ -276,6 +287,8 @@ CASES: dict[str, tuple[Builder, str, str]] = {
                                                    lambda n: n.endswith("data.pkl")), "", r"unpacks to 1\.0 GiB"),
     "onnx-external-data-from-cwd": (_onnx_external_cwd, "", r"."),
     "onnx-dims-1e9": (_onnx_huge_dims, "", r"out of range|parameters"),
+    "onnx-over-2GiB": (_sparse("big.onnx", (2 << 30) + 1), "", r"larger than 2 GiB"),
+    "network-json-over-64MiB": (_sparse("big.json", (64 << 20) + 1), "", r"larger than 64 MiB"),
     "hf-10000-layers": (_config({"num_hidden_layers": 10_000}), "hf:", r"num_hidden_layers must be .* 512"),
     "hf-100000-experts": (_config({"model_type": "mixtral", "num_local_experts": 100_000}), "hf:",
                           r"num_local_experts must be"),

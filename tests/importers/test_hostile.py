@@ -114,3 +114,9 @@ def test_ordinary_exports_pass_the_graph_allowlist() -> None:
     with zipfile.ZipFile(buffer) as archive:
         program = json.loads(archive.read(next(n for n in archive.namelist() if n.endswith("models/model.json"))))
     assert program_problems(program) == []
+
+
+def test_an_absurd_lora_rank_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["estimate", "zoo:gpt2", "--mode", "generate", "--finetune", "lora", "--lora-rank", str(10**12)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "lora_rank: at most 4,096" in err, err
