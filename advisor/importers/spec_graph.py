@@ -69,7 +69,7 @@ def _import_torch(spec: str, lowered: str, seq_len: int | None, trust_pickle: bo
     from advisor.importers.torch_loader import warm_imports
 
     path = existing_file(spec)  # one line for a missing file or a name the file system refuses
-    warm_imports()  # in this process, once: a child's imports die with it (seconds each time)
     if lowered.endswith((".pt", ".pth", ".bin")) and not state_dict.is_torchscript(path):
         return run_capped(path, state_dict.state_dict_graph)
+    warm_imports()  # in this process, once: a child's imports die with it (seconds each time)
     return run_capped(path, lambda file: module_to_graph(load_module(str(file), seq_len=seq_len)))
