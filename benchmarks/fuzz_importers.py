@@ -252,7 +252,7 @@ def run(kind: str, count: int, seed: int, directory: Path, hang_s: float | None 
 def _hostile_one(case: str, spec: str, folder: Path, hang_s: float | None, index: int) \
         -> tuple[str, str | None, float]:
     """One hostile file -> (outcome, failure or None, seconds), its side effects checked and reset."""
-    from hostile_files import VICTIM_TEXT
+    from hostile_files import SECRET_NUMBER, VICTIM_TEXT
 
     began = time.perf_counter()
     outcome, failure = _one(folder, index, hang_s, spec)  # the error names a file of the case's folder
@@ -263,6 +263,8 @@ def _hostile_one(case: str, spec: str, folder: Path, hang_s: float | None, index
     (folder / "marker").unlink(missing_ok=True)
     (folder / "victim.txt").write_text(VICTIM_TEXT)
     sys.modules.pop("evil_helper", None)
+    if outcome == "imported" and case.startswith("onnx-external") and SECRET_NUMBER in str(load_graph(spec)):
+        effects.append("a file of the working folder was read into a shape")
     failure = failure or (f"{case}: {', '.join(effects)}" if effects else None)
     return ("side_effect" if effects else outcome), failure, seconds
 
