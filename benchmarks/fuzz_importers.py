@@ -9,6 +9,10 @@ Side effects: the seeds include malicious files (a pickle whose __reduce__ creat
 weight or sample inputs are that pickle, TorchScript whose __setstate__ overwrites a canary file through
 torch.from_file), mutated like the rest; after every file the marker must be absent and the canary unchanged.
 The test run (tests/importers/test_fuzz.py) uses the same worker on a small seeded sample, without --hang-s.
+`hostile` throws the attack classes of issue 29 (tests/importers/hostile_files.py: TorchScript call spellings,
+.pt2 Python targets, zip bombs, ONNX external data and absurd dims, huge configs, unreadable files), intact and
+mutated, with the worker's folder as working folder and on sys.path, and reports each class: refused in one
+line, slowest seconds, the largest child's peak memory, side effects (a marker, the victim file, an import).
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ from model_files import GPT2_TINY_CONFIG, gpt2_tiny_tensors, onnx_mlp_bytes, saf
 from advisor.core.errors import SpecError  # noqa: E402
 from advisor.importers.spec_graph import load_graph  # noqa: E402
 
-KINDS = ("safetensors", "onnx", "pth", "pt2", "pt")
+KINDS = ("safetensors", "onnx", "pth", "pt2", "pt", "hostile")
 MALICIOUS_SHARE = 0.1  # of the files of an importer that has code paths (pth, pt2, pt)
 CANARY_TEXT = b"canary: untouched"  # the TorchScript seed overwrites its first 8 bytes
 Maker = Callable[[random.Random], bytes]
@@ -191,12 +195,12 @@ def _side_effects(directory: Path) -> list[str]:
     return seen
 
 
-def _one(path: Path, index: int, hang_s: float | None) -> tuple[str, str | None]:
-    """Load one file -> (outcome, failure text or None)."""
+def _one(path: Path, index: int, hang_s: float | None, spec: str | None = None) -> tuple[str, str | None]:
+    """Load one file (or `spec`, which names it) -> (outcome, failure text or None)."""
     if hang_s:
         signal.setitimer(signal.ITIMER_REAL, hang_s)
     try:
-        load_graph(str(path))
+        load_graph(spec or str(path))
         return "imported", None
     except SpecError as error:
         if "\n" in str(error) or str(path) not in str(error):
@@ -213,6 +217,8 @@ def _one(path: Path, index: int, hang_s: float | None) -> tuple[str, str | None]
 def run(kind: str, count: int, seed: int, directory: Path, hang_s: float | None = None,
         progress: int = 0) -> dict[str, object]:
     """Fuzz one importer in this process; -> the report (counts, the first failures, times)."""
+    if kind == "hostile":
+        return run_hostile(count, seed, directory, hang_s)
     rng = random.Random(seed)
     (directory / "canary").write_bytes(CANARY_TEXT)
     table = makers(kind, directory)
@@ -241,6 +247,75 @@ def run(kind: str, count: int, seed: int, directory: Path, hang_s: float | None 
                               "elapsed_s": round(time.perf_counter() - start, 1)}), file=sys.stderr, flush=True)
     return {"kind": kind, "files": count, **counts, "failures": failures[:20], "failure_count": len(failures),
             "slowest_s": round(slowest, 3), "total_s": round(time.perf_counter() - start, 2)}  # fmt: skip
+
+
+def _hostile_one(case: str, spec: str, folder: Path, hang_s: float | None, index: int) \
+        -> tuple[str, str | None, float]:
+    """One hostile file -> (outcome, failure or None, seconds), its side effects checked and reset."""
+    from hostile_files import SECRET_NUMBER, VICTIM_TEXT
+
+    began = time.perf_counter()
+    outcome, failure = _one(folder, index, hang_s, spec)  # the error names a file of the case's folder
+    seconds = time.perf_counter() - began
+    effects = [e for e, seen in (("marker file created", (folder / "marker").exists()),
+                                 ("victim file changed", (folder / "victim.txt").read_text() != VICTIM_TEXT),
+                                 ("evil_helper imported", "evil_helper" in sys.modules)) if seen]  # fmt: skip
+    (folder / "marker").unlink(missing_ok=True)
+    (folder / "victim.txt").write_text(VICTIM_TEXT)
+    sys.modules.pop("evil_helper", None)
+    if outcome == "imported" and case.startswith("onnx-external") and SECRET_NUMBER in str(load_graph(spec)):
+        effects.append("a file of the working folder was read into a shape")
+    failure = failure or (f"{case}: {', '.join(effects)}" if effects else None)
+    return ("side_effect" if effects else outcome), failure, seconds
+
+
+def run_hostile(count: int, seed: int, directory: Path, hang_s: float | None) -> dict[str, object]:
+    """Every class of hostile_files.CASES, round-robin, intact first and then mutated; -> a report per class."""
+    import os
+    import resource
+
+    from hostile_files import CASES, build
+
+    rng = random.Random(seed)
+    os.chdir(directory)
+    sys.path.insert(0, str(directory))  # as `python -m advisor` run in the model's folder would have it
+    signal.signal(signal.SIGALRM, _alarm)
+    specs = {}
+    for case in CASES:
+        (directory / case).mkdir()
+        specs[case] = build(case, directory / case)
+    from advisor.importers import onnx_import, torch_loader
+
+    torch_loader.warm_imports()  # first-use imports, untimed
+    onnx_import.warm_imports(directory)
+    classes: dict[str, dict[str, float]] = {case: {"files": 0, "refused": 0, "imported": 0, "slowest_s": 0.0}
+                                            for case in CASES}
+    failures: list[str] = []
+    start = time.perf_counter()
+    for index in range(count):
+        case = list(CASES)[index % len(CASES)]
+        spec, folder = specs[case], directory / case
+        path = Path(spec.removeprefix("hf:"))
+        small = path.is_file() and not path.is_symlink() and path.stat().st_size < 64 << 20
+        original = path.read_bytes() if small else None  # the sparse 2 GiB files stay as they are
+        if original is not None and index >= len(CASES) and not spec.startswith("hf:"):  # round 1 intact
+            # a bomb's bytes are mutated as they are: unpacking its member to mutate it would cost the gigabyte
+            path.write_bytes(mutate(original, rng) if "bomb" in case else _mutated(original, rng))
+        outcome, failure, seconds = _hostile_one(case, spec, folder, hang_s, index)
+        if original is not None:
+            path.write_bytes(original)
+        row = classes[case]
+        key = {"spec_error": "refused", "imported": "imported"}.get(outcome, outcome)
+        row["files"] += 1
+        row[key] = row.get(key, 0) + 1
+        row["slowest_s"] = round(max(row["slowest_s"], seconds), 2)
+        if outcome == "imported" and (index < len(CASES)) and not case.startswith("onnx-external"):
+            failure = failure or f"{case}: the intact file imported instead of being refused"
+        failures += [failure] if failure else []
+    peak_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    return {"kind": "hostile", "files": count, "classes": classes, "failures": failures[:20],
+            "failure_count": len(failures), "largest_child_peak_mib": round(peak_mib),
+            "total_s": round(time.perf_counter() - start, 2)}
 
 
 # ---------------------------------------------------------------- every importer, one process each

@@ -26,6 +26,8 @@ OPTIMIZER_STATE_SLOTS: dict[str, int] = {"sgd": 0, "sgd_momentum": 1, "adam": 2,
 OPTIMIZER_STEP_TEMPORARIES: dict[str, int] = {"sgd": 0, "sgd_momentum": 0, "adam": 1, "adamw": 1}
 
 
+MAX_LORA_RANK = 4096  # the app's LoRA rank box stops here too (ui/workload_llm.py)
+
 @dataclass(frozen=True)
 class Workload:
     mode: Mode = "train"
@@ -61,6 +63,9 @@ class Workload:
         for name in ("prompt_len", "new_tokens", "lora_rank"):
             if getattr(self, name) < 1:
                 raise SpecError(f"{name}: must be at least 1, got {getattr(self, name)}")
+        if self.lora_rank > MAX_LORA_RANK:  # 10**12 was accepted (issue 29); published adapters use 4 to 256
+            raise SpecError(f"lora_rank: at most {MAX_LORA_RANK:,} (an adapter's rank is below the layer's "
+                            f"width), got {self.lora_rank:,}")
         _one_of("weights", self.weights, WeightFormat, optional=True)
         _one_of("kv_cache", self.kv_cache, KVCacheFormat, optional=True)
         _one_of("finetune", self.finetune, Finetune)

@@ -23,6 +23,7 @@ from typing import Any
 from advisor.core.errors import AdvisorError, SpecError
 from advisor.core.graph import Graph, GraphBuilder
 from advisor.core.ops import OP_TYPES
+from advisor.importers.common import read_capped
 
 FORMAT = "advisor-network"
 VERSION = 1
@@ -32,6 +33,7 @@ VERSION = 1
 MAX_WHOLE = 2**31
 MAX_DIMS = 16
 MAX_NETWORK_LAYERS = 100_000
+MAX_NETWORK_BYTES = 64 << 20  # 100,000 layers of about 200 bytes each, with room
 
 
 @cache
@@ -170,10 +172,9 @@ def save_graph(graph: Graph, path: str | Path) -> None:
 def load_graph_file(path: str | Path) -> Graph:
     """The network in a `.json` file; SpecError names the file and, where it is one, the layer and field."""
     path = Path(path)
+    raw = read_capped(path, MAX_NETWORK_BYTES, "the network file")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise SpecError(f"{path}: cannot read ({error.strerror or error})") from None
+        data = json.loads(raw.decode("utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise SpecError(f"{path}: not valid JSON ({error})") from None
     except RecursionError:  # 200,000 nested brackets overflow the parser's stack

@@ -26,9 +26,11 @@ def fold_sizes(onnx: Any, model: Any) -> Any:
 
     graph = model.graph
     shapes = _numeric_shapes(graph)
+    # An initializer stored outside the file is never read (to_array would open the path it names, relative
+    # to the working folder: issue 29 saw a file of the current folder come back as a shape).
     known: dict[str, Any] = {i.name: numpy_helper.to_array(i) for i in graph.initializer
                              if i.data_type in (onnx.TensorProto.INT64, onnx.TensorProto.INT32)
-                             and _count(i.dims) <= MAX_ELEMENTS}
+                             and i.data_location != onnx.TensorProto.EXTERNAL and _count(i.dims) <= MAX_ELEMENTS}
     folded: list[Any] = []
     for node in graph.node:
         values = _evaluate(onnx, np, node, known, shapes)

@@ -28,6 +28,11 @@ MAX_DIM = 1 << 40  # a declared dimension beyond this is damage, not a model
 # position buffer of a static export), as torch_graph.TRACE_BATCH does for traces.
 BATCH_MARK = 13
 MAX_NODES = 1_000_000
+MAX_ONNX_BYTES = 2 << 30  # protobuf cannot parse a larger message (onnx/docs/ExternalData.md)
+# Ten times the largest published models (about 2 x 10^12 parameters): issue 29 saw declared dims of 10^9 give
+# 1.2 x 10^24 parameters and an answer. A tensor of more elements than 2^50 (4 PiB in fp32) is damage too.
+MAX_PARAMETERS = 2 * 10**13
+MAX_TENSOR_ELEMENTS = 1 << 50
 
 
 @dataclass
@@ -43,8 +48,19 @@ class _State:
     taken: set[str] = field(default_factory=set)
 
 
+def warm_imports(path: Path) -> None:
+    """Imports onnx and its shape inference and reference evaluator before sandbox.py forks a child to read the
+    file: a child's imports die with it."""
+    optional_module("onnx", str(path))
+    import onnx.reference
+    import onnx.shape_inference  # noqa: F401
+
+
 def load_graph(path: Path, seq_len: int | None = None) -> Graph:
     onnx = optional_module("onnx", str(path))
+    if path.stat().st_size > MAX_ONNX_BYTES:
+        raise fail(path, "larger than 2 GiB, protobuf's limit for one ONNX file (larger models keep their weights "
+                         "as external data, which is never read)")
     try:
         model = onnx.load(str(path), load_external_data=False)
         _fix_input_sizes(model, seq_len or zoo.DEFAULT_SEQ_LEN)
@@ -114,12 +130,17 @@ def _collect(state: _State, graph: Any) -> None:
     onnx = state.onnx
     floats = {onnx.TensorProto.FLOAT, onnx.TensorProto.FLOAT16, onnx.TensorProto.BFLOAT16,
               onnx.TensorProto.DOUBLE}
+    total = 0
     for init in graph.initializer:
         dims = tuple(int(d) for d in init.dims)
-        if any(not 0 <= d <= MAX_DIM for d in dims):
+        if any(not 0 <= d <= MAX_DIM for d in dims) or product(dims) > MAX_TENSOR_ELEMENTS:
             raise fail(state.path, f"initializer {init.name[:60]!r}: declared shape {dims[:8]} is out of range")
         if init.data_type in floats:
             state.inits[init.name] = dims
+            total += product(dims)
+    if total > MAX_PARAMETERS:
+        raise fail(state.path, f"its initializers declare {total:.3g} parameters, more than the {MAX_PARAMETERS:.0e} "
+                               "any real model has (damaged or hostile shapes)")
     for value in (*graph.input, *graph.value_info, *graph.output):
         t = value.type.tensor_type
         if value.type.HasField("tensor_type") and t.HasField("shape"):
@@ -140,7 +161,7 @@ def _spec(state: _State, name: str) -> TensorSpec:
     batched = bool(dims) and dims[0] == state.batch
     rest = dims[1:] if batched else dims
     shape = tuple(d if isinstance(d, int) else state.seq_len for d in rest)
-    if any(not 0 <= d <= MAX_DIM for d in shape):
+    if any(not 0 <= d <= MAX_DIM for d in shape) or product(shape) > MAX_TENSOR_ELEMENTS:
         raise fail(state.path, f"tensor {name[:60]!r}: declared shape {shape[:8]} is out of range")
     return TensorSpec(tuple(max(d, 1) for d in shape) or (1,), kind, batched)  # type: ignore[arg-type]
 

@@ -126,7 +126,10 @@ def probe_inputs(path: Path, module: Any, isolate: bool = False) -> Callable[[in
     exists): for archives whose code is untrusted data rather than code the user chose to run."""
     import torch
 
-    index = (_first_accepted_in_child(path, torch, module) if isolate and hasattr(os, "fork")
+    from advisor.importers.sandbox import in_child
+
+    # inside sandbox.py's capped child the file is isolated already: a crash there is one line too
+    index = (_first_accepted_in_child(path, torch, module) if isolate and hasattr(os, "fork") and not in_child()
              else _first_accepted(torch, module))
     if index >= 0:
         return _make(torch, *CANDIDATES[index])

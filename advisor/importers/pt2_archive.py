@@ -24,12 +24,18 @@ from typing import Any
 
 from advisor.importers.code_scan import TRUST_HINT, describe, risky_name
 from advisor.importers.common import fail, one_line
+from advisor.importers.pt2_graph import program_problems
+from advisor.importers.zip_limits import checked_members
 
 MODEL = "model"  # torch.export.save writes one program under this name; torch.export.load returns it
 
 
 class _Refused(Exception):
     """A part of the archive that would need the full unpickler (or is a file op): refused, one line."""
+
+
+class _Damaged(Exception):
+    """A part of the archive that cannot be read at all."""
 
 
 def _weights_only(torch: Any, data: bytes, part: str) -> Any:
@@ -71,15 +77,13 @@ def _payloads(torch: Any, reader: Any, config_path: str, folder: str) -> dict[st
 
 def _parts(torch: Any, reader: Any) -> tuple[Any, dict[str, Any], dict[str, Any], Any]:
     from torch._export.serde import schema
-    from torch._export.serde.serialize import _bytes_to_dataclass
     from torch.export.pt2_archive import constants as names
 
     records = set(reader.get_file_names())
     for legacy in (f"{names.WEIGHTS_DIR}{MODEL}.pt", f"{names.CONSTANTS_DIR}{MODEL}.pt"):
         if legacy in records:
             raise _Refused(f"it uses the old pickled layout ({legacy}); save it again with torch.export.save")
-    program = _bytes_to_dataclass(schema.ExportedProgram,
-                                  reader.read_bytes(names.MODELS_FILENAME_FORMAT.format(MODEL)))  # fmt: skip
+    program = _checked_program(schema, reader.read_bytes(names.MODELS_FILENAME_FORMAT.format(MODEL)))
     weights = _payloads(torch, reader, names.WEIGHTS_CONFIG_FILENAME_FORMAT.format(MODEL), names.WEIGHTS_DIR)
     constants = _payloads(torch, reader, names.CONSTANTS_CONFIG_FILENAME_FORMAT.format(MODEL),
                           names.CONSTANTS_DIR)  # fmt: skip
@@ -88,6 +92,24 @@ def _parts(torch: Any, reader: Any) -> tuple[Any, dict[str, Any], dict[str, Any]
     if inputs is not None and not (isinstance(inputs, tuple) and len(inputs) == 2):
         raise _Refused("its sample inputs are not (args, kwargs)")
     return program, weights, constants, inputs
+
+
+def _checked_program(schema: Any, data: bytes) -> Any:
+    """The serialized program as torch's dataclass, after pt2_graph's allowlist passed its JSON."""
+    from torch._export.serde.serialize import _dict_to_dataclass
+
+    try:
+        program = json.loads(data)
+    except (ValueError, RecursionError) as error:
+        raise _Damaged(f"its program is not valid JSON ({one_line(str(error), 80)})") from None
+    problems = program_problems(program) if isinstance(program, dict) else ["a program that is not a JSON object"]
+    if problems:
+        raise _Refused(f"its graph calls what a model may not ({_shown(problems)}); nothing of it was loaded")
+    return _dict_to_dataclass(schema.ExportedProgram, program)  # type: ignore[no-untyped-call]
+
+
+def _shown(problems: list[str]) -> str:
+    return ", ".join(problems[:3]) + (f" and {len(problems) - 3} more" if len(problems) > 3 else "")
 
 
 def _graph_calls(program: Any) -> list[str]:
@@ -107,12 +129,15 @@ def load_untrusted(torch: Any, path: Path) -> Any:
     from torch._export.serde.serialize import ExportedProgramDeserializer
     from torch.export.pt2_archive._package import PT2ArchiveReader
 
+    checked_members(path)  # sizes from the zip directory, before anything is decompressed
     try:
         reader = PT2ArchiveReader(str(path))
         program_data, weights, constants, inputs = _parts(torch, reader)
         program = ExportedProgramDeserializer(None).deserialize(program_data, weights, constants, inputs)
     except _Refused as refused:
         raise fail(path, f"{refused}; {TRUST_HINT}") from None
+    except _Damaged as damaged:
+        raise fail(path, f"not a loadable torch.export archive: {damaged}") from None
     except Exception as error:  # damaged JSON, a missing record, an unknown operator
         raise fail(path, f"not a loadable torch.export archive: "
                          f"{one_line(f'{type(error).__name__}: {error}', 200)}") from None  # fmt: skip

@@ -19,7 +19,7 @@ from typing import Any
 
 from advisor.core import zoo
 from advisor.core.graph import Graph
-from advisor.importers.common import fail
+from advisor.importers.common import fail, read_capped
 from advisor.importers.hf_config import graph_from_config
 from advisor.importers.state_dict import weights_only_graph
 
@@ -51,15 +51,14 @@ class Header:
 
 def read_header(path: Path) -> Header:
     size = path.stat().st_size
-    with path.open("rb") as f:
-        prefix = f.read(8)
-        if len(prefix) < 8:
-            raise fail(path, "not a safetensors file: shorter than its 8-byte header length")
-        (length,) = struct.unpack("<Q", prefix)
-        if length > MAX_HEADER_BYTES or length > size - 8:
-            raise fail(path, f"not a safetensors file: header length {length} exceeds "
-                             f"{'the 100 MB limit' if length > MAX_HEADER_BYTES else 'the file'}")
-        raw = f.read(length)
+    prefix = read_capped(path, 8, "the header length", whole=False)
+    if len(prefix) < 8:
+        raise fail(path, "not a safetensors file: shorter than its 8-byte header length")
+    (length,) = struct.unpack("<Q", prefix)
+    if length > MAX_HEADER_BYTES or length > size - 8:
+        raise fail(path, f"not a safetensors file: header length {length} exceeds "
+                         f"{'the 100 MB limit' if length > MAX_HEADER_BYTES else 'the file'}")
+    raw = read_capped(path, length, "the header", start=8, whole=False)
     try:
         header = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):

@@ -29,6 +29,7 @@ def load_graph(spec: str, seq_len: int | None = None, *, trust_pickle: bool = Fa
 def _import(spec: str, lowered: str, seq_len: int | None, trust_pickle: bool) -> Graph:
     from advisor.importers.common import existing_file
     from advisor.importers.hf_hub import is_hub_spec
+    from advisor.importers.sandbox import run_capped
 
     if is_hub_spec(spec):  # hf:ORG/NAME[@REVISION] through the Hub client's cache
         from advisor.importers import hf_hub_estimate
@@ -45,11 +46,14 @@ def _import(spec: str, lowered: str, seq_len: int | None, trust_pickle: bool) ->
     if lowered.endswith(".onnx") and not spec.startswith(LIBRARY_FORMS):
         from advisor.importers import onnx_import
 
-        return onnx_import.load_graph(existing_file(spec), seq_len)
+        path = existing_file(spec)
+        onnx_import.warm_imports(path)
+        return run_capped(path, lambda file: onnx_import.load_graph(file, seq_len))
     if lowered.endswith(".safetensors") and not spec.startswith(LIBRARY_FORMS):
         from advisor.importers import safetensors_import
 
-        return safetensors_import.load_graph(existing_file(spec), seq_len)
+        path = existing_file(spec)
+        return run_capped(path, lambda file: safetensors_import.load_graph(file, seq_len))
     if spec.startswith("hf:") and lowered.endswith(".json"):  # a decoder config core describes: no torch
         from advisor.importers import hf_config
 
@@ -67,10 +71,14 @@ def _import_torch(spec: str, lowered: str, seq_len: int | None, trust_pickle: bo
     from advisor.importers.torch_graph import module_to_graph
     from advisor.importers.torch_loader import load_module
 
-    if lowered.endswith((".pt", ".pth", ".bin")) and not spec.startswith(LIBRARY_FORMS) and not trust_pickle:
-        from advisor.importers.common import existing_file
+    if spec.startswith(LIBRARY_FORMS) or trust_pickle or lowered.endswith(".py"):
+        return module_to_graph(load_module(spec, trust_pickle=trust_pickle, seq_len=seq_len))
+    from advisor.importers.common import existing_file
+    from advisor.importers.sandbox import run_capped
+    from advisor.importers.torch_loader import warm_imports
 
-        path = existing_file(spec)  # one line for a missing file or a name the file system refuses
-        if not state_dict.is_torchscript(path):
-            return state_dict.state_dict_graph(path)
-    return module_to_graph(load_module(spec, trust_pickle=trust_pickle, seq_len=seq_len))
+    path = existing_file(spec)  # one line for a missing file or a name the file system refuses
+    if lowered.endswith((".pt", ".pth", ".bin")) and not state_dict.is_torchscript(path):
+        return run_capped(path, state_dict.state_dict_graph)
+    warm_imports()  # in this process, once: a child's imports die with it (seconds each time)
+    return run_capped(path, lambda file: module_to_graph(load_module(str(file), seq_len=seq_len)))

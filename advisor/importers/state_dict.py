@@ -15,6 +15,7 @@ from advisor.core.graph import Graph, GraphBuilder
 from advisor.core.ops import Input
 from advisor.core.ops.generic import Opaque
 from advisor.importers.common import fail, one_line, optional_module
+from advisor.importers.zip_limits import checked_members
 
 # BatchNorm's running statistics are saved with the weights but are buffers, not trainable parameters.
 BUFFER_SUFFIXES = ("running_mean", "running_var", "num_batches_tracked")
@@ -36,6 +37,8 @@ def is_torchscript(path: Path) -> bool:
 def load_weights(path: Path) -> dict[str, Any]:
     """The tensors of a weights-only file; SpecError for pickled code, damage or another format."""
     torch = optional_module("torch", str(path))
+    if zipfile.is_zipfile(path):
+        checked_members(path)  # a 1 GiB deflated data.pkl is refused from the zip directory (issue 29)
     try:
         obj = torch.load(str(path), map_location="meta", weights_only=True)
     except Exception as error:

@@ -10,6 +10,7 @@ file is code the user chose to run.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import logging
 import pickletools
@@ -64,6 +65,19 @@ def import_torch(form: str) -> Any:
     return optional_module("torch", form)
 
 
+@functools.cache
+def warm_imports() -> None:
+    """Imports what reading an archive needs, before sandbox.py forks a child for it: the child's own imports
+    die with it, and torch's export and fake-tensor machinery take seconds to import each time."""
+    import torch._export.serde.serialize
+    import torch.export.pt2_archive._package
+
+    from advisor.importers import torch_graph  # noqa: F401
+    from advisor.importers.probe import _warm_fake_tensors
+
+    _warm_fake_tensors(torch)
+
+
 def is_torch_spec(spec: str) -> bool:
     return spec.startswith(TORCH_PREFIXES) or spec.lower().endswith(TORCH_SUFFIXES)
 
@@ -93,11 +107,15 @@ def load_module(spec: str, *, trust_pickle: bool = False, seq_len: int | None = 
 def check_debug_info(path: Path) -> None:
     """TorchScript unpickles an archive's *.debug_pkl members only when it builds an error message, and a
     damaged one made that take 15-30 s of allocations (seen by fuzzing): refuse such a file at once instead.
+    Sizes are capped from the zip directory first (a 1 GiB debug_pkl kept this walk busy for 420 s, issue 29);
     pickletools only walks the opcodes; nothing is unpickled or run."""
+    from advisor.importers.zip_limits import checked_members, member_kind, read_member
+
+    members = [m for m in checked_members(path) if member_kind(m.filename) == "debug"]
     try:
         with zipfile.ZipFile(path) as archive:
-            for name in (n for n in archive.namelist() if n.endswith(".debug_pkl")):
-                for _ in pickletools.genops(archive.read(name)):
+            for info in members:
+                for _ in pickletools.genops(read_member(archive, info)):
                     pass
     except Exception as error:  # a bad zip member, an unknown opcode, a truncated argument
         reason = str(error).splitlines()[0] if str(error) else type(error).__name__
@@ -111,6 +129,8 @@ def check_script_code(path: Path) -> None:
 
     try:
         problems = torchscript_problems(path)
+    except SpecError:
+        raise
     except Exception as error:  # a damaged member or pickle: refused as damaged, nothing ran
         raise fail(path, f"damaged TorchScript archive ({one_line(f'{type(error).__name__}: {error}', 160)})") \
             from None
@@ -205,9 +225,9 @@ def load_exported(path: Path, trust_pickle: bool = False) -> LoadedModel:
     torch = import_torch(str(path))
     _require_zip(path, "a torch.export archive (.pt2)")
     try:
-        with quiet_log("torch.export"):  # it logs a traceback before raising; we report one line
+        with quiet_log(*EXPORT_LOGGERS, everything=True):  # it logs a traceback before raising; one line here
             program = torch.export.load(str(path)) if trust_pickle else load_untrusted(torch, path)
-        module = program.module()
+            module = program.module()
     except SpecError:
         raise
     except Exception as error:
@@ -232,16 +252,31 @@ def _resized(torch: Any, value: Any, old: int, new: int) -> Any:
     return torch.zeros((new, *value.shape[1:]), dtype=value.dtype)
 
 
+# torch._logging gives several export loggers their own level (torch/_logging/_registrations.py, "export"), so
+# silencing "torch.export" alone let a trusted .pt2's failure print a 73-line logged traceback (issue 29).
+EXPORT_LOGGERS = ("torch.export", "torch._export", "torch.fx", "torch._dynamo")
+
+
 @contextmanager
-def quiet_log(name: str) -> Iterator[None]:
-    """Silences a torch logger that prints tracebacks for errors we report as one line anyway."""
-    logger = logging.getLogger(name)
-    level = logger.level
-    logger.setLevel(logging.CRITICAL)
+def quiet_log(*prefixes: str, everything: bool = False) -> Iterator[None]:
+    """Silences torch loggers (these names and every logger under them) that print tracebacks for errors we
+    report as one line anyway. `everything`: all logging below CRITICAL, while a model file loads (a logger
+    torch configures during the load would otherwise get its own level back)."""
+    disabled = logging.root.manager.disable
+    if everything:
+        logging.disable(logging.ERROR)
+    known = [name for name in list(logging.Logger.manager.loggerDict)
+             if any(name == p or name.startswith(p + ".") for p in prefixes)]  # fmt: skip
+    loggers = [logging.getLogger(name) for name in dict.fromkeys([*prefixes, *known])]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.CRITICAL)
     try:
         yield
     finally:
-        logger.setLevel(level)
+        for logger, level in zip(loggers, levels, strict=True):
+            logger.setLevel(level)
+        logging.disable(disabled)
 
 
 def is_zip(path: Path) -> bool:
@@ -282,7 +317,8 @@ def load_archive(path: Path, trust_pickle: bool) -> LoadedModel:
 
 def _load_trusted(path: Path, torch: Any) -> LoadedModel:
     try:
-        obj = torch.load(str(path), map_location="cpu", weights_only=False)  # the user trusts this file
+        with quiet_log(*EXPORT_LOGGERS, everything=True):
+            obj = torch.load(str(path), map_location="cpu", weights_only=False)  # the user trusts this file
     except Exception as error:
         raise fail(path, f"cannot be loaded: {_describe(error)}") from None
     if not isinstance(obj, torch.nn.Module):

@@ -180,7 +180,7 @@ def test_torchscript_that_overwrites_a_file_on_load_is_refused(capsys: pytest.Ca
     path.write_bytes(overwriting_torchscript(str(victim)))
     assert main(["estimate", str(path)]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "torch.from_file()" in err and "--trust-pickle" in err
+    assert err.count("\n") == 1 and "torch.from_file" in err and "--trust-pickle" in err
     assert victim.read_text() == "precious"
     torch.jit.load(str(path))  # the check means something: loading it does overwrite the file
     assert victim.read_text() == "AAAAAAAA"
@@ -207,3 +207,22 @@ def test_an_onnx_graph_with_a_cycle_is_refused(tmp_path: Path) -> None:
     onnx.save(helper.make_model(helper.make_graph(nodes, "cycle", [x], [y])), str(path))
     with pytest.raises(SpecError, match="'first' reads 'b' before any node makes it"):
         load_graph(str(path))
+
+
+def test_a_trusted_load_logs_nothing_even_from_loggers_torch_configures_meanwhile(
+        capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """Issue 29 saw a 73-line logged traceback under --trust-pickle: a logger given its own level and handler
+    while the file loads (as torch._logging does for its export loggers) must print nothing either."""
+    import logging
+    import sys as system
+
+    from advisor.importers.torch_loader import EXPORT_LOGGERS, quiet_log
+
+    with quiet_log(*EXPORT_LOGGERS, everything=True):
+        logger = logging.getLogger("torch._export.serde.serialize.issue29")
+        logger.setLevel(logging.WARNING)
+        logger.addHandler(logging.StreamHandler(system.stderr))
+        logger.warning("Ran into the following error when deserializing", exc_info=ValueError("damaged"))
+    assert capsys.readouterr().err == ""
+    logger.warning("after the load")  # and logging works again afterwards
+    assert "after the load" in capsys.readouterr().err
