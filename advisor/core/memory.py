@@ -301,9 +301,15 @@ class StepReplay:
         self.tracker.free(("param_grad_half", i, 0))
 
     def _recompute(self, block: list[int]) -> None:
+        """torch.utils.checkpoint's recomputation (non-reentrant, the transformers 5.x default,
+        modeling_utils.py _activation_checkpointing_enable): it keeps only what the recomputed ops save, so a
+        recomputed output no op of the block reads (the block's own output) is dropped at once."""
         inside = set(block)
         for i in block:
-            self.forward_node(i, True, "recomputed", [c for c in self.consumers[i] if c in inside])
+            uses = [c for c in self.consumers[i] if c in inside]
+            self.forward_node(i, True, "recomputed", uses)
+            if not uses:
+                self._maybe_free(self.storage[i])
 
     def backward(self) -> None:
         self.grads: dict[int, Key] = {}
