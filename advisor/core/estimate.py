@@ -9,7 +9,7 @@ from typing import Literal
 from advisor.core.allocator import peak_reserved_bytes
 from advisor.core.budget import REPLAY_UNCERTAINTY, conv_workspace_margin_bytes, replayed_required_bytes, required_bytes
 from advisor.core.generation import GenerationProfile
-from advisor.core.gradients import requires_grad
+from advisor.core.gradients import requires_grad, trainable_count
 from advisor.core.graph import Graph
 from advisor.core.loss_head import step_graph
 from advisor.core.memory import replay_step
@@ -77,6 +77,9 @@ class Estimate:
     workload: Workload
     method: EstimateMethod
     param_count: int
+    # parameters that get a gradient in this step: all of them in full training, the adapters under LoRA,
+    # none outside training (what DDP's gradient buckets and the gradient all-reduce hold, recommend/plans.py)
+    trainable_param_count: int
     layers: tuple[LayerRow, ...]
     forward_macs: int
     forward_flops: int
@@ -126,6 +129,7 @@ def estimate(graph: Graph, workload: Workload) -> Estimate:
     forward_flops = sum(r.forward_flops for r in rows)
     return Estimate(
         model=graph.name, workload=workload, method="analytic", param_count=sum(r.param_count for r in rows),
+        trainable_param_count=trainable_count(graph, workload),
         layers=tuple(rows), forward_macs=sum(r.forward_macs for r in rows), forward_flops=forward_flops,
         step_flops=forward_flops + sum(r.backward_flops for r in rows), memory=memory, timeline=profile.timeline,
         assumptions=_assumptions(workload))

@@ -17,6 +17,14 @@ def trainable_params(op: Op, inputs: Sequence[TensorSpec], workload: Workload) -
     return adapter_count(op, inputs) if workload.finetune != "full" else op.param_count(inputs)
 
 
+def trainable_count(graph: Graph, workload: Workload) -> int:
+    """Parameters the step computes gradients for (a tied weight once: its second user counts none); 0
+    outside training."""
+    if not workload.training:
+        return 0
+    return sum(trainable_params(n.op, graph.input_specs(n), workload) for n in graph.nodes)
+
+
 def requires_grad(graph: Graph, workload: Workload) -> tuple[bool, ...]:
     """Per node: does autograd track its output? Only floating-point tensors can require grad; a node's
     output does when the node has trainable parameters (or a weight tied to a trained one, as GPT-2's LM head

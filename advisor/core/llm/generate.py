@@ -100,6 +100,7 @@ def estimate_generation(graph: Graph, w: Workload) -> Estimate:
     timeline = tuple(TimelinePoint("prefill", p.layer, p.total_bytes + shift) for p in profile.timeline)
     step_flops = forward_flops + int(gen.decode_flops_per_token * w.new_tokens * w.batch)
     return Estimate(model=graph.name, workload=w, method="analytic", param_count=prefill_graph.param_count,
+                    trainable_param_count=0,
                     layers=tuple(rows), forward_macs=sum(r.forward_macs for r in rows), forward_flops=forward_flops,
                     step_flops=step_flops, memory=memory, timeline=timeline, assumptions=_assumptions(spec, w),
                     generation=gen)
