@@ -294,10 +294,11 @@ class StepReplay:
             self.tracker.alloc(("param_grad_half", i, 0), 2 * numel, "temporaries")
         final: Key = ("param_grad", owner, 0)
         if final in self.tracker.live:  # a shared weight's second gradient is added into .grad, then freed
-            self.tracker.alloc(("param_grad_extra", i, 0), numel * self.workload.param_dtype_bytes, "temporaries")
+            self.tracker.alloc(("param_grad_extra", i, 0), numel * self.workload.trainable_dtype_bytes,
+                               "temporaries")
             self.tracker.free(("param_grad_extra", i, 0))
         else:
-            self.tracker.alloc(final, numel * self.workload.param_dtype_bytes, "gradients")
+            self.tracker.alloc(final, numel * self.workload.trainable_dtype_bytes, "gradients")
         self.tracker.free(("param_grad_half", i, 0))
 
     def _recompute(self, block: list[int]) -> None:
@@ -357,8 +358,8 @@ class StepReplay:
         for i in range(len(self.nodes)):
             self.tracker.alloc(("weights", i, 0), self.stored_weight_bytes(i), "weights")
             for slot in range(slots):
-                self.tracker.alloc(("optimizer_state", i, slot), self.trainable(i) * self.workload.param_dtype_bytes,
-                             "optimizer_state")
+                self.tracker.alloc(("optimizer_state", i, slot),
+                                   self.trainable(i) * self.workload.trainable_dtype_bytes, "optimizer_state")
         loss = self.nodes[-1].op
         if isinstance(loss, CrossEntropy):  # the int64 class targets the data loader hands in
             key: Key = ("input", len(self.nodes) - 1, 1)
@@ -372,14 +373,14 @@ class StepReplay:
         node, specs, dtype = self.nodes[i], self.specs[i], self.workload.param_dtype_bytes
         if self.workload.training and not self.frozen:
             return (node.op.param_count(specs) + node.op.buffer_count(specs)) * dtype
-        return stored_bytes(node.op, specs, node.name, self.workload.weight_format, dtype)
+        return stored_bytes(node.op, specs, node.name, self.workload.weight_format, self.workload.trainable_dtype_bytes)
 
     def optimizer_step(self) -> None:
         self.tracker.mark("optimizer step", self.workload.optimizer)
         temporaries = OPTIMIZER_STEP_TEMPORARIES[self.workload.optimizer]
         keys = [("optimizer_temporary", i, k) for i in range(len(self.nodes)) for k in range(temporaries)]
         for key in keys:  # foreach ops allocate one result per parameter tensor, all at once
-            self.tracker.alloc(key, self.trainable(key[1]) * self.workload.param_dtype_bytes, "temporaries")
+            self.tracker.alloc(key, self.trainable(key[1]) * self.workload.trainable_dtype_bytes, "temporaries")
         for key in keys:
             self.tracker.free(key)
 

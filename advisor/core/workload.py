@@ -115,6 +115,12 @@ class Workload:
         """Weights (and so gradients and optimizer state) are fp32 except in pure bf16/fp16."""
         return 2 if self.precision in ("bf16", "fp16") else 4
 
+    @property
+    def trainable_dtype_bytes(self) -> int:
+        """Bytes per trained weight (and its gradient and optimizer state): LoRA adapters are fp32 on any
+        base, as PEFT's get_peft_model(autocast_adapter_dtype=True), its default since 0.12, upcasts bf16 and
+        fp16 adapters (peft/tuners/tuners_utils.py cast_adapter_dtype); full training in the parameters'."""
+        return 4 if self.finetune != "full" else self.param_dtype_bytes
 
 
 def _one_of(field: str, value: object, allowed: object, optional: bool = False) -> None:

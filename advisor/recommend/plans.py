@@ -77,11 +77,12 @@ def largest_layer_params(e: Estimate) -> int:
 
 def plan_cost(e: Estimate, plan: Plan, count: int) -> PlanCost:
     m, dtype = e.memory.at_peak, e.workload.param_dtype_bytes
+    grad_dtype = e.workload.trainable_dtype_bytes
     share = (count - 1) / count
     params_bytes = e.param_count * dtype
     # DDP's buckets and the all-reduce cover only parameters that require grad (torch/nn/parallel/
     # distributed.py _build_params_for_reducer skips the rest): the adapters under LoRA/QLoRA
-    grads = e.trainable_param_count * dtype
+    grads = e.trainable_param_count * grad_dtype
     if plan == "single":
         return PlanCost(plan, 1, 0, 0.0)
     if plan == "data_parallel":
