@@ -19,6 +19,7 @@ from advisor.core.workload import (
     Precision,
     WeightFormat,
     Workload,
+    recipe_defaults,
 )
 from advisor.importers.spec_estimate import METHODS, estimate_spec
 
@@ -40,9 +41,11 @@ def add_workload_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mode", choices=get_args(Mode), default="train")
     parser.add_argument("--batch", type=types.batch_size, default=32, help="samples per step (per card)")
     parser.add_argument("--seq-len", type=types.sequence_length, default=None, help="tokens per sample")
-    parser.add_argument("--precision", choices=get_args(Precision), default="fp32")
+    parser.add_argument("--precision", choices=get_args(Precision), default=None,
+                        help="default fp32; bf16 when generating from quantized weights")
     parser.add_argument("--optimizer", choices=get_args(OptimizerName), default="adam")
-    parser.add_argument("--checkpointing", action="store_true", help="gradient checkpointing per block")
+    parser.add_argument("--checkpointing", action=argparse.BooleanOptionalAction, default=None,
+                        help="gradient checkpointing per block (default: on for --finetune qlora, else off)")
     _add_llm_options(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--method", choices=METHODS, default="auto",
@@ -78,10 +81,12 @@ def _add_llm_options(parser: argparse.ArgumentParser) -> None:
 
 
 def workload_from(args: argparse.Namespace) -> Workload:
-    return Workload(args.mode, args.batch, args.precision, args.optimizer, args.checkpointing,
+    precision, checkpointing, defaulted = recipe_defaults(args.mode, args.weights, args.finetune, args.precision,
+                                                          args.checkpointing)
+    return Workload(args.mode, args.batch, precision, args.optimizer, checkpointing,
                     prompt_len=args.prompt_len, new_tokens=args.new_tokens, weights=args.weights,
                     kv_cache=args.kv_cache, finetune=args.finetune, lora_rank=args.lora_rank,
-                    lora_targets=args.lora_targets)
+                    lora_targets=args.lora_targets, defaulted=defaulted)
 
 
 def register(parser: argparse.ArgumentParser) -> None:

@@ -15,7 +15,7 @@ from advisor.core.loss_head import step_graph
 from advisor.core.memory import replay_step
 from advisor.core.overheads import DEFAULT_OVERHEAD, device_total_bytes
 from advisor.core.tracker import CategoryBytes, TimelinePoint
-from advisor.core.workload import Workload
+from advisor.core.workload import Workload, default_notes
 
 
 @dataclass(frozen=True)
@@ -170,4 +170,4 @@ def _assumptions(workload: Workload) -> tuple[str, ...]:
     if workload.checkpointing:
         notes.append("Gradient checkpointing recomputes each block (residual block or transformer layer) "
                      "in backward; only block inputs are kept in forward (about one extra forward of compute).")
-    return tuple(notes)
+    return tuple(notes + default_notes(workload))

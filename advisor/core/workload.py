@@ -40,6 +40,8 @@ class Workload:
     finetune: Finetune = "full"
     lora_rank: int = 16
     lora_targets: tuple[str, ...] = ()  # () = every linear layer of the blocks (LORA_TARGETS)
+    # fields the user left unset that took the common recipes' default (recipe_defaults), named in assumptions
+    defaulted: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.mode not in get_args(Mode):
@@ -121,6 +123,36 @@ class Workload:
         base, as PEFT's get_peft_model(autocast_adapter_dtype=True), its default since 0.12, upcasts bf16 and
         fp16 adapters (peft/tuners/tuners_utils.py cast_adapter_dtype); full training in the parameters'."""
         return 4 if self.finetune != "full" else self.param_dtype_bytes
+
+def recipe_defaults(mode: Mode, weights: WeightFormat | None, finetune: Finetune, precision: Precision | None,
+                    checkpointing: bool | None) -> tuple[Precision, bool, tuple[str, ...]]:
+    """Precision and checkpointing where the user gave neither, as the common recipes set them, and the
+    names of the fields so chosen:
+    - generation from quantized weights computes in half precision (bf16 on cards that have it, fp16 on
+      the others: the same bytes): GGUF runtimes, GPTQ/AWQ kernels and bitsandbytes all run 16-bit
+      activations, never fp32;
+    - QLoRA checkpoints, as PEFT's prepare_model_for_kbit_training(use_gradient_checkpointing=True) does by
+      default (peft/utils/other.py)."""
+    defaulted: list[str] = []
+    if precision is None:
+        quantized = weights in GGUF_WEIGHTS or weights in QUANTIZED_WEIGHTS
+        precision = "bf16" if mode == "generate" and quantized else "fp32"
+        if precision != "fp32":
+            defaulted.append("precision")
+    if checkpointing is None:
+        checkpointing = mode == "train" and finetune == "qlora"
+        if checkpointing:
+            defaulted.append("checkpointing")
+    return precision, checkpointing, tuple(defaulted)
+
+
+def default_notes(w: Workload) -> list[str]:
+    """One assumption line per field that took a recipe default."""
+    notes = {"precision": f"Precision {w.precision} by default: generation from {w.weights} weights computes in "
+                          "bf16 (fp16 on cards without bf16, the same bytes); --precision overrides it.",
+             "checkpointing": "Gradient checkpointing on by default for QLoRA, as PEFT's "
+                              "prepare_model_for_kbit_training does; --no-checkpointing turns it off."}
+    return [notes[name] for name in w.defaulted if name in notes]
 
 
 def _one_of(field: str, value: object, allowed: object, optional: bool = False) -> None:

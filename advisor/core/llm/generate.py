@@ -18,7 +18,7 @@ from advisor.core.llm.quant import active_weight_bytes, weight_bytes
 from advisor.core.llm.tensors import tensor_groups
 from advisor.core.memory import MemoryProfile, replay_step
 from advisor.core.tracker import CategoryBytes, TimelinePoint
-from advisor.core.workload import Workload
+from advisor.core.workload import Workload, default_notes
 
 FP32_BYTES = 4
 # generate() keeps the step's fp32 logits, their processed copy and the sampling probabilities
@@ -126,4 +126,4 @@ def _assumptions(spec: DecoderSpec, w: Workload) -> tuple[str, ...]:
     if spec.moe:
         notes.append(f"Mixture of experts: all {spec.moe.experts} experts per layer in memory, "
                      f"{spec.moe.experts_per_token} per token in compute and in the bytes a decode step reads.")
-    return tuple(notes)
+    return tuple(notes + default_notes(w))
