@@ -17,6 +17,7 @@ from advisor.core.workload import (
     Mode,
     OptimizerName,
     Precision,
+    Runtime,
     WeightFormat,
     Workload,
     recipe_defaults,
@@ -75,6 +76,10 @@ def _add_llm_options(parser: argparse.ArgumentParser) -> None:
                         help="generate: KV-cache storage (default: the compute dtype)")
     parser.add_argument("--finetune", choices=get_args(Finetune), default="full",
                         help="train all weights, or LoRA adapters on a frozen base (QLoRA: nf4 base)")
+    parser.add_argument("--runtime", choices=[r.value for r in Runtime], default=None,
+                        help="generate: what runs it (default: llama.cpp for GGUF weights, else transformers)")
+    parser.add_argument("--gpu-layers", "-ngl", type=types.layer_count, default=None, metavar="N",
+                        help="llama.cpp: repeating layers offloaded to the GPU (default: all and the output)")
     parser.add_argument("--lora-rank", type=positive_int, default=16, help="LoRA rank r")
     parser.add_argument("--lora-targets", type=lora_targets, default=(),
                         help=f"comma-separated linear layers to adapt (default: all of {','.join(LORA_TARGETS)})")
@@ -86,7 +91,8 @@ def workload_from(args: argparse.Namespace) -> Workload:
     return Workload(args.mode, args.batch, precision, args.optimizer, checkpointing,
                     prompt_len=args.prompt_len, new_tokens=args.new_tokens, weights=args.weights,
                     kv_cache=args.kv_cache, finetune=args.finetune, lora_rank=args.lora_rank,
-                    lora_targets=args.lora_targets, defaulted=defaulted)
+                    lora_targets=args.lora_targets, defaulted=defaulted,
+                    runtime=Runtime(args.runtime) if args.runtime else None, gpu_layers=args.gpu_layers)
 
 
 def register(parser: argparse.ArgumentParser) -> None:

@@ -4,6 +4,7 @@ weights and the KV cache are stored; full fine-tuning or LoRA/QLoRA adapters."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Literal, get_args
 
 from advisor.core.errors import SpecError
@@ -14,6 +15,16 @@ OptimizerName = Literal["sgd", "sgd_momentum", "adam", "adamw"]
 WeightFormat = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4", "nf4", "q4_k_m", "q5_k_m", "q8_0"]
 KVCacheFormat = Literal["bf16", "fp16", "fp8", "int8"]
 Finetune = Literal["full", "lora", "qlora"]
+
+
+class Runtime(StrEnum):
+    """What runs a generation workload: each allocates as its own code does (core/llm/runtime.py)."""
+
+    TRANSFORMERS = "transformers"
+    LLAMA_CPP = "llama.cpp"
+    VLLM = "vllm"
+
+
 GGUF_WEIGHTS = ("q4_k_m", "q5_k_m", "q8_0")
 QUANTIZED_WEIGHTS = ("fp8", "int8", "int4", "nf4")
 # The linear layers of a decoder block that LoRA can adapt (PEFT's target_modules names, Llama spelling).
@@ -42,6 +53,8 @@ class Workload:
     lora_targets: tuple[str, ...] = ()  # () = every linear layer of the blocks (LORA_TARGETS)
     # fields the user left unset that took the common recipes' default (recipe_defaults), named in assumptions
     defaulted: tuple[str, ...] = ()
+    runtime: Runtime | None = None  # generate: None = what the weight format runs in (runtime_used)
+    gpu_layers: int | None = None  # llama.cpp -ngl: repeating layers on the GPU (None: all and the output)
 
     def __post_init__(self) -> None:
         if self.mode not in get_args(Mode):
@@ -69,9 +82,36 @@ class Workload:
             raise SpecError(f"weights: QLoRA keeps the frozen base in nf4, got {self.weights!r}")
         if self.weights in GGUF_WEIGHTS and self.mode == "train":
             raise SpecError(f"weights: {self.weights} is a llama.cpp format for inference; use --mode generate")
+        self._check_runtime()
         if self.weights in QUANTIZED_WEIGHTS and self.mode == "train" and self.finetune == "full":
             raise SpecError(f"weights: {self.weights} weights are frozen; train adapters on them with "
                             "--finetune lora (or qlora), or train in bf16/fp32")
+
+    def _check_runtime(self) -> None:
+        if self.runtime is not None:
+            try:
+                Runtime(self.runtime)
+            except ValueError:
+                raise SpecError(f"runtime: must be one of {', '.join(r.value for r in Runtime)}, "
+                                f"got {self.runtime!r}") from None
+            if self.mode != "generate":
+                raise SpecError(f"runtime: {self.runtime} is a choice for --mode generate")
+        used = self.runtime_used
+        if used == Runtime.LLAMA_CPP and self.weights not in (*GGUF_WEIGHTS, None, "fp32", "bf16", "fp16"):
+            raise SpecError(f"runtime: llama.cpp runs GGUF files (q4_k_m ... q8_0, f16), not {self.weights} weights")
+        if used != Runtime.LLAMA_CPP and self.weights in GGUF_WEIGHTS and self.generating:
+            raise SpecError(f"runtime: {self.weights} is a llama.cpp format; transformers and vLLM dequantize "
+                            "GGUF files on load (use --runtime llama.cpp or a transformers format)")
+        if self.gpu_layers is not None and (used != Runtime.LLAMA_CPP or self.gpu_layers < 0):
+            raise SpecError(f"gpu_layers: -ngl is a llama.cpp option (0 or more layers), got {self.gpu_layers}")
+
+    @property
+    def runtime_used(self) -> Runtime:
+        """The explicit runtime, else the one the weights are made for: GGUF formats run in llama.cpp, the
+        rest (GPTQ/AWQ int4, bitsandbytes nf4/int8, fp8, 16-bit) in transformers."""
+        if self.runtime is not None:
+            return Runtime(self.runtime)
+        return Runtime.LLAMA_CPP if self.weights in GGUF_WEIGHTS else Runtime.TRANSFORMERS
 
     @property
     def generating(self) -> bool:
@@ -94,6 +134,8 @@ class Workload:
         models cache fp32; autocast and half models cache half)."""
         if self.kv_cache is not None:
             return self.kv_cache
+        if self.generating and self.runtime_used == Runtime.LLAMA_CPP:
+            return "fp16"  # llama.cpp's cache types default to f16 (common.h cache_type_k/v)
         return {"fp32": "fp32", "amp_bf16": "bf16", "bf16": "bf16"}.get(self.precision, "fp16")
 
     @property

@@ -22,7 +22,7 @@ from advisor.recommend.plans import plans_for, split_cost, tensor_parallel_fits
 # Llama 3 8B: 8.03e9 weights, 32 layers, hidden 4096, 32 query heads, 8 KV heads of 128;
 # K and V in fp16: 2 x 32 layers x 8 heads x 128 x 2 B = 131,072 B per token
 Q4_BYTES = 4_600_000_000  # ~4.6 bits per weight (Q4_K_M)
-LLAMA8B_Q4 = Profile(Q4_BYTES, Q4_BYTES, 131_072, 2 * 8e9 * 512, 2 * 8e9, 32, 4096, 8, 32)
+LLAMA8B_Q4 = Profile(Q4_BYTES, Q4_BYTES, 131_072, 2 * 8e9 * 512, 2 * 8e9, 32, 4096, 8, 32, "llama.cpp", 0)
 PARAMS = 8_000_000_000
 RTX4090_LIKE = GenerationRates(bandwidth_gbs=1008.0, fp16_accumulate_tflops=330.3, hbm=False)
 IDEAL = GenerationEfficiency(tensor=1.0, memory_gddr=1.0, memory_hbm=1.0, seconds_per_layer=0.0)

@@ -1,9 +1,11 @@
 """Issue 25: LLM memory as PyTorch, transformers and PEFT really allocate it. Each test writes the arithmetic
 beside the bytes it expects."""
 
+import pytest
+
 from advisor.core import zoo
 from advisor.core.estimate import estimate
-from advisor.core.workload import Workload
+from advisor.core.workload import Runtime, Workload
 
 GIB = 2**30
 
@@ -59,3 +61,92 @@ def test_peft_fp32_adapters_save_an_fp32_copy_of_each_adapted_input() -> None:
     # base and the adapters keep their bf16 weight copies: 2048x4096x2 + 4096x4096x2 + 2x16x4096x2 + 2048x16x2
     amp_q = 2048 * 4096 * 2 + 4096 * 4096 * 2 + 2 * 16 * 4096 * 2 + 2048 * 16 * 2
     assert amp_rows["layers.0.self_attn.q_proj"].kept_bytes == amp_q  # 50,659,328
+
+
+MIB = 2**20
+
+
+def test_llama_cpp_buffers_match_a_published_log() -> None:
+    """Llama 3 8B Q4_K_M, n_ctx 512, -ngl all, flash attention off, on an RTX 3070 (developer0hye/
+    llama-3-korean-bllossom-8b-q4-docker README.md, 2024-06): CPU buffer 281.81 MiB, CUDA0 buffer
+    4403.49 MiB, KV self 64.00 MiB, CUDA0 compute buffer 258.50 MiB, CUDA_Host compute 9.01 MiB, output 0.49."""
+    from advisor.core.llm.runtime import llama_cpp_context, llama_cpp_memory
+    from advisor.core.zoo.llm import preset_decoder
+
+    spec = preset_decoder("llama-3.1-8b")
+    n_ctx = llama_cpp_context(400 + 112, 1)
+    assert n_ctx == 512
+    m = llama_cpp_memory(spec, "q4_k_m", n_ctx, None, None, flash_attention=False)
+    assert m.weights_bytes / MIB == pytest.approx(4403.49, abs=0.01)
+    assert m.kv_cache_bytes == 512 * 32 * 2 * 8 * 128 * 2  # f16 K and V of 512 tokens: 64 MiB
+    # logits of 512 tokens (512 x 128256 x 4 = 250.5 MiB) + one f32 hidden state (8 MiB) = 258.5 MiB
+    assert m.workspace_bytes == 512 * 128256 * 4 + 512 * 4096 * 4
+    token_embd = 128256 * 4096 * 144 // 256  # Q4_K: 281.81 MiB stays on the CPU
+    host_compute = 512 * 4096 * 4 + 512 * 512 * 4  # 9 MiB: input embeddings and the f32 KQ mask
+    assert m.host_bytes == token_embd + host_compute + 128256 * 4  # + the 0.49 MiB output buffer
+
+
+def test_llama_cpp_partial_offload_moves_layers_and_their_cache_to_system_ram() -> None:
+    from advisor.core.llm.runtime import llama_cpp_memory
+    from advisor.core.zoo.llm import preset_decoder
+
+    spec = preset_decoder("llama-3.1-8b")
+    full = llama_cpp_memory(spec, "q4_k_m", 4096, None, None)
+    half = llama_cpp_memory(spec, "q4_k_m", 4096, 16, None)
+    assert half.kv_cache_bytes == full.kv_cache_bytes // 2  # 16 of 32 layers' cache: 256 MiB of 512
+    # the output layer (Q6_K, 128256 x 4096 x 210/256 B = 411 MiB) and 16 layers move to the host
+    output = 128256 * 4096 * 210 // 256
+    assert full.weights_bytes - half.weights_bytes > output
+    assert half.host_bytes - full.host_bytes > full.weights_bytes - half.weights_bytes
+
+
+def test_generate_runtime_defaults_follow_the_weights(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from advisor.cli import main
+
+    assert main(["estimate", "zoo:llama-3.1-8b", "--mode", "generate", "--weights", "q4_k_m", "--prompt-len",
+                 "3584", "--new-tokens", "512", "--batch", "1", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["generation"]["runtime"] == "llama.cpp"
+    assert any("the default for q4_k_m" in n for n in data["assumptions"])
+    # f16 cache for n_ctx 4096 allocated up front: 4096 x 32 x 2 x 8 x 128 x 2 B = 512 MiB
+    assert data["memory"]["kv_cache_bytes"] == 512 * MIB
+    assert data["memory"]["required_bytes"] == data["memory"]["peak_bytes"]  # ggml buffers: no allocator churn
+    assert main(["estimate", "zoo:llama-3.1-8b", "--mode", "generate", "--weights", "int4", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["generation"]["runtime"] == "transformers"
+
+
+def test_transformers_decode_counts_the_cache_cat() -> None:
+    """At batch 16 the decode step sets the peak: weights + the whole cache + one layer's keys copied by
+    DynamicLayer.update's torch.cat + the fp32 logits, scores and probabilities of the last position."""
+    w = Workload("generate", 16, "bf16", prompt_len=64, new_tokens=960)
+    e = estimate(zoo.build("llama-3.1-8b", 64), w)
+    m = e.memory
+    assert m.peak_phase == "decode"
+    tokens = 64 + 960
+    kv = 16 * tokens * 32 * 2 * 8 * 128 * 2  # 8 GiB
+    cat = 16 * tokens * 8 * 128 * 2  # one layer's keys: 32 MiB
+    logits = 16 * 3 * 128256 * 4
+    hidden = 16 * (4 * 4096 + 3 * 14336) * 2
+    assert m.at_peak.kv_cache == kv
+    assert m.at_peak.temporaries == pytest.approx(cat + logits + hidden, abs=512 * 8)
+
+
+def test_vllm_pool_and_concurrency() -> None:
+    """vLLM on an 80 GiB card with Llama 3.1 8B bf16: 0.9 of the card minus weights and workspace in blocks of
+    16 tokens x 32 layers x 2 x 8 x 128 x 2 B = 2 MiB."""
+    from advisor.core.llm.runtime import vllm_block_bytes, vllm_pool
+    from advisor.core.zoo.llm import preset_decoder
+
+    spec = preset_decoder("llama-3.1-8b")
+    block = vllm_block_bytes(spec, "bf16")
+    assert block == 16 * 32 * 2 * 8 * 128 * 2
+    pool = vllm_pool(80 * GIB, 8_030_261_248 * 2, 2 * GIB, block)
+    assert pool.budget_bytes == int(80 * GIB * 0.9)
+    assert pool.blocks == (int(80 * GIB * 0.9) - 8_030_261_248 * 2 - 2 * GIB) // block
+    assert pool.concurrent_sequences(8192) == pool.blocks // 512  # 8192 tokens = 512 blocks
+    e = estimate(zoo.build("llama-3.1-8b", 64), Workload("generate", 4, "bf16", prompt_len=1000, new_tokens=24,
+                                                       runtime=Runtime.VLLM))
+    assert e.memory.at_peak.kv_cache == 4 * 64 * block  # 1024 tokens = 64 blocks per sequence
+    assert e.memory.required_bytes == pytest.approx(e.memory.peak_bytes / 0.9, abs=2)
