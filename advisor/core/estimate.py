@@ -13,6 +13,7 @@ from advisor.core.gradients import requires_grad, trainable_count
 from advisor.core.graph import Graph
 from advisor.core.loss_head import step_graph
 from advisor.core.memory import replay_step
+from advisor.core.optimizers import optimizer_notes
 from advisor.core.overheads import DEFAULT_OVERHEAD, device_total_bytes
 from advisor.core.tracker import CategoryBytes, TimelinePoint
 from advisor.core.workload import Workload, default_notes
@@ -170,4 +171,4 @@ def _assumptions(workload: Workload) -> tuple[str, ...]:
     if workload.checkpointing:
         notes.append("Gradient checkpointing recomputes each block (residual block or transformer layer) "
                      "in backward; only block inputs are kept in forward (about one extra forward of compute).")
-    return tuple(notes + default_notes(workload))
+    return tuple(notes + optimizer_notes(workload.optimizer, workload.training) + default_notes(workload))

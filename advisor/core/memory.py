@@ -14,7 +14,7 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 
 from advisor.core.call_frames import module_arguments
-from advisor.core.gradients import requires_grad, trainable_params
+from advisor.core.gradients import requires_grad, trainable_params, trained_tensors
 from advisor.core.graph import HELD_TO_END, Graph, Node, TensorSpec
 from advisor.core.llm.lifetimes import HeldTensor, base_model_tensors, held_until
 from advisor.core.llm.lora import LoRALinear
@@ -22,9 +22,10 @@ from advisor.core.llm.quant import stored_bytes
 from advisor.core.ops.io import Input
 from advisor.core.ops.linear import Linear
 from advisor.core.ops.loss import CrossEntropy
+from advisor.core.optimizers import per_tensor_step_bytes, state_blocks
 from advisor.core.step_dtypes import cast_bytes, element_bytes
 from advisor.core.tracker import CategoryBytes, Key, TimelinePoint, Tracker, rounded
-from advisor.core.workload import OPTIMIZER_STATE_SLOTS, OPTIMIZER_STEP_TEMPORARIES, Workload
+from advisor.core.workload import OPTIMIZER_STEP_TEMPORARIES, Workload
 
 _SAVED_BYTES = {"float32": 4, "int64": 8, "bool": 1, "autocast_float32": 4}
 
@@ -354,12 +355,12 @@ class StepReplay:
 
     # ---- model state and the optimizer
     def setup(self) -> None:
-        slots = OPTIMIZER_STATE_SLOTS[self.workload.optimizer] if self.workload.training else 0
+        w = self.workload
         for i in range(len(self.nodes)):
             self.tracker.alloc(("weights", i, 0), self.stored_weight_bytes(i), "weights")
-            for slot in range(slots):
-                self.tracker.alloc(("optimizer_state", i, slot),
-                                   self.trainable(i) * self.workload.trainable_dtype_bytes, "optimizer_state")
+            tensors = trained_tensors(self.nodes[i].op, self.specs[i], w) if w.training else []
+            for slot, size in enumerate(state_blocks(w.optimizer, tensors, w.trainable_dtype_bytes)):
+                self.tracker.alloc(("optimizer_state", i, slot), size, "optimizer_state")
         loss = self.nodes[-1].op
         if isinstance(loss, CrossEntropy):  # the int64 class targets the data loader hands in
             key: Key = ("input", len(self.nodes) - 1, 1)
@@ -383,6 +384,10 @@ class StepReplay:
             self.tracker.alloc(key, self.trainable(key[1]) * self.workload.trainable_dtype_bytes, "temporaries")
         for key in keys:
             self.tracker.free(key)
+        largest = max((per_tensor_step_bytes(self.workload.optimizer, trained_tensors(n.op, s, self.workload))
+                       for n, s in zip(self.nodes, self.specs, strict=True)), default=0)
+        self.tracker.alloc(("optimizer_temporary", -1, 0), largest, "temporaries")  # one tensor at a time
+        self.tracker.free(("optimizer_temporary", -1, 0))
 
     def run(self) -> MemoryProfile:
         self.setup()

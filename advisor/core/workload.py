@@ -11,7 +11,7 @@ from advisor.core.errors import SpecError
 
 Mode = Literal["train", "infer", "generate"]
 Precision = Literal["fp32", "amp_bf16", "amp_fp16", "bf16", "fp16"]
-OptimizerName = Literal["sgd", "sgd_momentum", "adam", "adamw"]
+OptimizerName = Literal["sgd", "sgd_momentum", "adam", "adamw", "adamw8bit", "paged_adamw8bit", "adafactor", "lion"]
 WeightFormat = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4", "nf4", "q4_k_m", "q5_k_m", "q8_0"]
 KVCacheFormat = Literal["bf16", "fp16", "fp8", "int8"]
 Finetune = Literal["full", "lora", "qlora"]
@@ -31,10 +31,15 @@ QUANTIZED_WEIGHTS = ("fp8", "int8", "int4", "nf4")
 LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 
 # Per-parameter state tensors (torch.optim): momentum keeps momentum_buffer; Adam/AdamW exp_avg and exp_avg_sq.
-OPTIMIZER_STATE_SLOTS: dict[str, int] = {"sgd": 0, "sgd_momentum": 1, "adam": 2, "adamw": 2}
+# bitsandbytes' 8-bit AdamW (paged or not) two quantized states, Lion one, Adafactor one factored second
+# moment: their bytes are in core/optimizers.py
+OPTIMIZER_STATE_SLOTS: dict[str, int] = {"sgd": 0, "sgd_momentum": 1, "adam": 2, "adamw": 2, "adamw8bit": 2,
+                                         "paged_adamw8bit": 2, "adafactor": 1, "lion": 1}
 # Parameter-sized temporaries of the foreach step (torch/optim/adam.py _multi_tensor_adam:
 # exp_avg_sq_sqrt = torch._foreach_sqrt(exp_avg_sq)); SGD updates in place.
-OPTIMIZER_STEP_TEMPORARIES: dict[str, int] = {"sgd": 0, "sgd_momentum": 0, "adam": 1, "adamw": 1}
+# bitsandbytes updates in one fused kernel per tensor; Adafactor's per-tensor temporaries: core/optimizers.py
+OPTIMIZER_STEP_TEMPORARIES: dict[str, int] = {"sgd": 0, "sgd_momentum": 0, "adam": 1, "adamw": 1, "adamw8bit": 0,
+                                              "paged_adamw8bit": 0, "adafactor": 0, "lion": 0}
 
 
 @dataclass(frozen=True)

@@ -40,8 +40,9 @@ LLAMA_CPP_UBATCH = 512
 LLAMA_CPP_CTX_PAD = 256
 # q8_0 cache blocks (--cache-type-k/v q8_0): 34 bytes per 32 elements (ggml-common.h block_q8_0)
 Q8_0_BYTES_PER_ELEMENT = 34 / 32
-# vLLM defaults: EngineArgs gpu_memory_utilization 0.9, block_size 16; the LLM class's
-# max_num_batched_tokens 8192 (vllm/engine/arg_utils.py, UsageContext.LLM_CLASS) and max_num_seqs 256;
+# vLLM defaults: EngineArgs gpu_memory_utilization 0.9, block_size 16; the LLM class's max_num_batched_tokens
+# 8192 and max_num_seqs 256 (vllm/engine/arg_utils.py EngineArgs.get_batch_defaults, below 70 GiB of card
+# memory; 16384 and 1024 on larger cards other than the A100: the profile then takes twice the activations);
 # CUDA graphs are captured up to 512 tokens (vllm/config/compilation.py cudagraph_capture_sizes)
 VLLM_GPU_MEMORY_UTILIZATION = 0.9
 VLLM_BLOCK_TOKENS = 16

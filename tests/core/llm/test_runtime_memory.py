@@ -150,3 +150,22 @@ def test_vllm_pool_and_concurrency() -> None:
                                                        runtime=Runtime.VLLM))
     assert e.memory.at_peak.kv_cache == 4 * 64 * block  # 1024 tokens = 64 blocks per sequence
     assert e.memory.required_bytes == pytest.approx(e.memory.peak_bytes / 0.9, abs=2)
+
+
+@pytest.mark.parametrize("optimizer, state_bytes", [
+    ("adamw", 2 * 4 * 41_943_040),  # two fp32 states per adapter weight: 335,544,320 B
+    # bitsandbytes blockwise 8-bit: per state 1 byte + an fp32 absmax per 256 = 2 x 1.015625 B per weight
+    ("adamw8bit", 2 * 41_943_040 + 2 * 41_943_040 // 256 * 4),  # 85,196,800 B
+    # paged: tensors of >= 100,000 elements (gate B, up B: 14336 x 16; down A: 16 x 14336) page out;
+    # 32 x (1,310,720 - 3 x 229,376) = 19,922,944 weights stay in device memory
+    ("paged_adamw8bit", 2 * 19_922_944 + 2 * 19_922_944 // 256 * 4),
+    ("lion", 4 * 41_943_040),  # one fp32 state
+    # Adafactor, no first moment: rows + cols fp32 per adapter matrix, per layer q 2 x 4112, k and v 4112 +
+    # 1040, o 2 x 4112, gate and up 4112 + 14352, down 14352 + 4112 = 82,144 values
+    ("adafactor", 32 * 82_144 * 4),
+])
+def test_optimizer_state_bytes_per_implementation(optimizer: str, state_bytes: int) -> None:
+    w = Workload("train", 1, "amp_bf16", optimizer, finetune="lora")  # type: ignore[arg-type]
+    e = estimate(zoo.build("llama-3.1-8b", 64), w)
+    # each layer's state is one allocation per slot, rounded up to 512 B by the allocator model
+    assert e.memory.at_peak.optimizer_state == pytest.approx(state_bytes, abs=32 * 7 * 2 * 512)
