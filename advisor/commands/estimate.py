@@ -12,6 +12,7 @@ from advisor.core.errors import SpecError
 from advisor.core.formatting import render_text, to_json
 from advisor.core.workload import (
     LORA_TARGETS,
+    AttentionImpl,
     Finetune,
     KVCacheFormat,
     Mode,
@@ -80,6 +81,8 @@ def _add_llm_options(parser: argparse.ArgumentParser) -> None:
                         help="generate: what runs it (default: llama.cpp for GGUF weights, else transformers)")
     parser.add_argument("--gpu-layers", "-ngl", type=types.layer_count, default=None, metavar="N",
                         help="llama.cpp: repeating layers offloaded to the GPU (default: all and the output)")
+    parser.add_argument("--attention", choices=get_args(AttentionImpl), default=None,
+                        help="attention implementation (default: the model's, sdpa where it has it)")
     parser.add_argument("--lora-rank", type=positive_int, default=16, help="LoRA rank r")
     parser.add_argument("--lora-targets", type=lora_targets, default=(),
                         help=f"comma-separated linear layers to adapt (default: all of {','.join(LORA_TARGETS)})")
@@ -92,7 +95,8 @@ def workload_from(args: argparse.Namespace) -> Workload:
                     prompt_len=args.prompt_len, new_tokens=args.new_tokens, weights=args.weights,
                     kv_cache=args.kv_cache, finetune=args.finetune, lora_rank=args.lora_rank,
                     lora_targets=args.lora_targets, defaulted=defaulted,
-                    runtime=Runtime(args.runtime) if args.runtime else None, gpu_layers=args.gpu_layers)
+                    runtime=Runtime(args.runtime) if args.runtime else None, gpu_layers=args.gpu_layers,
+                    attention=args.attention)
 
 
 def register(parser: argparse.ArgumentParser) -> None:

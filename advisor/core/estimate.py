@@ -11,6 +11,7 @@ from advisor.core.budget import REPLAY_UNCERTAINTY, conv_workspace_margin_bytes,
 from advisor.core.generation import GenerationProfile
 from advisor.core.gradients import requires_grad, trainable_count
 from advisor.core.graph import Graph
+from advisor.core.llm.graph import with_attention
 from advisor.core.loss_head import step_graph
 from advisor.core.memory import replay_step
 from advisor.core.optimizers import optimizer_notes
@@ -109,6 +110,7 @@ def layer_rows(graph: Graph, workload: Workload, kept: tuple[int, ...], dtype_by
 
 
 def estimate(graph: Graph, workload: Workload) -> Estimate:
+    graph = with_attention(graph, workload)
     if workload.generating:
         from advisor.core.llm.generate import estimate_generation  # generation builds on this module
 

@@ -15,6 +15,9 @@ OptimizerName = Literal["sgd", "sgd_momentum", "adam", "adamw", "adamw8bit", "pa
 WeightFormat = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4", "nf4", "q4_k_m", "q5_k_m", "q8_0"]
 KVCacheFormat = Literal["bf16", "fp16", "fp8", "int8"]
 Finetune = Literal["full", "lora", "qlora"]
+# transformers' attn_implementation: eager materialises the scores and probabilities (batch x heads x seq^2);
+# sdpa and flash_attention_2 run fused kernels that keep the output and the log-sum-exp
+AttentionImpl = Literal["eager", "sdpa", "flash"]
 
 
 class Runtime(StrEnum):
@@ -60,6 +63,7 @@ class Workload:
     defaulted: tuple[str, ...] = ()
     runtime: Runtime | None = None  # generate: None = what the weight format runs in (runtime_used)
     gpu_layers: int | None = None  # llama.cpp -ngl: repeating layers on the GPU (None: all and the output)
+    attention: AttentionImpl | None = None  # None: the model's default (sdpa, or eager where it has no sdpa)
 
     def __post_init__(self) -> None:
         if self.mode not in get_args(Mode):
@@ -80,6 +84,7 @@ class Workload:
         _one_of("weights", self.weights, WeightFormat, optional=True)
         _one_of("kv_cache", self.kv_cache, KVCacheFormat, optional=True)
         _one_of("finetune", self.finetune, Finetune)
+        _one_of("attention", self.attention, AttentionImpl, optional=True)
         unknown = [t for t in self.lora_targets if t not in LORA_TARGETS]
         if unknown:
             raise SpecError(f"lora_targets: unknown {', '.join(unknown)}; choose from {', '.join(LORA_TARGETS)}")

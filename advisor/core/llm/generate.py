@@ -112,7 +112,7 @@ def _fixed(w: Workload, cats: CategoryBytes, phase: str) -> MemoryEstimate:
 
 def _llama_cpp_memory(spec: DecoderSpec, w: Workload) -> MemoryEstimate:
     n_ctx = llama_cpp_context(w.prompt_len + w.new_tokens, w.batch)
-    m = llama_cpp_memory(spec, w.weight_format, n_ctx, w.gpu_layers, w.kv_cache)
+    m = llama_cpp_memory(spec, w.weight_format, n_ctx, w.gpu_layers, w.kv_cache, w.attention != "eager")
     return _fixed(w, CategoryBytes(m.weights_bytes, 0, 0, 0, m.workspace_bytes, 0, m.kv_cache_bytes),
                   "context created")
 
@@ -139,7 +139,7 @@ def host_bytes(spec: DecoderSpec, w: Workload) -> int:
     if w.runtime_used != Runtime.LLAMA_CPP:
         return 0
     n_ctx = llama_cpp_context(w.prompt_len + w.new_tokens, w.batch)
-    return llama_cpp_memory(spec, w.weight_format, n_ctx, w.gpu_layers, w.kv_cache).host_bytes
+    return llama_cpp_memory(spec, w.weight_format, n_ctx, w.gpu_layers, w.kv_cache, w.attention != "eager").host_bytes
 
 
 def estimate_generation(graph: Graph, w: Workload) -> Estimate:

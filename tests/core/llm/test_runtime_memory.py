@@ -169,3 +169,17 @@ def test_optimizer_state_bytes_per_implementation(optimizer: str, state_bytes: i
     e = estimate(zoo.build("llama-3.1-8b", 64), w)
     # each layer's state is one allocation per slot, rounded up to 512 B by the allocator model
     assert e.memory.at_peak.optimizer_state == pytest.approx(state_bytes, abs=32 * 7 * 2 * 512)
+
+
+def test_eager_attention_keeps_the_probabilities() -> None:
+    """--attention eager on Llama 3.2 1B under autocast: each layer keeps the fp32 softmax and its half copy,
+    batch x heads x seq^2 x (4 + 2) B, where SDPA keeps a log-sum-exp of batch x heads x seq x 4 B."""
+    graph = zoo.build("llama-3.2-1b", 1024)
+    kept = {}
+    for attention in ("sdpa", "eager", "flash"):
+        e = estimate(graph, Workload("train", 2, "amp_bf16", "adamw", attention=attention))  # type: ignore[arg-type]
+        kept[attention] = next(r.kept_bytes for r in e.layers if r.name == "layers.0.self_attn.sdpa")
+    probabilities = 2 * 32 * 1024 * 1024 * (4 + 2)  # 402,653,184 B
+    lse = 2 * 32 * 1024 * 4
+    assert kept["eager"] - kept["sdpa"] == probabilities - lse
+    assert kept["flash"] == kept["sdpa"]
