@@ -12,7 +12,11 @@ from advisor.core.errors import SpecError
 Mode = Literal["train", "infer", "generate"]
 Precision = Literal["fp32", "amp_bf16", "amp_fp16", "bf16", "fp16"]
 OptimizerName = Literal["sgd", "sgd_momentum", "adam", "adamw", "adamw8bit", "paged_adamw8bit", "adafactor", "lion"]
-WeightFormat = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4", "nf4", "q4_k_m", "q5_k_m", "q8_0"]
+# llama-quantize's file types (core/llm/gguf.py FILE_TYPES) after the transformers formats
+GGUFFormat = Literal["q2_k", "q3_k_s", "q3_k_m", "q3_k_l", "q4_0", "q4_1", "q4_k_s", "q4_k_m", "q5_0", "q5_1",
+                     "q5_k_s", "q5_k_m", "q6_k", "q8_0", "iq1_s", "iq1_m", "iq2_xxs", "iq2_xs", "iq2_s", "iq2_m",
+                     "iq3_xxs", "iq3_xs", "iq3_s", "iq3_m", "iq4_nl", "iq4_xs"]
+WeightFormat = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4", "nf4", GGUFFormat]
 KVCacheFormat = Literal["bf16", "fp16", "fp8", "int8"]
 Finetune = Literal["full", "lora", "qlora"]
 # transformers' attn_implementation: eager materialises the scores and probabilities (batch x heads x seq^2);
@@ -28,7 +32,7 @@ class Runtime(StrEnum):
     VLLM = "vllm"
 
 
-GGUF_WEIGHTS = ("q4_k_m", "q5_k_m", "q8_0")
+GGUF_WEIGHTS: tuple[str, ...] = get_args(GGUFFormat)
 QUANTIZED_WEIGHTS = ("fp8", "int8", "int4", "nf4")
 # The linear layers of a decoder block that LoRA can adapt (PEFT's target_modules names, Llama spelling).
 LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")

@@ -18,7 +18,7 @@ _SMALLER_WEIGHTS = {"fp32": ("int8", "int4"), "bf16": ("int8", "int4"), "fp16": 
                     "fp8": ("int4",), "int8": ("int4",), "q8_0": ("q4_k_m",)}
 # llama.cpp steps down through GGUF files only
 _SMALLER_GGUF = {"fp32": ("q8_0", "q4_k_m"), "bf16": ("q8_0", "q4_k_m"), "fp16": ("q8_0", "q4_k_m"),
-                 "q8_0": ("q4_k_m",), "q5_k_m": ("q4_k_m",)}
+                 **dict.fromkeys(("q8_0", "q6_k", "q5_k_m", "q5_k_s", "q5_1", "q5_0", "q4_1"), ("q4_k_m",))}
 _WIDE_CACHE = ("fp32", "bf16", "fp16")
 SHORTEST_CONTEXT_SHARE = 8  # halve the context down to an eighth of what was asked, no further
 
