@@ -11,6 +11,7 @@ from advisor.core import zoo
 from advisor.core.errors import SpecError
 from advisor.core.formatting import render_text, to_json
 from advisor.core.workload import (
+    LORA_EXTRA_TARGETS,
     LORA_TARGETS,
     AttentionImpl,
     Finetune,
@@ -59,10 +60,10 @@ def add_workload_options(parser: argparse.ArgumentParser) -> None:
 
 def lora_targets(text: str) -> tuple[str, ...]:
     names = tuple(name.strip() for name in text.split(",") if name.strip())
-    unknown = [name for name in names if name not in LORA_TARGETS]
+    unknown = [name for name in names if name not in (*LORA_TARGETS, *LORA_EXTRA_TARGETS)]
     if unknown or not names:
         raise argparse.ArgumentTypeError(f"unknown {', '.join(unknown) or 'empty list'}; "
-                                         f"choose from {','.join(LORA_TARGETS)}")
+                                         f"choose from {','.join((*LORA_TARGETS, *LORA_EXTRA_TARGETS))}")
     return names
 
 
@@ -85,7 +86,8 @@ def _add_llm_options(parser: argparse.ArgumentParser) -> None:
                         help="attention implementation (default: the model's, sdpa where it has it)")
     parser.add_argument("--lora-rank", type=positive_int, default=16, help="LoRA rank r")
     parser.add_argument("--lora-targets", type=lora_targets, default=(),
-                        help=f"comma-separated linear layers to adapt (default: all of {','.join(LORA_TARGETS)})")
+                        help=f"comma-separated layers to adapt (default: all of {','.join(LORA_TARGETS)}; "
+                        "lm_head and embed_tokens when named)")
 
 
 def workload_from(args: argparse.Namespace) -> Workload:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from advisor.core.graph import Graph, TensorSpec
-from advisor.core.llm.lora import LoRALinear, adapter_count
+from advisor.core.llm.lora import LoRAEmbedding, LoRALinear, adapter_count
 from advisor.core.ops.base import Op
 from advisor.core.ops.embedding import Embedding
 from advisor.core.ops.linear import Linear
@@ -25,6 +25,9 @@ def trained_tensors(op: Op, inputs: Sequence[TensorSpec], workload: Workload) ->
     if isinstance(op, LoRALinear):
         if workload.finetune != "full":
             return [(op.lora_rank, inputs[0].shape[-1]), (op.out_features, op.lora_rank)]
+    elif isinstance(op, LoRAEmbedding):
+        if workload.finetune != "full":
+            return [(op.lora_rank, op.num_embeddings), (op.embedding_dim, op.lora_rank)]
     elif workload.finetune != "full":
         return []
     if isinstance(op, Linear):

@@ -36,6 +36,9 @@ GGUF_WEIGHTS: tuple[str, ...] = get_args(GGUFFormat)
 QUANTIZED_WEIGHTS = ("fp8", "int8", "int4", "nf4")
 # The linear layers of a decoder block that LoRA can adapt (PEFT's target_modules names, Llama spelling).
 LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
+# Outside the blocks, adapted only when named (PEFT target_modules=[..., "lm_head", "embed_tokens"]): the LM head
+# as a LoRA Linear, the token embedding as PEFT's lora.Embedding
+LORA_EXTRA_TARGETS = ("lm_head", "embed_tokens")
 
 # Per-parameter state tensors (torch.optim): momentum keeps momentum_buffer; Adam/AdamW exp_avg and exp_avg_sq.
 # bitsandbytes' 8-bit AdamW (paged or not) two quantized states, Lion one, Adafactor one factored second
@@ -89,9 +92,10 @@ class Workload:
         _one_of("kv_cache", self.kv_cache, KVCacheFormat, optional=True)
         _one_of("finetune", self.finetune, Finetune)
         _one_of("attention", self.attention, AttentionImpl, optional=True)
-        unknown = [t for t in self.lora_targets if t not in LORA_TARGETS]
+        unknown = [t for t in self.lora_targets if t not in (*LORA_TARGETS, *LORA_EXTRA_TARGETS)]
         if unknown:
-            raise SpecError(f"lora_targets: unknown {', '.join(unknown)}; choose from {', '.join(LORA_TARGETS)}")
+            raise SpecError(f"lora_targets: unknown {', '.join(unknown)}; choose from "
+                            f"{', '.join((*LORA_TARGETS, *LORA_EXTRA_TARGETS))}")
         if self.finetune == "qlora" and self.weights not in (None, "nf4"):
             raise SpecError(f"weights: QLoRA keeps the frozen base in nf4, got {self.weights!r}")
         if self.weights in GGUF_WEIGHTS and self.mode == "train":

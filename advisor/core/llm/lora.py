@@ -12,6 +12,7 @@ from typing import ClassVar
 from advisor.core.errors import SpecError
 from advisor.core.graph import Graph, GraphBuilder, Node, TensorSpec
 from advisor.core.ops.base import Op, SavedTensor
+from advisor.core.ops.embedding import Embedding
 from advisor.core.ops.linear import Linear
 from advisor.core.workload import Workload
 
@@ -60,8 +61,31 @@ class LoRALinear(Linear):
         return 2 * output.numel if self.fp32_adapters else 0
 
 
+@dataclass(frozen=True)
+class LoRAEmbedding(Embedding):
+    """PEFT's lora.Embedding: lora_embedding_A (r x num_embeddings) looked up by the token ids, then
+    lora_embedding_B (dim x r): result + (F.embedding(x, A.T) @ B.T) x scaling (peft/tuners/lora/layer.py
+    Embedding.forward). The matmul keeps the rank-wide lookup for B's gradient; A's gradient needs the ids,
+    which the embedding keeps anyway."""
+
+    lora_rank: int = 16  # kind stays "embedding": the base model's lifetimes find the token embedding by it
+
+    def adapter_count(self, inputs: Sequence[TensorSpec]) -> int:
+        return self.lora_rank * (self.num_embeddings + self.embedding_dim)
+
+    def param_count(self, inputs: Sequence[TensorSpec]) -> int:
+        return super().param_count(inputs) + self.adapter_count(inputs)
+
+    def forward_macs(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
+        return output.numel // self.embedding_dim * self.lora_rank * self.embedding_dim
+
+    def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[
+            SavedTensor, ...]:
+        return (SavedTensor("lora_embedding_A lookup", output.numel // self.embedding_dim * self.lora_rank, "act"),)
+
+
 def adapter_count(op: object, inputs: Sequence[TensorSpec]) -> int:
-    return op.adapter_count(inputs) if isinstance(op, LoRALinear) else 0
+    return op.adapter_count(inputs) if isinstance(op, LoRALinear | LoRAEmbedding) else 0
 
 
 def with_adapters(graph: Graph, w: Workload) -> Graph:
@@ -74,6 +98,9 @@ def with_adapters(graph: Graph, w: Workload) -> Graph:
         if isinstance(op, Linear) and not isinstance(op, LoRALinear) and leaf in targets and not op.tied_to:
             adapted.append(node.name)
             return LoRALinear(op.out_features, op.bias, lora_rank=w.lora_rank)
+        if type(op) is Embedding and leaf in targets and op.index == "input":
+            adapted.append(node.name)
+            return LoRAEmbedding(op.num_embeddings, op.embedding_dim, lora_rank=w.lora_rank)
         return op
 
     builder = GraphBuilder.copy_of(graph, adapt)

@@ -55,3 +55,19 @@ def test_bad_target_names_the_model() -> None:
 def test_quantized_full_training_is_refused() -> None:
     with pytest.raises(SpecError, match="weights: int4 weights are frozen"):
         Workload(weights="int4")
+
+
+def test_lm_head_and_embed_tokens_targets() -> None:
+    """PEFT target_modules with lm_head (a LoRA Linear, 4096 in, 128,256 out) and embed_tokens (lora.Embedding:
+    A r x 128,256 looked up by the ids, B 4096 x r)."""
+    graph = zoo.build("llama-3.1-8b", 64)
+    only_q = estimate(graph, lora(finetune="lora", lora_targets=("q_proj",)))
+    both = estimate(graph, lora(finetune="lora", lora_targets=("q_proj", "lm_head", "embed_tokens")))
+    head = embed = 16 * (4096 + 128256)  # 2,117,632 each
+    assert only_q.trainable_param_count == 32 * Q  # 4,194,304
+    assert both.trainable_param_count == 32 * Q + head + embed
+    assert both.memory.at_peak.optimizer_state == pytest.approx(2 * 4 * (32 * Q + head + embed), abs=40 * 512)
+    rows = {r.name: r for r in both.layers}
+    assert rows["embed_tokens"].kept_bytes >= 64 * 16 * 2  # the rank-wide lookup kept for B's gradient
+    with pytest.raises(SpecError, match="lora_targets: unknown wte"):
+        Workload(finetune="lora", lora_targets=("wte",))
