@@ -17,6 +17,7 @@ from advisor.core.workload import (
     Finetune,
     KVCacheFormat,
     Mode,
+    Offload,
     OptimizerName,
     Precision,
     Runtime,
@@ -84,6 +85,9 @@ def _add_llm_options(parser: argparse.ArgumentParser) -> None:
                         help="llama.cpp: repeating layers offloaded to the GPU (default: all and the output)")
     parser.add_argument("--attention", choices=get_args(AttentionImpl), default=None,
                         help="attention implementation (default: the model's, sdpa where it has it)")
+    parser.add_argument("--offload", choices=get_args(Offload), default=None,
+                        help="train: keep the optimizer state (params: also the weights) in system RAM, as "
+                        "DeepSpeed ZeRO-Offload / FSDP CPU offload do")
     parser.add_argument("--lora-rank", type=positive_int, default=16, help="LoRA rank r")
     parser.add_argument("--lora-targets", type=lora_targets, default=(),
                         help=f"comma-separated layers to adapt (default: all of {','.join(LORA_TARGETS)}; "
@@ -98,7 +102,7 @@ def workload_from(args: argparse.Namespace) -> Workload:
                     kv_cache=args.kv_cache, finetune=args.finetune, lora_rank=args.lora_rank,
                     lora_targets=args.lora_targets, defaulted=defaulted,
                     runtime=Runtime(args.runtime) if args.runtime else None, gpu_layers=args.gpu_layers,
-                    attention=args.attention)
+                    attention=args.attention, offload=args.offload)
 
 
 def register(parser: argparse.ArgumentParser) -> None:

@@ -14,10 +14,11 @@ from advisor.core.graph import Graph
 from advisor.core.llm.graph import with_attention
 from advisor.core.loss_head import step_graph
 from advisor.core.memory import replay_step
+from advisor.core.offload import host_bytes, offload_notes
 from advisor.core.optimizers import optimizer_notes
 from advisor.core.overheads import DEFAULT_OVERHEAD, device_total_bytes
 from advisor.core.tracker import CategoryBytes, TimelinePoint
-from advisor.core.workload import Workload, default_notes
+from advisor.core.workload import OPTIMIZER_STATE_SLOTS, Workload, default_notes
 
 
 @dataclass(frozen=True)
@@ -130,12 +131,14 @@ def estimate(graph: Graph, workload: Workload) -> Estimate:
         # the replay counts every batch-independent allocation (core/tracker.py FIXED_KINDS) in fixed_bytes
         fixed_temporaries_bytes=profile.fixed_bytes - at.weights - at.gradients - at.optimizer_state)
     forward_flops = sum(r.forward_flops for r in rows)
+    params, trainable = sum(r.param_count for r in rows), trainable_count(graph, workload)
+    host = host_bytes(workload, params, trainable, 4 * OPTIMIZER_STATE_SLOTS[workload.optimizer])
     return Estimate(
-        model=graph.name, workload=workload, method="analytic", param_count=sum(r.param_count for r in rows),
-        trainable_param_count=trainable_count(graph, workload),
+        model=graph.name, workload=workload, method="analytic", param_count=params,
+        trainable_param_count=trainable,
         layers=tuple(rows), forward_macs=sum(r.forward_macs for r in rows), forward_flops=forward_flops,
         step_flops=forward_flops + sum(r.backward_flops for r in rows), memory=memory, timeline=profile.timeline,
-        assumptions=_assumptions(workload))
+        assumptions=_assumptions(workload) + tuple(offload_notes(workload, host)))
 
 
 def _assumptions(workload: Workload) -> tuple[str, ...]:

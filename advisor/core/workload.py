@@ -22,6 +22,7 @@ Finetune = Literal["full", "lora", "qlora"]
 # transformers' attn_implementation: eager materialises the scores and probabilities (batch x heads x seq^2);
 # sdpa and flash_attention_2 run fused kernels that keep the output and the log-sum-exp
 AttentionImpl = Literal["eager", "sdpa", "flash"]
+Offload = Literal["optimizer", "params"]  # training state kept in system RAM (core/offload.py)
 
 
 class Runtime(StrEnum):
@@ -71,6 +72,7 @@ class Workload:
     runtime: Runtime | None = None  # generate: None = what the weight format runs in (runtime_used)
     gpu_layers: int | None = None  # llama.cpp -ngl: repeating layers on the GPU (None: all and the output)
     attention: AttentionImpl | None = None  # None: the model's default (sdpa, or eager where it has no sdpa)
+    offload: Offload | None = None  # train: optimizer state (and with "params" the weights) in system RAM
 
     def __post_init__(self) -> None:
         if self.mode not in get_args(Mode):
@@ -92,6 +94,9 @@ class Workload:
         _one_of("kv_cache", self.kv_cache, KVCacheFormat, optional=True)
         _one_of("finetune", self.finetune, Finetune)
         _one_of("attention", self.attention, AttentionImpl, optional=True)
+        _one_of("offload", self.offload, Offload, optional=True)
+        if self.offload is not None and self.mode != "train":
+            raise SpecError(f"offload: {self.offload} offload is a training option (--mode train)")
         unknown = [t for t in self.lora_targets if t not in (*LORA_TARGETS, *LORA_EXTRA_TARGETS)]
         if unknown:
             raise SpecError(f"lora_targets: unknown {', '.join(unknown)}; choose from "

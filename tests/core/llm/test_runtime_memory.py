@@ -183,3 +183,24 @@ def test_eager_attention_keeps_the_probabilities() -> None:
     lse = 2 * 32 * 1024 * 4
     assert kept["eager"] - kept["sdpa"] == probabilities - lse
     assert kept["flash"] == kept["sdpa"]
+
+
+def test_offload_moves_optimizer_state_to_system_ram() -> None:
+    """Llama 3.1 8B full fine-tune, amp_bf16, AdamW, checkpointing: ZeRO-Offload keeps the bf16 weights
+    (8,030,261,248 x 2 B) and a 5e8-element bf16 gradient bucket on the GPU; master weights, gradients and
+    both Adam states in fp32 (16 B a weight) in system RAM. Offloading the params too leaves two layer-sized
+    buffers (the largest, the LM head: 128,256 x 4096 x 2 B each)."""
+    from advisor.core.offload import host_bytes
+
+    graph = zoo.build("llama-3.1-8b", 2048)
+    base = Workload("train", 1, "amp_bf16", "adamw", checkpointing=True)
+    plain = estimate(graph, base).memory
+    opt = estimate(graph, Workload("train", 1, "amp_bf16", "adamw", checkpointing=True, offload="optimizer"))
+    params = estimate(graph, Workload("train", 1, "amp_bf16", "adamw", checkpointing=True, offload="params"))
+    n = 8_030_261_248
+    assert plain.at_peak.optimizer_state > 0 == opt.memory.at_peak.optimizer_state
+    assert opt.memory.at_peak.weights == pytest.approx(n * 2, abs=300 * 512)
+    assert params.memory.at_peak.weights == 2 * 128256 * 4096 * 2
+    assert host_bytes(opt.workload, n, n, 8) == n * 16  # 128.5 GB
+    assert any("119.7 GiB" in note for note in opt.assumptions)
+    assert params.memory.peak_bytes < opt.memory.peak_bytes < plain.peak_bytes / 5
