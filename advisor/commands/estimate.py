@@ -16,6 +16,7 @@ from advisor.core.workload import (
     AttentionImpl,
     Finetune,
     KVCacheFormat,
+    LossImpl,
     Mode,
     Offload,
     OptimizerName,
@@ -88,6 +89,9 @@ def _add_llm_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--offload", choices=get_args(Offload), default=None,
                         help="train: keep the optimizer state (params: also the weights) in system RAM, as "
                         "DeepSpeed ZeRO-Offload / FSDP CPU offload do")
+    parser.add_argument("--loss", choices=get_args(LossImpl), default="standard",
+                        help="train: fused computes the LM head and cross-entropy chunk by chunk (Liger, Cut "
+                        "Cross-Entropy): no full logits")
     parser.add_argument("--lora-rank", type=positive_int, default=16, help="LoRA rank r")
     parser.add_argument("--lora-targets", type=lora_targets, default=(),
                         help=f"comma-separated layers to adapt (default: all of {','.join(LORA_TARGETS)}; "
@@ -102,7 +106,7 @@ def workload_from(args: argparse.Namespace) -> Workload:
                     kv_cache=args.kv_cache, finetune=args.finetune, lora_rank=args.lora_rank,
                     lora_targets=args.lora_targets, defaulted=defaulted,
                     runtime=Runtime(args.runtime) if args.runtime else None, gpu_layers=args.gpu_layers,
-                    attention=args.attention, offload=args.offload)
+                    attention=args.attention, offload=args.offload, loss=args.loss)
 
 
 def register(parser: argparse.ArgumentParser) -> None:

@@ -23,6 +23,7 @@ Finetune = Literal["full", "lora", "qlora"]
 # sdpa and flash_attention_2 run fused kernels that keep the output and the log-sum-exp
 AttentionImpl = Literal["eager", "sdpa", "flash"]
 Offload = Literal["optimizer", "params"]  # training state kept in system RAM (core/offload.py)
+LossImpl = Literal["standard", "fused"]  # fused: chunked LM head + cross-entropy (core/llm/fused_loss.py)
 
 
 class Runtime(StrEnum):
@@ -73,6 +74,7 @@ class Workload:
     gpu_layers: int | None = None  # llama.cpp -ngl: repeating layers on the GPU (None: all and the output)
     attention: AttentionImpl | None = None  # None: the model's default (sdpa, or eager where it has no sdpa)
     offload: Offload | None = None  # train: optimizer state (and with "params" the weights) in system RAM
+    loss: LossImpl = "standard"
 
     def __post_init__(self) -> None:
         if self.mode not in get_args(Mode):
@@ -95,6 +97,7 @@ class Workload:
         _one_of("finetune", self.finetune, Finetune)
         _one_of("attention", self.attention, AttentionImpl, optional=True)
         _one_of("offload", self.offload, Offload, optional=True)
+        _one_of("loss", self.loss, LossImpl)
         if self.offload is not None and self.mode != "train":
             raise SpecError(f"offload: {self.offload} offload is a training option (--mode train)")
         unknown = [t for t in self.lora_targets if t not in (*LORA_TARGETS, *LORA_EXTRA_TARGETS)]

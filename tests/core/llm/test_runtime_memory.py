@@ -4,7 +4,7 @@ beside the bytes it expects."""
 import pytest
 
 from advisor.core import zoo
-from advisor.core.estimate import estimate
+from advisor.core.estimate import Estimate, estimate
 from advisor.core.workload import Runtime, Workload
 
 GIB = 2**30
@@ -204,3 +204,22 @@ def test_offload_moves_optimizer_state_to_system_ram() -> None:
     assert host_bytes(opt.workload, n, n, 8) == n * 16  # 128.5 GB
     assert any("119.7 GiB" in note for note in opt.assumptions)
     assert params.memory.peak_bytes < opt.memory.peak_bytes < plain.peak_bytes / 5
+
+
+def test_fused_linear_cross_entropy_never_holds_the_logits() -> None:
+    """--loss fused (Liger / Cut Cross-Entropy) on Llama 3.1 8B QLoRA at 4,096 tokens: the head keeps only the
+    grad_input it computed in forward (4096 x 4096 x 4 B: the fp32 final norm output's size) and holds one
+    chunk of fp32 logits at a time, ceil(4096 / ceil(128256 / 4096)) = 128 rows, instead of the sequence's."""
+    graph = zoo.build("llama-3.1-8b", 4096)
+
+    def run(loss: str) -> Estimate:
+        return estimate(graph, Workload("train", 1, "amp_bf16", "adamw", checkpointing=True, finetune="qlora",
+                                        loss=loss))  # type: ignore[arg-type]
+
+    plain, fused = run("standard"), run("fused")
+    rows = {r.name: r for r in fused.layers}
+    assert rows["lm_head"].kind == "cross_entropy" and "loss" not in rows
+    assert rows["lm_head"].kept_bytes == 4096 * 4096 * 4
+    logits_fp32 = 4096 * 128256 * 4  # 2.1 GB, of which the plain loss keeps two and makes more in backward
+    assert plain.memory.peak_bytes - fused.memory.peak_bytes > 2 * logits_fp32
+    assert fused.trainable_param_count == plain.trainable_param_count
