@@ -68,7 +68,7 @@ def generation_profile(spec: DecoderSpec, w: Workload, prefill_flops: float) -> 
     return GenerationProfile(
         weight_bytes(spec, w.weight_format), active_weight_bytes(spec, w.weight_format),
         -(-kv // tokens), prefill_flops, decode_flops_per_token(spec, w.prompt_len + w.new_tokens // 2),
-        spec.layers, spec.hidden, spec.kv_heads, spec.heads, w.runtime_used.value, host_bytes(spec, w))
+        spec.layers, spec.hidden, spec.kv_heads, spec.heads, w.runtime_used.value, *host_bytes(spec, w))
 
 
 def _cat_transient(spec: DecoderSpec, w: Workload) -> int:
@@ -133,13 +133,15 @@ def _vllm_memory(spec: DecoderSpec, w: Workload, weights: int) -> MemoryEstimate
     return replace(memory, required_bytes=share)  # vLLM's own pool: no caching-allocator margin applies
 
 
-def host_bytes(spec: DecoderSpec, w: Workload) -> int:
-    """System RAM the runtime keeps beside the card: llama.cpp's token embedding and the layers (and their
-    cache) -ngl leaves off the GPU; 0 for the CUDA runtimes (their host copies are freed after loading)."""
+def host_bytes(spec: DecoderSpec, w: Workload) -> tuple[int, int]:
+    """System RAM the runtime keeps beside the card (llama.cpp's token embedding and the layers, and their
+    cache, -ngl leaves off the GPU; 0 for the CUDA runtimes, whose host copies are freed after loading), and
+    what the CPU reads of it per decode step."""
     if w.runtime_used != Runtime.LLAMA_CPP:
-        return 0
+        return 0, 0
     n_ctx = llama_cpp_context(w.prompt_len + w.new_tokens, w.batch)
-    return llama_cpp_memory(spec, w.weight_format, n_ctx, w.gpu_layers, w.kv_cache, w.attention != "eager").host_bytes
+    m = llama_cpp_memory(spec, w.weight_format, n_ctx, w.gpu_layers, w.kv_cache, w.attention != "eager")
+    return m.host_bytes, m.host_read_bytes
 
 
 def estimate_generation(graph: Graph, w: Workload) -> Estimate:

@@ -59,6 +59,7 @@ class RuntimeMemory:
     kv_cache_bytes: int  # KV cache on the GPU (llama.cpp, vLLM: allocated up front)
     workspace_bytes: int  # compute buffers / activation workspace / CUDA-graph pool on the GPU
     host_bytes: int  # system RAM the runtime needs for the weights and cache it keeps off the GPU
+    host_read_bytes: int  # of those, what a decode step reads there (the CPU's layers, the output, their cache)
 
 
 def llama_cpp_context(tokens: int, batch: int) -> int:
@@ -80,11 +81,12 @@ def llama_cpp_memory(spec: DecoderSpec, fmt: str, n_ctx: int, gpu_layers: int | 
     on_gpu = spec.layers if gpu_layers is None else min(gpu_layers, spec.layers)
     output_on_gpu = gpu_layers is None or gpu_layers > spec.layers
     first_gpu_layer = spec.layers - on_gpu
-    gpu = host = 0.0
+    gpu = host = embed = 0.0
     for group in tensor_groups(spec):
         size = group_bytes(fmt, group, spec)
         if group.role == "embed":  # tok_embd is always on the CPU; a tied output gets a copy on the GPU
             host += size
+            embed += size  # a decode step looks up one row of it
             gpu += size if spec.tied_embeddings and output_on_gpu else 0
         elif group.layer >= 0:
             gpu, host = (gpu + size, host) if group.layer >= first_gpu_layer else (gpu, host + size)
@@ -100,7 +102,7 @@ def llama_cpp_memory(spec: DecoderSpec, fmt: str, n_ctx: int, gpu_layers: int | 
     host_compute = inputs if on_gpu == spec.layers else max(inputs, compute)
     # the host output buffer holds the f32 logits of one position per sequence (n_seq_max, here 1)
     return RuntimeMemory(round(gpu), round(kv_gpu), compute if on_gpu else 0,
-                         round(host + kv_host) + host_compute + spec.vocab * F32)
+                         round(host + kv_host) + host_compute + spec.vocab * F32, round(host - embed + kv_host))
 
 
 def llama_cpp_compute_buffer(spec: DecoderSpec, n_ctx: int, output: bool, flash_attention: bool) -> int:

@@ -98,6 +98,10 @@ def test_llama_cpp_partial_offload_moves_layers_and_their_cache_to_system_ram() 
     output = 128256 * 4096 * 210 // 256
     assert full.weights_bytes - half.weights_bytes > output
     assert half.host_bytes - full.host_bytes > full.weights_bytes - half.weights_bytes
+    # what left the GPU is what the CPU streams each decode step (the token embedding only gives one row)
+    assert half.host_read_bytes == (full.weights_bytes - half.weights_bytes) + (full.kv_cache_bytes
+                                                                               - half.kv_cache_bytes)
+    assert full.host_read_bytes == 0
 
 
 def test_generate_runtime_defaults_follow_the_weights(capsys: pytest.CaptureFixture[str]) -> None:
