@@ -42,7 +42,7 @@ def workload(row: dict[str, str]) -> Workload:
         finetune=row["finetune"], lora_rank=int(row["lora_rank"] or 16),  # type: ignore[arg-type]
         prompt_len=int(row["prompt_len"] or 512), new_tokens=int(row["new_tokens"] or 128),
         runtime=Runtime(row["runtime"]) if generating else None,
-        attention=row["attention"] or None)  # type: ignore[arg-type]
+        attention=row["attention"] or None, gpu_memory_utilization=float(row["utilization"] or 0.9))  # type: ignore[arg-type]
 
 
 def predicted_gib(row: dict[str, str], e: Estimate) -> float:

@@ -75,6 +75,7 @@ class Workload:
     attention: AttentionImpl | None = None  # None: the model's default (sdpa, or eager where it has no sdpa)
     offload: Offload | None = None  # train: optimizer state (and with "params" the weights) in system RAM
     loss: LossImpl = "standard"
+    gpu_memory_utilization: float = 0.9  # vLLM: the share of the card's memory the engine claims
 
     def __post_init__(self) -> None:
         if self.mode not in get_args(Mode):
@@ -98,6 +99,8 @@ class Workload:
         _one_of("attention", self.attention, AttentionImpl, optional=True)
         _one_of("offload", self.offload, Offload, optional=True)
         _one_of("loss", self.loss, LossImpl)
+        if not 0 < self.gpu_memory_utilization <= 1:
+            raise SpecError(f"gpu_memory_utilization: must be above 0 and at most 1, got {self.gpu_memory_utilization}")
         if self.offload is not None and self.mode != "train":
             raise SpecError(f"offload: {self.offload} offload is a training option (--mode train)")
         unknown = [t for t in self.lora_targets if t not in (*LORA_TARGETS, *LORA_EXTRA_TARGETS)]

@@ -17,7 +17,6 @@ from advisor.core.llm.graph import decoder_graph
 from advisor.core.llm.kv_cache import cached_tokens, kv_bytes_per_layer_token, kv_cache_bytes
 from advisor.core.llm.quant import active_weight_bytes, weight_bytes
 from advisor.core.llm.runtime import (
-    VLLM_GPU_MEMORY_UTILIZATION,
     VLLM_PROFILE_TOKENS,
     llama_cpp_context,
     llama_cpp_memory,
@@ -127,7 +126,7 @@ def _vllm_memory(spec: DecoderSpec, w: Workload, weights: int) -> MemoryEstimate
     workspace = vllm_workspace_bytes(spec, profiled.peak_bytes - profiled.at_peak.weights, dtype_bytes)
     kv = vllm_kv_bytes(spec, w.kv_cache_dtype, w.prompt_len + w.new_tokens, w.batch)
     cats = CategoryBytes(weights, 0, 0, 0, workspace, 0, kv)
-    share = math.ceil(cats.total / VLLM_GPU_MEMORY_UTILIZATION)
+    share = math.ceil(cats.total / w.gpu_memory_utilization)
     memory = memory_estimate(peak_bytes=cats.total, at_peak=cats, peak_phase="engine started", peak_layer="",
                              batch=w.batch, replayed_reserved_bytes=share, replayed_required_bytes=share)
     return replace(memory, required_bytes=share)  # vLLM's own pool: no caching-allocator margin applies
@@ -204,11 +203,11 @@ def _runtime_notes(w: Workload) -> list[str]:
                 f"tokens, flash attention) are allocated when the context is created; {layers} on the GPU, "
                 "the token embedding and the rest in system RAM (generation.host_bytes)."]
     if w.runtime_used == Runtime.VLLM:
-        return [f"Runtime vLLM ({how}): the engine claims gpu_memory_utilization {VLLM_GPU_MEMORY_UTILIZATION} "
+        return [f"Runtime vLLM ({how}): the engine claims gpu_memory_utilization {w.gpu_memory_utilization} "
                 "of the card; inside it the weights, the activations of a profiling forward over "
                 f"{VLLM_PROFILE_TOKENS} tokens, the CUDA-graph pool and paged KV blocks of 16 tokens; peak_bytes "
                 f"counts the blocks of {w.batch} sequences of {tokens} tokens, required_bytes the card memory "
-                "whose 0.9 holds that (vLLM fills the rest of its share with more blocks)."]
+                "whose share holds that (vLLM fills the rest of its share with more blocks)."]
     return [f"Runtime transformers ({how}): generate() grows the DynamicCache by torch.cat each step (the old "
             "and new keys of a layer live during the cat), keeps fp32 logits, scores and probabilities of the "
             "last position; the prefill holds the prompt's cache."]

@@ -154,6 +154,9 @@ def test_vllm_pool_and_concurrency() -> None:
                                                        runtime=Runtime.VLLM))
     assert e.memory.at_peak.kv_cache == 4 * 64 * block  # 1024 tokens = 64 blocks per sequence
     assert e.memory.required_bytes == pytest.approx(e.memory.peak_bytes / 0.9, abs=2)
+    half = estimate(zoo.build("llama-3.1-8b", 64), Workload("generate", 4, "bf16", prompt_len=1000, new_tokens=24,
+                                                          runtime=Runtime.VLLM, gpu_memory_utilization=0.5))
+    assert half.memory.required_bytes == pytest.approx(half.memory.peak_bytes / 0.5, abs=2)  # --gpu-memory-util.
 
 
 @pytest.mark.parametrize("optimizer, state_bytes", [
