@@ -86,6 +86,8 @@ def _add_llm_options(parser: argparse.ArgumentParser) -> None:
                         help="llama.cpp: repeating layers offloaded to the GPU (default: all and the output)")
     parser.add_argument("--gpu-memory-utilization", type=types.positive_number(1.0), default=0.9, metavar="F",
                         help="vllm: the share of the card's memory the engine claims (vLLM's default 0.9)")
+    parser.add_argument("--expandable-segments", action="store_true",
+                        help="PyTorch's allocator runs with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True")
     parser.add_argument("--attention", choices=get_args(AttentionImpl), default=None,
                         help="attention implementation (default: the model's, sdpa where it has it)")
     parser.add_argument("--offload", choices=get_args(Offload), default=None,
@@ -109,7 +111,8 @@ def workload_from(args: argparse.Namespace) -> Workload:
                     lora_targets=args.lora_targets, defaulted=defaulted,
                     runtime=Runtime(args.runtime) if args.runtime else None, gpu_layers=args.gpu_layers,
                     attention=args.attention, offload=args.offload, loss=args.loss,
-                    gpu_memory_utilization=args.gpu_memory_utilization)
+                    gpu_memory_utilization=args.gpu_memory_utilization,
+                    expandable_segments=args.expandable_segments)
 
 
 def register(parser: argparse.ArgumentParser) -> None:

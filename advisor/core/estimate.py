@@ -127,7 +127,8 @@ def estimate(graph: Graph, workload: Workload) -> Estimate:
     memory = memory_estimate(
         peak_bytes=profile.peak_bytes, at_peak=at, peak_phase=profile.peak_phase, peak_layer=profile.peak_layer,
         batch=workload.batch, replayed_reserved_bytes=peak_reserved_bytes(events),
-        replayed_required_bytes=replayed_required_bytes(events), conv_margin_bytes=conv_workspace_margin_bytes(rows),
+        replayed_required_bytes=replayed_required_bytes(events, workload.expandable_segments),
+        conv_margin_bytes=conv_workspace_margin_bytes(rows),
         # the replay counts every batch-independent allocation (core/tracker.py FIXED_KINDS) in fixed_bytes
         fixed_temporaries_bytes=profile.fixed_bytes - at.weights - at.gradients - at.optimizer_state)
     forward_flops = sum(r.forward_flops for r in rows)

@@ -76,6 +76,7 @@ class Workload:
     offload: Offload | None = None  # train: optimizer state (and with "params" the weights) in system RAM
     loss: LossImpl = "standard"
     gpu_memory_utilization: float = 0.9  # vLLM: the share of the card's memory the engine claims
+    expandable_segments: bool = False  # PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (core/budget.py)
 
     def __post_init__(self) -> None:
         if self.mode not in get_args(Mode):

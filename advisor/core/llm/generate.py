@@ -96,7 +96,7 @@ def _memory(profile: MemoryProfile, spec: DecoderSpec, w: Workload, weights: int
         phase, layer = "decode", "lm_head"
     peak = cats.total
     # the prefill pass replayed through the allocator under a limit: what its churn leaves unusable
-    fragmentation = max(replayed_required_bytes(profile.events) - profile.peak_bytes, 0)
+    fragmentation = max(replayed_required_bytes(profile.events, w.expandable_segments) - profile.peak_bytes, 0)
     return memory_estimate(peak_bytes=peak, at_peak=cats, peak_phase=phase, peak_layer=layer, batch=w.batch,
                            replayed_reserved_bytes=peak, replayed_required_bytes=peak + fragmentation)
 
