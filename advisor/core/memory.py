@@ -18,7 +18,7 @@ from advisor.core.gradients import requires_grad, trainable_params, trained_tens
 from advisor.core.graph import HELD_TO_END, Graph, Node, TensorSpec
 from advisor.core.llm.lifetimes import HeldTensor, base_model_tensors, held_until
 from advisor.core.llm.lora import LoRALinear
-from advisor.core.llm.quant import stored_bytes
+from advisor.core.llm.quant import plain_dtype_bytes, stored_bytes
 from advisor.core.offload import bucket_bytes, gpu_weight_dtype_bytes
 from advisor.core.ops.io import Input
 from advisor.core.ops.linear import Linear
@@ -152,7 +152,8 @@ class StepReplay:
                 self.tracker.alloc(casts[j], size, "temporaries")
         weight_cast: Key = ("weight_cast", i, 0)
         dequantized = self._dequantizes(i)
-        fp32_stored = (self.workload.training and not self.frozen) or self.workload.weight_format == "fp32"
+        fp32_stored = ((self.workload.training and not self.frozen) or self.workload.weight_format == "fp32"
+                       or (self.workload.kbit_prepared and not dequantized))  # the fp32 LM head of QLoRA
         # offloaded training keeps 16-bit weights on the GPU: nothing for autocast to cast
         autocast = self.workload.amp and op.amp == "lower" and op.casts_weight and fp32_stored and not self.offload
         if dequantized or autocast:  # bnb dequantizes, autocast casts
@@ -394,7 +395,9 @@ class StepReplay:
             dtype = gpu_weight_dtype_bytes(self.workload)
         if self.workload.training and not self.frozen:
             return (node.op.param_count(specs) + node.op.buffer_count(specs)) * dtype
-        return stored_bytes(node.op, specs, node.name, self.workload.weight_format, self.workload.trainable_dtype_bytes)
+        w = self.workload
+        return stored_bytes(node.op, specs, node.name, w.weight_format, w.trainable_dtype_bytes,
+                            plain_dtype_bytes(w.weight_format, w.kbit_prepared))
 
     def optimizer_step(self) -> None:
         self.tracker.mark("optimizer step", self.workload.optimizer)

@@ -190,6 +190,13 @@ class Workload:
         return 2 if self.precision in ("bf16", "fp16") else 4
 
     @property
+    def kbit_prepared(self) -> bool:
+        """QLoRA under autocast, as PEFT/TRL recipes run it: prepare_model_for_kbit_training has cast the
+        unquantized weights to fp32 (pure-bf16 QLoRA, where that cast also makes the residual stream fp32, is
+        not modelled so)."""
+        return self.finetune == "qlora" and self.amp and self.training
+
+    @property
     def trainable_dtype_bytes(self) -> int:
         """Bytes per trained weight (and its gradient and optimizer state): LoRA adapters are fp32 on any
         base, as PEFT's get_peft_model(autocast_adapter_dtype=True), its default since 0.12, upcasts bf16 and

@@ -72,14 +72,23 @@ def quantized_matrices(op: Op, inputs: Sequence[TensorSpec], name: str) -> list[
     return []
 
 
-def stored_bytes(op: Op, inputs: Sequence[TensorSpec], name: str, fmt: str, adapter_bytes: int) -> int:
+def stored_bytes(op: Op, inputs: Sequence[TensorSpec], name: str, fmt: str, adapter_bytes: int,
+                 plain_bytes: int) -> int:
     """Weights and buffers of one frozen or inference layer as stored in format `fmt`: the quantized Linears
-    of the blocks in their layout, the rest 16-bit or as the format says, LoRA adapters at `adapter_bytes`."""
+    of the blocks in their layout, the rest at `plain_bytes` (plain_dtype_bytes), LoRA adapters at
+    `adapter_bytes`."""
     params, buffers, adapters = op.param_count(inputs), op.buffer_count(inputs), adapter_count(op, inputs)
     matrices = quantized_matrices(op, inputs, name) if fmt in QUANTIZED else []
     stored = sum(round(count * linear_bytes(fmt, rows, cols)) for count, rows, cols in matrices)
     plain = (params - adapters + buffers - sum(count * rows * cols for count, rows, cols in matrices))
-    return stored + plain * PLAIN_BYTES.get(fmt, 2) + adapters * adapter_bytes
+    return stored + plain * plain_bytes + adapters * adapter_bytes
+
+
+def plain_dtype_bytes(fmt: str, kbit_prepared: bool) -> int:
+    """Bytes of the weights a format does not quantize (embeddings, norms, biases, the LM head): the format's
+    16 bits, or fp32 once PEFT's prepare_model_for_kbit_training has run (peft/utils/other.py: "cast all
+    non INT8 parameters to fp32", every fp16/bf16 parameter that is not a bnb Params4bit)."""
+    return 4 if kbit_prepared else PLAIN_BYTES.get(fmt, 2)
 
 
 def group_bytes(fmt: str, group: TensorGroup, spec: DecoderSpec) -> float:
