@@ -11,14 +11,20 @@ from advisor.core import zoo
 from advisor.core.errors import SpecError
 from advisor.core.formatting import render_text, to_json
 from advisor.core.workload import (
+    LORA_EXTRA_TARGETS,
     LORA_TARGETS,
+    AttentionImpl,
     Finetune,
     KVCacheFormat,
+    LossImpl,
     Mode,
+    Offload,
     OptimizerName,
     Precision,
+    Runtime,
     WeightFormat,
     Workload,
+    recipe_defaults,
 )
 from advisor.core.zoo import library
 from advisor.importers.spec_estimate import METHODS, estimate_spec
@@ -41,9 +47,11 @@ def add_workload_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mode", choices=get_args(Mode), default="train")
     parser.add_argument("--batch", type=types.batch_size, default=32, help="samples per step (per card)")
     parser.add_argument("--seq-len", type=types.sequence_length, default=None, help="tokens per sample")
-    parser.add_argument("--precision", choices=get_args(Precision), default="fp32")
+    parser.add_argument("--precision", choices=get_args(Precision), default=None,
+                        help="default fp32; bf16 when generating from quantized weights")
     parser.add_argument("--optimizer", choices=get_args(OptimizerName), default="adam")
-    parser.add_argument("--checkpointing", action="store_true", help="gradient checkpointing per block")
+    parser.add_argument("--checkpointing", action=argparse.BooleanOptionalAction, default=None,
+                        help="gradient checkpointing per block (default: on for --finetune qlora, else off)")
     parser.add_argument("--tf32", action="store_true", help="fp32 matmuls on TF32 tensor cores "
                         "(torch.backends.cuda.matmul.allow_tf32; convolutions use TF32 by default)")
     _add_llm_options(parser)
@@ -57,10 +65,10 @@ def add_workload_options(parser: argparse.ArgumentParser) -> None:
 
 def lora_targets(text: str) -> tuple[str, ...]:
     names = tuple(name.strip() for name in text.split(",") if name.strip())
-    unknown = [name for name in names if name not in LORA_TARGETS]
+    unknown = [name for name in names if name not in (*LORA_TARGETS, *LORA_EXTRA_TARGETS)]
     if unknown or not names:
         raise argparse.ArgumentTypeError(f"unknown {', '.join(unknown) or 'empty list'}; "
-                                         f"choose from {','.join(LORA_TARGETS)}")
+                                         f"choose from {','.join((*LORA_TARGETS, *LORA_EXTRA_TARGETS))}")
     return names
 
 
@@ -75,16 +83,39 @@ def _add_llm_options(parser: argparse.ArgumentParser) -> None:
                         help="generate: KV-cache storage (default: the compute dtype)")
     parser.add_argument("--finetune", choices=get_args(Finetune), default="full",
                         help="train all weights, or LoRA adapters on a frozen base (QLoRA: nf4 base)")
+    parser.add_argument("--runtime", choices=[r.value for r in Runtime], default=None,
+                        help="generate: what runs it (default: llama.cpp for GGUF weights, else transformers)")
+    parser.add_argument("--gpu-layers", "-ngl", type=types.layer_count, default=None, metavar="N",
+                        help="llama.cpp: repeating layers offloaded to the GPU (default: all and the output)")
+    parser.add_argument("--gpu-memory-utilization", type=types.positive_number(1.0), default=0.9, metavar="F",
+                        help="vllm: the share of the card's memory the engine claims (vLLM's default 0.9)")
+    parser.add_argument("--expandable-segments", action="store_true",
+                        help="PyTorch's allocator runs with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True")
+    parser.add_argument("--attention", choices=get_args(AttentionImpl), default=None,
+                        help="attention implementation (default: the model's, sdpa where it has it)")
+    parser.add_argument("--offload", choices=get_args(Offload), default=None,
+                        help="train: keep the optimizer state (params: also the weights) in system RAM, as "
+                        "DeepSpeed ZeRO-Offload / FSDP CPU offload do")
+    parser.add_argument("--loss", choices=get_args(LossImpl), default="standard",
+                        help="train: fused computes the LM head and cross-entropy chunk by chunk (Liger, Cut "
+                        "Cross-Entropy): no full logits")
     parser.add_argument("--lora-rank", type=positive_int, default=16, help="LoRA rank r")
     parser.add_argument("--lora-targets", type=lora_targets, default=(),
-                        help=f"comma-separated linear layers to adapt (default: all of {','.join(LORA_TARGETS)})")
+                        help=f"comma-separated layers to adapt (default: all of {','.join(LORA_TARGETS)}; "
+                        "lm_head and embed_tokens when named)")
 
 
 def workload_from(args: argparse.Namespace) -> Workload:
-    return Workload(args.mode, args.batch, args.precision, args.optimizer, args.checkpointing,
+    precision, checkpointing, defaulted = recipe_defaults(args.mode, args.weights, args.finetune, args.precision,
+                                                          args.checkpointing)
+    return Workload(args.mode, args.batch, precision, args.optimizer, checkpointing,
                     prompt_len=args.prompt_len, new_tokens=args.new_tokens, weights=args.weights,
                     kv_cache=args.kv_cache, finetune=args.finetune, lora_rank=args.lora_rank,
-                    lora_targets=args.lora_targets, tf32=args.tf32)
+                    lora_targets=args.lora_targets, tf32=args.tf32, defaulted=defaulted,
+                    runtime=Runtime(args.runtime) if args.runtime else None, gpu_layers=args.gpu_layers,
+                    attention=args.attention, offload=args.offload, loss=args.loss,
+                    gpu_memory_utilization=args.gpu_memory_utilization,
+                    expandable_segments=args.expandable_segments)
 
 
 def register(parser: argparse.ArgumentParser) -> None:

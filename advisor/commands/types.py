@@ -59,6 +59,7 @@ def currency_code(text: str) -> str:
 batch_size = whole_number(1, MAX_BATCH)
 sequence_length = whole_number(1, MAX_SEQ_LEN)
 gpu_count = whole_number(1, MAX_GPUS)
+layer_count = whole_number(0, 10_000)  # llama.cpp -ngl: 0 keeps every layer on the CPU
 row_count = whole_number(1, 100_000)
 memory_gib = positive_number(2.0**20, " GiB")  # 1 PiB per card
 money = positive_number(1e12)

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Protocol
 
-from advisor.core.allocator import required_budget_bytes, training_loop_events
+from advisor.core.allocator import free_replay, required_budget_bytes, training_loop_events
 from advisor.core.curve import MemoryCurve, memory_curve
 from advisor.core.graph import Graph
 from advisor.core.loss_head import step_graph
@@ -62,9 +62,16 @@ def required_for_peak(peak_bytes: int, estimated_peak_bytes: int, estimated_requ
     return peak_bytes + max(estimated_required_bytes - estimated_peak_bytes, 0)
 
 
-def replayed_required_bytes(step_events: Sequence[tuple[Key, int]]) -> int:
-    """The allocator replay of a training loop (or inference loop) built from one analytic step's events."""
-    return required_budget_bytes(training_loop_events(step_events))
+def replayed_required_bytes(step_events: Sequence[tuple[Key, int]], expandable_segments: bool) -> int:
+    """The allocator replay of a training loop (or inference loop) built from one analytic step's events.
+    With PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True the allocator maps and unmaps 2 MiB pages of one
+    growing segment per pool (c10/cuda/CUDACachingAllocator.cpp ExpandableSegment) and on a failed request
+    unmaps every free page, so a freed block never strands memory in a segment another block pins: the
+    budget is the most the loop holds at once, page-rounded blocks and all."""
+    events = training_loop_events(step_events)
+    if expandable_segments:
+        return free_replay(events).allocated_bytes
+    return required_budget_bytes(events)
 
 
 def required_from_peaks(peak_curve: MemoryCurve, probes: Sequence[tuple[int, int]],
@@ -87,7 +94,8 @@ def required_curve(graph: Graph, workload: Workload, peak_curve: MemoryCurve,
     probes = []
     for batch in _PROBES:
         profile = replay_step(graph, replace(workload, batch=batch))
-        probes.append((batch, replayed_required_bytes(profile.events) - profile.peak_bytes))
+        probes.append((batch, replayed_required_bytes(profile.events, workload.expandable_segments)
+                       - profile.peak_bytes))
     return required_from_peaks(peak_curve, probes, conv_margin_per_sample)
 
 

@@ -9,15 +9,18 @@ from typing import Literal
 from advisor.core.allocator import peak_reserved_bytes
 from advisor.core.budget import REPLAY_UNCERTAINTY, conv_workspace_margin_bytes, replayed_required_bytes, required_bytes
 from advisor.core.generation import GenerationProfile
-from advisor.core.gradients import requires_grad
+from advisor.core.gradients import requires_grad, trainable_count
 from advisor.core.graph import Graph
 from advisor.core.kernels import Kernel
 from advisor.core.layer_kernels import graph_kernels
+from advisor.core.llm.graph import with_attention
 from advisor.core.loss_head import step_graph
 from advisor.core.memory import replay_step
+from advisor.core.offload import host_bytes, offload_notes
+from advisor.core.optimizers import optimizer_notes
 from advisor.core.overheads import DEFAULT_OVERHEAD, device_total_bytes
 from advisor.core.tracker import CategoryBytes, TimelinePoint
-from advisor.core.workload import Workload
+from advisor.core.workload import OPTIMIZER_STATE_SLOTS, Workload, default_notes
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -84,6 +87,9 @@ class Estimate:
     workload: Workload
     method: EstimateMethod
     param_count: int
+    # parameters that get a gradient in this step: all of them in full training, the adapters under LoRA,
+    # none outside training (what DDP's gradient buckets and the gradient all-reduce hold, recommend/plans.py)
+    trainable_param_count: int
     layers: tuple[LayerRow, ...]
     forward_macs: int
     forward_flops: int
@@ -113,6 +119,7 @@ def layer_rows(graph: Graph, workload: Workload, kept: tuple[int, ...], dtype_by
 
 
 def estimate(graph: Graph, workload: Workload) -> Estimate:
+    graph = with_attention(graph, workload)
     if workload.generating:
         from advisor.core.llm.generate import estimate_generation  # generation builds on this module
 
@@ -128,15 +135,19 @@ def estimate(graph: Graph, workload: Workload) -> Estimate:
     memory = memory_estimate(
         peak_bytes=profile.peak_bytes, at_peak=at, peak_phase=profile.peak_phase, peak_layer=profile.peak_layer,
         batch=workload.batch, replayed_reserved_bytes=peak_reserved_bytes(events),
-        replayed_required_bytes=replayed_required_bytes(events), conv_margin_bytes=conv_workspace_margin_bytes(rows),
+        replayed_required_bytes=replayed_required_bytes(events, workload.expandable_segments),
+        conv_margin_bytes=conv_workspace_margin_bytes(rows),
         # the replay counts every batch-independent allocation (core/tracker.py FIXED_KINDS) in fixed_bytes
         fixed_temporaries_bytes=profile.fixed_bytes - at.weights - at.gradients - at.optimizer_state)
     forward_flops = sum(r.forward_flops for r in rows)
+    params, trainable = sum(r.param_count for r in rows), trainable_count(graph, workload)
+    host = host_bytes(workload, params, trainable, 4 * OPTIMIZER_STATE_SLOTS[workload.optimizer])
     return Estimate(
-        model=graph.name, workload=workload, method="analytic", param_count=sum(r.param_count for r in rows),
+        model=graph.name, workload=workload, method="analytic", param_count=params,
+        trainable_param_count=trainable,
         layers=tuple(rows), forward_macs=sum(r.forward_macs for r in rows), forward_flops=forward_flops,
         step_flops=forward_flops + sum(r.backward_flops for r in rows), memory=memory, timeline=profile.timeline,
-        assumptions=_assumptions(workload))
+        assumptions=_assumptions(workload) + tuple(offload_notes(workload, host)))
 
 
 def _assumptions(workload: Workload) -> tuple[str, ...]:
@@ -174,4 +185,4 @@ def _assumptions(workload: Workload) -> tuple[str, ...]:
     if workload.checkpointing:
         notes.append("Gradient checkpointing recomputes each block (residual block or transformer layer) "
                      "in backward; only block inputs are kept in forward (about one extra forward of compute).")
-    return tuple(notes)
+    return tuple(notes + optimizer_notes(workload.optimizer, workload.training) + default_notes(workload))

@@ -23,6 +23,9 @@ class GenerationProfile:
     hidden_size: int  # activations exchanged by tensor-parallel all-reduces
     kv_heads: int  # tensor parallel splits KV heads at most this many ways
     attention_heads: int
+    runtime: str  # transformers, llama.cpp or vllm (core.workload.Runtime)
+    host_bytes: int  # system RAM the runtime keeps beside the card (llama.cpp: what -ngl leaves off the GPU)
+    host_read_bytes: int  # of those, read by the CPU in each decode step (llama.cpp partial offload)
 
 
 __all__ = ["GenerationProfile"]

@@ -6,8 +6,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from advisor.core.graph import Graph, TensorSpec
-from advisor.core.llm.lora import adapter_count
+from advisor.core.llm.lora import LoRAEmbedding, LoRALinear, adapter_count
 from advisor.core.ops.base import Op
+from advisor.core.ops.embedding import Embedding
+from advisor.core.ops.linear import Linear
 from advisor.core.workload import Workload
 
 
@@ -15,6 +17,34 @@ def trainable_params(op: Op, inputs: Sequence[TensorSpec], workload: Workload) -
     """Parameters that get gradients and optimizer state: all of them in full fine-tuning, only the LoRA
     adapters when the base model is frozen (PEFT sets requires_grad=False on every base weight)."""
     return adapter_count(op, inputs) if workload.finetune != "full" else op.param_count(inputs)
+
+
+def trained_tensors(op: Op, inputs: Sequence[TensorSpec], workload: Workload) -> list[tuple[int, int]]:
+    """(rows, cols) of each tensor of a layer that trains (cols 1 for a vector), for optimizers whose state
+    depends on the tensor's shape or size (core/optimizers.py)."""
+    if isinstance(op, LoRALinear):
+        if workload.finetune != "full":
+            return [(op.lora_rank, inputs[0].shape[-1]), (op.out_features, op.lora_rank)]
+    elif isinstance(op, LoRAEmbedding):
+        if workload.finetune != "full":
+            return [(op.lora_rank, op.num_embeddings), (op.embedding_dim, op.lora_rank)]
+    elif workload.finetune != "full":
+        return []
+    if isinstance(op, Linear):
+        weight = [] if op.tied_to else [(op.out_features, inputs[0].shape[-1])]
+        return weight + ([(op.out_features, 1)] if op.bias else [])
+    if isinstance(op, Embedding):
+        return [(op.num_embeddings, op.embedding_dim)]
+    numel = trainable_params(op, inputs, workload)
+    return [(numel, 1)] if numel else []
+
+
+def trainable_count(graph: Graph, workload: Workload) -> int:
+    """Parameters the step computes gradients for (a tied weight once: its second user counts none); 0
+    outside training."""
+    if not workload.training:
+        return 0
+    return sum(trainable_params(n.op, graph.input_specs(n), workload) for n in graph.nodes)
 
 
 def requires_grad(graph: Graph, workload: Workload) -> tuple[bool, ...]:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from advisor.core.graph import Graph, GraphBuilder
+from advisor.core.llm.fused_loss import with_fused_loss
+from advisor.core.llm.graph import with_attention
 from advisor.core.ops.loss import CrossEntropy
 from advisor.core.workload import Workload
 
@@ -19,5 +21,9 @@ def with_loss_head(graph: Graph) -> Graph:
 
 def step_graph(graph: Graph, workload: Workload) -> Graph:
     """The graph one step of `workload` runs: with the loss head when training, as it is for inference.
-    Every memory figure (estimate, curves, make-it-fit) goes through this, so none can forget the head."""
+    Every memory figure (estimate, curves, make-it-fit) goes through this, so none can forget the head (or
+    the attention implementation the workload names)."""
+    graph = with_attention(graph, workload)
+    if workload.training and workload.loss == "fused":
+        graph = with_fused_loss(graph)
     return with_loss_head(graph) if workload.training else graph

@@ -15,17 +15,19 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 
 from advisor.core.call_frames import module_arguments
-from advisor.core.gradients import requires_grad, trainable_params
+from advisor.core.gradients import requires_grad, trainable_params, trained_tensors
 from advisor.core.graph import HELD_TO_END, Graph, Node, TensorSpec
 from advisor.core.llm.lifetimes import HeldTensor, base_model_tensors, held_until
 from advisor.core.llm.lora import LoRALinear
-from advisor.core.llm.quant import exact_scale, stored_bytes
+from advisor.core.llm.quant import exact_scale, plain_dtype_bytes, stored_bytes
+from advisor.core.offload import bucket_bytes, gpu_weight_dtype_bytes
 from advisor.core.ops.io import Input
 from advisor.core.ops.linear import Linear
 from advisor.core.ops.loss import CrossEntropy
+from advisor.core.optimizers import per_tensor_step_bytes, state_blocks
 from advisor.core.step_dtypes import cast_bytes, element_bytes
 from advisor.core.tracker import CategoryBytes, Key, TimelinePoint, Tracker, rounded
-from advisor.core.workload import OPTIMIZER_STATE_SLOTS, OPTIMIZER_STEP_TEMPORARIES, Workload
+from advisor.core.workload import OPTIMIZER_STEP_TEMPORARIES, Workload
 
 _SAVED_BYTES = {"float32": 4, "int64": 8, "bool": 1, "autocast_float32": 4}
 
@@ -60,6 +62,7 @@ class StepReplay:
         self.saved_by: dict[int, list[Key]] = defaultdict(list)
         self.held: set[Key] = set()
         self.frozen = workload.finetune != "full"  # LoRA/QLoRA: only the adapters train
+        self.offload = workload.offload is not None and workload.training
         self.dtype = element_bytes(self.nodes, self.specs, workload)
         # the kernel each op runs at its compute dtype (fp32 grouped-query attention takes the math path)
         self.nodes = tuple(replace(n, op=n.op.for_dtype(d, workload.amp))
@@ -150,8 +153,10 @@ class StepReplay:
                 self.tracker.alloc(casts[j], size, "temporaries")
         weight_cast: Key = ("weight_cast", i, 0)
         dequantized = self._dequantizes(i)
-        fp32_stored = (self.workload.training and not self.frozen) or self.workload.weight_format == "fp32"
-        autocast = self.workload.amp and op.amp == "lower" and op.casts_weight and fp32_stored
+        fp32_stored = ((self.workload.training and not self.frozen) or self.workload.weight_format == "fp32"
+                       or (self.workload.kbit_prepared and not dequantized))  # the fp32 LM head of QLoRA
+        # offloaded training keeps 16-bit weights on the GPU: nothing for autocast to cast
+        autocast = self.workload.amp and op.amp == "lower" and op.casts_weight and fp32_stored and not self.offload
         if dequantized or autocast:  # bnb dequantizes, autocast casts
             # freed after the op unless saved: autocast's cache (autocast_mode.cpp cached_cast) is off under
             # inference_mode since PyTorch 2.11 (PR 165068), and in training backward keeps the cast anyway
@@ -295,16 +300,25 @@ class StepReplay:
             self.tracker.alloc(("param_grad_half", i, 0), 2 * numel, "temporaries")
         final: Key = ("param_grad", owner, 0)
         if final in self.tracker.live:  # a shared weight's second gradient is added into .grad, then freed
-            self.tracker.alloc(("param_grad_extra", i, 0), numel * self.workload.param_dtype_bytes, "temporaries")
+            self.tracker.alloc(("param_grad_extra", i, 0), numel * self.workload.trainable_dtype_bytes,
+                               "temporaries")
             self.tracker.free(("param_grad_extra", i, 0))
         else:
-            self.tracker.alloc(final, numel * self.workload.param_dtype_bytes, "gradients")
+            self.tracker.alloc(final, numel * self.workload.trainable_dtype_bytes, "gradients")
         self.tracker.free(("param_grad_half", i, 0))
+        if self.offload:  # the gradient leaves for the host through the bucket allocated in setup
+            self.tracker.free(final)
 
     def _recompute(self, block: list[int]) -> None:
+        """torch.utils.checkpoint's recomputation (non-reentrant, the transformers 5.x default,
+        modeling_utils.py _activation_checkpointing_enable): it keeps only what the recomputed ops save, so a
+        recomputed output no op of the block reads (the block's own output) is dropped at once."""
         inside = set(block)
         for i in block:
-            self.forward_node(i, True, "recomputed", [c for c in self.consumers[i] if c in inside])
+            uses = [c for c in self.consumers[i] if c in inside]
+            self.forward_node(i, True, "recomputed", uses)
+            if not uses:
+                self._maybe_free(self.storage[i])
 
     def backward(self) -> None:
         self.grads: dict[int, Key] = {}
@@ -348,31 +362,46 @@ class StepReplay:
 
     # ---- model state and the optimizer
     def setup(self) -> None:
-        slots = OPTIMIZER_STATE_SLOTS[self.workload.optimizer] if self.workload.training else 0
+        w = self.workload
+        if self.offload:
+            self._offload_buffers()
         for i in range(len(self.nodes)):
             self.tracker.alloc(("weights", i, 0), self.stored_weight_bytes(i), "weights")
-            for slot in range(slots):
-                self.tracker.alloc(("optimizer_state", i, slot), self.trainable(i) * self.workload.param_dtype_bytes,
-                             "optimizer_state")
+            tensors = trained_tensors(self.nodes[i].op, self.specs[i], w) if w.training and not self.offload else []
+            for slot, size in enumerate(state_blocks(w.optimizer, tensors, w.trainable_dtype_bytes)):
+                self.tracker.alloc(("optimizer_state", i, slot), size, "optimizer_state")
         loss = self.nodes[-1].op
         if isinstance(loss, CrossEntropy):  # the int64 class targets the data loader hands in
             key: Key = ("input", len(self.nodes) - 1, 1)
             self.tracker.alloc(key, loss.target_count(self.specs[-1]) * 8 * self.workload.batch, "inputs")
             self.held.add(key)
 
+    def _offload_buffers(self) -> None:
+        """--offload: one gradient bucket; with params offloaded, two layer-sized weight buffers in flight."""
+        trainable = sum(self.trainable(i) for i in range(len(self.nodes)))
+        self.tracker.alloc(("param_grad", -1, 0), bucket_bytes(self.workload, trainable), "gradients")
+        if self.workload.offload == "params":
+            largest = max(n.op.param_count(s) for n, s in zip(self.nodes, self.specs, strict=True))
+            for k in range(2):
+                self.tracker.alloc(("weights", -1, k), largest * gpu_weight_dtype_bytes(self.workload), "weights")
+
     def stored_weight_bytes(self, i: int) -> int:
         """Weights and buffers of node i as stored: trained weights in the parameter dtype; frozen or
         inference weights in the workload's storage format (quantized Linears of the blocks, the rest 16-bit
         or as the format says), LoRA adapters in the parameter dtype."""
         node, specs, dtype = self.nodes[i], self.specs[i], self.workload.param_dtype_bytes
+        if self.workload.offload == "params":
+            return 0
+        if self.workload.offload == "optimizer":
+            dtype = gpu_weight_dtype_bytes(self.workload)
         if self.workload.training and not self.frozen:
             return (node.op.param_count(specs) + node.op.buffer_count(specs)) * dtype
         return round(self._stored(i) * self._exact_scale)
 
     def _stored(self, i: int) -> int:
-        node = self.nodes[i]
-        return stored_bytes(node.op, self.specs[i], node.name, self.workload.weight_format,
-                            self.workload.param_dtype_bytes)
+        node, w = self.nodes[i], self.workload
+        return stored_bytes(node.op, self.specs[i], node.name, w.weight_format, w.trainable_dtype_bytes,
+                            plain_dtype_bytes(w.weight_format, w.kbit_prepared))
 
     @functools.cached_property
     def _exact_scale(self) -> float:
@@ -385,12 +414,17 @@ class StepReplay:
 
     def optimizer_step(self) -> None:
         self.tracker.mark("optimizer step", self.workload.optimizer)
-        temporaries = OPTIMIZER_STEP_TEMPORARIES[self.workload.optimizer]
+        temporaries = 0 if self.offload else OPTIMIZER_STEP_TEMPORARIES[self.workload.optimizer]
         keys = [("optimizer_temporary", i, k) for i in range(len(self.nodes)) for k in range(temporaries)]
         for key in keys:  # foreach ops allocate one result per parameter tensor, all at once
-            self.tracker.alloc(key, self.trainable(key[1]) * self.workload.param_dtype_bytes, "temporaries")
+            self.tracker.alloc(key, self.trainable(key[1]) * self.workload.trainable_dtype_bytes, "temporaries")
         for key in keys:
             self.tracker.free(key)
+        largest = 0 if self.offload else max(
+            (per_tensor_step_bytes(self.workload.optimizer, trained_tensors(n.op, s, self.workload))
+             for n, s in zip(self.nodes, self.specs, strict=True)), default=0)
+        self.tracker.alloc(("optimizer_temporary", -1, 0), largest, "temporaries")  # one tensor at a time
+        self.tracker.free(("optimizer_temporary", -1, 0))
 
     def run(self) -> MemoryProfile:
         self.setup()

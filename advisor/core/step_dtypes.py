@@ -37,11 +37,12 @@ def element_bytes(nodes: Sequence[Node], specs: Sequence[Sequence[TensorSpec]], 
 def cast_bytes(node: Node, spec: TensorSpec, source_bytes: int, workload: Workload) -> int:
     """Bytes of the copy made of an input (`spec`, stored at `source_bytes` per element) to compute in the
     op's dtype (autocast's casts, or a loss that upcasts its logits to fp32 as HF's ForCausalLMLoss does),
-    or 0 when none is made."""
+    or 0 when none is made. A LoRA layer with fp32 adapters on a half-precision base (no autocast) copies its
+    input to fp32 for them (core/llm/lora.py)."""
     op = node.op
     if spec.dtype != "float" or op.is_view:
         return 0
-    if getattr(op, "upcast", False):
+    if getattr(op, "upcast", False) or getattr(op, "fp32_adapters", False):
         want = 4
     elif not workload.amp or op.amp == "promote" or (op.amp == "fp32_output" and workload.precision == "amp_fp16"):
         return 0

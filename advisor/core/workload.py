@@ -4,26 +4,54 @@ weights and the KV cache are stored; full fine-tuning or LoRA/QLoRA adapters."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Literal, get_args
 
 from advisor.core.errors import SpecError
 
 Mode = Literal["train", "infer", "generate"]
 Precision = Literal["fp32", "amp_bf16", "amp_fp16", "bf16", "fp16"]
-OptimizerName = Literal["sgd", "sgd_momentum", "adam", "adamw"]
-WeightFormat = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4", "nf4", "q4_k_m", "q5_k_m", "q8_0"]
+OptimizerName = Literal["sgd", "sgd_momentum", "adam", "adamw", "adamw8bit", "paged_adamw8bit", "adafactor", "lion"]
+# llama-quantize's file types (core/llm/gguf.py FILE_TYPES) after the transformers formats
+GGUFFormat = Literal["q2_k", "q3_k_s", "q3_k_m", "q3_k_l", "q4_0", "q4_1", "q4_k_s", "q4_k_m", "q5_0", "q5_1",
+                     "q5_k_s", "q5_k_m", "q6_k", "q8_0", "iq1_s", "iq1_m", "iq2_xxs", "iq2_xs", "iq2_s", "iq2_m",
+                     "iq3_xxs", "iq3_xs", "iq3_s", "iq3_m", "iq4_nl", "iq4_xs"]
+WeightFormat = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4", "nf4", GGUFFormat]
 KVCacheFormat = Literal["bf16", "fp16", "fp8", "int8"]
 Finetune = Literal["full", "lora", "qlora"]
-GGUF_WEIGHTS = ("q4_k_m", "q5_k_m", "q8_0")
+# transformers' attn_implementation: eager materialises the scores and probabilities (batch x heads x seq^2);
+# sdpa and flash_attention_2 run fused kernels that keep the output and the log-sum-exp
+AttentionImpl = Literal["eager", "sdpa", "flash"]
+Offload = Literal["optimizer", "params"]  # training state kept in system RAM (core/offload.py)
+LossImpl = Literal["standard", "fused"]  # fused: chunked LM head + cross-entropy (core/llm/fused_loss.py)
+
+
+class Runtime(StrEnum):
+    """What runs a generation workload: each allocates as its own code does (core/llm/runtime.py)."""
+
+    TRANSFORMERS = "transformers"
+    LLAMA_CPP = "llama.cpp"
+    VLLM = "vllm"
+
+
+GGUF_WEIGHTS: tuple[str, ...] = get_args(GGUFFormat)
 QUANTIZED_WEIGHTS = ("fp8", "int8", "int4", "nf4")
 # The linear layers of a decoder block that LoRA can adapt (PEFT's target_modules names, Llama spelling).
 LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
+# Outside the blocks, adapted only when named (PEFT target_modules=[..., "lm_head", "embed_tokens"]): the LM head
+# as a LoRA Linear, the token embedding as PEFT's lora.Embedding
+LORA_EXTRA_TARGETS = ("lm_head", "embed_tokens")
 
 # Per-parameter state tensors (torch.optim): momentum keeps momentum_buffer; Adam/AdamW exp_avg and exp_avg_sq.
-OPTIMIZER_STATE_SLOTS: dict[str, int] = {"sgd": 0, "sgd_momentum": 1, "adam": 2, "adamw": 2}
+# bitsandbytes' 8-bit AdamW (paged or not) two quantized states, Lion one, Adafactor one factored second
+# moment: their bytes are in core/optimizers.py
+OPTIMIZER_STATE_SLOTS: dict[str, int] = {"sgd": 0, "sgd_momentum": 1, "adam": 2, "adamw": 2, "adamw8bit": 2,
+                                         "paged_adamw8bit": 2, "adafactor": 1, "lion": 1}
 # Parameter-sized temporaries of the foreach step (torch/optim/adam.py _multi_tensor_adam:
 # exp_avg_sq_sqrt = torch._foreach_sqrt(exp_avg_sq)); SGD updates in place.
-OPTIMIZER_STEP_TEMPORARIES: dict[str, int] = {"sgd": 0, "sgd_momentum": 0, "adam": 1, "adamw": 1}
+# bitsandbytes updates in one fused kernel per tensor; Adafactor's per-tensor temporaries: core/optimizers.py
+OPTIMIZER_STEP_TEMPORARIES: dict[str, int] = {"sgd": 0, "sgd_momentum": 0, "adam": 1, "adamw": 1, "adamw8bit": 0,
+                                              "paged_adamw8bit": 0, "adafactor": 0, "lion": 0}
 
 
 MAX_LORA_RANK = 4096  # the app's LoRA rank box stops here too (ui/workload_llm.py)
@@ -46,6 +74,15 @@ class Workload:
     # torch.set_float32_matmul_precision("high"); NVIDIA's NGC containers set it): a speed setting, memory is
     # fp32's. PyTorch's own default is off for matmuls and on for cuDNN convolutions.
     tf32: bool = False
+    # fields the user left unset that took the common recipes' default (recipe_defaults), named in assumptions
+    defaulted: tuple[str, ...] = ()
+    runtime: Runtime | None = None  # generate: None = what the weight format runs in (runtime_used)
+    gpu_layers: int | None = None  # llama.cpp -ngl: repeating layers on the GPU (None: all and the output)
+    attention: AttentionImpl | None = None  # None: the model's default (sdpa, or eager where it has no sdpa)
+    offload: Offload | None = None  # train: optimizer state (and with "params" the weights) in system RAM
+    loss: LossImpl = "standard"
+    gpu_memory_utilization: float = 0.9  # vLLM: the share of the card's memory the engine claims
+    expandable_segments: bool = False  # PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (core/budget.py)
 
     def __post_init__(self) -> None:
         if self.mode not in get_args(Mode):
@@ -69,16 +106,51 @@ class Workload:
         _one_of("weights", self.weights, WeightFormat, optional=True)
         _one_of("kv_cache", self.kv_cache, KVCacheFormat, optional=True)
         _one_of("finetune", self.finetune, Finetune)
-        unknown = [t for t in self.lora_targets if t not in LORA_TARGETS]
+        _one_of("attention", self.attention, AttentionImpl, optional=True)
+        _one_of("offload", self.offload, Offload, optional=True)
+        _one_of("loss", self.loss, LossImpl)
+        if not 0 < self.gpu_memory_utilization <= 1:
+            raise SpecError(f"gpu_memory_utilization: must be above 0 and at most 1, got {self.gpu_memory_utilization}")
+        if self.offload is not None and self.mode != "train":
+            raise SpecError(f"offload: {self.offload} offload is a training option (--mode train)")
+        unknown = [t for t in self.lora_targets if t not in (*LORA_TARGETS, *LORA_EXTRA_TARGETS)]
         if unknown:
-            raise SpecError(f"lora_targets: unknown {', '.join(unknown)}; choose from {', '.join(LORA_TARGETS)}")
+            raise SpecError(f"lora_targets: unknown {', '.join(unknown)}; choose from "
+                            f"{', '.join((*LORA_TARGETS, *LORA_EXTRA_TARGETS))}")
         if self.finetune == "qlora" and self.weights not in (None, "nf4"):
             raise SpecError(f"weights: QLoRA keeps the frozen base in nf4, got {self.weights!r}")
         if self.weights in GGUF_WEIGHTS and self.mode == "train":
             raise SpecError(f"weights: {self.weights} is a llama.cpp format for inference; use --mode generate")
+        self._check_runtime()
         if self.weights in QUANTIZED_WEIGHTS and self.mode == "train" and self.finetune == "full":
             raise SpecError(f"weights: {self.weights} weights are frozen; train adapters on them with "
                             "--finetune lora (or qlora), or train in bf16/fp32")
+
+    def _check_runtime(self) -> None:
+        if self.runtime is not None:
+            try:
+                Runtime(self.runtime)
+            except ValueError:
+                raise SpecError(f"runtime: must be one of {', '.join(r.value for r in Runtime)}, "
+                                f"got {self.runtime!r}") from None
+            if self.mode != "generate":
+                raise SpecError(f"runtime: {self.runtime} is a choice for --mode generate")
+        used = self.runtime_used
+        if used == Runtime.LLAMA_CPP and self.weights not in (*GGUF_WEIGHTS, None, "fp32", "bf16", "fp16"):
+            raise SpecError(f"runtime: llama.cpp runs GGUF files (q4_k_m ... q8_0, f16), not {self.weights} weights")
+        if used != Runtime.LLAMA_CPP and self.weights in GGUF_WEIGHTS and self.generating:
+            raise SpecError(f"runtime: {self.weights} is a llama.cpp format; transformers and vLLM dequantize "
+                            "GGUF files on load (use --runtime llama.cpp or a transformers format)")
+        if self.gpu_layers is not None and (used != Runtime.LLAMA_CPP or self.gpu_layers < 0):
+            raise SpecError(f"gpu_layers: -ngl is a llama.cpp option (0 or more layers), got {self.gpu_layers}")
+
+    @property
+    def runtime_used(self) -> Runtime:
+        """The explicit runtime, else the one the weights are made for: GGUF formats run in llama.cpp, the
+        rest (GPTQ/AWQ int4, bitsandbytes nf4/int8, fp8, 16-bit) in transformers."""
+        if self.runtime is not None:
+            return Runtime(self.runtime)
+        return Runtime.LLAMA_CPP if self.weights in GGUF_WEIGHTS else Runtime.TRANSFORMERS
 
     @property
     def generating(self) -> bool:
@@ -101,6 +173,8 @@ class Workload:
         models cache fp32; autocast and half models cache half)."""
         if self.kv_cache is not None:
             return self.kv_cache
+        if self.generating and self.runtime_used == Runtime.LLAMA_CPP:
+            return "fp16"  # llama.cpp's cache types default to f16 (common.h cache_type_k/v)
         return {"fp32": "fp32", "amp_bf16": "bf16", "bf16": "bf16"}.get(self.precision, "fp16")
 
     @property
@@ -124,6 +198,49 @@ class Workload:
         """Weights (and so gradients and optimizer state) are fp32 except in pure bf16/fp16."""
         return 2 if self.precision in ("bf16", "fp16") else 4
 
+    @property
+    def kbit_prepared(self) -> bool:
+        """QLoRA under autocast, as PEFT/TRL recipes run it: prepare_model_for_kbit_training has cast the
+        unquantized weights to fp32 (pure-bf16 QLoRA, where that cast also makes the residual stream fp32, is
+        not modelled so)."""
+        return self.finetune == "qlora" and self.amp and self.training
+
+    @property
+    def trainable_dtype_bytes(self) -> int:
+        """Bytes per trained weight (and its gradient and optimizer state): LoRA adapters are fp32 on any
+        base, as PEFT's get_peft_model(autocast_adapter_dtype=True), its default since 0.12, upcasts bf16 and
+        fp16 adapters (peft/tuners/tuners_utils.py cast_adapter_dtype); full training in the parameters'."""
+        return 4 if self.finetune != "full" else self.param_dtype_bytes
+
+def recipe_defaults(mode: Mode, weights: WeightFormat | None, finetune: Finetune, precision: Precision | None,
+                    checkpointing: bool | None) -> tuple[Precision, bool, tuple[str, ...]]:
+    """Precision and checkpointing where the user gave neither, as the common recipes set them, and the
+    names of the fields so chosen:
+    - generation from quantized weights computes in half precision (bf16 on cards that have it, fp16 on
+      the others: the same bytes): GGUF runtimes, GPTQ/AWQ kernels and bitsandbytes all run 16-bit
+      activations, never fp32;
+    - QLoRA checkpoints, as PEFT's prepare_model_for_kbit_training(use_gradient_checkpointing=True) does by
+      default (peft/utils/other.py)."""
+    defaulted: list[str] = []
+    if precision is None:
+        quantized = weights in GGUF_WEIGHTS or weights in QUANTIZED_WEIGHTS
+        precision = "bf16" if mode == "generate" and quantized else "fp32"
+        if precision != "fp32":
+            defaulted.append("precision")
+    if checkpointing is None:
+        checkpointing = mode == "train" and finetune == "qlora"
+        if checkpointing:
+            defaulted.append("checkpointing")
+    return precision, checkpointing, tuple(defaulted)
+
+
+def default_notes(w: Workload) -> list[str]:
+    """One assumption line per field that took a recipe default."""
+    notes = {"precision": f"Precision {w.precision} by default: generation from {w.weights} weights computes in "
+                          "bf16 (fp16 on cards without bf16, the same bytes); --precision overrides it.",
+             "checkpointing": "Gradient checkpointing on by default for QLoRA, as PEFT's "
+                              "prepare_model_for_kbit_training does; --no-checkpointing turns it off."}
+    return [notes[name] for name in w.defaulted if name in notes]
 
 
 def _one_of(field: str, value: object, allowed: object, optional: bool = False) -> None:

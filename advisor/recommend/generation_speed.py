@@ -33,6 +33,11 @@ HALF_BYTES = 2  # activations exchanged between cards, and the FP16 copy of dequ
 # Latency of one small NCCL all-reduce or one activation hop between cards (nccl-tests report 10-30 us for
 # small messages over PCIe and NVLink): an assumption, no measured row here checks it.
 COLLECTIVE_LATENCY_S = 20e-6
+# llama.cpp -ngl partial offload: the CPU runs the layers left in system RAM, streaming their weights and cache
+# from host memory each decode step. Dual-channel DDR5-4800 peaks at 76.8 GB/s; a CPU mat-vec reaches about
+# 80% of it: an assumption (no measured row here checks it), and the token's activations crossing PCIe twice
+# per step are negligible beside it.
+HOST_DECODE_BANDWIDTH = 60e9
 
 
 @dataclass(frozen=True)
@@ -129,8 +134,8 @@ def decode_step(run: GenerationRun, card: GenerationRates, eff: GenerationEffici
     """Seconds of one decode step (every sequence gains a token) at the mean context, and its bound."""
     p, ways = run.profile, split.tensor_ways
     context = run.prompt_len + run.new_tokens / 2
-    read = (p.active_weight_bytes + run.batch * p.kv_bytes_per_token * context) / ways
-    memory = read / _bandwidth(card, eff)
+    read = (p.active_weight_bytes + run.batch * p.kv_bytes_per_token * context - p.host_read_bytes) / ways
+    memory = read / _bandwidth(card, eff) + p.host_read_bytes / HOST_DECODE_BANDWIDTH
     compute = run.batch * p.decode_flops_per_token / ways / _tensor_rate(card, eff)
     step = max(memory, compute) + p.layers * eff.seconds_per_layer + _comm_s(run, split, run.batch)
     return step, "memory" if memory >= compute else "compute"

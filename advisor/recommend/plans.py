@@ -2,7 +2,8 @@
 
 Data parallel (SLI, NVLink or PCIe alike) gives every card a full replica of the model: VRAM does not pool,
 so the fit test is per card at the per-card batch. PyTorch's DistributedDataParallel also keeps flat
-gradient buckets (gradient_as_bucket_view=False by default): one more gradient-sized buffer per card.
+gradient buckets (gradient_as_bucket_view=False by default): one more buffer per card the size of the
+gradients of the parameters that train (a frozen LoRA base has none).
 Sharding divides model state (ZeRO, Rajbhandari et al. 2020; FSDP): stage 1 the optimizer state, stage 2
 also the gradients, stage 3 also the weights (each layer's weights are gathered for its forward and
 backward: two layer-sized gather buffers). Communication per step (ring collectives move (N-1)/N of the
@@ -76,9 +77,12 @@ def largest_layer_params(e: Estimate) -> int:
 
 def plan_cost(e: Estimate, plan: Plan, count: int) -> PlanCost:
     m, dtype = e.memory.at_peak, e.workload.param_dtype_bytes
+    grad_dtype = e.workload.trainable_dtype_bytes
     share = (count - 1) / count
     params_bytes = e.param_count * dtype
-    grads = params_bytes if e.workload.training else 0
+    # DDP's buckets and the all-reduce cover only parameters that require grad (torch/nn/parallel/
+    # distributed.py _build_params_for_reducer skips the rest): the adapters under LoRA/QLoRA
+    grads = e.trainable_param_count * grad_dtype
     if plan == "single":
         return PlanCost(plan, 1, 0, 0.0)
     if plan == "data_parallel":

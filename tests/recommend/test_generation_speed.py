@@ -22,7 +22,7 @@ from advisor.recommend.plans import plans_for, split_cost, tensor_parallel_fits
 # Llama 3 8B: 8.03e9 weights, 32 layers, hidden 4096, 32 query heads, 8 KV heads of 128;
 # K and V in fp16: 2 x 32 layers x 8 heads x 128 x 2 B = 131,072 B per token
 Q4_BYTES = 4_600_000_000  # ~4.6 bits per weight (Q4_K_M)
-LLAMA8B_Q4 = Profile(Q4_BYTES, Q4_BYTES, 131_072, 2 * 8e9 * 512, 2 * 8e9, 32, 4096, 8, 32)
+LLAMA8B_Q4 = Profile(Q4_BYTES, Q4_BYTES, 131_072, 2 * 8e9 * 512, 2 * 8e9, 32, 4096, 8, 32, "llama.cpp", 0, 0)
 PARAMS = 8_000_000_000
 RTX4090_LIKE = GenerationRates(bandwidth_gbs=1008.0, fp16_accumulate_tflops=330.3, hbm=False)
 IDEAL = GenerationEfficiency(tensor=1.0, memory_gddr=1.0, memory_hbm=1.0, seconds_per_layer=0.0)
@@ -115,3 +115,16 @@ def test_generation_offers_split_plans_and_data_parallel_on_several_cards() -> N
     assert plans_for(1, False, generating=True) == ("single",)
     assert plans_for(2, False, generating=True) == ("data_parallel", "tensor_parallel", "layer_split")
     assert plans_for(2, False) == ("data_parallel", "zero3")  # inference without generation as before
+
+
+def test_partial_offload_decodes_at_host_memory_speed() -> None:
+    """llama.cpp -ngl: the bytes left in system RAM stream at HOST_DECODE_BANDWIDTH (60 GB/s) each step."""
+    from advisor.recommend.generation_speed import HOST_DECODE_BANDWIDTH, decode_step
+
+    host = 2_000_000_000  # 2 GB of layers on the CPU
+    offloaded = replace(LLAMA8B_Q4, host_read_bytes=host)
+    card = GenerationRates(1008.0, 165.2, False)
+    full = decode_step(GenerationRun(LLAMA8B_Q4, 8_030_261_248, 1, 512, 128), card)[0]
+    partial = decode_step(GenerationRun(offloaded, 8_030_261_248, 1, 512, 128), card)[0]
+    gpu_share = host / (1008e9 * FITTED.memory_gddr)
+    assert partial - full == pytest.approx(host / HOST_DECODE_BANDWIDTH - gpu_share, rel=1e-6)  # +31.1 ms

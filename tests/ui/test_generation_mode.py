@@ -71,11 +71,12 @@ def test_generation_sets_the_workload_the_command_line_does(
     assert isinstance(memory, dict)
     assert app.memory.peak_bytes == memory["peak_bytes"]
     assert app.memory.required_bytes == memory["required_bytes"]
-    assert app.memory.at_peak.kv_cache == memory["kv_cache_bytes"] == KV_BYTES_PER_TOKEN * 2 * (1000 + 200)
+    # the prefill sets the peak, when transformers' DynamicCache holds the 2 x 1000 prompt tokens
+    assert app.memory.at_peak.kv_cache == memory["kv_cache_bytes"] == KV_BYTES_PER_TOKEN * 2 * 1000
     # the KV cache shows in the headline numbers and in the verdict line
     shown = {label: value for label, value, _how in summary_items(app)}
-    assert shown["KV cache"] == format_bytes(KV_BYTES_PER_TOKEN * 2 * 1200)  # 314,572,800 B = 300 MiB
-    assert f"KV cache {format_bytes(314_572_800)}" in verdict_text(state.result, None)
+    assert shown["KV cache"] == format_bytes(KV_BYTES_PER_TOKEN * 2 * 1000)  # 262,144,000 B = 250 MiB
+    assert f"KV cache {format_bytes(262_144_000)}" in verdict_text(state.result, None)
     assert app.memory.at_peak.kv_cache > 0 and "kv_cache" in app.memory.at_peak.as_dict()
 
 
@@ -90,8 +91,9 @@ def test_quantized_weights_and_an_fp8_cache_match_too(
     memory = cli_json("--mode", "generate", "--weights", "q4_k_m", "--kv-cache", "fp8", capsys=capsys)["memory"]
     assert isinstance(memory, dict)
     assert state.result.estimate.memory.required_bytes == memory["required_bytes"]
-    # fp8 holds one byte per element: half the bf16 cache, 32 x 8 x 128 x 2 x 1 x (512 + 128) x batch 32
-    assert state.result.estimate.memory.at_peak.kv_cache == KV_BYTES_PER_TOKEN // 2 * 640 * 32
+    # GGUF weights run in llama.cpp, whose 8-bit cache is q8_0 (34 bytes per 32 elements) for the whole
+    # context, n_ctx = 32 sequences x (512 + 128): 32 x 8 x 128 x 2 x 34/32 x 20,480 = 1,426,063,360 B
+    assert state.result.estimate.memory.at_peak.kv_cache == KV_BYTES_PER_TOKEN // 2 * 34 // 32 * 640 * 32
 
 
 def test_controls_that_do_not_apply_are_disabled_and_say_why(controls: tuple[AppState, QtWorkloadControls]) -> None:

@@ -4,6 +4,7 @@ sequence + the larger of the prefill's activations and one decode step's workspa
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 from advisor.core.budget import REPLAY_UNCERTAINTY, replayed_required_bytes
@@ -13,12 +14,19 @@ from advisor.core.generation import GenerationProfile
 from advisor.core.graph import Graph
 from advisor.core.llm.decoder import DecoderSpec
 from advisor.core.llm.graph import decoder_graph
-from advisor.core.llm.kv_cache import cached_tokens, kv_cache_bytes
+from advisor.core.llm.kv_cache import cached_tokens, kv_bytes_per_layer_token, kv_cache_bytes
 from advisor.core.llm.quant import active_weight_bytes, weight_bytes
+from advisor.core.llm.runtime import (
+    VLLM_PROFILE_TOKENS,
+    llama_cpp_context,
+    llama_cpp_memory,
+    vllm_kv_bytes,
+    vllm_workspace_bytes,
+)
 from advisor.core.llm.tensors import tensor_groups
 from advisor.core.memory import MemoryProfile, replay_step
 from advisor.core.tracker import CategoryBytes, TimelinePoint
-from advisor.core.workload import Workload
+from advisor.core.workload import Runtime, Workload, default_notes
 
 FP32_BYTES = 4
 # generate() keeps the step's fp32 logits, their processed copy and the sampling probabilities
@@ -59,26 +67,80 @@ def generation_profile(spec: DecoderSpec, w: Workload, prefill_flops: float) -> 
     return GenerationProfile(
         weight_bytes(spec, w.weight_format), active_weight_bytes(spec, w.weight_format),
         -(-kv // tokens), prefill_flops, decode_flops_per_token(spec, w.prompt_len + w.new_tokens // 2),
-        spec.layers, spec.hidden, spec.kv_heads, spec.heads)
+        spec.layers, spec.hidden, spec.kv_heads, spec.heads, w.runtime_used.value, *host_bytes(spec, w))
+
+
+def _cat_transient(spec: DecoderSpec, w: Workload) -> int:
+    """DynamicLayer.update's torch.cat: the new keys (then values) of one layer at the full length, while the
+    old ones still exist (transformers cache_utils.py)."""
+    return w.batch * kv_bytes_per_layer_token(spec, w.kv_cache_dtype) // 2 * (w.prompt_len + w.new_tokens)
 
 
 def _memory(profile: MemoryProfile, spec: DecoderSpec, w: Workload, weights: int) -> MemoryEstimate:
+    if w.runtime_used == Runtime.LLAMA_CPP:
+        return _llama_cpp_memory(spec, w)
     kv = kv_cache_bytes(spec, w.kv_cache_dtype, w.prompt_len + w.new_tokens, w.batch)
+    if w.runtime_used == Runtime.VLLM:
+        return _vllm_memory(spec, w, weights)
+    # transformers: the prefill fills the cache with the prompt; decode grows it to the end
+    prompt_kv = kv_cache_bytes(spec, w.kv_cache_dtype, w.prompt_len, w.batch)
     dtype_bytes = 4 if w.precision == "fp32" else 2
-    prefill = profile.peak_bytes - profile.at_peak.weights
-    decode = _decode_workspace(spec, w, dtype_bytes)
+    prefill = profile.peak_bytes - profile.at_peak.weights + prompt_kv
+    decode = _decode_workspace(spec, w, dtype_bytes) + _cat_transient(spec, w) + kv
     if prefill >= decode:
         at = profile.at_peak
-        cats = CategoryBytes(weights, 0, 0, at.activations, at.temporaries, at.inputs, kv)
+        cats = CategoryBytes(weights, 0, 0, at.activations, at.temporaries, at.inputs, prompt_kv)
         phase, layer = "prefill", profile.peak_layer
     else:
-        cats = CategoryBytes(weights, 0, 0, 0, decode, 0, kv)
+        cats = CategoryBytes(weights, 0, 0, 0, decode - kv, 0, kv)
         phase, layer = "decode", "lm_head"
     peak = cats.total
     # the prefill pass replayed through the allocator under a limit: what its churn leaves unusable
-    fragmentation = max(replayed_required_bytes(profile.events) - profile.peak_bytes, 0)
+    fragmentation = max(replayed_required_bytes(profile.events, w.expandable_segments) - profile.peak_bytes, 0)
     return memory_estimate(peak_bytes=peak, at_peak=cats, peak_phase=phase, peak_layer=layer, batch=w.batch,
                            replayed_reserved_bytes=peak, replayed_required_bytes=peak + fragmentation)
+
+
+def _fixed(w: Workload, cats: CategoryBytes, phase: str) -> MemoryEstimate:
+    """An estimate of a runtime that allocates its buffers once, with cudaMalloc and no caching allocator (ggml's
+    backend buffers): no churn and nothing the replay could miss, so reserved = required = peak."""
+    memory = memory_estimate(peak_bytes=cats.total, at_peak=cats, peak_phase=phase, peak_layer="", batch=w.batch,
+                             replayed_reserved_bytes=cats.total, replayed_required_bytes=cats.total)
+    return replace(memory, required_bytes=cats.total)
+
+
+def _llama_cpp_memory(spec: DecoderSpec, w: Workload) -> MemoryEstimate:
+    n_ctx = llama_cpp_context(w.prompt_len + w.new_tokens, w.batch)
+    m = llama_cpp_memory(spec, w.weight_format, n_ctx, w.gpu_layers, w.kv_cache, w.attention != "eager")
+    return _fixed(w, CategoryBytes(m.weights_bytes, 0, 0, 0, m.workspace_bytes, 0, m.kv_cache_bytes),
+                  "context created")
+
+
+def _vllm_memory(spec: DecoderSpec, w: Workload, weights: int) -> MemoryEstimate:
+    """What vLLM needs inside its gpu_memory_utilization share: weights, the profiled activations, the CUDA
+    graphs and the blocks of the workload's sequences; required_bytes is the card memory whose 0.9 holds it."""
+    tokens = min(VLLM_PROFILE_TOKENS, spec.max_positions or VLLM_PROFILE_TOKENS)
+    profiled = replay_step(decoder_graph(spec, tokens, last_token_logits=True),
+                           Workload("infer", 1, w.precision, weights=w.weights))
+    dtype_bytes = 4 if w.precision == "fp32" else 2
+    workspace = vllm_workspace_bytes(spec, profiled.peak_bytes - profiled.at_peak.weights, dtype_bytes)
+    kv = vllm_kv_bytes(spec, w.kv_cache_dtype, w.prompt_len + w.new_tokens, w.batch)
+    cats = CategoryBytes(weights, 0, 0, 0, workspace, 0, kv)
+    share = math.ceil(cats.total / w.gpu_memory_utilization)
+    memory = memory_estimate(peak_bytes=cats.total, at_peak=cats, peak_phase="engine started", peak_layer="",
+                             batch=w.batch, replayed_reserved_bytes=share, replayed_required_bytes=share)
+    return replace(memory, required_bytes=share)  # vLLM's own pool: no caching-allocator margin applies
+
+
+def host_bytes(spec: DecoderSpec, w: Workload) -> tuple[int, int]:
+    """System RAM the runtime keeps beside the card (llama.cpp's token embedding and the layers, and their
+    cache, -ngl leaves off the GPU; 0 for the CUDA runtimes, whose host copies are freed after loading), and
+    what the CPU reads of it per decode step."""
+    if w.runtime_used != Runtime.LLAMA_CPP:
+        return 0, 0
+    n_ctx = llama_cpp_context(w.prompt_len + w.new_tokens, w.batch)
+    m = llama_cpp_memory(spec, w.weight_format, n_ctx, w.gpu_layers, w.kv_cache, w.attention != "eager")
+    return m.host_bytes, m.host_read_bytes
 
 
 def estimate_generation(graph: Graph, w: Workload) -> Estimate:
@@ -87,7 +149,7 @@ def estimate_generation(graph: Graph, w: Workload) -> Estimate:
         raise SpecError(f"new_tokens: {spec.name} has {spec.max_positions} learned positions; prompt_len "
                         f"{w.prompt_len} + new_tokens {w.new_tokens} exceeds them")
     prefill_graph = decoder_graph(spec, w.prompt_len, last_token_logits=True)
-    prefill = replace(w, mode="infer")  # the prefill pass: a forward without autograd
+    prefill = replace(w, mode="infer", runtime=None, gpu_layers=None)  # the prefill: a forward without autograd
     profile = replay_step(prefill_graph, prefill)
     rows = layer_rows(prefill_graph, prefill, profile.kept_bytes,
                       2 if w.precision != "fp32" else 4)
@@ -100,6 +162,7 @@ def estimate_generation(graph: Graph, w: Workload) -> Estimate:
     timeline = tuple(TimelinePoint("prefill", p.layer, p.total_bytes + shift) for p in profile.timeline)
     step_flops = forward_flops + int(gen.decode_flops_per_token * w.new_tokens * w.batch)
     return Estimate(model=graph.name, workload=w, method="analytic", param_count=prefill_graph.param_count,
+                    trainable_param_count=0,
                     layers=tuple(rows), forward_macs=sum(r.forward_macs for r in rows), forward_flops=forward_flops,
                     step_flops=step_flops, memory=memory, timeline=timeline, assumptions=_assumptions(spec, w),
                     generation=gen)
@@ -111,18 +174,40 @@ def _assumptions(spec: DecoderSpec, w: Workload) -> tuple[str, ...]:
         f"for each of {w.batch} sequences; FLOPs = prefill + every decode step.",
         f"Weights stored as {w.weight_format} with their real bytes (quantization scales and zero points "
         "included; embeddings, norms and lm_head stay 16-bit where the format keeps them so).",
-        f"KV cache ({w.kv_cache_dtype}) for all {w.prompt_len + w.new_tokens} tokens of every sequence is "
-        "counted from the start, as servers that preallocate it (vLLM) do; sliding-window layers hold at most "
-        "their window" + ("; multi-head latent attention caches the latent and the rotary key." if spec.mla
-                          else "."),
+        *_runtime_notes(w),
+        f"KV cache {w.kv_cache_dtype}; sliding-window layers hold at most their window"
+        + ("; multi-head latent attention caches the latent and the rotary key." if spec.mla else "."),
         "Prefill activations come from replaying the forward pass without autograd; the LM head sees only the "
         "last position (generate() asks for logits_to_keep=1); bitsandbytes nf4 dequantizes each weight to "
         "16 bit for its matmul.",
         "required_bytes = the peak + what the caching allocator, limited to a budget, cannot reuse while the "
-        f"prefill pass allocates and frees (replayed) + {REPLAY_UNCERTAINTY:.0%} of the peak.",
+        f"prefill pass allocates and frees (replayed) + {REPLAY_UNCERTAINTY:.0%} of the peak."
+        if w.runtime_used == Runtime.TRANSFORMERS else "",
         "decode_flops_per_token is taken at the mean context length (prompt + half the new tokens).",
     ]
     if spec.moe:
         notes.append(f"Mixture of experts: all {spec.moe.experts} experts per layer in memory, "
                      f"{spec.moe.experts_per_token} per token in compute and in the bytes a decode step reads.")
-    return tuple(notes)
+    return tuple(note for note in notes + default_notes(w) if note)
+
+
+def _runtime_notes(w: Workload) -> list[str]:
+    """Which runtime, why (given or following the weights), and how it allocates."""
+    how = "--runtime" if w.runtime is not None else f"the default for {w.weight_format} weights"
+    tokens = w.prompt_len + w.new_tokens
+    if w.runtime_used == Runtime.LLAMA_CPP:
+        n_ctx = llama_cpp_context(tokens, w.batch)
+        layers = "all layers and the output" if w.gpu_layers is None else f"{w.gpu_layers} layers (-ngl)"
+        return [f"Runtime llama.cpp ({how}): the f16 KV cache of the whole context (n_ctx {n_ctx} = {w.batch} "
+                f"x {tokens} tokens, padded to 256) and the compute buffers (worst graph of n_ubatch 512 "
+                f"tokens, flash attention) are allocated when the context is created; {layers} on the GPU, "
+                "the token embedding and the rest in system RAM (generation.host_bytes)."]
+    if w.runtime_used == Runtime.VLLM:
+        return [f"Runtime vLLM ({how}): the engine claims gpu_memory_utilization {w.gpu_memory_utilization} "
+                "of the card; inside it the weights, the activations of a profiling forward over "
+                f"{VLLM_PROFILE_TOKENS} tokens, the CUDA-graph pool and paged KV blocks of 16 tokens; peak_bytes "
+                f"counts the blocks of {w.batch} sequences of {tokens} tokens, required_bytes the card memory "
+                "whose share holds that (vLLM fills the rest of its share with more blocks)."]
+    return [f"Runtime transformers ({how}): generate() grows the DynamicCache by torch.cat each step (the old "
+            "and new keys of a layer live during the cat), keeps fp32 logits, scores and probabilities of the "
+            "last position; the prefill holds the prompt's cache."]

@@ -4,8 +4,11 @@ The Llama graph of the zoo is the plain case of this builder."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import Literal
+
 from advisor.core.errors import SpecError
-from advisor.core.graph import Graph, GraphBuilder
+from advisor.core.graph import Graph, GraphBuilder, Node
 from advisor.core.llm.decoder import DecoderSpec
 from advisor.core.ops import (
     GELU,
@@ -29,6 +32,7 @@ from advisor.core.ops.base import Op
 from advisor.core.ops.moe import MoEExperts
 from advisor.core.ops.shape import Reshape
 from advisor.core.ops.text_ops import GELUTanhComposite, ScaleBy
+from advisor.core.workload import Workload
 
 # RMSNorms that multiply the weight in fp32 before casting to the input's dtype (Gemma*RMSNorm,
 # Olmo2RMSNorm, GptOssRMSNorm); the others follow LlamaRMSNorm (see RMSNorm)
@@ -218,3 +222,26 @@ def decoder_graph(spec: DecoderSpec, seq_len: int, *, last_token_logits: bool = 
         x = b.add(Tanh(), [x], "logits_softcap_tanh")
         b.add(ScaleBy(), [x], "logits_softcap_mul")
     return b.build()
+
+
+def with_attention(graph: Graph, w: Workload) -> Graph:
+    """The graph with the workload's attention implementation (--attention): a decoder rebuilt with eager
+    attention on or off (its masks and returned probabilities follow), any other graph's attention ops given
+    the eager or the fused kernel. flash (attn_implementation="flash_attention_2") keeps what SDPA's flash
+    backend keeps (output and log-sum-exp) and is modelled as sdpa. Idempotent."""
+    if w.attention is None:
+        return graph
+    eager = w.attention == "eager"
+    spec = graph.decoder
+    if spec is not None:
+        if spec.eager_attention == eager:
+            return graph
+        last = any(node.name == "last_token" for node in graph.nodes)
+        return decoder_graph(replace(spec, eager_attention=eager), graph.nodes[0].output.shape[0],
+                             last_token_logits=last)
+    kernel: Literal["eager", "fused"] = "eager" if eager else "fused"
+
+    def swap(node: Node) -> Op:
+        return replace(node.op, kernel=kernel) if isinstance(node.op, Attention) else node.op
+
+    return GraphBuilder.copy_of(graph, swap).build()

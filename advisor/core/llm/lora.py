@@ -6,12 +6,13 @@ Only A and B have gradients and optimizer state; activations still flow back thr
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from advisor.core.errors import SpecError
 from advisor.core.graph import Graph, GraphBuilder, Node, TensorSpec
 from advisor.core.ops.base import Op, SavedTensor
+from advisor.core.ops.embedding import Embedding
 from advisor.core.ops.linear import Linear
 from advisor.core.workload import Workload
 
@@ -23,6 +24,14 @@ class LoRALinear(Linear):
 
     kind: ClassVar[str] = "lora_linear"
     lora_rank: int = 16
+    # fp32 adapters on a bf16/fp16 base without autocast: peft/tuners/lora/layer.py Linear.forward runs
+    # `x = self._cast_input_dtype(x, lora_A.weight.dtype)` before `lora_B(lora_A(dropout(x))) * scaling`, so
+    # lora_A saves an fp32 copy of the layer's input, its rank-wide output is fp32, and lora_B's output and its
+    # scaled copy are fp32 tensors of the layer's output size until `result.to(torch_result_dtype)`.
+    fp32_adapters: bool = False
+
+    def for_dtype(self, dtype_bytes: int, autocast: bool) -> LoRALinear:
+        return replace(self, fp32_adapters=dtype_bytes == 2 and not autocast)
 
     def adapter_count(self, inputs: Sequence[TensorSpec]) -> int:
         return self.lora_rank * (inputs[0].shape[-1] + self.out_features)
@@ -37,11 +46,46 @@ class LoRALinear(Linear):
     def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[
             SavedTensor, ...]:
         tokens = output.numel // self.out_features
-        return (SavedTensor("lora_A output", tokens * self.lora_rank, "act"),)
+        return (SavedTensor("lora_A output", tokens * self.lora_rank, "float32" if self.fp32_adapters else "act"),)
+
+    def forward_transients(self, inputs: Sequence[TensorSpec], output: TensorSpec, saving: bool) -> tuple[
+            SavedTensor, ...]:
+        if not self.fp32_adapters:
+            return ()
+        return (SavedTensor("lora_B output", output.numel, "float32"),
+                SavedTensor("lora_B output x scaling", output.numel, "float32"))
+
+    def backward_workspace(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
+        """fp32 adapters: the output's gradient upcast for the scaling's and lora_B's backward (one fp32 tensor
+        of the output's size = twice its elements in the op's half dtype)."""
+        return 2 * output.numel if self.fp32_adapters else 0
+
+
+@dataclass(frozen=True)
+class LoRAEmbedding(Embedding):
+    """PEFT's lora.Embedding: lora_embedding_A (r x num_embeddings) looked up by the token ids, then
+    lora_embedding_B (dim x r): result + (F.embedding(x, A.T) @ B.T) x scaling (peft/tuners/lora/layer.py
+    Embedding.forward). The matmul keeps the rank-wide lookup for B's gradient; A's gradient needs the ids,
+    which the embedding keeps anyway."""
+
+    lora_rank: int = 16  # kind stays "embedding": the base model's lifetimes find the token embedding by it
+
+    def adapter_count(self, inputs: Sequence[TensorSpec]) -> int:
+        return self.lora_rank * (self.num_embeddings + self.embedding_dim)
+
+    def param_count(self, inputs: Sequence[TensorSpec]) -> int:
+        return super().param_count(inputs) + self.adapter_count(inputs)
+
+    def forward_macs(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
+        return output.numel // self.embedding_dim * self.lora_rank * self.embedding_dim
+
+    def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[
+            SavedTensor, ...]:
+        return (SavedTensor("lora_embedding_A lookup", output.numel // self.embedding_dim * self.lora_rank, "act"),)
 
 
 def adapter_count(op: object, inputs: Sequence[TensorSpec]) -> int:
-    return op.adapter_count(inputs) if isinstance(op, LoRALinear) else 0
+    return op.adapter_count(inputs) if isinstance(op, LoRALinear | LoRAEmbedding) else 0
 
 
 def with_adapters(graph: Graph, w: Workload) -> Graph:
@@ -54,6 +98,9 @@ def with_adapters(graph: Graph, w: Workload) -> Graph:
         if isinstance(op, Linear) and not isinstance(op, LoRALinear) and leaf in targets and not op.tied_to:
             adapted.append(node.name)
             return LoRALinear(op.out_features, op.bias, lora_rank=w.lora_rank)
+        if type(op) is Embedding and leaf in targets and op.index == "input":
+            adapted.append(node.name)
+            return LoRAEmbedding(op.num_embeddings, op.embedding_dim, lora_rank=w.lora_rank)
         return op
 
     builder = GraphBuilder.copy_of(graph, adapt)

@@ -9,9 +9,7 @@
 - nf4: bitsandbytes 4-bit with double quantization (blocksize 64): 4 bits per weight, one 8-bit quantized
   absmax per block of 64, one fp32 absmax per 256 blocks, plus each tensor's 256-entry fp32 code table;
   4 + 8/64 + 32/(64 x 256) = 4.127 bits per weight.
-- GGUF (llama.cpp ggml-common.h block layouts): Q8_0 34 bytes per 32 weights (8.5 bpw), Q4_K 144 bytes per
-  256 (4.5), Q5_K 176 per 256 (5.5), Q6_K 210 per 256 (6.5625); Q5_0 22 per 32 and Q5_1 24 per 32 are the
-  fallbacks when a row is not a multiple of 256.
+- GGUF: every llama-quantize file type, its block layouts and per-tensor choices in core/llm/gguf.py.
 The transformers quantizers (GPTQ, AWQ, bitsandbytes, fp8) replace the nn.Linear layers of the blocks only:
 embeddings, norms, biases and lm_head stay 16-bit. GGUF quantizes the embedding and the output too and
 keeps 1-D tensors (norms, biases) in F32.
@@ -24,18 +22,14 @@ from dataclasses import replace
 
 from advisor.core.graph import TensorSpec
 from advisor.core.llm.decoder import DecoderSpec
+from advisor.core.llm.gguf import FILE_TYPES, gguf_bytes, gguf_type
 from advisor.core.llm.lora import adapter_count
 from advisor.core.llm.tensors import TensorGroup, tensor_groups
 from advisor.core.ops.base import Op
 from advisor.core.ops.linear import Linear
 from advisor.core.ops.moe import MoEExperts
 
-GGUF_FORMATS = ("q4_k_m", "q5_k_m", "q8_0")
-# GGUF type -> (bytes per block, weights per block), ggml-common.h (block_q8_0, block_q4_K, ...)
-GGUF_BLOCKS: dict[str, tuple[int, int]] = {"q8_0": (34, 32), "q4_k": (144, 256), "q5_k": (176, 256),
-                                           "q6_k": (210, 256), "q5_0": (22, 32), "q5_1": (24, 32)}
-# llama.cpp's fallback when a row length is not a multiple of 256 (llama-quant.cpp, "fallback" switch)
-_K_FALLBACK = {"q4_k": "q5_0", "q5_k": "q5_1", "q6_k": "q8_0"}
+GGUF_FORMATS = tuple(FILE_TYPES)
 PLAIN_BYTES = {"fp32": 4, "bf16": 2, "fp16": 2}
 _KEPT_LINEARS = ("lm_head", "gate", "shared_expert_gate")  # 16-bit under every transformers quantizer
 QUANTIZED = ("fp8", "int8", "int4", "nf4", *GGUF_FORMATS)
@@ -59,10 +53,10 @@ def matrix_bytes(fmt: str, rows: int, cols: int) -> float:
 
 
 def linear_bytes(fmt: str, rows: int, cols: int) -> float:
-    """A Linear's weight in a quantized format; GGUF counted at its base type (the Q6_K/Q8_0 bumps of
+    """A Linear's weight in a quantized format; GGUF counted at its file type's base type (the bumps of
     particular tensors are in group_bytes, which knows the tensor's role)."""
     if fmt in GGUF_FORMATS:
-        return gguf_bytes("q8_0" if fmt == "q8_0" else fmt[:4], rows, cols)
+        return gguf_bytes(FILE_TYPES[fmt], rows, cols)
     return matrix_bytes(fmt, rows, cols)
 
 
@@ -79,48 +73,23 @@ def quantized_matrices(op: Op, inputs: Sequence[TensorSpec], name: str) -> list[
     return []
 
 
-def stored_bytes(op: Op, inputs: Sequence[TensorSpec], name: str, fmt: str, adapter_bytes: int) -> int:
+def stored_bytes(op: Op, inputs: Sequence[TensorSpec], name: str, fmt: str, adapter_bytes: int,
+                 plain_bytes: int) -> int:
     """Weights and buffers of one frozen or inference layer as stored in format `fmt`: the quantized Linears
-    of the blocks in their layout, the rest 16-bit or as the format says, LoRA adapters at `adapter_bytes`."""
+    of the blocks in their layout, the rest at `plain_bytes` (plain_dtype_bytes), LoRA adapters at
+    `adapter_bytes`."""
     params, buffers, adapters = op.param_count(inputs), op.buffer_count(inputs), adapter_count(op, inputs)
     matrices = quantized_matrices(op, inputs, name) if fmt in QUANTIZED else []
     stored = sum(round(count * linear_bytes(fmt, rows, cols)) for count, rows, cols in matrices)
     plain = (params - adapters + buffers - sum(count * rows * cols for count, rows, cols in matrices))
-    return stored + plain * PLAIN_BYTES.get(fmt, 2) + adapters * adapter_bytes
+    return stored + plain * plain_bytes + adapters * adapter_bytes
 
 
-def gguf_bytes(gtype: str, rows: int, cols: int) -> float:
-    if gtype in _K_FALLBACK and cols % 256:
-        gtype = _K_FALLBACK[gtype]
-    block_bytes, per_block = GGUF_BLOCKS[gtype]
-    return rows * -(-cols // per_block) * block_bytes
-
-
-def _use_more_bits(layer: int, layers: int) -> bool:
-    """llama.cpp llama-quant.cpp use_more_bits: the first and last eighth and every third layer between."""
-    return layer < layers // 8 or layer >= 7 * layers // 8 or (layer - layers // 8) % 3 == 2
-
-
-def gguf_type(fmt: str, group: TensorGroup, spec: DecoderSpec) -> str:
-    """The GGUF type llama_tensor_get_type picks for a tensor under Q4_K_M / Q5_K_M / Q8_0 (approximate: the
-    attn_v and ffn_down rules, the output tensor in Q6_K, the 8-expert attn_v bump; not the rarer
-    architecture-specific cases)."""
-    if fmt == "q8_0":
-        return "q8_0"
-    base = "q4_k" if fmt == "q4_k_m" else "q5_k"
-    output = group.role == "lm_head" or (group.role == "embed" and spec.tied_embeddings)
-    if output:
-        return "q6_k"
-    if group.role == "v_proj":
-        if spec.moe is not None and spec.moe.experts == 8:
-            return "q8_0"
-        if _use_more_bits(group.layer, spec.layers):
-            return "q6_k"
-        # llama.cpp detects LLM_TYPE_70B from 80 Llama layers and gives its small attn_v Q5_K instead of Q4_K
-        return "q5_k" if spec.model_type == "llama" and spec.layers == 80 else base
-    if group.role in ("down_proj", "expert_down_proj", "shared_down_proj"):
-        return "q6_k" if _use_more_bits(group.layer, spec.layers) else base
-    return base
+def plain_dtype_bytes(fmt: str, kbit_prepared: bool) -> int:
+    """Bytes of the weights a format does not quantize (embeddings, norms, biases, the LM head): the format's
+    16 bits, or fp32 once PEFT's prepare_model_for_kbit_training has run (peft/utils/other.py: "cast all
+    non INT8 parameters to fp32", every fp16/bf16 parameter that is not a bnb Params4bit)."""
+    return 4 if kbit_prepared else PLAIN_BYTES.get(fmt, 2)
 
 
 def group_bytes(fmt: str, group: TensorGroup, spec: DecoderSpec) -> float:

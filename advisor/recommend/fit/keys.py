@@ -32,6 +32,7 @@ class ChangeKey(StrEnum):
     WEIGHTS_INT8 = "weights_int8"
     WEIGHTS_INT4 = "weights_int4"
     WEIGHTS_Q4_K_M = "weights_q4_k_m"
+    WEIGHTS_Q8_0 = "weights_q8_0"
     KV_FP8 = "kv_fp8"
     CONTEXT = "context"
     TENSOR_PARALLEL = "tensor_parallel"
@@ -96,6 +97,8 @@ CHANGES: dict[ChangeKey, ChangeKind] = {
                                "weights in 4 bits with a scale and zero per 128-weight group: some quality loss"),
     K.WEIGHTS_Q4_K_M: ChangeKind("4-bit weights (GGUF Q4_K_M)", "llama.cpp's 4-bit K-quant mix (about 4.8 bits "
                                  "per weight): some quality loss"),
+    K.WEIGHTS_Q8_0: ChangeKind("8-bit weights (GGUF Q8_0)", "llama.cpp's 8-bit blocks (8.5 bits per weight): "
+                               "close to 16-bit quality"),
     K.KV_FP8: ChangeKind("fp8 KV cache", "K and V cached in fp8 (vLLM --kv-cache-dtype fp8): half the cache of "
                          "16-bit"),
     K.CONTEXT: ChangeKind("shorter context", "{prompt} prompt + {new} generated tokens instead of {old_prompt} + "
@@ -112,6 +115,6 @@ CHANGES: dict[ChangeKey, ChangeKind] = {
 GROUPS: tuple[tuple[ChangeKey, ...], ...] = (
     (K.AMP_BF16, K.AMP_FP16, K.BF16), (K.CHECKPOINTING,), (K.INPLACE,), (K.SGD_MOMENTUM, K.SGD, K.ADAM_8BIT),
     (K.FREEZE_HALF, K.FREEZE_HEAD, K.LORA, K.QLORA), (K.SEQ_LEN,),
-    (K.WEIGHTS_INT8, K.WEIGHTS_INT4, K.WEIGHTS_Q4_K_M), (K.KV_FP8,), (K.CONTEXT,),
+    (K.WEIGHTS_INT8, K.WEIGHTS_INT4, K.WEIGHTS_Q4_K_M, K.WEIGHTS_Q8_0), (K.KV_FP8,), (K.CONTEXT,),
 )
 SAME_TRAINING = frozenset(key for key, kind in CHANGES.items() if kind.same_training)

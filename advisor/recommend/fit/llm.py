@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from advisor.core.workload import LORA_TARGETS
+from advisor.core.workload import LORA_TARGETS, Runtime
 from advisor.recommend.fit.changes import Change, workload_change
 from advisor.recommend.fit.keys import ChangeKey
 from advisor.recommend.fit.measure import Measurer, Variant
@@ -16,6 +16,9 @@ from advisor.recommend.fit.measure import Measurer, Variant
 # int8) and 4-bit with group scales (GPTQ/AWQ int4), the two that GPU serving stacks load.
 _SMALLER_WEIGHTS = {"fp32": ("int8", "int4"), "bf16": ("int8", "int4"), "fp16": ("int8", "int4"),
                     "fp8": ("int4",), "int8": ("int4",), "q8_0": ("q4_k_m",)}
+# llama.cpp steps down through GGUF files only
+_SMALLER_GGUF = {"fp32": ("q8_0", "q4_k_m"), "bf16": ("q8_0", "q4_k_m"), "fp16": ("q8_0", "q4_k_m"),
+                 **dict.fromkeys(("q8_0", "q6_k", "q5_k_m", "q5_k_s", "q5_1", "q5_0", "q4_1"), ("q4_k_m",))}
 _WIDE_CACHE = ("fp32", "bf16", "fp16")
 SHORTEST_CONTEXT_SHARE = 8  # halve the context down to an eighth of what was asked, no further
 
@@ -29,8 +32,8 @@ def llm_changes(m: Measurer, v: Variant, usable_bytes: int) -> list[Change]:
         return _finetune(v) if _has_adapter_targets(m, v) else []
     if not w.generating:
         return []
-    changes = [workload_change(ChangeKey(f"weights_{fmt}"), weights=fmt)
-               for fmt in _SMALLER_WEIGHTS.get(w.weight_format, ())]
+    smaller = _SMALLER_GGUF if w.runtime_used == Runtime.LLAMA_CPP else _SMALLER_WEIGHTS
+    changes = [workload_change(ChangeKey(f"weights_{fmt}"), weights=fmt) for fmt in smaller.get(w.weight_format, ())]
     if w.kv_cache_dtype in _WIDE_CACHE:
         changes.append(workload_change(ChangeKey.KV_FP8, kv_cache="fp8"))
     shorter = shorter_context(m, v, usable_bytes)

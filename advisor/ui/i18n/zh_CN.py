@@ -248,6 +248,9 @@ MESSAGES: dict[str, str] = {
     "QLoRA (4-bit frozen base + LoRA adapters)": "QLoRA（4 位冻结基座 + LoRA 适配器）",
     "8-bit weights": "8 位权重", "4-bit weights (GPTQ/AWQ)": "4 位权重（GPTQ/AWQ）",
     "4-bit weights (GGUF Q4_K_M)": "4 位权重（GGUF Q4_K_M）", "fp8 KV cache": "fp8 KV 缓存",
+    "8-bit weights (GGUF Q8_0)": "8 位权重（GGUF Q8_0）",
+    "llama.cpp's 8-bit blocks (8.5 bits per weight): close to 16-bit quality":
+        "llama.cpp 的 8 位块（每个权重 8.5 位）：质量接近 16 位",
     "shorter context": "更短的上下文", "tensor parallel": "张量并行", "layers split over cards": "按层拆分到多张卡",
     " on {count} cards": "（{count} 张卡）", "same speed": "速度不变", "{value} slower": "慢 {value}",
     "{value} faster": "快 {value}", "Change": "改动", "Needs": "需要", "Speed": "速度", "Note": "说明",

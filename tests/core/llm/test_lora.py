@@ -39,12 +39,16 @@ def test_qlora_base_is_nf4() -> None:
     graph = zoo.build("llama-3.1-8b", 64)
     bf16 = estimate(graph, lora(finetune="lora", weights="bf16")).memory.at_peak.weights
     nf4 = estimate(graph, lora(finetune="qlora")).memory.at_peak.weights
-    embeddings = 2 * 128256 * 4096 * 2  # embed_tokens and lm_head stay bf16
+    # under autocast (the PEFT/TRL QLoRA recipe) prepare_model_for_kbit_training has cast every unquantized
+    # weight to fp32: embed_tokens and lm_head 2 x 128256 x 4096 x 4 B, the 65 RMSNorm weights x 4 B
+    embeddings = 2 * 128256 * 4096 * 4
     adapters = 41_943_040 * 4
     # nf4 blocks: 4 bits + 8/64 + 32/(64 x 256) bits per weight of the 32 x 7 block matrices
     matrices = 8_030_261_248 - 2 * 128256 * 4096 - 65 * 4096  # minus embeddings and the 65 RMSNorm weights
-    assert nf4 == pytest.approx(embeddings + adapters + matrices * 4.127 / 8 + 65 * 4096 * 2, rel=0.002)
-    assert nf4 < 0.4 * bf16
+    assert nf4 == pytest.approx(embeddings + adapters + matrices * 4.127 / 8 + 65 * 4096 * 4, rel=0.002)
+    assert nf4 < 0.5 * bf16
+    pure = estimate(graph, Workload("train", 1, "bf16", "adamw", finetune="qlora")).memory.at_peak.weights
+    assert nf4 - pure == pytest.approx(2 * 128256 * 4096 * 2 + 65 * 4096 * 2, rel=0.002)  # bf16 there
 
 
 def test_bad_target_names_the_model() -> None:
@@ -55,3 +59,19 @@ def test_bad_target_names_the_model() -> None:
 def test_quantized_full_training_is_refused() -> None:
     with pytest.raises(SpecError, match="weights: int4 weights are frozen"):
         Workload(weights="int4")
+
+
+def test_lm_head_and_embed_tokens_targets() -> None:
+    """PEFT target_modules with lm_head (a LoRA Linear, 4096 in, 128,256 out) and embed_tokens (lora.Embedding:
+    A r x 128,256 looked up by the ids, B 4096 x r)."""
+    graph = zoo.build("llama-3.1-8b", 64)
+    only_q = estimate(graph, lora(finetune="lora", lora_targets=("q_proj",)))
+    both = estimate(graph, lora(finetune="lora", lora_targets=("q_proj", "lm_head", "embed_tokens")))
+    head = embed = 16 * (4096 + 128256)  # 2,117,632 each
+    assert only_q.trainable_param_count == 32 * Q  # 4,194,304
+    assert both.trainable_param_count == 32 * Q + head + embed
+    assert both.memory.at_peak.optimizer_state == pytest.approx(2 * 4 * (32 * Q + head + embed), abs=40 * 512)
+    rows = {r.name: r for r in both.layers}
+    assert rows["embed_tokens"].kept_bytes >= 64 * 16 * 2  # the rank-wide lookup kept for B's gradient
+    with pytest.raises(SpecError, match="lora_targets: unknown wte"):
+        Workload(finetune="lora", lora_targets=("wte",))

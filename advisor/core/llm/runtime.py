@@ -1,0 +1,157 @@
+"""How the three runtimes people generate with allocate GPU memory, each as its own code does.
+
+- transformers (`model.generate`): the DynamicCache grows by one token per step, layer by layer
+  (cache_utils.py DynamicLayer.update: `self.keys = torch.cat([self.keys, key_states], dim=-2)`, then the
+  same for the values): during each cat the old and the new tensor of that layer are both allocated. The
+  step keeps an fp32 copy of the last position's logits and the processed scores and probabilities
+  (generation/utils.py _sample: `outputs.logits[:, -1].to(copy=True, dtype=torch.float32)`). The prefill
+  holds the cache of the prompt only.
+- llama.cpp: the KV cache of the whole context (`-c`, n_ctx) is allocated in f16 when the context is created
+  (llama-context.cpp: `memory->init_full()` "simulate full KV cache"), and so are the compute buffers,
+  sized by reserving the worst graph: n_ubatch (default 512) tokens against the full cache
+  (`graph_reserve(n_tokens, n_seqs, n_tokens, ...)`, n_tokens = min(n_ctx, n_ubatch)). With flash attention
+  (`-fa auto`, on where the backend supports it) the largest buffer is the logits of n_ubatch tokens in
+  f32; without it the n_ctx x n_ubatch x n_head f32 attention scores (softmax reuses them in place:
+  ikawrakow/ik_llama.cpp PR 237, 2025-02-28). The token embedding stays in system RAM; `-ngl N` puts the last
+  N repeating layers (and their KV cache) on the GPU, the output layer only when N exceeds the layer count.
+- vLLM: the engine takes gpu_memory_utilization (0.9) of the card's total memory for itself: weights, the
+  activations of a profiling forward over max_num_batched_tokens, the CUDA-graph pool, and paged KV blocks
+  of 16 tokens in everything that is left (vllm/v1/worker/gpu_worker.py determine_available_memory;
+  vllm/config/cache.py block_size 16). A workload fits when its sequences' blocks fit in that remainder.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from advisor.core.llm.decoder import DecoderSpec
+from advisor.core.llm.kv_cache import cached_tokens, kv_bytes_per_layer_token
+from advisor.core.llm.quant import group_bytes
+from advisor.core.llm.tensors import tensor_groups
+from advisor.core.workload import Runtime
+
+F32 = 4
+
+
+__all__ = ["Runtime", "RuntimeMemory", "VLLMPool", "llama_cpp_context", "llama_cpp_memory", "vllm_pool"]
+# llama.cpp common/common.h defaults (n_ubatch 512) and the context padding of its KV cache
+LLAMA_CPP_UBATCH = 512
+LLAMA_CPP_CTX_PAD = 256
+# q8_0 cache blocks (--cache-type-k/v q8_0): 34 bytes per 32 elements (ggml-common.h block_q8_0)
+Q8_0_BYTES_PER_ELEMENT = 34 / 32
+# vLLM defaults: EngineArgs gpu_memory_utilization 0.9, block_size 16; the LLM class's max_num_batched_tokens
+# 8192 and max_num_seqs 256 (vllm/engine/arg_utils.py EngineArgs.get_batch_defaults, below 70 GiB of card
+# memory; 16384 and 1024 on larger cards other than the A100: the profile then takes twice the activations);
+# CUDA graphs are captured up to 512 tokens (vllm/config/compilation.py cudagraph_capture_sizes)
+VLLM_GPU_MEMORY_UTILIZATION = 0.9
+VLLM_BLOCK_TOKENS = 16
+VLLM_PROFILE_TOKENS = 8192
+VLLM_MAX_SEQS = 256
+VLLM_GRAPH_TOKENS = 512
+
+
+@dataclass(frozen=True)
+class RuntimeMemory:
+    """What a runtime holds on the GPU for a generation workload, and in system RAM beside it."""
+
+    weights_bytes: int  # weights on the GPU
+    kv_cache_bytes: int  # KV cache on the GPU (llama.cpp, vLLM: allocated up front)
+    workspace_bytes: int  # compute buffers / activation workspace / CUDA-graph pool on the GPU
+    host_bytes: int  # system RAM the runtime needs for the weights and cache it keeps off the GPU
+    host_read_bytes: int  # of those, what a decode step reads there (the CPU's layers, the output, their cache)
+
+
+def llama_cpp_context(tokens: int, batch: int) -> int:
+    """n_ctx for `batch` parallel sequences of `tokens` each (llama-server -np splits -c between its slots),
+    padded as llama.cpp pads its cache."""
+    return -(-batch * tokens // LLAMA_CPP_CTX_PAD) * LLAMA_CPP_CTX_PAD
+
+
+def _kv_layer_bytes(spec: DecoderSpec, layer: int, n_ctx: int, kv_cache: str | None) -> float:
+    """One layer's cache in llama.cpp: f16 by default, q8_0 when a quantized cache is asked for."""
+    element = Q8_0_BYTES_PER_ELEMENT / 2 if kv_cache in ("fp8", "int8") else 1.0
+    return kv_bytes_per_layer_token(spec, "fp16") * element * cached_tokens(spec, layer, n_ctx)
+
+
+def llama_cpp_memory(spec: DecoderSpec, fmt: str, n_ctx: int, gpu_layers: int | None, kv_cache: str | None,
+                     flash_attention: bool = True) -> RuntimeMemory:
+    """GPU and host bytes of llama.cpp for a model in GGUF format `fmt` at context n_ctx with -ngl gpu_layers
+    (None: every layer and the output, as -ngl 99 does)."""
+    on_gpu = spec.layers if gpu_layers is None else min(gpu_layers, spec.layers)
+    output_on_gpu = gpu_layers is None or gpu_layers > spec.layers
+    first_gpu_layer = spec.layers - on_gpu
+    gpu = host = embed = 0.0
+    for group in tensor_groups(spec):
+        size = group_bytes(fmt, group, spec)
+        if group.role == "embed":  # tok_embd is always on the CPU; a tied output gets a copy on the GPU
+            host += size
+            embed += size  # a decode step looks up one row of it
+            gpu += size if spec.tied_embeddings and output_on_gpu else 0
+        elif group.layer >= 0:
+            gpu, host = (gpu + size, host) if group.layer >= first_gpu_layer else (gpu, host + size)
+        else:  # output, output_norm, learned positions
+            gpu, host = (gpu + size, host) if output_on_gpu else (gpu, host + size)
+    kv_gpu = sum(_kv_layer_bytes(spec, i, n_ctx, kv_cache) for i in range(first_gpu_layer, spec.layers))
+    kv_host = sum(_kv_layer_bytes(spec, i, n_ctx, kv_cache) for i in range(first_gpu_layer))
+    compute = llama_cpp_compute_buffer(spec, n_ctx, output_on_gpu, flash_attention)
+    ubatch = min(n_ctx, LLAMA_CPP_UBATCH)
+    # CUDA_Host compute buffer: the f32 input embeddings and the f32 KQ mask of n_ubatch x n_ctx; the CPU
+    # runs the whole graph's stages for layers left on it
+    inputs = ubatch * spec.hidden * F32 + ubatch * n_ctx * F32
+    host_compute = inputs if on_gpu == spec.layers else max(inputs, compute)
+    # the host output buffer holds the f32 logits of one position per sequence (n_seq_max, here 1)
+    return RuntimeMemory(round(gpu), round(kv_gpu), compute if on_gpu else 0,
+                         round(host + kv_host) + host_compute + spec.vocab * F32, round(host - embed + kv_host))
+
+
+def llama_cpp_compute_buffer(spec: DecoderSpec, n_ctx: int, output: bool, flash_attention: bool) -> int:
+    """The worst graph's buffer (ggml-alloc reuses a tensor's memory once its readers ran): the largest of
+    the logits of n_ubatch tokens (when the output layer runs there), the MLP's gate, up and product, and
+    without flash attention the f32 scores of n_ubatch queries against n_ctx keys per head; plus the hidden
+    state those stages read."""
+    ubatch = min(n_ctx, LLAMA_CPP_UBATCH)
+    width = spec.moe.expert_intermediate * spec.moe.experts_per_token if spec.moe else spec.intermediate
+    stages = [3 * ubatch * width * F32, ubatch * spec.vocab * F32 if output else 0,
+              0 if flash_attention else ubatch * n_ctx * spec.heads * F32]
+    return max(stages) + ubatch * spec.hidden * F32
+
+
+@dataclass(frozen=True)
+class VLLMPool:
+    """vLLM on one card: the KV blocks left once weights, the profiled activations and the CUDA graphs are
+    placed inside gpu_memory_utilization of the card, and how many sequences of a length they hold."""
+
+    budget_bytes: int
+    kv_space_bytes: int
+    blocks: int
+    block_bytes: int
+
+    def concurrent_sequences(self, tokens: int) -> int:
+        return self.blocks // -(-tokens // VLLM_BLOCK_TOKENS)
+
+
+def vllm_block_bytes(spec: DecoderSpec, kv_dtype: str) -> int:
+    """One paged block: 16 tokens of every layer (sliding-window layers keep full blocks too in vLLM's
+    default single KV-cache group)."""
+    return VLLM_BLOCK_TOKENS * kv_bytes_per_layer_token(spec, kv_dtype) * spec.layers
+
+
+def vllm_workspace_bytes(spec: DecoderSpec, profile_activation_bytes: int, dtype_bytes: int) -> int:
+    """The profiling forward's activations (max_num_batched_tokens) plus its sampler's fp32 logits for
+    max_num_seqs sequences, and the CUDA-graph pool: the decode activations of the largest captured batch."""
+    width = spec.moe.expert_intermediate * spec.moe.experts_per_token if spec.moe else spec.intermediate
+    sampler = VLLM_MAX_SEQS * spec.vocab * F32 * 2  # logits and their softmax
+    graphs = VLLM_GRAPH_TOKENS * ((4 * spec.hidden + 3 * width) * dtype_bytes + spec.vocab * dtype_bytes)
+    return profile_activation_bytes + sampler + graphs
+
+
+def vllm_pool(card_bytes: int, weights_bytes: int, workspace_bytes: int, block_bytes: int) -> VLLMPool:
+    budget = int(card_bytes * VLLM_GPU_MEMORY_UTILIZATION)
+    space = max(budget - weights_bytes - workspace_bytes, 0)
+    return VLLMPool(budget, space, space // block_bytes, block_bytes)
+
+
+def vllm_kv_bytes(spec: DecoderSpec, kv_dtype: str, tokens: int, batch: int) -> int:
+    """The blocks `batch` sequences of `tokens` tokens occupy (whole blocks of 16)."""
+    return batch * math.ceil(tokens / VLLM_BLOCK_TOKENS) * vllm_block_bytes(spec, kv_dtype)

@@ -1,0 +1,107 @@
+"""Predicted against published LLM memory (benchmarks/data/llm_memory_runs.csv: each row names its source):
+the memory error where a run reports bytes, and whether our fit verdict agrees with what happened (it ran, or
+ran out of memory), per runtime. Rows whose workload the command line cannot express name the missing option
+and are counted apart.
+
+What each runtime's measured figure is compared with:
+- vLLM: the engine's memory besides the KV cache (weights, profiled activations, non-torch memory, CUDA
+  graphs, as its startup log prints them) against our weights + workspace;
+- llama.cpp: the CUDA0 buffers its log prints (model, KV cache, compute) against our peak;
+- transformers: torch.cuda.max_memory_allocated() where the source gives it, against our peak.
+A run fits when required_bytes is within the card's usable memory (recommend.devices.usable_bytes).
+
+Run: .venv/bin/python benchmarks/llm_memory.py
+"""
+
+from __future__ import annotations
+
+import csv
+import statistics
+import sys
+from collections import defaultdict
+from dataclasses import replace
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from advisor.core import zoo  # noqa: E402
+from advisor.core.errors import SpecError  # noqa: E402
+from advisor.core.estimate import Estimate, estimate  # noqa: E402
+from advisor.core.workload import Runtime, Workload  # noqa: E402
+from advisor.recommend.devices import usable_bytes  # noqa: E402
+
+RUNS = HERE / "data" / "llm_memory_runs.csv"
+GIB = 2**30
+
+
+def workload(row: dict[str, str]) -> Workload:
+    generating = row["mode"] == "generate"
+    return Workload(
+        row["mode"], int(row["batch"]), row["precision"], row["optimizer"] or "adamw",  # type: ignore[arg-type]
+        checkpointing=bool(row["checkpointing"]), weights=row["weights"] or None,  # type: ignore[arg-type]
+        finetune=row["finetune"], lora_rank=int(row["lora_rank"] or 16),  # type: ignore[arg-type]
+        prompt_len=int(row["prompt_len"] or 512), new_tokens=int(row["new_tokens"] or 128),
+        runtime=Runtime(row["runtime"]) if generating else None,
+        attention=row["attention"] or None, gpu_memory_utilization=float(row["utilization"] or 0.9))  # type: ignore[arg-type]
+
+
+def predicted_gib(row: dict[str, str], e: Estimate) -> float:
+    at = e.memory.at_peak
+    if row["runtime"] == Runtime.VLLM:
+        return (at.weights + at.temporaries) / GIB
+    return e.memory.peak_bytes / GIB
+
+
+def run(row: dict[str, str], expandable: bool = False) -> tuple[Estimate, bool]:
+    seq = int(row["seq_len"]) if row["seq_len"] else int(row["prompt_len"] or 512)
+    w = workload(row)
+    e = estimate(zoo.build(row["model"], seq), replace(w, expandable_segments=expandable or w.expandable_segments))
+    return e, e.memory.required_bytes <= usable_bytes(int(float(row["card_gib"]) * GIB))
+
+
+def main() -> int:
+    errors: dict[str, list[float]] = defaultdict(list)
+    agree: dict[str, list[bool]] = defaultdict(list)
+    expandable_agree: list[bool] = []  # training rows again with expandable_segments:True
+    missing: list[str] = []
+    print(f"{'run':24} {'runtime':12} {'measured':>9} {'predicted':>9} {'error':>7} {'required':>9} "
+          f"{'usable':>7} {'outcome':>7} {'ours':>5}")
+    with RUNS.open(encoding="utf-8") as handle:
+        for row in csv.DictReader(handle):
+            if row["missing"]:
+                missing.append(f"{row['id']}: {row['missing']}")
+                continue
+            try:
+                e, fits = run(row)
+            except SpecError as error:
+                missing.append(f"{row['id']}: {error}")
+                continue
+            predicted, measured = predicted_gib(row, e), row["measured_gib"]
+            error = predicted / float(measured) - 1 if measured else None
+            if error is not None:
+                errors[row["runtime"]].append(abs(error))
+            agree[row["runtime"]].append(fits == (row["outcome"] == "fit"))
+            if row["mode"] == "train":
+                expandable_agree.append(run(row, expandable=True)[1] == (row["outcome"] == "fit"))
+            usable = usable_bytes(int(float(row["card_gib"]) * GIB)) / GIB
+            print(f"{row['id']:24} {row['runtime']:12} {measured or '-':>9} {predicted:9.2f} "
+                  f"{'' if error is None else f'{error:+.1%}':>7} {e.memory.required_bytes / GIB:9.2f} "
+                  f"{usable:7.2f} {row['outcome']:>7} {'fit' if fits else 'oom':>5}")
+    print()
+    for runtime in sorted(agree):
+        median = f"{statistics.median(errors[runtime]):.1%}" if errors[runtime] else "n/a"
+        print(f"{runtime:12} runs {len(agree[runtime]):2}  median |memory error| {median:>6} "
+              f"({len(errors[runtime])} with bytes)  fit/OOM agreement {sum(agree[runtime])}/{len(agree[runtime])}")
+    print(f"training rows with --expandable-segments (the sources do not say which allocator ran): "
+          f"fit/OOM agreement {sum(expandable_agree)}/{len(expandable_agree)}")
+    every = [a for values in agree.values() for a in values]
+    print(f"all          runs {len(every):2}  fit/OOM agreement {sum(every)}/{len(every)}; "
+          f"{len(missing)} not expressible:")
+    for line in missing:
+        print(f"  {line}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,50 @@
+"""Issue 25 item 2: where the user gives no --precision or --checkpointing, generation from quantized weights
+computes in half precision and QLoRA checkpoints, as the common recipes do; the assumptions say so."""
+
+import json
+
+import pytest
+
+from advisor.cli import main
+from advisor.core.workload import recipe_defaults
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, object]:
+    assert main(["estimate", *args, "--json"]) == 0
+    data: dict[str, object] = json.loads(capsys.readouterr().out)
+    return data
+
+
+def test_quantized_generation_computes_in_bf16(capsys: pytest.CaptureFixture[str]) -> None:
+    data = run_json(capsys, "zoo:llama-3.1-8b", "--mode", "generate", "--weights", "q4_k_m", "--batch", "8",
+                    "--prompt-len", "2048", "--new-tokens", "512")
+    config, memory = data["config"], data["memory"]
+    assert isinstance(config, dict) and isinstance(memory, dict)
+    # llama.cpp (the runtime of GGUF weights) caches f16: n_ctx 8 x 2,560 tokens x 32 layers x 2 (K, V) x 8
+    # heads x 128 x 2 B = 2.5 GiB, not the 5 GiB of an fp32 cache
+    assert config["precision"] == "bf16" and config["kv_cache"] == "fp16"
+    assert memory["kv_cache_bytes"] == 8 * 2560 * 32 * 2 * 8 * 128 * 2
+    assert any("bf16 by default" in note for note in data["assumptions"])  # type: ignore[attr-defined]
+
+
+def test_explicit_precision_wins(capsys: pytest.CaptureFixture[str]) -> None:
+    data = run_json(capsys, "zoo:qwen2.5-0.5b", "--mode", "generate", "--weights", "q8_0", "--precision", "fp32")
+    assert data["config"]["precision"] == "fp32"  # type: ignore[index]
+    assert not any("by default" in note for note in data["assumptions"])  # type: ignore[attr-defined]
+
+
+def test_qlora_checkpoints_unless_told_not_to(capsys: pytest.CaptureFixture[str]) -> None:
+    on = run_json(capsys, "zoo:qwen2.5-0.5b", "--finetune", "qlora", "--precision", "amp_bf16", "--batch", "1",
+                  "--seq-len", "512")
+    off = run_json(capsys, "zoo:qwen2.5-0.5b", "--finetune", "qlora", "--precision", "amp_bf16", "--batch", "1",
+                   "--seq-len", "512", "--no-checkpointing")
+    assert on["config"]["checkpointing"] is True and off["config"]["checkpointing"] is False  # type: ignore[index]
+    assert any("prepare_model_for_kbit_training" in n for n in on["assumptions"])  # type: ignore[attr-defined]
+    assert on["memory"]["activations"] < off["memory"]["activations"]  # type: ignore[index]
+
+
+def test_recipe_defaults_leave_other_workloads_alone() -> None:
+    assert recipe_defaults("train", None, "full", None, None) == ("fp32", False, ())
+    assert recipe_defaults("generate", None, "full", None, None) == ("fp32", False, ())  # unquantized
+    assert recipe_defaults("generate", "nf4", "full", None, None) == ("bf16", False, ("precision",))
+    assert recipe_defaults("train", None, "qlora", "bf16", None) == ("bf16", True, ("checkpointing",))

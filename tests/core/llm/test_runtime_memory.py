@@ -1,0 +1,250 @@
+"""Issue 25: LLM memory as PyTorch, transformers and PEFT really allocate it. Each test writes the arithmetic
+beside the bytes it expects."""
+
+import pytest
+
+from advisor.core import zoo
+from advisor.core.estimate import Estimate, estimate
+from advisor.core.workload import Runtime, Workload
+
+GIB = 2**30
+
+
+def qwen7b_full(checkpointing: bool) -> Workload:
+    return Workload("train", 1, "amp_bf16", "adamw", checkpointing=checkpointing)
+
+
+def test_checkpointed_block_outputs_are_freed_in_backward() -> None:
+    """Qwen2.5 7B full fine-tune at 2,048 tokens: the optimizer step sets the peak with and without
+    checkpointing; a recomputed block's output, which no op of the block reads, is not kept to the step."""
+    graph = zoo.build("qwen2.5-7b", 2048)
+    plain, ckpt = (estimate(graph, qwen7b_full(c)).memory for c in (False, True))
+    assert plain.peak_phase == ckpt.peak_phase == "optimizer step"
+    leaked = 28 * 2048 * 3584 * 4  # one fp32 residual stream per layer: 822,083,584 B before the fix
+    assert ckpt.peak_bytes <= plain.peak_bytes < ckpt.peak_bytes + leaked
+    # at the step only the caller's bf16 logits remain of the activations: 2048 x 152064 x 2 = 622,854,144 B
+    assert ckpt.at_peak.activations == plain.at_peak.activations == 2048 * 152064 * 2 + 512  # + the loss
+
+
+def test_data_parallel_buckets_hold_only_trainable_gradients() -> None:
+    """Llama 3.1 8B QLoRA on two cards in data parallel: DDP's buckets cover the rank-16 adapters only."""
+    from advisor.recommend.plans import plan_cost
+
+    w = Workload("train", 1, "amp_bf16", "adamw", checkpointing=True, finetune="qlora")
+    e = estimate(zoo.build("llama-3.1-8b", 4096), w)
+    adapters = 32 * 16 * (2 * (4096 + 4096) + 2 * (4096 + 1024) + 3 * (4096 + 14336))  # 41,943,040
+    assert e.trainable_param_count == adapters
+    dp = plan_cost(e, "data_parallel", 2)
+    assert dp.saved_bytes == -adapters * 4  # one fp32 bucket copy: 167,772,160 B, not 8.07e9 x 4 B
+    assert dp.comm_bytes == 2 * (1 / 2) * adapters * 4  # ring all-reduce of the adapters' gradients
+    full = estimate(zoo.build("llama-3.2-1b", 256), Workload("train", 1, "amp_bf16", "adamw"))
+    assert full.trainable_param_count == full.param_count == 1_235_814_400  # tied head counted once
+
+
+def test_peft_fp32_adapters_save_an_fp32_copy_of_each_adapted_input() -> None:
+    """Pure-bf16 LoRA on Llama 3.1 8B: PEFT keeps the adapters in fp32 and each adapted layer casts its
+    input to fp32 for lora_A (peft/tuners/lora/layer.py Linear.forward: x = self._cast_input_dtype(x,
+    lora_A.weight.dtype)), which lora_A saves for its weight gradient; q, k and v each make their own copy."""
+    graph = zoo.build("llama-3.1-8b", 2048)
+    e = estimate(graph, Workload("train", 1, "bf16", "adamw", finetune="lora"))
+    rows = {r.name: r for r in e.layers}
+    lora_a_out = 2048 * 16 * 4  # rank-16 lora_A output, fp32: 131,072 B
+    for name in ("q_proj", "k_proj", "o_proj"):
+        assert rows[f"layers.0.self_attn.{name}"].kept_bytes == 2048 * 4096 * 4 + lora_a_out  # 33,685,504
+    # v_proj also holds its bf16 output, which the attention saves: + 2048 x 1024 x 2
+    assert rows["layers.0.self_attn.v_proj"].kept_bytes == 2048 * 4096 * 4 + lora_a_out + 2048 * 1024 * 2
+    assert rows["layers.0.mlp.down_proj"].kept_bytes == 2048 * 14336 * 4 + lora_a_out  # 117,571,584
+    assert e.memory.at_peak.optimizer_state == 2 * 41_943_040 * 4  # AdamW on fp32 adapters, not bf16 ones
+    amp = estimate(graph, Workload("train", 1, "amp_bf16", "adamw", finetune="lora"))
+    amp_rows = {r.name: r for r in amp.layers}
+    # under autocast the input is fp32 already (no PEFT copy); lora_A's autocast saves a bf16 copy of it, the
+    # base and the adapters keep their bf16 weight copies: 2048x4096x2 + 4096x4096x2 + 2x16x4096x2 + 2048x16x2
+    amp_q = 2048 * 4096 * 2 + 4096 * 4096 * 2 + 2 * 16 * 4096 * 2 + 2048 * 16 * 2
+    assert amp_rows["layers.0.self_attn.q_proj"].kept_bytes == amp_q  # 50,659,328
+
+
+MIB = 2**20
+
+
+def test_llama_cpp_buffers_match_a_published_log() -> None:
+    """Llama 3 8B Q4_K_M, n_ctx 512, -ngl all, flash attention off, on an RTX 3070 (developer0hye/
+    llama-3-korean-bllossom-8b-q4-docker README.md, 2024-06): CPU buffer 281.81 MiB, CUDA0 buffer
+    4403.49 MiB, KV self 64.00 MiB, CUDA0 compute buffer 258.50 MiB, CUDA_Host compute 9.01 MiB, output 0.49."""
+    from advisor.core.llm.runtime import llama_cpp_context, llama_cpp_memory
+    from advisor.core.zoo.llm import preset_decoder
+
+    spec = preset_decoder("llama-3.1-8b")
+    n_ctx = llama_cpp_context(400 + 112, 1)
+    assert n_ctx == 512
+    m = llama_cpp_memory(spec, "q4_k_m", n_ctx, None, None, flash_attention=False)
+    assert m.weights_bytes / MIB == pytest.approx(4403.49, abs=0.01)
+    assert m.kv_cache_bytes == 512 * 32 * 2 * 8 * 128 * 2  # f16 K and V of 512 tokens: 64 MiB
+    # logits of 512 tokens (512 x 128256 x 4 = 250.5 MiB) + one f32 hidden state (8 MiB) = 258.5 MiB
+    assert m.workspace_bytes == 512 * 128256 * 4 + 512 * 4096 * 4
+    token_embd = 128256 * 4096 * 144 // 256  # Q4_K: 281.81 MiB stays on the CPU
+    host_compute = 512 * 4096 * 4 + 512 * 512 * 4  # 9 MiB: input embeddings and the f32 KQ mask
+    assert m.host_bytes == token_embd + host_compute + 128256 * 4  # + the 0.49 MiB output buffer
+
+
+def test_llama_cpp_partial_offload_moves_layers_and_their_cache_to_system_ram() -> None:
+    from advisor.core.llm.runtime import llama_cpp_memory
+    from advisor.core.zoo.llm import preset_decoder
+
+    spec = preset_decoder("llama-3.1-8b")
+    full = llama_cpp_memory(spec, "q4_k_m", 4096, None, None)
+    half = llama_cpp_memory(spec, "q4_k_m", 4096, 16, None)
+    assert half.kv_cache_bytes == full.kv_cache_bytes // 2  # 16 of 32 layers' cache: 256 MiB of 512
+    # the output layer (Q6_K, 128256 x 4096 x 210/256 B = 411 MiB) and 16 layers move to the host
+    output = 128256 * 4096 * 210 // 256
+    assert full.weights_bytes - half.weights_bytes > output
+    assert half.host_bytes - full.host_bytes > full.weights_bytes - half.weights_bytes
+    # what left the GPU is what the CPU streams each decode step (the token embedding only gives one row)
+    assert half.host_read_bytes == (full.weights_bytes - half.weights_bytes) + (full.kv_cache_bytes
+                                                                               - half.kv_cache_bytes)
+    assert full.host_read_bytes == 0
+
+
+def test_generate_runtime_defaults_follow_the_weights(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from advisor.cli import main
+
+    assert main(["estimate", "zoo:llama-3.1-8b", "--mode", "generate", "--weights", "q4_k_m", "--prompt-len",
+                 "3584", "--new-tokens", "512", "--batch", "1", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["generation"]["runtime"] == "llama.cpp"
+    assert any("the default for q4_k_m" in n for n in data["assumptions"])
+    # f16 cache for n_ctx 4096 allocated up front: 4096 x 32 x 2 x 8 x 128 x 2 B = 512 MiB
+    assert data["memory"]["kv_cache_bytes"] == 512 * MIB
+    assert data["memory"]["required_bytes"] == data["memory"]["peak_bytes"]  # ggml buffers: no allocator churn
+    assert main(["estimate", "zoo:llama-3.1-8b", "--mode", "generate", "--weights", "int4", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["generation"]["runtime"] == "transformers"
+
+
+def test_transformers_decode_counts_the_cache_cat() -> None:
+    """At batch 16 the decode step sets the peak: weights + the whole cache + one layer's keys copied by
+    DynamicLayer.update's torch.cat + the fp32 logits, scores and probabilities of the last position."""
+    w = Workload("generate", 16, "bf16", prompt_len=64, new_tokens=960)
+    e = estimate(zoo.build("llama-3.1-8b", 64), w)
+    m = e.memory
+    assert m.peak_phase == "decode"
+    tokens = 64 + 960
+    kv = 16 * tokens * 32 * 2 * 8 * 128 * 2  # 8 GiB
+    cat = 16 * tokens * 8 * 128 * 2  # one layer's keys: 32 MiB
+    logits = 16 * 3 * 128256 * 4
+    hidden = 16 * (4 * 4096 + 3 * 14336) * 2
+    assert m.at_peak.kv_cache == kv
+    assert m.at_peak.temporaries == pytest.approx(cat + logits + hidden, abs=512 * 8)
+
+
+def test_vllm_pool_and_concurrency() -> None:
+    """vLLM on an 80 GiB card with Llama 3.1 8B bf16: 0.9 of the card minus weights and workspace in blocks of
+    16 tokens x 32 layers x 2 x 8 x 128 x 2 B = 2 MiB."""
+    from advisor.core.llm.runtime import vllm_block_bytes, vllm_pool
+    from advisor.core.zoo.llm import preset_decoder
+
+    spec = preset_decoder("llama-3.1-8b")
+    block = vllm_block_bytes(spec, "bf16")
+    assert block == 16 * 32 * 2 * 8 * 128 * 2
+    pool = vllm_pool(80 * GIB, 8_030_261_248 * 2, 2 * GIB, block)
+    assert pool.budget_bytes == int(80 * GIB * 0.9)
+    assert pool.blocks == (int(80 * GIB * 0.9) - 8_030_261_248 * 2 - 2 * GIB) // block
+    assert pool.concurrent_sequences(8192) == pool.blocks // 512  # 8192 tokens = 512 blocks
+    e = estimate(zoo.build("llama-3.1-8b", 64), Workload("generate", 4, "bf16", prompt_len=1000, new_tokens=24,
+                                                       runtime=Runtime.VLLM))
+    assert e.memory.at_peak.kv_cache == 4 * 64 * block  # 1024 tokens = 64 blocks per sequence
+    assert e.memory.required_bytes == pytest.approx(e.memory.peak_bytes / 0.9, abs=2)
+    half = estimate(zoo.build("llama-3.1-8b", 64), Workload("generate", 4, "bf16", prompt_len=1000, new_tokens=24,
+                                                          runtime=Runtime.VLLM, gpu_memory_utilization=0.5))
+    assert half.memory.required_bytes == pytest.approx(half.memory.peak_bytes / 0.5, abs=2)  # --gpu-memory-util.
+
+
+@pytest.mark.parametrize("optimizer, state_bytes", [
+    ("adamw", 2 * 4 * 41_943_040),  # two fp32 states per adapter weight: 335,544,320 B
+    # bitsandbytes blockwise 8-bit: per state 1 byte + an fp32 absmax per 256 = 2 x 1.015625 B per weight
+    ("adamw8bit", 2 * 41_943_040 + 2 * 41_943_040 // 256 * 4),  # 85,196,800 B
+    # paged: tensors of >= 100,000 elements (gate B, up B: 14336 x 16; down A: 16 x 14336) page out;
+    # 32 x (1,310,720 - 3 x 229,376) = 19,922,944 weights stay in device memory
+    ("paged_adamw8bit", 2 * 19_922_944 + 2 * 19_922_944 // 256 * 4),
+    ("lion", 4 * 41_943_040),  # one fp32 state
+    # Adafactor, no first moment: rows + cols fp32 per adapter matrix, per layer q 2 x 4112, k and v 4112 +
+    # 1040, o 2 x 4112, gate and up 4112 + 14352, down 14352 + 4112 = 82,144 values
+    ("adafactor", 32 * 82_144 * 4),
+])
+def test_optimizer_state_bytes_per_implementation(optimizer: str, state_bytes: int) -> None:
+    w = Workload("train", 1, "amp_bf16", optimizer, finetune="lora")  # type: ignore[arg-type]
+    e = estimate(zoo.build("llama-3.1-8b", 64), w)
+    # each layer's state is one allocation per slot, rounded up to 512 B by the allocator model
+    assert e.memory.at_peak.optimizer_state == pytest.approx(state_bytes, abs=32 * 7 * 2 * 512)
+
+
+def test_eager_attention_keeps_the_probabilities() -> None:
+    """--attention eager on Llama 3.2 1B under autocast: each layer keeps the fp32 softmax and its half copy,
+    batch x heads x seq^2 x (4 + 2) B, where SDPA keeps a log-sum-exp of batch x heads x seq x 4 B."""
+    graph = zoo.build("llama-3.2-1b", 1024)
+    kept = {}
+    for attention in ("sdpa", "eager", "flash"):
+        e = estimate(graph, Workload("train", 2, "amp_bf16", "adamw", attention=attention))  # type: ignore[arg-type]
+        kept[attention] = next(r.kept_bytes for r in e.layers if r.name == "layers.0.self_attn.sdpa")
+    probabilities = 2 * 32 * 1024 * 1024 * (4 + 2)  # 402,653,184 B
+    lse = 2 * 32 * 1024 * 4
+    assert kept["eager"] - kept["sdpa"] == probabilities - lse
+    assert kept["flash"] == kept["sdpa"]
+
+
+def test_offload_moves_optimizer_state_to_system_ram() -> None:
+    """Llama 3.1 8B full fine-tune, amp_bf16, AdamW, checkpointing: ZeRO-Offload keeps the bf16 weights
+    (8,030,261,248 x 2 B) and a 5e8-element bf16 gradient bucket on the GPU; master weights, gradients and
+    both Adam states in fp32 (16 B a weight) in system RAM. Offloading the params too leaves two layer-sized
+    buffers (the largest, the LM head: 128,256 x 4096 x 2 B each)."""
+    from advisor.core.offload import host_bytes
+
+    graph = zoo.build("llama-3.1-8b", 2048)
+    base = Workload("train", 1, "amp_bf16", "adamw", checkpointing=True)
+    plain = estimate(graph, base).memory
+    opt = estimate(graph, Workload("train", 1, "amp_bf16", "adamw", checkpointing=True, offload="optimizer"))
+    params = estimate(graph, Workload("train", 1, "amp_bf16", "adamw", checkpointing=True, offload="params"))
+    n = 8_030_261_248
+    assert plain.at_peak.optimizer_state > 0 == opt.memory.at_peak.optimizer_state
+    assert opt.memory.at_peak.weights == pytest.approx(n * 2, abs=300 * 512)
+    assert params.memory.at_peak.weights == 2 * 128256 * 4096 * 2
+    assert host_bytes(opt.workload, n, n, 8) == n * 16  # 128.5 GB
+    assert any("119.7 GiB" in note for note in opt.assumptions)
+    assert params.memory.peak_bytes < opt.memory.peak_bytes < plain.peak_bytes / 5
+
+
+def test_fused_linear_cross_entropy_never_holds_the_logits() -> None:
+    """--loss fused (Liger / Cut Cross-Entropy) on Llama 3.1 8B QLoRA at 4,096 tokens: the head keeps only the
+    grad_input it computed in forward (4096 x 4096 x 4 B: the fp32 final norm output's size) and holds one
+    chunk of fp32 logits at a time, ceil(4096 / ceil(128256 / 4096)) = 128 rows, instead of the sequence's."""
+    graph = zoo.build("llama-3.1-8b", 4096)
+
+    def run(loss: str) -> Estimate:
+        return estimate(graph, Workload("train", 1, "amp_bf16", "adamw", checkpointing=True, finetune="qlora",
+                                        loss=loss))  # type: ignore[arg-type]
+
+    plain, fused = run("standard"), run("fused")
+    rows = {r.name: r for r in fused.layers}
+    assert rows["lm_head"].kind == "cross_entropy" and "loss" not in rows
+    assert rows["lm_head"].kept_bytes == 4096 * 4096 * 4
+    logits_fp32 = 4096 * 128256 * 4  # 2.1 GB, of which the plain loss keeps two and makes more in backward
+    assert plain.memory.peak_bytes - fused.memory.peak_bytes > 2 * logits_fp32
+    assert fused.trainable_param_count == plain.trainable_param_count
+
+
+def test_expandable_segments_leave_no_stranded_segments() -> None:
+    """Llama 3.1 8B QLoRA at 12,264 tokens (Unsloth's 40 GB Hugging Face + FA2 row): the plain allocator
+    replay strands 0.33 GiB in each checkpointed layer's 0.76 GiB MLP segment (a 0.43 GiB fp32 residual pins
+    it), so the budget is 1.18 x the peak; with expandable_segments:True freed pages are unmapped and the
+    budget is the peak + the 1% the replay cannot see."""
+    graph = zoo.build("llama-3.1-8b", 12264)
+
+    def run(expandable: bool) -> Estimate:
+        return estimate(graph, Workload("train", 1, "amp_bf16", "adamw8bit", checkpointing=True, finetune="qlora",
+                                        lora_rank=32, attention="flash", expandable_segments=expandable))
+
+    plain, expandable = run(False).memory, run(True).memory
+    assert plain.peak_bytes == expandable.peak_bytes
+    assert plain.required_bytes > 1.15 * plain.peak_bytes
+    # + blocks handed out whole where the remainder was too small to split: 0.25% here
+    assert expandable.required_bytes == pytest.approx(1.01 * expandable.peak_bytes, rel=0.005)
