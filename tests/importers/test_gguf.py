@@ -52,8 +52,8 @@ def test_weights_take_their_exact_bytes(model: Path, mode: str) -> None:
     assert est.workload.weights == "q4_k_m"  # general.file_type 15 = MOSTLY_Q4_K_M
     if mode == "infer":  # the layer replay rounds each layer's weights up to the allocator's 512-byte blocks
         assert 0 <= est.memory.at_peak.weights - WEIGHT_BYTES < 512 * len(est.layers)
-    else:
-        assert est.memory.at_peak.weights == WEIGHT_BYTES
+    else:  # llama.cpp (the runtime of GGUF files) keeps the token embedding, 300 x 144 bytes, in system RAM
+        assert est.memory.at_peak.weights == WEIGHT_BYTES - VOCAB * 144
     if mode == "generate":
         assert est.generation is not None and est.generation.weight_bytes == WEIGHT_BYTES
         # a decode step reads all but the embedding table: 859_352 - 300 x 144

@@ -92,6 +92,7 @@ def llama_cpp_memory(spec: DecoderSpec, fmt: str, n_ctx: int, gpu_layers: int | 
             gpu, host = (gpu + size, host) if group.layer >= first_gpu_layer else (gpu, host + size)
         else:  # output, output_norm, learned positions
             gpu, host = (gpu + size, host) if output_on_gpu else (gpu, host + size)
+    gpu, host, embed = _as_stored(spec, fmt, gpu, host, embed)
     kv_gpu = sum(_kv_layer_bytes(spec, i, n_ctx, kv_cache) for i in range(first_gpu_layer, spec.layers))
     kv_host = sum(_kv_layer_bytes(spec, i, n_ctx, kv_cache) for i in range(first_gpu_layer))
     compute = llama_cpp_compute_buffer(spec, n_ctx, output_on_gpu, flash_attention)
@@ -103,6 +104,20 @@ def llama_cpp_memory(spec: DecoderSpec, fmt: str, n_ctx: int, gpu_layers: int | 
     # the host output buffer holds the f32 logits of one position per sequence (n_seq_max, here 1)
     return RuntimeMemory(round(gpu), round(kv_gpu), compute if on_gpu else 0,
                          round(host + kv_host) + host_compute + spec.vocab * F32, round(host - embed + kv_host))
+
+
+def _as_stored(spec: DecoderSpec, fmt: str, gpu: float, host: float, embed: float) -> tuple[float, float, float]:
+    """The described bytes scaled to a GGUF file's own (its tensor table was read): the embedding table to the
+    bytes a decode step does not read, every other tensor by one factor to the rest."""
+    stored = spec.stored
+    if stored is None or not stored.exact_for(fmt) or stored.weight_bytes is None or stored.active_weight_bytes is None:
+        return gpu, host, embed
+    exact_embed = float(stored.weight_bytes - stored.active_weight_bytes)
+    tied = embed if spec.tied_embeddings and gpu >= embed else 0.0
+    rest = gpu - tied + host - embed
+    factor = stored.active_weight_bytes / rest if rest > 0 else 1.0
+    gpu = (gpu - tied) * factor + (exact_embed if tied else 0.0)
+    return gpu, (host - embed) * factor + exact_embed, exact_embed
 
 
 def llama_cpp_compute_buffer(spec: DecoderSpec, n_ctx: int, output: bool, flash_attention: bool) -> int:
