@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from advisor.core.ops import OP_TYPES
+from advisor.core.ops import OP_REGISTRY
 from advisor.core.units import format_shape
 from advisor.ui import draft_edits
 from advisor.ui.controls import narrow
@@ -87,7 +87,7 @@ class QtNetworkBuilder(QWidget):
         self.table.verticalHeader().setDefaultSectionSize(22)
         self.form = QtLayerForm(draft)
         self.kind = QComboBox()
-        self.kind.addItems(sorted(OP_TYPES))
+        self.kind.addItems(sorted(OP_REGISTRY))
         self.kind.setCurrentText("linear")
         narrow(self.kind)
         self.kind.setToolTip(tr("Layer kinds of the estimator"))

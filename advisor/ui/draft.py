@@ -30,6 +30,9 @@ class LayerDraft:
     params: dict[str, Any] = field(default_factory=dict)  # JSON-style values (lists for tuples)
     inputs: tuple[str, ...] = ()  # names of earlier layers; empty: the layer before
     block: str = ""
+    # reads no earlier layer (an op on a parameter alone, as `self.scale.expand(...)` imports): empty inputs
+    # would otherwise mean the layer before
+    reads_nothing: bool = False
 
 
 @dataclass(frozen=True)
@@ -55,7 +58,8 @@ def drafts_from_graph(graph: Graph) -> list[LayerDraft]:
         inputs = tuple(graph.nodes[i].name for i in node.inputs)
         if inputs == ((graph.nodes[index - 1].name,) if index else ()):
             inputs = ()
-        rows.append(LayerDraft(node.name, node.op.kind, params, inputs, node.block))
+        rows.append(LayerDraft(node.name, node.op.kind, params, inputs, node.block,
+                               reads_nothing=index > 0 and not node.inputs))
     return rows
 
 
@@ -71,7 +75,8 @@ def check(name: str, task: str, rows: list[LayerDraft]) -> DraftCheck:
                 raise AdvisorError(f"{row.name}: input {missing[0]!r} is not a layer above this one")
             if row.name in index_of:
                 raise AdvisorError(f"{row.name}: another layer has this name")
-            inputs = [index_of[n] for n in row.inputs] or ([row_index - 1] if row_index else [])
+            inputs = [index_of[n] for n in row.inputs] or ([row_index - 1] if row_index and not row.reads_nothing
+                                                            else [])
             op = make_op(row.kind, row.params, row.name)
             if row.block:
                 with builder.block(row.block):
