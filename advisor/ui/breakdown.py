@@ -18,11 +18,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from advisor.appstate import ShownEstimate
 from advisor.charts import CardLine, batch_curve_figure, category_figure, layer_figure, timeline_figure
 from advisor.ui.chart_canvas import QtChart, chart_style
 from advisor.ui.i18n import tr
 from advisor.ui.layer_table import LayerTableModel
-from advisor.ui.state import AppState, ShownEstimate
+from advisor.ui.state import AppState
 from advisor.ui.summary import QtSummary, method_line
 from advisor.ui.table_model import SORT_ROLE
 
@@ -109,8 +110,8 @@ class QtBreakdown(QWidget):
     def refresh(self) -> None:
         result = self.state.result
         self.summary.set_estimate(result.estimate if result else None)
-        self.method.setText(method_line(result.method, result.pending, self.state.edited_import())
-                            if result else "")
+        self.method.setText(method_line(result.method, result.pending, self.state.edited_import(),
+                                        self.state.model.simulation_cancelled) if result else "")
         self.layers.set_estimate(result.estimate if result else None)
         self.table.resizeColumnsToContents()
         self._drawn.clear()

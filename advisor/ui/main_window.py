@@ -65,7 +65,12 @@ class QtMainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self.resize(*first_size())
         self.build()
+        # connected once here, not in build(): a language switch rebuilds the widgets, not these links
         state.error_changed.connect(self.show_status)
+        state.result_changed.connect(self.show_requirement)
+        state.result_changed.connect(self.show_verdict)
+        state.ranking_changed.connect(self.show_verdict)
+        runner.cancelled.connect(state.tasks_cancelled)
         catalog.failed.connect(self.catalog_failed)
 
     def show_status(self, message: str) -> None:
@@ -104,7 +109,6 @@ class QtMainWindow(QMainWindow):
         self.model_map.model_loaded.connect(  # a click on the map answers: the ring moves, and this line
             lambda name: self.statusBar().showMessage(tr("Loaded {name}; Undo brings back the previous model")
                                                       .format(name=name), 8000))
-        self.state.result_changed.connect(self.show_requirement)
         self.tabs = QTabWidget()
         for widget, label in ((self.breakdown, tr("Breakdown")), (self.recommendations, tr("Recommendations")),
                               (self.catalog_editor, tr("Catalog")), (self.live, tr("Live GPUs")),
@@ -116,9 +120,6 @@ class QtMainWindow(QMainWindow):
         splitter.addWidget(self.tabs)
         splitter.setSizes([420, 860])
         self.verdict = QtVerdict()
-        self.state.result_changed.connect(lambda: self.verdict.show_verdict(self.state.result, None))
-        self.recommendations.ranked.connect(
-            lambda: self.verdict.show_verdict(self.state.result, self.recommendations.entries))
         central = QWidget()
         column = QVBoxLayout(central)
         column.setContentsMargins(0, 0, 0, 0)
@@ -145,11 +146,14 @@ class QtMainWindow(QMainWindow):
         needed = local_need_bytes(result.estimate.memory.required_bytes)
         self.live.set_workload_requirement(needed, requirement_label(result))
 
+    def show_verdict(self) -> None:
+        self.verdict.show_verdict(self.state.result, self.state.model.shown_ranking())
+
     def _fill(self) -> None:
         """Widgets just built show what the state already has (the estimate, the catalog)."""
         self.breakdown.refresh()
         self.show_requirement()
-        self.verdict.show_verdict(self.state.result, None)
+        self.show_verdict()
         if self.catalog.catalog is not None:
             self.catalog_editor.reload()
             self.recommendations.refresh()

@@ -22,8 +22,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from advisor.appstate import RankingRequest
 from advisor.catalog import SEGMENTS, VENDORS
 from advisor.charts import CardLine
+from advisor.recommend.prepare import RankingInput
 from advisor.recommend.present import best_per_card
 from advisor.recommend.ranking import OBJECTIVES, RankingOptions, Recommendation
 from advisor.recommend.service import CardFilter, recommend
@@ -155,22 +157,26 @@ class QtRecommendations(QWidget):
 
     def refresh(self) -> None:
         catalog, result = self.catalog.catalog, self.state.result
-        if catalog is None or result is None:
+        self.table.setEnabled(result is not None and not result.stale)  # an earlier network's ranking: greyed
+        if catalog is None or result is None or result.stale:
             return
-        cards, options = self.request()
+        request = RankingRequest(*self.request())
         job = result.job  # the estimate on screen (simulated or analytic), not a second one
+        self.state.model.ask_ranking(request)
 
         def work(cancelled: threading.Event) -> list[Recommendation]:
             if cancelled.is_set():
                 return []
             with catalog.read() as session:
-                return recommend(session, job, cards, options)
+                return recommend(session, job, request.cards, request.options)
 
-        self.runner.start("recommend", tr("Ranking cards"), work, self._ranked,
+        self.runner.start("recommend", tr("Ranking cards"), work,
+                          lambda entries: self._ranked(request, job, entries),
                           lambda error: show_error(self, tr("Ranking failed"), str(error)))
 
-    def _ranked(self, entries: object) -> None:
-        assert isinstance(entries, list)
+    def _ranked(self, request: RankingRequest, job: RankingInput, entries: list[Recommendation]) -> None:
+        if not self.state.model.ranked(request, job, entries):
+            return  # late: the estimate or the filters changed since
         self.entries = entries
         self._show(entries)
         fitting = [e for e in best_per_card(entries) if e.fits][:CHART_CARDS]

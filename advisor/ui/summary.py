@@ -59,13 +59,16 @@ def summary_items(e: Estimate) -> list[tuple[str, str, str]]:
     ]
 
 
-def method_line(method: str, pending: bool, edited: bool) -> str:
+def method_line(method: str, pending: bool, edited: bool, cancelled: bool = False) -> str:
     """Which method made the figures on screen (DESIGN.md: analytic or simulated), and why."""
     if method == "simulated":
         return tr("Method: simulated (one real PyTorch step of the file, on the meta device, as the command "
                   "line does)")
     if pending:
         return tr("Method: analytic for now; simulating the PyTorch file (the command line's method)…")
+    if cancelled:
+        return tr("Method: analytic; the simulation of the PyTorch file was cancelled (change the workload or "
+                  "open the file again to simulate)")
     if edited:
         return tr("Method: analytic, because the imported graph was edited (the simulation runs the file "
                   "as written)")

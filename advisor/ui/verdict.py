@@ -7,12 +7,12 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QWidget
 
+from advisor.appstate import RankingResult, ShownEstimate
 from advisor.core.units import format_bytes
 from advisor.recommend.present import best_per_card
 from advisor.recommend.ranking import Recommendation
 from advisor.ui.i18n import tr
 from advisor.ui.recommend_model import per_thousand_usd, plan_name
-from advisor.ui.state import ShownEstimate
 
 
 def _choice(r: Recommendation) -> str:
@@ -29,9 +29,12 @@ def _nothing_fits(cards: list[Recommendation]) -> str:
         card=roomiest.card, short=format_bytes(roomiest.required_bytes - roomiest.usable_bytes))
 
 
-def verdict_text(result: ShownEstimate | None, entries: list[Recommendation] | None) -> str:
+def verdict_text(result: ShownEstimate | None, ranking: RankingResult | None) -> str:
     if result is None:
         return tr("No estimate yet: pick or build a model.")
+    if result.stale:  # never an earlier network's answer under the new one's name (issue 27)
+        return tr("<b>Out of date:</b> the figures below are {model}'s, the last network that could be "
+                  "estimated; the error above says what to fix.").format(model=result.estimate.model)
     w, need = result.estimate.workload, format_bytes(result.estimate.memory.required_bytes)
     needs = tr("Needs <b>{need}</b> per card ({mode}, batch {batch}, {method})").format(
         need=need, mode=tr(w.mode), batch=w.batch, method=tr(result.method))
@@ -40,9 +43,11 @@ def verdict_text(result: ShownEstimate | None, entries: list[Recommendation] | N
                    "{method})").format(need=need, mode=tr(w.mode), batch=w.batch, prompt=w.prompt_len,
                                        new=w.new_tokens, kv=format_bytes(result.estimate.memory.at_peak.kv_cache),
                                        method=tr(result.method))
-    if entries is None:
+    if ranking is None:
         return needs + " · " + tr("ranking the cards…")
-    cards = best_per_card(entries)
+    if ranking.cancelled:
+        return needs + " · " + tr("ranking cancelled: change a filter to rank again")
+    cards = best_per_card(list(ranking.entries))
     fitting = [c for c in cards if c.fits]
     if not fitting:
         return needs + " · " + _nothing_fits(cards)
@@ -66,5 +71,5 @@ class QtVerdict(QLabel):
         self.setTextFormat(Qt.TextFormat.RichText)
         self.setStyleSheet("QLabel#verdict { background: #EEF3FA; padding: 4px 8px; }")
 
-    def show_verdict(self, result: ShownEstimate | None, entries: list[Recommendation] | None) -> None:
-        self.setText(verdict_text(result, entries))
+    def show_verdict(self, result: ShownEstimate | None, ranking: RankingResult | None) -> None:
+        self.setText(verdict_text(result, ranking))

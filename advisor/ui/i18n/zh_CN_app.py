@@ -67,4 +67,9 @@ MESSAGES: dict[str, str] = {
     "Loaded {name}; Undo brings back the previous model": "已载入 {name}；撤销可恢复之前的模型",
     "A small test network the H200 calibration measured (shared/calibration): compare the estimate with real "
     "readings": "H200 校准实测过的小型测试网络（shared/calibration）：可用来把估算与真实读数对比",
+    "<b>Out of date:</b> the figures below are {model}'s, the last network that could be estimated; the error "
+    "above says what to fix.": "<b>已过时：</b>下方数字属于 {model}，即上一个能估算的网络；请按上方错误提示修改。",
+    "ranking cancelled: change a filter to rank again": "排名已取消：改动任一筛选条件即可重新排名",
+    "Method: analytic; the simulation of the PyTorch file was cancelled (change the workload or open the file "
+    "again to simulate)": "方法：解析（PyTorch 文件的模拟已取消；改动工作负载或重新打开文件即可再模拟）",
 }
