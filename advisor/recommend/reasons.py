@@ -28,6 +28,7 @@ class ReasonCode(StrEnum):
     ONLY_TENSOR_SPLIT = "only_tensor_split"
     ONLY_LAYER_SPLIT = "only_layer_split"
     INCOMPLETE = "incomplete"
+    BEYOND_DESKTOP = "beyond_desktop"
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,8 @@ TEMPLATES: dict[ReasonCode, str] = {
     ReasonCode.ONLY_TENSOR_SPLIT: "fits only because weights and KV cache are split over {count} cards",
     ReasonCode.ONLY_LAYER_SPLIT: "fits only because layers are split over {count} cards",
     ReasonCode.INCOMPLETE: "incomplete: {missing} not given; set them in the catalog",
+    ReasonCode.BEYOND_DESKTOP: "{count} cards are more than one desktop holds: a board with that many slots, "
+                               "a server or a rack, and its power supply, cost extra",
 }
 
 

@@ -499,5 +499,7 @@ MESSAGES: dict[str, str] = {
     "fits only because weights and KV cache are split over {count} cards":
         "只因权重和 KV 缓存被拆分到 {count} 张卡上才放得下",
     "fits only because layers are split over {count} cards": "只因各层被拆分到 {count} 张卡上才放得下",
+    "{count} cards are more than one desktop holds: a board with that many slots, a server or a rack, and its "
+    "power supply, cost extra": "{count} 张卡超出一台台式机的容量：需要另购插槽足够的主板、服务器或机架以及相应电源",
     "incomplete: {missing} not given; set them in the catalog": "不完整：缺少 {missing}；请在显卡目录中填写",
 }
