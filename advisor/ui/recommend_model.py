@@ -9,6 +9,7 @@ from PySide6.QtGui import QBrush, QColor
 
 from advisor.core.estimate import Estimate
 from advisor.core.units import format_bytes
+from advisor.recommend.present import plan_label
 from advisor.recommend.ranking import Recommendation
 from advisor.recommend.reasons import ReasonCode, reason_text
 from advisor.recommend.serving import split_holdings
@@ -18,11 +19,7 @@ from advisor.ui.table_model import SORT_ROLE, Index, RecordTableModel
 
 
 def plan_name(plan: str) -> str:
-    names = {"single": tr("one card"), "data_parallel": tr("data parallel"), "incomplete": tr("incomplete"),
-             "tensor_parallel": tr("tensor parallel"), "layer_split": tr("layer split")}
-    if plan.startswith("zero"):
-        return f"ZeRO-{plan[4:]}"  # the DeepSpeed paper's spelling (Rajbhandari et al., 2020)
-    return names.get(plan, plan.upper())
+    return plan_label(plan, tr)
 
 
 def per_thousand_usd(r: Recommendation) -> str:
