@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import get_args
 
 from PySide6.QtGui import QStandardItemModel
-from PySide6.QtWidgets import QComboBox, QFormLayout, QLineEdit, QSpinBox, QWidget
+from PySide6.QtWidgets import QComboBox, QFormLayout, QHBoxLayout, QLineEdit, QSpinBox, QWidget
 
 from advisor.core.graph import Graph
 from advisor.core.workload import LORA_TARGETS, KVCacheFormat, WeightFormat
@@ -50,7 +50,7 @@ class LanguageModelControls:
     """Widgets added to the workload form; refresh() shows the choice and which rows apply to its mode."""
 
     def __init__(self, state: AppState, form: QFormLayout) -> None:
-        self.state = state
+        self.state, self.form = state, form
         self.prompt_len = _spin(MAX_TOKENS)
         self.new_tokens = _spin(MAX_TOKENS)
         self.prompt_len.setSuffix(tr(" tokens"))
@@ -68,8 +68,10 @@ class LanguageModelControls:
         form.addRow(tr("Weights"), self.weights)
         form.addRow(tr("KV cache"), self.kv_cache)
         form.addRow(tr("Fine-tuning"), self.finetune)
-        form.addRow(tr("LoRA rank"), self.lora_rank)
-        form.addRow(tr("LoRA targets"), self.lora_targets)
+        self.lora_row = QHBoxLayout()  # rank and targets on one row: QLoRA's rows fit 720 px in Chinese too
+        self.lora_row.addWidget(self.lora_rank)
+        self.lora_row.addWidget(self.lora_targets, 1)
+        form.addRow(tr("LoRA rank"), self.lora_row)
         self._connect()
 
     def _connect(self) -> None:
@@ -119,3 +121,8 @@ class LanguageModelControls:
                                              "layer"), why)
         applies(self.lora_targets, adapters, tr("Comma-separated projections to adapt (PEFT target_modules); "
                                                 "empty: all of them"), why)
+        for widget, shown in ((self.prompt_len, generating), (self.new_tokens, generating),
+                              (self.weights, generating), (self.kv_cache, generating),
+                              (self.finetune, training)):
+            self.form.setRowVisible(widget, shown)
+        self.form.setRowVisible(self.lora_row, adapters)  # the mode's rows only (workload_panel.refresh says why)
