@@ -27,7 +27,7 @@ from advisor.ui import draft_edits, menus
 from advisor.ui.breakdown import QtBreakdown
 from advisor.ui.catalog_panel import QtCatalogEditor
 from advisor.ui.catalog_service import CatalogService
-from advisor.ui.dialogs import show_error
+from advisor.ui.dialogs import app_wording, ask_trust, needs_trust, show_error
 from advisor.ui.i18n import fonts, set_language, tr
 from advisor.ui.live_gpus import QtLiveGpusPanel
 from advisor.ui.model_map import QtModelMap
@@ -173,17 +173,23 @@ class QtMainWindow(QMainWindow):
     def new_network(self) -> None:
         draft_edits.clear(self.state.draft)
 
-    def open_file(self, path: str) -> None:
-        """Imports run on a worker (torch-based importers take seconds); errors name the file."""
+    def open_file(self, path: str, trust_pickle: bool = False) -> None:
+        """Imports run on a worker (torch-based importers take seconds); errors name the file. A file that
+        would run pickled code is opened only after the user says they trust it, in a dialog."""
         seq_len = self.state.choice.seq_len
+        name = Path(path).name
 
         def work(_cancelled: threading.Event) -> Graph:
-            return load_graph(path, None if path.lower().endswith(".json") else seq_len)
+            return load_graph(path, None if path.lower().endswith(".json") else seq_len, trust_pickle=trust_pickle)
 
-        self.runner.start("import", tr("Importing {file}").format(file=Path(path).name), work,
-                          lambda graph: self._opened(graph, path),
-                          lambda error: show_error(self, tr("Cannot open {file}").format(file=Path(path).name),
-                                                   str(error)))
+        def failed(error: BaseException) -> None:
+            if not trust_pickle and needs_trust(str(error)):
+                ask_trust(self, name, str(error), lambda: self.open_file(path, trust_pickle=True))
+            else:
+                show_error(self, tr("Cannot open {file}").format(file=name), app_wording(str(error)))
+
+        self.runner.start("import", tr("Importing {file}").format(file=name), work,
+                          lambda graph: self._opened(graph, path), failed)
 
     def _opened(self, graph: Graph, path: str) -> None:
         draft_edits.load_graph_into(self.state.draft, graph, path)

@@ -72,4 +72,10 @@ MESSAGES: dict[str, str] = {
     "ranking cancelled: change a filter to rank again": "排名已取消：改动任一筛选条件即可重新排名",
     "Method: analytic; the simulation of the PyTorch file was cancelled (change the workload or open the file "
     "again to simulate)": "方法：解析（PyTorch 文件的模拟已取消；改动工作负载或重新打开文件即可再模拟）",
+    "Trust {file}?": "信任 {file}？",
+    "{file} holds pickled Python objects or code, which run when the file is loaded: they can do anything you "
+    "can. Open it only if you trust where it came from.":
+        "{file} 含有 pickle 序列化的 Python 对象或代码，载入时会运行，能做你能做的任何事。"
+        "只有在你信任它的来源时才打开。",
+    "Trust this file and open it": "信任此文件并打开",
 }
