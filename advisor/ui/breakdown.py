@@ -133,8 +133,13 @@ class QtBreakdown(QWidget):
     def _redraw(self, force: bool = False) -> None:
         result = self.state.result
         view = self.views.currentIndex()
-        if result is None or (not force and self._drawn.get(view) is result):
+        charts = (self.category, self.layer_chart, self.timeline, self.batch_chart)
+        if result is None:  # File > New: no chart of the network that was there
+            for each in charts:
+                each.clear()
             return
-        chart = (self.category, self.layer_chart, self.timeline, self.batch_chart)[view]
+        if not force and self._drawn.get(view) is result:
+            return
+        chart = charts[view]
         chart.set_figure(self._figure_for(view, result)())
         self._drawn[view] = result

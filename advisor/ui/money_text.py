@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
+from PySide6.QtGui import QValidator
 from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout
 
 from advisor.catalog.present import amount_text
@@ -45,6 +46,30 @@ def money_lines(r: Recommendation) -> list[str]:
     return lines
 
 
+class JobSizeBox(QDoubleSpinBox):
+    """A count of samples or tokens that also takes scientific notation: QDoubleSpinBox's own validator stopped
+    at the "e" of "1.2e8" and the job became 1 sample, silently (issue 27)."""
+
+    def _number(self, text: str) -> float | None:
+        body = text.removeprefix(self.prefix()).removesuffix(self.suffix()).replace(",", "").replace("_", "")
+        body = body.strip()
+        if body in ("", self.specialValueText().strip()):
+            return 0.0
+        try:
+            number = float(body)
+        except ValueError:
+            return None
+        return number if 0 <= number <= self.maximum() else None
+
+    def validate(self, text: str, pos: int) -> object:
+        state = QValidator.State.Acceptable if self._number(text) is not None else QValidator.State.Intermediate
+        return state, text, pos
+
+    def valueFromText(self, text: str) -> float:
+        number = self._number(text)
+        return round(number) if number is not None else self.value()
+
+
 class MoneyFilters:
     """The price-basis and software-path selectors of the recommendations panel (added beside its filters)."""
 
@@ -54,7 +79,7 @@ class MoneyFilters:
         self.basis = combo([(b, bases[b]) for b in BASES], tr("Which price the money objectives rank on"))
         self.software = combo([(None, tr("any software")), *((s, s) for s in SOFTWARE_PATHS)],
                               tr("Only cards PyTorch runs through this software path"))  # fmt: skip
-        self.samples = QDoubleSpinBox()
+        self.samples = JobSizeBox()
         self.samples.setRange(0, 1e15)
         self.samples.setDecimals(0)
         self.samples.setSingleStep(1e6)

@@ -122,7 +122,7 @@ class QtRecommendations(QWidget):
         self.budget.setToolTip(tr("Most you will pay for all the cards together, in USD"))
         self.vendor = combo([(None, tr("any vendor")), *((v, v) for v in VENDORS)], tr("Card vendor"))
         self.segment = combo([(None, tr("any segment")), *((s, tr(s)) for s in SEGMENTS)], tr("Market segment"))
-        self.max_gpus = combo([(n, tr("up to {n} cards").format(n=n)) for n in (1, 2, 4, 8)],
+        self.max_gpus = combo([(1, tr("one card")), *((n, tr("up to {n} cards").format(n=n)) for n in (2, 4, 8))],
                                tr("Largest number of cards of one kind to consider"))
         self.max_gpus.setCurrentIndex(3)
         self.objective = combo([(o, tr(o)) for o in OBJECTIVES], tr("What the ranking puts first"))
@@ -158,6 +158,10 @@ class QtRecommendations(QWidget):
     def refresh(self) -> None:
         catalog, result = self.catalog.catalog, self.state.result
         self.table.setEnabled(result is not None and not result.stale)  # an earlier network's ranking: greyed
+        if result is None and self.entries:  # File > New: no ranking of the network that was there
+            self.entries = []
+            self._show([])
+            self.job_chart.show_entries([])
         if catalog is None or result is None or result.stale:
             return
         request = RankingRequest(*self.request())
