@@ -109,9 +109,11 @@ class QtRecommendations(QWidget):
         layout.addLayout(bottom)
         self.table.selectionModel().selectionChanged.connect(self._selected)
         self._timer = QTimer(self, singleShot=True, interval=150)
-        self._timer.timeout.connect(self.refresh)
-        for signal in (state.result_changed, catalog.ready, catalog.changed):
-            signal.connect(self._timer.start)
+        self._timer.timeout.connect(self._refresh_if_asked)
+        self._catalog_changed = False
+        state.result_changed.connect(self._timer.start)
+        for signal in (catalog.ready, catalog.changed):
+            signal.connect(self._catalog_ready)
 
     def _build_filters(self) -> None:
         self.budget = QDoubleSpinBox()
@@ -139,7 +141,7 @@ class QtRecommendations(QWidget):
             row.addStretch(1)
             self.filter_row.addLayout(row)
         second.addWidget(add_column_chooser(self.table, HIDDEN_AT_FIRST))
-        self.budget.valueChanged.connect(lambda: self._timer.start())
+        self.budget.valueChanged.connect(lambda: self._timer.start())  # a new request: _refresh_if_asked ranks
         for box in (self.vendor, self.segment, self.max_gpus, self.objective):
             box.currentIndexChanged.connect(lambda: self._timer.start())
         self.all_configs.toggled.connect(lambda: self._show(self.entries))
@@ -154,6 +156,20 @@ class QtRecommendations(QWidget):
         cards = self.money.card_filter(cards)
         return cards, RankingOptions(self.objective.currentData(), budget, self.max_gpus.currentData(),
                                      money=self.money.options(cards.basis))
+
+    def _catalog_ready(self) -> None:
+        self._catalog_changed = True  # same filters and estimate, other cards or prices: rank again
+        self._timer.start()
+
+    def _refresh_if_asked(self) -> None:
+        """After a filter, estimate or catalog change; not for the same question again (a stale mark, the end of
+        a cancelled simulation: Cancel must not start the ranking it stopped)."""
+        last, result = self.state.model.ranking, self.state.result
+        catalog_changed, self._catalog_changed = self._catalog_changed, False
+        if not catalog_changed and last is not None and result is not None and last.job is result.job \
+                and last.request == RankingRequest(*self.request()):
+            return
+        self.refresh()
 
     def refresh(self) -> None:
         catalog, result = self.catalog.catalog, self.state.result

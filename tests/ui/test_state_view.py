@@ -128,6 +128,11 @@ def test_cancel_leaves_no_ranking_the_cards(qtbot: QtBot, window: QtMainWindow, 
     assert "ranking the cards" not in window.verdict.text()
     assert "ranking cancelled" in window.verdict.text()
     assert window.task_bar.isHidden()
+    qtbot.wait(400)  # past the panel's debounce: Cancel does not start the ranking it stopped
+    assert not window.runner.running("recommend") and "ranking cancelled" in window.verdict.text()
+    window.recommendations.objective.setCurrentIndex(window.recommendations.objective.findData("fastest"))
+    qtbot.waitUntil(lambda: "fastest" in window.verdict.text() and "cancelled" not in window.verdict.text(),
+                    timeout=20000)  # a new question is ranked
 
 
 def test_cancel_mid_simulation_leaves_no_simulating(qtbot: QtBot, window: QtMainWindow, tmp_path: Path) -> None:
