@@ -33,7 +33,7 @@ from advisor.ui.live_gpus import QtLiveGpusPanel
 from advisor.ui.model_map import QtModelMap
 from advisor.ui.model_panel import QtModelPanel
 from advisor.ui.recommend_panel import QtRecommendations
-from advisor.ui.settings import save_state
+from advisor.ui.settings import load_money, save_money, save_state
 from advisor.ui.state import AppState, ShownEstimate
 from advisor.ui.verdict import QtVerdict
 from advisor.ui.workers import QtTaskBar, TaskRunner
@@ -101,7 +101,11 @@ class QtMainWindow(QMainWindow):
         self.left_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.left_scroll.setMinimumWidth(left.minimumSizeHint().width() + 16)
         self.breakdown = QtBreakdown(self.state)
+        # the money filters survive a language switch (the old panel's) and a restart (the settings')
+        money = self.recommendations.money.values() if getattr(self, "recommendations", None) is not None \
+            else load_money(self.settings)
         self.recommendations = QtRecommendations(self.state, self.catalog, self.runner)
+        self.recommendations.money.restore(money)
         self.recommendations.cards_considered.connect(self.breakdown.set_cards)
         self.catalog_editor = QtCatalogEditor(self.catalog, self.runner)
         self.live = QtLiveGpusPanel(self.poller)
@@ -249,6 +253,7 @@ class QtMainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         save_state(self.settings, self.state)
+        save_money(self.settings, self.recommendations.money.values())
         self.settings.setValue("geometry", self.saveGeometry())
         self.runner.cancel()
         if self.poller is not None:

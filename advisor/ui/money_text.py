@@ -94,6 +94,21 @@ class MoneyFilters:
             box.currentIndexChanged.connect(lambda *_: changed())
         self.samples.valueChanged.connect(lambda *_: changed())
 
+    def values(self) -> dict[str, object]:
+        """What the user chose, to keep across a restart and a language switch (settings.py)."""
+        return {"basis": self.basis.currentData(), "software": self.software.currentData(),
+                "samples": self.samples.value()}
+
+    def restore(self, values: dict[str, object]) -> None:
+        """Unknown or malformed values (an older settings file) leave that control as it is."""
+        for box, key in ((self.basis, "basis"), (self.software, "software")):
+            at = box.findData(values.get(key))
+            if at >= 0:
+                box.setCurrentIndex(at)
+        samples = values.get("samples")
+        if isinstance(samples, int | float) and 0 <= samples <= self.samples.maximum():
+            self.samples.setValue(float(samples))
+
     def options(self, basis: str) -> MoneyOptions:
         return MoneyOptions(basis, samples=self.samples.value() or None)
 

@@ -30,7 +30,9 @@ def per_thousand_usd(r: Recommendation) -> str:
 
 
 def _per_thousand(perf_per_dollar: float) -> str:
-    return f"{perf_per_dollar * 1000:,.3g}"
+    """Three significant figures, never scientific notation ("8.86e+03" was how 8,860 samples/s per $1k read)."""
+    value = perf_per_dollar * 1000
+    return f"{float(f'{value:.3g}'):,.0f}" if value >= 100 else f"{value:.3g}"
 
 
 def _value_cell(r: Recommendation) -> str:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSettings, Qt
 from pytestqt.qtbot import QtBot
+from tests_ui_support import open_window
 
 from advisor.ui.main_window import QtMainWindow
 
@@ -44,3 +46,37 @@ def test_one_card_is_not_up_to_1_cards(window: QtMainWindow) -> None:
     box = window.recommendations.max_gpus
     labels = [box.itemText(i) for i in range(box.count())]
     assert labels[0] == "one card" and "up to 1 cards" not in labels and labels[-1] == "up to 8 cards"
+
+
+def test_value_for_money_reads_without_scientific_notation() -> None:
+    from advisor.recommend.ranking import Recommendation
+    from advisor.ui.recommend_model import per_thousand_usd
+
+    def recommendation(perf_per_dollar: float) -> Recommendation:
+        return Recommendation(card="Card", count=1, plan="single", fits=True, reasons=(), required_bytes=1,
+                              usable_bytes=2, max_batch=8, step_time_s=0.1, throughput=100.0,
+                              throughput_unit="samples/s", price_usd=1.0, price_date=None, price_condition="new",
+                              perf_per_dollar=perf_per_dollar, perf_per_watt=1.0)
+
+    # perf/$ 8.862 -> 8,862 per $1k -> 8,860 to three figures; 0.8 per $ -> 800,000 per $1k -> "800,000"
+    assert per_thousand_usd(recommendation(perf_per_dollar=8.862)) == "8,860 samples/s per $1k"
+    assert per_thousand_usd(recommendation(perf_per_dollar=800.0)) == "800,000 samples/s per $1k"
+    assert per_thousand_usd(recommendation(perf_per_dollar=0.0554)) == "55.4 samples/s per $1k"
+
+
+def test_price_basis_and_job_size_survive_a_language_switch_and_a_restart(
+        qtbot: QtBot, window: QtMainWindow, settings: QSettings, catalog_file: Path) -> None:
+    money = window.recommendations.money
+    money.basis.setCurrentIndex(money.basis.findData("rent"))
+    money.samples.setValue(1e8)
+    window.switch_language("zh_CN")
+    window.switch_language("en")
+    assert window.recommendations.money.values() == {"basis": "rent", "software": None, "samples": 1e8}
+    window.close()
+    again = open_window(qtbot, settings, catalog_file)
+    try:
+        assert again.recommendations.money.values() == {"basis": "rent", "software": None, "samples": 1e8}
+    finally:
+        again.runner.cancel()
+        again.runner.wait()
+        again.catalog.close()
