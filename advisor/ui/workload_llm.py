@@ -11,6 +11,7 @@ from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import QComboBox, QFormLayout, QHBoxLayout, QLineEdit, QSpinBox, QWidget
 
 from advisor.core.graph import Graph
+from advisor.core.ops import Linear
 from advisor.core.workload import LORA_TARGETS, KVCacheFormat, WeightFormat
 from advisor.ui.controls import combo
 from advisor.ui.i18n import tr
@@ -44,6 +45,25 @@ def offer_generation(mode: QComboBox, graph: Graph | None, current: str) -> None
     item.setEnabled(decoder or current == "generate")
     item.setToolTip("" if decoder else tr("For language models only: the zoo's LLMs, or a .safetensors file "
                                           "with its config.json, unedited"))
+
+
+def adaptable(graph: Graph | None) -> bool:
+    """LoRA has somewhere to go: a Linear named as a decoder projection (core/llm/lora.py with_adapters)."""
+    return graph is not None and any(isinstance(node.op, Linear) and node.name.rsplit(".", 1)[-1] in LORA_TARGETS
+                                     for node in graph.nodes)
+
+
+def offer_adapters(box: QComboBox, graph: Graph | None, current: str) -> None:
+    """LoRA and QLoRA are for networks with decoder projections; for a CNN they are greyed with the reason
+    (they were selectable, then the estimate failed), kept selectable while chosen so the error can say why."""
+    model = box.model()
+    assert isinstance(model, QStandardItemModel)
+    fits = adaptable(graph)
+    for kind in ("lora", "qlora"):
+        item = model.item(box.findData(kind))
+        item.setEnabled(fits or current == kind)
+        item.setToolTip("" if fits else tr("For language models: LoRA adapts the q/k/v/o and gate/up/down "
+                                           "projections, and this network has none"))
 
 
 class LanguageModelControls:
@@ -98,6 +118,7 @@ class LanguageModelControls:
             spin.blockSignals(False)
         if not self.lora_targets.hasFocus():  # never rewrite what the user is typing
             self.lora_targets.setText(c.lora_targets)
+        offer_adapters(self.finetune, self.state.draft.result.graph, c.finetune)
         self._show_what_applies(c)
 
     def _show_what_applies(self, c: WorkloadChoice) -> None:

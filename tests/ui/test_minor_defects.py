@@ -80,3 +80,17 @@ def test_price_basis_and_job_size_survive_a_language_switch_and_a_restart(
         again.runner.cancel()
         again.runner.wait()
         again.catalog.close()
+
+
+def test_lora_is_not_offered_for_a_cnn(qtbot: QtBot, window: QtMainWindow) -> None:
+    box = window.workload.llm.finetune
+    items = box.model()
+
+    def offered(kind: str) -> bool:
+        return bool(items.item(box.findData(kind)).isEnabled())  # type: ignore[attr-defined]
+
+    window.model_panel.load_zoo("resnet18")
+    qtbot.waitUntil(lambda: not offered("lora"), timeout=5000)
+    assert not offered("qlora") and offered("full") and "has none" in items.item(box.findData("lora")).toolTip()  # type: ignore[attr-defined]
+    window.model_panel.load_zoo("llama-3.2-1b")
+    qtbot.waitUntil(lambda: offered("lora") and offered("qlora"), timeout=5000)

@@ -12,7 +12,10 @@ MESSAGES: dict[str, str] = {
         "训练要保存激活值、梯度和优化器状态；推理只做前向；生成先预填充提示，再借助 KV 缓存逐个解码 token",
     "Prompt length": "提示长度", "New tokens": "新生成 token", " tokens": " 个 token",
     "Weights": "权重", "KV cache": "KV 缓存", "Fine-tuning": "微调", "LoRA rank": "LoRA 秩",
-    "LoRA targets": "LoRA 目标层", "{kind}, rank {rank}": "{kind}，秩 {rank}",
+    "LoRA targets": "LoRA 目标层",
+    "For language models: LoRA adapts the q/k/v/o and gate/up/down projections, and this network has none":
+        "用于语言模型：LoRA 适配 q/k/v/o 与 gate/up/down 投影层，而此网络没有这些层",
+    "{kind}, rank {rank}": "{kind}，秩 {rank}",
     "as the precision": "同精度设置", "as the compute dtype": "同计算数据类型",
     "full (every weight)": "全量（所有权重）",
     "all: {names}": "全部：{names}",
