@@ -11,7 +11,7 @@ from advisor.appstate import RankingResult, ShownEstimate
 from advisor.core.units import format_bytes
 from advisor.recommend.present import best_per_card
 from advisor.recommend.ranking import Recommendation
-from advisor.ui.i18n import tr
+from advisor.ui.i18n import language, tr
 from advisor.ui.recommend_model import per_thousand_usd, plan_name
 
 
@@ -29,6 +29,20 @@ def _nothing_fits(cards: list[Recommendation]) -> str:
         card=roomiest.card, short=format_bytes(roomiest.required_bytes - roomiest.usable_bytes))
 
 
+def _training_setup(result: ShownEstimate) -> str:
+    """The mode, and for training what changes the answer most: LoRA/QLoRA and checkpointing (the verdict said
+    neither, so a QLoRA need read as full fine-tuning's)."""
+    w = result.estimate.workload
+    if not w.training:
+        return tr(w.mode)
+    parts = [tr(w.mode)]
+    if w.finetune != "full":
+        parts.append(tr("{kind} rank {rank}").format(kind="QLoRA" if w.finetune == "qlora" else "LoRA",
+                                                      rank=w.lora_rank))
+    parts.append(tr("gradient checkpointing") if w.checkpointing else tr("no checkpointing"))
+    return ("，" if language() != "en" else ", ").join(parts)
+
+
 def verdict_text(result: ShownEstimate | None, ranking: RankingResult | None) -> str:
     if result is None:
         return tr("No estimate yet: pick or build a model.")
@@ -37,7 +51,7 @@ def verdict_text(result: ShownEstimate | None, ranking: RankingResult | None) ->
                   "estimated; the error above says what to fix.").format(model=result.estimate.model)
     w, need = result.estimate.workload, format_bytes(result.estimate.memory.required_bytes)
     needs = tr("Needs <b>{need}</b> per card ({mode}, batch {batch}, {method})").format(
-        need=need, mode=tr(w.mode), batch=w.batch, method=tr(result.method))
+        need=need, mode=_training_setup(result), batch=w.batch, method=tr(result.method))
     if w.generating:  # the KV cache is what grows with the context: say how much of the need it is
         needs = tr("Needs <b>{need}</b> per card ({mode}, batch {batch}, {prompt} + {new} tokens, KV cache {kv}, "
                    "{method})").format(need=need, mode=tr(w.mode), batch=w.batch, prompt=w.prompt_len,

@@ -94,3 +94,13 @@ def test_lora_is_not_offered_for_a_cnn(qtbot: QtBot, window: QtMainWindow) -> No
     assert not offered("qlora") and offered("full") and "has none" in items.item(box.findData("lora")).toolTip()  # type: ignore[attr-defined]
     window.model_panel.load_zoo("llama-3.2-1b")
     qtbot.waitUntil(lambda: offered("lora") and offered("qlora"), timeout=5000)
+
+
+def test_the_verdict_says_qlora_and_checkpointing(qtbot: QtBot, window: QtMainWindow) -> None:
+    window.model_panel.load_zoo("llama-3.2-1b")
+    window.state.set_choice(mode="train", precision="amp_bf16", batch=2, finetune="qlora", lora_rank=8)
+    qtbot.waitUntil(lambda: window.state.result is not None
+                    and window.state.result.estimate.workload.finetune == "qlora", timeout=10000)
+    assert "(training, QLoRA rank 8, no checkpointing, batch 2," in window.verdict.text()
+    window.state.set_choice(checkpointing=True, finetune="full")
+    qtbot.waitUntil(lambda: "(training, gradient checkpointing, batch 2," in window.verdict.text(), timeout=10000)
