@@ -49,6 +49,7 @@ from advisor.ui.table_model import SORT_ROLE
 from advisor.ui.workers import TaskRunner
 
 CARD_COLUMN_PX = 190  # wide enough for most names; the rest are elided with the full name in the tooltip
+MIN_CARD_COLUMN_PX = 120  # "GeForce RTX 4090" still reads whole
 CHART_CARDS = 3  # fitting cards drawn on the memory-vs-batch chart, besides the selected one
 JOB_CHART_PX = 240  # height of the time-against-cost chart below the table: its axes and frontier labels
 
@@ -212,7 +213,10 @@ class QtRecommendations(QWidget):
         self.model.set_entries(shown, generating)
         self.table.resizeColumnsToContents()  # card names vary in length ("RTX PRO 6000 Blackwell ...")
         card = self.table.horizontalHeader()
-        card.resizeSection(1, min(card.sectionSize(1), CARD_COLUMN_PX))  # the longest are elided
+        # the longest names are elided; narrower still where the value column would fall off a 1280 px screen
+        others = sum(card.sectionSize(c) for c in range(card.count()) if c != 1 and not card.isSectionHidden(c))
+        room = self.table.viewport().width() - others
+        card.resizeSection(1, min(card.sectionSize(1), CARD_COLUMN_PX, max(room, MIN_CARD_COLUMN_PX)))
         fits = sum(1 for e in shown if e.fits)
         self.status.setText(tr("{n} rows, {fits} fit; {total} configurations ranked").format(
             n=len(shown), fits=fits, total=len(entries)))

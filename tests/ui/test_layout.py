@@ -106,3 +106,19 @@ def test_the_language_model_rows_are_in_view_at_1280x720(qtbot: QtBot, window: Q
             assert widget.isVisible() and widget.isEnabled(), (mode, widget)
             top_left = widget.mapTo(viewport, widget.rect().topLeft())
             assert viewport.rect().contains(QRect(top_left, widget.size())), (language, mode, widget)
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_the_value_column_is_in_view_at_1280x720(qtbot: QtBot, window: QtMainWindow, wait_ranked: Ranked,
+                                                 language: str) -> None:
+    """Per $1k was off-screen at 1280x720 (issue 27): the card column gives way first."""
+    if language != "en":
+        window.switch_language(language)
+    window.resize(1280, 720)
+    window.tabs.setCurrentIndex(1)
+    qtbot.wait(50)
+    wait_ranked(qtbot, window)
+    table = window.recommendations.table
+    header = table.horizontalHeader()
+    last = max(c for c in range(header.count()) if not header.isSectionHidden(c))
+    assert header.sectionViewportPosition(last) + header.sectionSize(last) <= table.viewport().width()
