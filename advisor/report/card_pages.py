@@ -10,12 +10,12 @@ from advisor.core.overheads import DEFAULT_OVERHEAD
 from advisor.core.units import format_bytes
 from advisor.recommend.devices import DRIVER_RESERVED_FRACTION, PROCESS_OVERHEAD_BYTES, local_need_bytes
 from advisor.recommend.money import frontier
-from advisor.recommend.present import job_cells
+from advisor.recommend.present import job_cells, plan_label
 from advisor.recommend.present import price_text as cell_price_text
 from advisor.recommend.ranking import Recommendation
 from advisor.report.content import CardSource, Report, sharded_plans
 from advisor.report.markup import Text, bullets, esc, figure, grid, heading, lines, paragraph
-from advisor.report.model_pages import method_text, objective_text, plan_label, price_text
+from advisor.report.model_pages import method_text, objective_text, price_text
 from advisor.telemetry.present import fit
 from advisor.telemetry.readings import DeviceReading, Snapshot
 

@@ -55,6 +55,7 @@ def first_size() -> tuple[int, int]:
 
 class QtMainWindow(QMainWindow):
     tabs: QTabWidget
+    recommendations: QtRecommendations
     def __init__(self, state: AppState, catalog: CatalogService, runner: TaskRunner, settings: QSettings,
                  poller: Poller | None = None) -> None:
         super().__init__()

@@ -61,7 +61,7 @@ class JobSizeBox(QDoubleSpinBox):
             return None
         return number if 0 <= number <= self.maximum() else None
 
-    def validate(self, text: str, pos: int) -> object:
+    def validate(self, text: str, pos: int) -> tuple[QValidator.State, str, int]:
         state = QValidator.State.Acceptable if self._number(text) is not None else QValidator.State.Intermediate
         return state, text, pos
 

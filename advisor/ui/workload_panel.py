@@ -102,8 +102,10 @@ class QtWorkloadControls(QWidget):
                 tr("Recompute each block in backward: less memory, about one more forward"), only_training)
         # a row that does not apply to the mode is hidden, not only greyed: at 1280x720 every row of the mode
         # chosen, the language-model ones included, is then in view without scrolling (issue 27)
-        for widget, shown in ((self.seq_len, c.mode != "generate"), (self.optimizer, c.mode == "train"),
-                              (self.checkpointing, c.mode == "train"), (self.inplace, c.mode != "generate")):
-            self.form.setRowVisible(widget, shown)
+        rows: tuple[tuple[QWidget, bool], ...] = (
+            (self.seq_len, c.mode != "generate"), (self.optimizer, c.mode == "train"),
+            (self.checkpointing, c.mode == "train"), (self.inplace, c.mode != "generate"))
+        for row_widget, shown in rows:
+            self.form.setRowVisible(row_widget, shown)
         self.llm.refresh(c)
         offer_generation(self.mode, graph, c.mode)
