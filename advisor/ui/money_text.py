@@ -82,6 +82,7 @@ class MoneyFilters:
         self.samples = JobSizeBox()
         self.samples.setRange(0, 1e15)
         self.samples.setDecimals(0)
+        self.samples.setGroupSeparatorShown(True)  # 100,000,000 samples, not 100000000
         self.samples.setSingleStep(1e6)
         self.samples.setSpecialValueText(tr("no job size"))
         self.samples.setSuffix(" " + tr("samples"))

@@ -89,7 +89,7 @@ def _fits_text(r: Recommendation) -> str:
 def _cells(rank: int, r: Recommendation) -> list[tuple[str, Any]]:
     price = price_cell(r)
     return [
-        (str(rank), rank), (r.card if r.count == 1 else f"{r.count} x {r.card}", r.card), (r.software, r.software),
+        (str(rank), rank), (r.card if r.count == 1 else f"{r.count} × {r.card}", r.card), (r.software, r.software),
         (str(r.count), r.count),
         (plan_name(r.plan), r.plan),
         (_fits_text(r), int(r.fits)), (format_bytes(r.required_bytes), r.required_bytes),

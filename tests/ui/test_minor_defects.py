@@ -104,3 +104,9 @@ def test_the_verdict_says_qlora_and_checkpointing(qtbot: QtBot, window: QtMainWi
     assert "(training, QLoRA rank 8, no checkpointing, batch 2," in window.verdict.text()
     window.state.set_choice(checkpointing=True, finetune="full")
     qtbot.waitUntil(lambda: "(training, gradient checkpointing, batch 2," in window.verdict.text(), timeout=10000)
+
+
+def test_the_job_size_reads_with_group_separators(window: QtMainWindow) -> None:
+    box = window.recommendations.money.samples
+    box.setValue(1e8)
+    assert box.text().startswith("100,000,000")
