@@ -110,3 +110,21 @@ def test_the_job_size_reads_with_group_separators(window: QtMainWindow) -> None:
     box = window.recommendations.money.samples
     box.setValue(1e8)
     assert box.text().startswith("100,000,000")
+
+
+def test_a_pool_stride_of_zero_reads_as_the_kernel(qtbot: QtBot, window: QtMainWindow) -> None:
+    window.new_network()
+    builder = window.model_panel.builder
+    builder.kind.setCurrentText("input")
+    builder.add()  # 3x32x32, the builder's starting shape
+    builder.kind.setCurrentText("maxpool")
+    builder.add()
+    stride = builder.form.editors["stride"]
+    assert stride.text() == "" and stride.placeholderText() == "same as the kernel"  # it showed "0"
+    assert window.state.draft.result.shapes[1] == (3, 16, 16)  # kernel 2, stride = kernel: 32 / 2 = 16
+    stride.setText("1")
+    stride.textEdited.emit("1")
+    assert window.state.draft.result.shapes[1] == (3, 31, 31)  # (32 - 2) / 1 + 1 = 31
+    stride.setText("")
+    stride.textEdited.emit("")  # emptied again: the default, no error
+    assert window.state.draft.result.errors == {} and window.state.draft.result.shapes[1] == (3, 16, 16)

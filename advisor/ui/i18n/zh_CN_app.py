@@ -78,4 +78,5 @@ MESSAGES: dict[str, str] = {
         "{file} 含有 pickle 序列化的 Python 对象或代码，载入时会运行，能做你能做的任何事。"
         "只有在你信任它的来源时才打开。",
     "Trust this file and open it": "信任此文件并打开",
+    "same as the kernel": "与核大小相同",
 }
