@@ -154,8 +154,10 @@ def front_pages(report: Report, t: Text) -> list[str]:
 def layer_pages(report: Report, t: Text, model_map: bool = False) -> list[str]:
     note = t("Forward + backward FLOPs over the batch: 2 x MACs + elementwise work; backward about twice the "
              "forward")
-    pages = [figure("layers_memory", t("Top layers by memory"),
-                    t("Bytes autograd still holds for this layer when the forward pass ends")),
+    kept = t("Bytes autograd still holds for this layer when the forward pass ends") \
+        if report.estimate.workload.training else t("Bytes of each layer's output (inference keeps nothing for "
+                                                    "backward)")
+    pages = [figure("layers_memory", t("Top layers by memory"), kept),
              figure("layers_compute", t("Top layers by compute"), note)]
     if model_map:
         pages.append(figure("model_map", t("Choose the model"),

@@ -44,3 +44,15 @@ def test_a_qlora_report_says_qlora(catalog_path: Path) -> None:
                          gpus=False)
     text = _text(html_parts(report, str))
     assert "Fine-tuning QLoRA (4-bit frozen base + LoRA adapters), rank 8" in text
+
+
+def test_an_inference_report_charts_the_layers_outputs_not_nothing(catalog_path: Path) -> None:
+    from advisor.charts import ChartStyle
+    from advisor.report.figures import chart_builders
+
+    report = make_report(catalog_path, "zoo:resnet18", Workload("infer", 8), options=RankingOptions(counts=(1,)),
+                         gpus=False, seq_len=None)
+    text = _text(html_parts(report, str))
+    assert "Bytes of each layer&#x27;s output" in text  # the markup escapes the apostrophe
+    chart = chart_builders(report, ChartStyle())["layers_memory"]()
+    assert not any(t.get_text() == "No layer uses any" for t in chart.texts)

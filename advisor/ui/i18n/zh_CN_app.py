@@ -79,4 +79,6 @@ MESSAGES: dict[str, str] = {
         "只有在你信任它的来源时才打开。",
     "Trust this file and open it": "信任此文件并打开",
     "same as the kernel": "与核大小相同",
+    "Bytes of each layer's output (inference keeps nothing for backward)":
+        "各层输出的字节数（推理不为反向传播保留任何张量）",
 }
