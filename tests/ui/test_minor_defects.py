@@ -128,3 +128,9 @@ def test_a_pool_stride_of_zero_reads_as_the_kernel(qtbot: QtBot, window: QtMainW
     stride.setText("")
     stride.textEdited.emit("")  # emptied again: the default, no error
     assert window.state.draft.result.errors == {} and window.state.draft.result.shapes[1] == (3, 16, 16)
+
+
+def test_the_verdict_says_one_card_once(qtbot: QtBot, window: QtMainWindow, wait_ranked: Ranked) -> None:
+    wait_ranked(qtbot, window)  # resnet50 at batch 32 fits one card: the best value is a single card
+    text = window.verdict.text()
+    assert "best value: <b>" in text and "1 × " not in text and "1 x " not in text and "one card" not in text
