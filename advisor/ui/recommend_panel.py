@@ -8,6 +8,7 @@ from __future__ import annotations
 import threading
 
 from PySide6.QtCore import QItemSelection, QPoint, QSortFilterProxyModel, Qt, QTimer, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -49,7 +50,7 @@ from advisor.ui.table_model import SORT_ROLE
 from advisor.ui.workers import TaskRunner
 
 CARD_COLUMN_PX = 190  # wide enough for most names; the rest are elided with the full name in the tooltip
-MIN_CARD_COLUMN_PX = 120  # "GeForce RTX 4090" still reads whole
+MIN_CARD_COLUMN_PX = 100  # "RTX 4090" and the like read whole; longer names elide
 CHART_CARDS = 3  # fitting cards drawn on the memory-vs-batch chart, besides the selected one
 JOB_CHART_PX = 240  # height of the time-against-cost chart below the table: its axes and frontier labels
 
@@ -64,6 +65,7 @@ class QtRecommendations(QWidget):
         super().__init__(parent)
         self.state, self.catalog, self.runner = state, catalog, runner
         self.entries: list[Recommendation] = []
+        self._card_width = CARD_COLUMN_PX
         self.model = RecommendationTableModel()
         self.proxy = QSortFilterProxyModel()
         self.proxy.setSourceModel(self.model)
@@ -212,15 +214,24 @@ class QtRecommendations(QWidget):
                 self.table.horizontalHeader().setSectionHidden(column, not generating)
         self.model.set_entries(shown, generating)
         self.table.resizeColumnsToContents()  # card names vary in length ("RTX PRO 6000 Blackwell ...")
-        card = self.table.horizontalHeader()
-        # the longest names are elided; narrower still where the value column would fall off a 1280 px screen
-        others = sum(card.sectionSize(c) for c in range(card.count()) if c != 1 and not card.isSectionHidden(c))
-        room = self.table.viewport().width() - others
-        card.resizeSection(1, min(card.sectionSize(1), CARD_COLUMN_PX, max(room, MIN_CARD_COLUMN_PX)))
+        self._card_width = self.table.horizontalHeader().sectionSize(1)  # what the names need
+        self._fit_card_column()
         fits = sum(1 for e in shown if e.fits)
         self.status.setText(tr("{n} rows, {fits} fit; {total} configurations ranked").format(
             n=len(shown), fits=fits, total=len(entries)))
         self.detail.setText(tr("Select a row to see why it fits or not."))
+
+    def _fit_card_column(self) -> None:
+        """The longest names are elided; narrower still where the value column would fall off a 1280 px
+        screen (again whenever the table's width changes)."""
+        header = self.table.horizontalHeader()
+        others = sum(header.sectionSize(c) for c in range(header.count()) if c != 1 and not header.isSectionHidden(c))
+        room = self.table.viewport().width() - others
+        header.resizeSection(1, min(self._card_width, CARD_COLUMN_PX, max(room, MIN_CARD_COLUMN_PX)))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit_card_column()
 
     def _show_job_chart(self) -> None:
         was_hidden = self.job_chart.isHidden()
