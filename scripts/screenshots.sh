@@ -70,7 +70,8 @@ def settle(window, condition=lambda: True, rounds: int = 2400, idle: bool = True
     """Events until `condition` holds and (with `idle`) no task runs; the debounce timers need events too."""
     for _ in range(rounds):
         app.processEvents()
-        if condition() and (not idle or not window.runner._live):
+        waiting = window.state._timer.isActive() or window.recommendations._timer.isActive()  # debounces
+        if condition() and not waiting and (not idle or not window.runner._live):
             app.processEvents()
             return
         QTest.qWait(25)  # a real event loop: processEvents alone let a debounce timer wait for good
