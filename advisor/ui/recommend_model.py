@@ -13,7 +13,7 @@ from advisor.recommend.present import plan_label
 from advisor.recommend.ranking import Recommendation
 from advisor.recommend.reasons import ReasonCode, reason_text
 from advisor.recommend.serving import split_holdings
-from advisor.ui.i18n import tr
+from advisor.ui.i18n import language, tr
 from advisor.ui.money_text import money_lines, price_cell
 from advisor.ui.table_model import SORT_ROLE, Index, RecordTableModel
 
@@ -108,7 +108,8 @@ _WORDED_ABOVE = frozenset({ReasonCode.FITS, ReasonCode.DOES_NOT_FIT, ReasonCode.
 
 def _sentence(text: str) -> str:
     """An engine reason (a clause in lower case, as the command line joins them) as a line of its own."""
-    return text[:1].upper() + text[1:] + "."
+    stop = "." if language() == "en" else "。"  # a Chinese sentence ends with a full-width stop
+    return text[:1].upper() + text[1:] + stop
 
 
 def split_lines(r: Recommendation, e: Estimate | None) -> list[str]:
