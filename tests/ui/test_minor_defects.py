@@ -134,3 +134,12 @@ def test_the_verdict_says_one_card_once(qtbot: QtBot, window: QtMainWindow, wait
     wait_ranked(qtbot, window)  # resnet50 at batch 32 fits one card: the best value is a single card
     text = window.verdict.text()
     assert "best value: <b>" in text and "1 × " not in text and "1 x " not in text and "one card" not in text
+
+
+def test_chinese_says_ci_yuan_for_token_everywhere() -> None:
+    from advisor.ui.i18n import zh_CN, zh_CN_app, zh_CN_fields, zh_CN_llm
+
+    texts = [t for m in (zh_CN, zh_CN_app, zh_CN_fields, zh_CN_llm) for t in m.MESSAGES.values()]
+    mixed = [text for text in texts if "token" in text.replace("{tokens}", "").replace("{per_token}", "")
+             and any("\u4e00" <= ch <= "\u9fff" for ch in text)]
+    assert mixed == []  # "token" and "词元" were mixed in the Chinese text
