@@ -113,6 +113,7 @@ class AppModel:
         self.error = ""
         self.simulation_cancelled = False
         self.ranking_request: RankingRequest | None = None
+        self.ranking_job: RankingInput | None = None  # the estimate the request ranks
         self.ranking: RankingResult | None = None
         self._imported: tuple[str, tuple[LayerDraft, ...]] | None = None  # a simulatable file, as opened
         self._simulated: dict[tuple[str, Workload], RankingInput] = {}
@@ -143,7 +144,7 @@ class AppModel:
 
     def clear(self) -> None:
         """An empty network (File > New): nothing to show, and no ranking of what was there."""
-        self.result, self.ranking, self.ranking_request = None, None, None
+        self.result, self.ranking, self.ranking_request, self.ranking_job = None, None, None, None
         self._set_error("")
         self.result_changed.emit()
         self.ranking_changed.emit()
@@ -189,10 +190,14 @@ class AppModel:
         self._simulated[(spec, workload)] = job
 
     # the ranking
-    def ask_ranking(self, request: RankingRequest) -> None:
-        """A ranking of the estimate on screen is on its way; the last one no longer answers the question."""
-        self.ranking_request, self.ranking = request, None
+    def ask_ranking(self, request: RankingRequest, job: RankingInput) -> None:
+        """A ranking of `job` (the estimate on screen) is on its way; the last one no longer answers it."""
+        self.ranking_request, self.ranking_job, self.ranking = request, job, None
         self.ranking_changed.emit()
+
+    def asked(self, request: RankingRequest) -> bool:
+        """This very question was asked of the estimate on screen already (answered, pending or cancelled)."""
+        return self.result is not None and self.ranking_job is self.result.job and self.ranking_request == request
 
     def ranked(self, request: RankingRequest, job: RankingInput, entries: list[Recommendation]) -> bool:
         """Keeps a ranking that answers the current request for the estimate on screen; False if it is late."""

@@ -26,19 +26,28 @@ def per_thousand_usd(r: Recommendation) -> str:
     """Value for money with its unit: work per second per 1,000 USD of the price (the engine's perf/$ x 1000)."""
     if r.perf_per_dollar is None:
         return tr("n/a")
+    if r.price_kind == "rent_hour":  # the engine's perf/$ of a rent is per dollar of hourly rent: say so
+        return tr("{value} {unit} per $1/h of rent").format(value=_figures(r.perf_per_dollar),
+                                                          unit=tr(r.throughput_unit))
     return tr("{value} {unit} per $1k").format(value=_per_thousand(r.perf_per_dollar), unit=tr(r.throughput_unit))
 
 
-def _per_thousand(perf_per_dollar: float) -> str:
+def _figures(value: float) -> str:
     """Three significant figures, never scientific notation ("8.86e+03" was how 8,860 samples/s per $1k read)."""
-    value = perf_per_dollar * 1000
     return f"{float(f'{value:.3g}'):,.0f}" if value >= 100 else f"{value:.3g}"
 
 
+def _per_thousand(perf_per_dollar: float) -> str:
+    return _figures(perf_per_dollar * 1000)
+
+
 def _value_cell(r: Recommendation) -> str:
-    """Value for money in the table: the header says "Per $1k", so the cell gives the number and its unit."""
+    """Value for money in the table: the header says "Per $1k", so the cell gives the number and its unit (a
+    rent's value is per $1/h: 'per $1k' of hourly rent meant nothing to a buyer)."""
     if r.perf_per_dollar is None:
         return tr("n/a")
+    if r.price_kind == "rent_hour":
+        return per_thousand_usd(r)
     return f"{_per_thousand(r.perf_per_dollar)} {tr(r.throughput_unit)}"
 
 

@@ -167,10 +167,8 @@ class QtRecommendations(QWidget):
     def _refresh_if_asked(self) -> None:
         """After a filter, estimate or catalog change; not for the same question again (a stale mark, the end of
         a cancelled simulation: Cancel must not start the ranking it stopped)."""
-        last, result = self.state.model.ranking, self.state.result
         catalog_changed, self._catalog_changed = self._catalog_changed, False
-        if not catalog_changed and last is not None and result is not None and last.job is result.job \
-                and last.request == RankingRequest(*self.request()):
+        if not catalog_changed and self.state.model.asked(RankingRequest(*self.request())):
             return
         self.refresh()
 
@@ -185,7 +183,7 @@ class QtRecommendations(QWidget):
             return
         request = RankingRequest(*self.request())
         job = result.job  # the estimate on screen (simulated or analytic), not a second one
-        self.state.model.ask_ranking(request)
+        self.state.model.ask_ranking(request, job)
 
         def work(cancelled: threading.Event) -> list[Recommendation]:
             if cancelled.is_set():

@@ -75,8 +75,9 @@ def test_a_ranking_is_shown_only_with_the_estimate_it_ranked(job: RankingInput) 
     model = AppModel()
     model.publish(_shown(job))
     request = RankingRequest(CardFilter(), RankingOptions())
-    model.ask_ranking(request)
+    model.ask_ranking(request, job)
     assert model.ranking_pending and model.shown_ranking() is None
+    assert model.asked(request) and not model.asked(RankingRequest(CardFilter(vendor="AMD"), RankingOptions()))
     other = RankingRequest(CardFilter(vendor="AMD"), RankingOptions())
     assert not model.ranked(other, job, [])  # an older request's answer, arriving late
     assert model.ranked(request, job, [])
@@ -90,7 +91,7 @@ def test_a_ranking_is_shown_only_with_the_estimate_it_ranked(job: RankingInput) 
 def test_cancel_leaves_nothing_pending(job: RankingInput) -> None:
     model = AppModel()
     model.publish(_shown(job, pending=True))
-    model.ask_ranking(RankingRequest(CardFilter(), RankingOptions()))
+    model.ask_ranking(RankingRequest(CardFilter(), RankingOptions()), job)
     model.cancel_simulation()
     model.cancel_ranking()
     assert model.result is not None and not model.result.pending and model.simulation_cancelled
@@ -105,7 +106,7 @@ def test_file_new_clears_the_estimate_and_the_ranking(job: RankingInput) -> None
     model = AppModel()
     model.publish(_shown(job))
     request = RankingRequest(CardFilter(), RankingOptions())
-    model.ask_ranking(request)
+    model.ask_ranking(request, job)
     model.ranked(request, job, [])
     model.clear()
     assert (model.result, model.ranking, model.ranking_request) == (None, None, None)

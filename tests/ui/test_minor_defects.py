@@ -143,3 +143,18 @@ def test_chinese_says_ci_yuan_for_token_everywhere() -> None:
     mixed = [text for text in texts if "token" in text.replace("{tokens}", "").replace("{per_token}", "")
              and any("\u4e00" <= ch <= "\u9fff" for ch in text)]
     assert mixed == []  # "token" and "词元" were mixed in the Chinese text
+
+
+def test_a_rents_value_is_per_dollar_of_hourly_rent() -> None:
+    from dataclasses import replace
+
+    from advisor.recommend.ranking import Recommendation
+    from advisor.ui.recommend_model import per_thousand_usd
+
+    rent = Recommendation(card="Card", count=1, plan="single", fits=True, reasons=(), required_bytes=1,
+                          usable_bytes=2, max_batch=8, step_time_s=0.1, throughput=1372.0,
+                          throughput_unit="samples/s", price_usd=0.0556, price_date=None, price_condition="new",
+                          perf_per_dollar=1372.0 / 0.0556, perf_per_watt=1.0, price_kind="rent_hour")
+    # 1,372 samples/s for $0.0556 an hour: 24,676 samples/s per $1/h -> 24,700 (it read 24,700,000 "per $1k")
+    assert per_thousand_usd(rent) == "24,700 samples/s per $1/h of rent"
+    assert per_thousand_usd(replace(rent, price_kind="purchase")) == "24,700,000 samples/s per $1k"
