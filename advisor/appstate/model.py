@@ -208,8 +208,8 @@ class AppModel:
         return True
 
     def cancel_ranking(self) -> None:
-        if self.ranking_pending and self.ranking_request is not None and self.result is not None:
-            self.ranking = RankingResult(self.ranking_request, self.result.job, (), cancelled=True)
+        if self.ranking_pending and self.ranking_request is not None and self.ranking_job is not None:
+            self.ranking = RankingResult(self.ranking_request, self.ranking_job, (), cancelled=True)
             self.ranking_changed.emit()
 
     @property

@@ -4,16 +4,13 @@ and a language switch adds no connections."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from PySide6.QtCore import SIGNAL, QCoreApplication, QEvent
 from pytestqt.qtbot import QtBot
+from tests_ui_support import advisor_json
 
 from advisor.ui.main_window import QtMainWindow
 
@@ -60,12 +57,8 @@ def example_inputs(batch_size):
 
 
 def _recommend_json(path: Path) -> dict[str, object]:
-    out = subprocess.run([sys.executable, "-m", "advisor", "recommend", str(path), "--batch", "32", "--precision",
-                          "fp32", "--optimizer", "adam", "--max-gpus", "2", "--json"],
-                         capture_output=True, text=True, check=True, timeout=300,
-                         env=dict(os.environ, QT_QPA_PLATFORM="offscreen"))
-    answer: dict[str, object] = json.loads(out.stdout)
-    return answer
+    return advisor_json("recommend", str(path), "--batch", "32", "--precision", "fp32", "--optimizer", "adam",
+                        "--max-gpus", "2")
 
 
 def test_a_file_with_opaque_ops_gets_the_command_lines_figures(qtbot: QtBot, window: QtMainWindow,
@@ -122,13 +115,18 @@ def test_a_failed_edit_marks_the_figures_as_an_earlier_networks(qtbot: QtBot, wi
 def test_cancel_leaves_no_ranking_the_cards(qtbot: QtBot, window: QtMainWindow, wait_ranked: Ranked) -> None:
     wait_ranked(qtbot, window)
     window.state.set_choice(batch=48)
-    qtbot.waitUntil(lambda: window.runner.running("recommend"), timeout=10000)
+    model = window.state.model
+    qtbot.waitUntil(lambda: window.runner.running("recommend") and model.result is not None  # batch 48's ranking
+                    and model.result.estimate.workload.batch == 48 and model.ranking_job is model.result.job,
+                    timeout=10000)
     assert "ranking the cards" in window.verdict.text()
     window.task_bar.cancel_button.click()
     assert "ranking the cards" not in window.verdict.text()
     assert "ranking cancelled" in window.verdict.text()
     assert window.task_bar.isHidden()
-    qtbot.wait(400)  # past the panel's debounce: Cancel does not start the ranking it stopped
+    # the same estimate redrawn (a stale mark, the end of a cancelled simulation) asks nothing new: Cancel
+    # does not start the ranking it stopped
+    window.recommendations._refresh_if_asked()
     assert not window.runner.running("recommend") and "ranking cancelled" in window.verdict.text()
     window.recommendations.objective.setCurrentIndex(window.recommendations.objective.findData("fastest"))
     qtbot.waitUntil(lambda: "fastest" in window.verdict.text() and "cancelled" not in window.verdict.text(),
