@@ -109,7 +109,8 @@ class QtBreakdown(QWidget):
 
     def refresh(self) -> None:
         result = self.state.result
-        self.summary.set_estimate(result.estimate if result else None)
+        self.summary.set_estimate(result.estimate if result else None,
+                                  result.trainable_param_count() if result else None)
         self.method.setText(method_line(result.method, result.pending, self.state.edited_import(),
                                         self.state.model.simulation_cancelled) if result else "")
         self.layers.set_estimate(result.estimate if result else None)

@@ -123,3 +123,13 @@ def test_an_imported_file_is_simulated_until_edited() -> None:
     assert model.simulated_spec("net.py", rows) is None
     model.mark_imported(None, rows)  # not a file that can be simulated (a .json network)
     assert not model.edited_import("net.py", edited)
+
+
+def test_with_lora_only_the_adapters_count_as_trained() -> None:
+    graph = zoo.build("llama-3.2-1b", 64)
+    workload = Workload("train", 1, "amp_bf16", finetune="qlora", lora_rank=8)
+    shown = ShownEstimate(prepare_graph(graph, workload), graph)
+    # Llama 3.2 1B: hidden 2048, 8 KV heads of 64 (k, v: 512 wide), MLP 8192, 16 layers; rank r adds
+    # r x (in + out) per projection: q, o 4096; k, v 2560; gate, up, down 10240 -> 44,032 r per layer
+    assert shown.trainable_param_count() == 16 * 8 * 44_032  # 5,636,096
+    assert ShownEstimate(prepare_graph(graph, Workload("train", 1)), graph).trainable_param_count() is None

@@ -158,3 +158,12 @@ def test_a_rents_value_is_per_dollar_of_hourly_rent() -> None:
     # 1,372 samples/s for $0.0556 an hour: 24,676 samples/s per $1/h -> 24,700 (it read 24,700,000 "per $1k")
     assert per_thousand_usd(rent) == "24,700 samples/s per $1/h of rent"
     assert per_thousand_usd(replace(rent, price_kind="purchase")) == "24,700,000 samples/s per $1k"
+
+
+def test_the_headline_says_how_many_parameters_train_with_qlora(qtbot: QtBot, window: QtMainWindow) -> None:
+    window.model_panel.load_zoo("llama-3.2-1b")
+    window.state.set_choice(mode="train", batch=1, finetune="qlora", lora_rank=8)
+    qtbot.waitUntil(lambda: window.state.result is not None
+                    and window.state.result.estimate.workload.finetune == "qlora", timeout=10000)
+    # 16 layers x 8 x 44,032 = 5,636,096 adapter parameters (tests/appstate/test_model.py)
+    assert "(5.64M train)" in window.breakdown.summary.values["Parameters"].text()

@@ -67,4 +67,7 @@ MESSAGES: dict[str, str] = {
     "{single}.":
         "每张卡保存 {all_weights} 权重中的 {weights}，以及 {all_kv} KV 缓存中的 {kv}；加上不拆分的预填充激活值和"
         "工作区，每张卡需要 {need}，而单张卡需要 {single}。",
+    "{total} ({trainable} train)": "{total}（其中 {trainable} 参与训练）",
+    "{n:,} in all; only the {trainable:,} of the LoRA adapters have gradients and optimizer state":
+        "共 {n:,} 个；只有 LoRA 适配器的 {trainable:,} 个有梯度和优化器状态",
 }
