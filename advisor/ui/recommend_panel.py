@@ -115,6 +115,7 @@ class QtRecommendations(QWidget):
         self._timer.timeout.connect(self._refresh_if_asked)
         self._catalog_changed = False
         state.result_changed.connect(self._timer.start)
+        state.result_changed.connect(self._grey_if_stale)
         for signal in (catalog.ready, catalog.changed):
             signal.connect(self._catalog_ready)
 
@@ -160,6 +161,11 @@ class QtRecommendations(QWidget):
         return cards, RankingOptions(self.objective.currentData(), budget, self.max_gpus.currentData(),
                                      money=self.money.options(cards.basis))
 
+    def _grey_if_stale(self) -> None:
+        """An earlier network's ranking stays readable but greyed (the verdict says whose it is)."""
+        result = self.state.result
+        self.table.setEnabled(result is not None and not result.stale)
+
     def _catalog_ready(self) -> None:
         self._catalog_changed = True  # same filters and estimate, other cards or prices: rank again
         self._timer.start()
@@ -174,7 +180,6 @@ class QtRecommendations(QWidget):
 
     def refresh(self) -> None:
         catalog, result = self.catalog.catalog, self.state.result
-        self.table.setEnabled(result is not None and not result.stale)  # an earlier network's ranking: greyed
         if result is None and self.entries:  # File > New: no ranking of the network that was there
             self.entries = []
             self._show([])
