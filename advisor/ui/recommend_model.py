@@ -161,7 +161,10 @@ def explain(r: Recommendation, batch: int, estimate: Estimate | None = None) -> 
     # the engine's other reasons (another vendor's allocator, what a split plan does, a fit that only sharding
     # or splitting buys, missing figures), in the user's language; the lines above word the rest more fully
     lines += [_sentence(reason_text(item, tr)) for item in r.reasons if item.code not in _WORDED_ABOVE]
-    lines += money_lines(r)
+    money = money_lines(r)
+    if any(item.code == ReasonCode.NOT_CUDA for item in r.reasons):
+        money = money[1:]  # its software line: the not-CUDA reason above says it already
+    lines += money
     return "<br>".join(lines)
 
 

@@ -167,3 +167,16 @@ def test_the_headline_says_how_many_parameters_train_with_qlora(qtbot: QtBot, wi
                     and window.state.result.estimate.workload.finetune == "qlora", timeout=10000)
     # 16 layers x 8 x 44,032 = 5,636,096 adapter parameters (tests/appstate/test_model.py)
     assert "(5.64M train)" in window.breakdown.summary.values["Parameters"].text()
+
+
+def test_the_software_path_is_said_once_in_the_explanation() -> None:
+    from advisor.recommend.ranking import Recommendation
+    from advisor.recommend.reasons import ReasonCode, reason
+    from advisor.ui.recommend_model import explain
+
+    xpu = Recommendation(card="Arc A580", count=1, plan="single", fits=True, required_bytes=2**30,
+                         usable_bytes=7 * 2**30, max_batch=64, step_time_s=0.1, throughput=10.0,
+                         throughput_unit="samples/s", price_usd=None, price_date=None, price_condition=None,
+                         perf_per_dollar=None, perf_per_watt=0.1, software="XPU",
+                         reasons=(reason(ReasonCode.NOT_CUDA, software="XPU"),))
+    assert explain(xpu, 32).count("PyTorch runs this card through XPU") == 1  # it was said twice
