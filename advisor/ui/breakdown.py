@@ -124,7 +124,7 @@ class QtBreakdown(QWidget):
         if metric == "kept_bytes" and not e.workload.training:
             metric = "output_bytes"  # inference keeps nothing for backward
         return [
-            lambda: category_figure(e.memory.at_peak.as_dict(), chart_style(height_in=2.4)),
+            lambda: category_figure(e.memory.at_peak.as_dict(), chart_style(height_in=2.4), e.memory.peak_bytes),
             lambda: layer_figure(e.layers, metric, 15, chart_style()),
             lambda: timeline_figure(e.timeline, chart_style(), e.memory.peak_bytes),
             lambda: batch_curve_figure(result.curve, result.job.required, e.workload.batch, self.cards,
