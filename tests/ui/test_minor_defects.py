@@ -180,3 +180,26 @@ def test_the_software_path_is_said_once_in_the_explanation() -> None:
                          perf_per_dollar=None, perf_per_watt=0.1, software="XPU",
                          reasons=(reason(ReasonCode.NOT_CUDA, software="XPU"),))
     assert explain(xpu, 32).count("PyTorch runs this card through XPU") == 1  # it was said twice
+
+
+def test_the_verdict_says_when_the_best_value_rests_on_an_old_price() -> None:
+    from dataclasses import replace
+
+    from advisor.appstate import RankingRequest, RankingResult, ShownEstimate
+    from advisor.core import zoo
+    from advisor.core.workload import Workload
+    from advisor.recommend.prepare import prepare_graph
+    from advisor.recommend.ranking import RankingOptions, Recommendation
+    from advisor.recommend.service import CardFilter
+    from advisor.ui.verdict import verdict_text
+
+    graph = zoo.build("alexnet")
+    job = prepare_graph(graph, Workload(batch=4))
+    card = Recommendation(card="Arc A580", count=1, plan="single", fits=True, reasons=(), required_bytes=1,
+                          usable_bytes=2, max_batch=8, step_time_s=0.1, throughput=100.0,
+                          throughput_unit="samples/s", price_usd=179.0, price_date=None, price_condition="new",
+                          perf_per_dollar=100 / 179, perf_per_watt=1.0, price_old=True)
+    ranking = RankingResult(RankingRequest(CardFilter(), RankingOptions()), job, (card,))
+    assert "price over a year old" in verdict_text(ShownEstimate(job, graph), ranking)
+    fresh = replace(ranking, entries=(replace(card, price_old=False),))
+    assert "price over a year old" not in verdict_text(ShownEstimate(job, graph), fresh)

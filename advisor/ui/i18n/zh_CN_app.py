@@ -82,4 +82,5 @@ MESSAGES: dict[str, str] = {
     "Bytes of each layer's output (inference keeps nothing for backward)":
         "各层输出的字节数（推理不为反向传播保留任何张量）",
     "{value} {unit} per $1/h of rent": "每 1 美元/小时租金 {value} {unit}",
+    "price over a year old": "价格已超过一年",
 }
