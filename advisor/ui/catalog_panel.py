@@ -201,7 +201,11 @@ class QtCatalogEditor(QWidget):
                                                         condition=e.condition, source=e.source, kind=e.kind,
                                                         market=e.market))  # fmt: skip
 
-        self.runner.start("catalog-write", tr("Saving the price"), work, lambda _p: self.catalog.changed.emit(),
+        def saved(_price: PriceRecord) -> None:
+            self.form.source.clear()  # the next price is another listing: its source is not this one's
+            self.catalog.changed.emit()
+
+        self.runner.start("catalog-write", tr("Saving the price"), work, saved,
                           lambda error: show_error(self, tr("Price not saved"), str(error),
                                                    tr("The catalog is as it was.")))
 
