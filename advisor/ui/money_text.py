@@ -25,6 +25,13 @@ def price_cell(r: Recommendation) -> str:
     return price_text(r, tr)  # the command line's and the PDF's cell, in the user's language
 
 
+SOURCE_CHARS = 120  # a bundled source can run to 400 characters: the catalog tab shows it whole
+
+
+def short_source(text: str) -> str:
+    return text if len(text) <= SOURCE_CHARS else text[:SOURCE_CHARS - 1].rstrip() + "…"
+
+
 def money_lines(r: Recommendation) -> list[str]:
     lines = [tr("PyTorch runs this card through {software}.").format(software=r.software)]
     if r.price_usd is None:
@@ -32,7 +39,7 @@ def money_lines(r: Recommendation) -> list[str]:
         return lines
     if r.price_kind == "rent_hour":
         lines.append(tr("Rent {price} USD per hour for all cards ({date}, {source}).").format(
-            price=amount_text(r.price_usd), date=r.price_date, source=r.price_source or ""))
+            price=amount_text(r.price_usd), date=r.price_date, source=short_source(r.price_source or "")))
     else:
         lines.append(tr("Price {price} USD ({condition}, {date}).").format(
             price=f"{r.price_usd:,.0f}", condition=tr(r.price_condition or "new"), date=r.price_date))

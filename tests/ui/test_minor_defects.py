@@ -203,3 +203,11 @@ def test_the_verdict_says_when_the_best_value_rests_on_an_old_price() -> None:
     assert "price over a year old" in verdict_text(ShownEstimate(job, graph), ranking)
     fresh = replace(ranking, entries=(replace(card, price_old=False),))
     assert "price over a year old" not in verdict_text(ShownEstimate(job, graph), fresh)
+
+
+def test_a_long_price_source_is_cut_in_the_explanation() -> None:
+    from advisor.ui.money_text import SOURCE_CHARS, short_source
+
+    long = "SiliconValueIndex data/processed/prices_history.csv (commit 2bc8877): " * 6  # 426 characters
+    assert len(short_source(long)) == SOURCE_CHARS and short_source(long).endswith("…")
+    assert short_source("Lambda, 2026-05-01") == "Lambda, 2026-05-01"
