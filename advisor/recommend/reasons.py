@@ -67,8 +67,12 @@ def _shown(value: ReasonValue, name: str) -> str:
 
 
 def reason_text(item: Reason, text: Callable[[str], str] = str) -> str:
-    """One reason in words; `text` translates the template (the app's and the PDF's tr)."""
-    return text(TEMPLATES[item.code]).format(**{name: _shown(value, name) for name, value in item.values})
+    """One reason in words; `text` translates the template (the app's and the PDF's tr) and the link's name
+    (the catalog's "NVLink 3 bridge" read as English in a Chinese sentence)."""
+    values = {name: _shown(value, name) for name, value in item.values}
+    if "link" in values:
+        values["link"] = text(values["link"])
+    return text(TEMPLATES[item.code]).format(**values)
 
 
 def reasons_text(items: Iterable[Reason], text: Callable[[str], str] = str) -> str:

@@ -211,3 +211,28 @@ def test_a_long_price_source_is_cut_in_the_explanation() -> None:
     long = "SiliconValueIndex data/processed/prices_history.csv (commit 2bc8877): " * 6  # 426 characters
     assert len(short_source(long)) == SOURCE_CHARS and short_source(long).endswith("…")
     assert short_source("Lambda, 2026-05-01") == "Lambda, 2026-05-01"
+
+
+def test_chinese_names_the_links_in_chinese(tmp_path: Path) -> None:
+    import re
+
+    from advisor.catalog import list_cards, open_catalog
+    from advisor.recommend.devices import link
+    from advisor.recommend.reasons import ReasonCode, reason, reason_text
+    from advisor.ui.i18n import set_language, tr
+
+    catalog = open_catalog(tmp_path / "c.sqlite3")
+    try:
+        with catalog.read() as session:
+            names = {link(card)[1] for card in list_cards(session)}
+    finally:
+        catalog.close()
+    worded = sorted(n for n in names if re.search(r"\b(bridges?|links?|carries)\b", n))
+    assert "NVLink 3 bridge" in worded
+    set_language("zh_CN")
+    try:
+        assert [n for n in worded if tr(n) == n] == []  # every such name has a Chinese one
+        assert "NVLink 3 桥接器" in reason_text(reason(ReasonCode.ZERO, stage="ZERO2", count=2,
+                                                      link="NVLink 3 bridge"), tr)
+    finally:
+        set_language("en")

@@ -83,4 +83,15 @@ MESSAGES: dict[str, str] = {
         "各层输出的字节数（推理不为反向传播保留任何张量）",
     "{value} {unit} per $1/h of rent": "每 1 美元/小时租金 {value} {unit}",
     "price over a year old": "价格已超过一年",
+    # the catalog's link names with English words in them (recommend/devices.link), as the reasons name them
+    "Infinity Fabric (3 links)": "Infinity Fabric（3 条链路）",
+    "Infinity Fabric (6 links)": "Infinity Fabric（6 条链路）",
+    "Infinity Fabric (7 links)": "Infinity Fabric（7 条链路）",
+    "Infinity Fabric (8 links)": "Infinity Fabric（8 条链路）",
+    "Infinity Fabric Link (2 links)": "Infinity Fabric Link（2 条链路）",
+    "NVLink 2 bridge (2 bridges)": "NVLink 2 桥接器（2 个）", "NVLink 2 bridge (2x8)": "NVLink 2 桥接器（2x8）",
+    "NVLink 2 bridge (x8)": "NVLink 2 桥接器（x8）", "NVLink 3 (8 links)": "NVLink 3（8 条链路）",
+    "NVLink 3 bridge": "NVLink 3 桥接器", "NVLink 4 (8 links)": "NVLink 4（8 条链路）",
+    "NVLink 4 bridge": "NVLink 4 桥接器",
+    "PCIe 3.0 x16 (SLI bridge carries no compute data)": "PCIe 3.0 x16（SLI 桥不传输计算数据）",
 }
