@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import threading
 
-from PySide6.QtCore import QItemSelection, QPoint, QSortFilterProxyModel, Qt, QTimer, Signal
-from PySide6.QtGui import QResizeEvent
+from PySide6.QtCore import QEvent, QItemSelection, QObject, QPoint, QSortFilterProxyModel, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -111,6 +110,7 @@ class QtRecommendations(QWidget):
         bottom.addWidget(self.fit_button)
         layout.addLayout(bottom)
         self.table.selectionModel().selectionChanged.connect(self._selected)
+        self.table.viewport().installEventFilter(self)
         self._timer = QTimer(self, singleShot=True, interval=150)
         self._timer.timeout.connect(self._refresh_if_asked)
         self._catalog_changed = False
@@ -232,9 +232,11 @@ class QtRecommendations(QWidget):
         room = self.table.viewport().width() - others
         header.resizeSection(1, min(self._card_width, CARD_COLUMN_PX, max(room, MIN_CARD_COLUMN_PX)))
 
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        self._fit_card_column()
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """The table's viewport resized (the window, or a scroll bar that came with the rows: 14 px)."""
+        if event.type() == QEvent.Type.Resize and watched is self.table.viewport():
+            self._fit_card_column()
+        return False
 
     def _show_job_chart(self) -> None:
         was_hidden = self.job_chart.isHidden()
