@@ -32,7 +32,7 @@ def _price_cell(r: Recommendation, t: Text) -> str:
 
 def _card_cell(r: Recommendation, t: Text) -> str:
     """The card, and below it how many, the plan, and how PyTorch runs it (CUDA, ROCm, XPU, Gaudi)."""
-    return lines(r.card, f"{r.count} x {plan_label(r.plan, t)}, {r.software}")
+    return lines(r.card, f"{r.count} × {plan_label(r.plan, t)}, {r.software}")
 
 
 def _row(rank: int, r: Recommendation, t: Text) -> list[str]:
@@ -90,7 +90,7 @@ def multi_gpu(report: Report, t: Text) -> str:
                "DeepSpeed or PyTorch FSDP, and they communicate more per step.")]
     sharded = sharded_plans(list(report.ranking.rows))
     if sharded:
-        listed = ", ".join(f"{r.count} x {r.card} ({plan_label(r.plan, t)})" for r in sharded)
+        listed = ", ".join(f"{r.count} × {r.card} ({plan_label(r.plan, t)})" for r in sharded)
         notes.append(t("Listed above with sharding: {list}.").format(list=listed))
     return heading(t("More than one card")) + bullets(notes)
 

@@ -38,7 +38,7 @@ def summary(report: Report, t: Text) -> str:
     if best is None:
         return paragraph(t("No listed configuration fits; try a smaller batch, mixed precision or gradient "
                            "checkpointing."), "font-weight: bold")
-    text = t("Best under “{objective}”: {count} x {card} ({plan}), {throughput} {unit}, price {price}.").format(
+    text = t("Best under “{objective}”: {count} × {card} ({plan}), {throughput} {unit}, price {price}.").format(
         objective=objective, count=best.count, card=best.card, plan=plan_label(best.plan, t),
         throughput=f"{best.throughput:,.0f}", unit=t(best.throughput_unit),
         price=price_text(best.price_usd, best.price_condition, t, best.price_kind))

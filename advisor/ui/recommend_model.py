@@ -139,7 +139,7 @@ def split_lines(r: Recommendation, e: Estimate | None) -> list[str]:
 def explain(r: Recommendation, batch: int, estimate: Estimate | None = None) -> str:
     """Why this configuration fits or not, in the user's language, from the engine's reasons; with the
     estimate, a split generation plan also says what each card holds."""
-    head = tr("{count} x {card}, {plan}").format(count=r.count, card=r.card, plan=plan_name(r.plan))
+    head = tr("{count} × {card}, {plan}").format(count=r.count, card=r.card, plan=plan_name(r.plan))
     verdict = tr("Fits") if r.fits else tr("Does not fit")
     lines = [f"<b>{head}: {verdict}</b>",
              tr("Needs {need} per card at batch {batch}; the card has {usable} usable after the CUDA context "

@@ -18,7 +18,7 @@ from advisor.ui.recommend_model import per_thousand_usd, plan_name
 def _choice(r: Recommendation) -> str:
     if r.count == 1:  # "1 x Arc A580, one card" said one card twice
         return r.card
-    return tr("{count} x {card}, {plan}").format(count=r.count, card=r.card, plan=plan_name(r.plan))
+    return tr("{count} × {card}, {plan}").format(count=r.count, card=r.card, plan=plan_name(r.plan))
 
 
 def _nothing_fits(cards: list[Recommendation]) -> str:

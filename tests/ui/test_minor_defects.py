@@ -236,3 +236,25 @@ def test_chinese_names_the_links_in_chinese(tmp_path: Path) -> None:
                                                       link="NVLink 3 bridge"), tr)
     finally:
         set_language("en")
+
+
+def test_card_counts_read_with_a_times_sign_everywhere() -> None:
+    from advisor.appstate import RankingRequest, RankingResult, ShownEstimate
+    from advisor.core import zoo
+    from advisor.core.workload import Workload
+    from advisor.recommend.prepare import prepare_graph
+    from advisor.recommend.ranking import RankingOptions, Recommendation
+    from advisor.recommend.service import CardFilter
+    from advisor.ui.recommend_model import explain
+    from advisor.ui.verdict import verdict_text
+
+    graph = zoo.build("alexnet")
+    job = prepare_graph(graph, Workload(batch=4))
+    two = Recommendation(card="RTX 3090", count=2, plan="data_parallel", fits=True, reasons=(), required_bytes=1,
+                         usable_bytes=2, max_batch=8, step_time_s=0.1, throughput=100.0,
+                         throughput_unit="samples/s", price_usd=1000.0, price_date=None, price_condition="new",
+                         perf_per_dollar=0.1, perf_per_watt=1.0)
+    text = verdict_text(ShownEstimate(job, graph), RankingResult(RankingRequest(CardFilter(), RankingOptions()),
+                                                                 job, (two,)))
+    assert "2 × RTX 3090, data parallel" in text and "2 x " not in text  # "8 x" here, "8 ×" in the table
+    assert explain(two, 4).startswith("<b>2 × RTX 3090, data parallel: Fits</b>")

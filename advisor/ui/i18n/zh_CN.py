@@ -180,7 +180,7 @@ MESSAGES: dict[str, str] = {
     "Throughput per dollar of the price": "每美元价格对应的吞吐量", "Throughput per watt of board power (TDP)":
         "每瓦板卡功耗（TDP）对应的吞吐量",
     "one card": "单卡", "data parallel": "数据并行", "yes": "是", "no": "否", "n/a": "无",
-    "{count} x {card}, {plan}": "{count} × {card}，{plan}",
+    "{count} × {card}, {plan}": "{count} × {card}，{plan}",
     "Needs {need} per card at batch {batch}; the card has {usable} usable after the CUDA context "
     "({margin} {what}).": "批大小 {batch} 时每卡需要 {need}；扣除 CUDA 上下文后该卡可用 {usable}（{what} {margin}）。",
     "to spare": "富余", "short": "不足",
@@ -334,7 +334,7 @@ MESSAGES: dict[str, str] = {
     "Which GPU for {model}": "{model} 该选哪块 GPU",
     "Advisor {version} report, made {date}": "Advisor {version} 报告，生成于 {date}",
     "Advisor {version} · {model} · page {page} of {pages}": "Advisor {version} · {model} · 第 {page} 页，共 {pages} 页",
-    "Best under “{objective}”: {count} x {card} ({plan}), {throughput} {unit}, price {price}.":
+    "Best under “{objective}”: {count} × {card} ({plan}), {throughput} {unit}, price {price}.":
         "按“{objective}”最佳：{count} × {card}（{plan}），{throughput} {unit}，价格 {price}。",
     "No listed configuration fits; try a smaller batch, mixed precision or gradient checkpointing.":
         "列出的配置都放不下；请尝试更小的批大小、混合精度或梯度检查点。",
