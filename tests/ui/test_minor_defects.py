@@ -10,6 +10,7 @@ from pytestqt.qtbot import QtBot
 from tests_ui_support import open_window
 
 from advisor.ui.main_window import QtMainWindow
+from tests.recommend.test_money import rec
 
 Ranked = Callable[[QtBot, QtMainWindow], None]
 
@@ -49,19 +50,12 @@ def test_one_card_is_not_up_to_1_cards(window: QtMainWindow) -> None:
 
 
 def test_value_for_money_reads_without_scientific_notation() -> None:
-    from advisor.recommend.ranking import Recommendation
     from advisor.ui.recommend_model import per_thousand_usd
 
-    def recommendation(perf_per_dollar: float) -> Recommendation:
-        return Recommendation(card="Card", count=1, plan="single", fits=True, reasons=(), required_bytes=1,
-                              usable_bytes=2, max_batch=8, step_time_s=0.1, throughput=100.0,
-                              throughput_unit="samples/s", price_usd=1.0, price_date=None, price_condition="new",
-                              perf_per_dollar=perf_per_dollar, perf_per_watt=1.0)
-
     # perf/$ 8.862 -> 8,862 per $1k -> 8,860 to three figures; 0.8 per $ -> 800,000 per $1k -> "800,000"
-    assert per_thousand_usd(recommendation(perf_per_dollar=8.862)) == "8,860 samples/s per $1k"
-    assert per_thousand_usd(recommendation(perf_per_dollar=800.0)) == "800,000 samples/s per $1k"
-    assert per_thousand_usd(recommendation(perf_per_dollar=0.0554)) == "55.4 samples/s per $1k"
+    assert per_thousand_usd(rec(perf_per_dollar=8.862)) == "8,860 samples/s per $1k"
+    assert per_thousand_usd(rec(perf_per_dollar=800.0)) == "800,000 samples/s per $1k"
+    assert per_thousand_usd(rec(perf_per_dollar=0.0554)) == "55.4 samples/s per $1k"
 
 
 def test_price_basis_and_job_size_survive_a_language_switch_and_a_restart(
@@ -148,13 +142,9 @@ def test_chinese_says_ci_yuan_for_token_everywhere() -> None:
 def test_a_rents_value_is_per_dollar_of_hourly_rent() -> None:
     from dataclasses import replace
 
-    from advisor.recommend.ranking import Recommendation
     from advisor.ui.recommend_model import per_thousand_usd
 
-    rent = Recommendation(card="Card", count=1, plan="single", fits=True, reasons=(), required_bytes=1,
-                          usable_bytes=2, max_batch=8, step_time_s=0.1, throughput=1372.0,
-                          throughput_unit="samples/s", price_usd=0.0556, price_date=None, price_condition="new",
-                          perf_per_dollar=1372.0 / 0.0556, perf_per_watt=1.0, price_kind="rent_hour")
+    rent = rec(throughput=1372.0, price_usd=0.0556, perf_per_dollar=1372.0 / 0.0556, price_kind="rent_hour")
     # 1,372 samples/s for $0.0556 an hour: 24,676 samples/s per $1/h -> 24,700 (it read 24,700,000 "per $1k")
     assert per_thousand_usd(rent) == "24,700 samples/s per $1/h of rent"
     assert per_thousand_usd(replace(rent, price_kind="purchase")) == "24,700,000 samples/s per $1k"
@@ -170,15 +160,10 @@ def test_the_headline_says_how_many_parameters_train_with_qlora(qtbot: QtBot, wi
 
 
 def test_the_software_path_is_said_once_in_the_explanation() -> None:
-    from advisor.recommend.ranking import Recommendation
     from advisor.recommend.reasons import ReasonCode, reason
     from advisor.ui.recommend_model import explain
 
-    xpu = Recommendation(card="Arc A580", count=1, plan="single", fits=True, required_bytes=2**30,
-                         usable_bytes=7 * 2**30, max_batch=64, step_time_s=0.1, throughput=10.0,
-                         throughput_unit="samples/s", price_usd=None, price_date=None, price_condition=None,
-                         perf_per_dollar=None, perf_per_watt=0.1, software="XPU",
-                         reasons=(reason(ReasonCode.NOT_CUDA, software="XPU"),))
+    xpu = rec(card="Arc A580", software="XPU", reasons=(reason(ReasonCode.NOT_CUDA, software="XPU"),))
     assert explain(xpu, 32).count("PyTorch runs this card through XPU") == 1  # it was said twice
 
 
@@ -189,16 +174,13 @@ def test_the_verdict_says_when_the_best_value_rests_on_an_old_price() -> None:
     from advisor.core import zoo
     from advisor.core.workload import Workload
     from advisor.recommend.prepare import prepare_graph
-    from advisor.recommend.ranking import RankingOptions, Recommendation
+    from advisor.recommend.ranking import RankingOptions
     from advisor.recommend.service import CardFilter
     from advisor.ui.verdict import verdict_text
 
     graph = zoo.build("alexnet")
     job = prepare_graph(graph, Workload(batch=4))
-    card = Recommendation(card="Arc A580", count=1, plan="single", fits=True, reasons=(), required_bytes=1,
-                          usable_bytes=2, max_batch=8, step_time_s=0.1, throughput=100.0,
-                          throughput_unit="samples/s", price_usd=179.0, price_date=None, price_condition="new",
-                          perf_per_dollar=100 / 179, perf_per_watt=1.0, price_old=True)
+    card = rec(card="Arc A580", price_usd=179.0, perf_per_dollar=100 / 179, price_old=True)
     ranking = RankingResult(RankingRequest(CardFilter(), RankingOptions()), job, (card,))
     assert "price over a year old" in verdict_text(ShownEstimate(job, graph), ranking)
     fresh = replace(ranking, entries=(replace(card, price_old=False),))
@@ -243,17 +225,14 @@ def test_card_counts_read_with_a_times_sign_everywhere() -> None:
     from advisor.core import zoo
     from advisor.core.workload import Workload
     from advisor.recommend.prepare import prepare_graph
-    from advisor.recommend.ranking import RankingOptions, Recommendation
+    from advisor.recommend.ranking import RankingOptions
     from advisor.recommend.service import CardFilter
     from advisor.ui.recommend_model import explain
     from advisor.ui.verdict import verdict_text
 
     graph = zoo.build("alexnet")
     job = prepare_graph(graph, Workload(batch=4))
-    two = Recommendation(card="RTX 3090", count=2, plan="data_parallel", fits=True, reasons=(), required_bytes=1,
-                         usable_bytes=2, max_batch=8, step_time_s=0.1, throughput=100.0,
-                         throughput_unit="samples/s", price_usd=1000.0, price_date=None, price_condition="new",
-                         perf_per_dollar=0.1, perf_per_watt=1.0)
+    two = rec(card="RTX 3090", count=2, plan="data_parallel")
     text = verdict_text(ShownEstimate(job, graph), RankingResult(RankingRequest(CardFilter(), RankingOptions()),
                                                                  job, (two,)))
     assert "2 × RTX 3090, data parallel" in text and "2 x " not in text  # "8 x" here, "8 ×" in the table
