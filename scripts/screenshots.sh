@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# A PNG of every tab (and every view of the breakdown) in English and Chinese, offscreen, for review:
+# A PNG of every tab (and every view of the breakdown) in English and Chinese, offscreen, for review, then
+# the flows of a new user's walk (issue 27): LLM generation and QLoRA, a PyTorch file with opaque ops, Cancel
+# mid-simulation, money with a job size, and a restart that must bring back what was on screen:
 #   bash scripts/screenshots.sh [FOLDER] [WIDTHxHEIGHT]      (default: screenshots/, 1280x720)
 # Uses a temporary copy of the bundled catalog and temporary settings, never the user's.
 set -euo pipefail
@@ -15,6 +17,7 @@ import tempfile
 from pathlib import Path
 
 from PySide6.QtCore import QSettings
+from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
 from advisor.catalog import open_catalog
@@ -30,12 +33,55 @@ fixtures = Path("tests/telemetry/fixtures")
 reader = FakeReader(fixtures / "nvml_device.json", fixtures / "nvml_timeseries.csv")
 
 
-def settle(window, condition=lambda: True, rounds: int = 400) -> None:
+TINY_RES = """
+import torch
+from torch import nn
+
+
+class Block(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.conv, self.bn = nn.Conv2d(c, c, 3, padding=1), nn.BatchNorm2d(c)
+        self.scale = nn.Parameter(torch.ones(1, c, 1, 1))
+
+    def forward(self, x):
+        return torch.relu(self.bn(self.conv(x)) * self.scale.expand(x.shape[0], -1, x.shape[2], x.shape[3]) + x)
+
+
+class TinyRes(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stem, self.blocks, self.fc = nn.Conv2d(3, 8, 3, padding=1), nn.Sequential(Block(8), Block(8)), nn.Linear(8, 10)
+
+    def forward(self, x):
+        return self.fc(self.blocks(self.stem(x)).repeat(1, 2, 1, 1).mean((2, 3))[:, :8])
+
+
+def build_model():
+    return TinyRes()
+
+
+def example_inputs(batch_size):
+    return (torch.randn(batch_size, 3, 16, 16),)
+"""
+
+
+def settle(window, condition=lambda: True, rounds: int = 2400, idle: bool = True) -> None:
+    """Events until `condition` holds and (with `idle`) no task runs; the debounce timers need events too."""
     for _ in range(rounds):
         app.processEvents()
-        if condition() and not window.runner._live:
+        waiting = window.state._timer.isActive() or window.recommendations._timer.isActive()  # debounces
+        if condition() and not waiting and (not idle or not window.runner._live):
+            app.processEvents()
             return
-        window.runner.wait(25)
+        QTest.qWait(25)  # a real event loop: processEvents alone let a debounce timer wait for good
+
+
+def shoot(window, name: str, condition=lambda: True, tab: int = 0, idle: bool = True) -> None:
+    window.tabs.setCurrentIndex(tab)
+    settle(window, condition, idle=idle)
+    window.grab().save(str(folder / name))
+    print(folder / name)
 
 
 for language in ("en", "zh_CN"):
@@ -78,6 +124,35 @@ for language in ("en", "zh_CN"):
         name = f"{language}_generate_{tab + 1}.png"
         window.grab().save(str(folder / name))
         print(folder / name)
+    # QLoRA fine-tuning of the same family: the fine-tuning rows in view at 1280x720
+    window.model_panel.load_zoo("llama-3.2-1b")
+    window.state.set_choice(mode="train", precision="amp_bf16", batch=4, finetune="qlora", lora_rank=16)
+    shoot(window, f"{language}_qlora.png", lambda: window.state.model.shown_ranking() is not None, tab=0)
+    # a PyTorch file whose forward expands and repeats tensors (opaque ops), simulated as the command line does
+    model_file = scratch / "tinyres.py"
+    model_file.write_text(TINY_RES)
+    window.state.set_choice(mode="train", precision="fp32", batch=32, finetune="full")
+    window.open_file(str(model_file))
+    shoot(window, f"{language}_opaque_file.png", lambda: window.state.result is not None
+          and window.state.result.method == "simulated" and window.state.model.shown_ranking() is not None, tab=0)
+    # Cancel mid-simulation: nothing may still say "simulating..." or "ranking the cards..."
+    window.state.set_choice(batch=48)
+    settle(window, lambda: window.runner.running("simulate"), rounds=100, idle=False)
+    window.task_bar.cancel_button.click()
+    shoot(window, f"{language}_cancelled.png", tab=0, idle=False)
+    # money with a job size: rent per GPU-hour, 10^8 samples, the time-against-cost chart
+    window.recommendations.money.basis.setCurrentIndex(window.recommendations.money.basis.findData("rent"))
+    window.recommendations.money.samples.setValue(1e8)
+    shoot(window, f"{language}_job_size.png", lambda: window.state.model.shown_ranking() is not None
+          and not window.recommendations.job_chart.isHidden(), tab=1)
+    window.close()
+    window.runner.wait()
+    # a restart: the same settings bring back the model, the workload and the money filters
+    window = make_window(settings, str(catalog), reader)
+    window.show()
+    window.resize(width, height)
+    shoot(window, f"{language}_restarted.png", lambda: window.catalog.catalog is not None
+          and window.state.model.shown_ranking() is not None, tab=1)
     window.close()
     window.runner.wait()
 PY

@@ -26,7 +26,7 @@ def _xy(entries: Sequence[Recommendation]) -> tuple[list[float], list[float]]:
 
 
 def _label(e: Recommendation) -> str:
-    return f"{e.count} x {e.card}" if e.count > 1 else e.card
+    return f"{e.count} × {e.card}" if e.count > 1 else e.card  # the verdict's "×"
 
 
 def _spread(hours: list[float], costs: list[float], x_range: tuple[float, float], y_range: tuple[float, float],
@@ -44,6 +44,11 @@ def _spread(hours: list[float], costs: list[float], x_range: tuple[float, float]
         if len(named) < most and all(abs(x - nx) > gap or abs(y - ny) > gap / 2 for nx, ny in map(where, named)):
             named.append(k)
     return sorted(named)
+
+
+def _minor_label(value: float, _position: object) -> str:
+    leading = f"{value:.0e}"[0]
+    return f"{value:,g}" if leading in "25" else ""
 
 
 def _fraction(value: float, bounds: tuple[float, float]) -> float:
@@ -75,6 +80,9 @@ def job_cost_figure(entries: Sequence[Recommendation], style: ChartStyle | None 
         axis.set_yscale("log")
         for scale in (axis.xaxis, axis.yaxis):  # 0.1, 1, 10 rather than 10^-1: plain text, also in the PDF's SVG
             scale.set_major_formatter(FuncFormatter(lambda value, _position: f"{value:,g}"))
+            # within a decade matplotlib labels the minor ticks as 2x10^-1, 3x10^-1...: they overlapped; plain
+            # 0.2, 0.5 (the 1-2-5 steps) instead, the others unlabelled
+            scale.set_minor_formatter(FuncFormatter(_minor_label))
         axis.set_xlabel(t("Hours to finish the job"))
         axis.set_ylabel(t("Cost of the job (USD)"))
         axis.legend(fontsize=8, loc="best")

@@ -22,7 +22,7 @@ from typing import Any
 
 from advisor.core.errors import AdvisorError, SpecError
 from advisor.core.graph import Graph, GraphBuilder
-from advisor.core.ops import OP_TYPES
+from advisor.core.ops import op_class
 from advisor.importers.common import read_capped
 
 FORMAT = "advisor-network"
@@ -39,7 +39,7 @@ MAX_NETWORK_BYTES = 64 << 20  # 100,000 layers of about 200 bytes each, with roo
 @cache
 def op_fields(kind: str) -> tuple[tuple[str, Any, Any], ...]:
     """(name, type, default) of each editable field of a layer kind, in declaration order."""
-    cls = OP_TYPES[kind]
+    cls = op_class(kind, kind)
     hints = typing.get_type_hints(cls)
     return tuple((f.name, hints[f.name], f.default) for f in dataclasses.fields(cls))
 
@@ -98,10 +98,9 @@ def coerce_field(kind: str, name: str, value: Any, layer: str) -> Any:
 
 
 def make_op(kind: str, params: dict[str, Any], layer: str) -> Any:
-    if kind not in OP_TYPES:
-        raise SpecError(f"{layer}: unknown layer kind {kind!r}")
+    cls = op_class(kind, layer)
     values = {name: coerce_field(kind, name, value, layer) for name, value in params.items()}
-    return OP_TYPES[kind](**values)
+    return cls(**values)
 
 
 def graph_to_json(graph: Graph) -> dict[str, Any]:

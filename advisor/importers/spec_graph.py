@@ -9,6 +9,7 @@ from __future__ import annotations
 from advisor.core import zoo
 from advisor.core.errors import SpecError
 from advisor.core.graph import Graph
+from advisor.core.ops import require_registered
 
 FILE_FORMS = (".py", ".pt2", ".pt", ".pth", ".bin", ".onnx", ".safetensors", ".json", ".gguf")
 LIBRARY_FORMS = ("torchvision:", "timm:", "hf:")
@@ -21,7 +22,7 @@ def load_graph(spec: str, seq_len: int | None = None, *, trust_pickle: bool = Fa
         return zoo.build(spec, seq_len)
     lowered = spec.lower()
     if spec.startswith(LIBRARY_FORMS) or lowered.endswith(FILE_FORMS):
-        return _import(spec, lowered, seq_len, trust_pickle)
+        return require_registered(_import(spec, lowered, seq_len, trust_pickle), spec)
     raise SpecError(f"{spec}: not a model spec; use zoo:NAME or a model file "
                     f"({', '.join(FILE_FORMS)}; `advisor estimate --list` shows the zoo)")
 

@@ -164,7 +164,9 @@ def ordered(entries: list[Recommendation], objective: str) -> list[Recommendatio
         if objective == "cheapest":
             cost = e.job_cost_usd if e.job_cost_usd is not None else price
             return (not e.fits, unpriced, cost, -e.throughput)
-        return (not e.fits, unpriced, -(e.perf_per_dollar or 0.0), -e.throughput)
+        # equal to 4 significant figures is a tie (data parallel on 8 cards gives 8 x the speed for 8 x the price),
+        # and a tie goes to fewer cards: each extra one costs a slot, power and a bigger board
+        return (not e.fits, unpriced, -float(f"{e.perf_per_dollar or 0.0:.4g}"), e.count, -e.throughput)
 
     return sorted(entries, key=key)
 

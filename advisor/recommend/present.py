@@ -19,6 +19,15 @@ def _as_is(text: str) -> str:
     return text
 
 
+def plan_label(plan: str, text: Callable[[str], str] = _as_is) -> str:
+    """A plan in words, the one wording of the app and the PDF (the PDF printed "ZeRO-tensor_parallel")."""
+    if plan.startswith("zero"):
+        return f"ZeRO-{plan[4:]}"  # the DeepSpeed paper's spelling (Rajbhandari et al., 2020); FSDP is ZeRO-3
+    names = {"single": "one card", "data_parallel": "data parallel", "incomplete": "incomplete",
+             "tensor_parallel": "tensor parallel", "layer_split": "layer split"}
+    return text(names[plan]) if plan in names else plan
+
+
 def price_text(r: Recommendation, t: Callable[[str], str] = _as_is) -> str:
     """"1,499", "700 used (old)", "9.96/h"; "no price: set one" when the catalog has none. The command line,
     the app's table and the PDF's table all print this cell; `t` translates its words (the app's tr, the

@@ -82,8 +82,13 @@ def _required(given: RankingInput, batch: int, cost: PlanCost) -> int:
     return given.required.peak_bytes(batch) - cost.saved_bytes
 
 
+# An ATX desktop board has 7 expansion slots (ATX Specification 2.2, Intel 2004, section 2: "up to seven
+# expansion slots"): with double-width cards, 4 at most (slots 1, 3, 5, 7), and only on boards wired for it.
+DESKTOP_MAX_CARDS = 4
+
+
 def _reasons(fits: bool, required: int, dev: Device, cost: PlanCost, batch: int,
-             software: str) -> tuple[Reason, ...]:
+             software: str, segment: str = "datacenter") -> tuple[Reason, ...]:
     found = [reason(ReasonCode.FITS if fits else ReasonCode.DOES_NOT_FIT, required_bytes=required, batch=batch,
                     memory_bytes=dev.memory_bytes, usable_bytes=dev.usable_bytes)]
     if software != "CUDA":
@@ -92,6 +97,8 @@ def _reasons(fits: bool, required: int, dev: Device, cost: PlanCost, batch: int,
         found.append(reason(ReasonCode.DATA_PARALLEL))
     elif cost.plan.startswith("zero"):
         found.append(reason(ReasonCode.ZERO, stage=cost.plan.upper(), count=cost.count, link=dev.link_name))
+    if segment == "consumer" and cost.count > DESKTOP_MAX_CARDS:
+        found.append(reason(ReasonCode.BEYOND_DESKTOP, count=cost.count))
     return (*found, *serving_reasons(cost, dev))
 
 
@@ -117,7 +124,7 @@ def _entry(given: RankingInput, card: CardRecord, dev: Device, single_step: floa
     software = software_path(card.vendor, card.architecture)
     return Recommendation(
         card=card.name, count=cost.count, plan=cost.plan, fits=fits,
-        reasons=_reasons(fits, required, dev, cost, batch, software), required_bytes=required,
+        reasons=_reasons(fits, required, dev, cost, batch, software, card.segment), required_bytes=required,
         usable_bytes=dev.usable_bytes, max_batch=max_batch, step_time_s=step, throughput=throughput,
         throughput_unit="tokens/s" if given.work.tokens_per_sample > 1 or speed else "samples/s",
         price_usd=total_price, price_date=price.date if price else None,

@@ -28,6 +28,7 @@ class ReasonCode(StrEnum):
     ONLY_TENSOR_SPLIT = "only_tensor_split"
     ONLY_LAYER_SPLIT = "only_layer_split"
     INCOMPLETE = "incomplete"
+    BEYOND_DESKTOP = "beyond_desktop"
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,8 @@ TEMPLATES: dict[ReasonCode, str] = {
     ReasonCode.ONLY_TENSOR_SPLIT: "fits only because weights and KV cache are split over {count} cards",
     ReasonCode.ONLY_LAYER_SPLIT: "fits only because layers are split over {count} cards",
     ReasonCode.INCOMPLETE: "incomplete: {missing} not given; set them in the catalog",
+    ReasonCode.BEYOND_DESKTOP: "{count} cards are more than one desktop holds: a board with that many slots, "
+                               "a server or a rack, and its power supply, cost extra",
 }
 
 
@@ -64,8 +67,12 @@ def _shown(value: ReasonValue, name: str) -> str:
 
 
 def reason_text(item: Reason, text: Callable[[str], str] = str) -> str:
-    """One reason in words; `text` translates the template (the app's and the PDF's tr)."""
-    return text(TEMPLATES[item.code]).format(**{name: _shown(value, name) for name, value in item.values})
+    """One reason in words; `text` translates the template (the app's and the PDF's tr) and the link's name
+    (the catalog's "NVLink 3 bridge" read as English in a Chinese sentence)."""
+    values = {name: _shown(value, name) for name, value in item.values}
+    if "link" in values:
+        values["link"] = text(values["link"])
+    return text(TEMPLATES[item.code]).format(**values)
 
 
 def reasons_text(items: Iterable[Reason], text: Callable[[str], str] = str) -> str:

@@ -10,12 +10,12 @@ from advisor.core.overheads import DEFAULT_OVERHEAD
 from advisor.core.units import format_bytes
 from advisor.recommend.devices import DRIVER_RESERVED_FRACTION, PROCESS_OVERHEAD_BYTES, local_need_bytes
 from advisor.recommend.money import frontier
-from advisor.recommend.present import job_cells
+from advisor.recommend.present import job_cells, plan_label
 from advisor.recommend.present import price_text as cell_price_text
 from advisor.recommend.ranking import Recommendation
 from advisor.report.content import CardSource, Report, sharded_plans
 from advisor.report.markup import Text, bullets, esc, figure, grid, heading, lines, paragraph
-from advisor.report.model_pages import method_text, objective_text, plan_label, price_text
+from advisor.report.model_pages import method_text, objective_text, price_text
 from advisor.telemetry.present import fit
 from advisor.telemetry.readings import DeviceReading, Snapshot
 
@@ -32,7 +32,7 @@ def _price_cell(r: Recommendation, t: Text) -> str:
 
 def _card_cell(r: Recommendation, t: Text) -> str:
     """The card, and below it how many, the plan, and how PyTorch runs it (CUDA, ROCm, XPU, Gaudi)."""
-    return lines(r.card, f"{r.count} x {plan_label(r.plan, t)}, {r.software}")
+    return lines(r.card, f"{r.count} × {plan_label(r.plan, t)}, {r.software}")
 
 
 def _row(rank: int, r: Recommendation, t: Text) -> list[str]:
@@ -90,7 +90,7 @@ def multi_gpu(report: Report, t: Text) -> str:
                "DeepSpeed or PyTorch FSDP, and they communicate more per step.")]
     sharded = sharded_plans(list(report.ranking.rows))
     if sharded:
-        listed = ", ".join(f"{r.count} x {r.card} ({plan_label(r.plan, t)})" for r in sharded)
+        listed = ", ".join(f"{r.count} × {r.card} ({plan_label(r.plan, t)})" for r in sharded)
         notes.append(t("Listed above with sharding: {list}.").format(list=listed))
     return heading(t("More than one card")) + bullets(notes)
 

@@ -42,8 +42,10 @@ def chart_builders(report: Report, style: ChartStyle) -> dict[str, Callable[[], 
     short = ChartStyle(style.text, style.fonts, style.width_in, 2.3, style.dpi)
     fitting = [CardLine(r.card, r.usable_bytes) for r in report.ranking.rows if r.fits][:BATCH_CHART_CARDS]
     builders: dict[str, Callable[[], Figure]] = {
-        "breakdown": lambda: category_figure(e.memory.at_peak.as_dict(), short),
-        "layers_memory": lambda: layer_figure(e.layers, "kept_bytes", TOP_LAYERS, style),
+        "breakdown": lambda: category_figure(e.memory.at_peak.as_dict(), short, e.memory.peak_bytes),
+        # inference keeps nothing for backward ("No layer uses any"): its layers' outputs, as the app shows
+        "layers_memory": lambda: layer_figure(e.layers, "kept_bytes" if e.workload.training else "output_bytes",
+                                              TOP_LAYERS, style),
         "layers_compute": lambda: layer_figure(e.layers, "flops", TOP_LAYERS, style),
         "batch": lambda: batch_curve_figure(report.curve, report.required, e.workload.batch, fitting, style),
     }

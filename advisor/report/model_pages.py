@@ -6,16 +6,9 @@ from advisor.catalog.present import amount_text
 from advisor.core.budget import REPLAY_UNCERTAINTY
 from advisor.core.estimate import Estimate
 from advisor.core.units import format_bytes, format_count
+from advisor.recommend.present import plan_label
 from advisor.report.content import Report
 from advisor.report.markup import Text, chart, facts, figure, heading, lines, paragraph, side_by_side
-
-
-def plan_label(plan: str, t: Text) -> str:
-    if plan == "single":
-        return t("one card")
-    if plan == "data_parallel":
-        return t("data parallel")
-    return "ZeRO-" + plan.removeprefix("zero")  # zero1 -> ZeRO-1 (DeepSpeed's spelling; FSDP is ZeRO-3)
 
 
 def price_text(amount: float | None, condition: str | None, t: Text, kind: str | None = None) -> str:
@@ -45,7 +38,7 @@ def summary(report: Report, t: Text) -> str:
     if best is None:
         return paragraph(t("No listed configuration fits; try a smaller batch, mixed precision or gradient "
                            "checkpointing."), "font-weight: bold")
-    text = t("Best under “{objective}”: {count} x {card} ({plan}), {throughput} {unit}, price {price}.").format(
+    text = t("Best under “{objective}”: {count} × {card} ({plan}), {throughput} {unit}, price {price}.").format(
         objective=objective, count=best.count, card=best.card, plan=plan_label(best.plan, t),
         throughput=f"{best.throughput:,.0f}", unit=t(best.throughput_unit),
         price=price_text(best.price_usd, best.price_condition, t, best.price_kind))
@@ -98,17 +91,39 @@ def method_text(method: str, t: Text) -> str:
 
 def workload_facts(report: Report, t: Text) -> str:
     e, w = report.estimate, report.estimate.workload
-    tokens = report.tokens_per_sample
+    mode = {"train": t("Training step"), "infer": t("Inference"), "generate": t("Generation")}[w.mode]
     rows = [
-        (t("Mode"), t("Training step") if w.training else t("Inference")),
+        (t("Mode"), mode),
         (t("Batch"), t("{batch} samples per card").format(batch=w.batch)),
-        (t("Sequence length"), str(tokens) if tokens > 1 else t("n/a")),
+        *_sequence_rows(report, t),
         (t("Precision"), _precision(w.precision, t)),
+        *_storage_rows(e, t),
         (t("Optimizer"), _optimizer(e, t)),
         (t("Gradient checkpointing"), t("yes") if w.checkpointing else t("no")),
         (t("Estimation method"), method_text(e.method, t)),
     ]
     return facts(rows)
+
+
+def _sequence_rows(report: Report, t: Text) -> list[tuple[str, str]]:
+    """Generation's prompt and new tokens; otherwise the sequence length the step runs."""
+    w, tokens = report.estimate.workload, report.tokens_per_sample
+    if w.generating:
+        return [(t("Prompt length"), f"{w.prompt_len:,}"), (t("New tokens"), f"{w.new_tokens:,}")]
+    return [(t("Sequence length"), f"{tokens:,}" if tokens > 1 else t("n/a"))]
+
+
+def _storage_rows(e: Estimate, t: Text) -> list[tuple[str, str]]:
+    """How the weights and the KV cache are stored (generation), or the fine-tuning (training): the same
+    options as --weights, --kv-cache and --finetune."""
+    w = e.workload
+    if w.generating:
+        return [(t("Weights"), w.weight_format), (t("KV cache"), w.kv_cache_dtype)]
+    if w.training and w.finetune != "full":
+        kind = t("QLoRA (4-bit frozen base + LoRA adapters)") if w.finetune == "qlora" else \
+            t("LoRA adapters on a frozen base")
+        return [(t("Fine-tuning"), t("{kind}, rank {rank}").format(kind=kind, rank=w.lora_rank))]
+    return []
 
 
 def memory(report: Report, t: Text) -> str:
@@ -139,8 +154,10 @@ def front_pages(report: Report, t: Text) -> list[str]:
 def layer_pages(report: Report, t: Text, model_map: bool = False) -> list[str]:
     note = t("Forward + backward FLOPs over the batch: 2 x MACs + elementwise work; backward about twice the "
              "forward")
-    pages = [figure("layers_memory", t("Top layers by memory"),
-                    t("Bytes autograd still holds for this layer when the forward pass ends")),
+    kept = t("Bytes autograd still holds for this layer when the forward pass ends") \
+        if report.estimate.workload.training else t("Bytes of each layer's output (inference keeps nothing for "
+                                                    "backward)")
+    pages = [figure("layers_memory", t("Top layers by memory"), kept),
              figure("layers_compute", t("Top layers by compute"), note)]
     if model_map:
         pages.append(figure("model_map", t("Choose the model"),

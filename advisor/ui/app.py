@@ -45,6 +45,7 @@ def make_window(settings: QSettings | None = None, catalog_path: str | None = No
     """Builds state, catalog service, GPU poller and window (the caller owns the QApplication and shows the
     window). `reader` defaults to NVML; tests pass the FakeReader."""
     from advisor.ui.catalog_service import CatalogService
+    from advisor.ui.controls import install_wheel_guard
     from advisor.ui.main_window import QtMainWindow
     from advisor.ui.settings import default_settings, restore_state
     from advisor.ui.state import AppState
@@ -54,6 +55,7 @@ def make_window(settings: QSettings | None = None, catalog_path: str | None = No
     stored = settings.value("language")
     set_language(stored if isinstance(stored, str) else system_language())
     apply_font()
+    install_wheel_guard()
     runner = TaskRunner()
     state = AppState()
     state.runner = runner

@@ -18,11 +18,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from advisor.appstate import ShownEstimate
 from advisor.charts import CardLine, batch_curve_figure, category_figure, layer_figure, timeline_figure
 from advisor.ui.chart_canvas import QtChart, chart_style
 from advisor.ui.i18n import tr
 from advisor.ui.layer_table import LayerTableModel
-from advisor.ui.state import AppState, ShownEstimate
+from advisor.ui.state import AppState
 from advisor.ui.summary import QtSummary, method_line
 from advisor.ui.table_model import SORT_ROLE
 
@@ -108,9 +109,10 @@ class QtBreakdown(QWidget):
 
     def refresh(self) -> None:
         result = self.state.result
-        self.summary.set_estimate(result.estimate if result else None)
-        self.method.setText(method_line(result.method, result.pending, self.state.edited_import())
-                            if result else "")
+        self.summary.set_estimate(result.estimate if result else None,
+                                  result.trainable_param_count() if result else None)
+        self.method.setText(method_line(result.method, result.pending, self.state.edited_import(),
+                                        self.state.model.simulation_cancelled) if result else "")
         self.layers.set_estimate(result.estimate if result else None)
         self.table.resizeColumnsToContents()
         self._drawn.clear()
@@ -122,7 +124,7 @@ class QtBreakdown(QWidget):
         if metric == "kept_bytes" and not e.workload.training:
             metric = "output_bytes"  # inference keeps nothing for backward
         return [
-            lambda: category_figure(e.memory.at_peak.as_dict(), chart_style(height_in=2.4)),
+            lambda: category_figure(e.memory.at_peak.as_dict(), chart_style(height_in=2.4), e.memory.peak_bytes),
             lambda: layer_figure(e.layers, metric, 15, chart_style()),
             lambda: timeline_figure(e.timeline, chart_style(), e.memory.peak_bytes),
             lambda: batch_curve_figure(result.curve, result.job.required, e.workload.batch, self.cards,
@@ -132,8 +134,13 @@ class QtBreakdown(QWidget):
     def _redraw(self, force: bool = False) -> None:
         result = self.state.result
         view = self.views.currentIndex()
-        if result is None or (not force and self._drawn.get(view) is result):
+        charts = (self.category, self.layer_chart, self.timeline, self.batch_chart)
+        if result is None:  # File > New: no chart of the network that was there
+            for each in charts:
+                each.clear()
             return
-        chart = (self.category, self.layer_chart, self.timeline, self.batch_chart)[view]
+        if not force and self._drawn.get(view) is result:
+            return
+        chart = charts[view]
         chart.set_figure(self._figure_for(view, result)())
         self._drawn[view] = result

@@ -9,16 +9,18 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
+    QFrame,
     QHBoxLayout,
     QHeaderView,
     QPushButton,
+    QScrollArea,
     QSplitter,
     QTableView,
     QVBoxLayout,
     QWidget,
 )
 
-from advisor.core.ops import OP_TYPES
+from advisor.core.ops import OP_REGISTRY
 from advisor.core.units import format_shape
 from advisor.ui import draft_edits
 from advisor.ui.controls import narrow
@@ -87,7 +89,7 @@ class QtNetworkBuilder(QWidget):
         self.table.verticalHeader().setDefaultSectionSize(22)
         self.form = QtLayerForm(draft)
         self.kind = QComboBox()
-        self.kind.addItems(sorted(OP_TYPES))
+        self.kind.addItems(sorted(OP_REGISTRY))
         self.kind.setCurrentText("linear")
         narrow(self.kind)
         self.kind.setToolTip(tr("Layer kinds of the estimator"))
@@ -108,7 +110,14 @@ class QtNetworkBuilder(QWidget):
         top.addLayout(buttons)
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(self.table)
-        splitter.addWidget(self.form)
+        # the form scrolls by itself: a conv's ten fields must not push the workload rows out of a 720 px screen
+        form_scroll = QScrollArea()
+        form_scroll.setWidget(self.form)
+        form_scroll.setWidgetResizable(True)
+        form_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        form_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        form_scroll.setMinimumWidth(self.form.minimumSizeHint().width())
+        splitter.addWidget(form_scroll)
         splitter.setSizes([300, 200])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)

@@ -63,6 +63,7 @@ class QtCatalogEditor(QWidget):
         self.table = QTableView()
         self.table.setModel(self.proxy)
         self.table.setSortingEnabled(True)
+        self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)  # A to Z: sorting alone started at Z
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.verticalHeader().setVisible(False)
@@ -202,7 +203,11 @@ class QtCatalogEditor(QWidget):
                                                         condition=e.condition, source=e.source, kind=e.kind,
                                                         market=e.market))  # fmt: skip
 
-        self.runner.start("catalog-write", tr("Saving the price"), work, lambda _p: self.catalog.changed.emit(),
+        def saved(_price: PriceRecord) -> None:
+            self.form.source.clear()  # the next price is another listing: its source is not this one's
+            self.catalog.changed.emit()
+
+        self.runner.start("catalog-write", tr("Saving the price"), work, saved,
                           lambda error: show_error(self, tr("Price not saved"), str(error),
                                                    tr("The catalog is as it was.")))
 

@@ -24,6 +24,12 @@ class QtChart(QWidget):
         self.canvas: FigureCanvasQTAgg | None = None
         self.setMinimumHeight(160)
 
+    def clear(self) -> None:
+        if self.canvas is not None:
+            self.box.removeWidget(self.canvas)
+            self.canvas.deleteLater()
+            self.canvas = None
+
     def set_figure(self, figure: Figure) -> None:
         canvas = FigureCanvasQTAgg(figure)  # type: ignore[no-untyped-call]
         canvas.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)

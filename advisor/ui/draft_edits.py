@@ -59,7 +59,7 @@ def rename_layer(draft: NetworkDraft, row: int, new_name: str) -> None:
 
 def set_inputs(draft: NetworkDraft, row: int, inputs: tuple[str, ...]) -> None:
     rows = list(draft.rows)
-    rows[row] = dataclasses.replace(rows[row], inputs=inputs)
+    rows[row] = dataclasses.replace(rows[row], inputs=inputs, reads_nothing=False)
     draft.push(tr("Edit inputs"), rows, merge_key=(row, "inputs"))
 
 

@@ -39,6 +39,15 @@ def show_value(value: Any) -> str:
     return "" if value is None else str(value)
 
 
+# Fields whose 0 stands for another value: a pool's stride 0 is PyTorch's stride=None, the kernel size
+# (nn.MaxPool2d docs). The form shows such a 0 as an empty field saying so, not as "stride 0".
+ZERO_MEANS = {"stride": "same as the kernel"}
+
+
+def shown_field(name: str, value: Any) -> str:
+    return "" if name in ZERO_MEANS and value == 0 else show_value(value)
+
+
 class QtLayerForm(QWidget):
     def __init__(self, draft: NetworkDraft, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -101,8 +110,10 @@ class QtLayerForm(QWidget):
             self.editors[name] = combo
             self.form.addRow(field_label(name), combo)
         else:
-            self._text_editor(name, field_label(name), show_value(value),
-                              lambda text, n=name, k=kind: self._set_text_field(n, k, text), field_tip(name))
+            editor = self._text_editor(name, field_label(name), shown_field(name, value),
+                                       lambda text, n=name, k=kind: self._set_text_field(n, k, text), field_tip(name))
+            if name in ZERO_MEANS and value == 0:
+                editor.setPlaceholderText(tr(ZERO_MEANS[name]))
 
     def _typed(self, key: str, on_edit: Any, text: str) -> None:
         """The edit's own refresh leaves this field's text alone (the user is typing in it); any other change,
@@ -115,7 +126,9 @@ class QtLayerForm(QWidget):
 
     def _set_text_field(self, name: str, kind: Any, text: str) -> None:
         value = parse_text(text)
-        if kind is str:
+        if name in ZERO_MEANS and not text.strip():
+            value = None  # the field's default, 0: the meaning its placeholder says
+        elif kind is str:
             value = text
         elif typing.get_origin(kind) is tuple and isinstance(value, int):
             value = [value]  # a one-element shape typed as "784"
@@ -146,7 +159,7 @@ class QtLayerForm(QWidget):
             if key == self._typing:
                 continue
             if isinstance(editor, QLineEdit):
-                text = values[key] if key in ("name", "inputs") else show_value(values[key])
+                text = values[key] if key in ("name", "inputs") else shown_field(key, values[key])
                 if editor.text() != text:
                     editor.setText(str(text))
             elif isinstance(editor, QCheckBox):

@@ -26,13 +26,13 @@ from advisor.ui import draft_edits, menus, open_model
 from advisor.ui.breakdown import QtBreakdown
 from advisor.ui.catalog_panel import QtCatalogEditor
 from advisor.ui.catalog_service import CatalogService
-from advisor.ui.dialogs import show_error
+from advisor.ui.dialogs import app_wording, ask_trust, needs_trust, show_error
 from advisor.ui.i18n import fonts, set_language, tr
 from advisor.ui.live_gpus import QtLiveGpusPanel
 from advisor.ui.model_map import QtModelMap
 from advisor.ui.model_panel import QtModelPanel
 from advisor.ui.recommend_panel import QtRecommendations
-from advisor.ui.settings import save_state
+from advisor.ui.settings import load_money, save_money, save_state
 from advisor.ui.state import AppState, ShownEstimate
 from advisor.ui.verdict import QtVerdict
 from advisor.ui.workers import QtTaskBar, TaskRunner
@@ -54,6 +54,7 @@ def first_size() -> tuple[int, int]:
 
 class QtMainWindow(QMainWindow):
     tabs: QTabWidget
+    recommendations: QtRecommendations
     def __init__(self, state: AppState, catalog: CatalogService, runner: TaskRunner, settings: QSettings,
                  poller: Poller | None = None) -> None:
         super().__init__()
@@ -64,7 +65,12 @@ class QtMainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self.resize(*first_size())
         self.build()
+        # connected once here, not in build(): a language switch rebuilds the widgets, not these links
         state.error_changed.connect(self.show_status)
+        state.result_changed.connect(self.show_requirement)
+        state.result_changed.connect(self.show_verdict)
+        state.ranking_changed.connect(self.show_verdict)
+        runner.cancelled.connect(state.tasks_cancelled)
         catalog.failed.connect(self.catalog_failed)
 
     def show_status(self, message: str) -> None:
@@ -95,7 +101,11 @@ class QtMainWindow(QMainWindow):
         self.left_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.left_scroll.setMinimumWidth(left.minimumSizeHint().width() + 16)
         self.breakdown = QtBreakdown(self.state)
+        # the money filters survive a language switch (the old panel's) and a restart (the settings')
+        money = self.recommendations.money.values() if getattr(self, "recommendations", None) is not None \
+            else load_money(self.settings)
         self.recommendations = QtRecommendations(self.state, self.catalog, self.runner)
+        self.recommendations.money.restore(money)
         self.recommendations.cards_considered.connect(self.breakdown.set_cards)
         self.catalog_editor = QtCatalogEditor(self.catalog, self.runner)
         self.live = QtLiveGpusPanel(self.poller)
@@ -103,7 +113,6 @@ class QtMainWindow(QMainWindow):
         self.model_map.model_loaded.connect(  # a click on the map answers: the ring moves, and this line
             lambda name: self.statusBar().showMessage(tr("Loaded {name}; Undo brings back the previous model")
                                                       .format(name=name), 8000))
-        self.state.result_changed.connect(self.show_requirement)
         self.tabs = QTabWidget()
         for widget, label in ((self.breakdown, tr("Breakdown")), (self.recommendations, tr("Recommendations")),
                               (self.catalog_editor, tr("Catalog")), (self.live, tr("Live GPUs")),
@@ -115,9 +124,6 @@ class QtMainWindow(QMainWindow):
         splitter.addWidget(self.tabs)
         splitter.setSizes([420, 860])
         self.verdict = QtVerdict()
-        self.state.result_changed.connect(lambda: self.verdict.show_verdict(self.state.result, None))
-        self.recommendations.ranked.connect(
-            lambda: self.verdict.show_verdict(self.state.result, self.recommendations.entries))
         central = QWidget()
         column = QVBoxLayout(central)
         column.setContentsMargins(0, 0, 0, 0)
@@ -144,11 +150,14 @@ class QtMainWindow(QMainWindow):
         needed = local_need_bytes(result.estimate.memory.required_bytes)
         self.live.set_workload_requirement(needed, requirement_label(result))
 
+    def show_verdict(self) -> None:
+        self.verdict.show_verdict(self.state.result, self.state.model.shown_ranking())
+
     def _fill(self) -> None:
         """Widgets just built show what the state already has (the estimate, the catalog)."""
         self.breakdown.refresh()
         self.show_requirement()
-        self.verdict.show_verdict(self.state.result, None)
+        self.show_verdict()
         if self.catalog.catalog is not None:
             self.catalog_editor.reload()
             self.recommendations.refresh()
@@ -168,18 +177,23 @@ class QtMainWindow(QMainWindow):
     def new_network(self) -> None:
         draft_edits.clear(self.state.draft)
 
-    def open_file(self, path: str) -> None:
+    def open_file(self, path: str, trust_pickle: bool = False) -> None:
         """Imports run on a worker (torch-based importers take seconds); errors name the file. A transformers
-        config.json opens as hf:CONFIG.json (open_model.py)."""
-        seq_len, spec = self.state.choice.seq_len, open_model.spec_for_path(path)
+        config.json opens as hf:CONFIG.json (open_model.py); a file that would run pickled code is opened only
+        after the user says they trust it, in a dialog."""
+        seq_len, spec, name = self.state.choice.seq_len, open_model.spec_for_path(path), Path(path).name
 
         def work(_cancelled: threading.Event) -> Graph:
-            return open_model.load_spec(spec, seq_len)
+            return open_model.load_spec(spec, seq_len, trust_pickle=trust_pickle)
 
-        self.runner.start("import", tr("Importing {file}").format(file=Path(path).name), work,
-                          lambda graph: self.opened(graph, spec),
-                          lambda error: show_error(self, tr("Cannot open {file}").format(file=Path(path).name),
-                                                   str(error)))
+        def failed(error: BaseException) -> None:
+            if not trust_pickle and needs_trust(str(error)):
+                ask_trust(self, name, str(error), lambda: self.open_file(path, trust_pickle=True))
+            else:
+                show_error(self, tr("Cannot open {file}").format(file=name), app_wording(str(error)))
+
+        self.runner.start("import", tr("Importing {file}").format(file=name), work,
+                          lambda graph: self.opened(graph, spec), failed)
 
     def opened(self, graph: Graph, spec: str) -> None:
         draft_edits.load_graph_into(self.state.draft, graph, spec)
@@ -239,6 +253,7 @@ class QtMainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         save_state(self.settings, self.state)
+        save_money(self.settings, self.recommendations.money.values())
         self.settings.setValue("geometry", self.saveGeometry())
         self.runner.cancel()
         if self.poller is not None:

@@ -3,7 +3,16 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
 
 from advisor.core import zoo
 from advisor.core.errors import AdvisorError
@@ -50,7 +59,10 @@ class QtModelPanel(QWidget):
         load.setToolTip(tr("Replace the network with this model (undo brings yours back)"))
         load.clicked.connect(lambda: self.load_zoo(self.zoo.currentText()))
         self.source = QLabel()
-        self.source.setWordWrap(True)  # a file's full path must not set the window's minimum width
+        # a file's full path must not set the window's minimum width: one line, cut at the panel's edge, whole
+        # in the tooltip. Not word-wrapped: a wrapping label makes the left column height-for-width, which the
+        # scroll area sizes by its preferred height, and the workload rows fell out of a 720 px screen
+        self.source.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         row = QHBoxLayout()
         row.addWidget(QLabel(tr("Zoo:")))
         row.addWidget(self.search)
@@ -84,6 +96,7 @@ class QtModelPanel(QWidget):
         if draft.source:
             text += "  ·  " + tr("from {source}").format(source=draft.source)
         self.source.setText(text)
+        self.source.setToolTip(text)
         self.zoo.blockSignals(True)
         if draft.source.startswith("zoo:"):
             self.zoo.setCurrentText(draft.source[4:])

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
+from PySide6.QtGui import QValidator
 from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout
 
 from advisor.catalog.present import amount_text
@@ -24,6 +25,13 @@ def price_cell(r: Recommendation) -> str:
     return price_text(r, tr)  # the command line's and the PDF's cell, in the user's language
 
 
+SOURCE_CHARS = 120  # a bundled source can run to 400 characters: the catalog tab shows it whole
+
+
+def short_source(text: str) -> str:
+    return text if len(text) <= SOURCE_CHARS else text[:SOURCE_CHARS - 1].rstrip() + "…"
+
+
 def money_lines(r: Recommendation) -> list[str]:
     lines = [tr("PyTorch runs this card through {software}.").format(software=r.software)]
     if r.price_usd is None:
@@ -31,7 +39,7 @@ def money_lines(r: Recommendation) -> list[str]:
         return lines
     if r.price_kind == "rent_hour":
         lines.append(tr("Rent {price} USD per hour for all cards ({date}, {source}).").format(
-            price=amount_text(r.price_usd), date=r.price_date, source=r.price_source or ""))
+            price=amount_text(r.price_usd), date=r.price_date, source=short_source(r.price_source or "")))
     else:
         lines.append(tr("Price {price} USD ({condition}, {date}).").format(
             price=f"{r.price_usd:,.0f}", condition=tr(r.price_condition or "new"), date=r.price_date))
@@ -45,6 +53,30 @@ def money_lines(r: Recommendation) -> list[str]:
     return lines
 
 
+class JobSizeBox(QDoubleSpinBox):
+    """A count of samples or tokens that also takes scientific notation: QDoubleSpinBox's own validator stopped
+    at the "e" of "1.2e8" and the job became 1 sample, silently (issue 27)."""
+
+    def _number(self, text: str) -> float | None:
+        body = text.removeprefix(self.prefix()).removesuffix(self.suffix()).replace(",", "").replace("_", "")
+        body = body.strip()
+        if body in ("", self.specialValueText().strip()):
+            return 0.0
+        try:
+            number = float(body)
+        except ValueError:
+            return None
+        return number if 0 <= number <= self.maximum() else None
+
+    def validate(self, text: str, pos: int) -> tuple[QValidator.State, str, int]:
+        state = QValidator.State.Acceptable if self._number(text) is not None else QValidator.State.Intermediate
+        return state, text, pos
+
+    def valueFromText(self, text: str) -> float:
+        number = self._number(text)
+        return round(number) if number is not None else self.value()
+
+
 class MoneyFilters:
     """The price-basis and software-path selectors of the recommendations panel (added beside its filters)."""
 
@@ -54,9 +86,10 @@ class MoneyFilters:
         self.basis = combo([(b, bases[b]) for b in BASES], tr("Which price the money objectives rank on"))
         self.software = combo([(None, tr("any software")), *((s, s) for s in SOFTWARE_PATHS)],
                               tr("Only cards PyTorch runs through this software path"))  # fmt: skip
-        self.samples = QDoubleSpinBox()
+        self.samples = JobSizeBox()
         self.samples.setRange(0, 1e15)
         self.samples.setDecimals(0)
+        self.samples.setGroupSeparatorShown(True)  # 100,000,000 samples, not 100000000
         self.samples.setSingleStep(1e6)
         self.samples.setSpecialValueText(tr("no job size"))
         self.samples.setSuffix(" " + tr("samples"))
@@ -68,6 +101,21 @@ class MoneyFilters:
         for box in (self.basis, self.software):
             box.currentIndexChanged.connect(lambda *_: changed())
         self.samples.valueChanged.connect(lambda *_: changed())
+
+    def values(self) -> dict[str, object]:
+        """What the user chose, to keep across a restart and a language switch (settings.py)."""
+        return {"basis": self.basis.currentData(), "software": self.software.currentData(),
+                "samples": self.samples.value()}
+
+    def restore(self, values: dict[str, object]) -> None:
+        """Unknown or malformed values (an older settings file) leave that control as it is."""
+        for box, key in ((self.basis, "basis"), (self.software, "software")):
+            at = box.findData(values.get(key))
+            if at >= 0:
+                box.setCurrentIndex(at)
+        samples = values.get("samples")
+        if isinstance(samples, int | float) and 0 <= samples <= self.samples.maximum():
+            self.samples.setValue(float(samples))
 
     def options(self, basis: str) -> MoneyOptions:
         return MoneyOptions(basis, samples=self.samples.value() or None)

@@ -55,14 +55,14 @@ def _is_hf_config(path: Path) -> bool:
 
 
 def load_spec(spec: str, seq_len: int | None, progress: Callable[[int, int, str], None] | None = None,
-              cancelled: Callable[[], bool] | None = None) -> Graph:
+              cancelled: Callable[[], bool] | None = None, trust_pickle: bool = False) -> Graph:
     """The graph of a spec as the command line builds it; Hub ids report progress and stop on Cancel."""
     if is_hub_spec(spec):
         from advisor.importers.hf_hub_estimate import load_graph as load_hub
 
         return load_hub(spec, seq_len, progress, cancelled)
     network = spec.lower().endswith(".json") and not spec.startswith("hf:")
-    return load_graph(spec, None if network else seq_len)  # a saved network keeps its own shapes
+    return load_graph(spec, None if network else seq_len, trust_pickle=trust_pickle)  # a network keeps its shapes
 
 
 def library_matches(query: str, names: list[str]) -> list[str]:

@@ -9,37 +9,45 @@ from PySide6.QtGui import QBrush, QColor
 
 from advisor.core.estimate import Estimate
 from advisor.core.units import format_bytes
+from advisor.recommend.present import plan_label
 from advisor.recommend.ranking import Recommendation
 from advisor.recommend.reasons import ReasonCode, reason_text
 from advisor.recommend.serving import split_holdings
-from advisor.ui.i18n import tr
+from advisor.ui.i18n import language, tr
 from advisor.ui.money_text import money_lines, price_cell
 from advisor.ui.table_model import SORT_ROLE, Index, RecordTableModel
 
 
 def plan_name(plan: str) -> str:
-    names = {"single": tr("one card"), "data_parallel": tr("data parallel"), "incomplete": tr("incomplete"),
-             "tensor_parallel": tr("tensor parallel"), "layer_split": tr("layer split")}
-    if plan.startswith("zero"):
-        return f"ZeRO-{plan[4:]}"  # the DeepSpeed paper's spelling (Rajbhandari et al., 2020)
-    return names.get(plan, plan.upper())
+    return plan_label(plan, tr)
 
 
 def per_thousand_usd(r: Recommendation) -> str:
     """Value for money with its unit: work per second per 1,000 USD of the price (the engine's perf/$ x 1000)."""
     if r.perf_per_dollar is None:
         return tr("n/a")
+    if r.price_kind == "rent_hour":  # the engine's perf/$ of a rent is per dollar of hourly rent: say so
+        return tr("{value} {unit} per $1/h of rent").format(value=_figures(r.perf_per_dollar),
+                                                          unit=tr(r.throughput_unit))
     return tr("{value} {unit} per $1k").format(value=_per_thousand(r.perf_per_dollar), unit=tr(r.throughput_unit))
 
 
+def _figures(value: float) -> str:
+    """Three significant figures, never scientific notation ("8.86e+03" was how 8,860 samples/s per $1k read)."""
+    return f"{float(f'{value:.3g}'):,.0f}" if value >= 100 else f"{value:.3g}"
+
+
 def _per_thousand(perf_per_dollar: float) -> str:
-    return f"{perf_per_dollar * 1000:,.3g}"
+    return _figures(perf_per_dollar * 1000)
 
 
 def _value_cell(r: Recommendation) -> str:
-    """Value for money in the table: the header says "Per $1k", so the cell gives the number and its unit."""
+    """Value for money in the table: the header says "Per $1k", so the cell gives the number and its unit (a
+    rent's value is per $1/h: 'per $1k' of hourly rent meant nothing to a buyer)."""
     if r.perf_per_dollar is None:
         return tr("n/a")
+    if r.price_kind == "rent_hour":
+        return per_thousand_usd(r)
     return f"{_per_thousand(r.perf_per_dollar)} {tr(r.throughput_unit)}"
 
 
@@ -90,7 +98,7 @@ def _fits_text(r: Recommendation) -> str:
 def _cells(rank: int, r: Recommendation) -> list[tuple[str, Any]]:
     price = price_cell(r)
     return [
-        (str(rank), rank), (r.card if r.count == 1 else f"{r.count} x {r.card}", r.card), (r.software, r.software),
+        (str(rank), rank), (r.card if r.count == 1 else f"{r.count} × {r.card}", r.card), (r.software, r.software),
         (str(r.count), r.count),
         (plan_name(r.plan), r.plan),
         (_fits_text(r), int(r.fits)), (format_bytes(r.required_bytes), r.required_bytes),
@@ -109,7 +117,8 @@ _WORDED_ABOVE = frozenset({ReasonCode.FITS, ReasonCode.DOES_NOT_FIT, ReasonCode.
 
 def _sentence(text: str) -> str:
     """An engine reason (a clause in lower case, as the command line joins them) as a line of its own."""
-    return text[:1].upper() + text[1:] + "."
+    stop = "." if language() == "en" else "。"  # a Chinese sentence ends with a full-width stop
+    return text[:1].upper() + text[1:] + stop
 
 
 def split_lines(r: Recommendation, e: Estimate | None) -> list[str]:
@@ -130,7 +139,7 @@ def split_lines(r: Recommendation, e: Estimate | None) -> list[str]:
 def explain(r: Recommendation, batch: int, estimate: Estimate | None = None) -> str:
     """Why this configuration fits or not, in the user's language, from the engine's reasons; with the
     estimate, a split generation plan also says what each card holds."""
-    head = tr("{count} x {card}, {plan}").format(count=r.count, card=r.card, plan=plan_name(r.plan))
+    head = tr("{count} × {card}, {plan}").format(count=r.count, card=r.card, plan=plan_name(r.plan))
     verdict = tr("Fits") if r.fits else tr("Does not fit")
     lines = [f"<b>{head}: {verdict}</b>",
              tr("Needs {need} per card at batch {batch}; the card has {usable} usable after the CUDA context "
@@ -152,7 +161,10 @@ def explain(r: Recommendation, batch: int, estimate: Estimate | None = None) -> 
     # the engine's other reasons (another vendor's allocator, what a split plan does, a fit that only sharding
     # or splitting buys, missing figures), in the user's language; the lines above word the rest more fully
     lines += [_sentence(reason_text(item, tr)) for item in r.reasons if item.code not in _WORDED_ABOVE]
-    lines += money_lines(r)
+    money = money_lines(r)
+    if any(item.code == ReasonCode.NOT_CUDA for item in r.reasons):
+        money = money[1:]  # its software line: the not-CUDA reason above says it already
+    lines += money
     return "<br>".join(lines)
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import threading
 
-from PySide6.QtCore import QItemSelection, QPoint, QSortFilterProxyModel, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QItemSelection, QObject, QPoint, QSortFilterProxyModel, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -22,8 +22,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from advisor.appstate import RankingRequest
 from advisor.catalog import SEGMENTS, VENDORS
 from advisor.charts import CardLine
+from advisor.recommend.prepare import RankingInput
 from advisor.recommend.present import best_per_card
 from advisor.recommend.ranking import OBJECTIVES, RankingOptions, Recommendation
 from advisor.recommend.service import CardFilter, recommend
@@ -47,6 +49,7 @@ from advisor.ui.table_model import SORT_ROLE
 from advisor.ui.workers import TaskRunner
 
 CARD_COLUMN_PX = 190  # wide enough for most names; the rest are elided with the full name in the tooltip
+MIN_CARD_COLUMN_PX = 100  # "RTX 4090" and the like read whole; longer names elide
 CHART_CARDS = 3  # fitting cards drawn on the memory-vs-batch chart, besides the selected one
 JOB_CHART_PX = 240  # height of the time-against-cost chart below the table: its axes and frontier labels
 
@@ -61,6 +64,7 @@ class QtRecommendations(QWidget):
         super().__init__(parent)
         self.state, self.catalog, self.runner = state, catalog, runner
         self.entries: list[Recommendation] = []
+        self._card_width = CARD_COLUMN_PX
         self.model = RecommendationTableModel()
         self.proxy = QSortFilterProxyModel()
         self.proxy.setSourceModel(self.model)
@@ -106,10 +110,14 @@ class QtRecommendations(QWidget):
         bottom.addWidget(self.fit_button)
         layout.addLayout(bottom)
         self.table.selectionModel().selectionChanged.connect(self._selected)
+        self.table.viewport().installEventFilter(self)
         self._timer = QTimer(self, singleShot=True, interval=150)
-        self._timer.timeout.connect(self.refresh)
-        for signal in (state.result_changed, catalog.ready, catalog.changed):
-            signal.connect(self._timer.start)
+        self._timer.timeout.connect(self._refresh_if_asked)
+        self._catalog_changed = False
+        state.result_changed.connect(self._timer.start)
+        state.result_changed.connect(self._grey_if_stale)
+        for signal in (catalog.ready, catalog.changed):
+            signal.connect(self._catalog_ready)
 
     def _build_filters(self) -> None:
         self.budget = QDoubleSpinBox()
@@ -120,7 +128,7 @@ class QtRecommendations(QWidget):
         self.budget.setToolTip(tr("Most you will pay for all the cards together, in USD"))
         self.vendor = combo([(None, tr("any vendor")), *((v, v) for v in VENDORS)], tr("Card vendor"))
         self.segment = combo([(None, tr("any segment")), *((s, tr(s)) for s in SEGMENTS)], tr("Market segment"))
-        self.max_gpus = combo([(n, tr("up to {n} cards").format(n=n)) for n in (1, 2, 4, 8)],
+        self.max_gpus = combo([(1, tr("one card")), *((n, tr("up to {n} cards").format(n=n)) for n in (2, 4, 8))],
                                tr("Largest number of cards of one kind to consider"))
         self.max_gpus.setCurrentIndex(3)
         self.objective = combo([(o, tr(o)) for o in OBJECTIVES], tr("What the ranking puts first"))
@@ -137,7 +145,7 @@ class QtRecommendations(QWidget):
             row.addStretch(1)
             self.filter_row.addLayout(row)
         second.addWidget(add_column_chooser(self.table, HIDDEN_AT_FIRST))
-        self.budget.valueChanged.connect(lambda: self._timer.start())
+        self.budget.valueChanged.connect(lambda: self._timer.start())  # a new request: _refresh_if_asked ranks
         for box in (self.vendor, self.segment, self.max_gpus, self.objective):
             box.currentIndexChanged.connect(lambda: self._timer.start())
         self.all_configs.toggled.connect(lambda: self._show(self.entries))
@@ -153,24 +161,48 @@ class QtRecommendations(QWidget):
         return cards, RankingOptions(self.objective.currentData(), budget, self.max_gpus.currentData(),
                                      money=self.money.options(cards.basis))
 
+    def _grey_if_stale(self) -> None:
+        """An earlier network's ranking stays readable but greyed (the verdict says whose it is)."""
+        result = self.state.result
+        self.table.setEnabled(result is not None and not result.stale)
+
+    def _catalog_ready(self) -> None:
+        self._catalog_changed = True  # same filters and estimate, other cards or prices: rank again
+        self._timer.start()
+
+    def _refresh_if_asked(self) -> None:
+        """After a filter, estimate or catalog change; not for the same question again (a stale mark, the end of
+        a cancelled simulation: Cancel must not start the ranking it stopped)."""
+        catalog_changed, self._catalog_changed = self._catalog_changed, False
+        if not catalog_changed and self.state.model.asked(RankingRequest(*self.request())):
+            return
+        self.refresh()
+
     def refresh(self) -> None:
         catalog, result = self.catalog.catalog, self.state.result
-        if catalog is None or result is None:
+        if result is None and self.entries:  # File > New: no ranking of the network that was there
+            self.entries = []
+            self._show([])
+            self.job_chart.show_entries([])
+        if catalog is None or result is None or result.stale:
             return
-        cards, options = self.request()
+        request = RankingRequest(*self.request())
         job = result.job  # the estimate on screen (simulated or analytic), not a second one
+        self.state.model.ask_ranking(request, job)
 
         def work(cancelled: threading.Event) -> list[Recommendation]:
             if cancelled.is_set():
                 return []
             with catalog.read() as session:
-                return recommend(session, job, cards, options)
+                return recommend(session, job, request.cards, request.options)
 
-        self.runner.start("recommend", tr("Ranking cards"), work, self._ranked,
+        self.runner.start("recommend", tr("Ranking cards"), work,
+                          lambda entries: self._ranked(request, job, entries),
                           lambda error: show_error(self, tr("Ranking failed"), str(error)))
 
-    def _ranked(self, entries: object) -> None:
-        assert isinstance(entries, list)
+    def _ranked(self, request: RankingRequest, job: RankingInput, entries: list[Recommendation]) -> None:
+        if not self.state.model.ranked(request, job, entries):
+            return  # late: the estimate or the filters changed since
         self.entries = entries
         self._show(entries)
         fitting = [e for e in best_per_card(entries) if e.fits][:CHART_CARDS]
@@ -185,12 +217,26 @@ class QtRecommendations(QWidget):
                 self.table.horizontalHeader().setSectionHidden(column, not generating)
         self.model.set_entries(shown, generating)
         self.table.resizeColumnsToContents()  # card names vary in length ("RTX PRO 6000 Blackwell ...")
-        card = self.table.horizontalHeader()
-        card.resizeSection(1, min(card.sectionSize(1), CARD_COLUMN_PX))  # the longest are elided
+        self._card_width = self.table.horizontalHeader().sectionSize(1)  # what the names need
+        self._fit_card_column()
         fits = sum(1 for e in shown if e.fits)
         self.status.setText(tr("{n} rows, {fits} fit; {total} configurations ranked").format(
             n=len(shown), fits=fits, total=len(entries)))
         self.detail.setText(tr("Select a row to see why it fits or not."))
+
+    def _fit_card_column(self) -> None:
+        """The longest names are elided; narrower still where the value column would fall off a 1280 px
+        screen (again whenever the table's width changes)."""
+        header = self.table.horizontalHeader()
+        others = sum(header.sectionSize(c) for c in range(header.count()) if c != 1 and not header.isSectionHidden(c))
+        room = self.table.viewport().width() - others
+        header.resizeSection(1, min(self._card_width, CARD_COLUMN_PX, max(room, MIN_CARD_COLUMN_PX)))
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """The table's viewport resized (the window, or a scroll bar that came with the rows: 14 px)."""
+        if event.type() == QEvent.Type.Resize and watched is self.table.viewport():
+            self._fit_card_column()
+        return False
 
     def _show_job_chart(self) -> None:
         was_hidden = self.job_chart.isHidden()

@@ -65,6 +65,20 @@ def _described(graph: Graph, source: str) -> Graph:
     return graph
 
 
+def load_money(settings: QSettings) -> dict[str, object]:
+    """The price basis, software path and job size of the last run ({} if none or unreadable)."""
+    stored = settings.value("money")
+    try:
+        values = json.loads(stored) if isinstance(stored, str) else {}
+    except ValueError:
+        return {}
+    return values if isinstance(values, dict) else {}
+
+
+def save_money(settings: QSettings, values: dict[str, object]) -> None:
+    settings.setValue("money", json.dumps(values))
+
+
 def save_state(settings: QSettings, state: AppState) -> None:
     settings.setValue("workload", json.dumps(dataclasses.asdict(state.choice)))
     graph = state.draft.result.graph

@@ -31,12 +31,19 @@ def kv_cache_item(e: Estimate) -> list[tuple[str, str, str]]:
                  layers=g.layers, kv_heads=g.kv_heads, dtype=w.kv_cache_dtype))]
 
 
-def summary_items(e: Estimate) -> list[tuple[str, str, str]]:
-    """(label, value, how it was computed) for each headline number."""
+def summary_items(e: Estimate, trainable: int | None = None) -> list[tuple[str, str, str]]:
+    """(label, value, how it was computed) for each headline number; `trainable`: the adapters' parameters
+    where only they train (LoRA/QLoRA)."""
     m, w = e.memory, e.workload
+    params = (tr("Parameters"), f"{format_count(e.param_count)}",
+              tr("Sum of the trainable parameters of every layer: {n:,}").format(n=e.param_count))
+    if trainable is not None:
+        params = (tr("Parameters"), tr("{total} ({trainable} train)").format(
+            total=format_count(e.param_count), trainable=format_count(trainable)),
+                  tr("{n:,} in all; only the {trainable:,} of the LoRA adapters have gradients and optimizer "
+                     "state").format(n=e.param_count, trainable=trainable))
     return [
-        (tr("Parameters"), f"{format_count(e.param_count)}",
-         tr("Sum of the trainable parameters of every layer: {n:,}").format(n=e.param_count)),
+        params,
         (tr("Forward"), f"{format_count(e.forward_flops)} FLOPs",
          tr("2 x {macs} MACs (multiply-adds of conv/linear/matmul) + elementwise work, over batch {batch}")
          .format(macs=format_count(e.forward_macs), batch=w.batch)),
@@ -59,13 +66,16 @@ def summary_items(e: Estimate) -> list[tuple[str, str, str]]:
     ]
 
 
-def method_line(method: str, pending: bool, edited: bool) -> str:
+def method_line(method: str, pending: bool, edited: bool, cancelled: bool = False) -> str:
     """Which method made the figures on screen (DESIGN.md: analytic or simulated), and why."""
     if method == "simulated":
         return tr("Method: simulated (one real PyTorch step of the file, on the meta device, as the command "
                   "line does)")
     if pending:
         return tr("Method: analytic for now; simulating the PyTorch file (the command line's method)…")
+    if cancelled:
+        return tr("Method: analytic; the simulation of the PyTorch file was cancelled (change the workload or "
+                  "open the file again to simulate)")
     if edited:
         return tr("Method: analytic, because the imported graph was edited (the simulation runs the file "
                   "as written)")
@@ -82,7 +92,7 @@ class QtSummary(QWidget):
         self.grid.setContentsMargins(4, 4, 4, 4)
         self.values: dict[str, QLabel] = {}
 
-    def set_estimate(self, e: Estimate | None) -> None:
+    def set_estimate(self, e: Estimate | None, trainable: int | None = None) -> None:
         while self.grid.count():
             item = self.grid.takeAt(0)
             widget = item.widget() if item is not None else None
@@ -93,7 +103,7 @@ class QtSummary(QWidget):
         if e is None:
             self.grid.addWidget(QLabel(tr("No estimate yet")), 0, 0)
             return
-        for index, (label, value, how) in enumerate(summary_items(e)):
+        for index, (label, value, how) in enumerate(summary_items(e, trainable)):
             name, number = QLabel(label + ":"), QLabel(f"<b>{value}</b>")
             for widget in (name, number):
                 widget.setToolTip(how)

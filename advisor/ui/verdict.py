@@ -7,16 +7,18 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QWidget
 
+from advisor.appstate import RankingResult, ShownEstimate
 from advisor.core.units import format_bytes
 from advisor.recommend.present import best_per_card
 from advisor.recommend.ranking import Recommendation
-from advisor.ui.i18n import tr
+from advisor.ui.i18n import language, tr
 from advisor.ui.recommend_model import per_thousand_usd, plan_name
-from advisor.ui.state import ShownEstimate
 
 
 def _choice(r: Recommendation) -> str:
-    return tr("{count} x {card}, {plan}").format(count=r.count, card=r.card, plan=plan_name(r.plan))
+    if r.count == 1:  # "1 x Arc A580, one card" said one card twice
+        return r.card
+    return tr("{count} × {card}, {plan}").format(count=r.count, card=r.card, plan=plan_name(r.plan))
 
 
 def _nothing_fits(cards: list[Recommendation]) -> str:
@@ -29,20 +31,39 @@ def _nothing_fits(cards: list[Recommendation]) -> str:
         card=roomiest.card, short=format_bytes(roomiest.required_bytes - roomiest.usable_bytes))
 
 
-def verdict_text(result: ShownEstimate | None, entries: list[Recommendation] | None) -> str:
+def _training_setup(result: ShownEstimate) -> str:
+    """The mode, and for training what changes the answer most: LoRA/QLoRA and checkpointing (the verdict said
+    neither, so a QLoRA need read as full fine-tuning's)."""
+    w = result.estimate.workload
+    if not w.training:
+        return tr(w.mode)
+    parts = [tr(w.mode)]
+    if w.finetune != "full":
+        parts.append(tr("{kind} rank {rank}").format(kind="QLoRA" if w.finetune == "qlora" else "LoRA",
+                                                      rank=w.lora_rank))
+    parts.append(tr("gradient checkpointing") if w.checkpointing else tr("no checkpointing"))
+    return ("，" if language() != "en" else ", ").join(parts)
+
+
+def verdict_text(result: ShownEstimate | None, ranking: RankingResult | None) -> str:
     if result is None:
         return tr("No estimate yet: pick or build a model.")
+    if result.stale:  # never an earlier network's answer under the new one's name (issue 27)
+        return tr("<b>Out of date:</b> the figures below are {model}'s, the last network that could be "
+                  "estimated; the error above says what to fix.").format(model=result.estimate.model)
     w, need = result.estimate.workload, format_bytes(result.estimate.memory.required_bytes)
     needs = tr("Needs <b>{need}</b> per card ({mode}, batch {batch}, {method})").format(
-        need=need, mode=tr(w.mode), batch=w.batch, method=tr(result.method))
+        need=need, mode=_training_setup(result), batch=w.batch, method=tr(result.method))
     if w.generating:  # the KV cache is what grows with the context: say how much of the need it is
         needs = tr("Needs <b>{need}</b> per card ({mode}, batch {batch}, {prompt} + {new} tokens, KV cache {kv}, "
                    "{method})").format(need=need, mode=tr(w.mode), batch=w.batch, prompt=w.prompt_len,
                                        new=w.new_tokens, kv=format_bytes(result.estimate.memory.at_peak.kv_cache),
                                        method=tr(result.method))
-    if entries is None:
+    if ranking is None:
         return needs + " · " + tr("ranking the cards…")
-    cards = best_per_card(entries)
+    if ranking.cancelled:
+        return needs + " · " + tr("ranking cancelled: change a filter to rank again")
+    cards = best_per_card(list(ranking.entries))
     fitting = [c for c in cards if c.fits]
     if not fitting:
         return needs + " · " + _nothing_fits(cards)
@@ -50,8 +71,10 @@ def verdict_text(result: ShownEstimate | None, entries: list[Recommendation] | N
     priced = [c for c in fitting if c.perf_per_dollar]
     if priced:
         best = max(priced, key=lambda r: r.perf_per_dollar or 0.0)
-        parts.append(tr("best value: <b>{choice}</b> ({value})").format(choice=_choice(best),
-                                                                     value=per_thousand_usd(best)))
+        value = per_thousand_usd(best)
+        if best.price_old:  # the answer rests on a price over a year old: say so where it is given
+            value += "; " + tr("price over a year old")
+        parts.append(tr("best value: <b>{choice}</b> ({value})").format(choice=_choice(best), value=value))
     fastest = max(fitting, key=lambda r: r.throughput)
     parts.append(tr("fastest: <b>{choice}</b> ({speed:,.0f} {unit})").format(
         choice=_choice(fastest), speed=fastest.throughput, unit=tr(fastest.throughput_unit)))
@@ -66,5 +89,5 @@ class QtVerdict(QLabel):
         self.setTextFormat(Qt.TextFormat.RichText)
         self.setStyleSheet("QLabel#verdict { background: #EEF3FA; padding: 4px 8px; }")
 
-    def show_verdict(self, result: ShownEstimate | None, entries: list[Recommendation] | None) -> None:
-        self.setText(verdict_text(result, entries))
+    def show_verdict(self, result: ShownEstimate | None, ranking: RankingResult | None) -> None:
+        self.setText(verdict_text(result, ranking))

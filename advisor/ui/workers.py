@@ -61,6 +61,7 @@ class TaskRunner(QObject):
     """Runs named tasks; one live task per name. `busy` says what is running, for the progress bar."""
 
     busy = Signal(str)  # the label of the task now running, "" when idle
+    cancelled = Signal(list)  # the names of the tasks Cancel stopped (not those a newer task superseded)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -92,11 +93,16 @@ class TaskRunner(QObject):
         return task
 
     def cancel(self, name: str | None = None) -> None:
+        """Stops `name`, or every task (Cancel, closing): then `cancelled` says which, so their "…ing" goes."""
+        stopped = []
         for key in [name] if name else list(self._live):
             entry = self._live.pop(key, None) if key else None
             if entry:
                 entry[0].cancelled.set()
+                stopped.append(key)
         self._announce()
+        if name is None and stopped:
+            self.cancelled.emit(stopped)
 
     def running(self, name: str) -> bool:
         return name in self._live

@@ -8,9 +8,10 @@ from __future__ import annotations
 from typing import get_args
 
 from PySide6.QtGui import QStandardItemModel
-from PySide6.QtWidgets import QComboBox, QFormLayout, QLineEdit, QSpinBox, QWidget
+from PySide6.QtWidgets import QComboBox, QFormLayout, QHBoxLayout, QLineEdit, QSpinBox, QWidget
 
 from advisor.core.graph import Graph
+from advisor.core.ops import Linear
 from advisor.core.workload import LORA_TARGETS, KVCacheFormat, WeightFormat
 from advisor.ui.controls import combo
 from advisor.ui.i18n import tr
@@ -46,11 +47,30 @@ def offer_generation(mode: QComboBox, graph: Graph | None, current: str) -> None
                                           "with its config.json, unedited"))
 
 
+def adaptable(graph: Graph | None) -> bool:
+    """LoRA has somewhere to go: a Linear named as a decoder projection (core/llm/lora.py with_adapters)."""
+    return graph is not None and any(isinstance(node.op, Linear) and node.name.rsplit(".", 1)[-1] in LORA_TARGETS
+                                     for node in graph.nodes)
+
+
+def offer_adapters(box: QComboBox, graph: Graph | None, current: str) -> None:
+    """LoRA and QLoRA are for networks with decoder projections; for a CNN they are greyed with the reason
+    (they were selectable, then the estimate failed), kept selectable while chosen so the error can say why."""
+    model = box.model()
+    assert isinstance(model, QStandardItemModel)
+    fits = adaptable(graph)
+    for kind in ("lora", "qlora"):
+        item = model.item(box.findData(kind))
+        item.setEnabled(fits or current == kind)
+        item.setToolTip("" if fits else tr("For language models: LoRA adapts the q/k/v/o and gate/up/down "
+                                           "projections, and this network has none"))
+
+
 class LanguageModelControls:
     """Widgets added to the workload form; refresh() shows the choice and which rows apply to its mode."""
 
     def __init__(self, state: AppState, form: QFormLayout) -> None:
-        self.state = state
+        self.state, self.form = state, form
         self.prompt_len = _spin(MAX_TOKENS)
         self.new_tokens = _spin(MAX_TOKENS)
         self.prompt_len.setSuffix(tr(" tokens"))
@@ -68,8 +88,10 @@ class LanguageModelControls:
         form.addRow(tr("Weights"), self.weights)
         form.addRow(tr("KV cache"), self.kv_cache)
         form.addRow(tr("Fine-tuning"), self.finetune)
-        form.addRow(tr("LoRA rank"), self.lora_rank)
-        form.addRow(tr("LoRA targets"), self.lora_targets)
+        self.lora_row = QHBoxLayout()  # rank and targets on one row: QLoRA's rows fit 720 px in Chinese too
+        self.lora_row.addWidget(self.lora_rank)
+        self.lora_row.addWidget(self.lora_targets, 1)
+        form.addRow(tr("LoRA rank"), self.lora_row)
         self._connect()
 
     def _connect(self) -> None:
@@ -96,6 +118,7 @@ class LanguageModelControls:
             spin.blockSignals(False)
         if not self.lora_targets.hasFocus():  # never rewrite what the user is typing
             self.lora_targets.setText(c.lora_targets)
+        offer_adapters(self.finetune, self.state.draft.result.graph, c.finetune)
         self._show_what_applies(c)
 
     def _show_what_applies(self, c: WorkloadChoice) -> None:
@@ -119,3 +142,8 @@ class LanguageModelControls:
                                              "layer"), why)
         applies(self.lora_targets, adapters, tr("Comma-separated projections to adapt (PEFT target_modules); "
                                                 "empty: all of them"), why)
+        for widget, shown in ((self.prompt_len, generating), (self.new_tokens, generating),
+                              (self.weights, generating), (self.kv_cache, generating),
+                              (self.finetune, training)):
+            self.form.setRowVisible(widget, shown)
+        self.form.setRowVisible(self.lora_row, adapters)  # the mode's rows only (workload_panel.refresh says why)

@@ -42,7 +42,7 @@ class QtWorkloadControls(QWidget):
         batch_row = QHBoxLayout()
         batch_row.addWidget(self.batch_slider, 1)
         batch_row.addWidget(self.batch)
-        form = QFormLayout(self)
+        form = self.form = QFormLayout(self)
         form.addRow(tr("Mode"), self.mode)
         form.addRow(tr("Batch"), batch_row)
         form.addRow(tr("Sequence length"), self.seq_len)
@@ -100,5 +100,12 @@ class QtWorkloadControls(QWidget):
                 only_training)
         applies(self.checkpointing, c.mode == "train",
                 tr("Recompute each block in backward: less memory, about one more forward"), only_training)
+        # a row that does not apply to the mode is hidden, not only greyed: at 1280x720 every row of the mode
+        # chosen, the language-model ones included, is then in view without scrolling (issue 27)
+        rows: tuple[tuple[QWidget, bool], ...] = (
+            (self.seq_len, c.mode != "generate"), (self.optimizer, c.mode == "train"),
+            (self.checkpointing, c.mode == "train"), (self.inplace, c.mode != "generate"))
+        for row_widget, shown in rows:
+            self.form.setRowVisible(row_widget, shown)
         self.llm.refresh(c)
         offer_generation(self.mode, graph, c.mode)

@@ -142,3 +142,11 @@ def test_card_labels_on_memory_vs_batch_do_not_overlap(resnet: Estimate) -> None
     span = axis.get_ylim()[1]
     assert len(heights) == 3
     assert all(b - a >= span * LABEL_GAP * 0.99 for a, b in itertools.pairwise(heights))
+
+
+def test_the_category_chart_is_titled_with_the_headlines_peak() -> None:
+    # a simulated step's categories can add up to a little less than its peak: the title says the peak
+    at_peak = {"weights": 150 * 2**20, "activations": 74 * 2**20 + 747 * 2**10}  # 224.73 MiB in all
+    figure = category_figure(at_peak, peak_bytes=225 * 2**20 + 369 * 2**10)  # 225.36 MiB
+    assert figure.axes[0].get_title() == "Peak 225.36 MiB by category"
+    assert category_figure(at_peak).axes[0].get_title() == "Peak 224.73 MiB by category"

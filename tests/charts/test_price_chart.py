@@ -63,7 +63,7 @@ def test_job_cost_chart_draws_the_frontier_and_labels_it() -> None:
             job_cost_usd=300.0), rec(card="C", job_hours=20.0, job_cost_usd=400.0)]  # fmt: skip
     axis = job_cost_figure(rows).axes[0]
     assert list(axis.get_lines()[0].get_xdata()) == [1.0, 10.0]  # C is slower and dearer than B
-    assert [text.get_text() for text in axis.texts] == ["A", "2 x B"]
+    assert [text.get_text() for text in axis.texts] == ["A", "2 × B"]  # the verdict's ×
     assert axis.get_xlabel() == "Hours to finish the job"
     assert job_cost_figure([rec()]).texts[0].get_text() == "Give the job's size to see its time and cost"
 
@@ -80,3 +80,16 @@ def test_frontier_names_never_print_over_each_other() -> None:
     for a, (ax, ay) in enumerate(where):
         for bx, by in where[a + 1:]:
             assert abs(ax - bx) > LABEL_GAP or abs(ay - by) > LABEL_GAP / 2
+
+
+def test_job_chart_minor_ticks_are_plain_and_sparse() -> None:
+    from advisor.charts.job_cost import job_cost_figure
+    from tests.recommend.test_money import rec
+
+    # hours 0.2 to 0.9: less than a decade, so matplotlib labels minor ticks (as 2x10^-1, 3x10^-1... overlapping)
+    rows = [rec(card="A", job_hours=0.2, job_cost_usd=5.0), rec(card="B", job_hours=0.9, job_cost_usd=1.0)]
+    figure = job_cost_figure(rows)
+    figure.canvas.draw()  # type: ignore[no-untyped-call]
+    axis = figure.axes[0]
+    labels = [t.get_text() for t in axis.xaxis.get_ticklabels(minor=True) if t.get_text()]
+    assert labels and set(labels) <= {"0.2", "0.5", "2", "5", "20", "50"}  # the 1-2-5 steps, in plain numbers

@@ -1,12 +1,16 @@
 """Per-op formulas, with the arithmetic beside each expected number."""
 
+from dataclasses import dataclass
+from typing import ClassVar
+
 import pytest
 
-from advisor.core.errors import ShapeError
+from advisor.core.errors import ShapeError, SpecError
 from advisor.core.graph import GraphBuilder, TensorSpec
 from advisor.core.ops import (
     GRU,
     LSTM,
+    OP_REGISTRY,
     Attention,
     BatchNorm,
     Concat,
@@ -20,8 +24,10 @@ from advisor.core.ops import (
     LayerNorm,
     Linear,
     MaxPool,
+    Op,
     ReLU,
-    kind_registry,
+    register_op,
+    require_registered,
 )
 
 
@@ -191,10 +197,31 @@ def test_builder_names_layers_and_rejects_duplicates() -> None:
         b.add(Conv(4, 9), [x], "bad")
 
 
-def test_the_registry_refuses_a_kind_claimed_twice() -> None:
-    class OtherReLU(ReLU):  # inherits kind "relu", as a copied class would
-        pass
-
-    assert kind_registry((Input, ReLU)) == {"input": Input, "relu": ReLU}
+def test_the_registry_refuses_a_kind_claimed_twice_or_inherited() -> None:
     with pytest.raises(ValueError, match="'relu' is registered by both ReLU and OtherReLU"):
-        kind_registry((Input, ReLU, OtherReLU))
+        @register_op
+        @dataclass(frozen=True)
+        class OtherReLU(ReLU):
+            kind: ClassVar[str] = "relu"
+
+    with pytest.raises(ValueError, match="CopiedReLU declares no kind of its own"):
+        @register_op
+        @dataclass(frozen=True)
+        class CopiedReLU(ReLU):  # inherits "relu", as a copied class would
+            pass
+
+    assert OP_REGISTRY["relu"] is ReLU  # neither refused class got in
+
+
+def test_an_importer_cannot_return_an_unregistered_kind() -> None:
+    @dataclass(frozen=True)
+    class Stray(Op):  # an importer's private op, never registered
+        kind: ClassVar[str] = "stray"
+
+        def output_spec(self, inputs: object, layer: str) -> object:  # type: ignore[override]
+            return inputs[0]  # type: ignore[index]
+
+    b = GraphBuilder("net")
+    b.add(Stray(), [b.add(Input((4,)), [])], "odd")
+    with pytest.raises(SpecError, match=r"net\.py: layer odd: kind 'stray' \(Stray\) is not a registered"):
+        require_registered(b.build(), "net.py")

@@ -141,3 +141,13 @@ def test_the_frontier_keeps_what_nothing_beats_on_both_time_and_cost() -> None:
             rec(card="no fit", fits=False, job_hours=0.5, job_cost_usd=1.0),
             rec(card="no size")]  # fmt: skip
     assert [r.card for r in frontier(rows)] == ["fast dear", "middle", "slow cheap"]
+
+
+def test_a_perf_per_dollar_tie_goes_to_fewer_cards() -> None:
+    # data parallel: 8 cards give 8 x the throughput for 8 x the price, the same value to 3 figures
+    one = rec(card="A580", count=1, throughput=100.0, price_usd=180.0, perf_per_dollar=100.0 / 180.0)
+    eight = rec(card="A580", count=8, plan="data_parallel", throughput=799.99, price_usd=1440.0,
+                perf_per_dollar=799.99 / 1440.0)  # 0.555549 vs 0.555556: equal to 4 significant figures
+    better = rec(card="B580", count=2, throughput=230.0, price_usd=400.0, perf_per_dollar=230.0 / 400.0)
+    assert [(r.card, r.count) for r in ordered([eight, one, better], "perf_per_dollar")] == [
+        ("B580", 2), ("A580", 1), ("A580", 8)]  # 0.575 beats 0.556; the tie goes to 1 card, not 8

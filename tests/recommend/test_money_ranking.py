@@ -17,6 +17,7 @@ from advisor.core.workload import Workload
 from advisor.recommend.money import MoneyOptions
 from advisor.recommend.prepare import RankingInput, prepare_graph
 from advisor.recommend.ranking import RankingOptions, Recommendation
+from advisor.recommend.reasons import ReasonCode, reason_text
 from advisor.recommend.service import CardFilter, recommend
 
 
@@ -86,3 +87,14 @@ def test_cli_rejects_a_bad_money_option_in_one_line(tmp_path: Path) -> None:
     result = subprocess.run([sys.executable, "-m", "advisor", "recommend", "zoo:resnet18", "--samples", "-5",
                              "--catalog", str(tmp_path / "c.sqlite3")], capture_output=True, text=True)
     assert result.returncode == 2 and result.stderr.strip().count("\n") == 0 and "--samples" in result.stderr
+
+
+def test_a_small_llm_best_value_is_one_card_and_eight_consumer_cards_say_they_need_more_than_a_desktop(
+        catalog: Catalog) -> None:
+    job = prepare_graph(zoo.build("llama-3.2-1b", 512), Workload("infer", 1, "bf16"))
+    entries = ranking(catalog, job, CardFilter(), RankingOptions("perf_per_dollar"))
+    assert entries[0].fits and entries[0].count == 1  # it fits one card: no 8 x Arc A580 headline
+    eights = [e for e in entries if e.count == 8 and e.card == "GeForce RTX 4090"]
+    assert eights and all(any("more than one desktop holds" in reason_text(r) for r in e.reasons) for e in eights)
+    fours = [e for e in entries if e.count == 4 and e.card == "GeForce RTX 4090"]
+    assert fours and not any(r.code == ReasonCode.BEYOND_DESKTOP for e in fours for r in e.reasons)

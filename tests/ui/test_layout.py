@@ -84,3 +84,41 @@ def test_verdict_names_the_need_the_count_and_the_choices(qtbot: QtBot, window: 
     window.state.set_choice(batch=200_000)  # resnet50 at batch 200,000 fits no card
     qtbot.waitUntil(lambda: "No card fits" in window.verdict.text(), timeout=20000)
     assert "short" in window.verdict.text()
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_the_language_model_rows_are_in_view_at_1280x720(qtbot: QtBot, window: QtMainWindow, language: str) -> None:
+    """Generation's and QLoRA's rows are reachable without scrolling (issue 27: only by scrolling)."""
+    if language != "en":
+        window.switch_language(language)
+    window.resize(1280, 720)
+    window.model_panel.load_zoo("llama-3.2-1b")
+    llm = window.workload.llm
+    for mode, finetune, rows in (("generate", "full", (llm.prompt_len, llm.new_tokens, llm.weights, llm.kv_cache)),
+                                 ("train", "qlora", (llm.finetune, llm.lora_rank, llm.lora_targets))):
+        window.state.set_choice(mode=mode, finetune=finetune)
+        qtbot.waitUntil(lambda m=mode: window.state.result is not None  # type: ignore[misc]
+                        and window.state.result.estimate.workload.mode == m, timeout=10000)
+        qtbot.wait(30)
+        viewport = window.left_scroll.viewport()
+        assert window.left_scroll.verticalScrollBar().value() == 0
+        for widget in rows:
+            assert widget.isVisible() and widget.isEnabled(), (mode, widget)
+            top_left = widget.mapTo(viewport, widget.rect().topLeft())
+            assert viewport.rect().contains(QRect(top_left, widget.size())), (language, mode, widget)
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_the_value_column_is_in_view_at_1280x720(qtbot: QtBot, window: QtMainWindow, wait_ranked: Ranked,
+                                                 language: str) -> None:
+    """Per $1k was off-screen at 1280x720 (issue 27): the card column gives way first."""
+    if language != "en":
+        window.switch_language(language)
+    window.resize(1280, 720)
+    window.tabs.setCurrentIndex(1)
+    qtbot.wait(50)
+    wait_ranked(qtbot, window)
+    table = window.recommendations.table
+    header = table.horizontalHeader()
+    last = max(c for c in range(header.count()) if not header.isSectionHidden(c))
+    assert header.sectionViewportPosition(last) + header.sectionSize(last) <= table.viewport().width()

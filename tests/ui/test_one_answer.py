@@ -3,13 +3,10 @@
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 from pytestqt.qtbot import QtBot
+from tests_ui_support import advisor_json
 
 from advisor.core.tracker import CATEGORIES
 from advisor.ui.main_window import QtMainWindow
@@ -32,12 +29,8 @@ def example_inputs(batch_size):
 
 
 def command_line(path: Path) -> dict[str, object]:
-    out = subprocess.run([sys.executable, "-m", "advisor", "estimate", str(path), "--batch", "128",
-                          "--precision", "amp_bf16", "--optimizer", "sgd_momentum", "--json"],
-                         capture_output=True, text=True, check=True, timeout=300,
-                         env=dict(os.environ, QT_QPA_PLATFORM="offscreen"))
-    answer: dict[str, object] = json.loads(out.stdout)
-    return answer
+    return advisor_json("estimate", str(path), "--batch", "128", "--precision", "amp_bf16", "--optimizer",
+                        "sgd_momentum")
 
 
 def test_opened_file_is_simulated_like_the_command_line(qtbot: QtBot, window: QtMainWindow,

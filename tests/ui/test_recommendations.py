@@ -194,3 +194,4 @@ def test_the_explanation_keeps_a_fit_that_only_splitting_buys_in_the_users_langu
     finally:
         set_language("en")
     assert "只因各层被拆分到 2 张卡上才放得下" in text and "按层拆分到 2 张卡上（PCIe 4.0 x16）" in text
+    assert "只因各层被拆分到 2 张卡上才放得下。" in text and "下." not in text  # full-width stops in Chinese

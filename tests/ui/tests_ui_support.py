@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 from PySide6.QtCore import QSettings
@@ -47,3 +51,11 @@ def open_window(qtbot: QtBot, settings: QSettings, catalog_file: Path) -> QtMain
     window.show()
     qtbot.waitUntil(lambda: window.catalog.catalog is not None, timeout=10000)
     return window
+
+
+def advisor_json(*args: str) -> dict[str, object]:
+    """`advisor ARGS --json` in a subprocess, as a user runs it: the app's figures are compared with these."""
+    out = subprocess.run([sys.executable, "-m", "advisor", *args, "--json"], capture_output=True, text=True,
+                         check=True, timeout=300, env=dict(os.environ, QT_QPA_PLATFORM="offscreen"))
+    answer: dict[str, object] = json.loads(out.stdout)
+    return answer

@@ -1,6 +1,5 @@
-"""The registry of layer kinds: each a frozen dataclass with its own formulas (see base.Op)."""
-
-from collections.abc import Iterable
+"""The layer kinds: each a frozen dataclass with its own formulas (see base.Op), registered by kind in
+registry.py as its module loads."""
 
 from advisor.core.ops.activation import (
     GELU,
@@ -18,6 +17,7 @@ from advisor.core.ops.base import Op, SavedTensor
 from advisor.core.ops.conv import Conv, ConvTranspose
 from advisor.core.ops.dropout import Dropout
 from advisor.core.ops.embedding import Embedding
+from advisor.core.ops.generic import Opaque, OpaqueMatmul, OpaqueView
 from advisor.core.ops.io import Input
 from advisor.core.ops.linear import Linear
 from advisor.core.ops.loss import CrossEntropy
@@ -25,6 +25,7 @@ from advisor.core.ops.moe import MoEExperts
 from advisor.core.ops.norm import BatchNorm, GroupNorm, LayerNorm, RMSNorm
 from advisor.core.ops.pool import AdaptiveAvgPool, AvgPool, MaxPool
 from advisor.core.ops.recurrent import GRU, LSTM
+from advisor.core.ops.registry import OP_REGISTRY, op_class, register_op, require_registered
 from advisor.core.ops.shape import (
     Add,
     AddParameter,
@@ -37,7 +38,7 @@ from advisor.core.ops.shape import (
     Reshape,
     Slice,
 )
-from advisor.core.ops.text_ops import GELUTanhComposite, ScaleBy
+from advisor.core.ops.text_ops import GELUTanhComposite, QuickGELU, ScaleBy
 from advisor.core.ops.vision_ops import (
     LayerScale,
     Pad,
@@ -49,31 +50,15 @@ from advisor.core.ops.vision_ops import (
     WindowPartition,
 )
 
-
-def kind_registry(classes: Iterable[type[Op]]) -> dict[str, type[Op]]:
-    """Kind -> class; a kind claimed twice raises, since a dict would silently keep only the later class and
-    saved networks of the earlier kind would load as the wrong layer."""
-    table: dict[str, type[Op]] = {}
-    for cls in classes:
-        if cls.kind in table:
-            owner = table[cls.kind].__name__
-            raise ValueError(f"op kind {cls.kind!r} is registered by both {owner} and {cls.__name__}")
-        table[cls.kind] = cls
-    return table
-
-
-OP_TYPES: dict[str, type[Op]] = kind_registry(
-    (Input, Linear, Conv, ConvTranspose, BatchNorm, LayerNorm, RMSNorm, GroupNorm, ReLU, ReLU6, GELU,
-     SiLU, Sigmoid, Tanh, Hardswish, Hardsigmoid, Softmax, Dropout, MaxPool, AvgPool, AdaptiveAvgPool,
-     Flatten, Reshape, Permute, Slice, Add, Mul, Concat, ChannelShuffle, ClassToken, AddParameter,
-     Embedding, Attention, Rotary, LSTM, GRU, CrossEntropy, GELUTanhComposite, LayerScale, StochasticDepth,
-     Pad, Roll, WindowPartition, WindowMerge, WindowAttention, PatchMerge, MoEExperts, ScaleBy)
-)
+# Every op module above is imported, so every `@register_op` has run: the table is complete.
+OP_TYPES: dict[str, type[Op]] = OP_REGISTRY
 
 __all__ = [
-    "GELU", "GRU", "LSTM", "OP_TYPES", "AdaptiveAvgPool", "Add", "AddParameter", "Attention", "AvgPool",
-    "BatchNorm", "ChannelShuffle", "ClassToken", "Concat", "Conv", "ConvTranspose", "CrossEntropy", "Dropout",
-    "Embedding", "Flatten", "FusedSDPA", "GroupNorm", "Hardsigmoid", "Hardswish", "Input", "LayerNorm",
-    "Linear", "MaxPool", "MoEExperts", "Mul", "Op", "Permute", "RMSNorm", "ReLU", "ReLU6", "Reshape", "Rotary",
-    "SavedTensor", "SiLU", "Sigmoid", "Slice", "Softmax", "Tanh",
+    "GELU", "GRU", "LSTM", "OP_REGISTRY", "OP_TYPES", "AdaptiveAvgPool", "Add", "AddParameter", "Attention",
+    "AvgPool", "BatchNorm", "ChannelShuffle", "ClassToken", "Concat", "Conv", "ConvTranspose", "CrossEntropy",
+    "Dropout", "Embedding", "Flatten", "FusedSDPA", "GELUTanhComposite", "GroupNorm", "Hardsigmoid", "Hardswish",
+    "Input", "LayerNorm", "LayerScale", "Linear", "MaxPool", "MoEExperts", "Mul", "Op", "Opaque", "OpaqueMatmul",
+    "OpaqueView", "Pad", "PatchMerge", "Permute", "QuickGELU", "RMSNorm", "ReLU", "ReLU6", "Reshape", "Roll",
+    "Rotary", "SavedTensor", "ScaleBy", "SiLU", "Sigmoid", "Slice", "Softmax", "StochasticDepth", "Tanh",
+    "WindowAttention", "WindowMerge", "WindowPartition", "op_class", "register_op", "require_registered",
 ]

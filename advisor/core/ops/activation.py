@@ -14,6 +14,7 @@ from typing import ClassVar
 
 from advisor.core.graph import TensorSpec
 from advisor.core.ops.base import AmpPolicy, Op, SavedTensor, single_input
+from advisor.core.ops.registry import register_op
 
 
 @dataclass(frozen=True)
@@ -53,11 +54,13 @@ class _InputSaving(Activation):
         return (SavedTensor("original input", output.numel, "act"),) if self.inplace_ else ()
 
 
+@register_op
 @dataclass(frozen=True)
 class ReLU(_OutputSaving):
     kind: ClassVar[str] = "relu"
 
 
+@register_op
 @dataclass(frozen=True)
 class ReLU6(_InputSaving):
     """hardtanh(0, 6): its backward reads the input, so the in-place form (MobileNetV2's ReLU6(inplace=True))
@@ -67,18 +70,21 @@ class ReLU6(_InputSaving):
     kind: ClassVar[str] = "relu6"
 
 
+@register_op
 @dataclass(frozen=True)
 class Sigmoid(_OutputSaving):
     kind: ClassVar[str] = "sigmoid"
     flops_per_element: ClassVar[int] = 4
 
 
+@register_op
 @dataclass(frozen=True)
 class Tanh(_OutputSaving):
     kind: ClassVar[str] = "tanh"
     flops_per_element: ClassVar[int] = 4
 
 
+@register_op
 @dataclass(frozen=True)
 class GELU(_InputSaving):
     kind: ClassVar[str] = "gelu"
@@ -86,24 +92,28 @@ class GELU(_InputSaving):
     approximate: str = "none"
 
 
+@register_op
 @dataclass(frozen=True)
 class SiLU(_InputSaving):
     kind: ClassVar[str] = "silu"
     flops_per_element: ClassVar[int] = 5
 
 
+@register_op
 @dataclass(frozen=True)
 class Hardswish(_InputSaving):
     kind: ClassVar[str] = "hardswish"
     flops_per_element: ClassVar[int] = 4
 
 
+@register_op
 @dataclass(frozen=True)
 class Hardsigmoid(_InputSaving):
     kind: ClassVar[str] = "hardsigmoid"
     flops_per_element: ClassVar[int] = 3
 
 
+@register_op
 @dataclass(frozen=True)
 class Softmax(_OutputSaving):
     """Over the last dimension. Autocast gives it dtype=float32 (fp32_set_opt_dtype); aten's softmax then

@@ -22,6 +22,7 @@ from typing import ClassVar, Literal
 from advisor.core.errors import ShapeError
 from advisor.core.graph import TensorSpec
 from advisor.core.ops.base import AmpPolicy, Op, SavedTensor, positive, product, same_shape
+from advisor.core.ops.registry import register_op
 
 
 def _round_up(count: int, multiple: int) -> int:
@@ -46,6 +47,7 @@ def fused_backward_float32(rows: int, seq_q: int, head_dim: int, efficient: bool
     return rows * _round_up(seq_q, 128) * (_round_up(head_dim, 32) + 1)
 
 
+@register_op
 @dataclass(frozen=True)
 class Attention(Op):
     kind: ClassVar[str] = "attention"
@@ -234,6 +236,7 @@ class Attention(Op):
         return elements * (1 if self.full_precision else 2)
 
 
+@register_op
 @dataclass(frozen=True)
 class FusedSDPA(Op):
     """F.scaled_dot_product_attention as a traced model calls it: q (heads, seq_q, head_dim), k and v
@@ -289,6 +292,7 @@ class FusedSDPA(Op):
         return fused_backward_float32(rows, seq_q, head_dim, efficient=self.input_count == 4)
 
 
+@register_op
 @dataclass(frozen=True)
 class Rotary(Op):
     """Rotary position embedding (q * cos + rotate_half(q) * sin): a new tensor; backward needs only the

@@ -13,12 +13,14 @@ from typing import ClassVar
 from advisor.core.errors import ShapeError
 from advisor.core.graph import TensorSpec
 from advisor.core.ops.base import AmpPolicy, Op, positive, product, require_rank, same_shape, single_input
+from advisor.core.ops.registry import register_op
 
 
 def _tuple(value: int | tuple[int, ...], dims: int) -> tuple[int, ...]:
     return (value,) * dims if isinstance(value, int) else tuple(value)
 
 
+@register_op
 @dataclass(frozen=True)
 class Conv(Op):
     kind: ClassVar[str] = "conv"
@@ -70,6 +72,7 @@ class Conv(Op):
         return output.numel * in_per_group * product(_tuple(self.kernel, self.dims))
 
 
+@register_op
 @dataclass(frozen=True)
 class ConvTranspose(Op):
     kind: ClassVar[str] = "conv_transpose"

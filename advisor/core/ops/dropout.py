@@ -10,8 +10,10 @@ from typing import ClassVar
 from advisor.core.errors import ShapeError
 from advisor.core.graph import TensorSpec
 from advisor.core.ops.base import Op, SavedTensor, single_input
+from advisor.core.ops.registry import register_op
 
 
+@register_op
 @dataclass(frozen=True)
 class Dropout(Op):
     kind: ClassVar[str] = "dropout"

@@ -9,6 +9,7 @@ from typing import ClassVar, Literal
 from advisor.core.errors import ShapeError
 from advisor.core.graph import TensorSpec
 from advisor.core.ops.base import AmpPolicy, Op, positive, single_input
+from advisor.core.ops.registry import register_op
 
 # "input": looks up the ids it is given (and keeps them for backward).
 # "position": ids 0..seq-1, the same for every sample, so the output is shared by the batch.
@@ -16,6 +17,7 @@ from advisor.core.ops.base import AmpPolicy, Op, positive, single_input
 IndexSource = Literal["input", "position", "constant"]
 
 
+@register_op
 @dataclass(frozen=True)
 class Embedding(Op):
     kind: ClassVar[str] = "embedding"

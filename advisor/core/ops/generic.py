@@ -16,8 +16,10 @@ from typing import ClassVar
 from advisor.core.errors import ShapeError
 from advisor.core.graph import DtypeKind, TensorSpec
 from advisor.core.ops.base import AmpPolicy, Op
+from advisor.core.ops.registry import register_op
 
 
+@register_op
 @dataclass(frozen=True)
 class Opaque(Op):
     """An op known only by its observed output. `op_name` says what it was (aten/ONNX/module name)."""
@@ -67,6 +69,7 @@ class Opaque(Op):
         return self.flops_per_element * output.numel
 
 
+@register_op
 @dataclass(frozen=True)
 class OpaqueView(Opaque):
     """An op that returns a view of its input (a transpose, a chunk, an expand): no new storage, nothing kept,
@@ -79,6 +82,7 @@ class OpaqueView(Opaque):
     flops_per_element: int = 0
 
 
+@register_op
 @dataclass(frozen=True)
 class OpaqueMatmul(Opaque):
     """An unmapped call on autocast's lower-precision list (matmul, bmm, einsum, baddbmm: autocast_mode.cpp):

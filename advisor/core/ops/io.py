@@ -9,8 +9,10 @@ from typing import ClassVar
 from advisor.core.errors import ShapeError
 from advisor.core.graph import DtypeKind, TensorSpec
 from advisor.core.ops.base import Op
+from advisor.core.ops.registry import register_op
 
 
+@register_op
 @dataclass(frozen=True)
 class Input(Op):
     kind: ClassVar[str] = "input"

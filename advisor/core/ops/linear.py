@@ -9,8 +9,10 @@ from typing import ClassVar
 from advisor.core.errors import ShapeError
 from advisor.core.graph import TensorSpec
 from advisor.core.ops.base import AmpPolicy, Op, positive, same_shape, single_input
+from advisor.core.ops.registry import register_op
 
 
+@register_op
 @dataclass(frozen=True)
 class Linear(Op):
     kind: ClassVar[str] = "linear"

@@ -23,8 +23,10 @@ from typing import ClassVar
 from advisor.core.errors import ShapeError
 from advisor.core.graph import TensorSpec
 from advisor.core.ops.base import AmpPolicy, Op, SavedTensor, positive
+from advisor.core.ops.registry import register_op
 
 
+@register_op
 @dataclass(frozen=True)
 class MoEExperts(Op):
     kind: ClassVar[str] = "moe_experts"

@@ -9,8 +9,10 @@ from typing import ClassVar
 from advisor.core.errors import ShapeError
 from advisor.core.graph import TensorSpec
 from advisor.core.ops.base import AmpPolicy, Op, SavedTensor, positive, single_input
+from advisor.core.ops.registry import register_op
 
 
+@register_op
 @dataclass(frozen=True)
 class BatchNorm(Op):
     """Channels are dim 0 of the per-sample shape. Runs in its input's dtype under autocast (cuDNN)."""
@@ -35,6 +37,7 @@ class BatchNorm(Op):
         return 4 * output.numel  # subtract mean, scale by inverse std, multiply by gamma, add beta
 
 
+@register_op
 @dataclass(frozen=True)
 class LayerNorm(Op):
     """Normalises the last dimension. On autocast's fp32 list, so it computes (and outputs) fp32."""
@@ -76,6 +79,7 @@ class LayerNorm(Op):
         return (SavedTensor("mean", rows, "float32"), SavedTensor("rstd", rows, "float32"))
 
 
+@register_op
 @dataclass(frozen=True)
 class RMSNorm(Op):
     """x * rsqrt(mean(x^2) + eps) * weight, written out in fp32 as Llama-style models do (HF LlamaRMSNorm):
@@ -108,6 +112,7 @@ class RMSNorm(Op):
         return (normalised, SavedTensor("rstd", rows, "float32"))
 
 
+@register_op
 @dataclass(frozen=True)
 class GroupNorm(Op):
     kind: ClassVar[str] = "groupnorm"

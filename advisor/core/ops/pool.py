@@ -9,6 +9,7 @@ from typing import ClassVar
 from advisor.core.errors import ShapeError
 from advisor.core.graph import TensorSpec
 from advisor.core.ops.base import Op, SavedTensor, positive, require_rank, same_shape, single_input
+from advisor.core.ops.registry import register_op
 
 
 def pooled_size(n: int, kernel: int, stride: int, padding: int, dilation: int, ceil_mode: bool) -> int:
@@ -48,6 +49,7 @@ class _Pool(Op):
         return output.numel * int(self.kernel**self.dims)  # one compare or add per window element
 
 
+@register_op
 @dataclass(frozen=True)
 class MaxPool(_Pool):
     kind: ClassVar[str] = "maxpool"
@@ -65,12 +67,14 @@ class MaxPool(_Pool):
         return () if saving else self.extra_saved(inputs, output, False)
 
 
+@register_op
 @dataclass(frozen=True)
 class AvgPool(_Pool):
     kind: ClassVar[str] = "avgpool"
     saves_inputs: ClassVar[tuple[int, ...]] = (0,)
 
 
+@register_op
 @dataclass(frozen=True)
 class AdaptiveAvgPool(Op):
     """Output size fixed; windows adapt to the input. Backward keeps the input (for its shape, in practice

@@ -14,6 +14,7 @@ from typing import ClassVar
 from advisor.core.errors import ShapeError
 from advisor.core.graph import TensorSpec
 from advisor.core.ops.base import AmpPolicy, Op, SavedTensor, positive, same_shape, single_input
+from advisor.core.ops.registry import register_op
 
 
 @dataclass(frozen=True)
@@ -65,12 +66,14 @@ class _Recurrent(Op):
         return (SavedTensor("cuDNN reserve space", seq * (per_step * self.num_layers + inner_outputs), "act"),)
 
 
+@register_op
 @dataclass(frozen=True)
 class LSTM(_Recurrent):
     kind: ClassVar[str] = "lstm"
     gates: ClassVar[int] = 4
 
 
+@register_op
 @dataclass(frozen=True)
 class GRU(_Recurrent):
     kind: ClassVar[str] = "gru"

@@ -10,8 +10,10 @@ from typing import ClassVar
 from advisor.core.errors import ShapeError
 from advisor.core.graph import TensorSpec
 from advisor.core.ops.base import Op, positive, product, same_shape, single_input
+from advisor.core.ops.registry import register_op
 
 
+@register_op
 @dataclass(frozen=True)
 class Flatten(Op):
     """Flattens per-sample dims from start_dim on (0 = everything but the batch, like nn.Flatten())."""
@@ -28,6 +30,7 @@ class Flatten(Op):
         return same_shape(x, (*x.shape[: self.start_dim], product(x.shape[self.start_dim:])))
 
 
+@register_op
 @dataclass(frozen=True)
 class Reshape(Op):
     kind: ClassVar[str] = "reshape"
@@ -42,6 +45,7 @@ class Reshape(Op):
         return same_shape(x, tuple(self.shape))
 
 
+@register_op
 @dataclass(frozen=True)
 class Permute(Op):
     """A strided view; an op that needs contiguous memory afterwards copies (modelled where it does)."""
@@ -58,6 +62,7 @@ class Permute(Op):
         return same_shape(x, tuple(x.shape[d] for d in self.dims))
 
 
+@register_op
 @dataclass(frozen=True)
 class Slice(Op):
     """x[start:stop] along a per-sample dim (a view). Backward scatters into a zeroed input-sized grad."""
@@ -92,6 +97,7 @@ def broadcast(a: tuple[int, ...], b: tuple[int, ...], layer: str) -> tuple[int, 
     return tuple(out)
 
 
+@register_op
 @dataclass(frozen=True)
 class Add(Op):
     """Residual add. Backward hands the same gradient to both inputs; the in-place form (out += identity in
@@ -115,6 +121,7 @@ class Add(Op):
         return output.numel
 
 
+@register_op
 @dataclass(frozen=True)
 class Mul(Op):
     """Elementwise product (squeeze-and-excitation's x * scale): the gradient of each factor reads the other,
@@ -135,6 +142,7 @@ class Mul(Op):
         return output.numel
 
 
+@register_op
 @dataclass(frozen=True)
 class Concat(Op):
     """torch.cat along a per-sample dim: a new tensor; backward hands out slices of the gradient."""
@@ -157,6 +165,7 @@ class Concat(Op):
         return same_shape(inputs[0], (*first[: self.dim], total, *first[self.dim + 1:]))
 
 
+@register_op
 @dataclass(frozen=True)
 class ChannelShuffle(Op):
     """ShuffleNet's view-transpose-contiguous: one copy, nothing kept."""
@@ -172,6 +181,7 @@ class ChannelShuffle(Op):
         return x
 
 
+@register_op
 @dataclass(frozen=True)
 class ClassToken(Op):
     """Prepends a learned token to a (tokens, hidden) sequence (ViT's class token): a new tensor."""
@@ -189,6 +199,7 @@ class ClassToken(Op):
         return inputs[0].shape[1]
 
 
+@register_op
 @dataclass(frozen=True)
 class AddParameter(Op):
     """x + a learned tensor of x's shape (ViT's position embedding); the gradient passes straight through."""

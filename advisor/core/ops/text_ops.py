@@ -29,8 +29,10 @@ from typing import ClassVar
 
 from advisor.core.graph import TensorSpec
 from advisor.core.ops.base import AmpPolicy, Op, SavedTensor, single_input
+from advisor.core.ops.registry import register_op
 
 
+@register_op
 @dataclass(frozen=True)
 class GELUTanhComposite(Op):
     kind: ClassVar[str] = "gelu_tanh_composite"
@@ -75,6 +77,7 @@ class GELUTanhComposite(Op):
         return 3 * output.numel
 
 
+@register_op
 @dataclass(frozen=True)
 class ScaleBy(Op):
     """`x * constant` or `x / constant` with a Python number (Granite's `logits / logits_scaling`, Cohere's
@@ -90,6 +93,7 @@ class ScaleBy(Op):
         return output.numel
 
 
+@register_op
 @dataclass(frozen=True)
 class QuickGELU(Op):
     """transformers' QuickGELUActivation (CLIP's quick_gelu): `input * torch.sigmoid(1.702 * input)`. The

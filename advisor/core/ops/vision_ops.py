@@ -17,8 +17,10 @@ from typing import ClassVar
 from advisor.core.errors import ShapeError
 from advisor.core.graph import TensorSpec
 from advisor.core.ops.base import AmpPolicy, Op, SavedTensor, positive, require_rank, same_shape, single_input
+from advisor.core.ops.registry import register_op
 
 
+@register_op
 @dataclass(frozen=True)
 class LayerScale(Op):
     """x * gamma with a learned per-channel gamma (ConvNeXt: `self.layer_scale * self.block(input)`, gamma
@@ -46,6 +48,7 @@ class LayerScale(Op):
         return output.numel
 
 
+@register_op
 @dataclass(frozen=True)
 class StochasticDepth(Op):
     """torchvision.ops.stochastic_depth, mode "row": returns the input itself in eval or when p == 0;
@@ -77,6 +80,7 @@ def _hwc(inputs: Sequence[TensorSpec], layer: str, what: str) -> TensorSpec:
     return x
 
 
+@register_op
 @dataclass(frozen=True)
 class Pad(Op):
     """F.pad(x, (0, 0, 0, pad_w, 0, pad_h)) on (H, W, C). constant_pad_nd returns a new tensor even when
@@ -95,6 +99,7 @@ class Pad(Op):
         return same_shape(x, (h + self.pad_h, w + self.pad_w, c))
 
 
+@register_op
 @dataclass(frozen=True)
 class Roll(Op):
     """torch.roll over H and W (Swin's cyclic shift): a copy; backward rolls the gradient back into a new
@@ -108,6 +113,7 @@ class Roll(Op):
         return _hwc(inputs, layer, "roll")
 
 
+@register_op
 @dataclass(frozen=True)
 class WindowPartition(Op):
     """(H, W, C) -> (windows, window*window, C): view, permute(0, 1, 3, 2, 4, 5), reshape. The permuted
@@ -127,6 +133,7 @@ class WindowPartition(Op):
         return same_shape(x, ((h // self.window) * (w // self.window), self.window * self.window, c))
 
 
+@register_op
 @dataclass(frozen=True)
 class WindowMerge(Op):
     """(windows, window*window, C) -> (H, W, C), the reverse of WindowPartition: view, permute, reshape
@@ -146,6 +153,7 @@ class WindowMerge(Op):
         return same_shape(x, (self.height, self.width, x.shape[2]))
 
 
+@register_op
 @dataclass(frozen=True)
 class WindowAttention(Op):
     """Swin's attention inside each window, from the packed qkv projection (windows, N, 3C) to the
@@ -206,6 +214,7 @@ class WindowAttention(Op):
         return 2 * self._scores(inputs)  # gradients of the probabilities and of the scores
 
 
+@register_op
 @dataclass(frozen=True)
 class PatchMerge(Op):
     """Swin's PatchMerging gather: x[0::2, 0::2], x[1::2, 0::2], x[0::2, 1::2], x[1::2, 1::2] concatenated

@@ -180,7 +180,7 @@ MESSAGES: dict[str, str] = {
     "Throughput per dollar of the price": "每美元价格对应的吞吐量", "Throughput per watt of board power (TDP)":
         "每瓦板卡功耗（TDP）对应的吞吐量",
     "one card": "单卡", "data parallel": "数据并行", "yes": "是", "no": "否", "n/a": "无",
-    "{count} x {card}, {plan}": "{count} × {card}，{plan}",
+    "{count} × {card}, {plan}": "{count} × {card}，{plan}",
     "Needs {need} per card at batch {batch}; the card has {usable} usable after the CUDA context "
     "({margin} {what}).": "批大小 {batch} 时每卡需要 {need}；扣除 CUDA 上下文后该卡可用 {usable}（{what} {margin}）。",
     "to spare": "富余", "short": "不足",
@@ -294,7 +294,7 @@ MESSAGES: dict[str, str] = {
     "fine-tuning: {frozen} parameters frozen (no gradients, optimizer state or saved activations for them)":
         "微调：冻结 {frozen} 个参数（它们没有梯度、优化器状态，也不保存激活值）",
     "fine-tuning: {frozen} parameters frozen; only the last layer trains": "微调：冻结 {frozen} 个参数；只训练最后一层",
-    "{tokens} tokens per sample instead of {old}": "每个样本 {tokens} 个 token（原为 {old}）",
+    "{tokens} tokens per sample instead of {old}": "每个样本 {tokens} 个词元（原为 {old}）",
     "on {count} cards: optimizer state sharded over them ({link})": "在 {count} 张卡上：优化器状态分片存放（{link}）",
     "on {count} cards: optimizer state and gradients sharded over them ({link})":
         "在 {count} 张卡上：优化器状态和梯度分片存放（{link}）",
@@ -316,12 +316,12 @@ MESSAGES: dict[str, str] = {
     "K and V cached in fp8 (vLLM --kv-cache-dtype fp8): half the cache of 16-bit":
         "K 和 V 以 fp8 缓存（vLLM --kv-cache-dtype fp8）：缓存是 16 位的一半",
     "{prompt} prompt + {new} generated tokens instead of {old_prompt} + {old_new}":
-        "提示 {prompt} 个 token + 生成 {new} 个（原为 {old_prompt} + {old_new}）",
+        "提示 {prompt} 个词元 + 生成 {new} 个（原为 {old_prompt} + {old_new}）",
     "on {count} cards: weights and KV cache split {count} ways, two all-reduces per layer ({link})":
         "在 {count} 张卡上：权重和 KV 缓存分成 {count} 份，每层两次 all-reduce（{link}）",
     "on {count} cards: layers divided between them ({link}); a token passes each in turn, so "
     "decoding runs at about one card's speed":
-        "在 {count} 张卡上：各层分配到各卡（{link}）；每个 token 依次经过每张卡，因此解码速度约等于一张卡",
+        "在 {count} 张卡上：各层分配到各卡（{link}）；每个词元依次经过每张卡，因此解码速度约等于一张卡",
     "Choose the model": "选择模型", "Hover a circle for its numbers; click it to load that model.":
         "鼠标悬停在圆圈上查看数据；单击即可载入该模型。",
     "top-1 {value}%": "top-1 {value}%", "accuracy unknown": "准确率未知",
@@ -337,7 +337,7 @@ MESSAGES: dict[str, str] = {
     "Which GPU for {model}": "{model} 该选哪块 GPU",
     "Advisor {version} report, made {date}": "Advisor {version} 报告，生成于 {date}",
     "Advisor {version} · {model} · page {page} of {pages}": "Advisor {version} · {model} · 第 {page} 页，共 {pages} 页",
-    "Best under “{objective}”: {count} x {card} ({plan}), {throughput} {unit}, price {price}.":
+    "Best under “{objective}”: {count} × {card} ({plan}), {throughput} {unit}, price {price}.":
         "按“{objective}”最佳：{count} × {card}（{plan}），{throughput} {unit}，价格 {price}。",
     "No listed configuration fits; try a smaller batch, mixed precision or gradient checkpointing.":
         "列出的配置都放不下；请尝试更小的批大小、混合精度或梯度检查点。",
@@ -497,10 +497,12 @@ MESSAGES: dict[str, str] = {
         "在 {count} 张卡上张量并行（{link}）：每张卡保存 1/{count} 的权重和 KV 缓存，每层两次 all-reduce",
     "layers split over {count} cards ({link}): memory adds up, but every token passes each card in turn, so "
     "decoding runs at about one card's speed":
-        "按层拆分到 {count} 张卡上（{link}）：显存相加，但每个 token 依次经过每张卡，所以解码速度约为一张卡的速度",
+        "按层拆分到 {count} 张卡上（{link}）：显存相加，但每个词元依次经过每张卡，所以解码速度约为一张卡的速度",
     "fits only because model state is sharded": "只因模型状态被分片才放得下",
     "fits only because weights and KV cache are split over {count} cards":
         "只因权重和 KV 缓存被拆分到 {count} 张卡上才放得下",
     "fits only because layers are split over {count} cards": "只因各层被拆分到 {count} 张卡上才放得下",
+    "{count} cards are more than one desktop holds: a board with that many slots, a server or a rack, and its "
+    "power supply, cost extra": "{count} 张卡超出一台台式机的容量：需要另购插槽足够的主板、服务器或机架以及相应电源",
     "incomplete: {missing} not given; set them in the catalog": "不完整：缺少 {missing}；请在显卡目录中填写",
 }

@@ -68,4 +68,31 @@ MESSAGES: dict[str, str] = {
     "A small test network the H200 calibration measured (shared/calibration): compare the estimate with real "
     "readings": "H200 校准实测过的小型测试网络（shared/calibration）：可用来把估算与真实读数对比",
     "Search: name, family, size (8b, <10b, moe)": "搜索：名称、系列、规模（8b、<10b、moe）",
+    "<b>Out of date:</b> the figures below are {model}'s, the last network that could be estimated; the error "
+    "above says what to fix.": "<b>已过时：</b>下方数字属于 {model}，即上一个能估算的网络；请按上方错误提示修改。",
+    "ranking cancelled: change a filter to rank again": "排名已取消：改动任一筛选条件即可重新排名",
+    "Method: analytic; the simulation of the PyTorch file was cancelled (change the workload or open the file "
+    "again to simulate)": "方法：解析（PyTorch 文件的模拟已取消；改动工作负载或重新打开文件即可再模拟）",
+    "Trust {file}?": "信任 {file}？",
+    "{file} holds pickled Python objects or code, which run when the file is loaded: they can do anything you "
+    "can. Open it only if you trust where it came from.":
+        "{file} 含有 pickle 序列化的 Python 对象或代码，载入时会运行，能做你能做的任何事。"
+        "只有在你信任它的来源时才打开。",
+    "Trust this file and open it": "信任此文件并打开",
+    "same as the kernel": "与核大小相同",
+    "Bytes of each layer's output (inference keeps nothing for backward)":
+        "各层输出的字节数（推理不为反向传播保留任何张量）",
+    "{value} {unit} per $1/h of rent": "每 1 美元/小时租金 {value} {unit}",
+    "price over a year old": "价格已超过一年",
+    # the catalog's link names with English words in them (recommend/devices.link), as the reasons name them
+    "Infinity Fabric (3 links)": "Infinity Fabric（3 条链路）",
+    "Infinity Fabric (6 links)": "Infinity Fabric（6 条链路）",
+    "Infinity Fabric (7 links)": "Infinity Fabric（7 条链路）",
+    "Infinity Fabric (8 links)": "Infinity Fabric（8 条链路）",
+    "Infinity Fabric Link (2 links)": "Infinity Fabric Link（2 条链路）",
+    "NVLink 2 bridge (2 bridges)": "NVLink 2 桥接器（2 个）", "NVLink 2 bridge (2x8)": "NVLink 2 桥接器（2x8）",
+    "NVLink 2 bridge (x8)": "NVLink 2 桥接器（x8）", "NVLink 3 (8 links)": "NVLink 3（8 条链路）",
+    "NVLink 3 bridge": "NVLink 3 桥接器", "NVLink 4 (8 links)": "NVLink 4（8 条链路）",
+    "NVLink 4 bridge": "NVLink 4 桥接器",
+    "PCIe 3.0 x16 (SLI bridge carries no compute data)": "PCIe 3.0 x16（SLI 桥不传输计算数据）",
 }

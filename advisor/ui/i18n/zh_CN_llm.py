@@ -9,10 +9,14 @@ MESSAGES: dict[str, str] = {
     "Generation": "生成",
     "Training keeps activations, gradients and optimizer state; inference only the forward pass; generation "
     "prefills a prompt, then decodes tokens with a KV cache":
-        "训练要保存激活值、梯度和优化器状态；推理只做前向；生成先预填充提示，再借助 KV 缓存逐个解码 token",
-    "Prompt length": "提示长度", "New tokens": "新生成 token", " tokens": " 个 token",
+        "训练要保存激活值、梯度和优化器状态；推理只做前向；生成先预填充提示，再借助 KV 缓存逐个解码词元",
+    "Prompt length": "提示长度", "New tokens": "新生成词元", " tokens": " 个词元",
     "Weights": "权重", "KV cache": "KV 缓存", "Fine-tuning": "微调", "LoRA rank": "LoRA 秩",
     "LoRA targets": "LoRA 目标层",
+    "For language models: LoRA adapts the q/k/v/o and gate/up/down projections, and this network has none":
+        "用于语言模型：LoRA 适配 q/k/v/o 与 gate/up/down 投影层，而此网络没有这些层",
+    "{kind}, rank {rank}": "{kind}，秩 {rank}", "{kind} rank {rank}": "{kind} 秩 {rank}",
+    "gradient checkpointing": "梯度检查点", "no checkpointing": "无梯度检查点",
     "as the precision": "同精度设置", "as the compute dtype": "同计算数据类型",
     "full (every weight)": "全量（所有权重）",
     "all: {names}": "全部：{names}",
@@ -24,11 +28,11 @@ MESSAGES: dict[str, str] = {
         "仅用于语言模型：模型库中的 LLM，或带 config.json 的 .safetensors 文件（未经编辑）",
     "Generation rebuilds the prefill from the model's configuration, not from these layers":
         "生成按模型配置重建预填充过程，而不是使用这些层",
-    "Generation uses the prompt length and new tokens": "生成使用提示长度和新生成 token 数",
+    "Generation uses the prompt length and new tokens": "生成使用提示长度和新生成词元数",
     "Only the zoo's sequence models are rebuilt at another length": "只有模型库中的序列模型能按其他长度重建",
-    "Tokens of each prompt, processed at once (prefill)": "每个提示的 token 数，一次性处理（预填充）",
+    "Tokens of each prompt, processed at once (prefill)": "每个提示的词元数，一次性处理（预填充）",
     "Tokens generated per sequence, one at a time (decode); the KV cache holds prompt + new tokens":
-        "每个序列逐个生成的 token 数（解码）；KV 缓存保存提示 + 新生成的 token",
+        "每个序列逐个生成的词元数（解码）；KV 缓存保存提示 + 新生成的词元",
     "How the weights are stored: 16-bit, fp8/int8, 4-bit GPTQ/AWQ (int4), bitsandbytes nf4, or llama.cpp GGUF "
     "blocks (q4_k_m, q5_k_m, q8_0); scales and zero points counted":
         "权重的存储格式：16 位、fp8/int8、4 位 GPTQ/AWQ（int4）、bitsandbytes nf4，或 llama.cpp GGUF 块格式"
@@ -44,23 +48,26 @@ MESSAGES: dict[str, str] = {
     # headline numbers and verdict (advisor/ui/summary.py, advisor/ui/verdict.py)
     "Keys and values of every token of every sequence: batch {batch} x ({prompt} prompt + {new} new tokens) x "
     "{per_token} per token ({layers} layers, {kv_heads} KV heads), stored as {dtype}":
-        "每个序列每个 token 的键和值：批大小 {batch} x（提示 {prompt} + 新生成 {new} 个 token）x 每 token "
+        "每个序列每个词元的键和值：批大小 {batch} x（提示 {prompt} + 新生成 {new} 个词元）x 每词元 "
         "{per_token}（{layers} 层，{kv_heads} 个 KV 头），以 {dtype} 存储",
     "Prefill of the prompts + every decode step ({new} tokens per sequence)":
-        "提示的预填充 + 每个解码步（每个序列 {new} 个 token）",
+        "提示的预填充 + 每个解码步（每个序列 {new} 个词元）",
     "Needs <b>{need}</b> per card ({mode}, batch {batch}, {prompt} + {new} tokens, KV cache {kv}, {method})":
-        "每张卡需要 <b>{need}</b>（{mode}，批大小 {batch}，{prompt} + {new} 个 token，KV 缓存 {kv}，{method}）",
+        "每张卡需要 <b>{need}</b>（{mode}，批大小 {batch}，{prompt} + {new} 个词元，KV 缓存 {kv}，{method}）",
     # recommendations (advisor/ui/recommend_model.py)
     "layer split": "按层拆分", "Decode tok/s": "解码 词元/秒", "Prefill tok/s": "预填充 词元/秒",
     "Generation only": "仅用于生成",
     "Generated tokens per second over all sequences and copies of the model: each decode step reads the weights "
     "and the KV cache once (the throughput)":
-        "所有序列和模型副本合计每秒生成的 token：每个解码步读取一遍权重和 KV 缓存（即吞吐量）",
+        "所有序列和模型副本合计每秒生成的词元：每个解码步读取一遍权重和 KV 缓存（即吞吐量）",
     "Prompt tokens per second while the prompts are processed at once (compute-bound)":
-        "一次性处理提示时每秒处理的提示 token（受算力限制）",
+        "一次性处理提示时每秒处理的提示词元（受算力限制）",
     "Each card holds {weights} of the {all_weights} of weights and {kv} of the {all_kv} KV cache; with the "
     "prefill activations and workspaces, which are not split, it needs {need}, where one card would need "
     "{single}.":
         "每张卡保存 {all_weights} 权重中的 {weights}，以及 {all_kv} KV 缓存中的 {kv}；加上不拆分的预填充激活值和"
         "工作区，每张卡需要 {need}，而单张卡需要 {single}。",
+    "{total} ({trainable} train)": "{total}（其中 {trainable} 参与训练）",
+    "{n:,} in all; only the {trainable:,} of the LoRA adapters have gradients and optimizer state":
+        "共 {n:,} 个；只有 LoRA 适配器的 {trainable:,} 个有梯度和优化器状态",
 }

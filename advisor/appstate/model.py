@@ -1,0 +1,234 @@
+"""What the window shows, without Qt: the workload choice, the estimate on screen and how it was made, the
+ranking asked for and the last one made, and whether each is pending, stale or cancelled.
+
+Widgets only mirror this model (as napari's Qt views mirror their models): they read it and connect to its
+signals; the Qt adapter (advisor/ui/state.py) adds the debounce timer, the worker threads and the undo stack.
+The rules here decide what may be on screen: figures of an earlier network are marked stale, never shown
+as the new one's; a ranking is shown only with the estimate it ranked; a cancelled task leaves no
+"simulating…" or "ranking…" behind.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from advisor.appstate.draft import LayerDraft
+from advisor.appstate.signals import Signal
+from advisor.core.curve import MemoryCurve
+from advisor.core.estimate import Estimate
+from advisor.core.graph import Graph
+from advisor.core.llm.lora import adapter_count, with_adapters
+from advisor.core.workload import Finetune, KVCacheFormat, Mode, OptimizerName, Precision, WeightFormat, Workload
+from advisor.recommend.prepare import RankingInput
+from advisor.recommend.ranking import RankingOptions, Recommendation
+from advisor.recommend.service import CardFilter
+
+
+@dataclass(frozen=True)
+class WorkloadChoice:
+    """The workload controls' values; `inplace` rewrites activations as their in-place variants. The
+    language-model fields are kept whatever the mode (switching back restores them) and reach the Workload
+    only where they apply: weights and KV cache in generation, fine-tuning in training; `lora_targets` is
+    the text field's comma-separated names ("" = every projection, as the command line's default)."""
+
+    mode: Mode = "train"
+    batch: int = 32
+    seq_len: int = 512
+    precision: Precision = "fp32"
+    optimizer: OptimizerName = "adam"
+    checkpointing: bool = False
+    inplace: bool = False
+    prompt_len: int = 512
+    new_tokens: int = 128
+    weights: WeightFormat | None = None
+    kv_cache: KVCacheFormat | None = None
+    finetune: Finetune = "full"
+    lora_rank: int = 16
+    lora_targets: str = ""
+
+    def workload(self) -> Workload:
+        """The core's Workload; it checks every value (a stored choice may hold any text)."""
+        generating, training = self.mode == "generate", self.mode == "train"
+        finetune: Finetune = self.finetune if training else "full"
+        targets = tuple(name.strip() for name in self.lora_targets.split(",") if name.strip())
+        return Workload(self.mode, self.batch, self.precision, self.optimizer, self.checkpointing,
+                        prompt_len=self.prompt_len, new_tokens=self.new_tokens,
+                        weights=self.weights if generating else None,
+                        kv_cache=self.kv_cache if generating else None,
+                        finetune=finetune, lora_rank=self.lora_rank,
+                        lora_targets=targets if finetune != "full" else ())
+
+
+@dataclass(frozen=True)
+class ShownEstimate:
+    """One estimate and everything ranking needs (`job`): the breakdown, recommendations, make-it-fit and the
+    PDF all read these same numbers. `pending`: a simulation of this workload is still running; `stale`: the
+    network or workload now asked for could not be estimated, so these are an earlier one's figures."""
+
+    job: RankingInput
+    graph: Graph
+    pending: bool = False
+    stale: bool = False
+
+    @property
+    def estimate(self) -> Estimate:
+        return self.job.estimate
+
+    @property
+    def curve(self) -> MemoryCurve:
+        return self.job.curve
+
+    @property
+    def method(self) -> str:
+        return self.job.estimate.method
+
+    def trainable_param_count(self) -> int | None:
+        """With LoRA/QLoRA only the adapters train (PEFT): their parameters; None where every parameter trains
+        (the headline showed 8.07G parameters where 41.9M train)."""
+        w = self.estimate.workload
+        if not w.adapters:
+            return None
+        adapted = with_adapters(self.graph, w)
+        return sum(adapter_count(node.op, [adapted.nodes[i].output for i in node.inputs]) for node in adapted.nodes)
+
+
+@dataclass(frozen=True)
+class RankingRequest:
+    """The Recommendations tab's filters: which cards (vendor, segment, price basis, software path) and how
+    to rank them (objective, budget, card count, the money options: job size, electricity)."""
+
+    cards: CardFilter
+    options: RankingOptions
+
+
+@dataclass(frozen=True)
+class RankingResult:
+    """A ranking of `job` under `request`; `cancelled`: the user stopped it, so there are no entries."""
+
+    request: RankingRequest
+    job: RankingInput
+    entries: tuple[Recommendation, ...]
+    cancelled: bool = False
+
+
+class AppModel:
+    def __init__(self) -> None:
+        self.result_changed = Signal()
+        self.workload_changed = Signal()
+        self.error_changed = Signal()  # (message: str)
+        self.ranking_changed = Signal()
+        self.choice = WorkloadChoice()
+        self.result: ShownEstimate | None = None
+        self.error = ""
+        self.simulation_cancelled = False
+        self.ranking_request: RankingRequest | None = None
+        self.ranking_job: RankingInput | None = None  # the estimate the request ranks
+        self.ranking: RankingResult | None = None
+        self._imported: tuple[str, tuple[LayerDraft, ...]] | None = None  # a simulatable file, as opened
+        self._simulated: dict[tuple[str, Workload], RankingInput] = {}
+
+    # the workload
+    def set_choice(self, **changes: object) -> WorkloadChoice | None:
+        """Applies the changes; the previous choice if anything changed, else None."""
+        new = dataclasses.replace(self.choice, **changes)  # type: ignore[arg-type]
+        if new == self.choice:
+            return None
+        old, self.choice = self.choice, new
+        self.workload_changed.emit()
+        return old
+
+    # the estimate
+    def publish(self, result: ShownEstimate) -> None:
+        self.result = result
+        self.simulation_cancelled = False
+        self._set_error("")
+        self.result_changed.emit()
+
+    def fail(self, message: str) -> None:
+        """The network or workload asked for cannot be estimated: the figures left are an earlier one's."""
+        if self.result is not None and not self.result.stale:
+            self.result = dataclasses.replace(self.result, pending=False, stale=True)
+            self.result_changed.emit()
+        self._set_error(message)
+
+    def clear(self) -> None:
+        """An empty network (File > New): nothing to show, and no ranking of what was there."""
+        self.result, self.ranking, self.ranking_request, self.ranking_job = None, None, None, None
+        self._set_error("")
+        self.result_changed.emit()
+        self.ranking_changed.emit()
+
+    def simulation_failed(self, message: str) -> None:
+        """The analytic figures stay (they are this file's, and say so); only the wait for a simulation ends."""
+        if self.result is not None and self.result.pending:
+            self.result = dataclasses.replace(self.result, pending=False)
+            self.result_changed.emit()
+        self._set_error(message)
+
+    def cancel_simulation(self) -> None:
+        if self.result is not None and self.result.pending:
+            self.simulation_cancelled = True
+            self.result = dataclasses.replace(self.result, pending=False)
+            self.result_changed.emit()
+
+    def _set_error(self, message: str) -> None:
+        self.error = message
+        self.error_changed.emit(message)
+
+    # the imported file and its simulations
+    def mark_imported(self, spec: str | None, rows: list[LayerDraft]) -> None:
+        """The draft now holds `spec` as opened (None: not a file that can be simulated)."""
+        self._imported = (spec, tuple(rows)) if spec is not None else None
+        self._simulated.clear()
+
+    def simulated_spec(self, source: str, rows: list[LayerDraft]) -> str | None:
+        """The file to simulate, or None once the user has edited the imported graph (or rewrites it)."""
+        if self._imported is None or self.choice.inplace:
+            return None
+        spec, opened = self._imported
+        return spec if source == spec and tuple(rows) == opened else None
+
+    def edited_import(self, source: str, rows: list[LayerDraft]) -> bool:
+        """A PyTorch file was opened and then edited here: its figures are analytic from now on."""
+        return self._imported is not None and self.simulated_spec(source, rows) is None
+
+    def simulated(self, spec: str, workload: Workload) -> RankingInput | None:
+        return self._simulated.get((spec, workload))
+
+    def keep_simulated(self, spec: str, workload: Workload, job: RankingInput) -> None:
+        self._simulated[(spec, workload)] = job
+
+    # the ranking
+    def ask_ranking(self, request: RankingRequest, job: RankingInput) -> None:
+        """A ranking of `job` (the estimate on screen) is on its way; the last one no longer answers it."""
+        self.ranking_request, self.ranking_job, self.ranking = request, job, None
+        self.ranking_changed.emit()
+
+    def asked(self, request: RankingRequest) -> bool:
+        """This very question was asked of the estimate on screen already (answered, pending or cancelled)."""
+        return self.result is not None and self.ranking_job is self.result.job and self.ranking_request == request
+
+    def ranked(self, request: RankingRequest, job: RankingInput, entries: list[Recommendation]) -> bool:
+        """Keeps a ranking that answers the current request for the estimate on screen; False if it is late."""
+        if request != self.ranking_request or self.result is None or self.result.job is not job:
+            return False
+        self.ranking = RankingResult(request, job, tuple(entries))
+        self.ranking_changed.emit()
+        return True
+
+    def cancel_ranking(self) -> None:
+        if self.ranking_pending and self.ranking_request is not None and self.ranking_job is not None:
+            self.ranking = RankingResult(self.ranking_request, self.ranking_job, (), cancelled=True)
+            self.ranking_changed.emit()
+
+    @property
+    def ranking_pending(self) -> bool:
+        return self.ranking_request is not None and self.ranking is None
+
+    def shown_ranking(self) -> RankingResult | None:
+        """The last ranking, where it ranked the estimate now on screen (else nothing may be shown)."""
+        ranking, result = self.ranking, self.result
+        if ranking is None or result is None or ranking.job is not result.job:
+            return None
+        return ranking

@@ -1,0 +1,58 @@
+"""The PDF says what an LLM workload is: generation with its prompt, new tokens, weight and KV-cache formats;
+QLoRA by name; split plans in words (it printed "Mode: Inference", "ZeRO-tensor_parallel", and no QLoRA)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from report_support import make_report
+
+from advisor.core.workload import Workload
+from advisor.recommend.present import plan_label
+from advisor.recommend.ranking import RankingOptions
+from advisor.report.model_pages import plan_label as report_plan_label
+from advisor.report.pdf import html_parts
+
+
+def _text(html: list[str]) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", " ".join(html)))
+
+
+def test_a_generation_report_names_the_mode_the_tokens_and_the_formats(catalog_path: Path) -> None:
+    workload = Workload("generate", 4, "bf16", prompt_len=1000, new_tokens=256, weights="int4", kv_cache="fp8")
+    report = make_report(catalog_path, "zoo:llama-3.2-1b", workload, options=RankingOptions(counts=(1, 2)),
+                         gpus=False)
+    text = _text(html_parts(report, str))
+    assert "Mode Generation" in text and "Mode Inference" not in text
+    assert "Prompt length 1,000" in text and "New tokens 256" in text  # 1,000 prompt + 256 generated
+    assert "Weights int4" in text and "KV cache fp8" in text
+    assert "ZeRO-tensor" not in text and "ZeRO-layer" not in text
+
+
+def test_every_plan_has_one_wording_in_the_app_and_the_pdf() -> None:
+    # the PDF's own plan_label turned every plan but two into "ZeRO-" + the rest: "ZeRO-tensor_parallel"
+    assert [plan_label(p) for p in ("single", "data_parallel", "zero1", "zero3", "tensor_parallel",
+                                     "layer_split")] == [
+        "one card", "data parallel", "ZeRO-1", "ZeRO-3", "tensor parallel", "layer split"]
+    assert report_plan_label is plan_label
+
+
+def test_a_qlora_report_says_qlora(catalog_path: Path) -> None:
+    workload = Workload("train", 2, "amp_bf16", "adamw", finetune="qlora", lora_rank=8)
+    report = make_report(catalog_path, "zoo:llama-3.2-1b", workload, options=RankingOptions(counts=(1,)),
+                         gpus=False)
+    text = _text(html_parts(report, str))
+    assert "Fine-tuning QLoRA (4-bit frozen base + LoRA adapters), rank 8" in text
+
+
+def test_an_inference_report_charts_the_layers_outputs_not_nothing(catalog_path: Path) -> None:
+    from advisor.charts import ChartStyle
+    from advisor.report.figures import chart_builders
+
+    report = make_report(catalog_path, "zoo:resnet18", Workload("infer", 8), options=RankingOptions(counts=(1,)),
+                         gpus=False, seq_len=None)
+    text = _text(html_parts(report, str))
+    assert "Bytes of each layer&#x27;s output" in text  # the markup escapes the apostrophe
+    chart = chart_builders(report, ChartStyle())["layers_memory"]()
+    assert not any(t.get_text() == "No layer uses any" for t in chart.texts)
