@@ -169,8 +169,10 @@ def _overheads(t: Text) -> list[str]:
           "with cuBLAS/cuDNN workspaces ({context}); {source}, assumed for every card.").format(
             driver=f"{DRIVER_RESERVED_FRACTION:.2%}", context=format_bytes(PROCESS_OVERHEAD_BYTES),
             source=DEFAULT_OVERHEAD.source),
-        t("Step time: a per-layer roofline (compute or memory bound) with efficiencies fitted on H200 step "
-          "times; multi-card plans add their communication over the card's link, without overlap."),
+        t("Step time: the kernels each layer launches (GEMMs, convolutions, attention, memory-bound kernels), "
+          "each timed on the card, the longer of the host's dispatch and the card's work; efficiencies fitted "
+          "on step times of the H200 and public runs on 15 other cards; multi-card plans add their "
+          "communication over the card's link, without overlap."),
         t("Throughput per watt uses the board power (TDP) of the catalog, not a measurement."),
     ]
 

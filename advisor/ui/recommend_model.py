@@ -82,8 +82,9 @@ def _columns(generating: bool = False) -> list[tuple[str, str]]:
                                "reuse, less what sharding moves off the card")),
         (tr("Usable/card"), tr("Card memory less the CUDA context and driver reservation")),
         (tr("Max batch"), tr("Largest per-card batch whose required memory fits, from the memory curve")),
-        (tr("Step ms"), tr("Predicted time of one step: per-layer roofline (compute or memory bound) fitted on "
-                           "the H200, plus communication for multi-card plans")),
+        (tr("Step ms"), tr("Predicted time of one step: the kernels each layer launches, timed on the card "
+                           "(fitted on the H200 and public runs on 15 cards), plus communication for multi-card "
+                           "plans")),
         *_speed_columns(generating),
         (tr("Price USD"), tr("Latest catalog price for all cards together (new, or used if allowed and cheaper)")),
         (tr("Per $1k"), tr("Throughput per 1,000 USD of the price: value for money")),

@@ -171,9 +171,10 @@ MESSAGES: dict[str, str] = {
     "Card memory less the CUDA context and driver reservation": "显卡显存减去 CUDA 上下文和驱动预留",
     "Largest per-card batch whose required memory fits, from the memory curve":
         "根据显存曲线，单卡所需显存放得下的最大批大小",
-    "Predicted time of one step: per-layer roofline (compute or memory bound) fitted on the H200, plus "
-    "communication for multi-card plans":
-        "预测的单步时间：在 H200 上拟合的逐层 roofline 模型（算力或带宽受限），多卡方案另加通信时间",
+    "Predicted time of one step: the kernels each layer launches, timed on the card (fitted on the H200 and "
+    "public runs on 15 cards), plus communication for multi-card plans":
+        "预测的单步时间：按每层启动的内核逐个在该卡上计时（系数按 H200 及 15 种显卡的公开实测拟合），"
+        "多卡方案另加通信时间",
     "Samples (or tokens) per second over all cards": "所有卡合计每秒处理的样本（或词元）数",
     "Latest catalog price for all cards together (new, or used if allowed and cheaper)":
         "目录中所有卡合计的最新价格（全新；若允许二手且更便宜则用二手价）",
@@ -393,10 +394,13 @@ MESSAGES: dict[str, str] = {
     "cuBLAS/cuDNN workspaces ({context}); {source}, assumed for every card.":
         "每卡可用显存 = 显卡显存减去驱动预留（{driver}）以及 CUDA 上下文和 cuBLAS/cuDNN 工作区（{context}）；{source}，"
         "并假定适用于所有显卡。",
-    "Step time: a per-layer roofline (compute or memory bound) with efficiencies fitted on H200 step times; "
-    "multi-card plans add their communication over the card's link, without overlap.":
-        "每步时间：逐层 roofline 模型（算力或带宽受限），效率系数按 H200 实测步时拟合；"
-        "多卡方案另加经显卡互连的通信时间，不假定与计算重叠。",
+    "Step time: the kernels each layer launches (GEMMs, convolutions, attention, memory-bound kernels), each "
+    "timed on the card, the longer of the host's dispatch and the card's work; efficiencies fitted on step "
+    "times of the H200 and public runs on 15 other cards; multi-card plans add their communication over the "
+    "card's link, without overlap.":
+        "每步时间：按每层启动的内核（GEMM、卷积、注意力、访存受限内核）逐个在该卡上计时，取主机调度与显卡计算"
+        "两者中较长者；效率系数按 H200 及另外 15 种显卡的公开实测步时拟合；多卡方案另加经显卡互连的通信时间，"
+        "不假定与计算重叠。",
     "Throughput per watt uses the board power (TDP) of the catalog, not a measurement.":
         "每瓦吞吐量使用目录中的板卡功耗（TDP），并非实测值。",
     "Assumptions of the estimate, as the estimator states them": "估算的假设（估算器原文）",
