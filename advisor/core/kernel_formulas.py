@@ -163,8 +163,19 @@ def _rms_norm(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, step: Op
     sizes += [(full, x)] * cast + [(x, step.output_bytes)]
     kernels = _streams(sizes, Pass.FORWARD)
     if _backward(step):
-        kernels += _streams([(2 * full, full)] * (4 + 2 * cast) + [(full, rows), (rows, rows)], Pass.BACKWARD)
+        kernels += _streams(_rms_norm_backward(x, full, rows, cast), Pass.BACKWARD)
     return OpKernels(kernels=tuple(kernels), host_ops=len(sizes), autograd_nodes=len(sizes))
+
+
+def _rms_norm_backward(x: int, full: int, rows: int, cast: bool) -> list[tuple[int, int]]:
+    """(read, written) of the gradient kernels the composite's autograd nodes launch, last op first:
+    weight * h (g * w for h's gradient, g * h and its sum for w's), the cast back, x * rsqrt (g * r; g * x and
+    its row sum for r's), rsqrt's and mean's (row-sized, then expanded), pow's 2 * x * g, the sum of x's two
+    gradients (pow and the product read it) and the cast to the input's dtype."""
+    half = [(x, x), (2 * x, x), (x, rows)]  # the weight product's, in the input's dtype
+    out = half + [(x, full)] * cast + [(full + rows, full), (2 * full, full), (full, rows), (rows, rows),
+                                       (rows, rows), (rows, full), (2 * full, full), (2 * full, full)]
+    return out + [(full, x)] * cast
 
 
 @formula(Rotary)
@@ -230,6 +241,8 @@ def _linear(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, step: OpSt
         if op.bias and step.weight_grad:
             kernels.append(Stream(read_bytes=m * n * step.dtype_bytes, written_bytes=4 * n, flops=m * n,
                                   pass_=Pass.BACKWARD))
+        if op.tied_to and step.weight_grad:  # AccumulateGrad adds the head's gradient to the embedding's
+            kernels.append(Stream(read_bytes=8 * n * k, written_bytes=4 * n * k, flops=n * k, pass_=Pass.BACKWARD))
     kernels += _casts(step)
     ops = 1 + len(step.weight_casts)
     return OpKernels(kernels=tuple(kernels), host_ops=ops, autograd_nodes=ops)

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+import advisor
+
 pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
@@ -46,7 +48,10 @@ def _config(tmp: Path, name: str, config: object) -> str:
 
 def _hf_specs(tmp: Path) -> dict[str, str]:
     t = transformers
+    qwen3 = json.loads((Path(advisor.__file__).parent / "data/llm_configs/qwen3-0.6b/config.json").read_text())
+    (tmp / "qwen3.json").write_text(json.dumps({**qwen3, "num_hidden_layers": 2}))  # qk-norm, tied head
     return {
+        "qwen3": f"hf:{tmp / 'qwen3.json'}",
         "bert": _config(tmp, "bert", t.BertConfig(num_hidden_layers=4, architectures=["BertForMaskedLM"])),
         "gpt2": _config(tmp, "gpt2", t.GPT2Config(n_layer=4)),
         "llama": _config(tmp, "llama", t.LlamaConfig(
@@ -64,6 +69,7 @@ CASES = [  # (network, workload, sequence length)
     ("vit_b_16.py", Workload("train", 4, "amp_bf16", "adamw"), None),
     ("bert", Workload("train", 4, "amp_bf16", "adamw"), 128),
     ("gpt2", Workload("train", 4, "amp_bf16", "adamw"), 256),
+    ("qwen3", Workload("train", 4, "amp_bf16", "adamw"), 512),
     ("llama", Workload("train", 2, "bf16", "adamw", finetune="lora", lora_rank=16), 256),
 ]
 
