@@ -78,9 +78,10 @@ def test_verdict_names_the_need_the_count_and_the_choices(qtbot: QtBot, window: 
 
     wait_ranked(qtbot, window)
     assert window.state.result is not None
+    qtbot.waitUntil(lambda: "best value" in window.verdict.text(), timeout=15000)  # redrawn from the ranking
     text = window.verdict.text()
     assert format_bytes(window.state.result.estimate.memory.required_bytes) in text
-    assert "cards fit" in text and "best value" in text and "fastest" in text
+    assert "cards fit" in text and "fastest" in text
     window.state.set_choice(batch=200_000)  # resnet50 at batch 200,000 fits no card
     qtbot.waitUntil(lambda: "No card fits" in window.verdict.text(), timeout=20000)
     assert "short" in window.verdict.text()
