@@ -20,21 +20,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from advisor.core.graph import TensorSpec
-from advisor.core.kernels import Attention, AttentionBackend, Convolution, Kernel, Matmul, Pass, Stream
+from advisor.core.kernels import Convolution, Kernel, Matmul, Pass, Stream
 from advisor.core.llm.lora import LoRALinear
 from advisor.core.ops.activation import _InputSaving
-from advisor.core.ops.attention import Attention as AttentionOp
-from advisor.core.ops.attention import FusedSDPA, Rotary
+from advisor.core.ops.attention import Rotary
 from advisor.core.ops.base import Op, SavedTensor, product
 from advisor.core.ops.conv import Conv, ConvTranspose
 from advisor.core.ops.io import Input
 from advisor.core.ops.linear import Linear
 from advisor.core.ops.loss import CrossEntropy
-from advisor.core.ops.moe import MoEExperts
 from advisor.core.ops.norm import BatchNorm, RMSNorm
-from advisor.core.ops.recurrent import _Recurrent
 from advisor.core.ops.text_ops import GELUTanhComposite
-from advisor.core.ops.vision_ops import WindowAttention
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -89,7 +85,7 @@ def op_kernels(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, step: O
     return stream_kernels(op, inputs, output, step)
 
 
-def _backward(step: OpStep) -> bool:
+def runs_backward(step: OpStep) -> bool:
     return step.training and step.output_grad
 
 
@@ -97,7 +93,7 @@ def _casts(step: OpStep) -> list[Kernel]:
     """Autocast's weight copies: fp32 read, half written, and the gradient cast back in backward."""
     out: list[Kernel] = [Stream(read_bytes=4 * n, written_bytes=2 * n, flops=0, pass_=Pass.FORWARD)
                          for n in step.weight_casts]
-    if _backward(step) and step.weight_grad:
+    if runs_backward(step) and step.weight_grad:
         out += [Stream(read_bytes=2 * n, written_bytes=4 * n, flops=0, pass_=Pass.BACKWARD) for n in step.weight_casts]
     return out
 
@@ -119,7 +115,7 @@ def stream_kernels(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, ste
     forward_flops = op.other_flops(inputs, output) * step.rows
     kernels: list[Kernel] = [Stream(read_bytes=read, written_bytes=step.output_bytes + extra // ops,
                                     flops=forward_flops // ops, pass_=Pass.FORWARD) for _ in range(ops)]
-    if _backward(step) and not op.grad_passthrough:
+    if runs_backward(step) and not op.grad_passthrough:
         saved = sum(step.input_bytes[i] for i in op.saved_inputs() if i < len(step.input_bytes))
         saved += step.output_bytes if op.saves_result() else 0
         grads = sum(step.input_bytes) if step.input_grad else 0
@@ -162,7 +158,7 @@ def _rms_norm(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, step: Op
     sizes = [(x, full)] * cast + [(full, full), (full, rows), (rows, rows), (rows, rows), (full + rows, full)]
     sizes += [(full, x)] * cast + [(x, step.output_bytes)]
     kernels = _streams(sizes, Pass.FORWARD)
-    if _backward(step):
+    if runs_backward(step):
         kernels += _streams(_rms_norm_backward(x, full, rows, cast), Pass.BACKWARD)
     return OpKernels(kernels=tuple(kernels), host_ops=len(sizes), autograd_nodes=len(sizes))
 
@@ -186,7 +182,7 @@ def _rotary(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, step: OpSt
     x, out = step.input_bytes[0], step.output_bytes
     sizes = [(x // 2, x // 2), (x, x), (x, out), (x, out), (2 * out, out)]  # neg, cat, q*cos, rot*sin, add
     kernels = _streams(sizes, Pass.FORWARD)
-    if _backward(step):
+    if runs_backward(step):
         kernels += _streams([(out, x), (out, x), (x // 2, x // 2), (2 * x, x)], Pass.BACKWARD)
     return OpKernels(kernels=tuple(kernels), host_ops=len(sizes), autograd_nodes=len(sizes))
 
@@ -209,12 +205,12 @@ def _batch_norm(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, step: 
     kernels: list[Kernel] = [Stream(read_bytes=2 * x, written_bytes=step.output_bytes, flops=4 * x // step.dtype_bytes,
                                     pass_=Pass.FORWARD),
                              Stream(read_bytes=8, written_bytes=8, flops=1, pass_=Pass.FORWARD)]
-    if _backward(step):
+    if runs_backward(step):
         kernels.append(Stream(read_bytes=4 * x, written_bytes=x, flops=8 * x // step.dtype_bytes, pass_=Pass.BACKWARD))
     return OpKernels(kernels=tuple(kernels), host_ops=2, autograd_nodes=1)  # the counter records none
 
 
-def _matmul(m: int, n: int, k: int, step: OpStep, pass_: Pass, batches: int = 1, launches: int = 1) -> Matmul:
+def matmul_kernel(m: int, n: int, k: int, step: OpStep, pass_: Pass, batches: int = 1, launches: int = 1) -> Matmul:
     return Matmul(m=m, n=n, k=k, batches=batches, launches=launches, dtype_bytes=step.dtype_bytes, pass_=pass_)
 
 
@@ -223,9 +219,9 @@ def _gemm_backward(m: int, n: int, k: int, step: OpStep, weight_grad: bool) -> l
     trains, and the bias gradient's reduction over the m rows."""
     out: list[Kernel] = []
     if step.input_grad:
-        out.append(_matmul(m, k, n, step, Pass.INPUT_GRAD))
+        out.append(matmul_kernel(m, k, n, step, Pass.INPUT_GRAD))
     if weight_grad:
-        out.append(_matmul(n, k, m, step, Pass.WEIGHT_GRAD))
+        out.append(matmul_kernel(n, k, m, step, Pass.WEIGHT_GRAD))
     return out
 
 
@@ -234,8 +230,8 @@ def _linear(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, step: OpSt
     assert isinstance(op, Linear)
     n, k = op.out_features, inputs[0].shape[-1]
     m = output.numel * step.rows // n
-    kernels: list[Kernel] = [*_dequantize(n * k, step), _matmul(m, n, k, step, Pass.FORWARD)]
-    if _backward(step):
+    kernels: list[Kernel] = [*_dequantize(n * k, step), matmul_kernel(m, n, k, step, Pass.FORWARD)]
+    if runs_backward(step):
         kernels += _dequantize(n * k, step) if step.input_grad else []
         kernels += _gemm_backward(m, n, k, step, step.weight_grad)
         if op.bias and step.weight_grad:
@@ -266,18 +262,18 @@ def _lora_linear(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, step:
     n, k, r = op.out_features, inputs[0].shape[-1], op.lora_rank
     m = output.numel * step.rows // n
     out_bytes = m * n * step.dtype_bytes
-    kernels: list[Kernel] = [*_dequantize(n * k, step), _matmul(m, n, k, step, Pass.FORWARD),
-                             _matmul(m, r, k, step, Pass.FORWARD), _matmul(m, n, r, step, Pass.FORWARD),
+    kernels: list[Kernel] = [*_dequantize(n * k, step), matmul_kernel(m, n, k, step, Pass.FORWARD),
+                             matmul_kernel(m, r, k, step, Pass.FORWARD), matmul_kernel(m, n, r, step, Pass.FORWARD),
                              Stream(read_bytes=out_bytes, written_bytes=out_bytes, flops=m * n, pass_=Pass.FORWARD),
                              Stream(read_bytes=2 * out_bytes, written_bytes=out_bytes, flops=m * n,
                                     pass_=Pass.FORWARD)]
-    if _backward(step):  # B's gradients, the scaling's, A's weight gradient; the input's only where it needs one
+    if runs_backward(step):  # B's gradients, the scaling's, A's weight gradient; the input's only where it needs one
         kernels += [Stream(read_bytes=out_bytes, written_bytes=out_bytes, flops=m * n, pass_=Pass.BACKWARD),
-                    _matmul(n, r, m, step, Pass.WEIGHT_GRAD), _matmul(m, r, n, step, Pass.INPUT_GRAD),
-                    _matmul(r, k, m, step, Pass.WEIGHT_GRAD)]
+                    matmul_kernel(n, r, m, step, Pass.WEIGHT_GRAD), matmul_kernel(m, r, n, step, Pass.INPUT_GRAD),
+                    matmul_kernel(r, k, m, step, Pass.WEIGHT_GRAD)]
         if step.input_grad:  # through the base and through A, summed
-            kernels += [*_dequantize(n * k, step), _matmul(m, k, n, step, Pass.INPUT_GRAD),
-                        _matmul(m, k, r, step, Pass.INPUT_GRAD),
+            kernels += [*_dequantize(n * k, step), matmul_kernel(m, k, n, step, Pass.INPUT_GRAD),
+                        matmul_kernel(m, k, r, step, Pass.INPUT_GRAD),
                         Stream(read_bytes=2 * m * k * step.dtype_bytes, written_bytes=m * k * step.dtype_bytes,
                                flops=m * k, pass_=Pass.BACKWARD)]
     return OpKernels(kernels=tuple(kernels), host_ops=5, autograd_nodes=5)
@@ -285,7 +281,7 @@ def _lora_linear(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, step:
 
 def _conv_kernels(conv: Convolution, step: OpStep, has_bias: bool) -> OpKernels:
     kernels: list[Kernel] = [conv]
-    if _backward(step):
+    if runs_backward(step):
         for wanted, pass_ in ((step.input_grad, Pass.INPUT_GRAD), (step.weight_grad, Pass.WEIGHT_GRAD)):
             if wanted:
                 kernels.append(Convolution(**{**conv.__dict__, "pass_": pass_}))
@@ -331,119 +327,10 @@ def _cross_entropy(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, ste
     flops = op.other_flops(inputs, output) * step.rows
     kernels: list[Kernel] = [Stream(read_bytes=logits, written_bytes=logits, flops=flops, pass_=Pass.FORWARD),
                              Stream(read_bytes=logits, written_bytes=step.output_bytes, flops=0, pass_=Pass.FORWARD)]
-    if _backward(step):
+    if runs_backward(step):
         kernels += [Stream(read_bytes=0, written_bytes=logits, flops=0, pass_=Pass.BACKWARD),
                     Stream(read_bytes=2 * logits, written_bytes=logits, flops=2 * flops, pass_=Pass.BACKWARD)]
     return OpKernels(kernels=tuple(kernels), host_ops=2, autograd_nodes=2)  # _log_softmax, nll_loss_forward
 
 
-def _fused_attention(rows: int, seq_q: int, seq_k: int, dims: tuple[int, int], causal: bool, efficient: bool,
-                     step: OpStep) -> OpKernels:
-    """One fused kernel forward; backward: flash's preprocessing (dot(dO, O)), the main kernel and the
-    float32 dq_accum converted to dq (flash_api.cpp mha_bwd), two of them memory-bound."""
-    backend = AttentionBackend.EFFICIENT if efficient or step.dtype_bytes == 4 else AttentionBackend.FLASH
-    fields = dict(batch_heads=rows * step.rows, q_len=seq_q, kv_len=seq_k, head_dim=dims[0], v_head_dim=dims[1],
-                  causal=causal, backend=backend, dtype_bytes=step.dtype_bytes)
-    kernels: list[Kernel] = [Attention(**fields, pass_=Pass.FORWARD)]  # type: ignore[arg-type]
-    if _backward(step):
-        q_elements = rows * step.rows * seq_q * dims[0]
-        kernels += [Attention(**fields, pass_=Pass.BACKWARD),  # type: ignore[arg-type]
-                    Stream(read_bytes=2 * step.output_bytes, written_bytes=4 * rows * step.rows * seq_q, flops=0,
-                           pass_=Pass.BACKWARD),
-                    Stream(read_bytes=4 * q_elements, written_bytes=step.dtype_bytes * q_elements, flops=0,
-                           pass_=Pass.BACKWARD)]
-    return OpKernels(kernels=tuple(kernels), host_ops=1, autograd_nodes=1)
-
-
-def _explicit_attention(rows: int, seq_q: int, seq_k: int, dims: tuple[int, int], step: OpStep,
-                        softmax_ops: int) -> OpKernels:
-    """Eager attention: scores = q @ k^T (bmm), `softmax_ops` memory-bound kernels over the scores (scale,
-    mask, softmax, dropout), probs @ v (bmm); backward two bmm per product and the softmax's gradient."""
-    b = rows * step.rows
-    scores = b * seq_q * seq_k * step.dtype_bytes
-    kernels: list[Kernel] = [_matmul(seq_q, seq_k, dims[0], step, Pass.FORWARD, batches=b)]
-    kernels += [Stream(read_bytes=scores, written_bytes=scores, flops=scores // step.dtype_bytes, pass_=Pass.FORWARD)
-                for _ in range(softmax_ops)]
-    kernels.append(_matmul(seq_q, dims[1], seq_k, step, Pass.FORWARD, batches=b))
-    if _backward(step):
-        kernels += [_matmul(seq_q, seq_k, dims[1], step, Pass.INPUT_GRAD, batches=b),
-                    _matmul(seq_k, dims[1], seq_q, step, Pass.INPUT_GRAD, batches=b),
-                    Stream(read_bytes=2 * scores, written_bytes=scores, flops=2 * scores // step.dtype_bytes,
-                           pass_=Pass.BACKWARD),
-                    _matmul(seq_q, dims[0], seq_k, step, Pass.INPUT_GRAD, batches=b),
-                    _matmul(seq_k, dims[0], seq_q, step, Pass.INPUT_GRAD, batches=b)]
-    return OpKernels(kernels=tuple(kernels), host_ops=2 + softmax_ops, autograd_nodes=2 + softmax_ops)
-
-
-@formula(AttentionOp)
-def _attention(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, step: OpStep) -> OpKernels:
-    assert isinstance(op, AttentionOp)
-    seq_q, seq_k = inputs[0].shape[0], inputs[-1].shape[0]
-    hd = op.head_dim(inputs)
-    dims = (hd, op.v_head_dim or hd)
-    if op.kernel == "fused":
-        return _fused_attention(op.heads, seq_q, seq_k, dims, op.causal, op.mask_bias or op.full_precision, step)
-    return _explicit_attention(op.heads, seq_q, seq_k, dims, step, softmax_ops=3 + op.causal)
-
-
-@formula(FusedSDPA)
-def _sdpa(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, step: OpStep) -> OpKernels:
-    assert isinstance(op, FusedSDPA)
-    q, k = inputs[0].shape, inputs[1].shape
-    return _fused_attention(product(q[:-2]), q[-2], k[-2], (q[-1], output.shape[-1]), False, len(inputs) > 3, step)
-
-
-@formula(WindowAttention)
-def _window_attention(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, step: OpStep) -> OpKernels:
-    # torchvision's Swin computes attention explicitly: scale, bias add, (mask add), softmax around two matmuls
-    assert isinstance(op, WindowAttention)
-    windows, tokens, width = inputs[0].shape
-    head_dim = width // 3 // op.heads
-    return _explicit_attention(windows * op.heads, tokens, tokens, (head_dim, head_dim), step,
-                               softmax_ops=2 + op.shifted)
-
-
-@formula(_Recurrent)
-def _recurrent(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, step: OpStep) -> OpKernels:
-    """cuDNN's RNN: per layer and direction, one GEMM for every step's input projection, then one small GEMM
-    per time step for the recurrent projection (each waits for the last) and the gates' elementwise kernel."""
-    assert isinstance(op, _Recurrent)
-    seq, features = inputs[0].shape
-    g, h = op.gates * op.hidden_size, op.hidden_size
-    kernels: list[Kernel] = []
-    for n_in in op._layer_inputs(features):
-        for _ in range(op.directions):
-            kernels += [_matmul(seq * step.rows, g, n_in, step, Pass.FORWARD),
-                        _matmul(step.rows, g, h, step, Pass.FORWARD, launches=seq),
-                        Stream(read_bytes=seq * step.rows * g * step.dtype_bytes,
-                               written_bytes=seq * step.rows * 2 * h * step.dtype_bytes, flops=6 * seq * step.rows * g,
-                               pass_=Pass.FORWARD)]
-            if _backward(step):
-                kernels += [_matmul(seq * step.rows, n_in, g, step, Pass.INPUT_GRAD),
-                            _matmul(step.rows, h, g, step, Pass.INPUT_GRAD, launches=seq),
-                            *([_matmul(g, n_in + h, seq * step.rows, step, Pass.WEIGHT_GRAD)] if step.weight_grad
-                              else [])]
-    return OpKernels(kernels=tuple(kernels), host_ops=1, autograd_nodes=1)
-
-
-@formula(MoEExperts)
-def _moe(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, step: OpStep) -> OpKernels:
-    """transformers' eager experts loop: per expert hit, index the routed tokens, the gate/up and down GEMMs of
-    its share of the rows (tokens x experts_per_token / experts on average), the activation, index_add_ back."""
-    assert isinstance(op, MoEExperts)
-    hidden = output.shape[-1]
-    tokens = output.numel // hidden * step.rows
-    rows = max(tokens * op.experts_per_token // op.experts, 1)
-    ups = op._projections - 1
-    kernels: list[Kernel] = []
-    for _ in range(op.experts):
-        kernels += [_matmul(rows, op.intermediate, hidden, step, Pass.FORWARD, launches=ups),
-                    _matmul(rows, hidden, op.intermediate, step, Pass.FORWARD)]
-        if _backward(step):
-            kernels += [_matmul(rows, hidden, op.intermediate, step, Pass.INPUT_GRAD, launches=ups),
-                        _matmul(rows, op.intermediate, hidden, step, Pass.INPUT_GRAD),
-                        *([_matmul(op.intermediate, hidden, rows, step, Pass.WEIGHT_GRAD, launches=ups + 1)]
-                          if step.weight_grad else [])]
-    streamed = stream_kernels(op, inputs, output, step, ops=4)
-    ops = op.experts * (op._projections + 4)
-    return OpKernels(kernels=tuple(kernels) + streamed.kernels, host_ops=ops, autograd_nodes=ops)
+from advisor.core import sequence_kernels  # noqa: E402, F401  (registers the attention, RNN and MoE formulas)
