@@ -10,6 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from advisor.catalog import add_price, list_cards, open_catalog
+from advisor.catalog.bundled import BundledData
+from advisor.catalog.errors import CatalogFileError
+
 
 @contextlib.contextmanager
 def read_only(path: Path) -> Iterator[None]:
@@ -28,3 +32,13 @@ def read_only(path: Path) -> Iterator[None]:
         yield
     finally:
         subprocess.run(["chattr", "-i", str(path)], check=True)
+
+
+def reads_and_refuses_writes(db_path: Path, bundled: BundledData) -> None:
+    """Opens the catalog (made read-only by the caller): every bundled card is listed, a write is one error."""
+    catalog = open_catalog(db_path, bundled=bundled)
+    with catalog.read() as session:
+        assert len(list_cards(session)) == len(bundled.cards)
+    with pytest.raises(CatalogFileError, match="readonly database"):
+        catalog.transact(lambda s: add_price(s, "4090", 999.0))
+    catalog.close()

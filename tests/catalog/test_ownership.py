@@ -21,7 +21,7 @@ from advisor.catalog import add_price, list_cards, open_catalog
 from advisor.catalog.bundled import BundledData
 from advisor.catalog.errors import CatalogBusyError, CatalogFileError, ForeignFileError
 from advisor.catalog.identity import APPLICATION_ID
-from tests.catalog.readonly import read_only
+from tests.catalog.readonly import read_only, reads_and_refuses_writes
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -116,12 +116,7 @@ def test_a_catalog_in_a_read_only_folder_is_listed_and_a_write_is_one_error(tmp_
                                                                            bundled: BundledData) -> None:  # fmt: skip
     before = _snapshot(tmp_path)
     with read_only(tmp_path):
-        catalog = open_catalog(db_path, bundled=bundled)
-        with catalog.read() as session:
-            assert len(list_cards(session)) == len(bundled.cards)
-        with pytest.raises(CatalogFileError, match="readonly database"):
-            catalog.transact(lambda s: add_price(s, "4090", 999.0))
-        catalog.close()
+        reads_and_refuses_writes(db_path, bundled)
         with pytest.raises(CatalogFileError, match="read-only"):  # and no new catalog can be made there
             open_catalog(tmp_path / "new.sqlite3", bundled=bundled)
     assert _snapshot(tmp_path) == before  # no -wal or -shm left behind, nothing changed

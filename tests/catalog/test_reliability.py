@@ -28,7 +28,7 @@ from advisor.catalog import (
 from advisor.catalog.bundled import BundledData
 from advisor.catalog.csvio import read_cards
 from advisor.catalog.errors import CatalogBusyError, CatalogFileError
-from tests.catalog.readonly import read_only
+from tests.catalog.readonly import read_only, reads_and_refuses_writes
 
 REPO = Path(__file__).resolve().parents[2]
 WRITER = Path(__file__).with_name("writer.py")
@@ -273,10 +273,5 @@ def test_a_read_only_catalog_still_reads_and_a_write_is_one_error(db_path: Path,
     open_catalog(db_path, bundled=bundled).close()
     before = db_path.read_bytes()
     with read_only(db_path):
-        catalog = open_catalog(db_path, bundled=bundled)
-        with catalog.read() as session:
-            assert len(list_cards(session)) == len(bundled.cards)
-        with pytest.raises(CatalogFileError, match="readonly database"):
-            catalog.transact(lambda s: add_price(s, "4090", 999.0))
-        catalog.close()
+        reads_and_refuses_writes(db_path, bundled)
     assert db_path.read_bytes() == before and _backups(db_path) == []
