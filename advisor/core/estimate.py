@@ -102,7 +102,7 @@ class Estimate:
 
 def layer_rows(graph: Graph, workload: Workload, kept: tuple[int, ...], dtype_bytes: int) -> list[LayerRow]:
     rows, needs_grad = [], requires_grad(graph, workload)
-    for i, (node, work) in enumerate(zip(graph.nodes, graph_kernels(graph, workload), strict=True)):
+    for i, (node, work) in enumerate(zip(graph.nodes, graph_kernels(graph, workload, needs_grad), strict=True)):
         specs = graph.input_specs(node)
         scale = workload.batch if node.output.batched else 1
         input_grad = any(needs_grad[s] for s in node.inputs)

@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from advisor.core.gradients import requires_grad, trainable_params
-from advisor.core.graph import Graph, Node, TensorSpec
+from advisor.core.gradients import trainable_params
+from advisor.core.graph import Graph, TensorSpec
 from advisor.core.kernel_formulas import OpStep, op_kernels
 from advisor.core.kernels import Kernel, Pass, Stream
 from advisor.core.llm.lora import LoRALinear
@@ -50,8 +50,8 @@ def _param_tensors(op: object, inputs: Sequence[TensorSpec], trainable: int) -> 
     return len(weight_tensors(op, inputs, False)) or (2 if trainable > 1 else 1)
 
 
-def _node_step(graph: Graph, i: int, w: Workload, out_bytes: list[int], needs_grad: tuple[bool, ...]) -> tuple[
-        OpStep, list[Kernel]]:
+def _node_step(graph: Graph, i: int, w: Workload, out_bytes: list[int], needs_grad: tuple[bool, ...],
+               trainable: int) -> tuple[OpStep, list[Kernel]]:
     node = graph.nodes[i]
     specs = graph.input_specs(node)
     casts: list[Kernel] = []
@@ -65,7 +65,6 @@ def _node_step(graph: Graph, i: int, w: Workload, out_bytes: list[int], needs_gr
             if w.training and needs_grad[source]:
                 casts.append(Stream(read_bytes=cast, written_bytes=stored, flops=0, pass_=Pass.BACKWARD))
         reads.append(cast or stored)
-    trainable = trainable_params(node.op, specs, w) if w.training else 0
     tied = w.training and w.finetune == "full" and bool(getattr(node.op, "tied_to", ""))
     qlora = w.finetune == "qlora" and isinstance(node.op, Linear) and bool(node.block)
     amp_casts = w.amp and node.op.amp == "lower" and node.op.casts_weight
@@ -89,16 +88,17 @@ def _gradient_sums(graph: Graph, needs_grad: tuple[bool, ...]) -> list[int]:
     return [max(n - 1, 0) for n in arrivals]
 
 
-def graph_kernels(graph: Graph, w: Workload) -> list[LayerKernels]:
+def graph_kernels(graph: Graph, w: Workload, needs_grad: tuple[bool, ...]) -> list[LayerKernels]:
     """Per node, in graph order: the kernels its formula gives plus autocast's input casts and the gradient
-    sums where its output fans out."""
+    sums where its output fans out. needs_grad: core.gradients.requires_grad of the graph (the caller's)."""
     specs = [graph.input_specs(node) for node in graph.nodes]
     out_bytes = element_bytes(graph.nodes, specs, w)
-    needs_grad = requires_grad(graph, w) if w.training else (False,) * len(graph.nodes)
+    needs_grad = needs_grad if w.training else (False,) * len(graph.nodes)
     sums_at = _gradient_sums(graph, needs_grad)
     out = []
     for i, node in enumerate(graph.nodes):
-        step, casts = _node_step(graph, i, w, out_bytes, needs_grad)
+        trainable = trainable_params(node.op, specs[i], w) if w.training else 0
+        step, casts = _node_step(graph, i, w, out_bytes, needs_grad, trainable)
         sums = [Stream(read_bytes=2 * step.output_bytes, written_bytes=step.output_bytes,
                        flops=step.output_bytes // out_bytes[i], pass_=Pass.BACKWARD)] * sums_at[i]
         made = op_kernels(node.op, specs[i], node.output, step)
@@ -107,11 +107,7 @@ def graph_kernels(graph: Graph, w: Workload) -> list[LayerKernels]:
         host = made.host_ops + sum(1 for k in casts if k.pass_ is Pass.FORWARD)
         out.append(LayerKernels(
             kernels=(*casts, *made.kernels, *sums), host_ops=host,
-            autograd_nodes=_nodes(node, made.autograd_nodes, host - made.host_ops, step),
-            param_tensors=_param_tensors(node.op, specs[i], trainable_params(node.op, specs[i], w))
-            if w.training else 0))
+            # the input casts record nodes of their own, as the formula's ops do, where backward runs here
+            autograd_nodes=made.autograd_nodes + host - made.host_ops if step.training and step.output_grad else 0,
+            param_tensors=_param_tensors(node.op, specs[i], trainable)))
     return out
-
-
-def _nodes(node: Node, formula_nodes: int, cast_ops: int, step: OpStep) -> int:
-    return formula_nodes + cast_ops if step.training and step.output_grad else 0
