@@ -35,7 +35,7 @@ class WorkloadChoice:
     mode: Mode = "train"
     batch: int = 32
     seq_len: int = 512
-    precision: Precision = "fp32"
+    precision: Precision = Precision.FP32
     optimizer: OptimizerName = "adam"
     checkpointing: bool = False
     inplace: bool = False

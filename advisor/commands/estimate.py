@@ -47,7 +47,7 @@ def add_workload_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mode", choices=get_args(Mode), default="train")
     parser.add_argument("--batch", type=types.batch_size, default=32, help="samples per step (per card)")
     parser.add_argument("--seq-len", type=types.sequence_length, default=None, help="tokens per sample")
-    parser.add_argument("--precision", choices=get_args(Precision), default=None,
+    parser.add_argument("--precision", choices=list(Precision), default=None,
                         help="default fp32; bf16 when generating from quantized weights")
     parser.add_argument("--optimizer", choices=get_args(OptimizerName), default="adam")
     parser.add_argument("--checkpointing", action=argparse.BooleanOptionalAction, default=None,

@@ -130,7 +130,7 @@ def estimate(graph: Graph, workload: Workload) -> Estimate:
         graph = with_adapters(graph, workload)
     graph = step_graph(graph, workload)
     profile = replay_step(graph, workload)
-    rows = layer_rows(graph, workload, profile.kept_bytes, 2 if workload.precision != "fp32" else 4)
+    rows = layer_rows(graph, workload, profile.kept_bytes, workload.activation_bytes)
     at, events = profile.at_peak, profile.events
     memory = memory_estimate(
         peak_bytes=profile.peak_bytes, at_peak=at, peak_phase=profile.peak_phase, peak_layer=profile.peak_layer,

@@ -22,7 +22,7 @@ F32 = 4
 
 def gpu_weight_dtype_bytes(w: Workload) -> int:
     """Bytes per weight the GPU keeps when the optimizer is offloaded: the compute dtype's."""
-    return 4 if w.precision == "fp32" else 2
+    return w.activation_bytes
 
 
 def bucket_bytes(w: Workload, trainable: int) -> int:

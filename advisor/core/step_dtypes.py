@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from advisor.core.graph import Node, TensorSpec
 from advisor.core.ops.io import Input
-from advisor.core.workload import Workload
+from advisor.core.workload import Precision, Workload
 
 # Element bytes of the tensors that are never floating point (indices, masks).
 INTEGER_BYTES = {"int64": 8, "bool": 1}
@@ -18,7 +18,7 @@ INTEGER_BYTES = {"int64": 8, "bool": 1}
 def element_bytes(nodes: Sequence[Node], specs: Sequence[Sequence[TensorSpec]], workload: Workload) -> list[int]:
     """Per node: bytes per element of its output under `workload`'s precision."""
     out: list[int] = []
-    half, amp = workload.param_dtype_bytes == 2, workload.amp
+    half, amp = workload.pure_half, workload.amp
     for node, inputs in zip(nodes, specs, strict=True):
         floats = [out[s] for s, spec in zip(node.inputs, inputs, strict=True) if spec.dtype == "float"]
         if node.output.dtype != "float":
@@ -44,7 +44,8 @@ def cast_bytes(node: Node, spec: TensorSpec, source_bytes: int, workload: Worklo
         return 0
     if getattr(op, "upcast", False) or getattr(op, "fp32_adapters", False):
         want = 4
-    elif not workload.amp or op.amp == "promote" or (op.amp == "fp32_output" and workload.precision == "amp_fp16"):
+    elif not workload.amp or op.amp == "promote" or (
+            op.amp == "fp32_output" and workload.precision is Precision.AMP_FP16):
         return 0
     else:
         want = 2 if op.amp == "lower" else 4

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Literal, get_args
+from typing import Literal, TypeVar, get_args
 
 from advisor.core.errors import SpecError
 
 Mode = Literal["train", "infer", "generate"]
-Precision = Literal["fp32", "amp_bf16", "amp_fp16", "bf16", "fp16"]
 OptimizerName = Literal["sgd", "sgd_momentum", "adam", "adamw", "adamw8bit", "paged_adamw8bit", "adafactor", "lion"]
 # llama-quantize's file types (core/llm/gguf.py FILE_TYPES) after the transformers formats
 GGUFFormat = Literal["q2_k", "q3_k_s", "q3_k_m", "q3_k_l", "q4_0", "q4_1", "q4_k_s", "q4_k_m", "q5_0", "q5_1",
@@ -24,6 +23,43 @@ Finetune = Literal["full", "lora", "qlora"]
 AttentionImpl = Literal["eager", "sdpa", "flash"]
 Offload = Literal["optimizer", "params"]  # training state kept in system RAM (core/offload.py)
 LossImpl = Literal["standard", "fused"]  # fused: chunked LM head + cross-entropy (core/llm/fused_loss.py)
+
+
+HalfDtype = Literal["bf16", "fp16"]
+ComputeDtype = Literal["fp32", "bf16", "fp16"]
+
+
+class Precision(StrEnum):
+    """How a step computes and stores: fp32; autocast (amp_*: fp32 weights, half-precision matmuls and
+    activations, torch.autocast); or pure half (the model cast with .to(dtype): weights, gradients and
+    optimizer state in 16 bits). The facts every layer asks of it are answered here once."""
+
+    FP32 = "fp32"
+    AMP_BF16 = "amp_bf16"
+    AMP_FP16 = "amp_fp16"
+    BF16 = "bf16"
+    FP16 = "fp16"
+
+    @property
+    def amp(self) -> bool:
+        return self in (Precision.AMP_BF16, Precision.AMP_FP16)
+
+    @property
+    def pure_half(self) -> bool:
+        """The model itself is cast to 16 bits (module.to(dtype)), not autocast."""
+        return self in (Precision.BF16, Precision.FP16)
+
+    @property
+    def compute_dtype(self) -> ComputeDtype:
+        """The dtype the matmuls and the activations run in."""
+        if self is Precision.FP32:
+            return "fp32"
+        return "bf16" if self in (Precision.AMP_BF16, Precision.BF16) else "fp16"
+
+    @property
+    def activation_bytes(self) -> int:
+        """Bytes per element of the compute dtype: 4 in fp32, 2 under autocast and in pure half."""
+        return 4 if self is Precision.FP32 else 2
 
 
 class Runtime(StrEnum):
@@ -60,7 +96,7 @@ MAX_LORA_RANK = 4096  # the app's LoRA rank box stops here too (ui/workload_llm.
 class Workload:
     mode: Mode = "train"
     batch: int = 32
-    precision: Precision = "fp32"
+    precision: Precision = Precision.FP32  # a plain string is accepted and made the enum (__post_init__)
     optimizer: OptimizerName = "adam"
     checkpointing: bool = False
     prompt_len: int = 512  # generate: tokens of the prompt (prefill)
@@ -87,8 +123,7 @@ class Workload:
     def __post_init__(self) -> None:
         if self.mode not in get_args(Mode):
             raise SpecError(f"mode: must be one of {', '.join(get_args(Mode))}, got {self.mode!r}")
-        if self.precision not in get_args(Precision):
-            raise SpecError(f"precision: must be one of {', '.join(get_args(Precision))}, got {self.precision!r}")
+        object.__setattr__(self, "precision", as_member(Precision, "precision", self.precision))
         if self.optimizer not in get_args(OptimizerName):
             raise SpecError(f"optimizer: must be one of {', '.join(get_args(OptimizerName))}, "
                             f"got {self.optimizer!r}")
@@ -128,11 +163,7 @@ class Workload:
 
     def _check_runtime(self) -> None:
         if self.runtime is not None:
-            try:
-                Runtime(self.runtime)
-            except ValueError:
-                raise SpecError(f"runtime: must be one of {', '.join(r.value for r in Runtime)}, "
-                                f"got {self.runtime!r}") from None
+            object.__setattr__(self, "runtime", as_member(Runtime, "runtime", self.runtime))
             if self.mode != "generate":
                 raise SpecError(f"runtime: {self.runtime} is a choice for --mode generate")
         used = self.runtime_used
@@ -149,7 +180,7 @@ class Workload:
         """The explicit runtime, else the one the weights are made for: GGUF formats run in llama.cpp, the
         rest (GPTQ/AWQ int4, bitsandbytes nf4/int8, fp8, 16-bit) in transformers."""
         if self.runtime is not None:
-            return Runtime(self.runtime)
+            return self.runtime
         return Runtime.LLAMA_CPP if self.weights in GGUF_WEIGHTS else Runtime.TRANSFORMERS
 
     @property
@@ -163,9 +194,7 @@ class Workload:
             return self.weights
         if self.finetune == "qlora":
             return "nf4"
-        if self.precision in ("bf16", "fp16"):
-            return "bf16" if self.precision == "bf16" else "fp16"
-        return "fp32"
+        return self.compute_dtype if self.pure_half else "fp32"
 
     @property
     def kv_cache_dtype(self) -> str:
@@ -175,7 +204,7 @@ class Workload:
             return self.kv_cache
         if self.generating and self.runtime_used == Runtime.LLAMA_CPP:
             return "fp16"  # llama.cpp's cache types default to f16 (common.h cache_type_k/v)
-        return {"fp32": "fp32", "amp_bf16": "bf16", "bf16": "bf16"}.get(self.precision, "fp16")
+        return self.compute_dtype
 
     @property
     def adapters(self) -> tuple[str, ...]:
@@ -191,12 +220,25 @@ class Workload:
 
     @property
     def amp(self) -> bool:
-        return self.precision.startswith("amp_")
+        return self.precision.amp
+
+    @property
+    def pure_half(self) -> bool:
+        return self.precision.pure_half
+
+    @property
+    def compute_dtype(self) -> ComputeDtype:
+        return self.precision.compute_dtype
+
+    @property
+    def activation_bytes(self) -> int:
+        """Bytes per element of activations (and of a half-precision copy of the weights): Precision."""
+        return self.precision.activation_bytes
 
     @property
     def param_dtype_bytes(self) -> int:
         """Weights (and so gradients and optimizer state) are fp32 except in pure bf16/fp16."""
-        return 2 if self.precision in ("bf16", "fp16") else 4
+        return 2 if self.pure_half else 4
 
     @property
     def kbit_prepared(self) -> bool:
@@ -224,8 +266,8 @@ def recipe_defaults(mode: Mode, weights: WeightFormat | None, finetune: Finetune
     defaulted: list[str] = []
     if precision is None:
         quantized = weights in GGUF_WEIGHTS or weights in QUANTIZED_WEIGHTS
-        precision = "bf16" if mode == "generate" and quantized else "fp32"
-        if precision != "fp32":
+        precision = Precision.BF16 if mode == "generate" and quantized else Precision.FP32
+        if precision is not Precision.FP32:
             defaulted.append("precision")
     if checkpointing is None:
         checkpointing = mode == "train" and finetune == "qlora"
@@ -241,6 +283,18 @@ def default_notes(w: Workload) -> list[str]:
              "checkpointing": "Gradient checkpointing on by default for QLoRA, as PEFT's "
                               "prepare_model_for_kbit_training does; --no-checkpointing turns it off."}
     return [notes[name] for name in w.defaulted if name in notes]
+
+
+E = TypeVar("E", bound=StrEnum)
+
+
+def as_member(kind: type[E], field: str, value: object) -> E:
+    """`value` (a member or its text, as the CLI, a JSON file or a test gives it) as a member of `kind`; any
+    other value is a SpecError naming the field and the choices."""
+    members = {member.value: member for member in kind}
+    if isinstance(value, str) and value in members:
+        return members[value]
+    raise SpecError(f"{field}: must be one of {', '.join(members)}, got {value!r}")
 
 
 def _one_of(field: str, value: object, allowed: object, optional: bool = False) -> None:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from advisor.catalog.records import CardRecord
 from advisor.core.overheads import HOPPER_MEASURED
-from advisor.core.workload import Workload
+from advisor.core.workload import Precision, Workload
 from advisor.recommend.multiprocessors import sm_count
 
 # The driver's own reservation scales with the card's memory (page tables, ECC): measured 644,939,776 B
@@ -48,14 +48,14 @@ def matmul_rate(card: CardRecord, workload: Workload) -> float:
     GP102/GP104: 1/64), cuBLAS computes half inputs in FP32 (cublasGemmEx with CUBLAS_COMPUTE_32F), so mixed
     precision saves memory there, not time.
     """
-    if workload.precision == "fp32":
+    if workload.precision is Precision.FP32:
         return (card.tf32_tflops or card.fp32_tflops) if workload.tf32 else card.fp32_tflops
-    half = card.bf16_tflops if "bf16" in workload.precision else card.fp16_tflops
+    half = card.bf16_tflops if workload.compute_dtype == "bf16" else card.fp16_tflops
     return max(half or card.bf16_tflops or card.fp16_tflops or 0.0, card.fp32_tflops)
 
 
 def conv_rate(card: CardRecord, workload: Workload) -> float:
-    if workload.precision == "fp32":
+    if workload.precision is Precision.FP32:
         return card.tf32_tflops or card.fp32_tflops
     return matmul_rate(card, workload)
 
@@ -115,4 +115,4 @@ def device(card: CardRecord, workload: Workload) -> Device:
                   matmul_rate(card, workload) / per_gpu, conv_rate(card, workload) / per_gpu,
                   card.fp32_tflops / per_gpu, card.tdp_w / per_gpu,
                   link_gbs, link_name, sm_count(card),
-                  workload.precision != "fp32" and matmul_rate(card, workload) > card.fp32_tflops)
+                  workload.precision is not Precision.FP32 and matmul_rate(card, workload) > card.fp32_tflops)

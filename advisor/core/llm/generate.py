@@ -84,7 +84,7 @@ def _memory(profile: MemoryProfile, spec: DecoderSpec, w: Workload, weights: int
         return _vllm_memory(spec, w, weights)
     # transformers: the prefill fills the cache with the prompt; decode grows it to the end
     prompt_kv = kv_cache_bytes(spec, w.kv_cache_dtype, w.prompt_len, w.batch)
-    dtype_bytes = 4 if w.precision == "fp32" else 2
+    dtype_bytes = w.activation_bytes
     prefill = profile.peak_bytes - profile.at_peak.weights + prompt_kv
     decode = _decode_workspace(spec, w, dtype_bytes) + _cat_transient(spec, w) + kv
     if prefill >= decode:
@@ -122,7 +122,7 @@ def _vllm_memory(spec: DecoderSpec, w: Workload, weights: int) -> MemoryEstimate
     tokens = min(VLLM_PROFILE_TOKENS, spec.max_positions or VLLM_PROFILE_TOKENS)
     profiled = replay_step(decoder_graph(spec, tokens, last_token_logits=True),
                            Workload("infer", 1, w.precision, weights=w.weights))
-    dtype_bytes = 4 if w.precision == "fp32" else 2
+    dtype_bytes = w.activation_bytes
     workspace = vllm_workspace_bytes(spec, profiled.peak_bytes - profiled.at_peak.weights, dtype_bytes)
     kv = vllm_kv_bytes(spec, w.kv_cache_dtype, w.prompt_len + w.new_tokens, w.batch)
     cats = CategoryBytes(weights, 0, 0, 0, workspace, 0, kv)
@@ -152,7 +152,7 @@ def estimate_generation(graph: Graph, w: Workload) -> Estimate:
     prefill = replace(w, mode="infer", runtime=None, gpu_layers=None)  # the prefill: a forward without autograd
     profile = replay_step(prefill_graph, prefill)
     rows = layer_rows(prefill_graph, prefill, profile.kept_bytes,
-                      2 if w.precision != "fp32" else 4)
+                      w.activation_bytes)
     forward_flops = sum(r.forward_flops for r in rows)
     gen = generation_profile(spec, w, float(forward_flops))
     weights = gen.weight_bytes

@@ -9,7 +9,7 @@ from advisor.core.budget import REPLAY_UNCERTAINTY, conv_workspace_margin_bytes
 from advisor.core.estimate import Estimate, LayerRow, MemoryEstimate, memory_estimate
 from advisor.core.overheads import DEFAULT_OVERHEAD
 from advisor.core.tracker import CategoryBytes, TimelinePoint
-from advisor.core.workload import Workload
+from advisor.core.workload import Precision, Workload
 from advisor.importers.simulate.hooks import LayerInfo
 from advisor.importers.simulate.step import LossFn, MakeInputs, StepRun, run_step
 
@@ -84,6 +84,6 @@ def _assumptions(workload: Workload, notes: list[str]) -> tuple[str, ...]:
         "FLOPs count 2 x multiply-adds of matmuls, convolutions and attention (torch.utils.flop_counter "
         "formulas; a convolution's backward counts its forward once per gradient).",
     ]
-    if workload.precision == "amp_fp16" and workload.training:
+    if workload.precision is Precision.AMP_FP16 and workload.training:
         out.append("amp_fp16: GradScaler is modelled as the scaled loss; unscaling is in place.")
     return tuple(out + notes)

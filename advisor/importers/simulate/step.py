@@ -14,7 +14,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from advisor.core.errors import SpecError
-from advisor.core.workload import Workload
+from advisor.core.workload import Precision, Workload
 from advisor.importers.simulate.adapters import with_adapters
 from advisor.importers.simulate.hooks import LayerWatch
 from advisor.importers.simulate.semantics import CudaSemantics
@@ -23,7 +23,7 @@ from advisor.importers.simulate.tracking import MemoryTracker
 Inputs = tuple[tuple[Any, ...], dict[str, Any]]
 MakeInputs = Callable[[int], Inputs]
 LossFn = Callable[[Any, Inputs], torch.Tensor]
-HALF = {"bf16": torch.bfloat16, "fp16": torch.float16, "amp_bf16": torch.bfloat16, "amp_fp16": torch.float16}
+HALF = {"bf16": torch.bfloat16, "fp16": torch.float16}  # by Workload.compute_dtype
 
 
 @dataclass
@@ -111,15 +111,15 @@ class StepRunner:
         self.tracker = MemoryTracker()
         self.module = module
         self.notes: list[str] = []
-        self.semantics = CudaSemantics(HALF[workload.precision] if workload.amp else None)
+        self.semantics = CudaSemantics(HALF[workload.compute_dtype] if workload.amp else None)
 
     def setup(self) -> None:
         t = self.tracker
         module = to_meta(self.module)
         for tensor in (*module.parameters(), *module.buffers()):
             t.track(tensor, "weights")
-        if self.workload.precision in ("bf16", "fp16"):
-            module = module.to(HALF[self.workload.precision])
+        if self.workload.pure_half:
+            module = module.to(HALF[self.workload.compute_dtype])
             for tensor in (*module.parameters(), *module.buffers()):
                 t.recategorize(tensor, "weights")
         if self.workload.adapters:
@@ -130,8 +130,7 @@ class StepRunner:
         t.default_category = "inputs"
         with torch.device("meta"):
             inputs = self.make_inputs(self.workload.batch)
-        precision = self.workload.precision
-        self.inputs = _cast_inputs(inputs, HALF[precision] if precision in ("bf16", "fp16") else None)
+        self.inputs = _cast_inputs(inputs, HALF[self.workload.compute_dtype] if self.workload.pure_half else None)
         for tensor in _tensors(self.inputs):
             t.recategorize(tensor, "inputs")
         self.watch = LayerWatch(module, t)
@@ -198,7 +197,7 @@ class StepRunner:
         self.semantics.end_autocast_region()
         kept = self.watch.kept_bytes()
         t.at("backward", "loss")
-        if self.workload.precision == "amp_fp16":  # GradScaler: scale(loss) multiplies by a 0-dim device tensor
+        if self.workload.precision is Precision.AMP_FP16:  # GradScaler: scale(loss) multiplies by a 0-dim device tensor
             loss = loss * torch.full((), 65536.0, device=loss.device)
         t.engine.watch(loss)  # the engine's gradient accumulation, in place as on CUDA (simulate/accumulation.py)
         try:

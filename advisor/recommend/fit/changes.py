@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 
 from advisor.core.errors import AdvisorError
 from advisor.core.units import format_count
+from advisor.core.workload import Precision
 from advisor.recommend.fit.keys import ChangeKey
 from advisor.recommend.fit.measure import Measured, Measurer, Variant, largest_fitting_batch
 
@@ -37,8 +38,8 @@ def workload_change(key: ChangeKey, note_fields: dict[str, object] | None = None
 def _precisions(v: Variant, bf16_card: bool) -> list[Change]:
     current = v.workload.precision
     keys = [ChangeKey.AMP_BF16, ChangeKey.AMP_FP16, ChangeKey.BF16] if bf16_card else [ChangeKey.AMP_FP16]
-    if current != "fp32":  # already half somewhere: only a further step down (pure bf16) is left
-        keys = [ChangeKey.BF16] if bf16_card and current.startswith("amp") else []
+    if current is not Precision.FP32:  # already half somewhere: only a further step down (pure bf16) is left
+        keys = [ChangeKey.BF16] if bf16_card and current.amp else []
     # these keys are the precision names themselves (str values of the enum)
     return [Change(k, _workload(precision=str(k)), {"precision": str(k)}) for k in keys]
 
@@ -58,7 +59,7 @@ def _optimizers(v: Variant, allow_8bit: bool) -> list[Change]:
 def candidate_changes(m: Measurer, v: Variant, bf16_card: bool, allow_8bit: bool) -> list[Change]:
     """Every single change that applies to this workload on this card (batch changes aside)."""
     w = v.workload
-    changes = _precisions(v, bf16_card) if w.training or w.precision == "fp32" else []
+    changes = _precisions(v, bf16_card) if w.training or w.precision is Precision.FP32 else []
     if w.generating:  # the cache and the weights decide; advisor.recommend.fit.llm offers those changes
         return changes
     if not w.training:
