@@ -21,7 +21,8 @@ from advisor.core.graph import Graph
 from advisor.core.llm.lora import adapter_count, with_adapters
 from advisor.core.workload import Finetune, KVCacheFormat, Mode, OptimizerName, Precision, WeightFormat, Workload
 from advisor.recommend.prepare import RankingInput
-from advisor.recommend.ranking import RankingOptions, Recommendation
+from advisor.recommend.ranking import RankingOptions
+from advisor.recommend.recommendation import Recommendation
 from advisor.recommend.service import CardFilter
 
 

@@ -9,17 +9,17 @@ from __future__ import annotations
 import datetime as _dt
 from dataclasses import dataclass
 from datetime import date
-from typing import Literal
+from typing import Literal, get_args
 
 Vendor = Literal["NVIDIA", "AMD", "Intel"]
 Segment = Literal["consumer", "workstation", "datacenter"]
 LinkKind = Literal["none", "sli", "nvlink", "infinity_fabric", "xe_link"]
 Condition = Literal["new", "used", "refurbished"]
 
-VENDORS: tuple[str, ...] = ("NVIDIA", "AMD", "Intel")
-SEGMENTS: tuple[str, ...] = ("consumer", "workstation", "datacenter")
-LINK_KINDS: tuple[str, ...] = ("none", "sli", "nvlink", "infinity_fabric", "xe_link")
-CONDITIONS: tuple[str, ...] = ("new", "used", "refurbished")
+VENDORS: tuple[str, ...] = get_args(Vendor)
+SEGMENTS: tuple[str, ...] = get_args(Segment)
+LINK_KINDS: tuple[str, ...] = get_args(LinkKind)
+CONDITIONS: tuple[str, ...] = get_args(Condition)
 # What a price buys: the card itself, or one GPU for one hour from a cloud.
 KINDS: tuple[str, ...] = ("purchase", "rent_hour")
 # Where it was seen: the vendor's launch price, a shop, a used market, or a cloud's price list.

@@ -11,7 +11,7 @@ from matplotlib.ticker import FuncFormatter
 
 from advisor.charts.style import ChartStyle, empty_message, lettering, new_figure
 from advisor.recommend.money import frontier
-from advisor.recommend.ranking import Recommendation
+from advisor.recommend.recommendation import Recommendation
 
 _POINTS, _FRONTIER = "#9DB4D6", "#C44E52"
 # Nearest two frontier names may sit, as a fraction of the log-scaled axes: a name of ~20 characters at 7 pt

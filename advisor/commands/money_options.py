@@ -6,7 +6,7 @@ import argparse
 
 from advisor.catalog.software import parse_software
 from advisor.commands.types import positive_number
-from advisor.recommend.money import BASES, DEFAULT_KWH_USD, MoneyOptions
+from advisor.recommend.money import BASES, DEFAULT_KWH_USD, MoneyOptions, PriceBasis
 
 # A job of up to 10^18 samples or tokens (far past any training run); electricity up to 100 USD per kWh.
 job_size = positive_number(1e18)
@@ -21,7 +21,7 @@ def _software(text: str) -> str:
 
 
 def add_money_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--price-basis", choices=BASES, default="new",
+    parser.add_argument("--price-basis", choices=BASES, default=PriceBasis.NEW,
                         help="rank on the price of a new card, a used one, rent per GPU-hour, or the lowest "
                              "purchase price (default: new)")  # fmt: skip
     parser.add_argument("--software", type=_software, default=None, metavar="cuda|rocm|xpu|gaudi",
@@ -36,6 +36,6 @@ def add_money_options(parser: argparse.ArgumentParser) -> None:
                              "average commercial price, EIA 2024)")  # fmt: skip
 
 
-def money_options(args: argparse.Namespace, basis: str) -> MoneyOptions:
+def money_options(args: argparse.Namespace, basis: PriceBasis) -> MoneyOptions:
     """The options' money part (each value already checked by its argparse type)."""
     return MoneyOptions(basis, args.samples, args.tokens, args.kwh_usd)

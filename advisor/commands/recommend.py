@@ -15,9 +15,10 @@ from advisor.commands.estimate import add_workload_options, workload_from
 from advisor.commands.money_options import add_money_options, money_options
 from advisor.core import jsontext
 from advisor.core.errors import SpecError
+from advisor.recommend.objectives import Objective
 from advisor.recommend.prepare import RankingInput, prepare_spec
 from advisor.recommend.present import render_table, to_json
-from advisor.recommend.ranking import OBJECTIVES, RankingOptions
+from advisor.recommend.ranking import RankingOptions
 from advisor.recommend.service import CardFilter, recommend
 
 T = TypeVar("T")
@@ -27,7 +28,7 @@ def add_ranking_options(parser: argparse.ArgumentParser, top: int = 25) -> None:
     """The filters and objective every command that ranks cards shares (recommend, report)."""
     parser.add_argument("--budget", type=types.money, default=None, metavar="USD", help="most you will pay in all")
     parser.add_argument("--max-gpus", type=types.gpu_count, default=8, metavar="N")
-    parser.add_argument("--objective", choices=OBJECTIVES, default="perf_per_dollar")
+    parser.add_argument("--objective", choices=list(Objective), default=Objective.PERF_PER_DOLLAR)
     parser.add_argument("--vendor", default=None)
     parser.add_argument("--segment", choices=("consumer", "workstation", "datacenter"), default=None)
     parser.add_argument("--min-memory", type=types.memory_gib, default=None, metavar="GB", help="per card, GiB")

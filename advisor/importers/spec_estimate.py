@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from advisor.core.errors import SpecError
 from advisor.core.estimate import Estimate
@@ -24,7 +24,7 @@ from advisor.importers.spec_graph import LIBRARY_FORMS, load_graph
 from advisor.importers.stored_estimate import with_stored
 
 Method = Literal["auto", "analytic", "simulated"]
-METHODS: tuple[str, ...] = ("auto", "analytic", "simulated")
+METHODS: tuple[str, ...] = get_args(Method)
 
 
 def simulatable(spec: str) -> bool:

@@ -7,8 +7,7 @@ user's own prices win: if the user entered any price of the
 kind asked for, only theirs are considered. Among the rest the current price is the lowest one observed
 within CURRENT_WINDOW_DAYS of the newest observation (several shops or clouds priced at about the same time).
 
-Money objectives rank priced configurations only; unpriced ones follow them ("no price: set one"), among
-the fitting configurations and again among those that do not fit.
+The order a ranking objective gives the configurations is in objectives.py.
 """
 
 from __future__ import annotations
@@ -16,16 +15,33 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
-from typing import TYPE_CHECKING, NamedTuple
+from enum import StrEnum
+from typing import NamedTuple
 
 from advisor.catalog.exchange import priced_in_usd
 from advisor.catalog.records import PriceRecord
 from advisor.core.errors import AdvisorError
+from advisor.recommend.recommendation import Recommendation
 
-if TYPE_CHECKING:
-    from advisor.recommend.ranking import Recommendation
 
-BASES: tuple[str, ...] = ("new", "used", "rent", "lowest")
+class PriceBasis(StrEnum):
+    """Which price a card is judged on (the module docstring)."""
+
+    NEW = "new"
+    USED = "used"
+    RENT = "rent"
+    LOWEST = "lowest"
+
+
+BASES: tuple[PriceBasis, ...] = tuple(PriceBasis)
+
+
+def as_basis(value: object) -> PriceBasis:
+    """`value` (a member or its text) as a PriceBasis; anything else is an AdvisorError naming the option."""
+    if isinstance(value, str) and value in {b.value for b in PriceBasis}:
+        return PriceBasis(value)
+    raise AdvisorError(f"--price-basis: {value!r} is not one of {', '.join(BASES)}")
+
 CURRENT_WINDOW_DAYS = 90
 # A price observed more than a year before today is shown as old: GPU street prices move that much in a year.
 OLD_AFTER_DAYS = 365
@@ -41,11 +57,14 @@ ON_DEMAND_MARKETS = ("cloud_on_demand",)
 class MoneyOptions:
     """How money enters a ranking. `samples` / `tokens`: the size of the whole job (at most one)."""
 
-    basis: str = "new"
+    basis: PriceBasis = PriceBasis.NEW  # its text is accepted too (__post_init__)
     samples: float | None = None
     tokens: float | None = None
     kwh_usd: float = DEFAULT_KWH_USD
     today: date | None = None  # None: the real today (tests pass a fixed day)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "basis", as_basis(self.basis))
 
 
 def _current(candidates: Sequence[PriceRecord]) -> PriceRecord | None:
@@ -75,18 +94,17 @@ def rent_offer(prices: Sequence[PriceRecord]) -> PriceRecord | None:
     return _rent(priced_in_usd(prices))
 
 
-def choose_offer(prices: Sequence[PriceRecord], basis: str) -> PriceRecord | None:
-    """The price a card is ranked on under `basis` (one of BASES); None when it has none."""
-    if basis not in BASES:
-        raise AdvisorError(f"--price-basis: {basis!r} is not one of {', '.join(BASES)}")
+def choose_offer(prices: Sequence[PriceRecord], basis: PriceBasis | str) -> PriceRecord | None:
+    """The price a card is ranked on under `basis`; None when it has none."""
+    chosen = as_basis(basis)
     usd = priced_in_usd(prices)  # converted once, whichever offers the basis compares
-    if basis == "rent":
+    if chosen is PriceBasis.RENT:
         return _rent(usd)
     new = _purchase(usd, ("new",))
     used = _purchase(usd, ("used", "refurbished"))
-    if basis == "new":
+    if chosen is PriceBasis.NEW:
         return new
-    if basis == "used":
+    if chosen is PriceBasis.USED:
         return used
     offers = [p for p in (new, used) if p is not None]
     return min(offers, key=lambda p: p.amount) if offers else None
@@ -149,26 +167,6 @@ def within_budget(entry: Recommendation, budget_usd: float | None) -> bool:
     if entry.price_kind == "rent_hour":
         return entry.job_cost_usd is None or entry.job_cost_usd <= budget_usd
     return entry.price_usd <= budget_usd
-
-
-def ordered(entries: list[Recommendation], objective: str) -> list[Recommendation]:
-    """Fitting configurations first, always (one that does not fit is no answer). Among them, fastest: by
-    throughput; money objectives: priced before unpriced, then perf per dollar (highest) or cost (lowest:
-    the job's cost when known, else the price). Configurations that do not fit follow in the same order."""
-
-    def key(e: Recommendation) -> tuple[float, ...]:
-        price = e.price_usd if e.price_usd is not None else float("inf")
-        if objective == "fastest":
-            return (not e.fits, -e.throughput, price)
-        unpriced = e.price_usd is None
-        if objective == "cheapest":
-            cost = e.job_cost_usd if e.job_cost_usd is not None else price
-            return (not e.fits, unpriced, cost, -e.throughput)
-        # equal to 4 significant figures is a tie (data parallel on 8 cards gives 8 x the speed for 8 x the price),
-        # and a tie goes to fewer cards: each extra one costs a slot, power and a bigger board
-        return (not e.fits, unpriced, -float(f"{e.perf_per_dollar or 0.0:.4g}"), e.count, -e.throughput)
-
-    return sorted(entries, key=key)
 
 
 def frontier(entries: Sequence[Recommendation]) -> list[Recommendation]:

@@ -21,16 +21,44 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
+from enum import StrEnum
 
 from advisor.core.estimate import Estimate
 from advisor.core.generation import GenerationProfile
 
-Plan = Literal["single", "data_parallel", "zero1", "zero2", "zero3", "tensor_parallel", "layer_split"]
-PLANS_TRAIN: tuple[Plan, ...] = ("data_parallel", "zero1", "zero2", "zero3")
-PLANS_INFER: tuple[Plan, ...] = ("data_parallel", "zero3")
-PLANS_GENERATE: tuple[Plan, ...] = ("data_parallel", "tensor_parallel", "layer_split")
-SPLIT_PLANS: tuple[Plan, ...] = ("tensor_parallel", "layer_split")  # one model instance over all the cards
+
+class Plan(StrEnum):
+    """How the cards of one configuration share the workload (the module docstring); the text is the JSON's."""
+
+    SINGLE = "single"
+    DATA_PARALLEL = "data_parallel"
+    ZERO1 = "zero1"
+    ZERO2 = "zero2"
+    ZERO3 = "zero3"
+    TENSOR_PARALLEL = "tensor_parallel"
+    LAYER_SPLIT = "layer_split"
+    INCOMPLETE = "incomplete"  # no plan: the row of a card that lacks a figure ranking divides by (ranked last)
+
+    @property
+    def zero_stage(self) -> int:
+        """The ZeRO stage (1 optimizer state, 2 also gradients, 3 also weights); 0 for the other plans."""
+        return {Plan.ZERO1: 1, Plan.ZERO2: 2, Plan.ZERO3: 3}.get(self, 0)
+
+    @property
+    def sharded(self) -> bool:
+        """Divides model state over the cards (ZeRO / FSDP)."""
+        return self.zero_stage > 0
+
+    @property
+    def splits_model(self) -> bool:
+        """One model instance over all the cards (generation's tensor parallel and layer split)."""
+        return self in (Plan.TENSOR_PARALLEL, Plan.LAYER_SPLIT)
+
+
+PLANS_TRAIN: tuple[Plan, ...] = (Plan.DATA_PARALLEL, Plan.ZERO1, Plan.ZERO2, Plan.ZERO3)
+PLANS_INFER: tuple[Plan, ...] = (Plan.DATA_PARALLEL, Plan.ZERO3)
+PLANS_GENERATE: tuple[Plan, ...] = (Plan.DATA_PARALLEL, Plan.TENSOR_PARALLEL, Plan.LAYER_SPLIT)
+SPLIT_PLANS: tuple[Plan, ...] = tuple(plan for plan in Plan if plan.splits_model)
 
 
 @dataclass(frozen=True)
@@ -45,12 +73,12 @@ class PlanCost:
     @property
     def replicas(self) -> int:
         """Copies of the model serving requests side by side."""
-        return 1 if self.plan in SPLIT_PLANS else self.count
+        return 1 if self.plan.splits_model else self.count
 
 
 def plans_for(count: int, training: bool, generating: bool = False) -> tuple[Plan, ...]:
     if count == 1:
-        return ("single",)
+        return (Plan.SINGLE,)
     if generating:
         return PLANS_GENERATE
     return PLANS_TRAIN if training else PLANS_INFER
@@ -65,7 +93,7 @@ def split_cost(profile: GenerationProfile, plan: Plan, count: int, kv_cache_byte
     """Memory a split plan takes off each card: tensor parallel keeps 1/N of the weights and the KV cache
     on each; layer split the share of the layers on its busiest card (ceil(layers / N) of them)."""
     model_state = profile.weight_bytes + kv_cache_bytes
-    if plan == "tensor_parallel":
+    if plan is Plan.TENSOR_PARALLEL:
         return PlanCost(plan, count, int(model_state * (count - 1) / count), 0.0, tensor_ways=count)
     busiest = math.ceil(profile.layers / count) / profile.layers
     return PlanCost(plan, count, int(model_state * (1 - busiest)), 0.0, stages=count)
@@ -83,15 +111,15 @@ def plan_cost(e: Estimate, plan: Plan, count: int) -> PlanCost:
     # DDP's buckets and the all-reduce cover only parameters that require grad (torch/nn/parallel/
     # distributed.py _build_params_for_reducer skips the rest): the adapters under LoRA/QLoRA
     grads = e.trainable_param_count * grad_dtype
-    if plan == "single":
+    if plan is Plan.SINGLE:
         return PlanCost(plan, 1, 0, 0.0)
-    if plan == "data_parallel":
+    if plan is Plan.DATA_PARALLEL:
         return PlanCost(plan, count, -grads, 2 * share * grads)
     saved = share * m.optimizer_state
-    if plan in ("zero2", "zero3"):
+    if plan.zero_stage >= 2:
         saved += share * m.gradients
     comm = 2 * share * grads
-    if plan == "zero3":
+    if plan.zero_stage == 3:
         saved += share * m.weights - 2 * largest_layer_params(e) * dtype
         comm = share * params_bytes * (3 if e.workload.training else 1)
     return PlanCost(plan, count, int(saved), comm)

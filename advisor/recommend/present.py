@@ -7,8 +7,9 @@ from typing import Any
 
 from advisor.catalog.present import amount_text
 from advisor.core.units import format_bytes
-from advisor.recommend.ranking import Recommendation
+from advisor.recommend.plans import Plan
 from advisor.recommend.reasons import reasons_text
+from advisor.recommend.recommendation import Recommendation
 
 _HEADER = ("#", "Card", "N", "Plan", "SW", "Fits", "Needs/card", "Usable/card", "Max batch", "Step ms",
            "Throughput", "Price USD", "Perf/$", "Perf/W")
@@ -19,13 +20,11 @@ def _as_is(text: str) -> str:
     return text
 
 
-def plan_label(plan: str, text: Callable[[str], str] = _as_is) -> str:
+def plan_label(plan: Plan, text: Callable[[str], str] = _as_is) -> str:
     """A plan in words, the one wording of the app and the PDF (the PDF printed "ZeRO-tensor_parallel")."""
-    if plan.startswith("zero"):
-        return f"ZeRO-{plan[4:]}"  # the DeepSpeed paper's spelling (Rajbhandari et al., 2020); FSDP is ZeRO-3
-    names = {"single": "one card", "data_parallel": "data parallel", "incomplete": "incomplete",
-             "tensor_parallel": "tensor parallel", "layer_split": "layer split"}
-    return text(names[plan]) if plan in names else plan
+    if plan.sharded:
+        return f"ZeRO-{plan.zero_stage}"  # the DeepSpeed paper's spelling (Rajbhandari et al., 2020); FSDP is ZeRO-3
+    return text(plan.replace("_", " ") if plan is not Plan.SINGLE else "one card")
 
 
 def price_text(r: Recommendation, t: Callable[[str], str] = _as_is) -> str:

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from datetime import date
-from typing import Literal
 
 from advisor.catalog.records import CardRecord, PriceRecord, missing_figures
 from advisor.catalog.software import software_path
 from advisor.core.estimate import Estimate
 from advisor.recommend.devices import Device, device
-from advisor.recommend.money import MoneyOptions, money_facts, ordered, within_budget
+from advisor.recommend.money import MoneyOptions, money_facts, within_budget
+from advisor.recommend.objectives import Objective, as_objective, ordered
 from advisor.recommend.plans import Plan, PlanCost, plan_cost, plans_for
 from advisor.recommend.prepare import RankingInput
 from advisor.recommend.reasons import Reason, ReasonCode, reason
+from advisor.recommend.recommendation import Recommendation
 from advisor.recommend.serving import (
     entry_speed,
     generation_cost,
@@ -24,54 +24,17 @@ from advisor.recommend.serving import (
 )
 from advisor.recommend.timing import step_seconds
 
-OBJECTIVES = ("perf_per_dollar", "cheapest", "fastest")
-
 
 @dataclass(frozen=True)
 class RankingOptions:
-    objective: str = "perf_per_dollar"
+    objective: Objective = Objective.PERF_PER_DOLLAR  # its text is accepted too (__post_init__)
     budget_usd: float | None = None
     max_gpus: int = 8
     counts: tuple[int, ...] = (1, 2, 4, 8)
     money: MoneyOptions = field(default_factory=MoneyOptions)  # price basis, job size, electricity (money.py)
 
-
-RankedPlan = Plan | Literal["incomplete"]  # "incomplete": a card lacking a figure ranking divides by
-
-
-@dataclass(frozen=True, kw_only=True)
-class Recommendation:
-    card: str
-    count: int
-    plan: RankedPlan
-    fits: bool
-    reasons: tuple[Reason, ...]  # why it fits or not, as data (recommend/reasons.py words them)
-    required_bytes: int  # per card, at the requested per-card batch
-    usable_bytes: int  # per card
-    max_batch: int  # per card, under this plan
-    step_time_s: float
-    throughput: float  # samples/s or tokens/s over all cards
-    throughput_unit: str
-    price_usd: float | None  # all cards together
-    price_date: date | None
-    price_condition: str | None
-    perf_per_dollar: float | None
-    perf_per_watt: float
-    # generate mode (None otherwise): prompt tokens/s of the whole batch, and generated tokens/s over all
-    # sequences of all replicas (which is then also `throughput`)
-    prefill_tokens_per_s: float | None = None
-    decode_tokens_per_s: float | None = None
-    # Money facts (money.py): the price's kind (purchase: price_usd is for all cards; rent_hour: USD per
-    # hour for all cards), its source, whether it is over a year old; the software path; and with a job size
-    # (--samples / --tokens) its hours, its cost and, bought, the hours after which buying beats renting.
-    price_kind: str | None = None
-    price_source: str | None = None
-    price_old: bool = False
-    software: str = "CUDA"
-    power_w: float = 0.0  # board power of all cards together
-    job_hours: float | None = None
-    job_cost_usd: float | None = None
-    break_even_hours: float | None = None
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "objective", as_objective(self.objective))
 
 
 def _required(given: RankingInput, batch: int, cost: PlanCost) -> int:
@@ -93,9 +56,9 @@ def _reasons(fits: bool, required: int, dev: Device, cost: PlanCost, batch: int,
                     memory_bytes=dev.memory_bytes, usable_bytes=dev.usable_bytes)]
     if software != "CUDA":
         found.append(reason(ReasonCode.NOT_CUDA, software=software))
-    if cost.plan == "data_parallel":
+    if cost.plan is Plan.DATA_PARALLEL:
         found.append(reason(ReasonCode.DATA_PARALLEL))
-    elif cost.plan.startswith("zero"):
+    elif cost.plan.sharded:
         found.append(reason(ReasonCode.ZERO, stage=cost.plan.upper(), count=cost.count, link=dev.link_name))
     if segment == "consumer" and cost.count > DESKTOP_MAX_CARDS:
         found.append(reason(ReasonCode.BEYOND_DESKTOP, count=cost.count))
@@ -139,7 +102,7 @@ def _entry(given: RankingInput, card: CardRecord, dev: Device, single_step: floa
 
 def _incomplete(given: RankingInput, card: CardRecord, missing: tuple[str, ...]) -> Recommendation:
     """A card without a figure ranking divides by: one row that says so, ranked last (plan "incomplete")."""
-    return Recommendation(card=card.name or "(no name)", count=1, plan="incomplete", fits=False,
+    return Recommendation(card=card.name or "(no name)", count=1, plan=Plan.INCOMPLETE, fits=False,
                           reasons=(reason(ReasonCode.INCOMPLETE, missing=", ".join(missing)),),
                           required_bytes=given.estimate.memory.required_bytes, usable_bytes=0, max_batch=0,
                           step_time_s=0.0, throughput=0.0, throughput_unit="samples/s", price_usd=None,
@@ -176,8 +139,8 @@ def _costs(e: Estimate, count: int) -> list[PlanCost]:
 
 def _note_sharding(entries: list[Recommendation]) -> list[Recommendation]:
     """Says where sharding makes a model fit that data parallel on the same cards cannot."""
-    dp_fits = {(e.card, e.count) for e in entries if e.fits and e.plan in ("single", "data_parallel")}
+    dp_fits = {(e.card, e.count) for e in entries if e.fits and e.plan in (Plan.SINGLE, Plan.DATA_PARALLEL)}
     entries = [note_split(e) if (e.card, e.count) not in dp_fits else e for e in entries]
     return [replace(e, reasons=(*e.reasons, reason(ReasonCode.ONLY_SHARDED)))
-            if e.fits and e.plan.startswith("zero") and (e.card, e.count) not in dp_fits else e
+            if e.fits and e.plan.sharded and (e.card, e.count) not in dp_fits else e
             for e in entries]

@@ -9,9 +9,10 @@ from sqlalchemy.orm import Session
 from advisor.catalog import PriceRecord, list_cards
 from advisor.catalog.repository import all_prices, price_history
 from advisor.catalog.software import software_path
-from advisor.recommend.money import choose_offer, rent_offer
+from advisor.recommend.money import PriceBasis, as_basis, choose_offer, rent_offer
 from advisor.recommend.prepare import RankingInput
-from advisor.recommend.ranking import RankingOptions, Recommendation, rank
+from advisor.recommend.ranking import RankingOptions, rank
+from advisor.recommend.recommendation import Recommendation
 
 
 @dataclass(frozen=True)
@@ -20,17 +21,20 @@ class CardFilter:
     segment: str | None = None
     min_memory_bytes: int | None = None
     allow_used: bool = False  # the older switch: same as price_basis="lowest"
-    price_basis: str = "new"  # money.BASES
+    price_basis: PriceBasis = PriceBasis.NEW  # its text is accepted too (__post_init__)
     software: str | None = None  # "CUDA", "ROCm", "XPU" or "Gaudi" (software.SOFTWARE_PATHS); None: all
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "price_basis", as_basis(self.price_basis))
+
     @property
-    def basis(self) -> str:
-        return "lowest" if self.allow_used and self.price_basis == "new" else self.price_basis
+    def basis(self) -> PriceBasis:
+        return PriceBasis.LOWEST if self.allow_used and self.price_basis is PriceBasis.NEW else self.price_basis
 
 
-def best_price(session: Session, card: str, basis: str | bool) -> PriceRecord | None:
-    """The price `card` is ranked on: basis is money.BASES' name (True/False: lowest/new, the older flag)."""
-    name = basis if isinstance(basis, str) else ("lowest" if basis else "new")
+def best_price(session: Session, card: str, basis: PriceBasis | str | bool) -> PriceRecord | None:
+    """The price `card` is ranked on: a PriceBasis (True/False: lowest/new, the older flag)."""
+    name = basis if isinstance(basis, str) else (PriceBasis.LOWEST if basis else PriceBasis.NEW)
     return choose_offer(price_history(session, card), name)
 
 

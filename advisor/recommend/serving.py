@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from advisor.catalog.records import CardRecord
 from advisor.core.curve import MemoryCurve
@@ -16,7 +15,7 @@ from advisor.core.estimate import Estimate
 from advisor.recommend.devices import Device, generation_rates
 from advisor.recommend.generation_speed import GenerationRun, GenerationSpeed, Split, generation_speed
 from advisor.recommend.plans import (
-    SPLIT_PLANS,
+    Plan,
     PlanCost,
     plan_cost,
     plans_for,
@@ -24,9 +23,7 @@ from advisor.recommend.plans import (
     tensor_parallel_fits,
 )
 from advisor.recommend.reasons import Reason, ReasonCode, reason
-
-if TYPE_CHECKING:  # the engine imports this module; the record is only a type here
-    from advisor.recommend.ranking import Recommendation
+from advisor.recommend.recommendation import Recommendation
 
 
 def generation_run(e: Estimate) -> GenerationRun | None:
@@ -50,8 +47,8 @@ def generation_cost(e: Estimate, count: int) -> list[PlanCost]:
     profile = e.generation
     costs = []
     for plan in plans_for(count, False, generating=True):
-        if plan in ("tensor_parallel", "layer_split") and profile is not None:
-            if plan == "tensor_parallel" and not tensor_parallel_fits(profile, count):
+        if plan.splits_model and profile is not None:
+            if plan is Plan.TENSOR_PARALLEL and not tensor_parallel_fits(profile, count):
                 continue
             costs.append(split_cost(profile, plan, count, kv_cache_bytes(e)))
         else:
@@ -71,7 +68,7 @@ def entry_speed(e: Estimate, card: CardRecord, dev: Device, cost: PlanCost) -> G
 
 def note_split(entry: Recommendation) -> Recommendation:
     """Says so when a split plan makes a model fit that data parallel on the same cards cannot."""
-    notes = {"tensor_parallel": ReasonCode.ONLY_TENSOR_SPLIT, "layer_split": ReasonCode.ONLY_LAYER_SPLIT}
+    notes = {Plan.TENSOR_PARALLEL: ReasonCode.ONLY_TENSOR_SPLIT, Plan.LAYER_SPLIT: ReasonCode.ONLY_LAYER_SPLIT}
     if not entry.fits or entry.plan not in notes:
         return entry
     return replace(entry, reasons=(*entry.reasons, reason(notes[entry.plan], count=entry.count)))
@@ -79,7 +76,7 @@ def note_split(entry: Recommendation) -> Recommendation:
 
 def serving_reasons(cost: PlanCost, dev: Device) -> tuple[Reason, ...]:
     """What a split plan does (none for the other plans)."""
-    codes = {"tensor_parallel": ReasonCode.TENSOR_PARALLEL, "layer_split": ReasonCode.LAYER_SPLIT}
+    codes = {Plan.TENSOR_PARALLEL: ReasonCode.TENSOR_PARALLEL, Plan.LAYER_SPLIT: ReasonCode.LAYER_SPLIT}
     if cost.plan not in codes:
         return ()
     return (reason(codes[cost.plan], count=cost.count, link=dev.link_name),)
@@ -100,7 +97,7 @@ def split_holdings(e: Estimate, plan: str, count: int) -> tuple[int, int] | None
     (the app explains a split plan with them); None where that plan does not apply."""
     if e.generation is None:
         return None
-    cost = next((c for c in generation_cost(e, count) if c.plan == plan and plan in SPLIT_PLANS), None)
+    cost = next((c for c in generation_cost(e, count) if c.plan == plan and c.plan.splits_model), None)
     if cost is None:
         return None
     share = kept_share(cost, e.generation.layers)

@@ -12,7 +12,7 @@ from advisor.recommend.devices import DRIVER_RESERVED_FRACTION, PROCESS_OVERHEAD
 from advisor.recommend.money import frontier
 from advisor.recommend.present import job_cells, plan_label
 from advisor.recommend.present import price_text as cell_price_text
-from advisor.recommend.ranking import Recommendation
+from advisor.recommend.recommendation import Recommendation
 from advisor.report.content import CardSource, Report, sharded_plans
 from advisor.report.markup import Text, bullets, esc, figure, grid, heading, lines, paragraph
 from advisor.report.model_pages import method_text, objective_text, price_text

@@ -19,7 +19,8 @@ from advisor.core.curve import MemoryCurve
 from advisor.core.estimate import Estimate
 from advisor.recommend.prepare import RankingInput
 from advisor.recommend.present import best_per_card
-from advisor.recommend.ranking import RankingOptions, Recommendation
+from advisor.recommend.ranking import RankingOptions
+from advisor.recommend.recommendation import Recommendation
 from advisor.recommend.service import CardFilter, best_price, recommend
 from advisor.telemetry.readings import Snapshot
 
@@ -95,4 +96,4 @@ def build_report(job: RankingInput, ranking: Ranking, snapshot: Snapshot | None,
 
 def sharded_plans(rows: Sequence[Recommendation]) -> list[Recommendation]:
     """Listed rows whose plan divides model state over the cards (ZeRO / FSDP)."""
-    return [r for r in rows if r.plan.startswith("zero")]
+    return [r for r in rows if r.plan.sharded]

@@ -6,6 +6,7 @@ from advisor.catalog.present import amount_text
 from advisor.core.budget import REPLAY_UNCERTAINTY
 from advisor.core.estimate import Estimate
 from advisor.core.units import format_bytes, format_count
+from advisor.recommend.objectives import Objective
 from advisor.recommend.present import plan_label
 from advisor.report.content import Report
 from advisor.report.markup import Text, chart, facts, figure, heading, lines, paragraph, side_by_side
@@ -19,9 +20,8 @@ def price_text(amount: float | None, condition: str | None, t: Text, kind: str |
     return f"{amount:,.0f} USD ({t(condition or 'new')})"
 
 
-def objective_text(objective: str, t: Text) -> str:
-    return {"perf_per_dollar": t("throughput per dollar"), "cheapest": t("lowest price"),
-            "fastest": t("highest throughput")}.get(objective, objective)
+def objective_text(objective: Objective, t: Text) -> str:
+    return t(objective.ranked_by)
 
 
 def title(report: Report, t: Text) -> str:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from PySide6.QtWidgets import QWidget
 
 from advisor.charts.job_cost import job_cost_figure
-from advisor.recommend.ranking import Recommendation
+from advisor.recommend.recommendation import Recommendation
 from advisor.ui.chart_canvas import QtChart, chart_style
 
 

@@ -13,9 +13,9 @@ from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout
 
 from advisor.catalog.present import amount_text
 from advisor.catalog.software import SOFTWARE_PATHS
-from advisor.recommend.money import BASES, MoneyOptions
+from advisor.recommend.money import BASES, MoneyOptions, PriceBasis, as_basis
 from advisor.recommend.present import job_cells, price_text
-from advisor.recommend.ranking import Recommendation
+from advisor.recommend.recommendation import Recommendation
 from advisor.recommend.service import CardFilter
 from advisor.ui.controls import combo
 from advisor.ui.i18n import tr
@@ -83,7 +83,7 @@ class MoneyFilters:
     def __init__(self, row: QHBoxLayout, changed: Callable[[], None]) -> None:
         bases = {"new": tr("new price"), "used": tr("used price"), "rent": tr("rent per GPU-hour"),
                  "lowest": tr("lowest purchase price")}  # fmt: skip
-        self.basis = combo([(b, bases[b]) for b in BASES], tr("Which price the money objectives rank on"))
+        self.basis = combo([(b.value, bases[b]) for b in BASES], tr("Which price the money objectives rank on"))
         self.software = combo([(None, tr("any software")), *((s, s) for s in SOFTWARE_PATHS)],
                               tr("Only cards PyTorch runs through this software path"))  # fmt: skip
         self.samples = JobSizeBox()
@@ -117,10 +117,10 @@ class MoneyFilters:
         if isinstance(samples, int | float) and 0 <= samples <= self.samples.maximum():
             self.samples.setValue(float(samples))
 
-    def options(self, basis: str) -> MoneyOptions:
+    def options(self, basis: PriceBasis) -> MoneyOptions:
         return MoneyOptions(basis, samples=self.samples.value() or None)
 
     def card_filter(self, base: CardFilter) -> CardFilter:
-        basis = str(self.basis.currentData())
-        return replace(base, allow_used=base.allow_used and basis == "new", price_basis=basis,
+        basis = as_basis(self.basis.currentData())
+        return replace(base, allow_used=base.allow_used and basis is PriceBasis.NEW, price_basis=basis,
                        software=self.software.currentData())  # fmt: skip

@@ -9,16 +9,17 @@ from PySide6.QtGui import QBrush, QColor
 
 from advisor.core.estimate import Estimate
 from advisor.core.units import format_bytes
+from advisor.recommend.plans import Plan
 from advisor.recommend.present import plan_label
-from advisor.recommend.ranking import Recommendation
 from advisor.recommend.reasons import ReasonCode, reason_text
+from advisor.recommend.recommendation import Recommendation
 from advisor.recommend.serving import split_holdings
 from advisor.ui.i18n import language, tr
 from advisor.ui.money_text import money_lines, price_cell
 from advisor.ui.table_model import SORT_ROLE, Index, RecordTableModel
 
 
-def plan_name(plan: str) -> str:
+def plan_name(plan: Plan) -> str:
     return plan_label(plan, tr)
 
 
@@ -93,7 +94,7 @@ def _columns(generating: bool = False) -> list[tuple[str, str]]:
 
 
 def _fits_text(r: Recommendation) -> str:
-    return tr("yes") if r.fits else tr("incomplete") if r.plan == "incomplete" else tr("no")
+    return tr("yes") if r.fits else tr("incomplete") if r.plan is Plan.INCOMPLETE else tr("no")
 
 
 def _cells(rank: int, r: Recommendation) -> list[tuple[str, Any]]:
@@ -150,12 +151,12 @@ def explain(r: Recommendation, batch: int, estimate: Estimate | None = None) -> 
                  what=tr("to spare") if r.fits else tr("short")),
              tr("Largest batch per card that fits: {n}.").format(n=r.max_batch)]
     lines += split_lines(r, estimate)
-    if r.plan == "data_parallel":
+    if r.plan is Plan.DATA_PARALLEL:
         lines.append(tr("Data parallel: every card holds the whole model, its gradients and optimizer state. "
                         "Memory does not pool across cards (not over NVLink, SLI or PCIe); more cards raise "
                         "throughput, not the model size that fits."))
-    elif r.plan.startswith("zero"):
-        sharded = {"zero1": tr("optimizer state"), "zero2": tr("optimizer state and gradients")}.get(
+    elif r.plan.sharded:
+        sharded = {Plan.ZERO1: tr("optimizer state"), Plan.ZERO2: tr("optimizer state and gradients")}.get(
             r.plan, tr("optimizer state, gradients and parameters"))
         lines.append(tr("{plan} shards the {what} over the {count} cards, so each holds a share; activations "
                         "are not sharded.").format(plan=plan_name(r.plan), what=sharded, count=r.count))

@@ -25,9 +25,11 @@ from PySide6.QtWidgets import (
 from advisor.appstate import RankingRequest
 from advisor.catalog import SEGMENTS, VENDORS
 from advisor.charts import CardLine
+from advisor.recommend.objectives import Objective
 from advisor.recommend.prepare import RankingInput
 from advisor.recommend.present import best_per_card
-from advisor.recommend.ranking import OBJECTIVES, RankingOptions, Recommendation
+from advisor.recommend.ranking import RankingOptions
+from advisor.recommend.recommendation import Recommendation
 from advisor.recommend.service import CardFilter, recommend
 from advisor.ui.catalog_service import CatalogService
 from advisor.ui.column_chooser import add_column_chooser
@@ -131,7 +133,7 @@ class QtRecommendations(QWidget):
         self.max_gpus = combo([(1, tr("one card")), *((n, tr("up to {n} cards").format(n=n)) for n in (2, 4, 8))],
                                tr("Largest number of cards of one kind to consider"))
         self.max_gpus.setCurrentIndex(3)
-        self.objective = combo([(o, tr(o)) for o in OBJECTIVES], tr("What the ranking puts first"))
+        self.objective = combo([(o.value, tr(o.label)) for o in Objective], tr("What the ranking puts first"))
         self.all_configs = QCheckBox(tr("every configuration"))
         self.all_configs.setToolTip(tr("Show every count and plan, not only each card's best"))
         # two rows, so the tab fits a 1280-pixel screen beside the model panel

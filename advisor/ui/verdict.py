@@ -9,8 +9,9 @@ from PySide6.QtWidgets import QLabel, QWidget
 
 from advisor.appstate import RankingResult, ShownEstimate
 from advisor.core.units import format_bytes
+from advisor.recommend.plans import Plan
 from advisor.recommend.present import best_per_card
-from advisor.recommend.ranking import Recommendation
+from advisor.recommend.recommendation import Recommendation
 from advisor.ui.i18n import language, tr
 from advisor.ui.recommend_model import per_thousand_usd, plan_name
 
@@ -22,7 +23,7 @@ def _choice(r: Recommendation) -> str:
 
 
 def _nothing_fits(cards: list[Recommendation]) -> str:
-    ranked = [c for c in cards if c.plan != "incomplete"]
+    ranked = [c for c in cards if c.plan is not Plan.INCOMPLETE]
     if not ranked:
         return tr("No card in the catalog can be ranked.")
     roomiest = max(ranked, key=lambda r: r.usable_bytes)

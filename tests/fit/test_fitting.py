@@ -24,7 +24,7 @@ from advisor.recommend.fit.measure import (
     target,
 )
 from advisor.recommend.fit.search import FitOption, FitReport, make_it_fit
-from advisor.recommend.plans import plan_cost
+from advisor.recommend.plans import Plan, plan_cost
 from advisor.recommend.rewrites import freeze_before, trainable_layers, with_inplace_activations
 
 
@@ -174,7 +174,7 @@ def test_sharding_moves_model_state_off_each_card(rtx3060: Target) -> None:
     report = make_it_fit(subject, rtx3060)
     base = report.current.measured
     for o in report.sharding:
-        cost = plan_cost(base.estimate, o.changes[0], o.cards)
+        cost = plan_cost(base.estimate, Plan(o.changes[0]), o.cards)  # a sharding change is named by its plan
         assert o.measured.peak_bytes == base.peak_bytes - cost.saved_bytes
         assert o.measured.step_time_s > base.step_time_s  # communication
     zero3 = option(report, "zero3")

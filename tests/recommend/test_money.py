@@ -16,11 +16,11 @@ from advisor.recommend.money import (
     costed,
     frontier,
     is_old,
-    ordered,
     rent_offer,
     within_budget,
 )
-from advisor.recommend.ranking import Recommendation
+from advisor.recommend.objectives import ordered
+from advisor.recommend.recommendation import Recommendation
 
 TODAY = date(2026, 6, 1)
 

@@ -16,8 +16,9 @@ from advisor.core import zoo
 from advisor.core.workload import Workload
 from advisor.recommend.money import MoneyOptions
 from advisor.recommend.prepare import RankingInput, prepare_graph
-from advisor.recommend.ranking import RankingOptions, Recommendation
+from advisor.recommend.ranking import RankingOptions
 from advisor.recommend.reasons import ReasonCode, reason_text
+from advisor.recommend.recommendation import Recommendation
 from advisor.recommend.service import CardFilter, recommend
 
 

@@ -11,8 +11,9 @@ from advisor.core import zoo
 from advisor.core.workload import Workload
 from advisor.recommend.devices import usable_bytes
 from advisor.recommend.prepare import RankingInput, prepare_graph
-from advisor.recommend.ranking import RankingOptions, Recommendation, rank
+from advisor.recommend.ranking import RankingOptions, rank
 from advisor.recommend.reasons import ReasonCode, reasons_text
+from advisor.recommend.recommendation import Recommendation
 from advisor.recommend.service import best_price
 
 CLASSIC = ("GTX 980 Ti", "Titan X (Maxwell)", "Titan X (Pascal)", "GTX 1060 6GB", "GTX 1070", "GTX 1080", "GTX 1080 Ti")

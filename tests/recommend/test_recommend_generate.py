@@ -9,8 +9,9 @@ from advisor.core import zoo
 from advisor.core.workload import Workload
 from advisor.recommend.prepare import RankingInput, prepare_graph
 from advisor.recommend.present import render_table, to_json
-from advisor.recommend.ranking import RankingOptions, Recommendation, rank
+from advisor.recommend.ranking import RankingOptions, rank
 from advisor.recommend.reasons import reasons_text
+from advisor.recommend.recommendation import Recommendation
 
 GIB = 2**30
 

@@ -8,8 +8,8 @@ from datetime import date
 from PySide6.QtCore import QDate, Qt
 from pytestqt.qtbot import QtBot
 
-from advisor.recommend.ranking import Recommendation
 from advisor.recommend.reasons import ReasonCode, reason, reasons_text
+from advisor.recommend.recommendation import Recommendation
 from advisor.ui.i18n import set_language
 from advisor.ui.main_window import QtMainWindow
 from advisor.ui.recommend_model import explain

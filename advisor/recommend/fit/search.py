@@ -29,7 +29,7 @@ from advisor.recommend.fit.changes import (
 from advisor.recommend.fit.keys import CHANGES, GROUPS, SAME_TRAINING, ChangeKey
 from advisor.recommend.fit.llm import llm_changes
 from advisor.recommend.fit.measure import Measured, MeasuredMethod, Measurer, Subject, Target, Variant
-from advisor.recommend.plans import SPLIT_PLANS, plan_cost
+from advisor.recommend.plans import SPLIT_PLANS, Plan, plan_cost
 from advisor.recommend.serving import (
     generation_cost,
     generation_memory,
@@ -169,7 +169,7 @@ class _Search:
         result = self.baseline.estimate
         dev = self.card.device(self.base.workload)
         options = []
-        for plan in ("zero1", "zero2", "zero3"):
+        for plan in (Plan.ZERO1, Plan.ZERO2, Plan.ZERO3):
             for count in SHARDING_COUNTS:
                 cost = plan_cost(result, plan, count)
                 peak = self.baseline.peak_bytes - cost.saved_bytes

@@ -22,9 +22,7 @@ LANGUAGES: dict[str, str] = {"en": "English", "zh_CN": "简体中文"}
 FONTS: dict[str, tuple[str, ...]] = {"en": ("DejaVu Sans",), "zh_CN": ("Noto Sans CJK SC", "DejaVu Sans")}
 # English keys that read better differently on screen (engine vocabulary).
 _EN: dict[str, str] = {"optimizer_state": "optimizer state", "infer": "inference", "train": "training",
-                       "kv_cache": "KV cache", "generate": "generation",
-                       "perf_per_dollar": "best value (speed per dollar)", "cheapest": "cheapest that fits",
-                       "fastest": "fastest"}
+                       "kv_cache": "KV cache", "generate": "generation"}
 _CATALOGS: dict[str, dict[str, str]] = {"en": _EN, "zh_CN": {**ZH_CN, **ZH_CN_APP, **ZH_CN_FIELDS, **ZH_CN_LLM,
                                                   **ZH_CN_OPEN, **ZH_CN_PRICES}}
 _current = "en"

@@ -6,7 +6,8 @@ DYNAMIC: tuple[str, ...] = (
     "weights", "gradients", "optimizer_state", "activations", "temporaries", "inputs",
     "forward", "backward", "recompute", "optimizer step", "end", "setup",
     "consumer", "workstation", "datacenter", "new", "used", "refurbished",
-    "perf_per_dollar", "cheapest", "fastest", "samples/s", "tokens/s", "train", "infer",
+    # the ranking objectives' names (recommend/objectives.py Objective.label)
+    "best value (speed per dollar)", "cheapest that fits", "fastest", "samples/s", "tokens/s", "train", "infer",
 )
 
 MESSAGES: dict[str, str] = {
@@ -50,7 +51,7 @@ MESSAGES: dict[str, str] = {
         "整个任务（{size}）在每个放得下且有价格的配置上的时间与成本：租用成本 = 小时数 × 租金 × 卡数；购买成本 = "
         "显卡价格 + 板卡功耗 × 小时数 × {kwh} 美元/千瓦时。折线上是最佳选择：没有别的配置既更快又更便宜。",
     "Only cards PyTorch runs through this software path": "只看 PyTorch 通过该软件栈运行的显卡",
-    "perf_per_dollar": "性价比优先", "cheapest": "价格最低", "fastest": "速度最快",
+    "best value (speed per dollar)": "性价比优先", "cheapest that fits": "价格最低", "fastest": "速度最快",
     "samples/s": "样本/秒", "tokens/s": "词元/秒", "train": "训练", "infer": "推理",
     "kv_cache": "KV 缓存", "generate": "生成", "prefill": "预填充", "decode": "解码",
     # window, menus
