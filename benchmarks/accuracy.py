@@ -16,8 +16,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _shared import MEASUREMENTS
 
 from advisor.core import zoo
+from advisor.core.analytic import estimate
 from advisor.core.errors import SpecError
-from advisor.core.estimate import estimate
 from advisor.core.workload import Workload
 
 

@@ -21,7 +21,7 @@ import torchvision.models as tvm
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from advisor.core.estimate import estimate  # noqa: E402
+from advisor.core.analytic import estimate  # noqa: E402
 from advisor.core.memory import StepReplay  # noqa: E402
 from advisor.core.workload import Workload  # noqa: E402
 from advisor.core.zoo import build, zoo_names  # noqa: E402

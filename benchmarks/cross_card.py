@@ -18,7 +18,7 @@ from pathlib import Path
 
 from advisor.catalog import find_card, open_catalog
 from advisor.core import zoo
-from advisor.core.estimate import estimate
+from advisor.core.analytic import estimate
 from advisor.core.workload import Workload
 from advisor.recommend.devices import device
 from advisor.recommend.timing import step_seconds, step_work

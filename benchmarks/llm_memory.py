@@ -26,8 +26,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from advisor.core import zoo  # noqa: E402
+from advisor.core.analytic import estimate  # noqa: E402
 from advisor.core.errors import SpecError  # noqa: E402
-from advisor.core.estimate import Estimate, estimate  # noqa: E402
+from advisor.core.estimate import Estimate  # noqa: E402
 from advisor.core.workload import Runtime, Workload  # noqa: E402
 from advisor.recommend.devices import usable_bytes  # noqa: E402
 

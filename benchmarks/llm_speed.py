@@ -19,7 +19,8 @@ from pathlib import Path
 from advisor.catalog.bundled import load_bundled
 from advisor.catalog.records import CardRecord
 from advisor.core import zoo
-from advisor.core.estimate import Estimate, estimate
+from advisor.core.analytic import estimate
+from advisor.core.estimate import Estimate
 from advisor.core.workload import Workload
 from advisor.recommend.devices import GenerationRates, generation_rates, link
 from advisor.recommend.generation_speed import (

@@ -32,7 +32,8 @@ sys.path.insert(0, str(HERE.parent))
 from _shared import MEASUREMENTS, SHARED  # noqa: E402
 
 from advisor.core import zoo  # noqa: E402
-from advisor.core.estimate import Estimate, estimate  # noqa: E402
+from advisor.core.analytic import estimate  # noqa: E402
+from advisor.core.estimate import Estimate  # noqa: E402
 from advisor.core.overheads import DEFAULT_OVERHEAD  # noqa: E402
 from advisor.core.workload import Workload  # noqa: E402
 

@@ -43,7 +43,7 @@ from pathlib import Path
 
 from advisor.catalog import find_card, open_catalog
 from advisor.core import zoo
-from advisor.core.estimate import estimate
+from advisor.core.analytic import estimate
 from advisor.core.workload import Workload
 from advisor.recommend.devices import Device, device
 from advisor.recommend.timing import StepWork, step_seconds, step_work

@@ -32,7 +32,7 @@ from public_speed import DATA, breakdown, summarize
 
 from advisor.catalog import find_card, open_catalog
 from advisor.core import zoo
-from advisor.core.estimate import estimate
+from advisor.core.analytic import estimate
 from advisor.core.workload import Workload
 from advisor.recommend.devices import generation_rates, link
 from advisor.recommend.generation_speed import GenerationRun, Split, generation_speed

@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 
 from advisor.core import zoo
-from advisor.core.estimate import estimate
+from advisor.core.analytic import estimate
 from advisor.core.graph import Graph, GraphBuilder
 from advisor.core.ops import BatchNorm, Conv, Input, ReLU
 from advisor.core.workload import Workload

@@ -28,7 +28,7 @@ from accuracy import rows, zoo_name
 
 from advisor.catalog import find_card, open_catalog
 from advisor.core import zoo
-from advisor.core.estimate import estimate
+from advisor.core.analytic import estimate
 from advisor.core.loss_head import with_loss_head
 from advisor.core.workload import Workload
 from advisor.recommend.devices import device

@@ -25,7 +25,7 @@ from advisor.core.allocator import free_replay, required_budget_bytes, training_
 from advisor.core.curve import MemoryCurve, memory_curve
 from advisor.core.graph import Graph
 from advisor.core.loss_head import step_graph
-from advisor.core.memory import replay_step
+from advisor.core.replay import replay_step
 from advisor.core.tracker import Key
 from advisor.core.workload import Workload
 

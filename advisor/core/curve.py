@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 from advisor.core.graph import Graph
 from advisor.core.loss_head import step_graph
-from advisor.core.memory import replay_step
+from advisor.core.replay import replay_step
 from advisor.core.tracker import BLOCK_BYTES
 from advisor.core.workload import Workload
 

@@ -13,12 +13,11 @@ from advisor.core.gradients import requires_grad, trainable_count
 from advisor.core.graph import Graph
 from advisor.core.kernels import Kernel
 from advisor.core.layer_kernels import graph_kernels
-from advisor.core.llm.graph import with_attention
 from advisor.core.loss_head import step_graph
-from advisor.core.memory import replay_step
 from advisor.core.offload import host_bytes, offload_notes
 from advisor.core.optimizers import optimizer_notes
 from advisor.core.overheads import DEFAULT_OVERHEAD, device_total_bytes
+from advisor.core.replay import replay_step
 from advisor.core.tracker import CategoryBytes, TimelinePoint
 from advisor.core.workload import OPTIMIZER_STATE_SLOTS, Workload, default_notes
 
@@ -118,12 +117,8 @@ def layer_rows(graph: Graph, workload: Workload, kept: tuple[int, ...], dtype_by
     return rows
 
 
-def estimate(graph: Graph, workload: Workload) -> Estimate:
-    graph = with_attention(graph, workload)
-    if workload.generating:
-        from advisor.core.llm.generate import estimate_generation  # generation builds on this module
-
-        return estimate_generation(graph, workload)
+def estimate_step(graph: Graph, workload: Workload) -> Estimate:
+    """One training or inference step of `graph` (core/analytic.py estimate chooses it, or generation)."""
     if workload.adapters:
         from advisor.core.llm.lora import with_adapters  # lora builds on the op and graph modules
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from advisor.core.analytic import estimate
 from advisor.core.budget import analytic_curves
 from advisor.core.curve import MemoryCurve
-from advisor.core.estimate import Estimate, estimate
+from advisor.core.estimate import Estimate
 from advisor.core.graph import Graph
 from advisor.core.workload import Workload
 

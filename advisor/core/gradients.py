@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from advisor.core.graph import Graph, TensorSpec
-from advisor.core.llm.lora import LoRAEmbedding, LoRALinear, adapter_count
 from advisor.core.ops.base import Op
 from advisor.core.ops.embedding import Embedding
 from advisor.core.ops.linear import Linear
@@ -16,20 +15,14 @@ from advisor.core.workload import Workload
 def trainable_params(op: Op, inputs: Sequence[TensorSpec], workload: Workload) -> int:
     """Parameters that get gradients and optimizer state: all of them in full fine-tuning, only the LoRA
     adapters when the base model is frozen (PEFT sets requires_grad=False on every base weight)."""
-    return adapter_count(op, inputs) if workload.finetune != "full" else op.param_count(inputs)
+    return op.adapter_count(inputs) if workload.finetune != "full" else op.param_count(inputs)
 
 
 def trained_tensors(op: Op, inputs: Sequence[TensorSpec], workload: Workload) -> list[tuple[int, int]]:
     """(rows, cols) of each tensor of a layer that trains (cols 1 for a vector), for optimizers whose state
     depends on the tensor's shape or size (core/optimizers.py)."""
-    if isinstance(op, LoRALinear):
-        if workload.finetune != "full":
-            return [(op.lora_rank, inputs[0].shape[-1]), (op.out_features, op.lora_rank)]
-    elif isinstance(op, LoRAEmbedding):
-        if workload.finetune != "full":
-            return [(op.lora_rank, op.num_embeddings), (op.embedding_dim, op.lora_rank)]
-    elif workload.finetune != "full":
-        return []
+    if workload.finetune != "full":
+        return op.adapter_tensors(inputs)
     if isinstance(op, Linear):
         weight = [] if op.tied_to else [(op.out_features, inputs[0].shape[-1])]
         return weight + ([(op.out_features, 1)] if op.bias else [])

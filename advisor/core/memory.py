@@ -10,16 +10,14 @@ caller until the step ends.
 
 from __future__ import annotations
 
-import functools
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Protocol
 
 from advisor.core.call_frames import module_arguments
 from advisor.core.gradients import requires_grad, trainable_params, trained_tensors
 from advisor.core.graph import HELD_TO_END, Graph, Node, TensorSpec
-from advisor.core.llm.lifetimes import HeldTensor, base_model_tensors, held_until
-from advisor.core.llm.lora import LoRALinear
-from advisor.core.llm.quant import exact_scale, plain_dtype_bytes, stored_bytes
 from advisor.core.offload import bucket_bytes, gpu_weight_dtype_bytes
 from advisor.core.ops.io import Input
 from advisor.core.ops.linear import Linear
@@ -30,6 +28,34 @@ from advisor.core.tracker import CategoryBytes, Key, TimelinePoint, Tracker, rou
 from advisor.core.workload import OPTIMIZER_STEP_TEMPORARIES, Workload
 
 _SAVED_BYTES = {"float32": 4, "int64": 8, "bool": 1, "autocast_float32": 4}
+
+
+class ExtraTensor(Protocol):
+    """A tensor the model's code builds that no layer of the graph produces (core/llm/lifetimes.py
+    HeldTensor): allocated once node `after` has run, freed before node `release` starts."""
+
+    @property
+    def after(self) -> int: ...
+    @property
+    def release(self) -> int: ...
+    @property
+    def nbytes(self) -> int: ...
+
+
+@dataclass(frozen=True)
+class ModelFacts:
+    """What the replay is told beyond the layer graph and the workload, by the layer that knows the model's
+    family and storage format (core/replay.py asks core/llm for decoders); a plain graph has none of it.
+
+    stored_weight_bytes: per node, its weights and buffers as stored when they do not train (the storage
+    format's layout); dequantizes: per node, whether it dequantizes its weight to 16 bit for each matmul
+    (bitsandbytes MatMul4Bit); held_references: (node, until) references the model's Python code keeps;
+    extra_tensors: tensors the model's code builds outside every layer."""
+
+    stored_weight_bytes: tuple[int, ...]
+    dequantizes: tuple[bool, ...]
+    held_references: tuple[tuple[int, int], ...] = ()
+    extra_tensors: tuple[ExtraTensor, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -50,8 +76,8 @@ class StepReplay:
     """The analytic path's replay of one step over the layer graph (the "simulated" path is the meta-device
     run of a real PyTorch module in advisor/importers/simulate)."""
 
-    def __init__(self, graph: Graph, workload: Workload) -> None:
-        self.graph, self.workload = graph, workload
+    def __init__(self, graph: Graph, workload: Workload, facts: ModelFacts) -> None:
+        self.graph, self.workload, self.facts = graph, workload, facts
         self.nodes = graph.nodes
         self.specs = [[graph.nodes[s].output for s in n.inputs] for n in graph.nodes]
         self.consumers = graph.consumers()
@@ -80,7 +106,8 @@ class StepReplay:
         return trainable_params(self.nodes[i].op, self.specs[i], self.workload)
 
     def _frozen_linear(self, i: int) -> bool:
-        return self.frozen and isinstance(self.nodes[i].op, Linear) and not isinstance(self.nodes[i].op, LoRALinear)
+        """A frozen Linear (no adapters of its own) keeps nothing of its input for backward."""
+        return self.frozen and isinstance(self.nodes[i].op, Linear) and not self.trainable(i)
 
     def _checkpoint_blocks(self) -> list[list[int]]:
         blocks = [members for _, members in self.graph.blocks()]
@@ -220,7 +247,7 @@ class StepReplay:
         # references the model's Python code keeps: traced (Graph.holds) and transformers' decoder base model
         # (core/llm/lifetimes.py)
         taken, released = self.graph.hold_schedule(self._held_references())
-        extra = base_model_tensors(self.graph, self.workload)
+        extra = self.facts.extra_tensors
         for i in range(len(self.nodes)):
             self._drop_extra(extra, i)
             if i in first_of:  # the checkpoint keeps the block's inputs until the block's backward is done
@@ -235,12 +262,12 @@ class StepReplay:
         self._drop_extra(extra, len(self.nodes))
 
     def _held_references(self) -> list[tuple[int, int]]:
-        """Beyond Graph.holds (a traced graph's own, or a hand-built graph's Python locals): a decoder's
-        (llm/lifetimes.py), or else the module calls' arguments of a graph with blocks (call_frames.py; a
-        traced graph has none)."""
-        return held_until(self.graph) or module_arguments(self.graph)
+        """Beyond Graph.holds (a traced graph's own, or a hand-built graph's Python locals): the model's, as
+        its facts say (a decoder's: llm/lifetimes.py), or else the module calls' arguments of a graph with
+        blocks (call_frames.py; a traced graph has none)."""
+        return list(self.facts.held_references) or module_arguments(self.graph)
 
-    def _drop_extra(self, extra: list[HeldTensor], at: int) -> None:
+    def _drop_extra(self, extra: Sequence[ExtraTensor], at: int) -> None:
         for k in (k for k, tensor in enumerate(extra) if tensor.release == at):
             self.tracker.free(("base_model", k, 0))
 
@@ -339,9 +366,8 @@ class StepReplay:
             self._release_saved(i)
 
     def _dequantizes(self, i: int) -> bool:
-        """bitsandbytes' MatMul4Bit dequantizes an nf4 weight to 16 bit in forward and again in backward."""
-        op = self.nodes[i].op
-        return isinstance(op, Linear) and self.workload.weight_format == "nf4" and self.nodes[i].name != "lm_head"
+        """A quantized weight dequantized to 16 bit in forward and again in backward (ModelFacts)."""
+        return self.facts.dequantizes[i]
 
     def _backward_node(self, i: int, grad: Key) -> None:
         node = self.nodes[i]
@@ -396,21 +422,7 @@ class StepReplay:
             dtype = gpu_weight_dtype_bytes(self.workload)
         if self.workload.training and not self.frozen:
             return (node.op.param_count(specs) + node.op.buffer_count(specs)) * dtype
-        return round(self._stored(i) * self._exact_scale)
-
-    def _stored(self, i: int) -> int:
-        node, w = self.nodes[i], self.workload
-        return stored_bytes(node.op, self.specs[i], node.name, w.weight_format, w.trainable_dtype_bytes,
-                            plain_dtype_bytes(w.weight_format, w.kbit_prepared))
-
-    @functools.cached_property
-    def _exact_scale(self) -> float:
-        """A checkpoint whose tensor table was read (GGUF) stores exactly its file's bytes: the layers'
-        described bytes are scaled to that total."""
-        spec, fmt = self.graph.decoder, self.workload.weight_format
-        if spec is None or spec.stored is None or not spec.stored.exact_for(fmt):
-            return 1.0
-        return exact_scale(spec, fmt, sum(self._stored(i) for i in range(len(self.nodes))))
+        return self.facts.stored_weight_bytes[i]
 
     def optimizer_step(self) -> None:
         self.tracker.mark("optimizer step", self.workload.optimizer)
@@ -443,9 +455,4 @@ class StepReplay:
                              tuple(t.timeline), tuple(t.events), tuple(t.after_alloc), t.live_count_max)
 
 
-def replay_step(graph: Graph, workload: Workload) -> MemoryProfile:
-    """Every allocation and free of one step of `graph`, replayed analytically."""
-    return StepReplay(graph, workload).run()
-
-
-__all__ = ["MemoryProfile", "replay_step", "rounded"]
+__all__ = ["MemoryProfile", "ModelFacts", "StepReplay", "rounded"]

@@ -89,10 +89,10 @@ def tensor_parallel_fits(profile: GenerationProfile, count: int) -> bool:
     return profile.attention_heads % count == 0 and profile.kv_heads % count == 0
 
 
-def split_cost(profile: GenerationProfile, plan: Plan, count: int, kv_cache_bytes: int) -> PlanCost:
+def split_cost(profile: GenerationProfile, plan: Plan | str, count: int, kv_cache_bytes: int) -> PlanCost:
     """Memory a split plan takes off each card: tensor parallel keeps 1/N of the weights and the KV cache
     on each; layer split the share of the layers on its busiest card (ceil(layers / N) of them)."""
-    model_state = profile.weight_bytes + kv_cache_bytes
+    model_state, plan = profile.weight_bytes + kv_cache_bytes, Plan(plan)
     if plan is Plan.TENSOR_PARALLEL:
         return PlanCost(plan, count, int(model_state * (count - 1) / count), 0.0, tensor_ways=count)
     busiest = math.ceil(profile.layers / count) / profile.layers
@@ -103,7 +103,9 @@ def largest_layer_params(e: Estimate) -> int:
     return max((row.param_count for row in e.layers), default=0)
 
 
-def plan_cost(e: Estimate, plan: Plan, count: int) -> PlanCost:
+def plan_cost(e: Estimate, plan: Plan | str, count: int) -> PlanCost:
+    """`plan` on `count` cards; a plan's text (a fit change's key, a test's) is taken as the member."""
+    plan = Plan(plan)
     m, dtype = e.memory.at_peak, e.workload.param_dtype_bytes
     grad_dtype = e.workload.trainable_dtype_bytes
     share = (count - 1) / count

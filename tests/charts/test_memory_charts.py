@@ -12,8 +12,9 @@ from matplotlib.figure import Figure
 
 from advisor.charts import CardLine, ChartStyle, batch_curve_figure, category_figure, layer_figure, timeline_figure
 from advisor.core import zoo
+from advisor.core.analytic import estimate
 from advisor.core.budget import analytic_curves
-from advisor.core.estimate import Estimate, estimate
+from advisor.core.estimate import Estimate
 from advisor.core.workload import Workload
 
 

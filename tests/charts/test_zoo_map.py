@@ -13,7 +13,7 @@ from matplotlib.image import imread
 
 from advisor.charts.zoo_map import MODELS_GID, OWN_GID, marker_area, point_text, zoo_map_figure
 from advisor.core import zoo
-from advisor.core.estimate import estimate
+from advisor.core.analytic import estimate
 from advisor.core.workload import Workload
 from advisor.core.zoo.accuracy import TOP1, ModelPoint, is_imagenet_classifier, zoo_points
 

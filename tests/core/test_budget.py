@@ -15,6 +15,7 @@ from advisor.core.allocator import (
     runs_within,
     training_loop_events,
 )
+from advisor.core.analytic import estimate
 from advisor.core.budget import (
     REPLAY_UNCERTAINTY,
     analytic_curves,
@@ -23,7 +24,6 @@ from advisor.core.budget import (
     required_from_peaks,
 )
 from advisor.core.curve import MemoryCurve, memory_curve
-from advisor.core.estimate import estimate
 from advisor.core.loss_head import with_loss_head
 from advisor.core.tracker import Key
 from advisor.core.workload import Workload

@@ -3,8 +3,8 @@ the graph, sets when a block's input is freed (core/call_frames.py)."""
 
 from __future__ import annotations
 
+from advisor.core.analytic import estimate
 from advisor.core.call_frames import module_arguments
-from advisor.core.estimate import estimate
 from advisor.core.graph import Graph, GraphBuilder
 from advisor.core.ops import Input, Linear
 from advisor.core.tracker import rounded

@@ -1,11 +1,11 @@
 """One rule for what autograd tracks, shared by the memory replay and the per-layer backward FLOPs."""
 
 from advisor.core import zoo
-from advisor.core.estimate import estimate
+from advisor.core.analytic import estimate
 from advisor.core.gradients import requires_grad, trainable_params
 from advisor.core.llm.lora import with_adapters
 from advisor.core.loss_head import step_graph
-from advisor.core.memory import StepReplay
+from advisor.core.replay import step_replay
 from advisor.core.workload import Workload
 
 FULL = Workload("train", 1, "amp_bf16", "adamw")
@@ -15,7 +15,7 @@ LORA = Workload("train", 1, "amp_bf16", "adamw", finetune="lora", weights="bf16"
 def flags(workload: Workload) -> dict[str, bool]:
     graph = zoo.build("llama-3.1-8b", 64)
     graph = step_graph(with_adapters(graph, workload) if workload.adapters else graph, workload)
-    assert StepReplay(graph, workload).requires_grad == requires_grad(graph, workload)  # the replay's rule
+    assert step_replay(graph, workload).requires_grad == requires_grad(graph, workload)  # the replay's rule
     return {node.name: flag for node, flag in zip(graph.nodes, requires_grad(graph, workload), strict=True)}
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from advisor.core.estimate import LayerRow, estimate
+from advisor.core.analytic import estimate
+from advisor.core.estimate import LayerRow
 from advisor.core.graph import Graph, GraphBuilder
 from advisor.core.kernel_formulas import FORMULAS, formula
 from advisor.core.kernels import Attention, AttentionBackend, Convolution, Matmul, Pass, Stream, kernels_macs

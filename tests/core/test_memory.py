@@ -2,7 +2,7 @@
 
 from dataclasses import replace
 
-from advisor.core.estimate import estimate
+from advisor.core.analytic import estimate
 from advisor.core.graph import GraphBuilder
 from advisor.core.ops import Conv, Input, Linear, MaxPool, ReLU
 from advisor.core.tracker import rounded

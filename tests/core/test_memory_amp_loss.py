@@ -1,8 +1,8 @@
 """Cross-entropy under autocast, by hand: log_softmax in the logits' dtype, nll_loss's float32 copy."""
 
 from advisor.core.graph import GraphBuilder
-from advisor.core.memory import replay_step
 from advisor.core.ops import CrossEntropy, Input, Linear
+from advisor.core.replay import replay_step
 from advisor.core.workload import Workload
 
 # model state at batch 64: fc 8*1000*4 = 32,000 -> 32,256 B (512-byte blocks) and AdamW's two moments the

@@ -1,8 +1,8 @@
 """What autograd keeps depends on which inputs need a gradient (tools/autograd/derivatives.yaml)."""
 
 from advisor.core.graph import GraphBuilder
-from advisor.core.memory import replay_step
 from advisor.core.ops import Input, Linear, Mul
+from advisor.core.replay import replay_step
 from advisor.core.workload import Workload
 
 

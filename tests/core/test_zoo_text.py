@@ -10,9 +10,9 @@ import pytest
 
 from advisor.core.errors import SpecError
 from advisor.core.graph import Graph, Node
-from advisor.core.memory import replay_step
 from advisor.core.ops import GELU, Attention, CrossEntropy, Embedding, Input, Linear, Rotary
 from advisor.core.ops.text_ops import GELUTanhComposite
+from advisor.core.replay import replay_step
 from advisor.core.workload import Precision, Workload
 from advisor.core.zoo.text import MODELS, llama
 

@@ -5,9 +5,10 @@ import pytest
 
 from advisor.core.graph import Graph, GraphBuilder
 from advisor.core.llm.lifetimes import held_until
-from advisor.core.memory import StepReplay, replay_step
+from advisor.core.memory import StepReplay
 from advisor.core.ops import Attention, Input, Linear
 from advisor.core.ops.text_ops import GELUTanhComposite
+from advisor.core.replay import replay_step
 from advisor.core.workload import Workload
 from advisor.core.zoo.text import BertConfig, GPT2Config, bert, gpt2
 

@@ -9,7 +9,6 @@ from functools import cache
 import pytest
 
 from advisor.core.graph import Graph, TensorSpec
-from advisor.core.memory import replay_step
 from advisor.core.ops.activation import ReLU, ReLU6, SiLU
 from advisor.core.ops.io import Input
 from advisor.core.ops.shape import Add
@@ -21,6 +20,7 @@ from advisor.core.ops.vision_ops import (
     WindowMerge,
     WindowPartition,
 )
+from advisor.core.replay import replay_step
 from advisor.core.workload import Workload
 from advisor.core.zoo.vision import MODELS
 

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from advisor.core import zoo
-from advisor.core.estimate import estimate
+from advisor.core.analytic import estimate
 from advisor.core.workload import Workload
 
 KEYS = {"change", "peak_bytes", "fits", "step_time_s", "note", "required_bytes", "usable_bytes"}

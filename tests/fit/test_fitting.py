@@ -9,9 +9,9 @@ import pytest
 
 from advisor.catalog import CardRecord, find_card, open_catalog
 from advisor.core import zoo
-from advisor.core.estimate import estimate
+from advisor.core.analytic import estimate
 from advisor.core.loss_head import with_loss_head
-from advisor.core.memory import StepReplay
+from advisor.core.replay import step_replay
 from advisor.core.tracker import rounded
 from advisor.core.workload import Workload
 from advisor.recommend.fit.keys import GROUPS, SAME_TRAINING
@@ -24,7 +24,7 @@ from advisor.recommend.fit.measure import (
     target,
 )
 from advisor.recommend.fit.search import FitOption, FitReport, make_it_fit
-from advisor.recommend.plans import Plan, plan_cost
+from advisor.recommend.plans import plan_cost
 from advisor.recommend.rewrites import freeze_before, trainable_layers, with_inplace_activations
 
 
@@ -85,7 +85,7 @@ def test_checkpointing_lowers_the_peak_and_costs_about_one_forward(rtx3060: Targ
     plain, ckpt = report.current.measured, option(report, "checkpointing").measured
     direct = estimate(subject.graph, replace(subject.workload, checkpointing=True))
     assert ckpt.peak_bytes == direct.memory.peak_bytes < plain.peak_bytes
-    blocks = StepReplay(with_loss_head(subject.graph), direct.workload).blocks
+    blocks = step_replay(with_loss_head(subject.graph), direct.workload).blocks
     recomputed = sum(direct.layers[i].forward_flops for block in blocks for i in block)
     assert ckpt.step_flops - plain.step_flops == recomputed
     # the 24 transformer layers are recomputed, the embeddings and the LM head are not
@@ -174,7 +174,7 @@ def test_sharding_moves_model_state_off_each_card(rtx3060: Target) -> None:
     report = make_it_fit(subject, rtx3060)
     base = report.current.measured
     for o in report.sharding:
-        cost = plan_cost(base.estimate, Plan(o.changes[0]), o.cards)  # a sharding change is named by its plan
+        cost = plan_cost(base.estimate, o.changes[0], o.cards)
         assert o.measured.peak_bytes == base.peak_bytes - cost.saved_bytes
         assert o.measured.step_time_s > base.step_time_s  # communication
     zero3 = option(report, "zero3")

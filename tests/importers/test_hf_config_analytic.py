@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from advisor.cli import main
-from advisor.core.estimate import estimate
+from advisor.core.analytic import estimate
 from advisor.core.workload import Workload
 from advisor.importers.spec_graph import load_graph
 from tests.importers.model_files import safetensors_bytes

@@ -11,8 +11,8 @@ nn = torch.nn
 F = torch.nn.functional
 
 from advisor.core import zoo  # noqa: E402
+from advisor.core.analytic import estimate  # noqa: E402
 from advisor.core.errors import SpecError  # noqa: E402
-from advisor.core.estimate import estimate  # noqa: E402
 from advisor.core.workload import Workload  # noqa: E402
 from advisor.importers.simulate import simulate_estimate  # noqa: E402
 from advisor.importers.simulate.tracking import MemoryTracker  # noqa: E402

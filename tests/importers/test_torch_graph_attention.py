@@ -7,7 +7,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from advisor.core.graph import Graph
-from advisor.core.memory import replay_step
+from advisor.core.replay import replay_step
 from advisor.core.workload import Workload
 from advisor.importers.torch_graph import module_to_graph
 from advisor.importers.torch_loader import LoadedModel

@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from advisor.core.estimate import estimate
+from advisor.core.analytic import estimate
 from advisor.core.workload import Workload
 from advisor.importers.torch_graph import module_to_graph
 from advisor.importers.torch_loader import LoadedModel
@@ -152,7 +152,7 @@ def test_an_unmapped_matmul_runs_in_half_precision_under_autocast() -> None:
     graph = module_to_graph(loaded)
     index = len(graph.nodes) - 1
     assert graph.nodes[index].op.kind == "opaque_matmul"
-    from advisor.core.memory import replay_step
+    from advisor.core.replay import replay_step
 
     events = {key: size for key, size in replay_step(graph, Workload("infer", 4, "amp_bf16")).events if size > 0}
     # the (8, 8) product of 4 samples in bf16: 4*8*8*2 = 512 B; the float32 input is cast to bf16 for it
@@ -168,7 +168,7 @@ def test_transformers_composite_activations_keep_what_their_python_formulas_keep
     loaded = LoadedModel("m", model, lambda b: ((torch.randn(b, 8, 16),), {}), None, "m.py", "classification")
     graph = module_to_graph(loaded)
     assert [n.op.kind for n in graph.nodes][2::2] == ["gelu_tanh_composite", "quick_gelu"]
-    from advisor.core.memory import replay_step
+    from advisor.core.replay import replay_step
 
     kept = replay_step(graph, Workload("train", 4, "fp32", "sgd")).kept_bytes
     # quick_gelu on 4 x 8 x 32 fp32 elements (4,096 B): the input x (kept where it is made, by the Linear)
@@ -201,8 +201,8 @@ def test_a_tensor_sized_by_the_batch_made_in_forward_is_a_node() -> None:
 
 def test_softmax_converts_bfloat16_but_reads_float16_as_is() -> None:
     from advisor.core.graph import GraphBuilder
-    from advisor.core.memory import replay_step
     from advisor.core.ops import Input, Linear, Softmax
+    from advisor.core.replay import replay_step
 
     b = GraphBuilder("scores")
     x = b.add(Input((128, 64)), [])
@@ -238,7 +238,7 @@ def test_a_view_of_a_parameter_is_that_parameter_not_a_new_tensor() -> None:
     graph = module_to_graph(loaded)
     index = next(i for i, n in enumerate(graph.nodes) if n.name.startswith("expand"))
     assert graph.nodes[index].op.is_view and graph.nodes[index].op.param_count([]) == 16
-    from advisor.core.memory import replay_step
+    from advisor.core.replay import replay_step
 
     events = replay_step(graph, Workload("train", 4, "fp32", "sgd")).events
     # the expand allocates nothing (4 x 1 x 16 floats would be 256 B); its 16 weights (64 -> 512 B) are

@@ -6,8 +6,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from advisor.core.estimate import estimate
-from advisor.core.memory import StepReplay
+from advisor.core.analytic import estimate
+from advisor.core.replay import step_replay
 from advisor.core.workload import Workload
 from advisor.importers.simulate import simulate_estimate
 from advisor.importers.torch_graph import module_to_graph
@@ -33,7 +33,7 @@ def _loaded() -> LoadedModel:
 
 def test_a_slice_gets_a_gradient_of_its_whole_input_and_a_transpose_does_not() -> None:
     graph = module_to_graph(_loaded())
-    replay = StepReplay(graph, Workload("train", 4, "fp32", "sgd"))
+    replay = step_replay(graph, Workload("train", 4, "fp32", "sgd"))
     kinds = {n.name: (i, n) for i, n in enumerate(graph.nodes)}
     slices = [i for i, n in kinds.values() if n.op.is_view and n.output.shape == (256,)]
     transpose = kinds["transpose1"][0]

@@ -10,8 +10,8 @@ torch = pytest.importorskip("torch")
 
 from model_files import TINY_CNN, TINY_CNN_PARAMS, write  # noqa: E402
 
+from advisor.core.analytic import estimate  # noqa: E402
 from advisor.core.errors import SpecError  # noqa: E402
-from advisor.core.estimate import estimate  # noqa: E402
 from advisor.core.workload import Workload  # noqa: E402
 from advisor.importers.spec_graph import load_graph  # noqa: E402
 from advisor.importers.torch_graph import module_to_graph  # noqa: E402

@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from advisor.core.estimate import estimate
+from advisor.core.analytic import estimate
 from advisor.core.graph import HELD_TO_END
 from advisor.core.workload import Workload
 from advisor.importers.torch_graph import module_to_graph

@@ -105,7 +105,7 @@ def test_a_report_where_nothing_fits(catalog_path: Path, tmp_path: Path) -> None
 
 def test_layer_count_is_the_models_not_the_loss_row() -> None:
     from advisor.core import zoo
-    from advisor.core.estimate import estimate
+    from advisor.core.analytic import estimate
     from advisor.core.workload import Workload
     from advisor.report.model_pages import model_layer_count
 

@@ -69,7 +69,7 @@ def test_tr_follows_the_language() -> None:
 def test_the_estimators_assumptions_are_translated() -> None:
     """The report quotes them; every sentence core and the simulator write has a Chinese entry."""
     from advisor.core import zoo
-    from advisor.core.estimate import estimate
+    from advisor.core.analytic import estimate
     from advisor.core.workload import Workload
 
     workloads = [Workload("train", 8, "amp_bf16", "adam", True), Workload("infer", 8)]

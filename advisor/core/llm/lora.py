@@ -36,6 +36,9 @@ class LoRALinear(Linear):
     def adapter_count(self, inputs: Sequence[TensorSpec]) -> int:
         return self.lora_rank * (inputs[0].shape[-1] + self.out_features)
 
+    def adapter_tensors(self, inputs: Sequence[TensorSpec]) -> list[tuple[int, int]]:
+        return [(self.lora_rank, inputs[0].shape[-1]), (self.out_features, self.lora_rank)]
+
     def param_count(self, inputs: Sequence[TensorSpec]) -> int:
         return super().param_count(inputs) + self.adapter_count(inputs)
 
@@ -72,6 +75,9 @@ class LoRAEmbedding(Embedding):
 
     def adapter_count(self, inputs: Sequence[TensorSpec]) -> int:
         return self.lora_rank * (self.num_embeddings + self.embedding_dim)
+
+    def adapter_tensors(self, inputs: Sequence[TensorSpec]) -> list[tuple[int, int]]:
+        return [(self.lora_rank, self.num_embeddings), (self.embedding_dim, self.lora_rank)]
 
     def param_count(self, inputs: Sequence[TensorSpec]) -> int:
         return super().param_count(inputs) + self.adapter_count(inputs)

@@ -99,6 +99,14 @@ class Op:
         """Non-trainable float state stored with the model (BatchNorm running statistics)."""
         return 0
 
+    def adapter_count(self, inputs: Sequence[TensorSpec]) -> int:
+        """Parameters of the adapters that train on a frozen base (LoRA: core/llm/lora.py); none here."""
+        return 0
+
+    def adapter_tensors(self, inputs: Sequence[TensorSpec]) -> list[tuple[int, int]]:
+        """(rows, cols) of each adapter tensor, for optimizers whose state depends on a tensor's shape."""
+        return []
+
     def forward_macs(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
         return 0
 

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from functools import cache
 
 from advisor.core import zoo
-from advisor.core.estimate import Estimate, estimate
+from advisor.core.analytic import estimate
+from advisor.core.estimate import Estimate
 from advisor.core.workload import Workload
 
 # torchvision's model documentation: acc@1 of each model's IMAGENET1K_V1 weights.

@@ -14,13 +14,14 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from advisor.catalog.records import CardRecord
+from advisor.core.analytic import estimate
 from advisor.core.budget import analytic_curves, required_for_peak
 from advisor.core.curve import MemoryCurve
-from advisor.core.estimate import Estimate, estimate
+from advisor.core.estimate import Estimate
 from advisor.core.graph import Graph
 from advisor.core.kernels import forward_kernels
 from advisor.core.loss_head import with_loss_head
-from advisor.core.memory import StepReplay, replay_step
+from advisor.core.replay import replay_step, step_replay
 from advisor.core.workload import OPTIMIZER_STATE_SLOTS, Workload
 from advisor.recommend.devices import Device, device, generation_rates
 from advisor.recommend.generation_speed import generation_speed
@@ -220,7 +221,7 @@ def recompute_rows(result: Estimate, graph: Graph) -> list[int]:
     recomputes (StepReplay.blocks). A simulated estimate has no blocks: about one whole forward."""
     if result.method != "analytic":
         return list(range(len(result.layers)))
-    sim = StepReplay(with_loss_head(graph), result.workload)
+    sim = step_replay(with_loss_head(graph), result.workload)
     return [i for block in sim.blocks for i in block if i < len(result.layers)]
 
 

@@ -3,7 +3,7 @@ what PyTorch allocates (the simulated path agrees with these on the tiny corpus,
 
 from dataclasses import replace
 
-from advisor.core.estimate import estimate
+from advisor.core.analytic import estimate
 from advisor.core.graph import GraphBuilder, TensorSpec
 from advisor.core.llm.decoder import DecoderSpec
 from advisor.core.llm.graph import decoder_graph
@@ -173,7 +173,7 @@ def test_rotary_outputs_are_fp32_under_autocast_and_eager_attention_drops_its_ca
     gemma2 = replace(SPEC, eager_attention=True)
     graph = decoder_graph(gemma2, 128)
     infer = Workload("infer", 4, "amp_bf16")
-    from advisor.core.memory import replay_step
+    from advisor.core.replay import replay_step
 
     m = replay_step(graph, infer)
     names = [n.name for n in graph.nodes]
@@ -198,8 +198,8 @@ def test_gpt_oss_clamped_swiglu_keeps_three_more_expert_tensors() -> None:
 
 def test_gelu_new_keeps_half_x_in_the_inputs_dtype() -> None:
     from advisor.core.graph import GraphBuilder as Builder
-    from advisor.core.memory import replay_step
     from advisor.core.ops.text_ops import GELUTanhComposite
+    from advisor.core.replay import replay_step
 
     b = Builder("fc and gelu_new")
     x = b.add(Input((256,)), [], "x")

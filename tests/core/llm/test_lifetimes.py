@@ -4,12 +4,13 @@ from dataclasses import replace
 
 import pytest
 
-from advisor.core.estimate import estimate
+from advisor.core.analytic import estimate
 from advisor.core.graph import Graph
 from advisor.core.llm.decoder import DecoderSpec, MoESpec
 from advisor.core.llm.graph import decoder_graph
 from advisor.core.llm.lifetimes import held_until
-from advisor.core.memory import StepReplay, replay_step
+from advisor.core.memory import StepReplay
+from advisor.core.replay import replay_step
 from advisor.core.workload import Workload
 
 SPEC = DecoderSpec("tiny", "llama", hidden=64, layers=2, heads=4, kv_heads=2, head_dim=16, intermediate=128,

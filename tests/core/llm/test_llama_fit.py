@@ -11,7 +11,8 @@ measure and report:
 import pytest
 
 from advisor.core import zoo
-from advisor.core.estimate import Estimate, estimate
+from advisor.core.analytic import estimate
+from advisor.core.estimate import Estimate
 from advisor.core.overheads import device_total_bytes
 from advisor.core.workload import Workload
 

@@ -4,8 +4,8 @@
 import pytest
 
 from advisor.core import zoo
+from advisor.core.analytic import estimate
 from advisor.core.errors import SpecError
-from advisor.core.estimate import estimate
 from advisor.core.workload import Workload
 
 # Llama 3 8B (hidden 4096, 8 KV heads x 128 = 1024, intermediate 14336, 32 layers), rank 16

@@ -4,7 +4,7 @@ quantized caches)."""
 import pytest
 
 from advisor.core import zoo
-from advisor.core.estimate import estimate
+from advisor.core.analytic import estimate
 from advisor.core.llm.kv_cache import kv_bytes_per_layer_token, kv_cache_bytes
 from advisor.core.llm.quant import gguf_bytes, matrix_bytes, weight_bytes
 from advisor.core.workload import Workload

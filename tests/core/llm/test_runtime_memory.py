@@ -4,7 +4,8 @@ beside the bytes it expects."""
 import pytest
 
 from advisor.core import zoo
-from advisor.core.estimate import Estimate, estimate
+from advisor.core.analytic import estimate
+from advisor.core.estimate import Estimate
 from advisor.core.workload import Runtime, Workload
 
 GIB = 2**30
