@@ -22,6 +22,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from advisor.core.tracker import Key
 
@@ -43,20 +44,37 @@ def segment_size(request: int) -> int:
     return -(-request // ROUND_LARGE) * ROUND_LARGE
 
 
+# Named tuples, not dataclasses: a budget search replays a step some twenty times, and the pools' bisection
+# compares blocks as tuples (size first: best fit).
+class FreeBlock(NamedTuple):
+    """A free block of a segment, ordered by size first: the best fit is the first one large enough."""
+
+    size: int
+    segment: int
+    offset: int
+
+
+class UsedBlock(NamedTuple):
+    small: bool  # from the small pool
+    segment: int
+    offset: int
+    size: int
+
+
 class _Pool:
-    """Free blocks of one pool, sorted by (size, segment, offset) for best-fit lookup."""
+    """Free blocks of one pool, sorted for best-fit lookup."""
 
     def __init__(self, split_remainder: int) -> None:
-        self.free: list[tuple[int, int, int]] = []
+        self.free: list[FreeBlock] = []
         self.split_remainder = split_remainder
 
-    def take(self, size: int) -> tuple[int, int, int] | None:
-        index = bisect.bisect_left(self.free, (size, -1, -1))
+    def take(self, size: int) -> FreeBlock | None:
+        index = bisect.bisect_left(self.free, FreeBlock(size, -1, -1))
         if index == len(self.free):
             return None
         return self.free.pop(index)
 
-    def give(self, block: tuple[int, int, int]) -> None:
+    def give(self, block: FreeBlock) -> None:
         bisect.insort(self.free, block)
 
 
@@ -69,7 +87,7 @@ class CachingAllocatorModel:
         self.budget_bytes = budget_bytes
         self.pools = {True: _Pool(MIN_SMALL_SPLIT_REMAINDER), False: _Pool(MIN_LARGE_SPLIT_REMAINDER)}
         self.segments: list[int] = []  # sizes by segment id
-        self.blocks: dict[Key, tuple[bool, int, int, int]] = {}  # key -> (small, segment, offset, size)
+        self.blocks: dict[Key, UsedBlock] = {}
         self.free_at: dict[tuple[int, int], int] = {}  # (segment, offset) -> size of a free block there
         self.free_ending: dict[tuple[int, int], int] = {}  # (segment, end offset) -> start of that free block
         self.reserved = 0
@@ -89,16 +107,30 @@ class CachingAllocatorModel:
             self.segments.append(seg_size)
             self.reserved += seg_size
             self.peak_reserved = max(self.peak_reserved, self.reserved)
-            block = (seg_size, len(self.segments) - 1, 0)
+            block = FreeBlock(seg_size, len(self.segments) - 1, 0)
         else:
-            del self.free_at[(block[1], block[2])]
-            del self.free_ending[(block[1], block[2] + block[0])]
+            del self.free_at[(block.segment, block.offset)]
+            del self.free_ending[(block.segment, block.offset + block.size)]
         block_size, segment, offset = block
         if block_size - size > pool.split_remainder:
             self._add_free(small, segment, offset + size, block_size - size)
             block_size = size
-        self.blocks[key] = (small, segment, offset, block_size)
+        self.blocks[key] = UsedBlock(small, segment, offset, block_size)
         self.allocated += block_size
+
+    def apply(self, key: Key, size: int) -> bool:
+        """One event of a recorded sequence (+size: an allocation, -size: its free); True when it allocated.
+        A key already placed, or one never placed, is ignored, as the sequences of several steps repeat them."""
+        if size > 0 and key not in self.blocks:
+            self.malloc(key, size)
+            return True
+        if size < 0 and key in self.blocks:
+            self.release(key)
+        return False
+
+    def replay(self, events: Iterable[tuple[Key, int]]) -> None:
+        for key, size in events:
+            self.apply(key, size)
 
     def release(self, key: Key) -> None:
         small, segment, offset, size = self.blocks.pop(key)
@@ -117,19 +149,19 @@ class CachingAllocatorModel:
     def release_cached_segments(self) -> None:
         """release_cached_blocks(): every segment that is one free block goes back to the driver."""
         for small, pool in self.pools.items():
-            for size, segment, offset in [b for b in pool.free if b[2] == 0 and b[0] == self.segments[b[1]]]:
+            for size, segment, offset in [b for b in pool.free if b.offset == 0 and b.size == self.segments[b.segment]]:
                 self._remove_free(small, segment, offset, size)
                 self.reserved -= size
                 self.segments[segment] = 0
 
     def _add_free(self, small: bool, segment: int, offset: int, size: int) -> None:
-        self.pools[small].give((size, segment, offset))
+        self.pools[small].give(FreeBlock(size, segment, offset))
         self.free_at[(segment, offset)] = size
         self.free_ending[(segment, offset + size)] = offset
 
     def _remove_free(self, small: bool, segment: int, offset: int, size: int) -> None:
         free = self.pools[small].free
-        free.pop(bisect.bisect_left(free, (size, segment, offset)))
+        free.pop(bisect.bisect_left(free, FreeBlock(size, segment, offset)))
         del self.free_at[(segment, offset)]
         del self.free_ending[(segment, offset + size)]
 
@@ -168,11 +200,7 @@ def peak_reserved_bytes(events: Iterable[tuple[Key, int]]) -> int:
     model = CachingAllocatorModel()
     event_list = list(events)
     for _ in range(2):
-        for key, size in event_list:
-            if size > 0 and key not in model.blocks:
-                model.malloc(key, size)
-            elif size < 0 and key in model.blocks:
-                model.release(key)
+        model.replay(event_list)
         for key in [k for k in model.blocks if k[0] not in PERSISTENT_KINDS]:
             model.release(key)
     return model.peak_reserved
@@ -194,30 +222,19 @@ def free_replay(events: Iterable[tuple[Key, int]], measure_from: int = 0) -> Fre
     model = CachingAllocatorModel()
     peak_allocated = measured = 0
     for index, (key, size) in enumerate(events):
-        if size > 0 and key not in model.blocks:
-            model.malloc(key, size)
+        if model.apply(key, size):
             peak_allocated = max(peak_allocated, model.allocated)
             if index >= measure_from:
                 measured = max(measured, model.allocated)
-        elif size < 0 and key in model.blocks:
-            model.release(key)
         if index == measure_from:
             measured = max(measured, model.allocated)
     return FreeReplay(model.peak_reserved, peak_allocated, measured)
 
 
-def _replay(model: CachingAllocatorModel, events: Iterable[tuple[Key, int]]) -> None:
-    for key, size in events:
-        if size > 0 and key not in model.blocks:
-            model.malloc(key, size)
-        elif size < 0 and key in model.blocks:
-            model.release(key)
-
-
 def runs_within(events: Sequence[tuple[Key, int]], budget_bytes: int) -> bool:
     """Whether the whole event sequence runs with the allocator limited to `budget_bytes` of segments."""
     try:
-        _replay(CachingAllocatorModel(budget_bytes), events)
+        CachingAllocatorModel(budget_bytes).replay(events)
     except OutOfBudget:
         return False
     return True

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from advisor.importers.common import fail
-from advisor.importers.torch_loader import Inputs, _describe
+from advisor.importers.torch_loader import Inputs, describe_error
 
 DEFAULT_SEQ_LEN = 512
 # class-name endings -> the labels that head's forward takes
@@ -77,7 +77,7 @@ def _module(transformers: Any, torch: Any, cfg: Any, path: Path) -> Any:
                 return cls._from_config(cfg, dtype=torch.float32)
         except Exception as error:
             last = error
-    raise fail(path, f"transformers cannot build this model: {_describe(last) if last else 'unknown class'}")
+    raise fail(path, f"transformers cannot build this model: {describe_error(last) if last else 'unknown class'}")
 
 
 class _Shapes:

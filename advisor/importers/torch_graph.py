@@ -29,7 +29,7 @@ from advisor.core.ops.generic import Opaque, OpaqueMatmul, OpaqueView
 from advisor.importers.common import dtype_kind, fail, unique_name
 from advisor.importers.simulate.autocast import LOWER_PRECISION
 from advisor.importers.torch_lifetimes import LifetimeRecorder, graph_holds, record_holds
-from advisor.importers.torch_loader import LoadedModel, _describe, quiet_log
+from advisor.importers.torch_loader import LoadedModel, describe_error, quiet_log
 from advisor.importers.torch_map import aliases_input, as_call, core_op, matmul_macs
 from advisor.importers.torch_trace import Record, Recorder
 
@@ -94,13 +94,13 @@ def _trace(loaded: LoadedModel, batch: int, fixed: int | None) -> tuple[Recorder
     except Exception as first:
         if on_meta or not _may_run_for_real(loaded):
             where = "on the meta device" if on_meta else "with fake tensors"
-            raise fail(loaded.source, f"forward pass failed {where}: {_describe(first)}") from None
+            raise fail(loaded.source, f"forward pass failed {where}: {describe_error(first)}") from None
         try:  # fake tensors cannot run data-dependent ops (nonzero, .item() used as a size): run for real
             return (*_run(loaded, fixed or REAL_RUN_BATCH, "real"), "real")
         except AdvisorError:
             raise
         except Exception as error:
-            raise fail(loaded.source, f"forward pass failed: {_describe(error)}") from None
+            raise fail(loaded.source, f"forward pass failed: {describe_error(error)}") from None
 
 
 def _may_run_for_real(loaded: LoadedModel) -> bool:

@@ -12,7 +12,7 @@ from typing import Any
 from advisor.core.errors import SpecError
 from advisor.importers import hf_model
 from advisor.importers.common import existing_file, fail, optional_module, read_config
-from advisor.importers.torch_loader import Inputs, LoadedModel, _describe, import_torch
+from advisor.importers.torch_loader import Inputs, LoadedModel, describe_error, import_torch
 
 IMAGE_SIZE = 224  # torchvision's and timm's default eval resolution for the ImageNet classifiers
 
@@ -30,7 +30,7 @@ def load(spec: str, seq_len: int | None = None) -> LoadedModel:
     try:
         module = make()
     except Exception as error:
-        raise SpecError(f"{spec}: building the model failed: {_describe(error)}") from None
+        raise SpecError(f"{spec}: building the model failed: {describe_error(error)}") from None
     size = _image_size(module, prefix)
 
     def example_inputs(batch_size: int) -> Inputs:
@@ -70,7 +70,7 @@ def load_hf(config_spec: str, seq_len: int | None = None) -> LoadedModel:
     try:
         cfg = transformers.AutoConfig.for_model(**config)
     except Exception as error:
-        raise fail(path, f"transformers cannot read this config: {_describe(error)}") from None
+        raise fail(path, f"transformers cannot read this config: {describe_error(error)}") from None
     model = hf_model.build(transformers, torch, cfg, path, seq_len)
     return LoadedModel(str(config.get("_name_or_path") or path.parent.name or path.stem), model.module,
                        model.inputs, None, f"hf:{config_spec}", model.task, model.train_inputs)

@@ -158,11 +158,13 @@ def _run_file(path: Path) -> Any:
         raise
     except BaseException as error:  # the user's code: report any failure as one line, even SystemExit
         sys.modules.pop(name, None)
-        raise fail(path, f"running it failed: {_describe(error)}") from None
+        raise fail(path, f"running it failed: {describe_error(error)}") from None
     return module
 
 
-def _describe(error: BaseException) -> str:
+def describe_error(error: BaseException) -> str:
+    """One line for an exception raised in the user's or a library's code: its type, message and the last line of
+    a .py file it passed (what the CLI prints, and the simulated step's failure)."""
     line = ""
     tb = error.__traceback__
     while tb is not None:
@@ -181,7 +183,7 @@ def load_python(path: Path) -> LoadedModel:
     try:
         module = code.build_model()
     except BaseException as error:
-        raise fail(path, f"build_model() failed: {_describe(error)}") from None
+        raise fail(path, f"build_model() failed: {describe_error(error)}") from None
     if not isinstance(module, torch.nn.Module):
         raise fail(path, f"build_model() returned {type(module).__name__}, not a torch.nn.Module")
     task = getattr(code, "TASK", "classification")
@@ -198,7 +200,7 @@ def _user_inputs(path: Path, make: Callable[[int], Any]) -> Callable[[int], Inpu
         try:
             value = make(batch_size)
         except BaseException as error:
-            raise fail(path, f"example_inputs({batch_size}) failed: {_describe(error)}") from None
+            raise fail(path, f"example_inputs({batch_size}) failed: {describe_error(error)}") from None
         return normalise_inputs(value, path)
 
     return example_inputs
@@ -231,7 +233,7 @@ def load_exported(path: Path, trust_pickle: bool = False) -> LoadedModel:
     except SpecError:
         raise
     except Exception as error:
-        raise fail(path, f"not a loadable torch.export archive: {_describe(error)}") from None
+        raise fail(path, f"not a loadable torch.export archive: {describe_error(error)}") from None
     args, kwargs = program.example_inputs or ((), {})
     tensors = [t for t in (*args, *kwargs.values()) if isinstance(t, torch.Tensor) and t.dim() > 0]
     if not tensors:
@@ -305,7 +307,7 @@ def load_archive(path: Path, trust_pickle: bool) -> LoadedModel:
         try:
             module = torch.jit.load(str(path), map_location="cpu")
         except Exception as error:
-            raise fail(path, f"not a loadable TorchScript archive: {_describe(error)}") from None
+            raise fail(path, f"not a loadable TorchScript archive: {describe_error(error)}") from None
         return LoadedModel(path.stem, module, script_inputs(path, module, isolate=True), None, str(path),
                            "classification")
     if not trust_pickle:
@@ -320,7 +322,7 @@ def _load_trusted(path: Path, torch: Any) -> LoadedModel:
         with quiet_log(*EXPORT_LOGGERS, everything=True):
             obj = torch.load(str(path), map_location="cpu", weights_only=False)  # the user trusts this file
     except Exception as error:
-        raise fail(path, f"cannot be loaded: {_describe(error)}") from None
+        raise fail(path, f"cannot be loaded: {describe_error(error)}") from None
     if not isinstance(obj, torch.nn.Module):
         raise fail(path, f"holds a {type(obj).__name__}, not a model (torch.nn.Module)")
     return LoadedModel(path.stem, obj, script_inputs(path, obj), None, str(path), "classification")

@@ -20,7 +20,7 @@ PROCESS_OVERHEAD_BYTES = HOPPER_MEASURED.context_bytes + HOPPER_MEASURED.workspa
 PCIE_X16_GBS = {2: 8.0, 3: 15.75, 4: 31.5, 5: 63.0, 6: 121.0}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Device:
     name: str
     vendor: str
@@ -111,8 +111,9 @@ def device(card: CardRecord, workload: Workload) -> Device:
     per_gpu = max(card.devices, 1)
     memory = card.memory_bytes // per_gpu
     link_gbs, link_name = link(card)
-    return Device(card.name, card.vendor, memory, usable_bytes(memory), card.bandwidth_gbs / per_gpu,
-                  matmul_rate(card, workload) / per_gpu, conv_rate(card, workload) / per_gpu,
-                  card.fp32_tflops / per_gpu, card.tdp_w / per_gpu,
-                  link_gbs, link_name, sm_count(card),
-                  workload.precision is not Precision.FP32 and matmul_rate(card, workload) > card.fp32_tflops)
+    matmul = matmul_rate(card, workload)
+    return Device(name=card.name, vendor=card.vendor, memory_bytes=memory, usable_bytes=usable_bytes(memory),
+                  bandwidth_gbs=card.bandwidth_gbs / per_gpu, matmul_tflops=matmul / per_gpu,
+                  conv_tflops=conv_rate(card, workload) / per_gpu, fp32_tflops=card.fp32_tflops / per_gpu,
+                  tdp_w=card.tdp_w / per_gpu, link_gbs=link_gbs, link_name=link_name, sm_count=sm_count(card),
+                  tensor_cores=workload.precision is not Precision.FP32 and matmul > card.fp32_tflops)

@@ -22,8 +22,9 @@ from advisor.recommend.optimizer_kernels import optimizer_work
 
 def card(sms: int = 4, tflops: float = 100.0, bandwidth_gbs: float = 1e6) -> Device:
     """A made-up card: `tflops` half-precision tensor rate, 1 FP32 TFLOPS, huge bandwidth unless given."""
-    return Device("test", "NVIDIA", 2**34, 2**33, bandwidth_gbs, tflops, tflops, 1.0, 300.0, 32.0, "PCIe",
-                  sm_count=sms, tensor_cores=True)
+    return Device(name="test", vendor="NVIDIA", memory_bytes=2**34, usable_bytes=2**33, bandwidth_gbs=bandwidth_gbs,
+                  matmul_tflops=tflops, conv_tflops=tflops, fp32_tflops=1.0, tdp_w=300.0, link_gbs=32.0,
+                  link_name="PCIe", sm_count=sms, tensor_cores=True)
 
 
 def per_sm_rate(dev: Device) -> float:

@@ -236,12 +236,12 @@ def run_step(module: nn.Module, make_inputs: MakeInputs, workload: Workload, los
     except SpecError:
         raise
     except Exception as error:  # any failure inside the user's or the library's code: one line, with the layer
-        from advisor.importers.torch_loader import _describe
+        from advisor.importers.torch_loader import describe_error
 
         watch = getattr(runner, "watch", None)  # forward hooks leave the failing module on the stack
         layer = watch.stack[-1] if watch is not None and watch.stack else runner.tracker.layer or "model"
         where = f"{runner.tracker.phase} of layer {layer}"
-        raise SimulationError(f"the simulated step failed in the {where}: {_describe(error)}") from None
+        raise SimulationError(f"the simulated step failed in the {where}: {describe_error(error)}") from None
 
 
 __all__ = ["Inputs", "LossFn", "MakeInputs", "SimulationError", "StepRun", "run_step"]
