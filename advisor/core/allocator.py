@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from advisor.core.tracker import Key
+from advisor.core.tracker import Key, Store
 
 MIB = 1024 * 1024
 SMALL_SIZE = 1 * MIB
@@ -166,27 +166,27 @@ class CachingAllocatorModel:
         del self.free_ending[(segment, offset + size)]
 
 
-PERSISTENT_KINDS = frozenset({"weights", "optimizer_state", "input"})
+PERSISTENT_KINDS = frozenset({Store.WEIGHTS, Store.OPTIMIZER_STATE, Store.INPUT})
 # torch.optim creates its state lazily, inside the first optimizer.step() (_init_group: zeros_like per
 # parameter), after that step's activations were freed: the state lands in the blocks they left.
-LAZY_KINDS = frozenset({"optimizer_state"})
-_OPTIMIZER_PHASE_KIND = "optimizer_temporary"
+LAZY_KINDS = frozenset({Store.OPTIMIZER_STATE})
+_OPTIMIZER_PHASE_KIND = Store.OPTIMIZER_TEMPORARY
 
 
 def training_loop_events(step: Sequence[tuple[Key, int]], steps: int = 2) -> list[tuple[Key, int]]:
     """The allocation sequence of a training loop built from one steady-state step: the first iteration
     creates the optimizer state at its optimizer step (before the step's own temporaries), and between
     iterations the loop drops what the step made (outputs, loss; gradients at the next zero_grad)."""
-    lazy = [(key, size) for key, size in step if size > 0 and key[0] in LAZY_KINDS]
-    rest = [(key, size) for key, size in step if key[0] not in LAZY_KINDS]
-    at = next((i for i, (key, _) in enumerate(rest) if key[0] == _OPTIMIZER_PHASE_KIND), len(rest))
+    lazy = [(key, size) for key, size in step if size > 0 and key.store in LAZY_KINDS]
+    rest = [(key, size) for key, size in step if key.store not in LAZY_KINDS]
+    at = next((i for i, (key, _) in enumerate(rest) if key.store == _OPTIMIZER_PHASE_KIND), len(rest))
     live: dict[Key, int] = {}
     for key, size in step:
         if size > 0:
             live[key] = size
         else:
             live.pop(key, None)
-    drops = [(key, -size) for key, size in live.items() if key[0] not in PERSISTENT_KINDS]
+    drops = [(key, -size) for key, size in live.items() if key.store not in PERSISTENT_KINDS]
     events = rest[:at] + lazy + rest[at:]
     for _ in range(steps - 1):
         events += drops + list(step)
@@ -201,7 +201,7 @@ def peak_reserved_bytes(events: Iterable[tuple[Key, int]]) -> int:
     event_list = list(events)
     for _ in range(2):
         model.replay(event_list)
-        for key in [k for k in model.blocks if k[0] not in PERSISTENT_KINDS]:
+        for key in [k for k in model.blocks if k.store not in PERSISTENT_KINDS]:
             model.release(key)
     return model.peak_reserved
 

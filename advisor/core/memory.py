@@ -24,7 +24,7 @@ from advisor.core.ops.linear import Linear
 from advisor.core.ops.loss import CrossEntropy
 from advisor.core.optimizers import per_tensor_step_bytes, state_blocks
 from advisor.core.step_dtypes import cast_bytes, element_bytes
-from advisor.core.tracker import CategoryBytes, Key, TimelinePoint, Tracker, rounded
+from advisor.core.tracker import CategoryBytes, Key, Store, TimelinePoint, Tracker, rounded
 from advisor.core.workload import OPTIMIZER_STEP_TEMPORARIES, Workload
 
 _SAVED_BYTES = {"float32": 4, "int64": 8, "bool": 1, "autocast_float32": 4}
@@ -87,6 +87,10 @@ class StepReplay:
         self.savers: dict[Key, set[int]] = defaultdict(set)
         self.saved_by: dict[int, list[Key]] = defaultdict(list)
         self.held: set[Key] = set()
+        # backward's state, empty until it runs: the gradient each node has been handed, and the references
+        # to each gradient buffer
+        self.grads: dict[int, Key] = {}
+        self.grad_refs: dict[Key, int] = defaultdict(int)
         self.frozen = workload.finetune != "full"  # LoRA/QLoRA: only the adapters train
         self.offload = workload.offload is not None and workload.training
         self.dtype = element_bytes(self.nodes, self.specs, workload)
@@ -147,38 +151,38 @@ class StepReplay:
         return cast_bytes(self.nodes[i], self.specs[i][j], self.dtype[source], self.workload)
 
     # ---- forward
-    def forward_node(self, i: int, saving: bool, fresh: str, uses: list[int]) -> None:
+    def forward_node(self, i: int, saving: bool, fresh: Store, uses: list[int]) -> None:
         node, op = self.nodes[i], self.nodes[i].op
-        self.tracker.mark("forward" if fresh == "out" else "recompute", node.name)
+        self.tracker.mark("forward" if fresh is Store.OUT else "recompute", node.name)
         if isinstance(op, Input):
-            key: Key = ("input", i, 0)
+            key: Key = Key(Store.INPUT, i, 0)
             self.tracker.alloc(key, self.nbytes(i), "inputs")
             self.storage[i] = key
             self.held.add(key)
             return
         if op.is_view and not node.inputs:  # a view of the node's own parameter (a class token expanded)
-            self.storage[i] = ("weights", i, 0)
+            self.storage[i] = Key(Store.WEIGHTS, i, 0)
             self.held.add(self.storage[i])
         elif op.is_view or op.is_identity(self.workload.training):
             self.storage[i] = self.storage[node.inputs[0]]
         else:
             self._compute(i, saving, fresh)
         self.fwd_uses[self.storage[i]] += len(uses)
-        if fresh == "out" and i in self.outputs:
+        if fresh is Store.OUT and i in self.outputs:
             self.held.add(self.storage[i])
         for source in node.inputs:
             self.fwd_uses[self.storage[source]] -= 1
             self._maybe_free(self.storage[source])
 
-    def _compute(self, i: int, saving: bool, fresh: str) -> None:
+    def _compute(self, i: int, saving: bool, fresh: Store) -> None:
         node, op, specs = self.nodes[i], self.nodes[i].op, self.specs[i]
         casts: dict[int, Key] = {}
         for j, source in enumerate(node.inputs):
             size = self._cast_bytes(i, j, source)
             if size:
-                casts[j] = ("cast", i, j)
+                casts[j] = Key(Store.CAST, i, j)
                 self.tracker.alloc(casts[j], size, "temporaries")
-        weight_cast: Key = ("weight_cast", i, 0)
+        weight_cast: Key = Key(Store.WEIGHT_CAST, i, 0)
         dequantized = self._dequantizes(i)
         fp32_stored = ((self.workload.training and not self.frozen) or self.workload.weight_format == "fp32"
                        or (self.workload.kbit_prepared and not dequantized))  # the fp32 LM head of QLoRA
@@ -191,7 +195,7 @@ class StepReplay:
         if op.inplace:
             self.storage[i] = self.storage[node.inputs[0]]
         else:
-            self.storage[i] = (fresh, i, 0)
+            self.storage[i] = Key(fresh, i, 0)
             self.tracker.alloc(self.storage[i], self.nbytes(i), "activations")
         if saving:
             needs = [self.requires_grad[s] for s in node.inputs]
@@ -204,7 +208,8 @@ class StepReplay:
                 copy = extra.dtype == "autocast_float32"
                 if copy and (not self.workload.amp or self.dtype[i] == 4):
                     continue  # autocast copies only half-precision tensors
-                key: Key = ("autocast_copy" if copy else "extra" if fresh == "out" else "re_extra", i, k)
+                kind = Store.AUTOCAST_COPY if copy else Store.EXTRA if fresh is Store.OUT else Store.RE_EXTRA
+                key = Key(kind, i, k)
                 element = self.dtype[node.inputs[0]] if extra.dtype == "input" else _SAVED_BYTES.get(extra.dtype)
                 self.tracker.alloc(key, self.nbytes(i, extra.numel, element), "activations")
                 self._save(i, key)
@@ -215,9 +220,9 @@ class StepReplay:
                 self._maybe_free(key)
         transients = self._forward_transients(i, specs, saving)
         for k, size in enumerate(transients):  # the worst moment inside the op: allocated and freed at once
-            self.tracker.alloc(("fwd_workspace", i, k), size, "temporaries")
+            self.tracker.alloc(Key(Store.FWD_WORKSPACE, i, k), size, "temporaries")
         for k in range(len(transients)):
-            self.tracker.free(("fwd_workspace", i, k))
+            self.tracker.free(Key(Store.FWD_WORKSPACE, i, k))
         for key in [*casts.values(), weight_cast]:
             self._maybe_free(key)
 
@@ -254,11 +259,11 @@ class StepReplay:
                 outside = {s for k in first_of[i] for s in self.nodes[k].inputs if s not in first_of[i]}
                 for source in sorted(outside):
                     self._save(i, self.storage[source])
-            self.forward_node(i, self.workload.training and i not in checkpointed, "out", self.consumers[i])
+            self.forward_node(i, self.workload.training and i not in checkpointed, Store.OUT, self.consumers[i])
             self._hold(i, taken, released)
             for k, tensor in enumerate(extra):
                 if tensor.after == i:
-                    self.tracker.alloc(("base_model", k, 0), tensor.nbytes, "temporaries")
+                    self.tracker.alloc(Key(Store.BASE_MODEL, k, 0), tensor.nbytes, "temporaries")
         self._drop_extra(extra, len(self.nodes))
 
     def _held_references(self) -> list[tuple[int, int]]:
@@ -269,7 +274,7 @@ class StepReplay:
 
     def _drop_extra(self, extra: Sequence[ExtraTensor], at: int) -> None:
         for k in (k for k, tensor in enumerate(extra) if tensor.release == at):
-            self.tracker.free(("base_model", k, 0))
+            self.tracker.free(Key(Store.BASE_MODEL, k, 0))
 
     # ---- backward
     def _give_grad(self, source: int, key: Key) -> None:
@@ -297,14 +302,14 @@ class StepReplay:
             spec = self.specs[i][j]
             cast = self._cast_bytes(i, j, source)
             if cast:  # the gradient arrives in the op's dtype; the cast's own backward converts it back
-                self.tracker.alloc(("grad_cast", i, j), cast, "temporaries")
-                self.tracker.free(("workspace", i, 0))
+                self.tracker.alloc(Key(Store.GRAD_CAST, i, j), cast, "temporaries")
+                self.tracker.free(Key(Store.WORKSPACE, i, 0))
                 self._release_saved(i)
-            key: Key = ("grad", i, j)
+            key: Key = Key(Store.GRAD, i, j)
             self.tracker.alloc(key, spec.numel * (self.workload.batch if spec.batched else 1) * self.dtype[source],
                          "temporaries")
-            self.tracker.free(("grad_cast", i, j))
-            self.tracker.free(("workspace", i, 0))
+            self.tracker.free(Key(Store.GRAD_CAST, i, j))
+            self.tracker.free(Key(Store.WORKSPACE, i, 0))
             self.grad_refs[key] += 1
             self._give_grad(source, key)
 
@@ -324,15 +329,15 @@ class StepReplay:
         tied = getattr(node.op, "tied_to", "")
         owner = next((k for k, n in enumerate(self.nodes) if n.name == tied), i) if tied else i
         if self.workload.amp and node.op.amp == "lower" and node.op.casts_weight:
-            self.tracker.alloc(("param_grad_half", i, 0), 2 * numel, "temporaries")
-        final: Key = ("param_grad", owner, 0)
+            self.tracker.alloc(Key(Store.PARAM_GRAD_HALF, i, 0), 2 * numel, "temporaries")
+        final: Key = Key(Store.PARAM_GRAD, owner, 0)
         if final in self.tracker.live:  # a shared weight's second gradient is added into .grad, then freed
-            self.tracker.alloc(("param_grad_extra", i, 0), numel * self.workload.trainable_dtype_bytes,
+            self.tracker.alloc(Key(Store.PARAM_GRAD_EXTRA, i, 0), numel * self.workload.trainable_dtype_bytes,
                                "temporaries")
-            self.tracker.free(("param_grad_extra", i, 0))
+            self.tracker.free(Key(Store.PARAM_GRAD_EXTRA, i, 0))
         else:
             self.tracker.alloc(final, numel * self.workload.trainable_dtype_bytes, "gradients")
-        self.tracker.free(("param_grad_half", i, 0))
+        self.tracker.free(Key(Store.PARAM_GRAD_HALF, i, 0))
         if self.offload:  # the gradient leaves for the host through the bucket allocated in setup
             self.tracker.free(final)
 
@@ -343,18 +348,16 @@ class StepReplay:
         inside = set(block)
         for i in block:
             uses = [c for c in self.consumers[i] if c in inside]
-            self.forward_node(i, True, "recomputed", uses)
+            self.forward_node(i, True, Store.RECOMPUTED, uses)
             if not uses:
                 self._maybe_free(self.storage[i])
 
     def backward(self) -> None:
-        self.grads: dict[int, Key] = {}
-        self.grad_refs: dict[Key, int] = defaultdict(int)
         last = len(self.nodes) - 1
         self.tracker.mark("backward", self.nodes[last].name)
-        self.tracker.alloc(("grad", last, -1), self.nbytes(last), "temporaries")  # d loss / d loss = 1
-        self.grads[last] = ("grad", last, -1)
-        self.grad_refs[("grad", last, -1)] = 1
+        self.tracker.alloc(Key(Store.GRAD, last, -1), self.nbytes(last), "temporaries")  # d loss / d loss = 1
+        self.grads[last] = Key(Store.GRAD, last, -1)
+        self.grad_refs[Key(Store.GRAD, last, -1)] = 1
         ends = {block[-1]: block for block in self.blocks}
         for i in reversed(range(len(self.nodes))):
             if i in ends:
@@ -373,17 +376,17 @@ class StepReplay:
         node = self.nodes[i]
         workspace = node.op.backward_workspace(self.specs[i], node.output)
         fp32 = node.op.amp == "fp32" or node.op.float32_workspace
-        self.tracker.alloc(("workspace", i, 0), self.nbytes(i, workspace, 4 if fp32 else None), "temporaries")
-        for key in [k for k in self.saved_by.get(i, []) if k[0] == "autocast_copy"]:  # its gradient exists now
+        self.tracker.alloc(Key(Store.WORKSPACE, i, 0), self.nbytes(i, workspace, 4 if fp32 else None), "temporaries")
+        for key in [k for k in self.saved_by.get(i, []) if k.store is Store.AUTOCAST_COPY]:  # its gradient exists now
             self.saved_by[i].remove(key)
             self.savers[key].discard(i)
             self._maybe_free(key)
         if self._dequantizes(i):  # freed with the workspace, once the input's gradient exists
-            self.tracker.alloc(("workspace", i, 1), 2 * self.weight_numel(node, self.specs[i]), "temporaries")
+            self.tracker.alloc(Key(Store.WORKSPACE, i, 1), 2 * self.weight_numel(node, self.specs[i]), "temporaries")
         self._input_grads(i, grad)
         self._param_grads(i)
-        self.tracker.free(("workspace", i, 0))
-        self.tracker.free(("workspace", i, 1))
+        self.tracker.free(Key(Store.WORKSPACE, i, 0))
+        self.tracker.free(Key(Store.WORKSPACE, i, 1))
         self._drop_grad(grad)
 
     # ---- model state and the optimizer
@@ -392,24 +395,25 @@ class StepReplay:
         if self.offload:
             self._offload_buffers()
         for i in range(len(self.nodes)):
-            self.tracker.alloc(("weights", i, 0), self.stored_weight_bytes(i), "weights")
+            self.tracker.alloc(Key(Store.WEIGHTS, i, 0), self.stored_weight_bytes(i), "weights")
             tensors = trained_tensors(self.nodes[i].op, self.specs[i], w) if w.training and not self.offload else []
             for slot, size in enumerate(state_blocks(w.optimizer, tensors, w.trainable_dtype_bytes)):
-                self.tracker.alloc(("optimizer_state", i, slot), size, "optimizer_state")
+                self.tracker.alloc(Key(Store.OPTIMIZER_STATE, i, slot), size, "optimizer_state")
         loss = self.nodes[-1].op
         if isinstance(loss, CrossEntropy):  # the int64 class targets the data loader hands in
-            key: Key = ("input", len(self.nodes) - 1, 1)
+            key: Key = Key(Store.INPUT, len(self.nodes) - 1, 1)
             self.tracker.alloc(key, loss.target_count(self.specs[-1]) * 8 * self.workload.batch, "inputs")
             self.held.add(key)
 
     def _offload_buffers(self) -> None:
         """--offload: one gradient bucket; with params offloaded, two layer-sized weight buffers in flight."""
         trainable = sum(self.trainable(i) for i in range(len(self.nodes)))
-        self.tracker.alloc(("param_grad", -1, 0), bucket_bytes(self.workload, trainable), "gradients")
+        self.tracker.alloc(Key(Store.PARAM_GRAD, -1, 0), bucket_bytes(self.workload, trainable), "gradients")
         if self.workload.offload == "params":
             largest = max(n.op.param_count(s) for n, s in zip(self.nodes, self.specs, strict=True))
             for k in range(2):
-                self.tracker.alloc(("weights", -1, k), largest * gpu_weight_dtype_bytes(self.workload), "weights")
+                buffer = largest * gpu_weight_dtype_bytes(self.workload)
+                self.tracker.alloc(Key(Store.WEIGHTS, -1, k), buffer, "weights")
 
     def stored_weight_bytes(self, i: int) -> int:
         """Weights and buffers of node i as stored: trained weights in the parameter dtype; frozen or
@@ -427,16 +431,16 @@ class StepReplay:
     def optimizer_step(self) -> None:
         self.tracker.mark("optimizer step", self.workload.optimizer)
         temporaries = 0 if self.offload else OPTIMIZER_STEP_TEMPORARIES[self.workload.optimizer]
-        keys = [("optimizer_temporary", i, k) for i in range(len(self.nodes)) for k in range(temporaries)]
+        keys = [Key(Store.OPTIMIZER_TEMPORARY, i, k) for i in range(len(self.nodes)) for k in range(temporaries)]
         for key in keys:  # foreach ops allocate one result per parameter tensor, all at once
-            self.tracker.alloc(key, self.trainable(key[1]) * self.workload.trainable_dtype_bytes, "temporaries")
+            self.tracker.alloc(key, self.trainable(key.node) * self.workload.trainable_dtype_bytes, "temporaries")
         for key in keys:
             self.tracker.free(key)
         largest = 0 if self.offload else max(
             (per_tensor_step_bytes(self.workload.optimizer, trained_tensors(n.op, s, self.workload))
              for n, s in zip(self.nodes, self.specs, strict=True)), default=0)
-        self.tracker.alloc(("optimizer_temporary", -1, 0), largest, "temporaries")  # one tensor at a time
-        self.tracker.free(("optimizer_temporary", -1, 0))
+        self.tracker.alloc(Key(Store.OPTIMIZER_TEMPORARY, -1, 0), largest, "temporaries")  # one tensor at a time
+        self.tracker.free(Key(Store.OPTIMIZER_TEMPORARY, -1, 0))
 
     def run(self) -> MemoryProfile:
         self.setup()
@@ -444,7 +448,7 @@ class StepReplay:
         kept = [0] * len(self.nodes)
         for key, (size, _) in self.tracker.live.items():
             if self.savers.get(key):
-                kept[key[1]] += size
+                kept[key.node] += size
         if self.workload.training:
             self.backward()
             self.optimizer_step()

@@ -9,14 +9,50 @@ the rounded blocks.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import NamedTuple
 
 CATEGORIES = ("weights", "gradients", "optimizer_state", "activations", "temporaries", "inputs", "kv_cache")
 BLOCK_BYTES = 512
 
-Key = tuple[str, int, int]
+
+
+class Store(StrEnum):
+    """What an allocation of the analytic replay (core/memory.py) holds: the first field of its Key."""
+
+    INPUT = "input"
+    WEIGHTS = "weights"
+    OPTIMIZER_STATE = "optimizer_state"
+    CAST = "cast"
+    WEIGHT_CAST = "weight_cast"
+    OUT = "out"
+    RECOMPUTED = "recomputed"
+    EXTRA = "extra"
+    RE_EXTRA = "re_extra"
+    AUTOCAST_COPY = "autocast_copy"
+    FWD_WORKSPACE = "fwd_workspace"
+    BASE_MODEL = "base_model"
+    GRAD = "grad"
+    GRAD_CAST = "grad_cast"
+    WORKSPACE = "workspace"
+    PARAM_GRAD = "param_grad"
+    PARAM_GRAD_HALF = "param_grad_half"
+    PARAM_GRAD_EXTRA = "param_grad_extra"
+    OPTIMIZER_TEMPORARY = "optimizer_temporary"
+
+
+class Key(NamedTuple):
+    """One allocation: what it holds (a Store; the simulated step's own tags, importers/simulate/tracking.py),
+    the node that made it (-1: none, as the gradient bucket) and which of that node's allocations it is."""
+
+    store: str
+    node: int
+    slot: int
+
+
 # Allocations whose size does not depend on the batch; everything else scales with it.
-FIXED_KINDS = frozenset({"weights", "optimizer_state", "param_grad", "param_grad_half", "param_grad_extra",
-                         "weight_cast", "optimizer_temporary"})
+FIXED_KINDS = frozenset({Store.WEIGHTS, Store.OPTIMIZER_STATE, Store.PARAM_GRAD, Store.PARAM_GRAD_HALF,
+                         Store.PARAM_GRAD_EXTRA, Store.WEIGHT_CAST, Store.OPTIMIZER_TEMPORARY})
 
 
 def rounded(nbytes: int) -> int:
@@ -73,7 +109,7 @@ class Tracker:
         self.live[key] = (size, category)
         self.totals[category] += size
         self.current += size
-        if key[0] in FIXED_KINDS:
+        if key.store in FIXED_KINDS:
             self.current_fixed += size
         self.events.append((key, size))
         self.after_alloc.append(self.current)
@@ -91,7 +127,7 @@ class Tracker:
         size, category = entry
         self.totals[category] -= size
         self.current -= size
-        if key[0] in FIXED_KINDS:
+        if key.store in FIXED_KINDS:
             self.current_fixed -= size
         self.events.append((key, -size))
 

@@ -68,9 +68,9 @@ def test_small_requests_share_two_mib_segments() -> None:
 
 
 def test_the_first_iteration_creates_the_optimizer_state_at_its_step() -> None:
-    step = [(("weights", 0, 0), 100), (("optimizer_state", 0, 0), 100), (("activation", 1, 0), 50),
-            (("activation", 1, 0), -50), (("param_grad", 0, 0), 100), (("optimizer_temporary", 0, 0), 100),
-            (("optimizer_temporary", 0, 0), -100)]
+    step = [(Key("weights", 0, 0), 100), (Key("optimizer_state", 0, 0), 100), (Key("activation", 1, 0), 50),
+            (Key("activation", 1, 0), -50), (Key("param_grad", 0, 0), 100), (Key("optimizer_temporary", 0, 0), 100),
+            (Key("optimizer_temporary", 0, 0), -100)]
     loop = training_loop_events(step, steps=2)
     first = loop[:len(step)]
     assert [key[0] for key, _ in first] == ["weights", "activation", "activation", "param_grad",

@@ -110,7 +110,7 @@ class MemoryTracker(TorchDispatchMode):  # type: ignore[no-untyped-call]
     def _register(self, storage: torch.UntypedStorage, category: str | None) -> Block:
         sid = id(storage)
         size = rounded(storage.nbytes())
-        block = Block(("t", next(self._ids), 0), size, category or self.default_category, self.layer, self.phase)
+        block = Block(Key("t", next(self._ids), 0), size, category or self.default_category, self.layer, self.phase)
         self.live[sid] = block
         weakref.finalize(storage, self._release, sid)
         return block
@@ -160,7 +160,7 @@ class MemoryTracker(TorchDispatchMode):  # type: ignore[no-untyped-call]
     def transient(self, nbytes: int) -> None:
         """A workspace a CUDA kernel takes from the allocator while it runs."""
         self._settle()
-        block = Block(("w", next(self._ids), 0), rounded(nbytes), "temporaries", self.layer, self.phase)
+        block = Block(Key("w", next(self._ids), 0), rounded(nbytes), "temporaries", self.layer, self.phase)
         if block.size:
             self._add(block)
             self.totals["temporaries"] -= block.size

@@ -22,6 +22,7 @@ from advisor.core.graph import Graph
 from advisor.core.kernels import forward_kernels
 from advisor.core.loss_head import with_loss_head
 from advisor.core.replay import replay_step, step_replay
+from advisor.core.tracker import Store
 from advisor.core.workload import OPTIMIZER_STATE_SLOTS, Workload
 from advisor.recommend.devices import Device, device, generation_rates
 from advisor.recommend.generation_speed import generation_speed
@@ -97,10 +98,10 @@ def accumulated_peak(graph: Graph, workload: Workload) -> int:
     step's allocations with the gradients live from the start; each layer's new gradient is a temporary
     added into .grad (AccumulateGrad) and freed at once."""
     profile = replay_step(with_loss_head(graph), workload)
-    grads = sum(size for key, size in profile.events if key[0] == "param_grad" and size > 0)
+    grads = sum(size for key, size in profile.events if key.store == Store.PARAM_GRAD and size > 0)
     current = peak = grads
     for key, size in profile.events:
-        if key[0] == "param_grad":
+        if key.store == Store.PARAM_GRAD:
             peak = max(peak, current + size)  # the new gradient, before it is added in
             continue
         current += size
