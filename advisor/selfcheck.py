@@ -113,17 +113,12 @@ def check_estimate() -> str:
 
 
 def check_translations() -> str:
-    from advisor.ui.i18n import language, set_language, tr
-    from advisor.ui.i18n.zh_CN import MESSAGES
+    from advisor.i18n import translator
+    from advisor.i18n.zh_CN import MESSAGES
 
-    before = language()
     key = next(iter(MESSAGES))
-    set_language("zh_CN")
-    try:
-        if tr(key) != MESSAGES[key]:
-            raise CheckFailed("the zh_CN catalogue is not used by tr()")
-    finally:
-        set_language(before)
+    if translator("zh_CN")(key) != MESSAGES[key]:
+        raise CheckFailed("the zh_CN catalogue is not used by the translator")
     return f"zh_CN: {len(MESSAGES)} strings"
 
 

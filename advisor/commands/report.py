@@ -47,12 +47,13 @@ def run(args: argparse.Namespace) -> int:
                           lambda session, job, cards, options: rank_for_report(session, job, cards, options, args.top))
     report = build_report(job, ranking, None if args.no_local_gpus else local_gpus(), args.spec)
     ensure_gui_application()
-    from advisor.ui.i18n import fonts, set_language, system_language, tr
+    from PySide6.QtCore import QLocale
 
-    language = args.lang or system_language()
-    set_language(language)
+    from advisor.i18n import fonts_for, locale_language, translator
+
+    language = args.lang or locale_language(QLocale.system().name())
     paper = args.paper or default_paper()
-    path, pages = write_pdf(args.out, report, paper, tr, fonts())
+    path, pages = write_pdf(args.out, report, paper, translator(language), fonts_for(language))
     if args.json:
         print(json.dumps({"path": str(path), "pages": pages, "language": language, "paper": paper}))
     else:

@@ -3,7 +3,7 @@
 Fitting configurations come first under every objective (one that does not fit is no answer); those that do
 not fit follow in the same order. Money objectives rank priced configurations before unpriced ones ("no
 price: set one"). A new objective is a member here, its words here, its sort key in `_key` (mypy's
-exhaustiveness check of the match says where), and its translations in ui/i18n/zh_CN.py.
+exhaustiveness check of the match says where), and its translations in i18n/zh_CN.py.
 """
 
 from __future__ import annotations

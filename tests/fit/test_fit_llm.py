@@ -131,8 +131,8 @@ def test_a_decoder_without_llama_style_projections_is_not_offered_lora(cards: di
 def test_every_fit_label_and_note_has_a_chinese_translation_with_the_same_fields() -> None:
     import string
 
+    from advisor.i18n.zh_CN import MESSAGES
     from advisor.recommend.fit.keys import CHANGES, ChangeKey
-    from advisor.ui.i18n.zh_CN import MESSAGES
 
     def fields(text: str) -> set[str]:
         return {name for _lit, name, _spec, _conv in string.Formatter().parse(text) if name}

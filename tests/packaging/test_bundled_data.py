@@ -53,5 +53,5 @@ def test_the_wheel_carries_the_data(tmp_path: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     for name in (*bundled.DATA_FILES, "README.md"):
         assert f"advisor/data/{name}" in names
-    assert "advisor/ui/i18n/zh_CN.py" in names
+    assert "advisor/i18n/zh_CN.py" in names
     assert "advisor/py.typed" in names

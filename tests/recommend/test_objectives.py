@@ -16,7 +16,7 @@ from advisor.recommend.recommendation import Recommendation
 
 PACKAGE = Path(__file__).resolve().parents[2] / "advisor"
 # where an objective is declared, and where its words are translated
-HOMES = {"recommend/objectives.py", "ui/i18n/zh_CN.py"}
+HOMES = {"recommend/objectives.py", "i18n/zh_CN.py"}
 
 
 def row(card: str, fits: bool, throughput: float, price_usd: float | None) -> Recommendation:

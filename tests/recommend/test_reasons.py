@@ -2,8 +2,8 @@
 
 import string
 
+from advisor.i18n.zh_CN import MESSAGES
 from advisor.recommend.reasons import TEMPLATES, ReasonCode, reason, reason_text, reasons_text
-from advisor.ui.i18n.zh_CN import MESSAGES
 
 GIB = 2**30
 

@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 
 import advisor
+from advisor.i18n.zh_CN import DYNAMIC
+from advisor.i18n.zh_CN import MESSAGES as SHARED
+from advisor.i18n.zh_CN_app import MESSAGES as APP
+from advisor.i18n.zh_CN_fields import MESSAGES as FIELDS
+from advisor.i18n.zh_CN_llm import MESSAGES as LLM
+from advisor.i18n.zh_CN_open import MESSAGES as OPEN
+from advisor.i18n.zh_CN_prices import MESSAGES as PRICES
 from advisor.ui.i18n import set_language, tr
-from advisor.ui.i18n.zh_CN import DYNAMIC
-from advisor.ui.i18n.zh_CN import MESSAGES as SHARED
-from advisor.ui.i18n.zh_CN_app import MESSAGES as APP
-from advisor.ui.i18n.zh_CN_fields import MESSAGES as FIELDS
-from advisor.ui.i18n.zh_CN_llm import MESSAGES as LLM
-from advisor.ui.i18n.zh_CN_open import MESSAGES as OPEN
-from advisor.ui.i18n.zh_CN_prices import MESSAGES as PRICES
 
 MESSAGES = {**SHARED, **APP, **FIELDS, **LLM, **OPEN, **PRICES}
 

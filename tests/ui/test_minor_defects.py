@@ -133,7 +133,7 @@ def test_the_verdict_says_one_card_once(qtbot: QtBot, window: QtMainWindow, wait
 
 
 def test_chinese_says_ci_yuan_for_token_everywhere() -> None:
-    from advisor.ui.i18n import zh_CN, zh_CN_app, zh_CN_fields, zh_CN_llm
+    from advisor.i18n import zh_CN, zh_CN_app, zh_CN_fields, zh_CN_llm
 
     texts = [t for m in (zh_CN, zh_CN_app, zh_CN_fields, zh_CN_llm) for t in m.MESSAGES.values()]
     mixed = [text for text in texts if "token" in text.replace("{tokens}", "").replace("{per_token}", "")

@@ -1,40 +1,29 @@
-"""Every user-facing string goes through tr(): English is the key, other languages are dictionaries.
-
-A plain Python catalogue (zh_CN.py) rather than Qt's .ts/.qm files: it is testable without lrelease
-(tests/ui/test_i18n.py checks that every tr("...") literal in the app and the charts has a translation),
-and the chart builders, which know nothing of Qt, translate through the same function.
-Placeholders use str.format names: tr("batch {batch}").format(batch=32).
+"""The app's language: one at a time, chosen in the Language menu or from the system locale. The lookup and
+the catalogues are in advisor/i18n (the command line's PDF report uses them without the app); `tr` is that
+lookup in the app's current language.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QLocale
 
-from advisor.ui.i18n.zh_CN import MESSAGES as ZH_CN
-from advisor.ui.i18n.zh_CN_app import MESSAGES as ZH_CN_APP
-from advisor.ui.i18n.zh_CN_fields import MESSAGES as ZH_CN_FIELDS
-from advisor.ui.i18n.zh_CN_llm import MESSAGES as ZH_CN_LLM
-from advisor.ui.i18n.zh_CN_open import MESSAGES as ZH_CN_OPEN
-from advisor.ui.i18n.zh_CN_prices import MESSAGES as ZH_CN_PRICES
+from advisor.i18n import FONTS, LANGUAGES, fonts_for, known_language, locale_language, translate
 
-LANGUAGES: dict[str, str] = {"en": "English", "zh_CN": "简体中文"}
-# Fontconfig picks the Japanese variant for bare "Noto Sans CJK"; Chinese needs the SC family by name.
-FONTS: dict[str, tuple[str, ...]] = {"en": ("DejaVu Sans",), "zh_CN": ("Noto Sans CJK SC", "DejaVu Sans")}
-# English keys that read better differently on screen (engine vocabulary).
-_EN: dict[str, str] = {"optimizer_state": "optimizer state", "infer": "inference", "train": "training",
-                       "kv_cache": "KV cache", "generate": "generation"}
-_CATALOGS: dict[str, dict[str, str]] = {"en": _EN, "zh_CN": {**ZH_CN, **ZH_CN_APP, **ZH_CN_FIELDS, **ZH_CN_LLM,
-                                                  **ZH_CN_OPEN, **ZH_CN_PRICES}}
+__all__ = ["FONTS", "LANGUAGES", "fonts", "language", "set_language", "system_language", "tr"]
+
+
+# The running app's one current language (the window retranslates when it changes). Only the app's widgets
+# read it: the command line and the PDF report pass their language to advisor/i18n.
 _current = "en"
 
 
 def tr(text: str) -> str:
-    return _CATALOGS[_current].get(text, text)
+    return translate(text, _current)
 
 
 def set_language(code: str) -> None:
     global _current
-    _current = code if code in LANGUAGES else "en"
+    _current = known_language(code)
 
 
 def language() -> str:
@@ -42,9 +31,8 @@ def language() -> str:
 
 
 def system_language() -> str:
-    """zh_CN for any Chinese locale (Simplified is what we ship), English otherwise."""
-    return "zh_CN" if QLocale.system().language() == QLocale.Language.Chinese else "en"
+    return locale_language(QLocale.system().name())
 
 
 def fonts() -> tuple[str, ...]:
-    return FONTS[_current]
+    return fonts_for(_current)
