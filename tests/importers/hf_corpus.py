@@ -123,8 +123,8 @@ def write_model_file(family: Family, folder: Path, seq_len: int) -> Path:
     config = write_config(family, folder)
     path = folder / f"{family.name}_model.py"
     path.write_text(
-        "import json, torch, transformers\n"
-        f"CFG = transformers.AutoConfig.for_model(**json.load(open({str(config)!r})))\n"
+        "import json, pathlib, torch, transformers\n"  # read_text closes the file (open() left it to the GC)
+        f"CFG = transformers.AutoConfig.for_model(**json.loads(pathlib.Path({str(config)!r}).read_text()))\n"
         f"def build_model():\n    return transformers.{family.architecture}(CFG)\n"
         f"def example_inputs(batch_size):\n{_inputs_source(family, seq_len)}")
     return path
