@@ -10,8 +10,9 @@ from __future__ import annotations
 from advisor.core.graph import Graph
 from advisor.core.llm.lifetimes import base_model_tensors, held_until
 from advisor.core.llm.quant import exact_scale, plain_dtype_bytes, stored_bytes
-from advisor.core.memory import MemoryProfile, ModelFacts, StepReplay
+from advisor.core.memory import StepReplay
 from advisor.core.ops.linear import Linear
+from advisor.core.step_records import MemoryProfile, ModelFacts
 from advisor.core.workload import Workload
 
 

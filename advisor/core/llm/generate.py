@@ -24,8 +24,8 @@ from advisor.core.llm.runtime import (
     vllm_workspace_bytes,
 )
 from advisor.core.llm.tensors import tensor_groups
-from advisor.core.memory import MemoryProfile
 from advisor.core.replay import replay_step
+from advisor.core.step_records import MemoryProfile
 from advisor.core.tracker import CategoryBytes, TimelinePoint
 from advisor.core.workload import Runtime, Workload, default_notes
 
