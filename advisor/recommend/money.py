@@ -21,6 +21,7 @@ from typing import NamedTuple
 from advisor.catalog.exchange import priced_in_usd
 from advisor.catalog.records import PriceRecord
 from advisor.core.errors import AdvisorError
+from advisor.core.workload import as_member
 from advisor.recommend.recommendation import Recommendation
 
 
@@ -37,10 +38,8 @@ BASES: tuple[PriceBasis, ...] = tuple(PriceBasis)
 
 
 def as_basis(value: object) -> PriceBasis:
-    """`value` (a member or its text) as a PriceBasis; anything else is an AdvisorError naming the option."""
-    if isinstance(value, str) and value in {b.value for b in PriceBasis}:
-        return PriceBasis(value)
-    raise AdvisorError(f"--price-basis: {value!r} is not one of {', '.join(BASES)}")
+    """`value` (a member or its text) as a PriceBasis; anything else is an error naming the option."""
+    return as_member(PriceBasis, "--price-basis", value)
 
 CURRENT_WINDOW_DAYS = 90
 # A price observed more than a year before today is shown as old: GPU street prices move that much in a year.

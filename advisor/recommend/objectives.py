@@ -11,7 +11,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import assert_never
 
-from advisor.core.errors import AdvisorError
+from advisor.core.workload import as_member
 from advisor.recommend.recommendation import Recommendation
 
 
@@ -35,10 +35,7 @@ class Objective(StrEnum):
 
 def as_objective(value: object) -> Objective:
     """`value` (a member or its text) as an Objective; anything else is an error, never a silent default."""
-    members = {member.value: member for member in Objective}
-    if isinstance(value, str) and value in members:
-        return members[value]
-    raise AdvisorError(f"objective: must be one of {', '.join(members)}, got {value!r}")
+    return as_member(Objective, "objective", value)
 
 
 def _key(objective: Objective, e: Recommendation) -> tuple[float, ...]:

@@ -20,8 +20,9 @@ def _as_is(text: str) -> str:
     return text
 
 
-def plan_label(plan: Plan, text: Callable[[str], str] = _as_is) -> str:
+def plan_label(plan: Plan | str, text: Callable[[str], str] = _as_is) -> str:
     """A plan in words, the one wording of the app and the PDF (the PDF printed "ZeRO-tensor_parallel")."""
+    plan = Plan(plan)
     if plan.sharded:
         return f"ZeRO-{plan.zero_stage}"  # the DeepSpeed paper's spelling (Rajbhandari et al., 2020); FSDP is ZeRO-3
     return text(plan.replace("_", " ") if plan is not Plan.SINGLE else "one card")
