@@ -129,7 +129,7 @@ def test_coverage_does_not_fall_below_the_snapshot(
 
 # Cards sold new in 2025-2026 without any price dated 2026 (README, "Price snapshot"): no dated 2026 source
 # names them. A card launched in 2025 or later that is not listed here must have one.
-NO_2026_PRICE = {"GeForce RTX 5090 D", "GeForce RTX 5090 D V2", "Instinct MI355X",
+NO_2026_PRICE = {"GeForce RTX 5090 D", "GeForce RTX 5090 D V2",
                  "RTX PRO 4000 Blackwell SFF", "RTX PRO 5000 Blackwell 72GB", "Radeon AI PRO R9700"}  # fmt: skip
 
 
