@@ -193,7 +193,7 @@ def test_every_price_source_is_pinned_or_dated(
 def test_a_row_dated_the_day_its_source_was_read_says_so(
         prices: list[dict[str, str]], sources: dict[str, dict[str, str]]) -> None:  # fmt: skip
     """Issue 28: undated pages and catalogs carry the day they were read, which makes them look fresh; their
-    titles must say that this is the read day, not a date the source states (20 rows of 13 sources on
+    titles must say that this is the read day, not a date the source states (23 rows of 15 sources on
     2026-12-01, README 'Price snapshot')."""
     stamped = {k for p in prices for k in p["source"].split("+") if p["date"] == sources[k]["read_date"]}
     assert sorted(k for k in stamped if "dated the day it was read" not in sources[k]["title"]) == []
