@@ -79,12 +79,15 @@ class GenerationRates:
     bandwidth_gbs: float
     fp16_accumulate_tflops: float  # dense FP16 tensor rate with FP16 accumulation (llama.cpp's GEMMs)
     hbm: bool  # stacked memory: wider and slower, so a single mat-vec stream reaches less of its peak
+    half_tflops: float  # dense BF16/FP16 rate with FP32 accumulation (PyTorch's and vLLM's GEMMs)
+    tdp_w: float  # board power, which caps the clock a tensor-core load holds (kernels.tensor_ceiling)
 
 
 def generation_rates(card: CardRecord) -> GenerationRates:
     per_gpu = max(card.devices, 1)
+    half = max(card.bf16_tflops or card.fp16_tflops or 0.0, card.fp32_tflops)
     return GenerationRates(card.bandwidth_gbs / per_gpu, fp16_accumulate_rate(card) / per_gpu,
-                           card.memory_type.upper().startswith("HBM"))
+                           card.memory_type.upper().startswith("HBM"), half / per_gpu, card.tdp_w / per_gpu)
 
 
 def usable_bytes(memory_bytes: int) -> int:

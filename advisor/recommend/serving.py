@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from advisor.catalog.records import CardRecord
 from advisor.core.curve import MemoryCurve
 from advisor.core.estimate import Estimate
+from advisor.core.workload import GGUF_WEIGHTS, LORA_TARGETS, QUANTIZED_WEIGHTS
 from advisor.recommend.devices import Device, generation_rates
 from advisor.recommend.generation_speed import GenerationRun, GenerationSpeed, Split, generation_speed
 from advisor.recommend.plans import (
@@ -24,17 +25,24 @@ from advisor.recommend.plans import (
     tensor_parallel_fits,
 )
 from advisor.recommend.reasons import Reason, ReasonCode, reason
+from advisor.recommend.step_layers import layer_works
 
 if TYPE_CHECKING:  # the engine imports this module; the record is only a type here
     from advisor.recommend.ranking import Recommendation
 
 
 def generation_run(e: Estimate) -> GenerationRun | None:
-    """The card-independent generation work of a generate-mode estimate (None in other modes)."""
+    """The card-independent generation work of a generate-mode estimate (None in other modes): with the ops an
+    eager runtime dispatches per forward (counted over the rows as the training time model counts them) and
+    the blocks' linear layers that run quantized kernels (GPTQ/AWQ/GGUF weights; the LM head stays 16-bit)."""
     if e.generation is None:
         return None
     w = e.workload
-    return GenerationRun(e.generation, e.param_count, w.batch, w.prompt_len, w.new_tokens)
+    host_ops = sum(work.host_ops for work in layer_works(e.layers, False))
+    quantized = w.weights in (*QUANTIZED_WEIGHTS, *GGUF_WEIGHTS)
+    linears = sum(1 for row in e.layers if row.name.rsplit(".", 1)[-1] in LORA_TARGETS) if quantized else 0
+    return GenerationRun(profile=e.generation, param_count=e.param_count, batch=w.batch, prompt_len=w.prompt_len,
+                         new_tokens=w.new_tokens, host_ops=host_ops, quantized_linears=linears)
 
 
 def kv_cache_bytes(e: Estimate) -> int:
