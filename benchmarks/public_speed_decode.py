@@ -68,15 +68,18 @@ def loss(rows: list[DecodeRow], effs: Effs) -> float:
     return sum(abs(log(predict(r, effs) / r.measured_tokens_per_s)) for r in rows) / max(len(rows), 1)
 
 
-def fit(rows: list[DecodeRow], names: tuple[str, ...] = tuple(FITTED), start: dict[str, float] | None = None,
-        rounds: int = 3) -> dict[str, float]:
-    """Coordinate descent over the named constants' grids; the others keep `start` (the code's values)."""
-    values = dict(start or code_values())
+def fit(rows: list[DecodeRow], names: tuple[str, ...] = tuple(FITTED), rounds: int = 8) -> dict[str, float]:
+    """Coordinate descent over the named constants' grids from the code's values, until a round changes
+    nothing; constants of runtimes without rows, and those not named, keep the code's values."""
+    values = code_values()
     engines = {r.engine for r in rows}
     names = tuple(n for n in names if engines & set(FITTED[n][0]))
     for _ in range(rounds):
+        before = dict(values)
         for name in names:
             values[name] = min(FITTED[name][2], key=lambda v: loss(rows, with_values({**values, name: v})))
+        if values == before:
+            break
     return values
 
 

@@ -59,13 +59,13 @@ LLAMA_CPP = GenerationEfficiency(tensor=0.41, fp16_accumulate=True, memory_gddr=
 # Fitted by benchmarks/public_speed_decode.py on the CUDA-graph runs (vLLM 0.6.3 and gpt-fast):
 # GRAPH_LAYER_SECONDS, the device time of one decoder layer beyond its bytes (~15 small kernels and the
 # gaps between them), and QUANTIZED_LINEAR_SECONDS, what a GPTQ/AWQ/int8 linear adds (its extra kernels).
-GRAPH_LAYER_SECONDS = 46e-6
+GRAPH_LAYER_SECONDS = 54e-6
 QUANTIZED_LINEAR_SECONDS = 4e-6
 
 # vLLM 0.6 with CUDA graphs (enforce_eager=False): the decode forward is one graph replay; the engine's
 # scheduler, input preparation and sampler run on the host between forwards (VLLM_HOST_STEP_SECONDS,
 # fitted). Prefill is one forward over the prompt (chunked prefill off below 32k tokens).
-VLLM_HOST_STEP_SECONDS = 2.1e-3
+VLLM_HOST_STEP_SECONDS = 1.9e-3
 VLLM = GenerationEfficiency(tensor=1.0, fp16_accumulate=False, memory_gddr=BANDWIDTH_CEILING,
                             memory_hbm=BANDWIDTH_CEILING, seconds_per_layer=GRAPH_LAYER_SECONDS,
                             quantized_linear_seconds=QUANTIZED_LINEAR_SECONDS, host_op_seconds=0.0,
