@@ -25,7 +25,6 @@ from advisor.recommend.plans import (
     tensor_parallel_fits,
 )
 from advisor.recommend.reasons import Reason, ReasonCode, reason
-from advisor.recommend.step_layers import layer_works
 
 if TYPE_CHECKING:  # the engine imports this module; the record is only a type here
     from advisor.recommend.ranking import Recommendation
@@ -38,7 +37,7 @@ def generation_run(e: Estimate) -> GenerationRun | None:
     if e.generation is None:
         return None
     w = e.workload
-    host_ops = sum(work.host_ops for work in layer_works(e.layers, False))
+    host_ops = sum(row.host_ops for row in e.layers)  # what step_layers.layer_work reads, without its GEMMs
     quantized = w.weights in (*QUANTIZED_WEIGHTS, *GGUF_WEIGHTS)
     linears = sum(1 for row in e.layers if row.name.rsplit(".", 1)[-1] in LORA_TARGETS) if quantized else 0
     return GenerationRun(profile=e.generation, param_count=e.param_count, batch=w.batch, prompt_len=w.prompt_len,
