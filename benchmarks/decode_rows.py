@@ -33,6 +33,7 @@ from advisor.recommend.generation_speed import GenerationRun, Split, generation_
 from advisor.recommend.serving import generation_run
 
 FILE = DATA / "public_decode_speed.csv"
+QWEN3_FILE = DATA / "public_decode_speed_qwen3.csv"  # benchmarks/data/extract_qwen3_speed.py
 LLAMA_FILE = DATA / "llm_speed.csv"
 ENGINES: dict[str, GenerationEfficiency] = {"transformers": TRANSFORMERS, "vLLM": VLLM, "gpt-fast": COMPILED_GRAPH,
                                             "llama.cpp": LLAMA_CPP}
@@ -86,13 +87,13 @@ def predict(r: DecodeRow, effs: dict[str, GenerationEfficiency]) -> float:
 
 
 def load() -> tuple[list[DecodeRow], list[str]]:
-    """The expressible rows of public_decode_speed.csv (cards talk over their own link: NVLink on A100), and a
-    line for each one left out."""
+    """The expressible rows of public_decode_speed.csv and public_decode_speed_qwen3.csv (cards talk over their
+    own link: NVLink on A100), and a line for each one left out."""
     rows, left_out = [], []
     with tempfile.TemporaryDirectory() as tmp:
         catalog = open_catalog(os.path.join(tmp, "catalog.sqlite3"))
-        with catalog.read() as session, FILE.open(newline="") as handle:
-            for r in csv.DictReader(handle):
+        with catalog.read() as session, FILE.open(newline="") as handle, QWEN3_FILE.open(newline="") as qwen3:
+            for r in (*csv.DictReader(handle), *csv.DictReader(qwen3)):
                 if r["excluded"]:
                     left_out.append(f"{r['source_model']} {r['weights']} x{r['count']} on {r['card']}: "
                                     f"{r['excluded']}")

@@ -45,7 +45,8 @@ FITTED: dict[str, tuple[tuple[str, ...], str, tuple[float, ...]]] = {
     "TRANSFORMERS_OP_SECONDS": (("transformers",), "host_op_seconds", tuple(x * 0.5e-6 for x in range(10, 121))),
     "QUANTIZED_MODULE_SECONDS": (("transformers",), "quantized_linear_host_seconds",
                                  tuple(x * 2e-6 for x in range(0, 51))),
-    "TRANSFORMERS_CACHE_SHARE": (("transformers",), "cache_share", tuple(x / 200 for x in range(10, 121))),
+    "TRANSFORMERS_CACHE_BYTES_PER_SM_CYCLE": (("transformers",), "cache_bytes_per_sm_cycle",
+                                              tuple(x / 20 for x in range(10, 121))),
 }
 Effs = dict[str, GenerationEfficiency]
 

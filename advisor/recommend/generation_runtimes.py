@@ -36,7 +36,8 @@ class GenerationEfficiency:
     quantized_linear_host_seconds: float  # extra host time of one quantized linear module (its Python)
     host_step_seconds: float  # host work per forward that does not overlap the device (scheduler, sampler)
     cache_per_query_head: bool  # the attention reads the KV cache once per query head, not per KV head
-    cache_share: float  # share of the peak bandwidth those cache reads reach (0: as the weights)
+    cache_bytes_per_sm_cycle: float  # cache bytes the attention reads per multiprocessor cycle (0: at the
+    # weights' bandwidth)
     prefill_chunk_tokens: int  # tokens per prefill forward (0: the whole prompt at once)
     prefill_dequantizes: bool  # quantized weights are expanded to FP16 for each prefill chunk
 
@@ -50,7 +51,7 @@ class GenerationEfficiency:
 LLAMA_CPP = GenerationEfficiency(tensor=0.41, fp16_accumulate=True, memory_gddr=0.88, memory_hbm=0.50,
                                  seconds_per_layer=72e-6, quantized_linear_seconds=0.0, host_op_seconds=0.0,
                                  quantized_linear_host_seconds=0.0, host_step_seconds=0.0,
-                                 cache_per_query_head=False, cache_share=0.0, prefill_chunk_tokens=512,
+                                 cache_per_query_head=False, cache_bytes_per_sm_cycle=0.0, prefill_chunk_tokens=512,
                                  prefill_dequantizes=True)
 
 # The PyTorch runtimes stream weights with cuBLAS/Marlin/Triton mat-vec kernels at the device-copy share
@@ -70,7 +71,7 @@ VLLM = GenerationEfficiency(tensor=1.0, fp16_accumulate=False, memory_gddr=BANDW
                             memory_hbm=BANDWIDTH_CEILING, seconds_per_layer=GRAPH_LAYER_SECONDS,
                             quantized_linear_seconds=QUANTIZED_LINEAR_SECONDS, host_op_seconds=0.0,
                             quantized_linear_host_seconds=0.0, host_step_seconds=VLLM_HOST_STEP_SECONDS,
-                            cache_per_query_head=False, cache_share=0.0, prefill_chunk_tokens=0,
+                            cache_per_query_head=False, cache_bytes_per_sm_cycle=0.0, prefill_chunk_tokens=0,
                             prefill_dequantizes=False)
 
 # gpt-fast (torch.compile mode="reduce-overhead": the decode step is a CUDA graph, no host work between
@@ -79,7 +80,7 @@ COMPILED_GRAPH = GenerationEfficiency(tensor=1.0, fp16_accumulate=False, memory_
                                       memory_hbm=BANDWIDTH_CEILING, seconds_per_layer=GRAPH_LAYER_SECONDS,
                                       quantized_linear_seconds=QUANTIZED_LINEAR_SECONDS, host_op_seconds=0.0,
                                       quantized_linear_host_seconds=0.0, host_step_seconds=0.0,
-                                      cache_per_query_head=False, cache_share=0.0, prefill_chunk_tokens=0,
+                                      cache_per_query_head=False, cache_bytes_per_sm_cycle=0.0, prefill_chunk_tokens=0,
                                       prefill_dequantizes=False)
 
 # transformers' eager generate(): Python dispatches every op of every layer for every token, and the
@@ -89,19 +90,21 @@ COMPILED_GRAPH = GenerationEfficiency(tensor=1.0, fp16_accumulate=False, memory_
 # same cost with autograd recording). QUANTIZED_MODULE_SECONDS: the extra Python of one GPTQ/AWQ
 # QuantLinear forward (reshapes, the kernel's wrapper). Both fitted.
 # The cache: repeat_kv copies every KV head to its query heads before eager/sdpa attention
-# (transformers models/llama/modeling_llama.py, v4.46), and flash-attn 2.5 at one query token runs one
-# thread block per query head over the whole cache (no split-KV, Flash-Decoding blog, T. Dao et al.,
-# 2023-10-12: "the GPU is underutilized" at batch 1), so the cache is read once per query head at
-# TRANSFORMERS_CACHE_SHARE of the peak bandwidth (fitted on the long-prompt runs).
-TRANSFORMERS_OP_SECONDS = 22.5e-6
+# (transformers models/llama/modeling_llama.py, v4.46), and flash-attn 2.5/2.7 at one query token runs one
+# thread block per query head over the whole cache, without splitting it (Flash-Decoding blog, T. Dao et al.,
+# 2023-10-12: at batch 1 "the GPU is underutilized"), so the cache is read once per query head, at a rate set
+# by the multiprocessors' cycles rather than the memory: the A100 (108 SMs x 1.41 GHz) and the H20 (78 x
+# 2.2 GHz, twice the A100's bandwidth) runs read it at about the same 1.8 bytes per SM cycle
+# (TRANSFORMERS_CACHE_BYTES_PER_SM_CYCLE, fitted on their long-prompt runs).
+TRANSFORMERS_OP_SECONDS = 22e-6
 QUANTIZED_MODULE_SECONDS = 36e-6
-TRANSFORMERS_CACHE_SHARE = 0.135
+TRANSFORMERS_CACHE_BYTES_PER_SM_CYCLE = 1.8
 TRANSFORMERS = GenerationEfficiency(tensor=1.0, fp16_accumulate=False, memory_gddr=BANDWIDTH_CEILING,
                                     memory_hbm=BANDWIDTH_CEILING, seconds_per_layer=GRAPH_LAYER_SECONDS,
                                     quantized_linear_seconds=QUANTIZED_LINEAR_SECONDS,
                                     host_op_seconds=TRANSFORMERS_OP_SECONDS,
                                     quantized_linear_host_seconds=QUANTIZED_MODULE_SECONDS, host_step_seconds=0.0,
-                                    cache_per_query_head=True, cache_share=TRANSFORMERS_CACHE_SHARE,
+                                    cache_per_query_head=True, cache_bytes_per_sm_cycle=TRANSFORMERS_CACHE_BYTES_PER_SM_CYCLE,
                                     prefill_chunk_tokens=0, prefill_dequantizes=False)
 
 RUNTIMES: dict[Runtime, GenerationEfficiency] = {Runtime.LLAMA_CPP: LLAMA_CPP, Runtime.VLLM: VLLM,

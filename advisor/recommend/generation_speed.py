@@ -146,9 +146,11 @@ def _device_decode(run: GenerationRun, card: GenerationRates, eff: GenerationEff
     context = run.prompt_len + run.new_tokens / 2
     cache = run.batch * p.kv_bytes_per_token * context
     # transformers reads the cache once per query head (repeat_kv before eager/sdpa attention; flash-attn
-    # at one query token likewise, generation_runtimes.TRANSFORMERS), at its own share of the bandwidth
+    # at one query token likewise), at a rate the multiprocessors' cycles set (generation_runtimes.TRANSFORMERS)
     groups = p.attention_heads / max(p.kv_heads, 1) if eff.cache_per_query_head else 1.0
-    cache_rate = card.bandwidth_gbs * 1e9 * eff.cache_share if eff.cache_share else _bandwidth(card, eff)
+    cache_rate = _bandwidth(card, eff)
+    if eff.cache_bytes_per_sm_cycle:
+        cache_rate = min(cache_rate, card.sm_cycles_per_s * eff.cache_bytes_per_sm_cycle)
     weights = (p.active_weight_bytes - p.host_read_bytes) / ways / _bandwidth(card, eff)
     memory = weights + cache * groups / ways / cache_rate + p.host_read_bytes / HOST_DECODE_BANDWIDTH
     compute = run.batch * p.decode_flops_per_token / ways / _tensor_rate(card, eff)
