@@ -104,7 +104,8 @@ TRANSFORMERS = GenerationEfficiency(tensor=1.0, fp16_accumulate=False, memory_gd
                                     quantized_linear_seconds=QUANTIZED_LINEAR_SECONDS,
                                     host_op_seconds=TRANSFORMERS_OP_SECONDS,
                                     quantized_linear_host_seconds=QUANTIZED_MODULE_SECONDS, host_step_seconds=0.0,
-                                    cache_per_query_head=True, cache_bytes_per_sm_cycle=TRANSFORMERS_CACHE_BYTES_PER_SM_CYCLE,
+                                    cache_per_query_head=True,
+                                    cache_bytes_per_sm_cycle=TRANSFORMERS_CACHE_BYTES_PER_SM_CYCLE,
                                     prefill_chunk_tokens=0, prefill_dequantizes=False)
 
 RUNTIMES: dict[Runtime, GenerationEfficiency] = {Runtime.LLAMA_CPP: LLAMA_CPP, Runtime.VLLM: VLLM,
