@@ -8,6 +8,8 @@ Data, each row with its source (repository@commit:path, table):
   1 to 129,024 tokens, 2048 new tokens, BF16 / GPTQ-Int8 / GPTQ-Int4 / AWQ, 1-4 A100 80GB: vLLM tensor-parallel,
   transformers' device_map="auto" layer split). Both time the whole generate() call, so the prediction is
   new_tokens / (prefill + new_tokens x decode step at the mean context).
+- benchmarks/data/public_decode_speed_qwen3.csv (benchmarks/data/extract_qwen3_speed.py): Qwen3's speed benchmark
+  (QwenLM/Qwen2.5 docs, 2025-05), transformers 4.51 on one H20, batch 1, 2048 new tokens after 1 to 30,720.
 - benchmarks/data/llm_speed.csv: llama.cpp's llama-bench tg512 (decode alone) on 16 GPUs, 1-8 cards layer-split;
   pp512 rows give the prefill check per plan.
 The fitted constants of advisor/recommend/generation_runtimes.py are refitted here on the rows (coordinate
@@ -143,11 +145,10 @@ def main(argv: list[str]) -> int:
     shared = ("GRAPH_LAYER_SECONDS", "QUANTIZED_LINEAR_SECONDS")
     held = held_out(rows, [r.engine for r in rows], "leave-one-runtime-out (the shared constants)", shared)
     targets("leave-one-runtime-out", rows, held)
-    # these rows ran on two cards only: holding out the A100 leaves the MI250X's 2 gpt-fast rows to refit the
-    # shared constants, and the transformers- and vLLM-only ones keep the code's values (fitted on the A100)
-    held = held_out(rows, [r.card for r in rows], "leave-one-card-out (transformers, vLLM, gpt-fast; "
-                    "A100 and MI250X only)")
-    targets("leave-one-card-out (A100 out: refit on 2 MI250X rows)", rows, held)
+    # these rows ran on three cards: the A100 (transformers, vLLM, gpt-fast), the H20 (transformers) and an
+    # MI250X GCD (gpt-fast); a constant of a runtime without rows left keeps the code's value
+    held = held_out(rows, [r.card for r in rows], "leave-one-card-out (transformers, vLLM, gpt-fast)")
+    targets("leave-one-card-out", rows, held)
     llama_held = llama_leave_one_card_out(llama)
     targets("llama.cpp leave-one-card-out", llama, llama_held)
     prefill_per_plan(llama_prefill)

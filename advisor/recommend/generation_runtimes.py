@@ -8,7 +8,7 @@ and leave-one-model-out errors. No constant is set from one row.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from advisor.core.workload import Runtime
 from advisor.recommend.kernels import BANDWIDTH_CEILING
@@ -57,22 +57,11 @@ LLAMA_CPP = GenerationEfficiency(tensor=0.41, fp16_accumulate=True, memory_gddr=
 # The PyTorch runtimes stream weights with cuBLAS/Marlin/Triton mat-vec kernels at the device-copy share
 # measured on the H200 (kernels.BANDWIDTH_CEILING = 0.87); their GEMMs accumulate in FP32 at the share a
 # large GEMM holds under the board's power limit (kernels.tensor_ceiling, tensor = 1).
-# Fitted by benchmarks/public_speed_decode.py on the CUDA-graph runs (vLLM 0.6.3 and gpt-fast):
-# GRAPH_LAYER_SECONDS, the device time of one decoder layer beyond its bytes (~15 small kernels and the
-# gaps between them), and QUANTIZED_LINEAR_SECONDS, what a GPTQ/AWQ/int8 linear adds (its extra kernels).
+# Fitted by benchmarks/public_speed_decode.py on all its runs: GRAPH_LAYER_SECONDS, the device time of one
+# decoder layer beyond its bytes (~15 small kernels and the gaps between them), and
+# QUANTIZED_LINEAR_SECONDS, what a GPTQ/AWQ/int8 linear adds (its extra kernels).
 GRAPH_LAYER_SECONDS = 54e-6
 QUANTIZED_LINEAR_SECONDS = 4e-6
-
-# vLLM 0.6 with CUDA graphs (enforce_eager=False): the decode forward is one graph replay; the engine's
-# scheduler, input preparation and sampler run on the host between forwards (VLLM_HOST_STEP_SECONDS,
-# fitted). Prefill is one forward over the prompt (chunked prefill off below 32k tokens).
-VLLM_HOST_STEP_SECONDS = 1.9e-3
-VLLM = GenerationEfficiency(tensor=1.0, fp16_accumulate=False, memory_gddr=BANDWIDTH_CEILING,
-                            memory_hbm=BANDWIDTH_CEILING, seconds_per_layer=GRAPH_LAYER_SECONDS,
-                            quantized_linear_seconds=QUANTIZED_LINEAR_SECONDS, host_op_seconds=0.0,
-                            quantized_linear_host_seconds=0.0, host_step_seconds=VLLM_HOST_STEP_SECONDS,
-                            cache_per_query_head=False, cache_bytes_per_sm_cycle=0.0, prefill_chunk_tokens=0,
-                            prefill_dequantizes=False)
 
 # gpt-fast (torch.compile mode="reduce-overhead": the decode step is a CUDA graph, no host work between
 # steps). It is not a --runtime choice; benchmarks/public_speed_decode.py checks its published runs with it.
@@ -80,15 +69,23 @@ COMPILED_GRAPH = GenerationEfficiency(tensor=1.0, fp16_accumulate=False, memory_
                                       memory_hbm=BANDWIDTH_CEILING, seconds_per_layer=GRAPH_LAYER_SECONDS,
                                       quantized_linear_seconds=QUANTIZED_LINEAR_SECONDS, host_op_seconds=0.0,
                                       quantized_linear_host_seconds=0.0, host_step_seconds=0.0,
-                                      cache_per_query_head=False, cache_bytes_per_sm_cycle=0.0, prefill_chunk_tokens=0,
-                                      prefill_dequantizes=False)
+                                      cache_per_query_head=False, cache_bytes_per_sm_cycle=0.0,
+                                      prefill_chunk_tokens=0, prefill_dequantizes=False)
+
+# vLLM 0.6 with CUDA graphs (enforce_eager=False): the decode forward is one graph replay; the engine's
+# scheduler, input preparation and sampler run on the host between forwards (VLLM_HOST_STEP_SECONDS,
+# fitted). Prefill is one forward over the prompt (chunked prefill off below 32k tokens).
+VLLM_HOST_STEP_SECONDS = 1.9e-3
+VLLM = replace(COMPILED_GRAPH, host_step_seconds=VLLM_HOST_STEP_SECONDS)
 
 # transformers' eager generate(): Python dispatches every op of every layer for every token, and the
 # launches queue asynchronously, so a small model's step is the host's. TRANSFORMERS_OP_SECONDS is the host
 # time of one op under torch.no_grad (nn.Module __call__, the op's Python, the dispatcher and the launch),
 # counted over the estimate's rows as the training time model counts them (timing.FITTED's 48 us is the
-# same cost with autograd recording). QUANTIZED_MODULE_SECONDS: the extra Python of one GPTQ/AWQ
-# QuantLinear forward (reshapes, the kernel's wrapper). Both fitted.
+# same cost with autograd recording). It is the host's: the A100 runs (transformers 4.46, PyTorch 2.3.1,
+# 2024) take about this, the H20 runs (4.51, 2.6, 2025) about half, and the fit follows the A100's 283
+# rows. QUANTIZED_MODULE_SECONDS: the extra Python of one GPTQ/AWQ QuantLinear forward (reshapes, the
+# kernel's wrapper). Both fitted.
 # The cache: repeat_kv copies every KV head to its query heads before eager/sdpa attention
 # (transformers models/llama/modeling_llama.py, v4.46), and flash-attn 2.5/2.7 at one query token runs one
 # thread block per query head over the whole cache, without splitting it (Flash-Decoding blog, T. Dao et al.,
@@ -99,14 +96,9 @@ COMPILED_GRAPH = GenerationEfficiency(tensor=1.0, fp16_accumulate=False, memory_
 TRANSFORMERS_OP_SECONDS = 22e-6
 QUANTIZED_MODULE_SECONDS = 36e-6
 TRANSFORMERS_CACHE_BYTES_PER_SM_CYCLE = 1.8
-TRANSFORMERS = GenerationEfficiency(tensor=1.0, fp16_accumulate=False, memory_gddr=BANDWIDTH_CEILING,
-                                    memory_hbm=BANDWIDTH_CEILING, seconds_per_layer=GRAPH_LAYER_SECONDS,
-                                    quantized_linear_seconds=QUANTIZED_LINEAR_SECONDS,
-                                    host_op_seconds=TRANSFORMERS_OP_SECONDS,
-                                    quantized_linear_host_seconds=QUANTIZED_MODULE_SECONDS, host_step_seconds=0.0,
-                                    cache_per_query_head=True,
-                                    cache_bytes_per_sm_cycle=TRANSFORMERS_CACHE_BYTES_PER_SM_CYCLE,
-                                    prefill_chunk_tokens=0, prefill_dequantizes=False)
+TRANSFORMERS = replace(COMPILED_GRAPH, host_op_seconds=TRANSFORMERS_OP_SECONDS,
+                       quantized_linear_host_seconds=QUANTIZED_MODULE_SECONDS, cache_per_query_head=True,
+                       cache_bytes_per_sm_cycle=TRANSFORMERS_CACHE_BYTES_PER_SM_CYCLE)
 
 RUNTIMES: dict[Runtime, GenerationEfficiency] = {Runtime.LLAMA_CPP: LLAMA_CPP, Runtime.VLLM: VLLM,
                                                  Runtime.TRANSFORMERS: TRANSFORMERS}
