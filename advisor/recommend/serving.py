@@ -30,10 +30,25 @@ if TYPE_CHECKING:  # the engine imports this module; the record is only a type h
     from advisor.recommend.ranking import Recommendation
 
 
+# The last estimate's run: a ranking asks for it once per card and plan (an identity check, so a new
+# estimate, even an equal one, is counted afresh; a race between threads only counts it twice)
+_last_run: tuple[Estimate, GenerationRun | None] | None = None
+
+
 def generation_run(e: Estimate) -> GenerationRun | None:
     """The card-independent generation work of a generate-mode estimate (None in other modes): with the ops an
     eager runtime dispatches per forward (counted over the rows as the training time model counts them) and
     the blocks' linear layers that run quantized kernels (GPTQ/AWQ/GGUF weights; the LM head stays 16-bit)."""
+    global _last_run
+    last = _last_run
+    if last is not None and last[0] is e:
+        return last[1]
+    run = _generation_run(e)
+    _last_run = (e, run)
+    return run
+
+
+def _generation_run(e: Estimate) -> GenerationRun | None:
     if e.generation is None:
         return None
     w = e.workload
