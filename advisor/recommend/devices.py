@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from advisor.catalog.records import CardRecord
 from advisor.core.overheads import HOPPER_MEASURED
 from advisor.core.workload import Workload
-from advisor.recommend.multiprocessors import sm_count
+from advisor.recommend.multiprocessors import lanes_and_clock, sm_count
 
 # The driver's own reservation scales with the card's memory (page tables, ECC): measured 644,939,776 B
 # used on an idle H200 (143,771 MiB) -> 0.43% of the memory. CUDA context, cuBLAS/cuDNN and their
@@ -79,12 +79,18 @@ class GenerationRates:
     bandwidth_gbs: float
     fp16_accumulate_tflops: float  # dense FP16 tensor rate with FP16 accumulation (llama.cpp's GEMMs)
     hbm: bool  # stacked memory: wider and slower, so a single mat-vec stream reaches less of its peak
+    half_tflops: float  # dense BF16/FP16 rate with FP32 accumulation (PyTorch's and vLLM's GEMMs)
+    tdp_w: float  # board power, which caps the clock a tensor-core load holds (kernels.tensor_ceiling)
+    sm_cycles_per_s: float  # multiprocessors x boost clock (peak FP32 / 2 FLOPs / FP32 lanes per SM)
 
 
 def generation_rates(card: CardRecord) -> GenerationRates:
     per_gpu = max(card.devices, 1)
+    half = max(card.bf16_tflops or card.fp16_tflops or 0.0, card.fp32_tflops)
+    lanes = lanes_and_clock(card)[0]
     return GenerationRates(card.bandwidth_gbs / per_gpu, fp16_accumulate_rate(card) / per_gpu,
-                           card.memory_type.upper().startswith("HBM"))
+                           card.memory_type.upper().startswith("HBM"), half / per_gpu, card.tdp_w / per_gpu,
+                           card.fp32_tflops * 1e12 / per_gpu / (2 * lanes))
 
 
 def usable_bytes(memory_bytes: int) -> int:

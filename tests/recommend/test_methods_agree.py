@@ -24,7 +24,9 @@ transformers = pytest.importorskip("transformers")
 from advisor.catalog import CardRecord, list_cards, open_catalog  # noqa: E402
 from advisor.core.workload import Workload  # noqa: E402
 from advisor.importers.spec_estimate import estimate_spec  # noqa: E402
-from advisor.recommend.devices import device  # noqa: E402
+from advisor.recommend.devices import device, generation_rates  # noqa: E402
+from advisor.recommend.generation_speed import generation_speed  # noqa: E402
+from advisor.recommend.serving import generation_run  # noqa: E402
 from advisor.recommend.timing import step_seconds, step_work  # noqa: E402
 
 MODELS = Path(__file__).parent / "speed_models"
@@ -123,3 +125,38 @@ def test_fit_times_a_file_by_either_method_alike(tmp_path: Path) -> None:
         seconds[method] = report["current"]["step_time_s"]  # type: ignore[index]
     assert seconds["simulated"] == pytest.approx(seconds["analytic"], rel=TOLERANCE)
     assert seconds["analytic"] < 0.1
+
+
+LLAMA_1B = Path(advisor.__file__).parent / "data/llm_configs/llama-3.2-1b/config.json"
+
+
+@pytest.mark.parametrize("weights", [None, "int4"])
+def test_a_generation_config_decodes_alike_by_either_route_on_every_card(
+        weights: str | None, cards: list[CardRecord]) -> None:
+    """zoo:llama-3.2-1b and its hf: config describe the same decoder: prefill and decode times agree on every
+    card (the eager host's ops per forward and the quantized linears included)."""
+    workload = Workload("generate", 1, "bf16", prompt_len=512, new_tokens=128, weights=weights)  # type: ignore[arg-type]
+    runs = [generation_run(estimate_spec(spec, workload)) for spec in ("zoo:llama-3.2-1b", f"hf:{LLAMA_1B}")]
+    zoo_run, hf_run = runs
+    assert zoo_run is not None and hf_run is not None
+    assert hf_run.quantized_linears == (16 * 7 if weights else 0)  # 16 layers x 7 projections
+    for card in cards:
+        rates = generation_rates(card)
+        zoo_speed, hf_speed = generation_speed(zoo_run, rates), generation_speed(hf_run, rates)
+        assert hf_speed.decode_step_s == pytest.approx(zoo_speed.decode_step_s, rel=TOLERANCE), card.name
+        assert hf_speed.prefill_s == pytest.approx(zoo_speed.prefill_s, rel=TOLERANCE), card.name
+
+
+def test_recommend_and_fit_show_the_same_decode_speed_and_simulation_refuses_generation(tmp_path: Path) -> None:
+    options = ("--mode", "generate", "--precision", "bf16", "--batch", "1", "--prompt-len", "512",
+               "--new-tokens", "128")
+    spec, card = f"hf:{LLAMA_1B}", "GeForce RTX 4090"
+    entries = _cli(tmp_path, "recommend", spec, *options, "--max-gpus", "1")["recommendations"]
+    ranked = next(e for e in entries if e["card"] == card)  # type: ignore[union-attr]
+    fit = _cli(tmp_path, "fit", spec, "--gpu", card, *options)["current"]
+    assert fit["throughput"] == pytest.approx(ranked["decode_tokens_per_s"], rel=1e-9)  # type: ignore[index]
+    assert fit["step_time_s"] == pytest.approx(ranked["step_time_s"], rel=1e-9)  # type: ignore[index]
+    env = {**os.environ, "ADVISOR_CATALOG": str(tmp_path / "c.sqlite3")}
+    refused = subprocess.run([sys.executable, "-m", "advisor", "recommend", spec, *options, "--method", "simulated"],
+                             capture_output=True, text=True, env=env, timeout=300)
+    assert refused.returncode == 2 and "not simulated" in refused.stderr and "Traceback" not in refused.stderr
