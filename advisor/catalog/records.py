@@ -118,8 +118,31 @@ class CardSpec:
         "unified_memory_gb", Kind.MEMORY, "GiB", "unified memory",
         "unified-memory machines: all memory shared with the CPU (GiB)",
         "all memory shared coherently with the CPU; empty for a card with its own memory", since=4))
+    # Memory left for programs with ECC on, where the ECC bits take part of the memory itself: GDDR5/GDDR6
+    # boards keep them in-band, 1/16 of the memory (NVIDIA, Tesla K40 board specification BD-06902-001_v05:
+    # 12 GB, ~11.25 GB with ECC on). Empty where ECC costs no capacity (HBM's side-band ECC) or the card
+    # has none. Which cards run with ECC on is ecc_on_by_default's rule.
+    ecc_memory_bytes: int | None = field(default=None, kw_only=True, metadata=figure(
+        "ecc_memory_gb", Kind.MEMORY, "GiB", "memory with ECC on", "memory usable with ECC on (GiB), where "
+        "ECC takes memory", "15/16 of memory_gb for in-band ECC (GDDR5/GDDR6), the vendor's figure where it "
+        "gives one; empty where ECC costs no memory", since=5))
 
 FIGURES: tuple[Figure, ...] = declared(CardSpec)
+
+
+def ecc_on_by_default(spec: CardSpec) -> bool:
+    """Datacenter boards ship with ECC on (NVIDIA's K40 board specification: "Tesla K40 boards ship with ECC
+    enabled by default"); workstation and consumer boards with it off or without it, so their memory is the
+    nominal figure unless the user turns ECC on."""
+    return spec.segment == "datacenter"
+
+
+def model_memory_bytes(spec: CardSpec) -> int:
+    """The board memory a model may use as the card ships: with ECC on where it is on by default and its
+    bits take memory (ecc_memory_bytes), else memory_bytes. Board total: each GPU gets / devices."""
+    if spec.ecc_memory_bytes and ecc_on_by_default(spec):
+        return spec.ecc_memory_bytes
+    return spec.memory_bytes
 
 
 def missing_figures(spec: CardSpec) -> tuple[str, ...]:

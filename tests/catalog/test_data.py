@@ -177,3 +177,18 @@ def test_rtx_pro_blackwell_tensor_rates_follow_the_professional_ratios(bundled: 
     assert (cards["RTX PRO 4500 Blackwell"].fp32_tflops, cards["RTX PRO 4000 Blackwell"].fp32_tflops) == (50.5, 36.8)
     for name in ("RTX PRO 5000 Blackwell", "RTX PRO 5000 Blackwell 72GB"):
         assert (cards[name].fp32_tflops, cards[name].fp16_tflops, cards[name].fp8_tflops) == (65, 258, 516)
+
+
+def test_ecc_memory_is_fifteen_sixteenths_on_every_datacenter_gddr5_gddr6_board(bundled: BundledData) -> None:
+    """In-band ECC keeps its bits in the memory itself: 1/16 of it (NVIDIA's K40 board specification: 12 GB,
+    ~11.25 GB with ECC on; T4 15,360 MiB = 16,384 x 15/16 in nvidia-smi). HBM's ECC is side-band and takes
+    none, so only GDDR5/GDDR6 cards carry the figure, and every datacenter one of them does (ECC on)."""
+    with_ecc = {c.name: c for c in bundled.cards if c.ecc_memory_bytes}
+    for card in with_ecc.values():
+        assert card.memory_type in ("GDDR5", "GDDR6"), card.name
+        assert card.ecc_memory_bytes == card.memory_bytes * 15 // 16, card.name
+    gddr_datacenter = {c.name for c in bundled.cards if c.segment == "datacenter" and c.vendor == "NVIDIA"
+                       and c.memory_type in ("GDDR5", "GDDR6")}  # fmt: skip
+    assert gddr_datacenter <= set(with_ecc) and len(gddr_datacenter) == 15
+    assert with_ecc["Tesla K40"].ecc_memory_bytes == 11.25 * GIB  # 12 x 15/16
+    assert with_ecc["Tesla K80"].ecc_memory_bytes == 22.5 * GIB  # two GPUs: 2 x 11.25
