@@ -141,7 +141,7 @@ def model_memory_bytes(spec: CardSpec) -> int:
     """The board memory a model may use as the card ships: with ECC on where it is on by default and its
     bits take memory (ecc_memory_bytes), else memory_bytes. Board total: each GPU gets / devices."""
     if spec.ecc_memory_bytes and ecc_on_by_default(spec):
-        return spec.ecc_memory_bytes
+        return min(spec.ecc_memory_bytes, spec.memory_bytes)  # a typed-in figure above the memory is not more
     return spec.memory_bytes
 
 

@@ -33,3 +33,8 @@ def test_hbm_and_workstation_cards_keep_their_nominal_memory(cards: dict[str, Ca
     # A workstation board ships with ECC off: its ECC figure, if stated, does not lower what fits.
     a6000 = replace(cards["RTX A6000"], ecc_memory_bytes=45 * GIB)
     assert model_memory_bytes(a6000) == device(a6000, WORKLOAD).memory_bytes == 48 * GIB
+
+
+def test_an_ecc_figure_above_the_memory_does_not_add_memory(cards: dict[str, CardRecord]) -> None:
+    typo = replace(cards["Tesla T4"], ecc_memory_bytes=160 * GIB)  # 160 for 16: the fit keeps the 16 GiB
+    assert model_memory_bytes(typo) == 16 * GIB
