@@ -30,7 +30,7 @@ NAMED_IN_PRICE_ISSUE = ["H20", "L20", "B300", "GB200", "B100", "H800 SXM5", "A80
 NAMED_IN_CARDS_ISSUE = ["Radeon AI PRO R9700", "GB10 (DGX Spark)", "GB300", "Arc Pro B70",
     "RTX PRO 5000 Blackwell 72GB", "RTX PRO 4000 Blackwell SFF", "Radeon 8060S (Ryzen AI Max+ 395)", "GH200",
     "RTX 5880 Ada Generation", "RTX A1000", "RTX A400", "Radeon RX 9060", "Gaudi 3 PCIe", "GeForce RTX 5090 D",
-    "GeForce RTX 5090 D V2", "A800 PCIe 80GB", "H800 PCIe"]  # fmt: skip
+    "GeForce RTX 5090 D V2", "A800 PCIe 80GB", "H800 PCIe", "Instinct MI350P"]  # fmt: skip
 # GP102/GP104/GP106/GP107 run FP16 arithmetic at 1/64 of FP32 (CUDA guide, compute capability 6.1).
 PASCAL_CONSUMER_SILICON = {"GDDR5", "GDDR5X"}
 
@@ -123,6 +123,7 @@ def test_geforce_runs_fp32_accumulate_at_half_rate(bundled: BundledData) -> None
     ("RTX PRO 5000 Blackwell", 48, 1344, 258, 300),  # 2064 sparse FP4 AI TOPS / 8 = 258
     ("Radeon RX 9060", 8, 288, 85.7, 132),       # 28 CUs x 1024 x 2.99 GHz = 85.7; 128 bit / 8 x 18 Gbps = 288
     ("Gaudi 3 PCIe", 128, 3670, None, 600),      # HL-338: the OAM part's memory at 600 W
+    ("Instinct MI350P", 144, 4000, 1153.5, 600),  # half an MI350X: 2307 / 2; 4096 bit x 8 Gbps / 8 = 4096 ~ 4 TB/s
 ])  # fmt: skip
 def test_datacenter_and_classic_figures(bundled: BundledData, name: str, memory_gib: int, bandwidth: float,
                                         fp16: float | None, tdp: int) -> None:  # fmt: skip
