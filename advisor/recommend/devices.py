@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from advisor.catalog.records import CardRecord
+from advisor.catalog.records import CardRecord, model_memory_bytes
 from advisor.core.overheads import HOPPER_MEASURED
 from advisor.core.workload import Workload
 from advisor.recommend.multiprocessors import lanes_and_clock, sm_count
@@ -115,7 +115,7 @@ def link(card: CardRecord) -> tuple[float, str]:
 
 def device(card: CardRecord, workload: Workload) -> Device:
     per_gpu = max(card.devices, 1)
-    memory = card.memory_bytes // per_gpu
+    memory = model_memory_bytes(card) // per_gpu  # with ECC on where the card ships with it (records.py)
     link_gbs, link_name = link(card)
     return Device(card.name, card.vendor, memory, usable_bytes(memory), card.bandwidth_gbs / per_gpu,
                   matmul_rate(card, workload) / per_gpu, conv_rate(card, workload) / per_gpu,
