@@ -84,10 +84,12 @@ def _row(r: dict[str, str]) -> Row:
     seq = int(r["seq_len"]) if r.get("seq_len") else None
     adapters = {"finetune": r["finetune"], "lora_rank": int(r["lora_rank"]),
                 "lora_targets": tuple(r["lora_targets"].split(";"))} if r.get("lora_rank") else {}
-    # Lambda's fp32 runs are NGC containers, which turn TF32 matmuls on (their notes say so)
+    # Lambda's fp32 runs are NGC containers, which turn TF32 matmuls on, and DeepLearningExamples' BERT computes
+    # attention explicitly (their notes say so)
     workload = Workload(r["mode"], int(r["batch"]), r["precision"],  # type: ignore[arg-type]
                         r["optimizer"] or "sgd_momentum",  # type: ignore[arg-type]
                         checkpointing=bool(r.get("checkpointing")), tf32="TF32" in r.get("notes", ""),
+                        attention="eager" if "eager attention" in r.get("notes", "") else None,
                         **adapters)  # type: ignore[arg-type]
     return Row(r["model"], seq, r["family"], r["card"], workload, float(r["samples_per_s"]), r["torch"],
                r["source"])
