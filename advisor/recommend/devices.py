@@ -35,6 +35,7 @@ class Device:
     link_name: str
     sm_count: int = 1  # streaming multiprocessors per GPU (advisor.recommend.multiprocessors)
     tensor_cores: bool = False  # matmuls of this precision run on tensor/matrix units (tile shape, rate)
+    hbm: bool = False  # stacked (HBM) memory: eager memory-bound kernels reach less of its peak (timing.py)
 
 
 def matmul_rate(card: CardRecord, workload: Workload) -> float:
@@ -115,4 +116,5 @@ def device(card: CardRecord, workload: Workload) -> Device:
                   matmul_rate(card, workload) / per_gpu, conv_rate(card, workload) / per_gpu,
                   card.fp32_tflops / per_gpu, card.tdp_w / per_gpu,
                   link_gbs, link_name, sm_count(card),
-                  workload.precision != "fp32" and matmul_rate(card, workload) > card.fp32_tflops)
+                  workload.precision != "fp32" and matmul_rate(card, workload) > card.fp32_tflops,
+                  card.memory_type.upper().startswith("HBM"))

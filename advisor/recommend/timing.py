@@ -42,28 +42,33 @@ class Efficiency:
     unaligned: float  # share of it a half-precision GEMM reaches with a dimension not a multiple of 8
     conv: float  # share of the GEMM ceiling cuDNN's convolutions reach (no cudnn.benchmark: heuristic choice)
     attention: float  # share of the matmul ceiling a fused attention kernel reaches
-    stream: float  # bytes eager PyTorch's memory-bound kernels move, over the minimum the layer needs
+    stream: float  # bytes eager PyTorch's memory-bound kernels move, over the minimum the layer needs (GDDR)
+    stream_hbm: float  # the same on stacked (HBM) memory, whose peak an eager kernel reaches less of
     kernel_seconds: float  # device time of one kernel beyond its work: the gap between launches, ramp-up, tail
     backward: float  # share of its forward's rate a gradient GEMM or convolution reaches (dgrad, wgrad)
 
 
-# python_op_seconds, backward_node_seconds, stream, kernel_seconds and backward are fitted by benchmarks/time.py
-# on 242 step times: the 68 H200 rows of shared/calibration and 174 public runs on 15 other cards (timm's,
-# Lambda's and torchtune's tables, benchmarks/public_speed.py); it prints the fit, the in-sample, the
-# leave-one-family-out and the leave-one-card-out errors. Each grid is held to a physical range: host time
-# per op 10-60 us, device time per kernel 1-8 us, eager streaming kernels at 1/3 to all of the copy bandwidth,
-# gradient GEMMs at 1/2 to all of their forward's rate (cuDNN's dgrad and wgrad, cuBLAS's transposed
-# operands). Two end on their bound (backward_node_seconds 60 us, kernel_seconds 8 us): the rows ask for more
-# fixed cost per op than the ranges allow. backward is 0.7 since Lambda's BERT rows run their explicit attention
-# (DeepLearningExamples' modeling.py): timed with the fused kernel they had pulled it to its bound, 0.55.
+# python_op_seconds, backward_node_seconds, stream, stream_hbm, kernel_seconds and backward are fitted by
+# benchmarks/time.py on 242 step times: the 68 H200 rows of shared/calibration and 174 public runs on 15 other
+# cards (timm's, Lambda's and torchtune's tables, benchmarks/public_speed.py); it prints the fit, the
+# in-sample, the leave-one-family-out and the leave-one-card-out errors. Each grid is held to a physical range:
+# host time per op 10-60 us, device time per kernel 1-8 us, eager streaming kernels at 1/3 to all of the copy
+# bandwidth, gradient GEMMs at 1/2 to all of their forward's rate (cuDNN's dgrad and wgrad, cuBLAS's
+# transposed operands). Two end on their bound (backward_node_seconds 60 us, kernel_seconds 8 us): the rows
+# ask for more fixed cost per op than the ranges allow.
+# stream and stream_hbm are apart because a memory-bound kernel keeps only so many bytes in flight, and by
+# Little's law (bandwidth = bytes in flight / latency) stacked memory, wider and of longer latency, needs
+# several times more of them to reach its peak than GDDR: the fit times the layers' bytes at 1.3x the copy
+# kernel's time on GDDR and 2.2x on HBM (the copy kernel's 0.87 of peak, measured on the H200, is the best
+# case). advisor/recommend/generation_speed.py splits its memory efficiency the same way.
 # conv and attention are held at 1.0 of the GEMM ceiling (fitted before, both ended on that bound).
 # Not fitted: tensor = 1.0 (kernels.tensor_ceiling gives each card's share under its power limit).
 # unaligned = 0.5: padding GPT-2's vocabulary from 50,257 to 50,304 made nanoGPT's step ~25% faster
 # (A. Karpathy, x.com/karpathy/status/1621578354024677377, Feb 2023); the lm_head is ~27% of GPT-2 small's
 # matmul FLOPs (768 x 50,257 of ~142M multiply-adds per token), so 0.73 + 0.27 / u = 1.25 gives u ~ 0.5
 # (PaddlePaddle models PR #5134 measured 14 -> 10 ms for one such matmul, 0.7, on an older card).
-FITTED = Efficiency(python_op_seconds=48e-6, backward_node_seconds=60e-6, tensor=1.0, unaligned=0.5, conv=1.0,
-                    attention=1.0, stream=1.35, kernel_seconds=8e-6, backward=0.7)
+FITTED = Efficiency(python_op_seconds=36e-6, backward_node_seconds=60e-6, tensor=1.0, unaligned=0.5, conv=1.0,
+                    attention=1.0, stream=1.3, stream_hbm=2.2, kernel_seconds=8e-6, backward=0.85)
 # Fixed host cost of one training step outside the layers: zero_grad, loss.backward() starting the
 # autograd engine, optimizer.step()'s Python (hooks, grouping tensors by device and dtype): ~100 us,
 # an estimate from PyTorch profiler traces of small models (not fitted).
@@ -84,6 +89,7 @@ class StepParts:
     backward_gemm_seconds: float  # of the three above, the gradient GEMMs' and convolutions' part
     attention_seconds: float  # fused attention at the matmul ceiling
     stream_seconds: float  # memory-bound kernels (layers and optimizer) at achievable bandwidth
+    hbm: bool  # the card's memory is stacked (HBM): combine applies Efficiency.stream_hbm
 
 
 @dataclass(frozen=True)
@@ -142,7 +148,8 @@ def step_parts(work: StepWork, card: Device) -> StepParts:
         host += work.optimizer.host_seconds
         stream += stream_seconds(work.optimizer_bytes, 0.0, card)
     nodes = autograd_nodes if work.training else 0
-    return StepParts(python_ops, nodes, kernels, host, matmul, unaligned, conv, backward, attention, stream)
+    return StepParts(python_ops, nodes, kernels, host, matmul, unaligned, conv, backward, attention, stream,
+                     card.hbm)
 
 
 def combine(parts: StepParts, eff: Efficiency, tensor_cores: bool) -> float:
@@ -152,7 +159,8 @@ def combine(parts: StepParts, eff: Efficiency, tensor_cores: bool) -> float:
     tensor = eff.tensor if tensor_cores else 1.0
     device = (parts.matmul_seconds / tensor + parts.unaligned_seconds / (tensor * eff.unaligned)
               + parts.conv_seconds / eff.conv
-              + parts.attention_seconds / eff.attention + parts.stream_seconds * eff.stream
+              + parts.attention_seconds / eff.attention
+              + parts.stream_seconds * (eff.stream_hbm if parts.hbm else eff.stream)
               + parts.backward_gemm_seconds * (1 / eff.backward - 1) + parts.kernels * eff.kernel_seconds)
     return max(host, device)
 

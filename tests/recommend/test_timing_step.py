@@ -14,7 +14,7 @@ from advisor.recommend.timing import STEP_HOST_SECONDS, Efficiency, StepWork, st
 from tests.recommend.test_timing_kernels import card
 
 EFF = Efficiency(python_op_seconds=10e-6, backward_node_seconds=5e-6, tensor=1.0, unaligned=1.0, conv=1.0,
-                 attention=1.0, stream=1.0, kernel_seconds=LAUNCH_DEVICE_SECONDS,
+                 attention=1.0, stream=1.0, stream_hbm=1.0, kernel_seconds=LAUNCH_DEVICE_SECONDS,
                  backward=1.0)
 
 
