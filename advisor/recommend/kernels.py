@@ -77,12 +77,25 @@ def _ceiling_flops(dev: Device, dtype_bytes: int, conv: bool = False) -> float:
 
 def _tf32(dev: Device, conv: bool) -> bool:
     """An fp32 GEMM on TF32 tensor cores: cuDNN's convolutions by default, matmuls when the workload allows it
-    (devices.matmul_rate then gives the TF32 rate, above the card's FP32 one)."""
-    return not dev.tensor_cores and (dev.conv_tflops if conv else dev.matmul_tflops) > dev.fp32_tflops
+    (devices.matmul_rate then gives the TF32 rate, at or above the card's FP32 one)."""
+    return not dev.tensor_cores and (dev.tf32_conv if conv else dev.tf32_matmul)
 
 
 def _tensor_path(dev: Device, dtype_bytes: int, conv: bool) -> bool:
     return (dtype_bytes <= 2 and dev.tensor_cores) or (dtype_bytes == 4 and _tf32(dev, conv))
+
+
+# A 3x3 stride-1 convolution on CUDA cores (fp32 without TF32 tensor cores: Volta, Turing, Pascal) runs
+# Winograd's minimal filtering: F(2x2, 3x3) computes a 2x2 output tile with (2+3-1)^2 = 16 multiplies instead of
+# 2x2x9 = 36, 2.25x fewer (A. Lavin, S. Gray, "Fast Algorithms for Convolutional Neural Networks", CVPR 2016,
+# arXiv:1509.09308, section 4); cuDNN picks it for such layers (its volta_scudnn_winograd_128x128_* kernels in
+# fp32 ResNet profiles). On tensor cores cuDNN runs implicit GEMMs instead.
+WINOGRAD_MULTIPLY_REDUCTION = 36 / 16
+
+
+def winograd_runs(dev: Device, dtype_bytes: int) -> bool:
+    """A 3x3 stride-1 convolution of this dtype runs Winograd on this card (CUDA cores, not tensor cores)."""
+    return not _tensor_path(dev, dtype_bytes, True)
 
 
 def gemm_compute_seconds(m: int, n: int, k: int, dev: Device, dtype_bytes: int = 2, conv: bool = False) -> float:

@@ -3,6 +3,8 @@ launch-bound steps, bandwidth-bound layers, and the fixed host cost of a trainin
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from advisor.core.estimate import LayerRow
@@ -14,7 +16,7 @@ from advisor.recommend.timing import STEP_HOST_SECONDS, Efficiency, StepWork, st
 from tests.recommend.test_timing_kernels import card
 
 EFF = Efficiency(python_op_seconds=10e-6, backward_node_seconds=5e-6, tensor=1.0, unaligned=1.0, conv=1.0,
-                 attention=1.0, stream=1.0, stream_hbm=1.0, kernel_seconds=LAUNCH_DEVICE_SECONDS,
+                 attention=1.0, stream=1.0, sm_stream_bytes_per_s=math.inf, kernel_seconds=LAUNCH_DEVICE_SECONDS,
                  backward=1.0)
 
 
