@@ -12,7 +12,9 @@ Data (benchmarks/data/):
 - public_training_speed.csv: Lambda's deeplearning-benchmark (lambdal/deeplearning-benchmark), 1-GPU training
   throughput of NVIDIA DeepLearningExamples' ResNet-50 v1.5 (SGD momentum, synthetic data) and BERT base/large
   SQuAD fine-tuning (seq 384, Adam family: modelled as adamw) in NGC containers, whose "fp32" runs TF32 tensor
-  cores on Ampere and newer and whose BERT uses apex's fused LayerNorm/Adam: faster than the eager HF model.
+  cores on Ampere and newer and whose BERT uses apex's fused LayerNorm/Adam: faster than the eager HF model,
+  but computes attention explicitly (modeling.py's BertSelfAttention: matmul, softmax, dropout, matmul), so
+  those rows run with the workload's attention="eager" (their notes say so).
 Rows with a non-empty `excluded` column are what the model cannot express (another input size, channels_last,
 torch.compile, ...); they are counted and never predicted. By default each (source, card, mode) keeps only its
 newest software version (--all-versions keeps every torch release; the spread between releases is printed as
