@@ -26,8 +26,14 @@ BANDWIDTH_CEILING = 0.87
 # 300 W RTX PRO 6000 Max-Q does not (its figures are the 600 W card's clocks cut down). The share reached is
 # TENSOR_CEILING_MAX x min(1, watts per TFLOPS / POWER_SATURATION_W_PER_TFLOPS) ^ POWER_EXPONENT: dynamic
 # power grows faster than the clock near the top of the voltage curve, so the clock falls off slowly with
-# the power per operation. The maximum and the exponent are fitted by benchmarks/time.py (it prints the
-# leave-one-card-out errors); the saturation point is then fixed by the H200's measured 0.79.
+# the power per operation. The maximum and the exponent were fitted in an earlier revision and are held here
+# (benchmarks/time.py no longer refits them: scanning 0.85-1.0 and 0.5-1.75 with the other constants refitted
+# moved the public median by under 0.5 points); the saturation point is fixed by the H200's measured 0.79.
+# Known limit: the rule anchors every architecture's energy per tensor FLOP at Hopper's. Measured maximum
+# matmul rates (stas00/ml-engineering, compute/accelerator/README.md, "Maximum Achievable Matmul FLOPS
+# comparison table", read 2026-12-01) put the A100 SXM at 0.859 of peak (the rule: 0.95) and the B200 at
+# 0.776 (the rule: 0.55): Ampere spends more energy per FLOP than Hopper, Blackwell's data-centre die less,
+# and 300 W / 150 W boards with full-rate FP32-accumulate tensor cores (RTX 6000 Ada, A10) come out too fast.
 TENSOR_CEILING_MAX = 0.95
 POWER_EXPONENT = 0.75
 H200_WATTS_PER_TFLOPS = 700 / 989.5
