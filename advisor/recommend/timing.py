@@ -124,7 +124,7 @@ class StepWork:
 def step_work(e: Estimate, tokens_per_sample: int = 1) -> StepWork:
     w = e.workload
     layers = layer_works(e.layers, w.training)
-    opt = optimizer_work(w.optimizer, e.param_count, sum(x.param_tensors for x in layers),
+    opt = optimizer_work(w.optimizer, e.trainable_param_count, sum(x.param_tensors for x in layers),
                          w.param_dtype_bytes) if w.training else NO_OPTIMIZER
     return StepWork(layers, float(opt.moved_bytes), w.batch, tokens_per_sample, opt, w.training)
 
