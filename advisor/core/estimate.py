@@ -3,7 +3,7 @@ the timeline of the step, and the assumptions behind the numbers."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from advisor.core.allocator import peak_reserved_bytes
@@ -11,7 +11,7 @@ from advisor.core.budget import REPLAY_UNCERTAINTY, conv_workspace_margin_bytes,
 from advisor.core.generation import GenerationProfile
 from advisor.core.gradients import requires_grad, trainable_count
 from advisor.core.graph import Graph
-from advisor.core.kernels import Kernel
+from advisor.core.kernels import Kernel, Pass, forward_kernels
 from advisor.core.layer_kernels import graph_kernels
 from advisor.core.llm.graph import with_attention
 from advisor.core.loss_head import step_graph
@@ -100,8 +100,20 @@ class Estimate:
     generation: GenerationProfile | None = None  # filled in generate mode (decoder language models)
 
 
+def _recomputed(graph: Graph, workload: Workload) -> set[int]:
+    """Nodes whose forward gradient checkpointing runs again inside backward (torch.utils.checkpoint's
+    recompute_fn); the simulated path records those kernels as it dispatches them, in the backward phase."""
+    if not (workload.training and workload.checkpointing):
+        return set()
+    return {i for segment in graph.checkpoint_segments() for i in segment}
+
+
+def _with_recompute(kernels: tuple[Kernel, ...]) -> tuple[Kernel, ...]:
+    return kernels + tuple(replace(k, pass_=Pass.BACKWARD) for k in forward_kernels(kernels))
+
+
 def layer_rows(graph: Graph, workload: Workload, kept: tuple[int, ...], dtype_bytes: int) -> list[LayerRow]:
-    rows, needs_grad = [], requires_grad(graph, workload)
+    rows, needs_grad, recomputed = [], requires_grad(graph, workload), _recomputed(graph, workload)
     for i, (node, work) in enumerate(zip(graph.nodes, graph_kernels(graph, workload, needs_grad), strict=True)):
         specs = graph.input_specs(node)
         scale = workload.batch if node.output.batched else 1
@@ -113,7 +125,8 @@ def layer_rows(graph: Graph, workload: Workload, kept: tuple[int, ...], dtype_by
             forward_flops=node.op.forward_flops(specs, node.output) * scale,
             backward_flops=node.op.backward_flops(specs, node.output, input_grad) * scale if workload.training else 0,
             output_bytes=0 if node.op.is_view else node.output.numel * scale * dtype_bytes, kept_bytes=kept[i],
-            kernels=work.kernels, host_ops=work.host_ops, autograd_nodes=work.autograd_nodes,
+            kernels=_with_recompute(work.kernels) if i in recomputed else work.kernels, host_ops=work.host_ops,
+            autograd_nodes=work.autograd_nodes,
             param_tensors=work.param_tensors))
     return rows
 

@@ -83,12 +83,7 @@ class StepReplay:
         return self.frozen and isinstance(self.nodes[i].op, Linear) and not isinstance(self.nodes[i].op, LoRALinear)
 
     def _checkpoint_blocks(self) -> list[list[int]]:
-        blocks = [members for _, members in self.graph.blocks()]
-        if blocks:
-            return blocks
-        n = len(self.nodes)  # no named blocks: sqrt(n) segments, the classic checkpoint_sequential split
-        size = max(1, round(n**0.5))
-        return [list(range(start, min(n, start + size))) for start in range(1, n - 1, size)]
+        return self.graph.checkpoint_segments()
 
     def nbytes(self, i: int, numel: int | None = None, dtype_bytes: int | None = None) -> int:
         """Bytes of node i's output, or of something else it allocates per sample (numel given)."""

@@ -35,6 +35,10 @@ class Device:
     link_name: str
     sm_count: int = 1  # streaming multiprocessors per GPU (advisor.recommend.multiprocessors)
     tensor_cores: bool = False  # matmuls of this precision run on tensor/matrix units (tile shape, rate)
+    # fp32 convolutions / matmuls run on TF32 tensor cores (cuDNN's default / the workload's tf32): on GeForce
+    # Ampere, Ada and Blackwell the TF32 rate equals the FP32 one, yet the tensor path is the one that runs
+    tf32_conv: bool = False
+    tf32_matmul: bool = False
 
 
 def matmul_rate(card: CardRecord, workload: Workload) -> float:
@@ -117,8 +121,10 @@ def device(card: CardRecord, workload: Workload) -> Device:
     per_gpu = max(card.devices, 1)
     memory = model_memory_bytes(card) // per_gpu  # with ECC on where the card ships with it (records.py)
     link_gbs, link_name = link(card)
+    tf32 = workload.precision == "fp32" and (card.tf32_tflops or 0.0) >= card.fp32_tflops > 0
     return Device(card.name, card.vendor, memory, usable_bytes(memory), card.bandwidth_gbs / per_gpu,
                   matmul_rate(card, workload) / per_gpu, conv_rate(card, workload) / per_gpu,
                   card.fp32_tflops / per_gpu, card.tdp_w / per_gpu,
                   link_gbs, link_name, sm_count(card),
-                  workload.precision != "fp32" and matmul_rate(card, workload) > card.fp32_tflops)
+                  workload.precision != "fp32" and matmul_rate(card, workload) > card.fp32_tflops,
+                  tf32, tf32 and workload.tf32)

@@ -52,15 +52,13 @@ def simulate_estimate(module: nn.Module, make_inputs: MakeInputs, workload: Work
     make_inputs(batch) -> (args, kwargs) is called under torch.device("meta"); loss_fn(output, (args, kwargs))
     defaults to output.loss or cross-entropy on (N, C) logits. The module may live on the CPU (it is moved to
     the meta device) or be built on the meta device already (faster: no weight initialisation)."""
-    unique = {id(p): p.numel() for p in module.parameters()}
-    trainable = sum({id(p): p.numel() for p in module.parameters() if p.requires_grad}.values())
     run = run_step(module, make_inputs, workload, loss_fn)
     rows = _layer_rows(run, workload.training)
     forward = run.tracker.flops.total("forward")
     backward = run.tracker.flops.total("backward") if workload.training else 0
     timeline = tuple(TimelinePoint(p, layer, b) for p, layer, b in run.tracker.timeline)
-    return Estimate(model=name, workload=workload, method="simulated", param_count=sum(unique.values()),
-                    trainable_param_count=trainable if workload.training else 0,
+    return Estimate(model=name, workload=workload, method="simulated", param_count=run.param_count,
+                    trainable_param_count=run.trainable_param_count if workload.training else 0,
                     layers=rows, forward_macs=forward // 2, forward_flops=forward, step_flops=forward + backward,
                     memory=_memory(run, workload, rows), timeline=timeline,
                     assumptions=_assumptions(workload, run.notes))
