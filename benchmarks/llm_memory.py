@@ -40,7 +40,8 @@ def workload(row: dict[str, str]) -> Workload:
     return Workload(
         row["mode"], int(row["batch"]), row["precision"], row["optimizer"] or "adamw",  # type: ignore[arg-type]
         checkpointing=bool(row["checkpointing"]), weights=row["weights"] or None,  # type: ignore[arg-type]
-        finetune=row["finetune"], lora_rank=int(row["lora_rank"] or 16),  # type: ignore[arg-type]
+        finetune=row["finetune"] or "full", lora_rank=int(row["lora_rank"] or 16),  # type: ignore[arg-type]
+        lora_targets=tuple(filter(None, row["lora_targets"].split(";"))),
         prompt_len=int(row["prompt_len"] or 512), new_tokens=int(row["new_tokens"] or 128),
         runtime=Runtime(row["runtime"]) if generating else None,
         attention=row["attention"] or None, gpu_memory_utilization=float(row["utilization"] or 0.9))  # type: ignore[arg-type]
@@ -50,6 +51,8 @@ def predicted_gib(row: dict[str, str], e: Estimate) -> float:
     at = e.memory.at_peak
     if row["runtime"] == Runtime.VLLM:
         return (at.weights + at.temporaries) / GIB
+    if row["measured_is"] == "reserved":  # torch.cuda.max_memory_reserved(), as torchtune's tables report
+        return e.memory.reserved_bytes / GIB
     return e.memory.peak_bytes / GIB
 
 
