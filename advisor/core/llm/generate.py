@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from advisor.core.budget import REPLAY_UNCERTAINTY, replayed_required_bytes
+from advisor.core.budget import REPLAY_MARGIN_BYTES, replayed_required_bytes
 from advisor.core.errors import SpecError
 from advisor.core.estimate import Estimate, MemoryEstimate, layer_rows, memory_estimate
 from advisor.core.generation import GenerationProfile
@@ -181,7 +181,8 @@ def _assumptions(spec: DecoderSpec, w: Workload) -> tuple[str, ...]:
         "last position (generate() asks for logits_to_keep=1); bitsandbytes nf4 dequantizes each weight to "
         "16 bit for its matmul.",
         "required_bytes = the peak + what the caching allocator, limited to a budget, cannot reuse while the "
-        f"prefill pass allocates and frees (replayed) + {REPLAY_UNCERTAINTY:.0%} of the peak."
+        f"prefill pass allocates and frees (replayed) + {REPLAY_MARGIN_BYTES // 2**20} MiB (one large-pool "
+        "segment, the replay's granule)."
         if w.runtime_used == Runtime.TRANSFORMERS else "",
         "decode_flops_per_token is taken at the mean context length (prompt + half the new tokens).",
     ]
