@@ -444,12 +444,12 @@ MESSAGES: dict[str, str] = {
         "只有当峰值停留在训练步的同一阶段时，峰值 = 固定部分 + 批大小 x 每样本部分；批很小时，峰值可能出现在优化器"
         "更新或由权重决定。",
     "required_bytes replays the training loop through a model of the CUDA caching allocator limited to a budget "
-    "(cached segments are released before it gives up) and finds the smallest budget that runs, plus 1% of the "
-    "peak for what the replay cannot see and, with convolutions, the largest convolution output for cuDNN's "
+    "(cached segments are released before it gives up) and finds the smallest budget that runs, plus 20 MiB (one "
+    "large-pool segment, the replay's granule) and, with convolutions, the largest convolution output for cuDNN's "
     "workspace; device_total_bytes adds the CUDA context and driver reservation measured on an NVIDIA H200, "
     "driver 580.159, CUDA 13.0, PyTorch 2.11 (shared/calibration/h200).":
         "required_bytes 把训练循环交给限定预算的 CUDA 缓存分配器模型重放（放弃之前先释放缓存的段），求出能运行的"
-        "最小预算，再加上峰值的 1%（重放看不到的部分），有卷积时再加上最大卷积输出作为 cuDNN 工作区；"
+        "最小预算，再加上 20 MiB（一个大池段，即重放的粒度），有卷积时再加上最大卷积输出作为 cuDNN 工作区；"
         "device_total_bytes 加上 CUDA 上下文和驱动保留，数值测自 NVIDIA H200，驱动 580.159，CUDA 13.0，"
         "PyTorch 2.11（shared/calibration/h200）。",
     "Simulated: the module's own forward, loss, backward and optimizer step ran on the meta device (no values) "
