@@ -43,7 +43,8 @@ def workload(row: dict[str, str]) -> Workload:
         lora_targets=tuple(filter(None, row["lora_targets"].split(";"))),
         prompt_len=int(row["prompt_len"] or 512), new_tokens=int(row["new_tokens"] or 128),
         runtime=Runtime(row["runtime"]) if generating else None,
-        attention=row["attention"] or None, gpu_memory_utilization=float(row["utilization"] or 0.9))  # type: ignore[arg-type]
+        attention=row["attention"] or None, gpu_memory_utilization=float(row["utilization"] or 0.9),  # type: ignore[arg-type]
+        max_num_seqs=int(row["max_num_seqs"] or 256))
 
 
 def predicted_gib(row: dict[str, str], e: Estimate) -> float:
