@@ -258,9 +258,9 @@ def test_fused_linear_cross_entropy_never_holds_the_logits() -> None:
 
 def test_expandable_segments_leave_no_stranded_segments() -> None:
     """Llama 3.1 8B QLoRA at 12,264 tokens (Unsloth's 40 GB Hugging Face + FA2 row): the plain allocator
-    replay strands 0.33 GiB in each checkpointed layer's 0.76 GiB MLP segment (a 0.43 GiB fp32 residual pins
-    it), so the budget is 1.18 x the peak; with expandable_segments:True freed pages are unmapped and the
-    budget is the peak + the replay's 20 MiB granule (core/budget.py REPLAY_MARGIN_BYTES)."""
+    replay strands memory in segments that a checkpointed layer's fp32 residual pins, so the budget is above
+    1.05 x the peak; with expandable_segments:True freed pages are unmapped and the budget is the peak + the
+    replay's 20 MiB granule (core/budget.py REPLAY_MARGIN_BYTES)."""
     graph = zoo.build("llama-3.1-8b", 12264)
 
     def run(expandable: bool) -> Estimate:
@@ -269,7 +269,7 @@ def test_expandable_segments_leave_no_stranded_segments() -> None:
 
     plain, expandable = run(False).memory, run(True).memory
     assert plain.peak_bytes == expandable.peak_bytes
-    assert plain.required_bytes > 1.15 * plain.peak_bytes
+    assert plain.required_bytes > 1.05 * plain.peak_bytes
     # peak + 20 MiB + blocks handed out whole where the remainder was too small to split: 0.23% here
     assert expandable.required_bytes == pytest.approx(expandable.peak_bytes + 20 * 2**20, rel=0.005)
     assert expandable.required_bytes >= expandable.peak_bytes + 20 * 2**20
@@ -289,3 +289,25 @@ def test_max_num_seqs_reaches_the_profile(capsys: pytest.CaptureFixture[str]) ->
     with pytest.raises(SystemExit) as refused:  # argparse: one line, exit code 2
         main(["estimate", "zoo:llama-3.1-8b", "--mode", "generate", "--runtime", "vllm", "--max-num-seqs", "0"])
     assert refused.value.code == 2 and "--max-num-seqs: must be at least 1" in capsys.readouterr().err
+
+
+def test_bitsandbytes_4bit_layers_hand_back_their_input_dtype() -> None:
+    """QLoRA under autocast: prepare_model_for_kbit_training leaves an fp32 residual stream, and bitsandbytes'
+    Linear4bit returns its input's dtype (out.to(inp_dtype)): q_proj and down_proj (fp32 inputs) give 4 bytes
+    per element, o_proj (the bf16 attention output) 2, lm_head (not quantized) autocast's 2. Plain LoRA on a
+    bf16 base: autocast's 2 everywhere."""
+    from advisor.core.llm.lora import with_adapters
+    from advisor.core.loss_head import step_graph
+    from advisor.core.step_dtypes import element_bytes
+
+    def dtypes(finetune: str) -> dict[str, int]:
+        w = Workload("train", 1, "amp_bf16", "adamw", finetune=finetune)  # type: ignore[arg-type]
+        graph = step_graph(with_adapters(zoo.build("llama-3.2-1b", 64), w), w)
+        specs = [[graph.nodes[s].output for s in n.inputs] for n in graph.nodes]
+        sizes = element_bytes(graph.nodes, specs, w)
+        return {n.name: b for n, b in zip(graph.nodes, sizes, strict=True) if n.name.startswith(("layers.0.", "lm"))}
+
+    qlora, lora = dtypes("qlora"), dtypes("lora")
+    assert (qlora["layers.0.self_attn.q_proj"], qlora["layers.0.mlp.down_proj"]) == (4, 4)
+    assert (qlora["layers.0.self_attn.o_proj"], qlora["lm_head"]) == (2, 2)
+    assert {lora[name] for name in ("layers.0.self_attn.q_proj", "layers.0.mlp.down_proj", "lm_head")} == {2}
