@@ -311,3 +311,22 @@ def test_bitsandbytes_4bit_layers_hand_back_their_input_dtype() -> None:
     assert (qlora["layers.0.self_attn.q_proj"], qlora["layers.0.mlp.down_proj"]) == (4, 4)
     assert (qlora["layers.0.self_attn.o_proj"], qlora["lm_head"]) == (2, 2)
     assert {lora[name] for name in ("layers.0.self_attn.q_proj", "layers.0.mlp.down_proj", "lm_head")} == {2}
+
+
+def test_peft_clones_the_4bit_base_output() -> None:
+    """peft's Linear4bit.forward copies the base output (`result = result.clone()`) before adding the adapters:
+    under QLoRA each adapted layer allocates one more output-sized tensor in forward, 512 tokens x 14,336 for
+    Llama 3.1 8B's gate_proj = 7,340,032 elements; plain LoRA on a 16-bit base does not."""
+    from advisor.core.graph import TensorSpec
+    from advisor.core.llm.lora import LoRALinear, with_adapters
+
+    graph = zoo.build("llama-3.1-8b", 512)
+    qlora = with_adapters(graph, Workload("train", 1, "amp_bf16", finetune="qlora"))
+    lora = with_adapters(graph, Workload("train", 1, "amp_bf16", finetune="lora"))
+    gate = next(i for i, n in enumerate(graph.nodes) if n.name == "layers.0.mlp.gate_proj")
+    q_op, l_op = qlora.nodes[gate].op, lora.nodes[gate].op
+    assert isinstance(q_op, LoRALinear) and isinstance(l_op, LoRALinear)
+    x, y = TensorSpec((512, 4096), "float"), TensorSpec((512, 14336), "float")
+    clone = q_op.forward_transients([x], y, True)
+    assert [(t.numel, t.dtype) for t in clone] == [(512 * 14336, "act")] and 512 * 14336 == 7_340_032
+    assert l_op.forward_transients([x], y, True) == ()
