@@ -7,8 +7,11 @@ What each runtime's measured figure is compared with:
 - vLLM: the engine's memory besides the KV cache (weights, profiled activations, non-torch memory, CUDA
   graphs, as its startup log prints them) against our weights + workspace;
 - llama.cpp: the CUDA0 buffers its log prints (model, KV cache, compute) against our peak;
-- transformers: torch.cuda.max_memory_allocated() where the source gives it, against our peak.
-A run fits when required_bytes is within the card's usable memory (recommend.devices.usable_bytes).
+- transformers: torch.cuda.max_memory_allocated() where the source gives it, against our peak (against our
+  reserved_bytes where the CSV's measured_is says "reserved", as torchtune's README tables report).
+A run fits when required_bytes is within the card's usable memory (recommend.devices.usable_bytes). card_gib is
+the memory CUDA sees where the source prints it (79.18 GiB for an H100, 14.74 for a T4), else the catalog's
+size; max_num_seqs is vLLM's default for the engine and card that ran (256; V1 on an H100: 1024).
 
 Run: .venv/bin/python benchmarks/llm_memory.py
 """
