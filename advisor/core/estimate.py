@@ -7,7 +7,12 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from advisor.core.allocator import peak_reserved_bytes
-from advisor.core.budget import REPLAY_UNCERTAINTY, conv_workspace_margin_bytes, replayed_required_bytes, required_bytes
+from advisor.core.budget import (
+    REPLAY_MARGIN_BYTES,
+    conv_workspace_margin_bytes,
+    replayed_required_bytes,
+    required_bytes,
+)
 from advisor.core.generation import GenerationProfile
 from advisor.core.gradients import requires_grad, trainable_count
 from advisor.core.graph import Graph
@@ -173,7 +178,8 @@ def _assumptions(workload: Workload) -> tuple[str, ...]:
         "cuDNN/cuBLAS workspaces are not in peak_bytes (they depend on the algorithm cuDNN picks).",
         "required_bytes replays the training loop through a model of the CUDA caching allocator limited to a "
         "budget (cached segments are released before it gives up) and finds the smallest budget that runs, "
-        f"plus {REPLAY_UNCERTAINTY:.0%} of the peak for what the replay cannot see and, with convolutions, "
+        f"plus {REPLAY_MARGIN_BYTES // 2**20} MiB (one large-pool segment, the replay's granule) and, with "
+        "convolutions, "
         "the largest convolution output for cuDNN's workspace; device_total_bytes adds "
         f"the CUDA context and driver reservation {DEFAULT_OVERHEAD.source}.",
         "peak = fixed + batch x per-sample only while the peak stays in the same phase of the step; "

@@ -196,7 +196,7 @@ class StepReplay:
         element = self.dtype[node.inputs[0]] if op.input_dtype_workspace else None
         workspace = op.forward_workspace(specs, node.output, saving)
         sizes = [self.nbytes(i, workspace, element)] if workspace else []
-        return sizes + [self.nbytes(i, t.numel, _SAVED_BYTES[t.dtype])
+        return sizes + [self.nbytes(i, t.numel, _SAVED_BYTES.get(t.dtype))  # "act": the op's own dtype
                         for t in op.forward_transients(specs, node.output, saving)]
 
     def _hold(self, i: int, taken: dict[int, list[int]], released: dict[int, list[int]]) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from advisor.core.budget import REPLAY_UNCERTAINTY
+from advisor.core.budget import REPLAY_MARGIN_BYTES
 from advisor.core.overheads import DEFAULT_OVERHEAD
 from advisor.core.units import format_bytes
 from advisor.recommend.devices import DRIVER_RESERVED_FRACTION, PROCESS_OVERHEAD_BYTES, local_need_bytes
@@ -162,9 +162,9 @@ def local_gpus(report: Report, t: Text) -> str:
 def _overheads(t: Text) -> list[str]:
     return [
         t("Required memory: the smallest budget in which PyTorch's caching allocator, replayed under a limit, "
-          "runs the step, plus {share} of the peak and, with convolutions, a cuDNN workspace (checked against "
+          "runs the step, plus {share} and, with convolutions, a cuDNN workspace (checked against "
           "the largest batches that trained on an H200 by benchmarks/max_batch.py).").format(
-              share=f"{REPLAY_UNCERTAINTY:.0%}"),
+              share=f"{REPLAY_MARGIN_BYTES // 2**20} MiB"),
         t("Usable memory per card = card memory less the driver's reservation ({driver}) and the CUDA context "
           "with cuBLAS/cuDNN workspaces ({context}); {source}, assumed for every card.").format(
             driver=f"{DRIVER_RESERVED_FRACTION:.2%}", context=format_bytes(PROCESS_OVERHEAD_BYTES),

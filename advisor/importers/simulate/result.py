@@ -5,7 +5,7 @@ from __future__ import annotations
 from torch import nn
 
 from advisor.core.allocator import free_replay, required_budget_bytes
-from advisor.core.budget import REPLAY_UNCERTAINTY, conv_workspace_margin_bytes
+from advisor.core.budget import REPLAY_MARGIN_BYTES, conv_workspace_margin_bytes
 from advisor.core.estimate import Estimate, LayerRow, MemoryEstimate, memory_estimate
 from advisor.core.overheads import DEFAULT_OVERHEAD
 from advisor.core.tracker import CategoryBytes, TimelinePoint
@@ -76,7 +76,7 @@ def _assumptions(workload: Workload, notes: list[str]) -> tuple[str, ...]:
         "data-dependent values (.item()) are stand-ins (True after all(), False after any(), else 1).",
         "reserved_bytes replays every allocation and free through a model of the CUDA caching allocator; "
         "required_bytes is the smallest budget in which that replay runs when the allocator is limited "
-        f"(it releases cached segments before it gives up), plus {REPLAY_UNCERTAINTY:.0%} of the peak and, "
+        f"(it releases cached segments before it gives up), plus {REPLAY_MARGIN_BYTES // 2**20} MiB and, "
         "with convolutions, the largest convolution output for cuDNN's workspace; device_total_bytes adds "
         f"the CUDA context and driver reservation {DEFAULT_OVERHEAD.source}.",
         "FLOPs count 2 x multiply-adds of matmuls, convolutions and attention (torch.utils.flop_counter "
