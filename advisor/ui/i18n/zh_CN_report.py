@@ -1,0 +1,10 @@
+"""Chinese for the report's words of issue 27's last items: the assumptions' field names in words, the
+calibration's source, a price's condition."""
+
+MESSAGES: dict[str, str] = {
+    "the peak allocated memory": "峰值分配显存", "the required memory": "所需显存",
+    "the reserved memory": "缓存保留显存", "the nvidia-smi total": "nvidia-smi 显示的总量",
+    "measured on an NVIDIA H200, driver 580.159, CUDA 13.0, PyTorch 2.11 (shared/calibration/h200)":
+        "测自 NVIDIA H200，驱动 580.159，CUDA 13.0，PyTorch 2.11（shared/calibration/h200）",
+    "{amount} USD ({condition})": "{amount} 美元（{condition}）",
+}
