@@ -54,7 +54,7 @@ def _value_cell(r: Recommendation) -> str:
 # Shown at first (card, software, fits, needs, max batch, speed, price, value): they fit a 1366-pixel screen;
 # the column chooser brings back the others (cards, plan, usable memory, step time, per watt). The prefill
 # column is for generation (the panel shows it, and the plan, when the ranking is of a generate workload).
-PLAN_COLUMN, PREFILL_COLUMN = 4, 11
+PLAN_COLUMN, THROUGHPUT_COLUMN, PREFILL_COLUMN, VALUE_COLUMN = 4, 10, 11, 13
 HIDDEN_AT_FIRST = (3, PLAN_COLUMN, 7, 9, PREFILL_COLUMN, 14)
 
 
@@ -87,7 +87,8 @@ def _columns(generating: bool = False) -> list[tuple[str, str]]:
                            "plans")),
         *_speed_columns(generating),
         (tr("Price USD"), tr("Latest catalog price for all cards together (new, or used if allowed and cheaper)")),
-        (tr("Per $1k"), tr("Throughput per 1,000 USD of the price: value for money")),
+        (tr("tok/s per $1k") if generating else tr("Per $1k"),
+         tr("Throughput per 1,000 USD of the price: value for money")),
         (tr("Per watt"), tr("Throughput per watt of board power (TDP)")),
     ]
 
@@ -182,10 +183,23 @@ class RecommendationTableModel(RecordTableModel):
         self.generating = generating
         self.set_items(entries)
 
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = 0) -> Any:
+        """In generation the headers take two lines ("Decode" over "tok/s"): the plan and prefill columns it
+        adds pushed the value for money off a 1280-pixel screen (issue 27)."""
+        header = super().headerData(section, orientation, role)
+        if self.generating and role == Qt.ItemDataRole.DisplayRole and isinstance(header, str):
+            return header.replace(" ", "\n", 1)
+        return header
+
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         entry = self.entries[index.row()]
         text, value = _cells(index.row() + 1, entry)[index.column()]
         if role == Qt.ItemDataRole.DisplayRole:
+            if self.generating and index.column() == THROUGHPUT_COLUMN:
+                return f"{entry.throughput:,.0f}"  # the header says tok/s, as the prefill column's does
+            if self.generating and index.column() == VALUE_COLUMN and entry.perf_per_dollar is not None \
+                    and entry.price_kind != "rent_hour":  # a rent's cell says what it is per
+                return _per_thousand(entry.perf_per_dollar)
             return text
         if role == SORT_ROLE:
             return value
