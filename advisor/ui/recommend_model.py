@@ -143,7 +143,7 @@ def explain(r: Recommendation, batch: int, estimate: Estimate | None = None) -> 
     estimate, a split generation plan also says what each card holds."""
     head = tr("{count} × {card}, {plan}").format(count=r.count, card=r.card, plan=plan_name(r.plan))
     verdict = tr("Fits") if r.fits else tr("Does not fit")
-    lines = [f"<b>{head}: {verdict}</b>",
+    lines = [f"<b>{tr('{what}: {verdict}').format(what=head, verdict=verdict)}</b>",  # a Chinese colon in Chinese
              tr("Needs {need} per card at batch {batch}; the card has {usable} usable after the CUDA context "
                 "({margin} {what}).").format(
                  need=format_bytes(r.required_bytes), batch=batch, usable=format_bytes(r.usable_bytes),

@@ -4,6 +4,7 @@ money) is in view, as in training, and the layer shapes are the command line's, 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 
 import pytest
@@ -13,6 +14,7 @@ from advisor.cli import main
 from advisor.ui.main_window import QtMainWindow
 
 Ranked = Callable[[QtBot, QtMainWindow], None]
+ASCII_AFTER_CHINESE = re.compile(r"[\u4e00-\u9fff）][:;,.!?](\s|<|$)")
 
 
 def _generate(qtbot: QtBot, window: QtMainWindow, **choice: object) -> None:
@@ -42,6 +44,10 @@ def test_the_generation_table_is_in_view_at_1280x720(qtbot: QtBot, window: QtMai
     if language == "en":  # the generation columns are among those shown, on two lines, and the software too
         names = {str(table.model().headerData(c, header.orientation())).replace("\n", " ") for c in shown}
         assert {"Decode tok/s", "Prefill tok/s", "Plan", "Software", "tok/s per $1k"} <= names, names
+    if language == "zh_CN":  # a row's explanation punctuates Chinese with full-width marks ("张量并行: 放得下")
+        table.selectRow(0)
+        detail = window.recommendations.detail.text()
+        assert "张量并行" in detail and not ASCII_AFTER_CHINESE.search(detail), detail
     for column in shown:  # no header is cut: each section is as wide as its longest header line
         lines = str(table.model().headerData(column, header.orientation())).split("\n")
         assert header.sectionSize(column) >= max(map(header.fontMetrics().horizontalAdvance, lines)), lines

@@ -1,5 +1,5 @@
 """Chinese for the report's words of issue 27's last items: the assumptions' field names in words, the
-calibration's source, a price's condition; the generation table's value header."""
+calibration's source, a price's condition; the generation table's value header, a row's verdict."""
 
 MESSAGES: dict[str, str] = {
     "the peak allocated memory": "峰值分配显存", "the required memory": "所需显存",
@@ -8,4 +8,5 @@ MESSAGES: dict[str, str] = {
         "测自 NVIDIA H200，驱动 580.159，CUDA 13.0，PyTorch 2.11（shared/calibration/h200）",
     "{amount} USD ({condition})": "{amount} 美元（{condition}）",
     "tok/s per $1k": "每千美元 词元/秒",
+    "{what}: {verdict}": "{what}：{verdict}",
 }
