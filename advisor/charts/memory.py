@@ -49,7 +49,9 @@ def category_figure(at_peak: Mapping[str, int], style: ChartStyle | None = None,
         shown = sorted(((n, v) for n, v in at_peak.items() if v > 0), key=lambda item: item[1])
         for row, (name, value) in enumerate(shown):  # drawn bottom-up: the largest ends on top
             axis.barh([row], [value], color=CATEGORY_COLORS.get(name, "#999999"), gid=name, height=0.7)
-            axis.text(value, row, f"  {format_bytes(value)} ({value / total:.0%})", va="center", fontsize=8)
+            # an offset in points, not leading spaces: SVG (the PDF's charts) collapses them onto the bar's end
+            axis.annotate(f"{format_bytes(value)} ({value / total:.0%})", (value, row), xytext=(4, 0),
+                          textcoords="offset points", va="center", fontsize=8)
         axis.set_yticks(range(len(shown)), [t(name) for name, _ in shown])
         axis.set_xlim(0, shown[-1][1] * 1.35)  # room for the largest bar's label
         bytes_axis(axis, "x")
@@ -156,6 +158,15 @@ def spread(values: Sequence[float], gap: float) -> list[float]:
     return placed
 
 
+def same_memory(cards: Sequence[CardLine]) -> list[CardLine]:
+    """One line for cards that leave the same memory usable (Arc A580 and A750: 7.22 GiB), named after all
+    of them: two lines drawn over each other showed one colour and two names, one far above its line."""
+    merged: dict[int, list[str]] = {}
+    for card in cards:
+        merged.setdefault(card.usable_bytes, []).append(card.label)
+    return [CardLine(", ".join(names), usable) for usable, names in merged.items()]
+
+
 def batch_curve_figure(curve: MemoryCurve, required: MemoryCurve, batch: int, cards: Sequence[CardLine] = (),
                        style: ChartStyle | None = None) -> Figure:
     """Peak and required memory against the batch, with a horizontal line at each card's usable memory.
@@ -178,11 +189,14 @@ def batch_curve_figure(curve: MemoryCurve, required: MemoryCurve, batch: int, ca
                   label=t("required (with allocator overhead)"), gid="required")
         axis.axvline(batch, color="#C44E52", lw=1, ls=":", label=t("batch {batch}").format(batch=batch))
         top = max([needs[-1], *(c.usable_bytes for c in cards)]) * 1.08
-        heights = spread([c.usable_bytes for c in cards], top * LABEL_GAP)
-        for index, (card, height) in enumerate(zip(cards, heights, strict=True)):
+        lines = same_memory(cards)
+        heights = spread([c.usable_bytes for c in lines], top * LABEL_GAP)
+        for index, (card, height) in enumerate(zip(lines, heights, strict=True)):
             axis.axhline(card.usable_bytes, color=f"C{index}", lw=1.2, gid=f"card:{card.label}")
+            # on a white ground: the rising curves cross the lines where the names sit, at the right edge
             axis.text(batches[-1], height, f"{card.label} ", va="bottom", ha="right", fontsize=8,
-                      color=f"C{index}", gid=f"label:{card.label}")
+                      color=f"C{index}", gid=f"label:{card.label}", zorder=5,
+                      bbox={"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.85})
         axis.set_xlim(1, last)
         axis.set_ylim(0, max(top, max(heights, default=0) + top * LABEL_GAP))
         bytes_axis(axis)
