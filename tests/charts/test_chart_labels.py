@@ -4,7 +4,6 @@ bars), in English and in Chinese, measured on the drawn figure."""
 from __future__ import annotations
 
 import itertools
-from pathlib import Path
 
 import pytest
 from matplotlib.figure import Figure
@@ -18,7 +17,7 @@ from advisor.core.workload import Workload
 from advisor.core.zoo.accuracy import zoo_points
 from advisor.recommend.money import MoneyOptions
 from advisor.recommend.prepare import prepare_spec
-from advisor.recommend.ranking import Recommendation, RankingOptions
+from advisor.recommend.ranking import RankingOptions, Recommendation
 from advisor.recommend.service import CardFilter, recommend
 from advisor.ui.i18n import set_language, tr
 
