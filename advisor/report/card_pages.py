@@ -46,8 +46,11 @@ def _row(rank: int, r: Recommendation, t: Text) -> list[str]:
 
 def _filters(report: Report, t: Text) -> str:
     ranking = report.ranking
-    words = [t("Ranked by {objective}; {n} configurations (1 to {max} cards of a kind, every plan) were "
-               "considered; one row per card, in its best configuration.").format(
+    one = ranking.options.max_gpus == 1  # "1 to 1 cards of a kind" read as a mistake
+    words = [(t("Ranked by {objective}; {n} configurations (one card of each kind) were considered; one row per "
+                "card.") if one else
+              t("Ranked by {objective}; {n} configurations (1 to {max} cards of a kind, every plan) were "
+                "considered; one row per card, in its best configuration.")).format(
                    objective=objective_text(ranking.options.objective, t), n=ranking.configurations,
                    max=ranking.options.max_gpus)]
     if ranking.options.budget_usd is not None:

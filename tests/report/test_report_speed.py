@@ -32,8 +32,10 @@ def _advisor(catalog: Path, *args: str) -> str:
 def test_the_pdf_prints_recommends_speed_of_a_file(tmp_path: Path) -> None:
     spec, catalog, pdf = str(MODELS / "mlp.py"), tmp_path / "c.sqlite3", tmp_path / "mlp.pdf"
     _advisor(catalog, "report", spec, *OPTIONS, "--out", str(pdf), "--no-local-gpus", "--lang", "en")
-    rows = {m["card"]: m for m in map(ROW.match, poppler("pdftotext", "-layout", pdf, "-").splitlines()) if m}
+    text = poppler("pdftotext", "-layout", pdf, "-")
+    rows = {m["card"]: m for m in map(ROW.match, text.splitlines()) if m}
     assert len(rows) == 10, rows.keys()  # the report's top ten cards
+    assert "one card of each kind" in text and "1 to 1 cards" not in text  # --max-gpus 1 in words
     ranked = [json.loads(_advisor(catalog, "recommend", spec, *OPTIONS, *method, "--json"))["recommendations"]
               for method in ((), ("--method", "analytic"))]  # FILE.py: simulated by default
     cli, analytic = ({r["card"]: r for r in entries} for entries in ranked)
