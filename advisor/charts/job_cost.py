@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
-from advisor.charts.labels import place_labels
+from advisor.charts.labels import Offset, place_labels
 from advisor.charts.style import ChartStyle, empty_message, lettering, new_figure
 from advisor.recommend.money import frontier
 from advisor.recommend.ranking import Recommendation
@@ -75,10 +75,11 @@ def job_cost_figure(entries: Sequence[Recommendation], style: ChartStyle | None 
         x_range = (min(all_hours), max(all_hours))
         named = _spread(hours, costs, x_range, (min(all_costs), max(all_costs)))
         named = sorted(named, key=lambda k: (k not in (0, len(hours) - 1), k))  # the two ends first
-        labels, offsets = [], []
+        labels, offsets = [], []  # each name, and where it may go (place_labels picks)
         for k in named:
             right = _fraction(hours[k], x_range) > 0.75  # a name near the right edge reads leftwards, inside
-            sides = [(-4.0, 3.0, "right"), (4.0, 3.0, "left")] if right else [(4.0, 3.0, "left"), (-4.0, 3.0, "right")]
+            sides: list[Offset] = [(-4.0, 3.0, "right"), (4.0, 3.0, "left")]
+            sides = sides if right else sides[::-1]
             offsets.append([*sides, *((dx, -10.0, ha) for dx, _dy, ha in sides)])
             labels.append(axis.annotate(_label(best[k]), (hours[k], costs[k]), fontsize=7, xytext=sides[0][:2],
                                         textcoords="offset points", ha=sides[0][2], zorder=5,

@@ -9,27 +9,29 @@ labels after a layout pass, measuring each one's extent, rather than guessing wi
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal
 
 from matplotlib.figure import Figure
 from matplotlib.text import Annotation
-from matplotlib.transforms import Bbox
+from matplotlib.transforms import BboxBase
 
-Offset = tuple[float, float, str]  # points right and up from the point, and the horizontal alignment
+Align = Literal["left", "center", "right"]
+Offset = tuple[float, float, Align]  # points right and up from the point, and the horizontal alignment
 PAD_PX = 1.5
 
 
-def _clear(box: Bbox, kept: Sequence[Bbox], inside: Bbox) -> bool:
+def _clear(box: BboxBase, kept: Sequence[BboxBase], inside: BboxBase) -> bool:
     return (inside.x0 <= box.x0 and box.x1 <= inside.x1 and inside.y0 <= box.y0 and box.y1 <= inside.y1
             and not any(box.overlaps(other) for other in kept))
 
 
 def place_labels(figure: Figure, labels: Sequence[Annotation], offsets: Sequence[Sequence[Offset]] = (),
-                 obstacles: Sequence[Bbox] = ()) -> list[Annotation]:
+                 obstacles: Sequence[BboxBase] = ()) -> list[Annotation]:
     """Each label (most wanted first) goes to the first of its `offsets` where it stays inside its axes and
     covers neither a label placed before it nor an obstacle (in display pixels); one with no such place is
     hidden. Without offsets a label is kept where it is, or hidden. Returns the labels shown."""
     figure.draw_without_rendering()  # the final layout: positions and text extents are now true
-    kept: list[Bbox] = list(obstacles)
+    kept: list[BboxBase] = list(obstacles)
     shown = []
     for index, label in enumerate(labels):
         inside = label.axes.get_window_extent() if label.axes is not None else figure.bbox

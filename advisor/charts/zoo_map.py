@@ -14,7 +14,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 from matplotlib.transforms import Bbox
 
-from advisor.charts.labels import place_labels
+from advisor.charts.labels import Offset, place_labels
 from advisor.charts.style import ChartStyle, Text, empty_message, lettering, new_figure
 from advisor.core.zoo.accuracy import SOURCE_URL, ModelPoint
 
@@ -90,7 +90,7 @@ def zoo_map_figure(points: Sequence[ModelPoint], own: ModelPoint | None = None,
 LABEL_POINTS = 7
 
 
-def _offsets(radius: float) -> list[tuple[float, float, str]]:
+def _offsets(radius: float) -> list[Offset]:
     """Where a name may go beside its circle, in points: right, left, above, below, then the corners."""
     gap = radius + 2
     return [(gap, -3, "left"), (-gap, -3, "right"), (0, gap, "center"), (0, -gap - LABEL_POINTS, "center"),
