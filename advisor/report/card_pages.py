@@ -184,7 +184,8 @@ def _overheads(t: Text) -> list[str]:
 # The estimator states its assumptions with the JSON output's field names; the report names the same figures as
 # its memory table does ("peak_bytes" read as code in a sentence, issue 27).
 _FIELD_WORDS = {"peak_bytes": "the peak allocated memory", "required_bytes": "the required memory",
-                "reserved_bytes": "the reserved memory", "device_total_bytes": "the nvidia-smi total"}
+                "reserved_bytes": "the reserved memory", "device_total_bytes": "the nvidia-smi total",
+                "decode_flops_per_token": "the decode FLOPs per token"}
 _FIELD = re.compile(r"\b(" + "|".join(_FIELD_WORDS) + r")\b( ?)")
 _TIMES = re.compile(r"(?<=\w) x (?=\w)")  # "2 x MACs": the multiplication sign the rest of the report uses
 

@@ -13,10 +13,14 @@ from tests_ui_support import dialogs
 
 from advisor.cli import main
 from advisor.core import zoo
+from advisor.core.workload import Workload
+from advisor.recommend.prepare import prepare_spec
+from advisor.report.card_pages import plain_words
 from advisor.ui import draft_edits
-from advisor.ui.i18n import set_language
+from advisor.ui.i18n import set_language, tr
 from advisor.ui.i18n.errors import error_text, pattern
 from advisor.ui.i18n.zh_CN_errors import MESSAGES
+from advisor.ui.i18n.zh_CN_sentences import MESSAGES as SENTENCES
 from advisor.ui.main_window import QtMainWindow
 
 BROKEN = "def build_model():\n    return missing_name\n\n\ndef example_inputs(batch_size):\n    return ()\n"
@@ -74,3 +78,26 @@ def test_an_import_error_in_chinese(qtbot: QtBot, window: QtMainWindow, tmp_path
     assert not ENGLISH_CLAUSE.search(ours), text
     assert main(["estimate", str(path)]) == 2  # the command line keeps its English
     assert re.search(r"build_model\(\) failed|not valid JSON", capsys.readouterr().err)
+
+
+def test_every_sentence_template_keeps_the_placeholders() -> None:
+    for english, chinese in SENTENCES.items():
+        assert _names(english) == _names(chinese), english
+
+
+@pytest.mark.parametrize("workload", [
+    Workload("generate", 4, "bf16", weights="int4"),
+    Workload("train", 4, "amp_bf16", "adamw", finetune="qlora", lora_rank=16),
+], ids=["generate-int4", "qlora"])
+def test_the_assumptions_of_a_language_model_read_in_chinese(workload: Workload) -> None:
+    """The PDF printed the generation and QLoRA assumptions in English (they carry figures, so no exact entry
+    matched); tr() falls back to their templates."""
+    assumptions = prepare_spec("zoo:llama-3.2-1b", workload).estimate.assumptions
+    set_language("zh_CN")
+    try:
+        shown = [plain_words(tr(a), tr) for a in assumptions]
+    finally:
+        set_language("en")
+    english = [line for line in shown if ENGLISH_CLAUSE.search(re.sub(r"\([^)]*\)|（[^）]*）", "", line))]
+    assert not english, english
+    assert len(shown) >= 6

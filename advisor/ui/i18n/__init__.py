@@ -32,7 +32,12 @@ _current = "en"
 
 
 def tr(text: str) -> str:
-    return _CATALOGS[_current].get(text, text)
+    found = _CATALOGS[_current].get(text)
+    if found is None and _current != "en":  # a sentence with figures in it: its template (i18n/errors.py)
+        from advisor.ui.i18n.errors import sentence_text  # errors.py reads language() from here
+
+        found = sentence_text(text, _current)
+    return text if found is None else found
 
 
 def set_language(code: str) -> None:

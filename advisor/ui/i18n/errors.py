@@ -15,8 +15,10 @@ from functools import cache
 
 from advisor.ui.i18n import language
 from advisor.ui.i18n.zh_CN_errors import MESSAGES as ZH_CN_ERRORS
+from advisor.ui.i18n.zh_CN_sentences import MESSAGES as ZH_CN_SENTENCES
 
 _CATALOGS: dict[str, dict[str, str]] = {"zh_CN": ZH_CN_ERRORS}
+_SENTENCES: dict[str, dict[str, str]] = {"zh_CN": ZH_CN_SENTENCES}
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 NESTED = ("reason", "rest")  # placeholders that hold another message, translated in turn
 _COLON = {"zh_CN": "："}  # how the place and the problem are joined
@@ -36,25 +38,39 @@ def pattern(template: str) -> re.Pattern[str]:
 
 
 @cache
-def _compiled(code: str) -> list[tuple[re.Pattern[str], str]]:
+def _compiled(code: str, sentences: bool = False) -> list[tuple[re.Pattern[str], str]]:
     """Longest templates first: "{layer}: field {name}: {reason}" before the bare "{where}: {rest}"."""
-    catalog = _CATALOGS.get(code, {})
+    catalog = (_SENTENCES if sentences else _CATALOGS).get(code, {})
     return [(pattern(english), catalog[english]) for english in sorted(catalog, key=len, reverse=True)]
 
 
-def _translate(message: str, code: str, depth: int = 0) -> str | None:
-    """The message in language `code`, or None when no part of it is catalogued."""
-    if depth > 6:  # nesting this deep is not one of ours
-        return None
-    for regex, target in _compiled(code):
+def _filled(message: str, code: str, sentences: bool, depth: int) -> str | None:
+    for regex, target in _compiled(code, sentences):
         match = regex.fullmatch(message)
         if match is None:
             continue
         values = match.groupdict()
         for name in NESTED:
             if name in values:
-                values[name] = _translate(values[name], code, depth + 1) or values[name]
+                inner = _filled(values[name], code, sentences, depth + 1) if sentences else \
+                    _translate(values[name], code, depth + 1)
+                values[name] = inner or values[name]
         return target.format(**values)
+    return None
+
+
+def sentence_text(text: str, code: str) -> str | None:
+    """A sentence built with figures (an estimate's assumption) in language `code`, or None: tr()'s fallback."""
+    return _filled(text, code, True, 0) if code != "en" else None
+
+
+def _translate(message: str, code: str, depth: int = 0) -> str | None:
+    """The message in language `code`, or None when no part of it is catalogued."""
+    if depth > 6:  # nesting this deep is not one of ours
+        return None
+    filled = _filled(message, code, False, depth)
+    if filled is not None:
+        return filled
     where, colon, rest = message.partition(": ")
     inner = _translate(rest, code, depth + 1) if colon else None
     return where + _COLON.get(code, ": ") + inner if inner is not None else None
