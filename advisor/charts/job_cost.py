@@ -94,7 +94,6 @@ def job_cost_figure(entries: Sequence[Recommendation], style: ChartStyle | None 
             scale.set_minor_formatter(FuncFormatter(_minor_label))
         axis.set_xlabel(t("Hours to finish the job"))
         axis.set_ylabel(t("Cost of the job (USD)"))
-        legend = axis.legend(fontsize=8, loc="best")
-        figure.draw_without_rendering()  # where "best" put the legend: no name may cover it either
-        place_labels(figure, labels, offsets, [legend.get_window_extent()])
+        legend = axis.legend(fontsize=8, loc="best")  # where "best" puts it: no name may cover it either
+        place_labels(figure, labels, offsets, lambda: [legend.get_window_extent()])
     return figure

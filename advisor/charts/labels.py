@@ -8,7 +8,7 @@ labels after a layout pass, measuring each one's extent, rather than guessing wi
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Literal
 
 from matplotlib.figure import Figure
@@ -25,15 +25,13 @@ def _clear(box: BboxBase, kept: Sequence[BboxBase], inside: BboxBase) -> bool:
             and not any(box.overlaps(other) for other in kept))
 
 
-def place_labels(figure: Figure, labels: Sequence[Annotation], offsets: Sequence[Sequence[Offset]] = (),
-                 obstacles: Sequence[BboxBase] = ()) -> list[Annotation]:
-    """Each label (most wanted first) goes to the first of its `offsets` where it stays inside its axes and
-    covers neither a label placed before it nor an obstacle (in display pixels); one with no such place is
-    hidden. Without offsets a label is kept where it is, or hidden. Returns the labels shown."""
+def _place(figure: Figure, labels: Sequence[Annotation], offsets: Sequence[Sequence[Offset]],
+           obstacles: Callable[[], Sequence[BboxBase]]) -> list[Annotation]:
     figure.draw_without_rendering()  # the final layout: positions and text extents are now true
-    kept: list[BboxBase] = list(obstacles)
+    kept: list[BboxBase] = list(obstacles())
     shown = []
     for index, label in enumerate(labels):
+        label.set_visible(True)
         inside = label.axes.get_window_extent() if label.axes is not None else figure.bbox
         tries = offsets[index] if index < len(offsets) and offsets[index] else [None]
         for offset in tries:
@@ -48,3 +46,13 @@ def place_labels(figure: Figure, labels: Sequence[Annotation], offsets: Sequence
         else:
             label.set_visible(False)
     return shown
+
+
+def place_labels(figure: Figure, labels: Sequence[Annotation], offsets: Sequence[Sequence[Offset]] = (),
+                 obstacles: Callable[[], Sequence[BboxBase]] = tuple) -> list[Annotation]:
+    """Each label (most wanted first) goes to the first of its `offsets` where it stays inside its axes and
+    covers neither a label placed before it nor an obstacle (display pixels, asked for after the layout); one
+    with no such place is hidden. Without offsets a label is kept where it is, or hidden. Done again whenever
+    the canvas is resized (the app's charts take their widget's size): returns the labels shown now."""
+    figure.canvas.mpl_connect("resize_event", lambda _event: _place(figure, labels, offsets, obstacles))
+    return _place(figure, labels, offsets, obstacles)

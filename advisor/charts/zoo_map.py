@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
-from matplotlib.transforms import Bbox
+from matplotlib.transforms import Bbox, BboxBase
 
 from advisor.charts.labels import Offset, place_labels
 from advisor.charts.style import ChartStyle, Text, empty_message, lettering, new_figure
@@ -83,7 +83,7 @@ def zoo_map_figure(points: Sequence[ModelPoint], own: ModelPoint | None = None,
         figure.get_layout_engine().set(rect=(0, 0.035, 1, 0.965))  # type: ignore[union-attr, call-arg]
         figure.text(0.01, 0.005, t("Top-1: torchvision IMAGENET1K_V1 weights, acc@1") + f" ({SOURCE_URL})",
                     fontsize=6.5, color="#666666", ha="left", va="bottom")
-        _labels(figure, axis, shown, x, y, style.dpi)  # last: the layout is final
+        _labels(figure, axis, shown, x, y)  # last: the layout is final
     return figure
 
 
@@ -97,24 +97,24 @@ def _offsets(radius: float) -> list[Offset]:
             (gap, gap / 2, "left"), (gap, -gap, "left"), (-gap, gap / 2, "right"), (-gap, -gap, "right")]
 
 
-def _labels(figure: Figure, axis: Axes, shown: Sequence[ModelPoint], x: list[float], y: list[float],
-            dpi: float) -> None:
+def _labels(figure: Figure, axis: Axes, shown: Sequence[ModelPoint], x: list[float], y: list[float]) -> None:
     """Names beside the circles, each at the first place where it covers no circle and no name already
     placed, measured after the layout (place_labels); a name with no such place is left to the hover text."""
     radii = [(marker_area(p.param_count) ** 0.5 / 1.772) for p in shown]  # points: area = pi r^2, sqrt(pi)
     labels = [axis.annotate(p.name, (x[i], y[i]), xytext=_offsets(radii[i])[0][:2], textcoords="offset points",
                             fontsize=LABEL_POINTS, ha="left", zorder=4) for i, p in enumerate(shown)]
-    figure.draw_without_rendering()  # the axes where constrained layout leaves them: circles in pixels
-    scale = dpi / 72
-    circles = []
-    for i in range(len(shown)):
-        cx, cy = axis.transData.transform((x[i], y[i]))
-        r = radii[i] * scale
-        circles.append(Bbox.from_extents(cx - r, cy - r, cx + r, cy + r))
-    legend = axis.get_legend()
-    keys = [legend.get_window_extent()] if legend is not None else []  # the size key, lower right
+
+    def obstacles() -> list[BboxBase]:  # after the layout: the circles in pixels, and the size key
+        scale, boxes = figure.dpi / 72, list[BboxBase]()  # the canvas's dpi (a HiDPI screen doubles it)
+        for i in range(len(shown)):
+            cx, cy = axis.transData.transform((x[i], y[i]))
+            r = radii[i] * scale
+            boxes.append(Bbox.from_extents(cx - r, cy - r, cx + r, cy + r))
+        legend = axis.get_legend()
+        return boxes + ([legend.get_window_extent()] if legend is not None else [])
+
     order = sorted(range(len(shown)), key=lambda i: -shown[i].param_count)  # big models first: most known
-    place_labels(figure, [labels[i] for i in order], [_offsets(radii[i]) for i in order], circles + keys)
+    place_labels(figure, [labels[i] for i in order], [_offsets(radii[i]) for i in order], obstacles)
 
 
 def _own_model(axis: Axes, own: ModelPoint, t: Text) -> None:

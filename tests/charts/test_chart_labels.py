@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from matplotlib.backend_bases import ResizeEvent
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
@@ -94,3 +95,15 @@ def test_a_bars_label_stands_off_its_bar_by_points_not_spaces() -> None:
     labels = figure.axes[0].texts
     assert [t.get_text() for t in labels] == ["1.00 MiB (0%)", "1.00 GiB (25%)", "3.00 GiB (75%)"]
     assert all(t.xyann == (4, 0) and not t.get_text().startswith(" ") for t in labels)  # type: ignore[attr-defined]
+
+
+def test_names_are_placed_again_when_the_canvas_resizes(costed: list[Recommendation]) -> None:
+    """The app's chart takes its widget's size (4 x 2.4 inches beside the ranking at 1280x720): the names
+    placed for 6 x 3 inches overlapped there."""
+    figure = job_cost_figure(costed, _style("en", 6.0, 3.0))
+    figure.set_size_inches(4.0, 2.4)
+    figure.canvas.callbacks.process("resize_event", ResizeEvent("resize_event", figure.canvas))
+    names = [t for t in figure.axes[0].texts if t.get_visible()]
+    assert names and not _overlaps(figure, names)
+    axes = figure.axes[0].get_window_extent()
+    assert all(axes.x0 <= t.get_window_extent().x0 and t.get_window_extent().x1 <= axes.x1 for t in names)
