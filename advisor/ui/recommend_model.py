@@ -69,7 +69,16 @@ def _speed_columns(generating: bool) -> list[tuple[str, str]]:
                                      "(compute-bound)"))]
 
 
-def _columns(generating: bool = False) -> list[tuple[str, str]]:
+def _value_header(generating: bool, rent: bool) -> tuple[str, str]:
+    """A rent's value is per dollar of hourly rent: its header says so, and the cells hold the figure and its
+    unit ("399,000 samples/s per $1/h of rent" in every cell pushed the column off a 1280-pixel screen)."""
+    if rent:
+        return tr("Per $1/h"), tr("Throughput per USD of hourly rent: value for money when renting")
+    return (tr("tok/s per $1k") if generating else tr("Per $1k"),
+            tr("Throughput per 1,000 USD of the price: value for money"))
+
+
+def _columns(generating: bool = False, rent: bool = False) -> list[tuple[str, str]]:
     return [
         ("#", tr("Rank under the chosen objective (fitting configurations first)")),
         (tr("Card"), tr("Card in the catalog, and how many of it when more than one")),
@@ -87,8 +96,7 @@ def _columns(generating: bool = False) -> list[tuple[str, str]]:
                            "plans")),
         *_speed_columns(generating),
         (tr("Price USD"), tr("Latest catalog price for all cards together (new, or used if allowed and cheaper)")),
-        (tr("tok/s per $1k") if generating else tr("Per $1k"),
-         tr("Throughput per 1,000 USD of the price: value for money")),
+        _value_header(generating, rent),
         (tr("Per watt"), tr("Throughput per watt of board power (TDP)")),
     ]
 
@@ -173,7 +181,8 @@ def explain(r: Recommendation, batch: int, estimate: Estimate | None = None) -> 
 class RecommendationTableModel(RecordTableModel):
     def __init__(self) -> None:
         self.generating = False  # the ranking is of a generate workload: decode and prefill columns
-        super().__init__(lambda: _columns(self.generating))
+        self.rent = False  # every price is an hourly rent: the value column is per $1/h
+        super().__init__(lambda: _columns(self.generating, self.rent))
 
     @property
     def entries(self) -> list[Recommendation]:
@@ -181,6 +190,7 @@ class RecommendationTableModel(RecordTableModel):
 
     def set_entries(self, entries: list[Recommendation], generating: bool = False) -> None:
         self.generating = generating
+        self.rent = bool(entries) and all(e.price_kind == "rent_hour" for e in entries if e.price_usd is not None)
         self.set_items(entries)
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = 0) -> Any:
@@ -197,8 +207,10 @@ class RecommendationTableModel(RecordTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             if self.generating and index.column() == THROUGHPUT_COLUMN:
                 return f"{entry.throughput:,.0f}"  # the header says tok/s, as the prefill column's does
+            if self.rent and index.column() == VALUE_COLUMN and entry.perf_per_dollar is not None:
+                return f"{_figures(entry.perf_per_dollar)} {tr(entry.throughput_unit)}"  # the header: per $1/h
             if self.generating and index.column() == VALUE_COLUMN and entry.perf_per_dollar is not None \
-                    and entry.price_kind != "rent_hour":  # a rent's cell says what it is per
+                    and entry.price_kind != "rent_hour":  # a rent's cell has its unit, as in training
                 return _per_thousand(entry.perf_per_dollar)
             return text
         if role == SORT_ROLE:

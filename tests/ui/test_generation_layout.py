@@ -70,3 +70,28 @@ def test_generation_shows_the_prompts_layer_shapes(qtbot: QtBot, window: QtMainW
     window.state.set_choice(mode="train", seq_len=256)
     shown = {node.name: node.output.shape for node in window.state.draft.result.graph.nodes}  # type: ignore[union-attr]
     assert shown["embed_tokens"] == (256, 4096)
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_the_rent_value_column_is_in_view_at_1280x720(qtbot: QtBot, window: QtMainWindow, wait_ranked: Ranked,
+                                                      language: str) -> None:
+    """Ranked on rent with a job size, every value cell said "... samples/s per $1/h of rent" and the column
+    ran off the screen (the walk's restart shot): the header says per $1/h, the cells the figure."""
+    if language != "en":
+        window.switch_language(language)
+    window.resize(1280, 720)
+    window.tabs.setCurrentIndex(1)
+    money = window.recommendations.money
+    money.basis.setCurrentIndex(money.basis.findData("rent"))
+    money.samples.setValue(1e8)
+    wait_ranked(qtbot, window)
+    qtbot.wait(50)
+    table = window.recommendations.table
+    header = table.horizontalHeader()
+    shown = [c for c in range(header.count()) if not header.isSectionHidden(c)]
+    last = shown[-1]
+    assert header.sectionViewportPosition(last) + header.sectionSize(last) <= table.viewport().width()
+    value = table.model().headerData(last, header.orientation())
+    assert value == ("Per $1/h" if language == "en" else "每 1 美元/小时租金")
+    cell = table.model().index(0, last).data()
+    assert re.fullmatch(r"[\d,.]+ (samples/s|样本/秒)", cell), cell
