@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from advisor.charts.style import (
@@ -83,6 +85,7 @@ def layer_figure(rows: Sequence[LayerRow], metric: str = "kept_bytes", top: int 
         values = [_layer_value(r, metric) for r in shown]
         axis.barh(range(len(shown)), values, color="#4C72B0" if metric != "flops" else "#DD8452")
         axis.set_yticks(range(len(shown)), [r.name for r in shown], fontsize=7)
+        _fit_names(figure, axis, [r.name for r in shown])
         if metric == "flops":
             axis.xaxis.set_major_formatter(lambda value, _pos: format_count(value))
             axis.set_xlabel(t("FLOPs per step (forward + backward)"))
@@ -91,6 +94,27 @@ def layer_figure(rows: Sequence[LayerRow], metric: str = "kept_bytes", top: int 
             axis.set_xlabel(t("Kept for backward") if metric == "kept_bytes" else t("Output size"))
         axis.set_title(t("Top {n} layers").format(n=len(shown)))
     return figure
+
+
+NAME_POINTS, SMALLEST_NAME_POINTS = 7.0, 5.0
+
+
+def _fit_names(figure: Figure, axis: Axes, names: list[str]) -> None:
+    """The bars' names at a size their rows hold, and every second one when even the smallest overlaps (in
+    the app the chart takes its widget's height: 15 names at 7 pt printed over each other in 170 pixels);
+    again on each resize."""
+
+    def fit(_event: object = None) -> None:
+        figure.draw_without_rendering()  # constrained layout: the axes' height once title and labels are in
+        row_points = axis.get_position().height * figure.get_figheight() * 72 / max(len(names), 1)
+        size = max(SMALLEST_NAME_POINTS, min(NAME_POINTS, row_points * 0.85))
+        step = max(1, math.ceil(size / (row_points * 0.85)))  # the largest (top) bar always keeps its name
+        top = len(names) - 1
+        axis.set_yticks(range(len(names)), [n if (top - i) % step == 0 else "" for i, n in enumerate(names)],
+                        fontsize=size)
+
+    fit()
+    figure.canvas.mpl_connect("resize_event", fit)
 
 
 def _phase_spans(points: Sequence[TimelinePoint]) -> list[tuple[str, int, int]]:

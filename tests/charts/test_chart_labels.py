@@ -11,9 +11,11 @@ from matplotlib.figure import Figure
 from matplotlib.text import Text
 
 from advisor.catalog import open_catalog
-from advisor.charts import CardLine, ChartStyle, batch_curve_figure, category_figure
+from advisor.charts import CardLine, ChartStyle, batch_curve_figure, category_figure, layer_figure
 from advisor.charts.job_cost import job_cost_figure
 from advisor.charts.zoo_map import zoo_map_figure
+from advisor.core import zoo
+from advisor.core.estimate import estimate
 from advisor.core.workload import Workload
 from advisor.core.zoo.accuracy import zoo_points
 from advisor.recommend.money import MoneyOptions
@@ -107,3 +109,15 @@ def test_names_are_placed_again_when_the_canvas_resizes(costed: list[Recommendat
     assert names and not _overlaps(figure, names)
     axes = figure.axes[0].get_window_extent()
     assert all(axes.x0 <= t.get_window_extent().x0 and t.get_window_extent().x1 <= axes.x1 for t in names)
+
+
+@pytest.mark.parametrize("height_in", [3.6, 1.8])
+def test_the_layer_charts_names_do_not_overlap_however_short(height_in: float) -> None:
+    """15 layer names at 7 pt printed over each other where the app gave the chart 170 pixels."""
+    rows = estimate(zoo.build("resnet18"), Workload(batch=16)).layers
+    figure = layer_figure(rows, "kept_bytes", 15, ChartStyle(height_in=3.6))
+    figure.set_size_inches(6.4, height_in)
+    figure.canvas.callbacks.process("resize_event", ResizeEvent("resize_event", figure.canvas))
+    names = [t for t in figure.axes[0].get_yticklabels() if t.get_text()]
+    assert len(names) >= (15 if height_in > 3 else 5)  # all at full height; every second one when short
+    assert not _overlaps(figure, names)
