@@ -101,3 +101,14 @@ def test_the_assumptions_of_a_language_model_read_in_chinese(workload: Workload)
     english = [line for line in shown if ENGLISH_CLAUSE.search(re.sub(r"\([^)]*\)|（[^）]*）", "", line))]
     assert not english, english
     assert len(shown) >= 6
+
+
+def test_chinese_is_punctuated_with_full_width_marks() -> None:
+    """ASCII full stops and commas after Chinese (issue 27), in every catalogue, the errors' and sentences'
+    too; "token" is 词元 in all of them."""
+    from advisor.ui.i18n import _CATALOGS
+
+    texts = [*_CATALOGS["zh_CN"].values(), *MESSAGES.values(), *SENTENCES.values()]
+    ascii_after = [t for t in texts if re.search(r"[\u4e00-\u9fff）][.,;:!?](\s|$)", t)]
+    assert ascii_after == []
+    assert [t for t in texts if re.search(r"(?<!\{)\btokens?\b(?!})", t) and re.search(r"[\u4e00-\u9fff]", t)] == []
