@@ -11,7 +11,7 @@ from advisor.core.overheads import DEFAULT_OVERHEAD
 from advisor.core.units import format_bytes
 from advisor.recommend.devices import DRIVER_RESERVED_FRACTION, PROCESS_OVERHEAD_BYTES, local_need_bytes
 from advisor.recommend.money import frontier
-from advisor.recommend.present import job_cells, plan_label
+from advisor.recommend.present import job_cells, plan_label, three_figures
 from advisor.recommend.present import price_text as cell_price_text
 from advisor.recommend.ranking import Recommendation
 from advisor.report.content import CardSource, Report, sharded_plans
@@ -22,7 +22,7 @@ from advisor.telemetry.readings import DeviceReading, Snapshot
 
 
 def _ratio(value: float | None) -> str:
-    return f"{value:.3g}" if value else "n/a"
+    return three_figures(value) if value else "n/a"
 
 
 def _price_cell(r: Recommendation, t: Text) -> str:

@@ -9,7 +9,7 @@ from PySide6.QtGui import QBrush, QColor
 
 from advisor.core.estimate import Estimate
 from advisor.core.units import format_bytes
-from advisor.recommend.present import plan_label
+from advisor.recommend.present import plan_label, three_figures
 from advisor.recommend.ranking import Recommendation
 from advisor.recommend.reasons import ReasonCode, reason_text
 from advisor.recommend.serving import split_holdings
@@ -33,8 +33,7 @@ def per_thousand_usd(r: Recommendation) -> str:
 
 
 def _figures(value: float) -> str:
-    """Three significant figures, never scientific notation ("8.86e+03" was how 8,860 samples/s per $1k read)."""
-    return f"{float(f'{value:.3g}'):,.0f}" if value >= 100 else f"{value:.3g}"
+    return three_figures(value)  # "8.86e+03" was how 8,860 samples/s per $1k read
 
 
 def _per_thousand(perf_per_dollar: float) -> str:

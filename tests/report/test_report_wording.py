@@ -8,8 +8,9 @@ from pathlib import Path
 
 from report_support import pdf_text, words
 
+from advisor.recommend.present import three_figures
 from advisor.report import Report
-from advisor.report.card_pages import plain_words
+from advisor.report.card_pages import _ratio, plain_words
 from advisor.ui.i18n import set_language, tr
 
 Made = tuple[Report, Path, int]
@@ -40,3 +41,10 @@ def test_the_chinese_report_says_its_assumptions_in_chinese(chinese: Made) -> No
     assert not FIELDS.search(text), FIELDS.search(text)
     assert "measured on an" not in text and "测自 NVIDIA H200，驱动 580.159" in text
     assert "USD (" not in text and re.search(r"\d 美元（全新）", text)  # a price's condition in Chinese brackets
+
+
+def test_ratios_never_read_in_scientific_notation(english: Made) -> None:
+    """A rent's throughput per dollar of hourly rent printed as 2.28e+04 in the PDF."""
+    assert three_figures(22_812.4) == "22,800" and three_figures(462.2) == "462" and three_figures(0.9723) == "0.972"
+    assert _ratio(22_812.4) == "22,800" and _ratio(None) == "n/a"
+    assert not re.search(r"\d[eE][+-]\d", pdf_text(english[1]))
