@@ -10,6 +10,7 @@ MESSAGES: dict[str, str] = {
     "tok/s per $1k": "每千美元 词元/秒",
     "{what}: {verdict}": "{what}：{verdict}",
     "Per $1/h": "每 1 美元/小时租金",
+    "{value}; price over a year old": "{value}；价格已超过一年",
     "Throughput per USD of hourly rent: value for money when renting": "每 1 美元小时租金的吞吐量：租用时的性价比",
     "Ranked by {objective}; {n} configurations (one card of each kind) were considered; one row per card.":
         "按“{objective}”排名；共考虑 {n} 种配置（每种显卡一张）；每张卡一行。",
