@@ -5,14 +5,13 @@ method's."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from report_support import poppler
+
+from advisor.cli import main
 
 MODELS = Path(__file__).resolve().parents[1] / "recommend" / "speed_models"
 OPTIONS = ("--batch", "256", "--precision", "amp_bf16", "--optimizer", "adamw", "--max-gpus", "1")
@@ -21,22 +20,22 @@ ROW = re.compile(r"^\s*\d+ (?P<card>\S.*?)\s{2,}(?:yes|no)\s+[\d.]+ \w?i?B\s+\d+
                  r"(?P<ms>[\d,.]+)\s+(?P<tput>[\d,]+)\s")
 
 
-def _advisor(catalog: Path, *args: str) -> str:
-    env = {**os.environ, "ADVISOR_CATALOG": str(catalog), "QT_QPA_PLATFORM": "offscreen"}
-    done = subprocess.run([sys.executable, "-m", "advisor", *args], capture_output=True, text=True, env=env,
-                          timeout=300)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
+def test_the_pdf_prints_recommends_speed_of_a_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    spec, pdf = str(MODELS / "mlp.py"), tmp_path / "mlp.pdf"
+    monkeypatch.setenv("ADVISOR_CATALOG", str(tmp_path / "c.sqlite3"))  # a fresh copy of the bundled catalog
 
+    def advisor(*args: str) -> str:  # in this process: a subprocess spent its time importing torch again
+        capsys.readouterr()
+        assert main(list(args)) == 0
+        return capsys.readouterr().out
 
-def test_the_pdf_prints_recommends_speed_of_a_file(tmp_path: Path) -> None:
-    spec, catalog, pdf = str(MODELS / "mlp.py"), tmp_path / "c.sqlite3", tmp_path / "mlp.pdf"
-    _advisor(catalog, "report", spec, *OPTIONS, "--out", str(pdf), "--no-local-gpus", "--lang", "en")
+    advisor("report", spec, *OPTIONS, "--out", str(pdf), "--no-local-gpus", "--lang", "en")
     text = poppler("pdftotext", "-layout", pdf, "-")
     rows = {m["card"]: m for m in map(ROW.match, text.splitlines()) if m}
     assert len(rows) == 10, rows.keys()  # the report's top ten cards
     assert "one card of each kind" in text and "1 to 1 cards" not in text  # --max-gpus 1 in words
-    ranked = [json.loads(_advisor(catalog, "recommend", spec, *OPTIONS, *method, "--json"))["recommendations"]
+    ranked = [json.loads(advisor("recommend", spec, *OPTIONS, *method, "--json"))["recommendations"]
               for method in ((), ("--method", "analytic"))]  # FILE.py: simulated by default
     cli, analytic = ({r["card"]: r for r in entries} for entries in ranked)
     for card, row in rows.items():

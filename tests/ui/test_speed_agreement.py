@@ -4,12 +4,13 @@ method's (tests/recommend/test_methods_agree.py holds recommend and fit to the s
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 from pytestqt.qtbot import QtBot
-from tests_ui_support import advisor_json
 
+from advisor.cli import main
 from advisor.ui.main_window import QtMainWindow
 
 MODELS = Path(__file__).resolve().parents[1] / "recommend" / "speed_models"
@@ -17,13 +18,17 @@ OPTIONS = ("--batch", "256", "--precision", "amp_bf16", "--optimizer", "adamw", 
 TOLERANCE = 0.10
 
 
-def _times(*args: str) -> dict[str, float]:
-    rows = advisor_json("recommend", *args)["recommendations"]
-    assert isinstance(rows, list)
+def _times(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, float]:
+    """`advisor recommend ARGS --json`, in this process (a subprocess spent its time importing torch again);
+    ADVISOR_CATALOG is the window's copy of the catalog (tests/ui/conftest.py)."""
+    capsys.readouterr()
+    assert main(["recommend", *args, "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["recommendations"]
     return {row["card"]: float(row["step_time_s"]) for row in rows}
 
 
-def test_the_apps_ranking_times_a_file_as_recommend_does(qtbot: QtBot, window: QtMainWindow) -> None:
+def test_the_apps_ranking_times_a_file_as_recommend_does(qtbot: QtBot, window: QtMainWindow,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
     spec = str(MODELS / "mlp.py")
     window.recommendations.max_gpus.setCurrentIndex(0)  # one card, as --max-gpus 1
     window.state.set_choice(batch=256, precision="amp_bf16", optimizer="adamw")
@@ -35,8 +40,8 @@ def test_the_apps_ranking_times_a_file_as_recommend_does(qtbot: QtBot, window: Q
     ranking = window.state.model.shown_ranking()
     assert ranking is not None
     app = {e.card: e.step_time_s for e in ranking.entries if e.count == 1}
-    cli = _times(spec, *OPTIONS)  # FILE.py: simulated by default, as in the app
-    analytic = _times(spec, *OPTIONS, "--method", "analytic")
+    cli = _times(capsys, spec, *OPTIONS)  # FILE.py: simulated by default, as in the app
+    analytic = _times(capsys, spec, *OPTIONS, "--method", "analytic")
     assert app.keys() == cli.keys() == analytic.keys() and len(app) > 100  # every card of the catalog
     assert {card: round(s, 12) for card, s in app.items()} == {card: round(s, 12) for card, s in cli.items()}
     for card, seconds in app.items():  # a 4-layer MLP at batch 256: milliseconds (not the 55 s of issue 24)
