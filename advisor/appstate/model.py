@@ -58,6 +58,13 @@ class WorkloadChoice:
     lora_targets: str = ""
     runtime: Runtime | None = None
 
+    @property
+    def graph_length(self) -> int:
+        """The tokens a zoo sequence model is built for: in generation the prompt, whose prefill `advisor
+        estimate` lists layer by layer (core/llm/generate.py builds it at prompt_len); the sequence length
+        otherwise. The layer shapes showed the training length in generation (issue 27)."""
+        return self.prompt_len if self.mode == "generate" else self.seq_len
+
     def workload(self) -> Workload:
         """The core's Workload; it checks every value (a stored choice may hold any text)."""
         generating, training = self.mode == "generate", self.mode == "train"

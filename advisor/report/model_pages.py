@@ -16,7 +16,7 @@ def price_text(amount: float | None, condition: str | None, t: Text, kind: str |
         return t("n/a")
     if kind == "rent_hour":  # rent: per hour, in cents (below a dollar, to the hundredth of a cent)
         return t("{amount} USD per hour").format(amount=amount_text(amount))
-    return f"{amount:,.0f} USD ({t(condition or 'new')})"
+    return t("{amount} USD ({condition})").format(amount=f"{amount:,.0f}", condition=t(condition or "new"))
 
 
 def objective_text(objective: str, t: Text) -> str:

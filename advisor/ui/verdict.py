@@ -75,7 +75,7 @@ def verdict_text(result: ShownEstimate | None, ranking: RankingResult | None) ->
         best = max(priced, key=lambda r: r.perf_per_dollar or 0.0)
         value = per_thousand_usd(best)
         if best.price_old:  # the answer rests on a price over a year old: say so where it is given
-            value += "; " + tr("price over a year old")
+            value = tr("{value}; price over a year old").format(value=value)  # "；" in Chinese
         parts.append(tr("best value: <b>{choice}</b> ({value})").format(choice=_choice(best), value=value))
     fastest = max(fitting, key=lambda r: r.throughput)
     parts.append(tr("fastest: <b>{choice}</b> ({speed:,.0f} {unit})").format(

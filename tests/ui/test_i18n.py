@@ -19,8 +19,9 @@ from advisor.ui.i18n.zh_CN_fields import MESSAGES as FIELDS
 from advisor.ui.i18n.zh_CN_llm import MESSAGES as LLM
 from advisor.ui.i18n.zh_CN_open import MESSAGES as OPEN
 from advisor.ui.i18n.zh_CN_prices import MESSAGES as PRICES
+from advisor.ui.i18n.zh_CN_report import MESSAGES as REPORT
 
-MESSAGES = {**SHARED, **APP, **FIELDS, **LLM, **OPEN, **PRICES}
+MESSAGES = {**SHARED, **APP, **FIELDS, **LLM, **OPEN, **PRICES, **REPORT}
 
 ROOT = Path(advisor.__file__).parent
 

@@ -16,6 +16,7 @@ from advisor.ui.i18n.zh_CN_fields import MESSAGES as ZH_CN_FIELDS
 from advisor.ui.i18n.zh_CN_llm import MESSAGES as ZH_CN_LLM
 from advisor.ui.i18n.zh_CN_open import MESSAGES as ZH_CN_OPEN
 from advisor.ui.i18n.zh_CN_prices import MESSAGES as ZH_CN_PRICES
+from advisor.ui.i18n.zh_CN_report import MESSAGES as ZH_CN_REPORT
 
 LANGUAGES: dict[str, str] = {"en": "English", "zh_CN": "简体中文"}
 # Fontconfig picks the Japanese variant for bare "Noto Sans CJK"; Chinese needs the SC family by name.
@@ -26,12 +27,17 @@ _EN: dict[str, str] = {"optimizer_state": "optimizer state", "infer": "inference
                        "perf_per_dollar": "best value (speed per dollar)", "cheapest": "cheapest that fits",
                        "fastest": "fastest"}
 _CATALOGS: dict[str, dict[str, str]] = {"en": _EN, "zh_CN": {**ZH_CN, **ZH_CN_APP, **ZH_CN_FIELDS, **ZH_CN_LLM,
-                                                  **ZH_CN_OPEN, **ZH_CN_PRICES}}
+                                                  **ZH_CN_OPEN, **ZH_CN_PRICES, **ZH_CN_REPORT}}
 _current = "en"
 
 
 def tr(text: str) -> str:
-    return _CATALOGS[_current].get(text, text)
+    found = _CATALOGS[_current].get(text)
+    if found is None and _current != "en":  # a sentence with figures in it: its template (i18n/errors.py)
+        from advisor.ui.i18n.errors import sentence_text  # errors.py reads language() from here
+
+        found = sentence_text(text, _current)
+    return text if found is None else found
 
 
 def set_language(code: str) -> None:
