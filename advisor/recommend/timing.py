@@ -124,11 +124,8 @@ class StepWork:
 def step_work(e: Estimate, tokens_per_sample: int = 1) -> StepWork:
     w = e.workload
     layers = layer_works(e.layers, w.training)
-    # Known defect: a LoRA/QLoRA optimizer steps only the adapters (e.trainable_param_count), yet all
-    # parameters are streamed here. Timing the adapters alone unmasks a gap between the two estimators'
-    # layer streams (the simulated rows of bf16 Llama LoRA move ~20% more bytes in backward: 1.14x on an
-    # Arc A310, past tests/recommend/test_methods_agree.py's 10%), so the fix waits for that gap.
-    opt = optimizer_work(w.optimizer, e.param_count, sum(x.param_tensors for x in layers),
+    # the optimizer steps only what trains: a LoRA/QLoRA step streams the adapters' states, not the base's
+    opt = optimizer_work(w.optimizer, e.trainable_param_count, sum(x.param_tensors for x in layers),
                          w.param_dtype_bytes) if w.training else NO_OPTIMIZER
     return StepWork(layers, float(opt.moved_bytes), w.batch, tokens_per_sample, opt, w.training)
 
