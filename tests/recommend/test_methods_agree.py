@@ -8,10 +8,7 @@ too slow. These tests fail on anything like that, on any card."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -22,6 +19,7 @@ pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
 from advisor.catalog import CardRecord, list_cards, open_catalog  # noqa: E402
+from advisor.cli import main  # noqa: E402
 from advisor.core.workload import Workload  # noqa: E402
 from advisor.importers.spec_estimate import estimate_spec  # noqa: E402
 from advisor.recommend.devices import device, generation_rates  # noqa: E402
@@ -94,20 +92,36 @@ def test_both_methods_time_the_same_network_alike_on_every_card(
     assert abs(worst[1] - 1) <= TOLERANCE, f"{network}: simulated / analytic step time {worst[1]:.3f} on {worst[0]}"
 
 
-def _cli(tmp_path: Path, *args: str) -> dict[str, object]:
-    env = {**os.environ, "ADVISOR_CATALOG": str(tmp_path / "c.sqlite3")}
-    result = subprocess.run([sys.executable, "-m", "advisor", *args, "--json"], capture_output=True, text=True,
-                            env=env, timeout=300)
-    assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout)  # type: ignore[no-any-return]
+@pytest.fixture
+def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> Callable[..., tuple[int, dict[str, object], str]]:
+    """`advisor ARGS --json` in this process, as the entry point runs it (a subprocess spent its seconds
+    importing torch again): (exit code, the JSON answer or {}, stderr)."""
+    monkeypatch.setenv("ADVISOR_CATALOG", str(tmp_path / "c.sqlite3"))
+
+    def run(*args: str) -> tuple[int, dict[str, object], str]:
+        capsys.readouterr()
+        code = main([*args, "--json"])
+        out, err = capsys.readouterr()
+        return code, (json.loads(out) if code == 0 else {}), err
+    return run
 
 
-def test_recommend_ranks_a_file_by_either_method_with_the_same_step_times(tmp_path: Path) -> None:
+def _answer(cli: Callable[..., tuple[int, dict[str, object], str]], *args: str) -> dict[str, object]:
+    code, answer, err = cli(*args)
+    assert code == 0, err
+    return answer
+
+
+Cli = Callable[..., tuple[int, dict[str, object], str]]
+
+
+def test_recommend_ranks_a_file_by_either_method_with_the_same_step_times(cli: Cli) -> None:
     spec = str(MODELS / "mlp.py")
     options = ("--batch", "256", "--precision", "amp_bf16", "--optimizer", "adamw", "--max-gpus", "1")
     times = {}
     for method in ("analytic", "simulated"):
-        entries = _cli(tmp_path, "recommend", spec, *options, "--method", method)["recommendations"]
+        entries = _answer(cli, "recommend", spec, *options, "--method", method)["recommendations"]
         times[method] = {e["card"]: e["step_time_s"] for e in entries if e["fits"]}  # type: ignore[index]
     assert times["analytic"].keys() == times["simulated"].keys() and len(times["analytic"]) > 100
     for card, analytic in times["analytic"].items():
@@ -116,11 +130,11 @@ def test_recommend_ranks_a_file_by_either_method_with_the_same_step_times(tmp_pa
         assert analytic < 0.1, card
 
 
-def test_fit_times_a_file_by_either_method_alike(tmp_path: Path) -> None:
+def test_fit_times_a_file_by_either_method_alike(cli: Callable[..., tuple[int, dict[str, object], str]]) -> None:
     spec = str(MODELS / "mlp.py")
     seconds = {}
     for method in ("analytic", "simulated"):
-        report = _cli(tmp_path, "fit", spec, "--gpu", "GeForce RTX 4090", "--batch", "256", "--precision",
+        report = _answer(cli, "fit", spec, "--gpu", "GeForce RTX 4090", "--batch", "256", "--precision",
                       "amp_bf16", "--optimizer", "adamw", "--method", method)
         seconds[method] = report["current"]["step_time_s"]  # type: ignore[index]
     assert seconds["simulated"] == pytest.approx(seconds["analytic"], rel=TOLERANCE)
@@ -147,16 +161,15 @@ def test_a_generation_config_decodes_alike_by_either_route_on_every_card(
         assert hf_speed.prefill_s == pytest.approx(zoo_speed.prefill_s, rel=TOLERANCE), card.name
 
 
-def test_recommend_and_fit_show_the_same_decode_speed_and_simulation_refuses_generation(tmp_path: Path) -> None:
+def test_recommend_and_fit_show_the_same_decode_speed_and_simulation_refuses_generation(
+        cli: Callable[..., tuple[int, dict[str, object], str]]) -> None:
     options = ("--mode", "generate", "--precision", "bf16", "--batch", "1", "--prompt-len", "512",
                "--new-tokens", "128")
     spec, card = f"hf:{LLAMA_1B}", "GeForce RTX 4090"
-    entries = _cli(tmp_path, "recommend", spec, *options, "--max-gpus", "1")["recommendations"]
+    entries = _answer(cli, "recommend", spec, *options, "--max-gpus", "1")["recommendations"]
     ranked = next(e for e in entries if e["card"] == card)  # type: ignore[union-attr]
-    fit = _cli(tmp_path, "fit", spec, "--gpu", card, *options)["current"]
+    fit = _answer(cli, "fit", spec, "--gpu", card, *options)["current"]
     assert fit["throughput"] == pytest.approx(ranked["decode_tokens_per_s"], rel=1e-9)  # type: ignore[index]
     assert fit["step_time_s"] == pytest.approx(ranked["step_time_s"], rel=1e-9)  # type: ignore[index]
-    env = {**os.environ, "ADVISOR_CATALOG": str(tmp_path / "c.sqlite3")}
-    refused = subprocess.run([sys.executable, "-m", "advisor", "recommend", spec, *options, "--method", "simulated"],
-                             capture_output=True, text=True, env=env, timeout=300)
-    assert refused.returncode == 2 and "not simulated" in refused.stderr and "Traceback" not in refused.stderr
+    code, _, err = cli("recommend", spec, *options, "--method", "simulated")
+    assert code == 2 and "not simulated" in err and "Traceback" not in err
