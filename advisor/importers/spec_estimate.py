@@ -69,8 +69,10 @@ def choose_method(spec: str, method: str, workload: Workload | None = None) -> L
         # answer would be another workload's (and no prefill or decode speed)
         raise SpecError(f"{spec}: generation (prefill, then decoding with a KV cache) is estimated from the "
                         "decoder's description, not simulated; use --method analytic or auto")
+    if method == "auto" and workload is not None and workload.generating:
+        return "analytic"  # any spec: only core's decoder model has a KV cache and a decode loop
     if method == "auto" and workload is not None and spec.startswith("hf:") and _llm_workload(workload):
-        return "analytic"  # generation, quantized storage and adapters are described by core's decoder model
+        return "analytic"  # quantized storage and adapters are described by core's decoder model
     return "simulated" if method != "analytic" and simulatable(spec) else "analytic"
 
 

@@ -173,3 +173,11 @@ def test_recommend_and_fit_show_the_same_decode_speed_and_simulation_refuses_gen
     assert fit["step_time_s"] == pytest.approx(ranked["step_time_s"], rel=1e-9)  # type: ignore[index]
     code, _, err = cli("recommend", spec, *options, "--method", "simulated")
     assert code == 2 and "not simulated" in err and "Traceback" not in err
+
+
+def test_a_file_in_generation_mode_is_not_answered_with_a_forward_steps_speed(cli: Cli) -> None:
+    """The default method once simulated FILE.py's forward step for --mode generate and ranked cards by its
+    samples/s (no prefill, no decode); generation is the decoder model's, which says what it describes."""
+    code, answer, err = cli("recommend", str(MODELS / "mlp.py"), "--mode", "generate", "--max-gpus", "1")
+    assert (code, answer) == (2, {})
+    assert "not a decoder language model" in err and len(err.strip().splitlines()) == 1
