@@ -7,8 +7,11 @@ What each runtime's measured figure is compared with:
 - vLLM: the engine's memory besides the KV cache (weights, profiled activations, non-torch memory, CUDA
   graphs, as its startup log prints them) against our weights + workspace;
 - llama.cpp: the CUDA0 buffers its log prints (model, KV cache, compute) against our peak;
-- transformers: torch.cuda.max_memory_allocated() where the source gives it, against our peak.
-A run fits when required_bytes is within the card's usable memory (recommend.devices.usable_bytes).
+- transformers: torch.cuda.max_memory_allocated() where the source gives it, against our peak (against our
+  reserved_bytes where the CSV's measured_is says "reserved", as torchtune's README tables report).
+A run fits when required_bytes is within the card's usable memory (recommend.devices.usable_bytes). card_gib is
+the memory CUDA sees where the source prints it (79.18 GiB for an H100, 14.74 for a T4), else the catalog's
+size; max_num_seqs is vLLM's default for the engine and card that ran (256; V1 on an H100: 1024).
 
 Run: .venv/bin/python benchmarks/llm_memory.py
 """
@@ -18,8 +21,7 @@ from __future__ import annotations
 import csv
 import statistics
 import sys
-from collections import defaultdict
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -41,16 +43,20 @@ def workload(row: dict[str, str]) -> Workload:
     return Workload(
         row["mode"], int(row["batch"]), row["precision"], row["optimizer"] or "adamw",  # type: ignore[arg-type]
         checkpointing=bool(row["checkpointing"]), weights=row["weights"] or None,  # type: ignore[arg-type]
-        finetune=row["finetune"], lora_rank=int(row["lora_rank"] or 16),  # type: ignore[arg-type]
+        finetune=row["finetune"] or "full", lora_rank=int(row["lora_rank"] or 16),  # type: ignore[arg-type]
+        lora_targets=tuple(filter(None, row["lora_targets"].split(";"))),
         prompt_len=int(row["prompt_len"] or 512), new_tokens=int(row["new_tokens"] or 128),
         runtime=Runtime(row["runtime"]) if generating else None,
-        attention=row["attention"] or None, gpu_memory_utilization=float(row["utilization"] or 0.9))  # type: ignore[arg-type]
+        attention=row["attention"] or None, gpu_memory_utilization=float(row["utilization"] or 0.9),  # type: ignore[arg-type]
+        max_num_seqs=int(row["max_num_seqs"] or 256))
 
 
 def predicted_gib(row: dict[str, str], e: Estimate) -> float:
     at = e.memory.at_peak
     if row["runtime"] == Runtime.VLLM:
         return (at.weights + at.temporaries) / GIB
+    if row["measured_is"] == "reserved":  # torch.cuda.max_memory_reserved(), as torchtune's tables report
+        return e.memory.reserved_bytes / GIB
     return e.memory.peak_bytes / GIB
 
 
@@ -61,44 +67,56 @@ def run(row: dict[str, str], expandable: bool = False) -> tuple[Estimate, bool]:
     return e, e.memory.required_bytes <= usable_bytes(int(float(row["card_gib"]) * GIB))
 
 
+@dataclass(frozen=True)
+class Outcome:
+    row: dict[str, str]
+    error: float | None  # predicted / measured - 1, where the source gives bytes
+    agrees: bool  # our fit verdict is what happened
+    agrees_expandable: bool | None  # the same with expandable_segments:True (training rows)
+
+
+def evaluate(row: dict[str, str]) -> Outcome:
+    e, fits = run(row)
+    predicted, measured = predicted_gib(row, e), row["measured_gib"]
+    error = predicted / float(measured) - 1 if measured else None
+    fitted = row["outcome"] == "fit"
+    expandable = run(row, expandable=True)[1] == fitted if row["mode"] == "train" else None
+    usable = usable_bytes(int(float(row["card_gib"]) * GIB)) / GIB
+    print(f"{row['id']:26} {row['runtime']:12} {measured or '-':>9} {predicted:9.2f} "
+          f"{'' if error is None else f'{error:+.1%}':>7} {e.memory.required_bytes / GIB:9.2f} "
+          f"{usable:7.2f} {row['outcome']:>7} {'fit' if fits else 'oom':>5}")
+    return Outcome(row, error, fits == fitted, expandable)
+
+
+def summary(name: str, outcomes: list[Outcome]) -> str:
+    errors = [abs(o.error) for o in outcomes if o.error is not None]
+    median = f"{statistics.median(errors):.1%}" if errors else "n/a"
+    cards = len({o.row["card"] for o in outcomes})
+    return (f"{name:12} runs {len(outcomes):2} on {cards:2} cards  median |memory error| {median:>6} "
+            f"({len(errors)} with bytes)  fit/OOM agreement {sum(o.agrees for o in outcomes)}/{len(outcomes)}")
+
+
 def main() -> int:
-    errors: dict[str, list[float]] = defaultdict(list)
-    agree: dict[str, list[bool]] = defaultdict(list)
-    expandable_agree: list[bool] = []  # training rows again with expandable_segments:True
-    missing: list[str] = []
-    print(f"{'run':24} {'runtime':12} {'measured':>9} {'predicted':>9} {'error':>7} {'required':>9} "
-          f"{'usable':>7} {'outcome':>7} {'ours':>5}")
     with RUNS.open(encoding="utf-8") as handle:
-        for row in csv.DictReader(handle):
-            if row["missing"]:
-                missing.append(f"{row['id']}: {row['missing']}")
-                continue
+        rows = list(csv.DictReader(handle))
+    print(f"{'run':26} {'runtime':12} {'measured':>9} {'predicted':>9} {'error':>7} {'required':>9} "
+          f"{'usable':>7} {'outcome':>7} {'ours':>5}")
+    outcomes: list[Outcome] = []
+    missing = [f"{row['id']}: {row['missing']}" for row in rows if row["missing"]]
+    for row in rows:
+        if not row["missing"]:
             try:
-                e, fits = run(row)
+                outcomes.append(evaluate(row))
             except SpecError as error:
                 missing.append(f"{row['id']}: {error}")
-                continue
-            predicted, measured = predicted_gib(row, e), row["measured_gib"]
-            error = predicted / float(measured) - 1 if measured else None
-            if error is not None:
-                errors[row["runtime"]].append(abs(error))
-            agree[row["runtime"]].append(fits == (row["outcome"] == "fit"))
-            if row["mode"] == "train":
-                expandable_agree.append(run(row, expandable=True)[1] == (row["outcome"] == "fit"))
-            usable = usable_bytes(int(float(row["card_gib"]) * GIB)) / GIB
-            print(f"{row['id']:24} {row['runtime']:12} {measured or '-':>9} {predicted:9.2f} "
-                  f"{'' if error is None else f'{error:+.1%}':>7} {e.memory.required_bytes / GIB:9.2f} "
-                  f"{usable:7.2f} {row['outcome']:>7} {'fit' if fits else 'oom':>5}")
     print()
-    for runtime in sorted(agree):
-        median = f"{statistics.median(errors[runtime]):.1%}" if errors[runtime] else "n/a"
-        print(f"{runtime:12} runs {len(agree[runtime]):2}  median |memory error| {median:>6} "
-              f"({len(errors[runtime])} with bytes)  fit/OOM agreement {sum(agree[runtime])}/{len(agree[runtime])}")
-    print(f"training rows with --expandable-segments (the sources do not say which allocator ran): "
-          f"fit/OOM agreement {sum(expandable_agree)}/{len(expandable_agree)}")
-    every = [a for values in agree.values() for a in values]
-    print(f"all          runs {len(every):2}  fit/OOM agreement {sum(every)}/{len(every)}; "
-          f"{len(missing)} not expressible:")
+    for runtime in sorted({o.row["runtime"] for o in outcomes}):
+        print(summary(runtime, [o for o in outcomes if o.row["runtime"] == runtime]))
+    print(summary("all", outcomes))
+    expandable = [o.agrees_expandable for o in outcomes if o.agrees_expandable is not None]
+    print(f"training rows again with --expandable-segments (the sources do not say which allocator ran): "
+          f"fit/OOM agreement {sum(expandable)}/{len(expandable)}")
+    print(f"{len(rows)} published runs, {len(missing)} not expressible (README: 'not expressible yet'):")
     for line in missing:
         print(f"  {line}")
     return 0

@@ -8,7 +8,7 @@ largest batch B means B trained and the next batch tried failed; batches between
 prediction above B counts as "above" even where it might have trained.
 
 Also prints the gap between the measured reservation without a limit and the replayed one on the calibration
-training rows (the basis of core.budget.REPLAY_UNCERTAINTY).
+training rows (the 1% share of the peak core.budget once kept for it is now REPLAY_MARGIN_BYTES).
 
 Run: .venv/bin/python benchmarks/max_batch.py [--simulated]   (--simulated needs torchvision for the tv: rows:
 a venv with torch 2.14.1 and torchvision 0.29.1; the hf: rows need transformers)

@@ -12,7 +12,9 @@ Data (benchmarks/data/):
 - public_training_speed.csv: Lambda's deeplearning-benchmark (lambdal/deeplearning-benchmark), 1-GPU training
   throughput of NVIDIA DeepLearningExamples' ResNet-50 v1.5 (SGD momentum, synthetic data) and BERT base/large
   SQuAD fine-tuning (seq 384, Adam family: modelled as adamw) in NGC containers, whose "fp32" runs TF32 tensor
-  cores on Ampere and newer and whose BERT uses apex's fused LayerNorm/Adam: faster than the eager HF model.
+  cores on Ampere and newer and whose BERT uses apex's fused LayerNorm/Adam: faster than the eager HF model,
+  but computes attention explicitly (modeling.py's BertSelfAttention: matmul, softmax, dropout, matmul), so
+  those rows run with the workload's attention="eager" (their notes say so).
 Rows with a non-empty `excluded` column are what the model cannot express (another input size, channels_last,
 torch.compile, ...); they are counted and never predicted. By default each (source, card, mode) keeps only its
 newest software version (--all-versions keeps every torch release; the spread between releases is printed as
@@ -84,10 +86,12 @@ def _row(r: dict[str, str]) -> Row:
     seq = int(r["seq_len"]) if r.get("seq_len") else None
     adapters = {"finetune": r["finetune"], "lora_rank": int(r["lora_rank"]),
                 "lora_targets": tuple(r["lora_targets"].split(";"))} if r.get("lora_rank") else {}
-    # Lambda's fp32 runs are NGC containers, which turn TF32 matmuls on (their notes say so)
+    # Lambda's fp32 runs are NGC containers, which turn TF32 matmuls on, and DeepLearningExamples' BERT computes
+    # attention explicitly (their notes say so)
     workload = Workload(r["mode"], int(r["batch"]), r["precision"],  # type: ignore[arg-type]
                         r["optimizer"] or "sgd_momentum",  # type: ignore[arg-type]
                         checkpointing=bool(r.get("checkpointing")), tf32="TF32" in r.get("notes", ""),
+                        attention="eager" if "eager attention" in r.get("notes", "") else None,
                         **adapters)  # type: ignore[arg-type]
     return Row(r["model"], seq, r["family"], r["card"], workload, float(r["samples_per_s"]), r["torch"],
                r["source"])

@@ -1,138 +1,181 @@
-"""Generation decode speed against public runs the generation constants were not fitted on (issue 24 item 4).
+"""Generation decode speed against public runs of four runtimes (issue 24 items 2 and 4).
 
-Data: benchmarks/data/public_decode_speed.csv (built by benchmarks/data/extract_public_speed.py), each row with
-its source (repository@commit:path, table):
-- gpt-fast's README tables (pytorch-labs/gpt-fast; torch.compile'd, batch 1, a 5-token prompt, 200 new tokens;
-  bf16, int8 and int4 weight-only; 1-8 A100 80GB tensor-parallel, power-limited to 330 W; one MI250X GCD);
-- Qwen2.5's speed benchmark (QwenLM/Qwen2.5 docs; transformers with flash-attention 2 and vLLM 0.6.3, batch 1,
-  prompts of 1 to 129,024 tokens, 2048 new tokens, BF16 / GPTQ-Int8 / GPTQ-Int4 / AWQ, 1-4 A100 80GB: vLLM
-  tensor-parallel, transformers' device_map="auto" layer split).
-Both measure new tokens over the whole generate() call, so the prediction is new_tokens / (prefill + new_tokens x
-decode step at the mean context). benchmarks/data/llm_speed.csv (llama.cpp) is not used here:
-generation_speed.FITTED is fitted on it (benchmarks/llm_speed.py reports it, leave-one-GPU-out).
-Prints every row (--rows), then per card, engine, weights, card count, model and prompt length: median |error|
-of the time per token, p90, median predicted/measured ratio and Spearman, and the issue's decode targets
+Data, each row with its source (repository@commit:path, table):
+- benchmarks/data/public_decode_speed.csv (built by benchmarks/data/extract_public_speed.py): gpt-fast's README
+  tables (pytorch-labs/gpt-fast; torch.compile'd, batch 1, a 5-token prompt, 200 new tokens; bf16, int8 and
+  int4 weight-only; 1-8 A100 80GB tensor-parallel, power-limited to 330 W; one MI250X GCD) and Qwen2.5's speed
+  benchmark (QwenLM/Qwen2.5 docs; transformers 4.46 with flash-attention 2 and vLLM 0.6.3, batch 1, prompts of
+  1 to 129,024 tokens, 2048 new tokens, BF16 / GPTQ-Int8 / GPTQ-Int4 / AWQ, 1-4 A100 80GB: vLLM tensor-parallel,
+  transformers' device_map="auto" layer split). Both time the whole generate() call, so the prediction is
+  new_tokens / (prefill + new_tokens x decode step at the mean context).
+- benchmarks/data/public_decode_speed_qwen3.csv (benchmarks/data/extract_qwen3_speed.py): Qwen3's speed benchmark
+  (QwenLM/Qwen2.5 docs, 2025-05), transformers 4.51 on one H20, batch 1, 2048 new tokens after 1 to 30,720.
+- benchmarks/data/llm_speed.csv: llama.cpp's llama-bench tg512 (decode alone) on 16 GPUs, 1-8 cards layer-split;
+  pp512 rows give the prefill check per plan.
+The fitted constants of advisor/recommend/generation_runtimes.py are refitted here on the rows (coordinate
+descent of the mean |log(predicted / measured)|) and printed beside the code's; then every row is predicted by
+constants fitted without it: leave-one-model-out, leave-one-runtime-out (the constants the runtimes share;
+the held-out runtime's own ones stay as in the code) and leave-one-card-out (llama.cpp's constants by
+benchmarks/llm_speed.py's fit). Figures: median |error| of the time per token, p90, median predicted/measured
+ratio and Spearman per card, runtime, weights, card count, prompt and model; the issue's decode targets
 (median <= 12%, Spearman >= 0.9).
 Run: .venv/bin/python benchmarks/public_speed_decode.py [--rows]
 """
 
 from __future__ import annotations
 
-import csv
-import os
 import sys
-import tempfile
-from dataclasses import dataclass
-from functools import cache
+from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from public_speed import DATA, breakdown, summarize
+from decode_rows import ENGINES, DecodeRow, llama_rows, load, predict
+from llm_speed import fit as fit_llama
+from public_speed import breakdown, leave_one_out, summarize
 
-from advisor.catalog import find_card, open_catalog
-from advisor.core import zoo
-from advisor.core.analytic import estimate
-from advisor.core.workload import Workload
-from advisor.recommend.devices import generation_rates, link
-from advisor.recommend.generation_speed import GenerationRun, Split, generation_speed
-from advisor.recommend.serving import generation_run
+from advisor.recommend.generation_runtimes import GenerationEfficiency
 
-FILE = DATA / "public_decode_speed.csv"
 TARGET_MEDIAN, TARGET_SPEARMAN = 0.12, 0.9  # issue 24 "Done when": decode
+# name -> (engines it applies to, the GenerationEfficiency field, the grid searched: physical ranges)
+FITTED: dict[str, tuple[tuple[str, ...], str, tuple[float, ...]]] = {
+    "GRAPH_LAYER_SECONDS": (("vLLM", "gpt-fast", "transformers"), "seconds_per_layer",
+                            tuple(x * 1e-6 for x in range(0, 151, 2))),
+    "QUANTIZED_LINEAR_SECONDS": (("vLLM", "gpt-fast", "transformers"), "quantized_linear_seconds",
+                                 tuple(x * 0.5e-6 for x in range(0, 41))),
+    "VLLM_HOST_STEP_SECONDS": (("vLLM",), "host_step_seconds", tuple(x * 1e-4 for x in range(0, 61))),
+    "TRANSFORMERS_OP_SECONDS": (("transformers",), "host_op_seconds", tuple(x * 0.5e-6 for x in range(10, 121))),
+    "QUANTIZED_MODULE_SECONDS": (("transformers",), "quantized_linear_host_seconds",
+                                 tuple(x * 2e-6 for x in range(0, 51))),
+    "TRANSFORMERS_CACHE_BYTES_PER_SM_CYCLE": (("transformers",), "cache_bytes_per_sm_cycle",
+                                              tuple(x / 20 for x in range(10, 121))),
+}
+Effs = dict[str, GenerationEfficiency]
 
 
-@dataclass(frozen=True)
-class DecodeRow:
-    model: str
-    engine: str
-    card: str
-    tensor_ways: int
-    stages: int
-    workload: Workload
-    measured_tokens_per_s: float
-    source: str
-
-    @property
-    def label(self) -> str:
-        w = self.workload
-        split = f"tp{self.tensor_ways}" if self.tensor_ways > 1 else f"split{self.stages}" if self.stages > 1 else "x1"
-        return f"{self.model} {w.weights} {split} p{w.prompt_len}+{w.new_tokens}"
+def with_values(values: dict[str, float], base: Effs = ENGINES) -> Effs:
+    effs = dict(base)
+    for name, value in values.items():
+        engines, field, _ = FITTED[name]
+        for engine in engines:
+            effs[engine] = replace(effs[engine], **{field: value})
+    return effs
 
 
-def load() -> tuple[list[DecodeRow], list[str]]:
-    """The expressible rows, and a line for each one left out."""
-    rows, left_out = [], []
-    with FILE.open(newline="") as handle:
-        for r in csv.DictReader(handle):
-            if r["excluded"]:
-                left_out.append(f"{r['source_model']} {r['weights']} x{r['count']} on {r['card']}: {r['excluded']}")
-                continue
-            workload = Workload("generate", int(r["batch"]), r["precision"],  # type: ignore[arg-type]
-                                weights=r["weights"],  # type: ignore[arg-type]
-                                kv_cache=r["precision"],  # type: ignore[arg-type]
-                                prompt_len=int(r["prompt_len"]), new_tokens=int(r["new_tokens"]))
-            rows.append(DecodeRow(r["model"], r["engine"], r["card"], int(r["tensor_ways"]), int(r["stages"]), workload,
-                                  float(r["tokens_per_s"]), r["source"]))
-    return rows, left_out
+def code_values() -> dict[str, float]:
+    return {name: getattr(ENGINES[engines[0]], field) for name, (engines, field, _) in FITTED.items()}
 
 
-@cache
-def _run(model: str, workload: Workload) -> GenerationRun:
-    run = generation_run(estimate(zoo.build(model, workload.prompt_len + workload.new_tokens), workload))
-    if run is None:
-        raise SystemExit(f"{FILE.name}: {model} has no generation profile")
-    return run
+def loss(rows: list[DecodeRow], effs: Effs) -> float:
+    from math import log
+    return sum(abs(log(predict(r, effs) / r.measured_tokens_per_s)) for r in rows) / max(len(rows), 1)
 
 
-def predict(rows: list[DecodeRow]) -> list[float]:
-    """New tokens/s of each row over prefill and decode; its cards talk over the card's own link (NVLink on A100)."""
-    out = []
-    with tempfile.TemporaryDirectory() as tmp:
-        catalog = open_catalog(os.path.join(tmp, "catalog.sqlite3"))
-        with catalog.read() as session:
-            for r in rows:
-                card = find_card(session, r.card)
-                split = Split(tensor_ways=r.tensor_ways, stages=r.stages, link_gbs=link(card)[0])
-                speed = generation_speed(_run(r.model, r.workload), generation_rates(card), split=split)
-                new = r.workload.new_tokens
-                out.append(new / (speed.prefill_s + new * speed.decode_step_s))
-        catalog.close()
-    return out
+def fit(rows: list[DecodeRow], names: tuple[str, ...] = tuple(FITTED), rounds: int = 8) -> dict[str, float]:
+    """Coordinate descent over the named constants' grids from the code's values, until a round changes
+    nothing; constants of runtimes without rows, and those not named, keep the code's values."""
+    values = code_values()
+    engines = {r.engine for r in rows}
+    names = tuple(n for n in names if engines & set(FITTED[n][0]))
+    for _ in range(rounds):
+        before = dict(values)
+        for name in names:
+            values[name] = min(FITTED[name][2], key=lambda v: loss(rows, with_values({**values, name: v})))
+        if values == before:
+            break
+    return values
 
 
 def _prompt(tokens: int) -> str:
     return "prompt <= 16" if tokens <= 16 else "prompt 6k-14k" if tokens <= 14336 else "prompt >= 30k"
 
 
+def report(title: str, rows: list[DecodeRow], predicted: list[float]) -> None:
+    measured = [r.measured_tokens_per_s for r in rows]
+    print(f"\n===== {title} =====")
+    for heading, keys in (("per card", [r.card for r in rows]),
+                          ("per runtime", [r.engine for r in rows]),
+                          ("per runtime and weights", [f"{r.engine} {r.workload.weights}" for r in rows]),
+                          ("per runtime and card count", [f"{r.engine} {max(r.tensor_ways, r.stages)} card(s)"
+                                                          for r in rows]),
+                          ("per runtime and prompt", [f"{r.engine} {_prompt(r.workload.prompt_len)}" for r in rows]),
+                          ("per model", [r.model for r in rows]),
+                          ("all rows", ["all"] * len(rows))):
+        breakdown(heading, keys, measured, predicted)
+
+
+def targets(label: str, rows: list[DecodeRow], predicted: list[float]) -> None:
+    s = summarize([r.measured_tokens_per_s for r in rows], predicted)
+    print(f"targets (issue 24), decode, {label} ({s.rows} rows): median error {s.median_error:.1%} "
+          f"(<= {TARGET_MEDIAN:.0%}: {'met' if s.median_error <= TARGET_MEDIAN else 'NOT met'}), p90 "
+          f"{s.p90_error:.1%}, Spearman {s.spearman:.3f} (>= {TARGET_SPEARMAN}: "
+          f"{'met' if s.spearman >= TARGET_SPEARMAN else 'NOT met'})")
+
+
+def held_out(rows: list[DecodeRow], keys: list[str], title: str, names: tuple[str, ...] = tuple(FITTED),
+             ) -> list[float]:
+    measured = [r.measured_tokens_per_s for r in rows]
+
+    def model(train: list[int]) -> object:
+        effs = with_values(fit([rows[i] for i in train], names))
+        return lambda i: predict(rows[i], effs)
+    return leave_one_out(title, keys, measured, model)  # type: ignore[arg-type]
+
+
 def main(argv: list[str]) -> int:
     rows, left_out = load()
-    predicted = predict(rows)
+    llama, llama_prefill = llama_rows()
+    everything = rows + llama
+    predicted = [predict(r, ENGINES) for r in everything]
     if "--rows" in argv:
-        print(f"{'card':16} {'engine':12} {'run':40} {'measured tok/s':>14} {'predicted':>10} {'ratio':>6}  source")
-        for r, p in zip(rows, predicted, strict=True):
+        print(f"{'card':16} {'runtime':12} {'run':40} {'measured tok/s':>14} {'predicted':>10} {'ratio':>6}  source")
+        for r, p in zip(everything, predicted, strict=True):
             print(f"{r.card[:16]:16} {r.engine:12} {r.label:40} {r.measured_tokens_per_s:14.2f} {p:10.2f} "
                   f"{p / r.measured_tokens_per_s:6.2f}  {r.source}")
-    print(f"\n{len(rows)} rows predicted; {len(left_out)} not expressible:", *left_out, sep="\n  ")
-    measured = [r.measured_tokens_per_s for r in rows]
-    for title, keys in (("per card", [r.card for r in rows]),
-                        ("per weights", [str(r.workload.weights) for r in rows]),
-                        ("per engine", [r.engine for r in rows]),
-                        ("per engine and weights", [f"{r.engine} {r.workload.weights}" for r in rows]),
-                        ("per engine and card count", [f"{r.engine} {max(r.tensor_ways, r.stages)} card(s)"
-                                                       for r in rows]),
-                        ("per engine and prompt", [f"{r.engine} {_prompt(r.workload.prompt_len)}" for r in rows]),
-                        ("per model", [r.model for r in rows]),
-                        ("all rows", ["all"] * len(rows))):
-        breakdown(title, keys, measured, predicted)
-    for label, chosen in (("all rows", range(len(rows))),
-                          ("one card", [i for i, r in enumerate(rows) if r.tensor_ways == r.stages == 1])):
-        s = summarize([measured[i] for i in chosen], [predicted[i] for i in chosen])
-        print(f"\ntargets (issue 24), decode, {label} ({s.rows}): median error {s.median_error:.1%} "
-              f"(<= {TARGET_MEDIAN:.0%}: {'met' if s.median_error <= TARGET_MEDIAN else 'NOT met'}), "
-              f"Spearman {s.spearman:.3f} (>= {TARGET_SPEARMAN}: "
-              f"{'met' if s.spearman >= TARGET_SPEARMAN else 'NOT met'})")
+    print(f"\n{len(everything)} rows predicted; {len(left_out)} not expressible:", *left_out, sep="\n  ")
+    fitted = fit(rows)
+    print("\nfitted constants (advisor/recommend/generation_runtimes.py), refitted on all the rows here:")
+    for name, value in code_values().items():
+        print(f"  {name:28} in the code {value:.4g}   refitted {fitted[name]:.4g}")
+    report("in-sample: the constants in the code", everything, predicted)
+    targets("all rows, constants in the code", everything, predicted)
+    targets("without llama.cpp", rows, predicted[:len(rows)])
+    held = held_out(rows, [r.model for r in rows], "leave-one-model-out (transformers, vLLM, gpt-fast)")
+    targets("leave-one-model-out", rows, held)
+    shared = ("GRAPH_LAYER_SECONDS", "QUANTIZED_LINEAR_SECONDS")
+    held = held_out(rows, [r.engine for r in rows], "leave-one-runtime-out (the shared constants)", shared)
+    targets("leave-one-runtime-out", rows, held)
+    # these rows ran on three cards: the A100 (transformers, vLLM, gpt-fast), the H20 (transformers) and an
+    # MI250X GCD (gpt-fast); a constant of a runtime without rows left keeps the code's value
+    held = held_out(rows, [r.card for r in rows], "leave-one-card-out (transformers, vLLM, gpt-fast)")
+    targets("leave-one-card-out", rows, held)
+    llama_held = llama_leave_one_card_out(llama)
+    targets("llama.cpp leave-one-card-out", llama, llama_held)
+    prefill_per_plan(llama_prefill)
     return 0
+
+
+def llama_leave_one_card_out(llama: list[DecodeRow]) -> list[float]:
+    """llama.cpp's constants fitted by benchmarks/llm_speed.py without each card's single-card rows."""
+    from llm_speed import devices, load_rows
+    cards, source = devices(), [r for r in load_rows() if r.count == 1]
+    held = [0.0] * len(llama)
+    for card in sorted({r.card for r in llama}):
+        eff = fit_llama([r for r in source if r.gpu != card], cards)
+        for i, r in enumerate(llama):
+            if r.card == card:
+                held[i] = predict(r, {**ENGINES, "llama.cpp": eff})
+    breakdown("llama.cpp decode leave-one-card-out", [r.card for r in llama],
+              [r.measured_tokens_per_s for r in llama], held)
+    return held
+
+
+def prefill_per_plan(prefill: list[DecodeRow]) -> None:
+    """llama-bench pp512 (one 512-token chunk): on layer-split cards the chunk passes them in turn."""
+    predicted = [predict(r, ENGINES) for r in prefill]
+    breakdown("llama.cpp prefill (pp512) per plan", [f"{r.stages} cards, layer split" if r.stages > 1 else "1 card"
+                                                      for r in prefill],
+              [r.measured_tokens_per_s for r in prefill], predicted)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,16 @@ from advisor.core.curve import MemoryCurve
 from advisor.core.estimate import Estimate
 from advisor.core.graph import Graph
 from advisor.core.llm.lora import adapter_count, with_adapters
-from advisor.core.workload import Finetune, KVCacheFormat, Mode, OptimizerName, Precision, WeightFormat, Workload
+from advisor.core.workload import (
+    Finetune,
+    KVCacheFormat,
+    Mode,
+    OptimizerName,
+    Precision,
+    Runtime,
+    WeightFormat,
+    Workload,
+)
 from advisor.recommend.prepare import RankingInput
 from advisor.recommend.ranking import RankingOptions
 from advisor.recommend.recommendation import Recommendation
@@ -30,8 +39,9 @@ from advisor.recommend.service import CardFilter
 class WorkloadChoice:
     """The workload controls' values; `inplace` rewrites activations as their in-place variants. The
     language-model fields are kept whatever the mode (switching back restores them) and reach the Workload
-    only where they apply: weights and KV cache in generation, fine-tuning in training; `lora_targets` is
-    the text field's comma-separated names ("" = every projection, as the command line's default)."""
+    only where they apply: weights, KV cache and runtime in generation, fine-tuning in training; `lora_targets`
+    is the text field's comma-separated names ("" = every projection, as the command line's default); `runtime`
+    None follows the weights (GGUF: llama.cpp, else transformers), as `--runtime` left out does."""
 
     mode: Mode = "train"
     batch: int = 32
@@ -47,6 +57,14 @@ class WorkloadChoice:
     finetune: Finetune = "full"
     lora_rank: int = 16
     lora_targets: str = ""
+    runtime: Runtime | None = None
+
+    @property
+    def graph_length(self) -> int:
+        """The tokens a zoo sequence model is built for: in generation the prompt, whose prefill `advisor
+        estimate` lists layer by layer (core/llm/generate.py builds it at prompt_len); the sequence length
+        otherwise. The layer shapes showed the training length in generation (issue 27)."""
+        return self.prompt_len if self.mode == "generate" else self.seq_len
 
     def workload(self) -> Workload:
         """The core's Workload; it checks every value (a stored choice may hold any text)."""
@@ -57,6 +75,7 @@ class WorkloadChoice:
                         prompt_len=self.prompt_len, new_tokens=self.new_tokens,
                         weights=self.weights if generating else None,
                         kv_cache=self.kv_cache if generating else None,
+                        runtime=self.runtime if generating else None,
                         finetune=finetune, lora_rank=self.lora_rank,
                         lora_targets=targets if finetune != "full" else ())
 

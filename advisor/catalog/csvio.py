@@ -9,31 +9,24 @@ from __future__ import annotations
 
 import csv
 import io
-import math
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
-from dataclasses import fields
-from datetime import date
 from pathlib import Path
 from typing import Any
 
 from advisor.catalog.errors import CatalogDataError, CatalogError
+from advisor.catalog.figures import Figure, cell, parser
 from advisor.catalog.names import normalize
-from advisor.catalog.records import LINK_KINDS, SEGMENTS, VENDORS, CardSpec
+from advisor.catalog.records import FIGURES, CardSpec
 from advisor.core.files import read_text_capped
 
-GIB = 2**30
 # A user's CSV file (cards or prices) is read whole, so it is capped: the bundled cards.csv is about 40 KB
 # and 100,000 price rows about 7 MB; 64 MiB leaves room for any real file and bounds the memory it takes.
 MAX_CSV_BYTES = 64 * 2**20
 
-CARD_COLUMNS: tuple[str, ...] = (
-    "name", "aliases", "vendor", "architecture", "segment", "launch_date", "memory_gb", "memory_type",
-    "bus_width_bits", "bandwidth_gbs", "fp32_tflops", "tf32_tflops", "fp16_tflops", "bf16_tflops",
-    "fp8_tflops", "int8_tops", "tdp_w", "pcie_gen", "devices", "link_kind", "link_detail",
-    "link_bandwidth_gbs", "msrp_usd", "source", "unified_memory_gb",
-)  # fmt: skip
-REQUIRED = frozenset({"name", "vendor", "architecture", "segment", "memory_gb", "memory_type",
-                      "bandwidth_gbs", "fp32_tflops", "tdp_w", "source"})  # fmt: skip
+# Derived from the figures CardSpec declares (records.FIGURES): one column each, in field order.
+CARD_COLUMNS: tuple[str, ...] = tuple(f.column for f in FIGURES)
+REQUIRED = frozenset(f.column for f in FIGURES if f.required)
+_BY_COLUMN: dict[str, Figure] = {f.column: f for f in FIGURES}
 
 
 # A spreadsheet runs a cell that begins with one of these as a formula ("=cmd|' /C calc'!A0"); OWASP's CSV
@@ -52,67 +45,7 @@ def unescape_cell(text: str) -> str:
     return text[1:] if text.startswith("'") and text[1:].startswith(_ESCAPED_LEADS) else text
 
 
-def _number(high: float) -> Callable[[str], float]:
-    """A finite figure above 0 and at most `high`: NaN, infinity and absurd sizes stop here, where a figure
-    enters the catalog (a CSV row, `catalog add/edit`), not in each command that reads it."""
-
-    def parse(text: str) -> float:
-        value = float(text)
-        if not (math.isfinite(value) and 0 < value <= high):
-            raise ValueError(f"{text!r} is not a number above 0 and at most {high:g}")
-        return value
-
-    return parse
-
-
-def _whole(high: int) -> Callable[[str], int]:
-    def parse(text: str) -> int:
-        value = int(text)
-        if not 0 < value <= high:
-            raise ValueError(f"{text!r} is not a whole number from 1 to {high}")
-        return value
-
-    return parse
-
-
-def _memory_gib(text: str) -> float:
-    """From 1 MiB (2**-10 GiB: smaller is a typo, and rounds to a 0-byte card) to 1 PiB per card."""
-    value = _number(2.0**20)(text)
-    if value < 2.0**-10:
-        raise ValueError(f"{text!r} GiB is less than 1 MiB")
-    return value
-
-
-# Ceilings far above any real card, so that a typo (1e12 GB, 1e23 W) is refused instead of overflowing
-# SQLite's 64-bit integers or ranking a card that cannot exist.
-_RATE = _number(1e6)  # TFLOPS, TOPS, GB/s: today's fastest parts are in the thousands
-
-
-def _choice(options: tuple[str, ...]) -> Callable[[str], str]:
-    def parse(text: str) -> str:
-        for option in options:
-            if text.lower() == option.lower():
-                return option
-        raise ValueError(f"{text!r} is not one of {', '.join(options)}")
-
-    return parse
-
-
-def _aliases(text: str) -> tuple[str, ...]:
-    return tuple(a.strip() for a in text.split(";") if a.strip())
-
-
-_PARSERS: dict[str, Callable[[str], Any]] = {
-    "name": str.strip, "aliases": _aliases, "vendor": _choice(VENDORS), "architecture": str.strip,
-    "segment": _choice(SEGMENTS), "launch_date": date.fromisoformat, "memory_gb": _memory_gib,
-    "memory_type": str.strip, "bus_width_bits": _whole(65_536), "bandwidth_gbs": _RATE,
-    "fp32_tflops": _RATE, "tf32_tflops": _RATE, "fp16_tflops": _RATE,
-    "bf16_tflops": _RATE, "fp8_tflops": _RATE, "int8_tops": _RATE,
-    "tdp_w": _whole(100_000), "pcie_gen": _whole(64), "devices": _whole(1024),
-    "link_kind": _choice(LINK_KINDS), "link_detail": str.strip, "link_bandwidth_gbs": _RATE,
-    "msrp_usd": _number(1e9),
-    "source": str.strip, "unified_memory_gb": _memory_gib,
-}  # fmt: skip
+_PARSERS: dict[str, Callable[[str], Any]] = {f.column: parser(f) for f in FIGURES}
 
 
 def parse_fields(row: Mapping[str, str | None], parsers: Mapping[str, Callable[[str], Any]],
@@ -144,10 +77,7 @@ def parse_card_row(row: dict[str, str], source_map: Callable[[str], str] | None 
             problems.append(f"source: unknown source key {error}")
     if problems:
         raise ValueError("; ".join(problems))
-    values["memory_bytes"] = round(values.pop("memory_gb") * GIB)
-    if "unified_memory_gb" in values:
-        values["unified_memory_bytes"] = round(values.pop("unified_memory_gb") * GIB)
-    return CardSpec(**values)
+    return CardSpec(**{_BY_COLUMN[column].field: value for column, value in values.items()})
 
 
 def _rows_of(reader: csv.DictReader[str], where: str,
@@ -202,22 +132,9 @@ def read_cards_file(path: Path, source_map: Callable[[str], str] | None = None) 
     return read_cards(read_text_capped(path, MAX_CSV_BYTES, CatalogError), str(path), source_map)
 
 
-def _cell(value: object) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, float):
-        return f"{value:g}" if value == round(value, 6) else repr(value)
-    if isinstance(value, tuple):
-        return "; ".join(value)
-    return str(value)
-
-
 def card_row(card: CardSpec) -> dict[str, str]:
     """CardSpec -> CSV row (memory back in GiB, as the file convention says)."""
-    values = {f.name: getattr(card, f.name) for f in fields(card)}
-    values["memory_gb"] = card.memory_bytes / GIB
-    values["unified_memory_gb"] = card.unified_memory_bytes / GIB if card.unified_memory_bytes else None
-    return {column: _cell(values.get(column)) for column in CARD_COLUMNS}
+    return {f.column: cell(f, getattr(card, f.field)) for f in FIGURES}
 
 
 def write_cards(cards: Iterable[CardSpec], out: io.TextIOBase | Any) -> int:

@@ -13,6 +13,8 @@ History:
   3  prices as facts: kind (purchase / rent_hour), market (msrp, retail, used_market, cloud_*), the
      source's url and read date; condition may be refurbished.
   4  cards: unified_memory_bytes (the memory a unified-memory machine's GPU shares with its CPU).
+  5+ cards: the column of each figure declared with that `since` (records.CardSpec), added
+     by a step derived from the declaration; a step is still written by hand where data moves (2, 3).
 """
 
 from __future__ import annotations
@@ -22,10 +24,14 @@ from collections.abc import Callable
 from sqlalchemy import Connection, delete, insert, inspect, select
 
 from advisor.catalog.errors import ForeignFileError, NewerSchemaError
+from advisor.catalog.figures import Kind
 from advisor.catalog.identity import foreign_tables
-from advisor.catalog.orm import Base, Meta
+from advisor.catalog.orm import Base, Meta, figure_column
+from advisor.catalog.records import FIGURES
 
-SCHEMA_VERSION = 4
+# Versions up to this one added their columns by hand (below); later figure columns come from their `since`.
+_HAND_WRITTEN_UNTIL = 4
+SCHEMA_VERSION = max(_HAND_WRITTEN_UNTIL, *(f.since for f in FIGURES))
 _VERSION_KEY = "schema_version"
 
 
@@ -63,8 +69,29 @@ def _v3_to_v4(conn: Connection) -> None:
     conn.exec_driver_sql("DELETE FROM meta WHERE key = 'bundled_digest'")
 
 
+def _add_declared_columns(version: int) -> Callable[[Connection], None]:
+    """The step to `version`: ALTER TABLE for each figure declared `since=version`, typed and defaulted as
+    orm.figure_column makes it for a new database."""
+
+    def step(conn: Connection) -> None:
+        for item in FIGURES:
+            if item.since != version or item.kind is Kind.ALIASES:
+                continue
+            column = figure_column(item)
+            default = "" if item.default is None else f" NOT NULL DEFAULT '{item.default}'"
+            conn.exec_driver_sql(f"ALTER TABLE cards ADD COLUMN {column.name} {column.type.compile(conn.dialect)}"
+                                 f"{default}")  # fmt: skip
+        # The bundled cards carry the new figure: forget the seed digest so the next seed fills it in.
+        conn.exec_driver_sql("DELETE FROM meta WHERE key = 'bundled_digest'")
+
+    return step
+
+
 # MIGRATIONS[v] upgrades a database at version v to v + 1.
-MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4}
+MIGRATIONS: dict[int, Callable[[Connection], None]] = {
+    1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4,
+    **{v - 1: _add_declared_columns(v) for v in range(_HAND_WRITTEN_UNTIL + 1, SCHEMA_VERSION + 1)},
+}  # fmt: skip
 
 
 def _sqlite(conn: Connection) -> bool:

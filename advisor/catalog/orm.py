@@ -8,9 +8,14 @@ from __future__ import annotations
 
 import datetime as _dt
 from datetime import date
+from typing import Any
 
-from sqlalchemy import BigInteger, Date, Float, ForeignKey, Index, Integer, String, Text
+from sqlalchemy import BigInteger, Column, Date, Float, ForeignKey, Index, Integer, String, Table, Text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+from sqlalchemy.types import TypeEngine
+
+from advisor.catalog.figures import Figure, Kind
+from advisor.catalog.records import FIGURES
 
 BUNDLED = "bundled"
 USER = "user"
@@ -28,42 +33,61 @@ class Meta(Base):
     value: Mapped[str] = mapped_column(Text)
 
 
+def _column_type(item: Figure) -> TypeEngine[Any]:
+    match item.kind:
+        case Kind.TEXT | Kind.CHOICE:
+            return String(item.length) if item.length else Text()
+        case Kind.DATE:
+            return Date()
+        case Kind.RATE:
+            return Float()
+        case Kind.WHOLE:
+            return Integer()
+        case Kind.MEMORY:
+            # BigInteger: 80 GiB does not fit PostgreSQL's 32-bit INTEGER (SQLite's INTEGER is 64-bit).
+            return BigInteger()
+        case Kind.ALIASES:
+            raise ValueError(f"{item.field} lives in the aliases table, not a column")
+
+
+def figure_column(item: Figure) -> Column[Any]:
+    """A card figure's column, derived from its declaration (records.CardSpec): NULL where the field's
+    default is None, else NOT NULL with the default as the server default (what migrations add)."""
+    default = None if item.default is None else str(item.default)
+    return Column(item.field, _column_type(item), nullable=not item.required and default is None,
+                  unique=item.unique, default=item.default, server_default=default)
+
+
+FIGURE_COLUMNS: tuple[str, ...] = tuple(f.field for f in FIGURES if f.kind is not Kind.ALIASES)
+
+
 class Card(Base):
-    __tablename__ = "cards"
-    __table_args__ = (
+    """The figure columns are derived from records.FIGURES; the annotations below only type the attributes
+    that code names directly (a new figure needs none: it is read and written by name)."""
+
+    __table__ = Table(
+        "cards", Base.metadata,
+        Column("id", Integer, primary_key=True),
+        *(figure_column(f) for f in FIGURES if f.kind is not Kind.ALIASES),
+        Column("origin", String(8), nullable=False, default=BUNDLED),
         Index("ix_cards_vendor_segment", "vendor", "segment"),
         Index("ix_cards_memory_bytes", "memory_bytes"),
-    )
+    )  # fmt: skip
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    name: Mapped[str] = mapped_column(String(120), unique=True)
-    vendor: Mapped[str] = mapped_column(String(16))
-    architecture: Mapped[str] = mapped_column(String(40))
-    segment: Mapped[str] = mapped_column(String(16))
-    launch_date: Mapped[date | None] = mapped_column(Date)
-    # BigInteger: 80 GiB does not fit PostgreSQL's 32-bit INTEGER (SQLite's INTEGER is 64-bit either way).
-    memory_bytes: Mapped[int] = mapped_column(BigInteger)
-    memory_type: Mapped[str] = mapped_column(String(16))
-    bus_width_bits: Mapped[int | None] = mapped_column(Integer)
-    bandwidth_gbs: Mapped[float] = mapped_column(Float)
-    fp32_tflops: Mapped[float] = mapped_column(Float)
-    tf32_tflops: Mapped[float | None] = mapped_column(Float)
-    fp16_tflops: Mapped[float | None] = mapped_column(Float)
-    bf16_tflops: Mapped[float | None] = mapped_column(Float)
-    fp8_tflops: Mapped[float | None] = mapped_column(Float)
-    int8_tops: Mapped[float | None] = mapped_column(Float)
-    tdp_w: Mapped[int] = mapped_column(Integer)
-    pcie_gen: Mapped[int | None] = mapped_column(Integer)
-    # Added in schema version 2 (see migrations.py): GPUs per board and the multi-card link.
-    devices: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
-    link_kind: Mapped[str] = mapped_column(String(16), default="none", server_default="none")
-    link_detail: Mapped[str] = mapped_column(String(60), default="", server_default="")
-    link_bandwidth_gbs: Mapped[float | None] = mapped_column(Float)
-    msrp_usd: Mapped[float | None] = mapped_column(Float)
-    source: Mapped[str] = mapped_column(Text)
-    # Added in schema version 4: the shared memory of a unified-memory machine (records.CardSpec).
-    unified_memory_bytes: Mapped[int | None] = mapped_column(BigInteger)
-    origin: Mapped[str] = mapped_column(String(8), default=BUNDLED)
+    id: Mapped[int]
+    name: Mapped[str]
+    vendor: Mapped[str]
+    segment: Mapped[str]
+    launch_date: Mapped[date | None]
+    memory_bytes: Mapped[int]
+    bandwidth_gbs: Mapped[float]
+    fp32_tflops: Mapped[float]
+    fp16_tflops: Mapped[float | None]
+    bf16_tflops: Mapped[float | None]
+    tdp_w: Mapped[int]
+    msrp_usd: Mapped[float | None]
+    source: Mapped[str]
+    origin: Mapped[str]
 
     aliases: Mapped[list[Alias]] = relationship(back_populates="card", cascade="all, delete-orphan")
     prices: Mapped[list[Price]] = relationship(back_populates="card", cascade="all, delete-orphan")

@@ -11,7 +11,8 @@ from dataclasses import asdict
 from datetime import date
 from typing import Any
 
-from advisor.catalog.records import CardRecord, PriceRecord
+from advisor.catalog.figures import shown
+from advisor.catalog.records import FIGURES, CardRecord, PriceRecord
 from advisor.core.units import GIB
 
 
@@ -79,33 +80,10 @@ def cards_table(cards: Sequence[CardRecord]) -> str:
     return table([h for h, _ in LIST_COLUMNS], [[cell(c) for _, cell in LIST_COLUMNS] for c in cards])
 
 
-def _link(card: CardRecord) -> str:
-    if card.link_kind == "none":
-        return "none"
-    speed = f", {card.link_bandwidth_gbs:g} GB/s" if card.link_bandwidth_gbs else ""
-    detail = f" ({card.link_detail}{speed})" if card.link_detail or speed else ""
-    return f"{card.link_kind}{detail}"
-
-
 def card_detail(card: CardRecord, prices: Sequence[PriceRecord]) -> str:
-    facts = [
-        ("name", card.name), ("also known as", ", ".join(card.aliases) or "-"),
-        ("vendor / segment", f"{card.vendor} / {card.segment}"), ("architecture", card.architecture),
-        ("launched", card.launch_date.isoformat() if card.launch_date else "-"),
-        ("memory", f"{card.memory_bytes / GIB:g} GiB {card.memory_type} ({card.memory_bytes:,} bytes)"),
-        ("unified memory", f"{card.unified_memory_bytes / GIB:g} GiB shared with the CPU"
-         if card.unified_memory_bytes else "-"),
-        ("bus width", f"{card.bus_width_bits} bit" if card.bus_width_bits else "-"),
-        ("bandwidth", f"{card.bandwidth_gbs:g} GB/s"), ("FP32", f"{card.fp32_tflops:g} TFLOPS"),
-        ("TF32 tensor", _unit(card.tf32_tflops, "TFLOPS")),
-        ("FP16 tensor", _unit(card.fp16_tflops, "TFLOPS")),
-        ("BF16 tensor", _unit(card.bf16_tflops, "TFLOPS")), ("FP8 tensor", _unit(card.fp8_tflops, "TFLOPS")),
-        ("INT8 tensor", _unit(card.int8_tops, "TOPS")), ("TDP", f"{card.tdp_w} W"),
-        ("PCIe", f"gen {card.pcie_gen}" if card.pcie_gen else "-"), ("GPUs on the board", str(card.devices)),
-        ("multi-card link", _link(card)),
-        ("launch MSRP", _unit(card.msrp_usd, "USD")), ("source", card.source),
-        ("row", "yours (never overwritten by bundled updates)" if card.user_owned else "bundled data"),
-    ]  # fmt: skip
+    """Every declared figure (records.FIGURES) under its label, then whose row it is and its prices."""
+    facts = [(f.label, shown(f, getattr(card, f.field))) for f in FIGURES]
+    facts.append(("row", "yours (never overwritten by bundled updates)" if card.user_owned else "bundled data"))
     width = max(len(k) for k, _ in facts)
     text = [f"{k.ljust(width)}  {v}" for k, v in facts]
     if prices:
@@ -133,7 +111,3 @@ def prices_table(prices: Sequence[PriceRecord], today: date | None = None) -> st
              p.market, "yours" if p.user_owned else "bundled", p.source + (f" <{p.source_url}>" if p.source_url else "")
              + (f" (read {p.source_read_date})" if p.source_read_date else "")] for p in prices]  # fmt: skip
     return table(["date", "age", "amount", "currency", "condition", "kind", "market", "row", "source"], rows)
-
-
-def _unit(value: float | None, unit: str) -> str:
-    return "-" if value is None else f"{value:g} {unit}"

@@ -18,11 +18,11 @@ from sqlalchemy.orm import Session
 
 from advisor.catalog.errors import AmbiguousCardError, CatalogError, DuplicateCardError, UnknownCardError
 from advisor.catalog.names import match, normalize
-from advisor.catalog.orm import USER, Alias, Card, Price
+from advisor.catalog.orm import FIGURE_COLUMNS, USER, Alias, Card, Price
 from advisor.catalog.records import CONDITIONS, KINDS, MARKETS, CardRecord, CardSpec, PriceRecord, missing_figures
 
-# Columns a spec shares with the cards table (everything but the aliases, which live in their own table).
-SPEC_COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(CardSpec) if f.name != "aliases")
+# Columns a spec shares with the cards table (every declared figure but the aliases, which have their own table).
+SPEC_COLUMNS: tuple[str, ...] = FIGURE_COLUMNS
 SORT_KEYS: dict[str, Any] = {
     "name": Card.name, "memory": Card.memory_bytes, "bandwidth": Card.bandwidth_gbs,
     "fp32": Card.fp32_tflops, "fp16": Card.fp16_tflops, "bf16": Card.bf16_tflops, "tdp": Card.tdp_w,

@@ -43,9 +43,17 @@ FEED_ORIGIN = "update"
 MAGIC = "# advisor prices feed"
 UPDATED_KEY = "prices_updated"
 URL_ENV_VAR = "ADVISOR_PRICES_URL"
-# The project's published feed: the file as committed on the main branch (set ADVISOR_PRICES_URL or pass a
-# URL to use another). A release that moves the repository must move this address with it.
-DEFAULT_URL = "https://raw.githubusercontent.com/advisor-gpu/advisor/main/advisor/data/prices-feed.csv"
+# The project's published feed is its own file advisor/data/prices-feed.csv as committed on the main branch,
+# served raw by GitHub (README, 'Keeping prices current', gives the pattern). PROJECT_REPOSITORY must name the
+# repository pyproject.toml's [project.urls] Repository points at (tests/catalog/test_update.py checks both
+# and that FEED_PATH is where `python -m advisor.catalog.update` writes the feed); a fork sets
+# ADVISOR_PRICES_URL or passes its own address. The file carries its SHA-256 (_HEADER), so a damaged or
+# edited copy is refused whichever address it came from.
+PROJECT_REPOSITORY = "advisor/advisor"
+FEED_BRANCH = "main"
+FEED_PATH = "advisor/data/prices-feed.csv"
+RAW_URL_PATTERN = "https://raw.githubusercontent.com/{repository}/{branch}/{path}"
+DEFAULT_URL = RAW_URL_PATTERN.format(repository=PROJECT_REPOSITORY, branch=FEED_BRANCH, path=FEED_PATH)
 MAX_FEED_BYTES = 8 * 2**20  # the published feed is about 265 kB; a far larger answer is not a price feed
 TIMEOUT_S = 15.0
 _HEADER = re.compile(r"# advisor prices feed\n# date: (\d{4}-\d\d-\d\d)\n# sha256: ([0-9a-f]{64})\n")
@@ -225,7 +233,7 @@ def update_prices(catalog_transact: Callable[[Callable[[Session], UpdateSummary]
 def _publish() -> None:
     """Rewrite advisor/data/prices-feed.csv from prices.csv, dated today (run before a release)."""
     directory = bundled_dir()
-    (directory / "prices-feed.csv").write_text(bundled_feed(directory, date.today()), encoding="utf-8")
+    (directory / Path(FEED_PATH).name).write_text(bundled_feed(directory, date.today()), encoding="utf-8")
 
 
 if __name__ == "__main__":

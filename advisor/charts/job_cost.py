@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
+from advisor.charts.labels import Offset, place_labels
 from advisor.charts.style import ChartStyle, empty_message, lettering, new_figure
 from advisor.recommend.money import frontier
 from advisor.recommend.recommendation import Recommendation
@@ -72,10 +73,18 @@ def job_cost_figure(entries: Sequence[Recommendation], style: ChartStyle | None 
         axis.plot(hours, costs, marker="o", markersize=4, color=_FRONTIER, linewidth=1.2, label=t("best choices"))
         all_hours, all_costs = _xy(points)
         x_range = (min(all_hours), max(all_hours))
-        for k in _spread(hours, costs, x_range, (min(all_costs), max(all_costs))):
+        named = _spread(hours, costs, x_range, (min(all_costs), max(all_costs)))
+        named = sorted(named, key=lambda k: (k not in (0, len(hours) - 1), k))  # the two ends first
+        labels, offsets = [], []  # each name, and where it may go (place_labels picks)
+        for k in named:
             right = _fraction(hours[k], x_range) > 0.75  # a name near the right edge reads leftwards, inside
-            axis.annotate(_label(best[k]), (hours[k], costs[k]), fontsize=7, xytext=(-4 if right else 4, 3),
-                          textcoords="offset points", ha="right" if right else "left")  # fmt: skip
+            sides: list[Offset] = [(-4.0, 3.0, "right"), (4.0, 3.0, "left")]
+            sides = sides if right else sides[::-1]
+            offsets.append([*sides, *((dx, -10.0, ha) for dx, _dy, ha in sides)])
+            labels.append(axis.annotate(_label(best[k]), (hours[k], costs[k]), fontsize=7, xytext=sides[0][:2],
+                                        textcoords="offset points", ha=sides[0][2], zorder=5,
+                                        bbox={"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none",
+                                              "alpha": 0.75}))  # readable over the dots
         axis.set_xscale("log")
         axis.set_yscale("log")
         for scale in (axis.xaxis, axis.yaxis):  # 0.1, 1, 10 rather than 10^-1: plain text, also in the PDF's SVG
@@ -85,5 +94,6 @@ def job_cost_figure(entries: Sequence[Recommendation], style: ChartStyle | None 
             scale.set_minor_formatter(FuncFormatter(_minor_label))
         axis.set_xlabel(t("Hours to finish the job"))
         axis.set_ylabel(t("Cost of the job (USD)"))
-        axis.legend(fontsize=8, loc="best")
+        legend = axis.legend(fontsize=8, loc="best")  # where "best" puts it: no name may cover it either
+        place_labels(figure, labels, offsets, lambda: [legend.get_window_extent()])
     return figure

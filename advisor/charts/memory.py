@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from advisor.charts.style import (
@@ -49,7 +51,9 @@ def category_figure(at_peak: Mapping[str, int], style: ChartStyle | None = None,
         shown = sorted(((n, v) for n, v in at_peak.items() if v > 0), key=lambda item: item[1])
         for row, (name, value) in enumerate(shown):  # drawn bottom-up: the largest ends on top
             axis.barh([row], [value], color=CATEGORY_COLORS.get(name, "#999999"), gid=name, height=0.7)
-            axis.text(value, row, f"  {format_bytes(value)} ({value / total:.0%})", va="center", fontsize=8)
+            # an offset in points, not leading spaces: SVG (the PDF's charts) collapses them onto the bar's end
+            axis.annotate(f"{format_bytes(value)} ({value / total:.0%})", (value, row), xytext=(4, 0),
+                          textcoords="offset points", va="center", fontsize=8)
         axis.set_yticks(range(len(shown)), [t(name) for name, _ in shown])
         axis.set_xlim(0, shown[-1][1] * 1.35)  # room for the largest bar's label
         bytes_axis(axis, "x")
@@ -81,6 +85,7 @@ def layer_figure(rows: Sequence[LayerRow], metric: str = "kept_bytes", top: int 
         values = [_layer_value(r, metric) for r in shown]
         axis.barh(range(len(shown)), values, color="#4C72B0" if metric != "flops" else "#DD8452")
         axis.set_yticks(range(len(shown)), [r.name for r in shown], fontsize=7)
+        _fit_names(figure, axis, [r.name for r in shown])
         if metric == "flops":
             axis.xaxis.set_major_formatter(lambda value, _pos: format_count(value))
             axis.set_xlabel(t("FLOPs per step (forward + backward)"))
@@ -89,6 +94,27 @@ def layer_figure(rows: Sequence[LayerRow], metric: str = "kept_bytes", top: int 
             axis.set_xlabel(t("Kept for backward") if metric == "kept_bytes" else t("Output size"))
         axis.set_title(t("Top {n} layers").format(n=len(shown)))
     return figure
+
+
+NAME_POINTS, SMALLEST_NAME_POINTS = 7.0, 5.0
+
+
+def _fit_names(figure: Figure, axis: Axes, names: list[str]) -> None:
+    """The bars' names at a size their rows hold, and every second one when even the smallest overlaps (in
+    the app the chart takes its widget's height: 15 names at 7 pt printed over each other in 170 pixels);
+    again on each resize."""
+
+    def fit(_event: object = None) -> None:
+        figure.draw_without_rendering()  # constrained layout: the axes' height once title and labels are in
+        row_points = axis.get_position().height * figure.get_figheight() * 72 / max(len(names), 1)
+        size = max(SMALLEST_NAME_POINTS, min(NAME_POINTS, row_points * 0.85))
+        step = max(1, math.ceil(size / (row_points * 0.85)))  # the largest (top) bar always keeps its name
+        top = len(names) - 1
+        axis.set_yticks(range(len(names)), [n if (top - i) % step == 0 else "" for i, n in enumerate(names)],
+                        fontsize=size)
+
+    fit()
+    figure.canvas.mpl_connect("resize_event", fit)
 
 
 def _phase_spans(points: Sequence[TimelinePoint]) -> list[tuple[str, int, int]]:
@@ -156,6 +182,15 @@ def spread(values: Sequence[float], gap: float) -> list[float]:
     return placed
 
 
+def same_memory(cards: Sequence[CardLine]) -> list[CardLine]:
+    """One line for cards that leave the same memory usable (Arc A580 and A750: 7.22 GiB), named after all
+    of them: two lines drawn over each other showed one colour and two names, one far above its line."""
+    merged: dict[int, list[str]] = {}
+    for card in cards:
+        merged.setdefault(card.usable_bytes, []).append(card.label)
+    return [CardLine(", ".join(names), usable) for usable, names in merged.items()]
+
+
 def batch_curve_figure(curve: MemoryCurve, required: MemoryCurve, batch: int, cards: Sequence[CardLine] = (),
                        style: ChartStyle | None = None) -> Figure:
     """Peak and required memory against the batch, with a horizontal line at each card's usable memory.
@@ -178,11 +213,14 @@ def batch_curve_figure(curve: MemoryCurve, required: MemoryCurve, batch: int, ca
                   label=t("required (with allocator overhead)"), gid="required")
         axis.axvline(batch, color="#C44E52", lw=1, ls=":", label=t("batch {batch}").format(batch=batch))
         top = max([needs[-1], *(c.usable_bytes for c in cards)]) * 1.08
-        heights = spread([c.usable_bytes for c in cards], top * LABEL_GAP)
-        for index, (card, height) in enumerate(zip(cards, heights, strict=True)):
+        lines = same_memory(cards)
+        heights = spread([c.usable_bytes for c in lines], top * LABEL_GAP)
+        for index, (card, height) in enumerate(zip(lines, heights, strict=True)):
             axis.axhline(card.usable_bytes, color=f"C{index}", lw=1.2, gid=f"card:{card.label}")
+            # on a white ground: the rising curves cross the lines where the names sit, at the right edge
             axis.text(batches[-1], height, f"{card.label} ", va="bottom", ha="right", fontsize=8,
-                      color=f"C{index}", gid=f"label:{card.label}")
+                      color=f"C{index}", gid=f"label:{card.label}", zorder=5,
+                      bbox={"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.85})
         axis.set_xlim(1, last)
         axis.set_ylim(0, max(top, max(heights, default=0) + top * LABEL_GAP))
         bytes_axis(axis)

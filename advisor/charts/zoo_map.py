@@ -12,7 +12,9 @@ from collections.abc import Sequence
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
+from matplotlib.transforms import Bbox, BboxBase
 
+from advisor.charts.labels import Offset, place_labels
 from advisor.charts.style import ChartStyle, Text, empty_message, lettering, new_figure
 from advisor.core.zoo.accuracy import SOURCE_URL, ModelPoint
 
@@ -65,7 +67,6 @@ def zoo_map_figure(points: Sequence[ModelPoint], own: ModelPoint | None = None,
         axis.set_ylim(min(y) - 3, max(y) + 4)
         spread_x = [*x, gmacs(own)] if own is not None else x  # the user's model inside the axes, too
         axis.set_xlim(min(spread_x) / 1.8, max(spread_x) * 1.8)
-        _labels(axis, shown, x, y, style.dpi)
         for index, point in enumerate(shown):
             if point.name == current:
                 axis.scatter([x[index]], [y[index]], s=marker_area(point.param_count) + 160, facecolors="none",
@@ -82,33 +83,38 @@ def zoo_map_figure(points: Sequence[ModelPoint], own: ModelPoint | None = None,
         figure.get_layout_engine().set(rect=(0, 0.035, 1, 0.965))  # type: ignore[union-attr, call-arg]
         figure.text(0.01, 0.005, t("Top-1: torchvision IMAGENET1K_V1 weights, acc@1") + f" ({SOURCE_URL})",
                     fontsize=6.5, color="#666666", ha="left", va="bottom")
+        _labels(figure, axis, shown, x, y)  # last: the layout is final
     return figure
 
 
 LABEL_POINTS = 7
-# where a name goes beside its circle, in points: right-up first, then right-down, left-up, left-down
-_OFFSETS = ((4, 2, "left"), (4, -10, "left"), (-4, 2, "right"), (-4, -10, "right"), (4, 10, "left"))
 
 
-def _labels(axis: Axes, shown: Sequence[ModelPoint], x: list[float], y: list[float], dpi: float) -> None:
-    """Names beside the circles, each moved to the first spot where it does not cover a name already placed
-    (text extents estimated from the font size: the figure has no renderer before it is drawn)."""
-    scale = dpi / 72
-    placed: list[tuple[float, float, float, float]] = []
-    right = axis.transAxes.transform((1.0, 0.0))[0]  # names must not run off the right edge
-    order = sorted(range(len(shown)), key=lambda i: (x[i], -y[i]))
-    for i in order:
-        px, py = axis.transData.transform((x[i], y[i]))
-        width, height = 0.6 * LABEL_POINTS * len(shown[i].name) * scale, LABEL_POINTS * scale
-        for dx, dy, ha in _OFFSETS:
-            left = px + dx * scale - (width if ha == "right" else 0)
-            box = (left, py + dy * scale, left + width, py + dy * scale + height)
-            if box[2] <= right and not any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3]
-                                           for b in placed):
-                break
-        placed.append(box)
-        axis.annotate(shown[i].name, (x[i], y[i]), xytext=(dx, dy), textcoords="offset points",
-                      fontsize=LABEL_POINTS, ha=ha, zorder=4)
+def _offsets(radius: float) -> list[Offset]:
+    """Where a name may go beside its circle, in points: right, left, above, below, then the corners."""
+    gap = radius + 2
+    return [(gap, -3, "left"), (-gap, -3, "right"), (0, gap, "center"), (0, -gap - LABEL_POINTS, "center"),
+            (gap, gap / 2, "left"), (gap, -gap, "left"), (-gap, gap / 2, "right"), (-gap, -gap, "right")]
+
+
+def _labels(figure: Figure, axis: Axes, shown: Sequence[ModelPoint], x: list[float], y: list[float]) -> None:
+    """Names beside the circles, each at the first place where it covers no circle and no name already
+    placed, measured after the layout (place_labels); a name with no such place is left to the hover text."""
+    radii = [(marker_area(p.param_count) ** 0.5 / 1.772) for p in shown]  # points: area = pi r^2, sqrt(pi)
+    labels = [axis.annotate(p.name, (x[i], y[i]), xytext=_offsets(radii[i])[0][:2], textcoords="offset points",
+                            fontsize=LABEL_POINTS, ha="left", zorder=4) for i, p in enumerate(shown)]
+
+    def obstacles() -> list[BboxBase]:  # after the layout: the circles in pixels, and the size key
+        scale, boxes = figure.dpi / 72, list[BboxBase]()  # the canvas's dpi (a HiDPI screen doubles it)
+        for i in range(len(shown)):
+            cx, cy = axis.transData.transform((x[i], y[i]))
+            r = radii[i] * scale
+            boxes.append(Bbox.from_extents(cx - r, cy - r, cx + r, cy + r))
+        legend = axis.get_legend()
+        return boxes + ([legend.get_window_extent()] if legend is not None else [])
+
+    order = sorted(range(len(shown)), key=lambda i: -shown[i].param_count)  # big models first: most known
+    place_labels(figure, [labels[i] for i in order], [_offsets(radii[i]) for i in order], obstacles)
 
 
 def _own_model(axis: Axes, own: ModelPoint, t: Text) -> None:

@@ -30,36 +30,23 @@ from advisor.catalog import (
     open_catalog,
     price_history,
 )
-from advisor.catalog.csvio import GIB, REQUIRED, card_row, parse_card_row, read_cards_file, write_cards
+from advisor.catalog.csvio import card_row, parse_card_row, read_cards_file, write_cards
 from advisor.catalog.exchange import bundled_rates, price_problems
 from advisor.catalog.present import amount_text, card_detail, card_json, cards_table, price_json, prices_table
 from advisor.catalog.price_import import import_prices, read_prices_file
 from advisor.catalog.price_rows import PRICE_COLUMNS
-from advisor.catalog.records import CONDITIONS, KINDS, MARKETS, CardRecord, PriceRecord
+from advisor.catalog.records import CONDITIONS, FIGURES, KINDS, MARKETS, CardRecord, PriceRecord
 from advisor.catalog.repository import remove_card, spec_of
 from advisor.catalog.update import FeedUnreachable, last_update, update_prices
 from advisor.catalog.variants import variant_note
 from advisor.commands import types
 from advisor.core import jsontext
 from advisor.core.files import write_atomic
+from advisor.core.units import GIB
 
-# Options of `add` / `edit`, one per CSV column (same names, same parsing: csvio is the one definition).
-FIGURE_HELP: dict[str, str] = {
-    "name": "canonical name, e.g. 'GeForce RTX 4090'", "aliases": "other names, separated by ';'",
-    "vendor": "NVIDIA, AMD or Intel", "architecture": "e.g. Ada Lovelace",
-    "segment": "consumer, workstation or datacenter", "launch_date": "YYYY-MM-DD",
-    "memory_gb": "memory in the vendor's GB (= GiB)", "memory_type": "e.g. GDDR6X, HBM3",
-    "bus_width_bits": "memory bus width in bits", "bandwidth_gbs": "memory bandwidth, decimal GB/s",
-    "fp32_tflops": "FP32 non-tensor TFLOPS", "tf32_tflops": "TF32 tensor TFLOPS, dense",
-    "fp16_tflops": "FP16 tensor TFLOPS (FP32 accumulate), dense", "bf16_tflops": "BF16 tensor TFLOPS, dense",
-    "fp8_tflops": "FP8 tensor TFLOPS, dense", "int8_tops": "INT8 tensor TOPS, dense",
-    "tdp_w": "board power in watts", "pcie_gen": "PCIe generation",
-    "devices": "GPUs on the board (default 1)", "link_kind": "none, sli, nvlink, infinity_fabric or xe_link",
-    "link_detail": "bridge kind or link generation",
-    "link_bandwidth_gbs": "link bandwidth per card, GB/s", "msrp_usd": "launch price in USD",
-    "source": "where the figures come from",
-    "unified_memory_gb": "unified-memory machines: all memory shared with the CPU (GiB)",
-}  # fmt: skip
+# Options of `add` / `edit`: one per declared card figure (records.FIGURES), named after its CSV column and
+# parsed by the same parser (csvio), so a new figure gets its option without an edit here.
+_FIELD_OF: dict[str, str] = {f.column: f.field for f in FIGURES}
 
 
 def _session_catalog(args: argparse.Namespace) -> Catalog:
@@ -111,7 +98,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def _figures(args: argparse.Namespace) -> dict[str, str]:
-    return {k: str(v) for k in FIGURE_HELP if (v := getattr(args, k, None)) is not None}
+    return {k: str(v) for k in _FIELD_OF if (v := getattr(args, k, None)) is not None}
 
 
 def _parsed(row: dict[str, str]) -> Any:
@@ -155,7 +142,7 @@ def _row_of(card: Any) -> dict[str, str]:
 
 
 def _spec_names(given: dict[str, str]) -> list[str]:
-    return [k.replace("_gb", "_bytes") if k.endswith("memory_gb") else k for k in given]
+    return [_FIELD_OF[k] for k in given]
 
 
 def cmd_set_price(args: argparse.Namespace) -> int:
@@ -241,11 +228,11 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def _figure_options(parser: argparse.ArgumentParser, required: bool) -> None:
-    for column, text in FIGURE_HELP.items():
-        if column == "name" and not required:
+    for item in FIGURES:
+        if item.column == "name" and not required:
             continue  # edit changes figures; the canonical name stays what reports already print
-        needed = required and column in REQUIRED and column != "source"
-        parser.add_argument(f"--{column.replace('_', '-')}", dest=column, required=needed, help=text)
+        needed = required and item.required and item.column != "source"
+        parser.add_argument(f"--{item.column.replace('_', '-')}", dest=item.column, required=needed, help=item.help)
 
 
 def _json_option(parser: argparse.ArgumentParser) -> None:

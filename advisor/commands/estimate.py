@@ -89,6 +89,9 @@ def _add_llm_options(parser: argparse.ArgumentParser) -> None:
                         help="llama.cpp: repeating layers offloaded to the GPU (default: all and the output)")
     parser.add_argument("--gpu-memory-utilization", type=types.positive_number(1.0), default=0.9, metavar="F",
                         help="vllm: the share of the card's memory the engine claims (vLLM's default 0.9)")
+    parser.add_argument("--max-num-seqs", type=positive_int, default=256, metavar="N",
+                        help="vllm: sequences per step; its startup profile samples that many (vLLM's default 256, "
+                        "1024 for V1 on cards of 70 GiB or more other than the A100)")
     parser.add_argument("--expandable-segments", action="store_true",
                         help="PyTorch's allocator runs with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True")
     parser.add_argument("--attention", choices=get_args(AttentionImpl), default=None,
@@ -114,7 +117,7 @@ def workload_from(args: argparse.Namespace) -> Workload:
                     lora_targets=args.lora_targets, tf32=args.tf32, defaulted=defaulted,
                     runtime=Runtime(args.runtime) if args.runtime else None, gpu_layers=args.gpu_layers,
                     attention=args.attention, offload=args.offload, loss=args.loss,
-                    gpu_memory_utilization=args.gpu_memory_utilization,
+                    gpu_memory_utilization=args.gpu_memory_utilization, max_num_seqs=args.max_num_seqs,
                     expandable_segments=args.expandable_segments)
 
 

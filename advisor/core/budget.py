@@ -8,20 +8,21 @@ live block cannot be returned, so their free remainder is lost) + margins where 
   (GEMM-based algorithms commonly need workspaces of that order; PyTorch falls back to algorithms that need
   less when the allocation fails, aten/src/ATen/native/cudnn/Conv_v8.cpp try_plans, so a larger workspace
   does not decide the fit);
-- the replay itself: it sees the tensors, not every allocation in the order CUDA makes them (autograd's own
-  buffers, kernel workspaces). On the H200 calibration rows the measured reservation without a limit
-  exceeded the replayed one by a median of about 1% of the peak (benchmarks/max_batch.py prints it), so
-  that share of the peak is kept free.
+- the replay's own granule, in bytes rather than a share of the peak (a share grew to gigabytes on
+  long-context LLM steps whose replay already holds their fragmentation): one 20 MiB segment
+  (core/allocator.py LARGE_SEGMENT), the size in which the allocator, and the replay, places every 1-10 MiB
+  request, so the most one request placed differently from the replay moves the budget. The cuBLAS/cuDNN
+  workspaces the allocator also holds are not added here: the fit's usable memory leaves them out already
+  (recommend/devices.py PROCESS_OVERHEAD_BYTES, core/overheads.py workspace_bytes, measured on the H200).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Protocol
 
-from advisor.core.allocator import free_replay, required_budget_bytes, training_loop_events
+from advisor.core.allocator import LARGE_SEGMENT, free_replay, required_budget_bytes, training_loop_events
 from advisor.core.curve import MemoryCurve, memory_curve
 from advisor.core.graph import Graph
 from advisor.core.loss_head import step_graph
@@ -29,7 +30,7 @@ from advisor.core.replay import replay_step
 from advisor.core.tracker import Key
 from advisor.core.workload import Workload
 
-REPLAY_UNCERTAINTY = 0.01
+REPLAY_MARGIN_BYTES = LARGE_SEGMENT  # 20 MiB
 # Layer kinds of the analytic graph and the nn.Module class names a simulated estimate reports.
 CONV_KINDS = frozenset({"conv", "conv_transpose", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d",
                         "ConvTranspose2d", "ConvTranspose3d"})
@@ -52,8 +53,7 @@ def conv_workspace_margin_bytes(layers: Iterable[SizedLayer]) -> int:
 
 def required_bytes(replayed_bytes: int, peak_bytes: int, conv_margin_bytes: int) -> int:
     """The budget for one estimate: the replay's answer (at least the peak) plus the margins."""
-    replayed = max(replayed_bytes, peak_bytes)
-    return replayed + conv_margin_bytes + math.ceil(peak_bytes * REPLAY_UNCERTAINTY)
+    return max(replayed_bytes, peak_bytes) + conv_margin_bytes + REPLAY_MARGIN_BYTES
 
 
 def required_for_peak(peak_bytes: int, estimated_peak_bytes: int, estimated_required_bytes: int) -> int:
@@ -78,10 +78,10 @@ def required_from_peaks(peak_curve: MemoryCurve, probes: Sequence[tuple[int, int
                         conv_margin_per_sample: float) -> MemoryCurve:
     """required(batch) from the peak curve: the replay's fragmentation (required - peak) measured at two
     batches and taken as affine in the batch between and beyond them, the convolution margin per sample, and
-    the replay's uncertainty as a share of the peak."""
+    the bytes the replay cannot see (REPLAY_MARGIN_BYTES)."""
     (b0, f0), (b1, f1) = sorted(probes)
     slope = max((f1 - f0) / (b1 - b0), 0.0)
-    return peak_curve.transformed(1 + REPLAY_UNCERTAINTY, f0 - b0 * slope, slope + conv_margin_per_sample)
+    return peak_curve.transformed(1, f0 - b0 * slope + REPLAY_MARGIN_BYTES, slope + conv_margin_per_sample)
 
 
 _PROBES = (16, 64)

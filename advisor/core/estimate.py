@@ -3,15 +3,20 @@ the timeline of the step, and the assumptions behind the numbers."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from advisor.core.allocator import peak_reserved_bytes
-from advisor.core.budget import REPLAY_UNCERTAINTY, conv_workspace_margin_bytes, replayed_required_bytes, required_bytes
+from advisor.core.budget import (
+    REPLAY_MARGIN_BYTES,
+    conv_workspace_margin_bytes,
+    replayed_required_bytes,
+    required_bytes,
+)
 from advisor.core.generation import GenerationProfile
 from advisor.core.gradients import requires_grad, trainable_count
 from advisor.core.graph import Graph
-from advisor.core.kernels import Kernel
+from advisor.core.kernels import Kernel, Pass, forward_kernels
 from advisor.core.layer_kernels import graph_kernels
 from advisor.core.loss_head import step_graph
 from advisor.core.offload import host_bytes, offload_notes
@@ -99,8 +104,20 @@ class Estimate:
     generation: GenerationProfile | None = None  # filled in generate mode (decoder language models)
 
 
+def _recomputed(graph: Graph, workload: Workload) -> set[int]:
+    """Nodes whose forward gradient checkpointing runs again inside backward (torch.utils.checkpoint's
+    recompute_fn); the simulated path records those kernels as it dispatches them, in the backward phase."""
+    if not (workload.training and workload.checkpointing):
+        return set()
+    return {i for segment in graph.checkpoint_segments() for i in segment}
+
+
+def _with_recompute(kernels: tuple[Kernel, ...]) -> tuple[Kernel, ...]:
+    return kernels + tuple(replace(k, pass_=Pass.BACKWARD) for k in forward_kernels(kernels))
+
+
 def layer_rows(graph: Graph, workload: Workload, kept: tuple[int, ...], dtype_bytes: int) -> list[LayerRow]:
-    rows, needs_grad = [], requires_grad(graph, workload)
+    rows, needs_grad, recomputed = [], requires_grad(graph, workload), _recomputed(graph, workload)
     for i, (node, work) in enumerate(zip(graph.nodes, graph_kernels(graph, workload, needs_grad), strict=True)):
         specs = graph.input_specs(node)
         scale = workload.batch if node.output.batched else 1
@@ -112,7 +129,8 @@ def layer_rows(graph: Graph, workload: Workload, kept: tuple[int, ...], dtype_by
             forward_flops=node.op.forward_flops(specs, node.output) * scale,
             backward_flops=node.op.backward_flops(specs, node.output, input_grad) * scale if workload.training else 0,
             output_bytes=0 if node.op.is_view else node.output.numel * scale * dtype_bytes, kept_bytes=kept[i],
-            kernels=work.kernels, host_ops=work.host_ops, autograd_nodes=work.autograd_nodes,
+            kernels=_with_recompute(work.kernels) if i in recomputed else work.kernels, host_ops=work.host_ops,
+            autograd_nodes=work.autograd_nodes,
             param_tensors=work.param_tensors))
     return rows
 
@@ -155,7 +173,8 @@ def _assumptions(workload: Workload) -> tuple[str, ...]:
         "cuDNN/cuBLAS workspaces are not in peak_bytes (they depend on the algorithm cuDNN picks).",
         "required_bytes replays the training loop through a model of the CUDA caching allocator limited to a "
         "budget (cached segments are released before it gives up) and finds the smallest budget that runs, "
-        f"plus {REPLAY_UNCERTAINTY:.0%} of the peak for what the replay cannot see and, with convolutions, "
+        f"plus {REPLAY_MARGIN_BYTES // 2**20} MiB (one large-pool segment, the replay's granule) and, with "
+        "convolutions, "
         "the largest convolution output for cuDNN's workspace; device_total_bytes adds "
         f"the CUDA context and driver reservation {DEFAULT_OVERHEAD.source}.",
         "peak = fixed + batch x per-sample only while the peak stays in the same phase of the step; "

@@ -99,6 +99,16 @@ class Graph:
                 runs.append((node.block, [index]))
         return runs
 
+    def checkpoint_segments(self) -> list[list[int]]:
+        """The node runs gradient checkpointing recomputes: the named blocks, or without any the classic
+        checkpoint_sequential split into about sqrt(n) segments (first and last node outside)."""
+        blocks = [members for _, members in self.blocks()]
+        if blocks:
+            return blocks
+        n = len(self.nodes)
+        size = max(1, round(n**0.5))
+        return [list(range(start, min(n, start + size))) for start in range(1, n - 1, size)]
+
 
 @dataclass
 class GraphBuilder:

@@ -72,12 +72,7 @@ class StepReplay:
         return self.frozen and isinstance(self.nodes[i].op, Linear) and not self.trainable(i)
 
     def _checkpoint_blocks(self) -> list[list[int]]:
-        blocks = [members for _, members in self.graph.blocks()]
-        if blocks:
-            return blocks
-        n = len(self.nodes)  # no named blocks: sqrt(n) segments, the classic checkpoint_sequential split
-        size = max(1, round(n**0.5))
-        return [list(range(start, min(n, start + size))) for start in range(1, n - 1, size)]
+        return self.graph.checkpoint_segments()
 
     def nbytes(self, i: int, numel: int | None = None, dtype_bytes: int | None = None) -> int:
         """Bytes of node i's output, or of something else it allocates per sample (numel given)."""
@@ -191,7 +186,7 @@ class StepReplay:
         element = self.dtype[node.inputs[0]] if op.input_dtype_workspace else None
         workspace = op.forward_workspace(specs, node.output, saving)
         sizes = [self.nbytes(i, workspace, element)] if workspace else []
-        return sizes + [self.nbytes(i, t.numel, _SAVED_BYTES[t.dtype])
+        return sizes + [self.nbytes(i, t.numel, _SAVED_BYTES.get(t.dtype))  # "act": the op's own dtype
                         for t in op.forward_transients(specs, node.output, saving)]
 
     def _hold(self, i: int, taken: dict[int, list[int]], released: dict[int, list[int]]) -> None:

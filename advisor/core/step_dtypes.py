@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from advisor.core.graph import Node, TensorSpec
 from advisor.core.ops.io import Input
+from advisor.core.ops.linear import Linear
 from advisor.core.workload import Precision, Workload
 
 # Element bytes of the tensors that are never floating point (indices, masks).
@@ -27,11 +28,19 @@ def element_bytes(nodes: Sequence[Node], specs: Sequence[Sequence[TensorSpec]], 
             out.append(4)
         elif isinstance(node.op, Input) or not amp:
             out.append(2 if half else 4)
-        elif node.op.is_view or node.op.inplace or node.op.amp == "promote":
+        elif node.op.is_view or node.op.inplace or node.op.amp == "promote" or _bnb_4bit(node, workload):
             out.append(max(floats, default=4))
         else:
             out.append(2 if node.op.amp == "lower" else 4)
     return out
+
+
+def _bnb_4bit(node: Node, workload: Workload) -> bool:
+    """A bitsandbytes 4-bit layer computes in its compute dtype and hands back its input's dtype
+    (bitsandbytes nn/modules.py Linear4bit.forward: `inp_dtype = x.dtype; x = x.to(self.compute_dtype)` ...
+    `.to(inp_dtype)`): on QLoRA's fp32 residual stream (prepare_model_for_kbit_training) its outputs are fp32,
+    not autocast's half. lm_head stays 16-bit (transformers skips it when quantizing)."""
+    return workload.weight_format == "nf4" and isinstance(node.op, Linear) and node.name != "lm_head"
 
 
 def cast_bytes(node: Node, spec: TensorSpec, source_bytes: int, workload: Workload) -> int:

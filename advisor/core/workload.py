@@ -118,6 +118,7 @@ class Workload:
     offload: Offload | None = None  # train: optimizer state (and with "params" the weights) in system RAM
     loss: LossImpl = "standard"
     gpu_memory_utilization: float = 0.9  # vLLM: the share of the card's memory the engine claims
+    max_num_seqs: int = 256  # vLLM --max-num-seqs: sequences its profile samples for (core/llm/runtime.py)
     expandable_segments: bool = False  # PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (core/budget.py)
 
     def __post_init__(self) -> None:
@@ -132,7 +133,7 @@ class Workload:
         self._check_llm_fields()
 
     def _check_llm_fields(self) -> None:
-        for name in ("prompt_len", "new_tokens", "lora_rank"):
+        for name in ("prompt_len", "new_tokens", "lora_rank", "max_num_seqs"):
             if getattr(self, name) < 1:
                 raise SpecError(f"{name}: must be at least 1, got {getattr(self, name)}")
         if self.lora_rank > MAX_LORA_RANK:  # 10**12 was accepted (issue 29); published adapters use 4 to 256

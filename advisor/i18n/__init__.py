@@ -19,6 +19,7 @@ from advisor.i18n.zh_CN_fields import MESSAGES as ZH_CN_FIELDS
 from advisor.i18n.zh_CN_llm import MESSAGES as ZH_CN_LLM
 from advisor.i18n.zh_CN_open import MESSAGES as ZH_CN_OPEN
 from advisor.i18n.zh_CN_prices import MESSAGES as ZH_CN_PRICES
+from advisor.i18n.zh_CN_report import MESSAGES as ZH_CN_REPORT
 
 Translate = Callable[[str], str]
 
@@ -29,7 +30,7 @@ FONTS: dict[str, tuple[str, ...]] = {"en": ("DejaVu Sans",), "zh_CN": ("Noto San
 _EN: dict[str, str] = {"optimizer_state": "optimizer state", "infer": "inference", "train": "training",
                        "kv_cache": "KV cache", "generate": "generation"}
 _CATALOGS: dict[str, dict[str, str]] = {"en": _EN, "zh_CN": {**ZH_CN, **ZH_CN_APP, **ZH_CN_FIELDS, **ZH_CN_LLM,
-                                                  **ZH_CN_OPEN, **ZH_CN_PRICES}}
+                                                  **ZH_CN_OPEN, **ZH_CN_PRICES, **ZH_CN_REPORT}}
 
 
 def known_language(code: str) -> str:
@@ -44,13 +45,18 @@ def locale_language(locale_name: str) -> str:
 
 
 def translate(text: str, language: str) -> str:
-    return _CATALOGS[known_language(language)].get(text, text)
+    code = known_language(language)
+    found = _CATALOGS[code].get(text)
+    if found is None and code != "en":  # a sentence with figures in it: its template (i18n/errors.py)
+        from advisor.i18n.errors import sentence_text  # errors.py's catalogues import this package
+
+        found = sentence_text(text, code)
+    return text if found is None else found
 
 
 def translator(language: str) -> Translate:
     """The lookup of one language, as the PDF report and the chart builders take it."""
-    catalog = _CATALOGS[known_language(language)]
-    return lambda text: catalog.get(text, text)
+    return lambda text: translate(text, language)
 
 
 def fonts_for(language: str) -> tuple[str, ...]:

@@ -121,8 +121,8 @@ MESSAGES: dict[str, str] = {
     "= {fixed} fixed + {batch} x {per} per sample":
         "重放一个训练步时存活张量总量的最大值（{phase}，{layer}）；= 固定 {fixed} + {batch} × 每样本 {per}",
     "The smallest allocator budget the step runs in: PyTorch's caching allocator replayed under a limit (what "
-    "it cannot reuse), plus {share} of the peak and, with convolutions, a cuDNN workspace":
-        "该步能运行的最小分配器预算：在限定预算下重放 PyTorch 缓存分配器（计入它无法复用的部分），再加峰值的 {share}，"
+    "it cannot reuse), plus {share} and, with convolutions, a cuDNN workspace":
+        "该步能运行的最小分配器预算：在限定预算下重放 PyTorch 缓存分配器（计入它无法复用的部分），再加 {share}，"
         "有卷积时再加一份 cuDNN 工作区",
     "What PyTorch's caching allocator would hold at the peak with plenty of memory":
         "显存充足时 PyTorch 缓存分配器在峰值处占用的显存",
@@ -387,9 +387,9 @@ MESSAGES: dict[str, str] = {
     "In use": "已用", "This workload": "本工作负载", "read {time}": "读取于 {time}",
     "Assumptions and provenance": "假设与数据来源", "Overheads assumed": "假定的开销",
     "Required memory: the smallest budget in which PyTorch's caching allocator, replayed under a limit, runs the "
-    "step, plus {share} of the peak and, with convolutions, a cuDNN workspace (checked against the largest "
+    "step, plus {share} and, with convolutions, a cuDNN workspace (checked against the largest "
     "batches that trained on an H200 by benchmarks/max_batch.py).":
-        "所需显存：在限定预算下重放 PyTorch 缓存分配器时能运行该步的最小预算，再加峰值的 {share}，有卷积时再加一份 "
+        "所需显存：在限定预算下重放 PyTorch 缓存分配器时能运行该步的最小预算，再加 {share}，有卷积时再加一份 "
         "cuDNN 工作区（benchmarks/max_batch.py 用 H200 上实际能训练的最大批大小检验过）。",
     "Usable memory per card = card memory less the driver's reservation ({driver}) and the CUDA context with "
     "cuBLAS/cuDNN workspaces ({context}); {source}, assumed for every card.":
@@ -445,12 +445,12 @@ MESSAGES: dict[str, str] = {
         "只有当峰值停留在训练步的同一阶段时，峰值 = 固定部分 + 批大小 x 每样本部分；批很小时，峰值可能出现在优化器"
         "更新或由权重决定。",
     "required_bytes replays the training loop through a model of the CUDA caching allocator limited to a budget "
-    "(cached segments are released before it gives up) and finds the smallest budget that runs, plus 1% of the "
-    "peak for what the replay cannot see and, with convolutions, the largest convolution output for cuDNN's "
+    "(cached segments are released before it gives up) and finds the smallest budget that runs, plus 20 MiB (one "
+    "large-pool segment, the replay's granule) and, with convolutions, the largest convolution output for cuDNN's "
     "workspace; device_total_bytes adds the CUDA context and driver reservation measured on an NVIDIA H200, "
     "driver 580.159, CUDA 13.0, PyTorch 2.11 (shared/calibration/h200).":
         "required_bytes 把训练循环交给限定预算的 CUDA 缓存分配器模型重放（放弃之前先释放缓存的段），求出能运行的"
-        "最小预算，再加上峰值的 1%（重放看不到的部分），有卷积时再加上最大卷积输出作为 cuDNN 工作区；"
+        "最小预算，再加上 20 MiB（一个大池段，即重放的粒度），有卷积时再加上最大卷积输出作为 cuDNN 工作区；"
         "device_total_bytes 加上 CUDA 上下文和驱动保留，数值测自 NVIDIA H200，驱动 580.159，CUDA 13.0，"
         "PyTorch 2.11（shared/calibration/h200）。",
     "Simulated: the module's own forward, loss, backward and optimizer step ran on the meta device (no values) "
@@ -470,11 +470,11 @@ MESSAGES: dict[str, str] = {
         "（all() 之后为 True，any() 之后为 False，其余为 1）。",
     "reserved_bytes replays every allocation and free through a model of the CUDA caching allocator; "
     "required_bytes is the smallest budget in which that replay runs when the allocator is limited (it releases "
-    "cached segments before it gives up), plus 1% of the peak and, with convolutions, the largest convolution "
+    "cached segments before it gives up), plus 20 MiB and, with convolutions, the largest convolution "
     "output for cuDNN's workspace; device_total_bytes adds the CUDA context and driver reservation measured on "
     "an NVIDIA H200, driver 580.159, CUDA 13.0, PyTorch 2.11 (shared/calibration/h200).":
         "reserved_bytes 把每次分配和释放交给 CUDA 缓存分配器的模型重放得出；required_bytes 是分配器受限时该重放能"
-        "运行的最小预算（放弃之前先释放缓存的段），再加上峰值的 1%，有卷积时再加上最大卷积输出作为 cuDNN 工作区；"
+        "运行的最小预算（放弃之前先释放缓存的段），再加上 20 MiB，有卷积时再加上最大卷积输出作为 cuDNN 工作区；"
         "device_total_bytes 加上 CUDA 上下文和驱动保留，数值测自 NVIDIA H200，驱动 580.159，CUDA 13.0，"
         "PyTorch 2.11（shared/calibration/h200）。",
     "FLOPs count 2 x multiply-adds of matmuls, convolutions and attention (torch.utils.flop_counter formulas; a "

@@ -49,7 +49,7 @@ MESSAGES: dict[str, str] = {
     "analytic": "解析估算",
     "simulated": "模拟",
     "(The figures below are from the last valid network.)": "（下方数字来自上一次有效的网络。）",
-    "(not a zoo model)": "（不是模型库中的模型）",
+    "(not a zoo model)": "（非模型库模型）",  # the full phrase was cut in the chooser at 1280 px
     "This model's activations already work in place": "该模型的激活函数已是原地计算",
     "best value (speed per dollar)": "性价比最高（每美元的速度）",
     "cheapest that fits": "放得下的最便宜",

@@ -18,6 +18,12 @@ MESSAGES: dict[str, str] = {
     "{kind}, rank {rank}": "{kind}，秩 {rank}", "{kind} rank {rank}": "{kind} 秩 {rank}",
     "gradient checkpointing": "梯度检查点", "no checkpointing": "无梯度检查点",
     "as the precision": "同精度设置", "as the compute dtype": "同计算数据类型",
+    "Runtime": "运行时", "as the weights": "随权重格式",
+    "What runs the generation, as --runtime: transformers' generate() grows its cache, llama.cpp allocates the "
+    "whole context up front, vLLM takes 0.9 of the card; as the weights: GGUF in llama.cpp, others in "
+    "transformers":
+        "运行生成的程序，同 --runtime：transformers 的 generate() 逐步扩大缓存，llama.cpp 预先分配整个上下文，"
+        "vLLM 占用显卡的 0.9；随权重格式：GGUF 用 llama.cpp，其他用 transformers",
     "full (every weight)": "全量（所有权重）",
     "all: {names}": "全部：{names}",
     "Applies to generation only: choose Mode > Generation": "仅适用于生成：请在“模式”中选择“生成”",
@@ -52,8 +58,10 @@ MESSAGES: dict[str, str] = {
         "{per_token}（{layers} 层，{kv_heads} 个 KV 头），以 {dtype} 存储",
     "Prefill of the prompts + every decode step ({new} tokens per sequence)":
         "提示的预填充 + 每个解码步（每个序列 {new} 个词元）",
-    "Needs <b>{need}</b> per card ({mode}, batch {batch}, {prompt} + {new} tokens, KV cache {kv}, {method})":
-        "每张卡需要 <b>{need}</b>（{mode}，批大小 {batch}，{prompt} + {new} 个词元，KV 缓存 {kv}，{method}）",
+    "Needs <b>{need}</b> per card ({mode} in {runtime}, {precision}, batch {batch}, {prompt} + {new} tokens, "
+    "KV cache {kv}, {method})":
+        "每张卡需要 <b>{need}</b>（用 {runtime} {mode}，{precision}，批大小 {batch}，{prompt} + {new} 个词元，"
+        "KV 缓存 {kv}，{method}）",
     # recommendations (advisor/ui/recommend_model.py)
     "layer split": "按层拆分", "Decode tok/s": "解码 词元/秒", "Prefill tok/s": "预填充 词元/秒",
     "Generation only": "仅用于生成",

@@ -64,8 +64,15 @@ def choose_method(spec: str, method: str, workload: Workload | None = None) -> L
     if method == "simulated" and not simulatable(spec):
         raise SpecError(f"{spec}: only PyTorch modules (FILE.py, torchvision:, timm:, hf:) can be simulated; "
                         "use --method analytic")
+    if method == "simulated" and workload is not None and workload.generating:
+        # the simulation runs one forward or training step: it has no KV cache and no decode loop, so its
+        # answer would be another workload's (and no prefill or decode speed)
+        raise SpecError(f"{spec}: generation (prefill, then decoding with a KV cache) is estimated from the "
+                        "decoder's description, not simulated; use --method analytic or auto")
+    if method == "auto" and workload is not None and workload.generating:
+        return "analytic"  # any spec: only core's decoder model has a KV cache and a decode loop
     if method == "auto" and workload is not None and spec.startswith("hf:") and _llm_workload(workload):
-        return "analytic"  # generation, quantized storage and adapters are described by core's decoder model
+        return "analytic"  # quantized storage and adapters are described by core's decoder model
     return "simulated" if method != "analytic" and simulatable(spec) else "analytic"
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from advisor.catalog.records import CardRecord
+from advisor.catalog.records import CardRecord, model_memory_bytes
 from advisor.core.overheads import HOPPER_MEASURED
 from advisor.core.workload import Precision, Workload
-from advisor.recommend.multiprocessors import sm_count
+from advisor.recommend.multiprocessors import lanes_and_clock, sm_count
 
 # The driver's own reservation scales with the card's memory (page tables, ECC): measured 644,939,776 B
 # used on an idle H200 (143,771 MiB) -> 0.43% of the memory. CUDA context, cuBLAS/cuDNN and their
@@ -35,6 +35,10 @@ class Device:
     link_name: str
     sm_count: int = 1  # streaming multiprocessors per GPU (advisor.recommend.multiprocessors)
     tensor_cores: bool = False  # matmuls of this precision run on tensor/matrix units (tile shape, rate)
+    # fp32 convolutions / matmuls run on TF32 tensor cores (cuDNN's default / the workload's tf32): on GeForce
+    # Ampere, Ada and Blackwell the TF32 rate equals the FP32 one, yet the tensor path is the one that runs
+    tf32_conv: bool = False
+    tf32_matmul: bool = False
 
 
 def matmul_rate(card: CardRecord, workload: Workload) -> float:
@@ -79,12 +83,18 @@ class GenerationRates:
     bandwidth_gbs: float
     fp16_accumulate_tflops: float  # dense FP16 tensor rate with FP16 accumulation (llama.cpp's GEMMs)
     hbm: bool  # stacked memory: wider and slower, so a single mat-vec stream reaches less of its peak
+    half_tflops: float  # dense BF16/FP16 rate with FP32 accumulation (PyTorch's and vLLM's GEMMs)
+    tdp_w: float  # board power, which caps the clock a tensor-core load holds (kernels.tensor_ceiling)
+    sm_cycles_per_s: float  # multiprocessors x boost clock (peak FP32 / 2 FLOPs / FP32 lanes per SM)
 
 
 def generation_rates(card: CardRecord) -> GenerationRates:
     per_gpu = max(card.devices, 1)
+    half = max(card.bf16_tflops or card.fp16_tflops or 0.0, card.fp32_tflops)
+    lanes = lanes_and_clock(card)[0]
     return GenerationRates(card.bandwidth_gbs / per_gpu, fp16_accumulate_rate(card) / per_gpu,
-                           card.memory_type.upper().startswith("HBM"))
+                           card.memory_type.upper().startswith("HBM"), half / per_gpu, card.tdp_w / per_gpu,
+                           card.fp32_tflops * 1e12 / per_gpu / (2 * lanes))
 
 
 def usable_bytes(memory_bytes: int) -> int:
@@ -109,11 +119,13 @@ def link(card: CardRecord) -> tuple[float, str]:
 
 def device(card: CardRecord, workload: Workload) -> Device:
     per_gpu = max(card.devices, 1)
-    memory = card.memory_bytes // per_gpu
+    memory = model_memory_bytes(card) // per_gpu  # with ECC on where the card ships with it (records.py)
     link_gbs, link_name = link(card)
+    tf32 = workload.precision is Precision.FP32 and (card.tf32_tflops or 0.0) >= card.fp32_tflops > 0
     matmul = matmul_rate(card, workload)
     return Device(name=card.name, vendor=card.vendor, memory_bytes=memory, usable_bytes=usable_bytes(memory),
                   bandwidth_gbs=card.bandwidth_gbs / per_gpu, matmul_tflops=matmul / per_gpu,
                   conv_tflops=conv_rate(card, workload) / per_gpu, fp32_tflops=card.fp32_tflops / per_gpu,
                   tdp_w=card.tdp_w / per_gpu, link_gbs=link_gbs, link_name=link_name, sm_count=sm_count(card),
-                  tensor_cores=workload.precision is not Precision.FP32 and matmul > card.fp32_tflops)
+                  tensor_cores=workload.precision is not Precision.FP32 and matmul > card.fp32_tflops,
+                  tf32_conv=tf32, tf32_matmul=tf32 and workload.tf32)

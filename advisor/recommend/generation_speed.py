@@ -1,22 +1,21 @@
-"""Prefill and decode speed of text generation on a card, from a roofline per forward pass.
+"""Prefill and decode speed of text generation on a card: the bytes and FLOPs of each forward pass at what the
+runtime's kernels reach of the card, plus the host work the runtime does for every forward.
 
-Prefill runs the prompt through the model in chunks (llama.cpp's n_ubatch = 512; vLLM's chunked prefill is
-of the same size): each chunk is a set of GEMMs, compute-bound at the card's FP16-accumulate tensor rate
-(llama.cpp's cuBLAS path). Quantized weights are first expanded to FP16 for those GEMMs, once per chunk: the
-card reads the quantized bytes and writes the FP16 copy (bandwidth-bound), which is why Q4_K_M prefill is
-slower than F16 on the same card.
+A decode step (every sequence gains a token) reads every active weight once and every sequence's KV cache
+once, and does 2 FLOPs per active weight per sequence: the longer of the two at the card's achievable rates
+(bandwidth-bound at batch 1, compute-bound at a large batch). Each forward pass also costs the device a fixed
+time per layer (kernel gaps and the small kernels between the GEMMs) and, in an eager runtime, the host one
+Python dispatch per op: launches are asynchronous, so the step takes the longer of the host's and the device's
+time, plus whatever host work the runtime does between steps (vLLM's scheduler and sampler).
+Quantized weights (GPTQ/AWQ/GGUF) are read as their stored bytes: the mat-vec kernels dequantize in registers.
 
-A decode step reads every active weight once and the whole KV cache of every sequence once, and does
-2 FLOPs per active weight per sequence: the longer of the two at the card's rates (bandwidth-bound at batch
-1, compute-bound at large batch). Each forward pass also pays a fixed cost per layer (its ~15 kernel
-launches and the small ops between the GEMMs), which is what caps small models on fast cards.
+Prefill runs the prompts as GEMMs, compute-bound at the runtime's tensor rate, in chunks (llama.cpp's
+n_ubatch, vLLM's chunked prefill) or as one forward (transformers). llama.cpp first expands quantized weights
+to FP16 for those GEMMs, once per chunk, which is why its Q4_K_M prefill is slower than F16.
 
-The efficiencies are fitted by benchmarks/llm_speed.py on public llama.cpp measurements of 16 NVIDIA
-GPUs (benchmarks/data/llm_speed.csv); it prints the fit, and the error when each GPU is left out of it.
-Not modelled: AMD and Intel cards get the same efficiencies (no measurement checks them); a mixture-of-
-experts decode step reads only the active experts at every batch size, although a large batch touches more
-distinct experts; dequantizing inside the decode mat-vec kernels is taken as part of their bandwidth
-efficiency.
+The per-runtime constants and their sources are in advisor.recommend.generation_runtimes.
+Not modelled: a mixture-of-experts decode step reads only the active experts at every batch size, although a
+large batch touches more distinct experts.
 """
 
 from __future__ import annotations
@@ -25,38 +24,27 @@ import math
 from dataclasses import dataclass
 
 from advisor.core.generation import GenerationProfile
+from advisor.core.workload import Runtime
 from advisor.recommend.devices import GenerationRates
+from advisor.recommend.generation_runtimes import (
+    COLLECTIVE_LATENCY_S,
+    HALF_BYTES,
+    HOST_DECODE_BANDWIDTH,
+    LLAMA_CPP,
+    RUNTIMES,
+    GenerationEfficiency,
+)
+from advisor.recommend.kernels import tensor_ceiling
 
-# llama.cpp's default physical batch (n_ubatch) for prompt processing.
-PREFILL_CHUNK_TOKENS = 512
-HALF_BYTES = 2  # activations exchanged between cards, and the FP16 copy of dequantized weights
-# Latency of one small NCCL all-reduce or one activation hop between cards (nccl-tests report 10-30 us for
-# small messages over PCIe and NVLink): an assumption, no measured row here checks it.
-COLLECTIVE_LATENCY_S = 20e-6
-# llama.cpp -ngl partial offload: the CPU runs the layers left in system RAM, streaming their weights and cache
-# from host memory each decode step. Dual-channel DDR5-4800 peaks at 76.8 GB/s; a CPU mat-vec reaches about
-# 80% of it: an assumption (no measured row here checks it), and the token's activations crossing PCIe twice
-# per step are negligible beside it.
-HOST_DECODE_BANDWIDTH = 60e9
+__all__ = ["FITTED", "HOST_DECODE_BANDWIDTH", "PREFILL_CHUNK_TOKENS", "GenerationEfficiency", "GenerationRun",
+           "GenerationSpeed", "Split", "decode_step", "dequantized_bytes", "efficiency", "generation_speed",
+           "prefill_seconds"]
 
-
-@dataclass(frozen=True)
-class GenerationEfficiency:
-    tensor: float  # share of the FP16-accumulate tensor rate that prefill GEMMs reach
-    memory_gddr: float  # share of the peak bandwidth a decode step streams at on GDDR cards
-    memory_hbm: float  # the same on HBM cards (a mat-vec stream keeps too few bytes in flight for them)
-    seconds_per_layer: float  # fixed cost of one layer in one forward pass
+FITTED = LLAMA_CPP  # llama.cpp's constants (benchmarks/llm_speed.py fits them)
+PREFILL_CHUNK_TOKENS = LLAMA_CPP.prefill_chunk_tokens
 
 
-# Fitted by benchmarks/llm_speed.py on the 68 single-GPU rows of benchmarks/data/llm_speed.csv (llama.cpp,
-# Llama 3 8B/70B, Q4_K_M/F16, 16 GPUs), with the zoo's own generation estimates of those models. Its output:
-# prefill Spearman 0.970, median |error| 12.6% in-sample, 0.965 / 14.2% leave-one-GPU-out; decode 0.996 /
-# 4.7%, 0.992 / 5.7%. Worst: H100 PCIe F16 prefill +84% (it reaches far less of its tensor peak than the
-# other cards). Layer split over 2-8 cards, never fitted on: prefill median 11%, decode 5.0%.
-FITTED = GenerationEfficiency(tensor=0.41, memory_gddr=0.88, memory_hbm=0.50, seconds_per_layer=72e-6)
-
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class GenerationRun:
     """What generation speed needs, independent of the card."""
 
@@ -65,6 +53,8 @@ class GenerationRun:
     batch: int  # sequences generated together
     prompt_len: int
     new_tokens: int
+    host_ops: int  # ops an eager runtime's Python dispatches per forward (the estimate's rows, as timing counts)
+    quantized_linears: int  # linear layers per forward whose weights are stored quantized (GPTQ/AWQ/GGUF)
 
 
 @dataclass(frozen=True)
@@ -82,7 +72,12 @@ class GenerationSpeed:
     decode_step_s: float  # one token for every sequence, at the mean context length
     prefill_tokens_per_s: float
     decode_tokens_per_s: float  # over all sequences
-    decode_bound: str  # "memory" or "compute"
+    decode_bound: str  # "memory", "compute" or "host"
+
+
+def efficiency(runtime: str) -> GenerationEfficiency:
+    """The constants of the runtime a generation profile names (core.workload.Runtime)."""
+    return RUNTIMES[Runtime(runtime)]
 
 
 def _bandwidth(card: GenerationRates, eff: GenerationEfficiency) -> float:
@@ -90,7 +85,11 @@ def _bandwidth(card: GenerationRates, eff: GenerationEfficiency) -> float:
 
 
 def _tensor_rate(card: GenerationRates, eff: GenerationEfficiency) -> float:
-    return card.fp16_accumulate_tflops * 1e12 * eff.tensor
+    """llama.cpp: its fitted share of the FP16-accumulate rate; the PyTorch runtimes: the FP32-accumulate
+    half-precision rate at the share a large GEMM holds under the board's power limit (kernels.tensor_ceiling)."""
+    if eff.fp16_accumulate:
+        return card.fp16_accumulate_tflops * 1e12 * eff.tensor
+    return card.half_tflops * 1e12 * eff.tensor * tensor_ceiling(card.half_tflops, card.tdp_w)
 
 
 def _comm_s(run: GenerationRun, split: Split, tokens: int) -> float:
@@ -107,41 +106,70 @@ def _comm_s(run: GenerationRun, split: Split, tokens: int) -> float:
     return seconds
 
 
-def dequantized_bytes(run: GenerationRun) -> float:
-    """Traffic of expanding quantized weights to FP16 for one prefill chunk: read them, write the copy
-    (0 when the weights are already 16-bit or wider)."""
+def dequantized_bytes(run: GenerationRun, eff: GenerationEfficiency = LLAMA_CPP) -> float:
+    """Traffic of expanding quantized weights to FP16 for one prefill chunk: read them, write the copy (0 when
+    the weights are already 16-bit or wider, or the runtime's GEMMs dequantize in registers)."""
     dense = run.param_count * HALF_BYTES
-    return run.profile.weight_bytes + dense if run.profile.weight_bytes < dense else 0.0
+    expands = eff.prefill_dequantizes and run.profile.weight_bytes < dense
+    return run.profile.weight_bytes + dense if expands else 0.0
 
 
-def prefill_seconds(run: GenerationRun, card: GenerationRates, eff: GenerationEfficiency = FITTED,
+def _host_seconds(run: GenerationRun, eff: GenerationEfficiency) -> float:
+    """Host time of one forward that overlaps the device's queue (eager dispatch)."""
+    return run.host_ops * eff.host_op_seconds + run.quantized_linears * eff.quantized_linear_host_seconds
+
+
+def prefill_seconds(run: GenerationRun, card: GenerationRates, eff: GenerationEfficiency | None = None,
                     split: Split = Split()) -> float:
+    eff = eff or efficiency(run.profile.runtime)
     p, ways = run.profile, split.tensor_ways
-    chunks = max(math.ceil(run.batch * run.prompt_len / PREFILL_CHUNK_TOKENS), 1)
-    tokens = min(run.batch * run.prompt_len, PREFILL_CHUNK_TOKENS)
+    tokens_all = run.batch * run.prompt_len
+    chunk_tokens = eff.prefill_chunk_tokens or tokens_all
+    chunks = max(math.ceil(tokens_all / chunk_tokens), 1)
+    tokens = min(tokens_all, chunk_tokens)
     bandwidth = _bandwidth(card, eff)
-    weights = max(p.weight_bytes, run.param_count * HALF_BYTES) / ways  # the GEMMs read FP16 weights
+    dense = max(p.weight_bytes, run.param_count * HALF_BYTES) if eff.prefill_dequantizes else p.weight_bytes
     compute = p.prefill_flops / chunks / ways / _tensor_rate(card, eff)
-    chunk = (max(compute, weights / bandwidth) + dequantized_bytes(run) / ways / bandwidth
-             + p.layers * eff.seconds_per_layer + _comm_s(run, split, tokens))
-    # layer split: chunks flow through the stages as a pipeline (llama.cpp since 2024-03); each stage
-    # holds 1/stages of the layers, so one chunk takes `chunk` in all and the pipeline fills once
+    device = (max(compute, dense / ways / bandwidth) + dequantized_bytes(run, eff) / ways / bandwidth
+              + p.layers * eff.seconds_per_layer + _comm_s(run, split, tokens))
+    chunk = max(device, _host_seconds(run, eff)) + eff.host_step_seconds
+    # layer split: one sequence's tokens pass the stages in turn, so one chunk takes `chunk` in all; chunks
+    # flow through the stages as a pipeline (llama.cpp since 2024-03, vLLM's pipeline parallel), so the
+    # pipeline fills once. A single chunk (transformers' whole prompt, llama-bench's pp512) gains nothing.
     return chunk * (chunks + split.stages - 1) / split.stages
 
 
-def decode_step(run: GenerationRun, card: GenerationRates, eff: GenerationEfficiency = FITTED,
-                split: Split = Split()) -> tuple[float, str]:
-    """Seconds of one decode step (every sequence gains a token) at the mean context, and its bound."""
+def _device_decode(run: GenerationRun, card: GenerationRates, eff: GenerationEfficiency,
+                   split: Split) -> tuple[float, float]:
+    """(bytes time, FLOPs time) of one decode step on the device."""
     p, ways = run.profile, split.tensor_ways
     context = run.prompt_len + run.new_tokens / 2
-    read = (p.active_weight_bytes + run.batch * p.kv_bytes_per_token * context - p.host_read_bytes) / ways
-    memory = read / _bandwidth(card, eff) + p.host_read_bytes / HOST_DECODE_BANDWIDTH
+    cache = run.batch * p.kv_bytes_per_token * context
+    # transformers reads the cache once per query head (repeat_kv before eager/sdpa attention; flash-attn
+    # at one query token likewise), at a rate the multiprocessors' cycles set (generation_runtimes.TRANSFORMERS)
+    groups = p.attention_heads / max(p.kv_heads, 1) if eff.cache_per_query_head else 1.0
+    cache_rate = _bandwidth(card, eff)
+    if eff.cache_bytes_per_sm_cycle:
+        cache_rate = min(cache_rate, card.sm_cycles_per_s * eff.cache_bytes_per_sm_cycle)
+    weights = (p.active_weight_bytes - p.host_read_bytes) / ways / _bandwidth(card, eff)
+    memory = weights + cache * groups / ways / cache_rate + p.host_read_bytes / HOST_DECODE_BANDWIDTH
     compute = run.batch * p.decode_flops_per_token / ways / _tensor_rate(card, eff)
-    step = max(memory, compute) + p.layers * eff.seconds_per_layer + _comm_s(run, split, run.batch)
-    return step, "memory" if memory >= compute else "compute"
+    return memory, compute
 
 
-def generation_speed(run: GenerationRun, card: GenerationRates, eff: GenerationEfficiency = FITTED,
+def decode_step(run: GenerationRun, card: GenerationRates, eff: GenerationEfficiency | None = None,
+                split: Split = Split()) -> tuple[float, str]:
+    """Seconds of one decode step (every sequence gains a token) at the mean context, and its bound."""
+    eff = eff or efficiency(run.profile.runtime)
+    memory, compute = _device_decode(run, card, eff, split)
+    fixed = (run.profile.layers * eff.seconds_per_layer + run.quantized_linears * eff.quantized_linear_seconds
+             + _comm_s(run, split, run.batch))
+    device, host = max(memory, compute) + fixed, _host_seconds(run, eff)
+    bound = "host" if host > device else "memory" if memory >= compute else "compute"
+    return max(device, host) + eff.host_step_seconds, bound
+
+
+def generation_speed(run: GenerationRun, card: GenerationRates, eff: GenerationEfficiency | None = None,
                      split: Split = Split()) -> GenerationSpeed:
     prefill = prefill_seconds(run, card, eff, split)
     step, bound = decode_step(run, card, eff, split)

@@ -26,8 +26,14 @@ BANDWIDTH_CEILING = 0.87
 # 300 W RTX PRO 6000 Max-Q does not (its figures are the 600 W card's clocks cut down). The share reached is
 # TENSOR_CEILING_MAX x min(1, watts per TFLOPS / POWER_SATURATION_W_PER_TFLOPS) ^ POWER_EXPONENT: dynamic
 # power grows faster than the clock near the top of the voltage curve, so the clock falls off slowly with
-# the power per operation. The maximum and the exponent are fitted by benchmarks/time.py (it prints the
-# leave-one-card-out errors); the saturation point is then fixed by the H200's measured 0.79.
+# the power per operation. The maximum and the exponent were fitted in an earlier revision and are held here
+# (benchmarks/time.py no longer refits them: scanning 0.85-1.0 and 0.5-1.75 with the other constants refitted
+# moved the public median by under 0.5 points); the saturation point is fixed by the H200's measured 0.79.
+# Known limit: the rule anchors every architecture's energy per tensor FLOP at Hopper's. Measured maximum
+# matmul rates (stas00/ml-engineering, compute/accelerator/README.md, "Maximum Achievable Matmul FLOPS
+# comparison table", read 2026-12-01) put the A100 SXM at 0.859 of peak (the rule: 0.95) and the B200 at
+# 0.776 (the rule: 0.55): Ampere spends more energy per FLOP than Hopper, Blackwell's data-centre die less,
+# and 300 W / 150 W boards with full-rate FP32-accumulate tensor cores (RTX 6000 Ada, A10) come out too fast.
 TENSOR_CEILING_MAX = 0.95
 POWER_EXPONENT = 0.75
 H200_WATTS_PER_TFLOPS = 700 / 989.5
@@ -77,12 +83,25 @@ def _ceiling_flops(dev: Device, dtype_bytes: int, conv: bool = False) -> float:
 
 def _tf32(dev: Device, conv: bool) -> bool:
     """An fp32 GEMM on TF32 tensor cores: cuDNN's convolutions by default, matmuls when the workload allows it
-    (devices.matmul_rate then gives the TF32 rate, above the card's FP32 one)."""
-    return not dev.tensor_cores and (dev.conv_tflops if conv else dev.matmul_tflops) > dev.fp32_tflops
+    (devices.matmul_rate then gives the TF32 rate, at or above the card's FP32 one)."""
+    return not dev.tensor_cores and (dev.tf32_conv if conv else dev.tf32_matmul)
 
 
 def _tensor_path(dev: Device, dtype_bytes: int, conv: bool) -> bool:
     return (dtype_bytes <= 2 and dev.tensor_cores) or (dtype_bytes == 4 and _tf32(dev, conv))
+
+
+# A 3x3 stride-1 convolution on CUDA cores (fp32 without TF32 tensor cores: Volta, Turing, Pascal) runs
+# Winograd's minimal filtering: F(2x2, 3x3) computes a 2x2 output tile with (2+3-1)^2 = 16 multiplies instead of
+# 2x2x9 = 36, 2.25x fewer (A. Lavin, S. Gray, "Fast Algorithms for Convolutional Neural Networks", CVPR 2016,
+# arXiv:1509.09308, section 4); cuDNN picks it for such layers (its volta_scudnn_winograd_128x128_* kernels in
+# fp32 ResNet profiles). On tensor cores cuDNN runs implicit GEMMs instead.
+WINOGRAD_MULTIPLY_REDUCTION = 36 / 16
+
+
+def winograd_runs(dev: Device, dtype_bytes: int) -> bool:
+    """A 3x3 stride-1 convolution of this dtype runs Winograd on this card (CUDA cores, not tensor cores)."""
+    return not _tensor_path(dev, dtype_bytes, True)
 
 
 def gemm_compute_seconds(m: int, n: int, k: int, dev: Device, dtype_bytes: int = 2, conv: bool = False) -> float:

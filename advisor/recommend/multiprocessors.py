@@ -25,6 +25,10 @@ _LANES_AND_CLOCK: dict[str, tuple[int, float]] = {
 # chips show it as a tensor/half rate far above FP32 (GA100: TF32 = 8 x FP32; GP100: FP16 = 2 x FP32).
 _GA100 = (64, 1.41)
 _GP100 = (64, 1.48)
+# Blackwell's data-centre die (B100/B200/B300, HBM3e) clocks like the H100 SXM5, not like the GeForce GB202
+# (2.41 GHz): B200 has 2 x 74 = 148 SMs "at clock speeds similar to the H100's SXM5" (Chips and Cheese,
+# "Nvidia's B200: Keeping the CUDA Juggernaut Rolling", 2025-12-15): 75 TFLOPS / (2 x 128 x 1.98 GHz) = 148.
+_GB100 = (128, 1.98)
 # AMD CDNA/RDNA and Intel Xe: 64 FP32 lanes per compute unit at ~2 GHz (MI300X: 81.7 TFLOPS / (2 x 64 x
 # 2.1 GHz) = 304 CUs, 304 in AMD's datasheet); dual-issue RDNA 3 parts come out at twice their CU count,
 # which for the wave model means the same: more parallel lanes to fill.
@@ -38,6 +42,8 @@ def lanes_and_clock(card: CardRecord) -> tuple[int, float]:
         return _GA100
     if card.architecture == "Pascal" and (card.fp16_tflops or 0) >= 2 * card.fp32_tflops:
         return _GP100
+    if card.architecture == "Blackwell" and card.memory_type.upper().startswith("HBM"):
+        return _GB100
     return _LANES_AND_CLOCK.get(card.architecture, (128, 1.5))
 
 

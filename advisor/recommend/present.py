@@ -121,3 +121,9 @@ def to_json(entries: list[Recommendation]) -> list[dict[str, Any]]:
              "job_cost_usd": r.job_cost_usd, "break_even_hours": r.break_even_hours,
              "prefill_tokens_per_s": r.prefill_tokens_per_s, "decode_tokens_per_s": r.decode_tokens_per_s}
             for r in entries]
+
+
+def three_figures(value: float) -> str:
+    """Three significant figures, never scientific notation ("2.28e+04" was how 22,800 per dollar read in
+    the PDF, "8.86e+03" in the app): 22,800, 462, 0.972."""
+    return f"{float(f'{value:.3g}'):,.0f}" if abs(value) >= 100 else f"{value:.3g}"

@@ -12,6 +12,7 @@ from dataclasses import replace
 from advisor.catalog.records import CardRecord
 from advisor.core.curve import MemoryCurve
 from advisor.core.estimate import Estimate
+from advisor.core.workload import GGUF_WEIGHTS, LORA_TARGETS, QUANTIZED_WEIGHTS
 from advisor.recommend.devices import Device, generation_rates
 from advisor.recommend.generation_speed import GenerationRun, GenerationSpeed, Split, generation_speed
 from advisor.recommend.plans import (
@@ -25,13 +26,33 @@ from advisor.recommend.plans import (
 from advisor.recommend.reasons import Reason, ReasonCode, reason
 from advisor.recommend.recommendation import Recommendation
 
+# The last estimate's run: a ranking asks for it once per card and plan (an identity check, so a new
+# estimate, even an equal one, is counted afresh; a race between threads only counts it twice)
+_last_run: tuple[Estimate, GenerationRun | None] | None = None
+
 
 def generation_run(e: Estimate) -> GenerationRun | None:
-    """The card-independent generation work of a generate-mode estimate (None in other modes)."""
+    """The card-independent generation work of a generate-mode estimate (None in other modes): with the ops an
+    eager runtime dispatches per forward (counted over the rows as the training time model counts them) and
+    the blocks' linear layers that run quantized kernels (GPTQ/AWQ/GGUF weights; the LM head stays 16-bit)."""
+    global _last_run
+    last = _last_run
+    if last is not None and last[0] is e:
+        return last[1]
+    run = _generation_run(e)
+    _last_run = (e, run)
+    return run
+
+
+def _generation_run(e: Estimate) -> GenerationRun | None:
     if e.generation is None:
         return None
     w = e.workload
-    return GenerationRun(e.generation, e.param_count, w.batch, w.prompt_len, w.new_tokens)
+    host_ops = sum(row.host_ops for row in e.layers)  # what step_layers.layer_work reads, without its GEMMs
+    quantized = w.weights in (*QUANTIZED_WEIGHTS, *GGUF_WEIGHTS)
+    linears = sum(1 for row in e.layers if row.name.rsplit(".", 1)[-1] in LORA_TARGETS) if quantized else 0
+    return GenerationRun(profile=e.generation, param_count=e.param_count, batch=w.batch, prompt_len=w.prompt_len,
+                         new_tokens=w.new_tokens, host_ops=host_ops, quantized_linears=linears)
 
 
 def kv_cache_bytes(e: Estimate) -> int:

@@ -24,6 +24,7 @@ class Gemm:
     dtype_bytes: int
     conv: bool  # cuDNN implicit GEMM (TF32 in fp32) rather than cuBLAS
     backward: bool  # a gradient GEMM (dgrad or wgrad)
+    winograd: bool = False  # a 3x3 stride-1 convolution, which cuDNN can run as Winograd on CUDA cores
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -57,7 +58,8 @@ def _sorted_kernels(kernels: Sequence[Kernel]) -> tuple[list[Gemm], float, float
                 simt += 2 * k.macs
             else:
                 m, n, depth = k.implicit_gemm()
-                gemms.append(Gemm(m, n, depth, k.dtype_bytes, True, k.pass_.backward))
+                gemms.append(Gemm(m, n, depth, k.dtype_bytes, True, k.pass_.backward,
+                                  k.kernel_volume == 9 and k.input_pixels == k.output_pixels and k.groups == 1))
         elif isinstance(k, Attention):
             attention += k.flops
             moved += k.io_bytes

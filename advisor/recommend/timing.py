@@ -22,10 +22,12 @@ from advisor.core.estimate import Estimate
 from advisor.recommend.devices import Device
 from advisor.recommend.kernels import (
     LAUNCH_HOST_SECONDS,
+    WINOGRAD_MULTIPLY_REDUCTION,
     bandwidth_bytes_per_s,
     gemm_seconds,
     simt_flops_per_s,
     stream_seconds,
+    winograd_runs,
 )
 from advisor.recommend.optimizer_kernels import NO_OPTIMIZER, OptimizerWork, optimizer_work
 from advisor.recommend.step_layers import Gemm, LayerWork, layer_works
@@ -43,26 +45,34 @@ class Efficiency:
     conv: float  # share of the GEMM ceiling cuDNN's convolutions reach (no cudnn.benchmark: heuristic choice)
     attention: float  # share of the matmul ceiling a fused attention kernel reaches
     stream: float  # bytes eager PyTorch's memory-bound kernels move, over the minimum the layer needs
+    sm_stream_bytes_per_s: float  # what one multiprocessor's loads in flight sustain in an eager kernel
     kernel_seconds: float  # device time of one kernel beyond its work: the gap between launches, ramp-up, tail
     backward: float  # share of its forward's rate a gradient GEMM or convolution reaches (dgrad, wgrad)
 
 
-# python_op_seconds, backward_node_seconds, stream, kernel_seconds and backward are fitted by benchmarks/time.py
-# on 242 step times: the 68 H200 rows of shared/calibration and 174 public runs on 15 other cards (timm's,
-# Lambda's and torchtune's tables, benchmarks/public_speed.py); it prints the fit, the in-sample, the
-# leave-one-family-out and the leave-one-card-out errors. Each grid is held to a physical range: host time
-# per op 10-60 us, device time per kernel 1-8 us, eager streaming kernels at 1/3 to all of the copy bandwidth,
-# gradient GEMMs at 1/2 to all of their forward's rate (cuDNN's dgrad and wgrad, cuBLAS's transposed
-# operands). Three end on their bound (backward_node_seconds 60 us, kernel_seconds 8 us, backward near it at
-# 0.55): the rows ask for more fixed cost per op than the ranges allow.
+# python_op_seconds, backward_node_seconds, stream, sm_stream_bytes_per_s, kernel_seconds and backward are
+# fitted by benchmarks/time.py on 242 step times: the 68 H200 rows of shared/calibration and 174 public runs on
+# 15 other cards (timm's, Lambda's and torchtune's tables, benchmarks/public_speed.py); it prints the fit, the
+# in-sample, the leave-one-family-out and the leave-one-card-out errors. Each grid is held to a physical range:
+# host time per op 10-60 us, device time per kernel 1-8 us, eager streaming kernels at 1/3 to all of the copy
+# bandwidth, 8-120 GB/s per multiprocessor, gradient GEMMs at 1/2 to all of their forward's rate (cuDNN's dgrad
+# and wgrad, cuBLAS's transposed operands). Three end on a bound (backward_node_seconds 60 us, kernel_seconds
+# 8 us: the rows ask for more fixed cost per op than the ranges allow; stream 1.0: the per-multiprocessor
+# term below takes all of the eager kernels' shortfall).
+# sm_stream_bytes_per_s: a memory-bound kernel has only so many loads in flight per multiprocessor, and by
+# Little's law (bandwidth = bytes in flight / latency) a card whose bandwidth per multiprocessor is high needs
+# more of them than an eager kernel keeps: its bytes take bandwidth x (1 + bandwidth per SM / this rate). At
+# the fitted 24 GB/s an RTX 4090 (1008 GB/s x 0.87 over 128 SMs, 6.9 GB/s each) streams at 0.78 of its copy
+# rate, an A100 SXM (16.4 GB/s per SM) at 0.59, an H200 (31.6) at 0.43: HBM cards have the most bandwidth per
+# SM, and advisor/recommend/generation_speed.py likewise finds a single stream reaching less of an HBM peak.
 # conv and attention are held at 1.0 of the GEMM ceiling (fitted before, both ended on that bound).
 # Not fitted: tensor = 1.0 (kernels.tensor_ceiling gives each card's share under its power limit).
 # unaligned = 0.5: padding GPT-2's vocabulary from 50,257 to 50,304 made nanoGPT's step ~25% faster
 # (A. Karpathy, x.com/karpathy/status/1621578354024677377, Feb 2023); the lm_head is ~27% of GPT-2 small's
 # matmul FLOPs (768 x 50,257 of ~142M multiply-adds per token), so 0.73 + 0.27 / u = 1.25 gives u ~ 0.5
 # (PaddlePaddle models PR #5134 measured 14 -> 10 ms for one such matmul, 0.7, on an older card).
-FITTED = Efficiency(python_op_seconds=48e-6, backward_node_seconds=60e-6, tensor=1.0, unaligned=0.5, conv=1.0,
-                    attention=1.0, stream=1.35, kernel_seconds=8e-6, backward=0.55)
+FITTED = Efficiency(python_op_seconds=36e-6, backward_node_seconds=60e-6, tensor=1.0, unaligned=0.5, conv=1.0,
+                    attention=1.0, stream=1.0, sm_stream_bytes_per_s=24e9, kernel_seconds=8e-6, backward=0.85)
 # Fixed host cost of one training step outside the layers: zero_grad, loss.backward() starting the
 # autograd engine, optimizer.step()'s Python (hooks, grouping tensors by device and dtype): ~100 us,
 # an estimate from PyTorch profiler traces of small models (not fitted).
@@ -83,6 +93,7 @@ class StepParts:
     backward_gemm_seconds: float  # of the three above, the gradient GEMMs' and convolutions' part
     attention_seconds: float  # fused attention at the matmul ceiling
     stream_seconds: float  # memory-bound kernels (layers and optimizer) at achievable bandwidth
+    bandwidth_per_sm: float  # the card's achievable bandwidth over its multiprocessors (bytes/s)
 
 
 @dataclass(frozen=True)
@@ -113,15 +124,19 @@ class StepWork:
 def step_work(e: Estimate, tokens_per_sample: int = 1) -> StepWork:
     w = e.workload
     layers = layer_works(e.layers, w.training)
-    opt = optimizer_work(w.optimizer, e.param_count, sum(x.param_tensors for x in layers),
+    # the optimizer steps only what trains: a LoRA/QLoRA step streams the adapters' states, not the base's
+    opt = optimizer_work(w.optimizer, e.trainable_param_count, sum(x.param_tensors for x in layers),
                          w.param_dtype_bytes) if w.training else NO_OPTIMIZER
     return StepWork(layers, float(opt.moved_bytes), w.batch, tokens_per_sample, opt, w.training)
 
 
 def step_parts(work: StepWork, card: Device) -> StepParts:
     matmul = unaligned = conv = stream = backward = 0.0
+    winograd = {dtype: winograd_runs(card, dtype) for dtype in (2, 4)}
     for g, count in work.gemm_counts:
         seconds = count * gemm_seconds(g.m, g.n, g.k, card, g.dtype_bytes, g.conv)
+        if g.winograd and winograd.get(g.dtype_bytes, False):
+            seconds /= WINOGRAD_MULTIPLY_REDUCTION
         backward += seconds if g.backward else 0.0
         if g.conv:
             conv += seconds
@@ -141,7 +156,8 @@ def step_parts(work: StepWork, card: Device) -> StepParts:
         host += work.optimizer.host_seconds
         stream += stream_seconds(work.optimizer_bytes, 0.0, card)
     nodes = autograd_nodes if work.training else 0
-    return StepParts(python_ops, nodes, kernels, host, matmul, unaligned, conv, backward, attention, stream)
+    return StepParts(python_ops, nodes, kernels, host, matmul, unaligned, conv, backward, attention, stream,
+                     bandwidth / max(card.sm_count, 1))
 
 
 def combine(parts: StepParts, eff: Efficiency, tensor_cores: bool) -> float:
@@ -151,7 +167,8 @@ def combine(parts: StepParts, eff: Efficiency, tensor_cores: bool) -> float:
     tensor = eff.tensor if tensor_cores else 1.0
     device = (parts.matmul_seconds / tensor + parts.unaligned_seconds / (tensor * eff.unaligned)
               + parts.conv_seconds / eff.conv
-              + parts.attention_seconds / eff.attention + parts.stream_seconds * eff.stream
+              + parts.attention_seconds / eff.attention
+              + parts.stream_seconds * eff.stream * (1.0 + parts.bandwidth_per_sm / eff.sm_stream_bytes_per_s)
               + parts.backward_gemm_seconds * (1 / eff.backward - 1) + parts.kernels * eff.kernel_seconds)
     return max(host, device)
 

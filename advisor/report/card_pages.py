@@ -3,14 +3,15 @@ figure came from."""
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 
-from advisor.core.budget import REPLAY_UNCERTAINTY
+from advisor.core.budget import REPLAY_MARGIN_BYTES
 from advisor.core.overheads import DEFAULT_OVERHEAD
 from advisor.core.units import format_bytes
 from advisor.recommend.devices import DRIVER_RESERVED_FRACTION, PROCESS_OVERHEAD_BYTES, local_need_bytes
 from advisor.recommend.money import frontier
-from advisor.recommend.present import job_cells, plan_label
+from advisor.recommend.present import job_cells, plan_label, three_figures
 from advisor.recommend.present import price_text as cell_price_text
 from advisor.recommend.recommendation import Recommendation
 from advisor.report.content import CardSource, Report, sharded_plans
@@ -21,7 +22,7 @@ from advisor.telemetry.readings import DeviceReading, Snapshot
 
 
 def _ratio(value: float | None) -> str:
-    return f"{value:.3g}" if value else "n/a"
+    return three_figures(value) if value else "n/a"
 
 
 def _price_cell(r: Recommendation, t: Text) -> str:
@@ -45,8 +46,11 @@ def _row(rank: int, r: Recommendation, t: Text) -> list[str]:
 
 def _filters(report: Report, t: Text) -> str:
     ranking = report.ranking
-    words = [t("Ranked by {objective}; {n} configurations (1 to {max} cards of a kind, every plan) were "
-               "considered; one row per card, in its best configuration.").format(
+    one = ranking.options.max_gpus == 1  # "1 to 1 cards of a kind" read as a mistake
+    words = [(t("Ranked by {objective}; {n} configurations (one card of each kind) were considered; one row per "
+                "card.") if one else
+              t("Ranked by {objective}; {n} configurations (1 to {max} cards of a kind, every plan) were "
+                "considered; one row per card, in its best configuration.")).format(
                    objective=objective_text(ranking.options.objective, t), n=ranking.configurations,
                    max=ranking.options.max_gpus)]
     if ranking.options.budget_usd is not None:
@@ -162,19 +166,39 @@ def local_gpus(report: Report, t: Text) -> str:
 def _overheads(t: Text) -> list[str]:
     return [
         t("Required memory: the smallest budget in which PyTorch's caching allocator, replayed under a limit, "
-          "runs the step, plus {share} of the peak and, with convolutions, a cuDNN workspace (checked against "
+          "runs the step, plus {share} and, with convolutions, a cuDNN workspace (checked against "
           "the largest batches that trained on an H200 by benchmarks/max_batch.py).").format(
-              share=f"{REPLAY_UNCERTAINTY:.0%}"),
+              share=f"{REPLAY_MARGIN_BYTES // 2**20} MiB"),
         t("Usable memory per card = card memory less the driver's reservation ({driver}) and the CUDA context "
           "with cuBLAS/cuDNN workspaces ({context}); {source}, assumed for every card.").format(
             driver=f"{DRIVER_RESERVED_FRACTION:.2%}", context=format_bytes(PROCESS_OVERHEAD_BYTES),
-            source=DEFAULT_OVERHEAD.source),
+            source=t(DEFAULT_OVERHEAD.source)),
         t("Step time: the kernels each layer launches (GEMMs, convolutions, attention, memory-bound kernels), "
           "each timed on the card, the longer of the host's dispatch and the card's work; efficiencies fitted "
           "on step times of the H200 and public runs on 15 other cards; multi-card plans add their "
           "communication over the card's link, without overlap."),
         t("Throughput per watt uses the board power (TDP) of the catalog, not a measurement."),
     ]
+
+
+# The estimator states its assumptions with the JSON output's field names; the report names the same figures as
+# its memory table does ("peak_bytes" read as code in a sentence, issue 27).
+_FIELD_WORDS = {"peak_bytes": "the peak allocated memory", "required_bytes": "the required memory",
+                "reserved_bytes": "the reserved memory", "device_total_bytes": "the nvidia-smi total",
+                "decode_flops_per_token": "the decode FLOPs per token"}
+_FIELD = re.compile(r"\b(" + "|".join(_FIELD_WORDS) + r")\b( ?)")
+_TIMES = re.compile(r"(?<=\w) x (?=\w)")  # "2 x MACs": the multiplication sign the rest of the report uses
+
+
+def plain_words(text: str, t: Text) -> str:
+    """An assumption (already translated) with words for field names and "×" for " x "; a sentence that
+    starts with a field name starts with a capital."""
+    def word(match: re.Match[str]) -> str:  # Chinese puts no space between the words and what follows
+        words = t(_FIELD_WORDS[match.group(1)])
+        return words + (match.group(2) if words[-1].isascii() else "")
+
+    worded = _TIMES.sub(" × ", _FIELD.sub(word, text))
+    return worded[:1].upper() + worded[1:] if _FIELD.match(text) else worded
 
 
 def _source_item(s: CardSource, t: Text) -> str:
@@ -201,7 +225,7 @@ def provenance(report: Report, t: Text) -> str:
             + heading(t("Estimation method"), 3) + paragraph(method_text(e.method, t))
             + heading(t("Overheads assumed"), 3) + bullets(_overheads(t))
             + heading(t("Assumptions of the estimate, as the estimator states them"), 3)
-            + bullets([t(a) for a in e.assumptions])
+            + bullets([plain_words(t(a), t) for a in e.assumptions])
             + heading(t("Data sources"), 3)
             + paragraph(t("Card figures and prices come from the catalog; each price is the newest it holds for "
                           "the card. Check prices before buying."))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from advisor.catalog.present import amount_text
-from advisor.core.budget import REPLAY_UNCERTAINTY
+from advisor.core.budget import REPLAY_MARGIN_BYTES
 from advisor.core.estimate import Estimate
 from advisor.core.units import format_bytes, format_count
 from advisor.recommend.objectives import Objective
@@ -17,7 +17,7 @@ def price_text(amount: float | None, condition: str | None, t: Text, kind: str |
         return t("n/a")
     if kind == "rent_hour":  # rent: per hour, in cents (below a dollar, to the hundredth of a cent)
         return t("{amount} USD per hour").format(amount=amount_text(amount))
-    return f"{amount:,.0f} USD ({t(condition or 'new')})"
+    return t("{amount} USD ({condition})").format(amount=f"{amount:,.0f}", condition=t(condition or "new"))
 
 
 def objective_text(objective: Objective, t: Text) -> str:
@@ -133,8 +133,8 @@ def memory(report: Report, t: Text) -> str:
             phase=t(m.peak_phase), layer=m.peak_layer))),
         (t("Required"), lines(format_bytes(m.required_bytes), t(
             "The smallest allocator budget the step runs in: PyTorch's caching allocator replayed under a limit "
-            "(what it cannot reuse), plus {share} of the peak and, with convolutions, a cuDNN workspace")
-            .format(share=f"{REPLAY_UNCERTAINTY:.0%}"))),
+            "(what it cannot reuse), plus {share} and, with convolutions, a cuDNN workspace")
+            .format(share=f"{REPLAY_MARGIN_BYTES // 2**20} MiB"))),
         (t("Reserved"), lines(format_bytes(m.reserved_bytes), t(
             "What PyTorch's caching allocator would hold at the peak with plenty of memory"))),
         ("nvidia-smi", lines(format_bytes(m.device_total_bytes), t(

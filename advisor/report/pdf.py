@@ -41,6 +41,8 @@ from PySide6.QtGui import (
     QTextCursor,
     QTextDocument,
     QTextFormat,
+    QTextFrame,
+    QTextTable,
 )
 from PySide6.QtSvg import QSvgRenderer
 
@@ -172,6 +174,7 @@ def _document(writer: QPdfWriter, html: str, charts: SvgCharts, fonts: Sequence[
     # table with no height (the last pages came out empty).
     doc.setPageSize(QSizeF(float(writer.width()), float(writer.height()) - FOOTER_PT))
     _keep_headings_with_charts(doc)
+    keep_rows_together(doc)
     _no_lone_last_lines(doc)
     return doc
 
@@ -209,6 +212,48 @@ def _keep_headings_with_charts(doc: QTextDocument) -> None:
             fmt.setPageBreakPolicy(QTextFormat.PageBreakFlag.PageBreak_AlwaysBefore)
             QTextCursor(heading).mergeBlockFormat(fmt)
         doc.setPageSize(doc.pageSize())  # lay everything out afresh (see _document)
+
+
+def _tables(frame: QTextFrame) -> list[QTextTable]:
+    found: list[QTextTable] = []
+    for child in frame.childFrames():
+        found += ([child] if isinstance(child, QTextTable) else []) + _tables(child)
+    return found
+
+
+def split_rows(doc: QTextDocument) -> list[tuple[QTextTable, int]]:
+    """Table rows whose cells do not all sit on one page (a card's name at a page's foot, its plan on the next)."""
+    layout, split = doc.documentLayout(), []
+    for table in _tables(doc.rootFrame()):
+        for row in range(table.rows()):
+            cells = [table.cellAt(row, column) for column in range(table.columns())]
+            tops = [layout.blockBoundingRect(c.firstCursorPosition().block()).top() for c in cells]
+            bottoms = [layout.blockBoundingRect(c.lastCursorPosition().block()).bottom() for c in cells]
+            if len({_page(doc, y) for y in tops} | {_page(doc, y - 1) for y in bottoms}) > 1:
+                split.append((table, row))
+    return split
+
+
+def keep_rows_together(doc: QTextDocument) -> None:
+    """Qt moves a table row to the next page only when none of its cells' first lines fits (qtbase
+    src/gui/text/qtextdocumentlayout.cpp, layoutTable's dropRowToNextPage), so a two-line cell beside one-line
+    cells splits. The row above gets a bottom padding that reaches past the page's foot: the split row then
+    starts the next page, under the repeated header, as Qt does with a row it drops (it stretches the row
+    above to the page's foot too). A page break on the cells' blocks dropped the row a page further, and a
+    block's bottom margin in a cell does not count in the row's height; a cell's padding does."""
+    for _ in range(6):  # each move shifts the rows after it: look again
+        split = [(table, row) for table, row in split_rows(doc) if row > table.format().headerRowCount()]
+        if not split:
+            return
+        layout, height = doc.documentLayout(), doc.pageSize().height()
+        for table, row in split:
+            cell = table.cellAt(row, 0)
+            top = layout.blockBoundingRect(cell.firstCursorPosition().block()).top()
+            above = table.cellAt(row - 1, 0)
+            fmt = above.format().toTableCellFormat()
+            fmt.setBottomPadding(fmt.bottomPadding() + (_page(doc, top) + 1) * height - top + 1)
+            above.setFormat(fmt)
+        doc.setPageSize(doc.pageSize())
 
 
 LEAST_ON_LAST_PAGE = 3  # blocks (a list item, a paragraph): one leftover source line alone looks like a mistake

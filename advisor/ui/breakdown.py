@@ -22,6 +22,7 @@ from advisor.appstate import ShownEstimate
 from advisor.charts import CardLine, batch_curve_figure, category_figure, layer_figure, timeline_figure
 from advisor.ui.chart_canvas import QtChart, chart_style
 from advisor.ui.i18n import tr
+from advisor.ui.i18n.errors import error_text
 from advisor.ui.layer_table import LayerTableModel
 from advisor.ui.state import AppState
 from advisor.ui.summary import QtSummary, method_line
@@ -80,7 +81,7 @@ class QtBreakdown(QWidget):
     def show_error(self, message: str) -> None:
         """An invalid edit leaves the last valid figures on screen: say that they are stale, and grey them."""
         stale = bool(message) and self.state.result is not None
-        self.error.setText(message + ("  " + tr("(The figures below are from the last valid network.)")
+        self.error.setText(error_text(message) + ("  " + tr("(The figures below are from the last valid network.)")
                                       if stale else ""))
         self.summary.setEnabled(not stale)
         self.views.setEnabled(not stale)

@@ -26,6 +26,7 @@ from advisor.ui import draft_edits
 from advisor.ui.controls import narrow
 from advisor.ui.draft import NetworkDraft
 from advisor.ui.i18n import tr
+from advisor.ui.i18n.errors import error_text
 from advisor.ui.layer_form import QtLayerForm
 
 Index = QModelIndex | QPersistentModelIndex
@@ -57,7 +58,7 @@ class DraftTableModel(QAbstractTableModel):
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         row = self.draft.rows[index.row()]
         result = self.draft.result
-        error = result.errors.get(index.row())
+        error = error_text(result.errors.get(index.row(), ""))  # the layers' English, in the user's language
         if role == Qt.ItemDataRole.DisplayRole:
             shape = result.shapes[index.row()] if index.row() < len(result.shapes) else None
             shape_text = format_shape(shape) if shape is not None else ("!" if error else "?")

@@ -16,7 +16,7 @@ def column_menu(table: QTableView) -> QMenu:
     menu = QMenu(table)
     model, header = table.model(), table.horizontalHeader()
     for column in range(model.columnCount()):
-        action = menu.addAction(str(model.headerData(column, header.orientation())))
+        action = menu.addAction(str(model.headerData(column, header.orientation())).replace("\n", " "))
         action.setCheckable(True)
         action.setChecked(not header.isSectionHidden(column))
         action.toggled.connect(lambda shown, c=column: header.setSectionHidden(c, not shown))

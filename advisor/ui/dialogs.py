@@ -7,12 +7,13 @@ from collections.abc import Callable
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from advisor.ui.i18n import tr
+from advisor.ui.i18n.errors import error_text
 
 
 def show_error(parent: QWidget | None, title: str, message: str, unchanged: str | None = None) -> QMessageBox:
     """Non-blocking (open(), not exec()): the window keeps working and tests need no event-loop tricks.
     `unchanged` says what was left as it was (default: the network and settings)."""
-    box = QMessageBox(QMessageBox.Icon.Warning, title, message, QMessageBox.StandardButton.Ok, parent)
+    box = QMessageBox(QMessageBox.Icon.Warning, title, error_text(message), QMessageBox.StandardButton.Ok, parent)
     box.setObjectName("error_dialog")
     box.setInformativeText(unchanged or tr("Nothing was changed; your network and settings are as they were."))
     box.open()
@@ -43,7 +44,7 @@ def ask_trust(parent: QWidget, file: str, message: str, trusted: Callable[[], ob
                          "can do anything you can. Open it only if you trust where it came from.").format(file=file),
                       QMessageBox.StandardButton.Cancel, parent)
     box.setObjectName("trust_dialog")
-    box.setInformativeText(app_wording(message))
+    box.setInformativeText(error_text(app_wording(message)))
     trust = box.addButton(tr("Trust this file and open it"), QMessageBox.ButtonRole.AcceptRole)
     box.setDefaultButton(QMessageBox.StandardButton.Cancel)  # the safe answer is the one Enter gives
     box.finished.connect(lambda _result: trusted() if box.clickedButton() is trust else None)

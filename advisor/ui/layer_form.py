@@ -16,6 +16,7 @@ from advisor.ui import draft_edits
 from advisor.ui.draft import NetworkDraft
 from advisor.ui.field_labels import field_label, field_tip
 from advisor.ui.i18n import tr
+from advisor.ui.i18n.errors import error_text
 
 
 def parse_text(text: str) -> Any:
@@ -151,7 +152,7 @@ class QtLayerForm(QWidget):
         if set(self.editors) - {"name", "inputs"} != {n for n, _k, _d in self.draft.fields_of(self.row)}:
             self._rebuild()  # undo changed the layer's kind under us
             return
-        self.error.setText(self.draft.result.errors.get(self.row, ""))
+        self.error.setText(error_text(self.draft.result.errors.get(self.row, "")))
         values = {"name": layer.name, "inputs": ", ".join(layer.inputs)}
         for name, _kind, default in self.draft.fields_of(self.row):
             values[name] = layer.params.get(name, default)

@@ -28,6 +28,7 @@ from advisor.ui.catalog_panel import QtCatalogEditor
 from advisor.ui.catalog_service import CatalogService
 from advisor.ui.dialogs import app_wording, ask_trust, needs_trust, show_error
 from advisor.ui.i18n import fonts, set_language, tr
+from advisor.ui.i18n.errors import error_text
 from advisor.ui.live_gpus import QtLiveGpusPanel
 from advisor.ui.model_map import QtModelMap
 from advisor.ui.model_panel import QtModelPanel
@@ -74,7 +75,7 @@ class QtMainWindow(QMainWindow):
         catalog.failed.connect(self.catalog_failed)
 
     def show_status(self, message: str) -> None:
-        self.statusBar().showMessage(message)
+        self.statusBar().showMessage(error_text(message))
 
     def catalog_failed(self, message: str) -> None:
         show_error(self, tr("Cannot open the catalog"), message)

@@ -82,7 +82,7 @@ class QtModelPanel(QWidget):
         self.zoo.setCurrentIndex(0 if query and self.zoo.count() else -1)
 
     def load_zoo(self, name: str) -> None:
-        seq_len = self.state.choice.seq_len if zoo.takes_seq_len(name) else None
+        seq_len = self.state.choice.graph_length if zoo.takes_seq_len(name) else None
         try:
             graph = zoo.build(name, seq_len)
         except AdvisorError as error:

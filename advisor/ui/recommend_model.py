@@ -10,7 +10,7 @@ from PySide6.QtGui import QBrush, QColor
 from advisor.core.estimate import Estimate
 from advisor.core.units import format_bytes
 from advisor.recommend.plans import Plan
-from advisor.recommend.present import plan_label
+from advisor.recommend.present import plan_label, three_figures
 from advisor.recommend.reasons import ReasonCode, reason_text
 from advisor.recommend.recommendation import Recommendation
 from advisor.recommend.serving import split_holdings
@@ -34,8 +34,7 @@ def per_thousand_usd(r: Recommendation) -> str:
 
 
 def _figures(value: float) -> str:
-    """Three significant figures, never scientific notation ("8.86e+03" was how 8,860 samples/s per $1k read)."""
-    return f"{float(f'{value:.3g}'):,.0f}" if value >= 100 else f"{value:.3g}"
+    return three_figures(value)  # "8.86e+03" was how 8,860 samples/s per $1k read
 
 
 def _per_thousand(perf_per_dollar: float) -> str:
@@ -55,7 +54,7 @@ def _value_cell(r: Recommendation) -> str:
 # Shown at first (card, software, fits, needs, max batch, speed, price, value): they fit a 1366-pixel screen;
 # the column chooser brings back the others (cards, plan, usable memory, step time, per watt). The prefill
 # column is for generation (the panel shows it, and the plan, when the ranking is of a generate workload).
-PLAN_COLUMN, PREFILL_COLUMN = 4, 11
+PLAN_COLUMN, THROUGHPUT_COLUMN, PREFILL_COLUMN, VALUE_COLUMN = 4, 10, 11, 13
 HIDDEN_AT_FIRST = (3, PLAN_COLUMN, 7, 9, PREFILL_COLUMN, 14)
 
 
@@ -70,7 +69,16 @@ def _speed_columns(generating: bool) -> list[tuple[str, str]]:
                                      "(compute-bound)"))]
 
 
-def _columns(generating: bool = False) -> list[tuple[str, str]]:
+def _value_header(generating: bool, rent: bool) -> tuple[str, str]:
+    """A rent's value is per dollar of hourly rent: its header says so, and the cells hold the figure and its
+    unit ("399,000 samples/s per $1/h of rent" in every cell pushed the column off a 1280-pixel screen)."""
+    if rent:
+        return tr("Per $1/h"), tr("Throughput per USD of hourly rent: value for money when renting")
+    return (tr("tok/s per $1k") if generating else tr("Per $1k"),
+            tr("Throughput per 1,000 USD of the price: value for money"))
+
+
+def _columns(generating: bool = False, rent: bool = False) -> list[tuple[str, str]]:
     return [
         ("#", tr("Rank under the chosen objective (fitting configurations first)")),
         (tr("Card"), tr("Card in the catalog, and how many of it when more than one")),
@@ -88,7 +96,7 @@ def _columns(generating: bool = False) -> list[tuple[str, str]]:
                            "plans")),
         *_speed_columns(generating),
         (tr("Price USD"), tr("Latest catalog price for all cards together (new, or used if allowed and cheaper)")),
-        (tr("Per $1k"), tr("Throughput per 1,000 USD of the price: value for money")),
+        _value_header(generating, rent),
         (tr("Per watt"), tr("Throughput per watt of board power (TDP)")),
     ]
 
@@ -143,7 +151,7 @@ def explain(r: Recommendation, batch: int, estimate: Estimate | None = None) -> 
     estimate, a split generation plan also says what each card holds."""
     head = tr("{count} × {card}, {plan}").format(count=r.count, card=r.card, plan=plan_name(r.plan))
     verdict = tr("Fits") if r.fits else tr("Does not fit")
-    lines = [f"<b>{head}: {verdict}</b>",
+    lines = [f"<b>{tr('{what}: {verdict}').format(what=head, verdict=verdict)}</b>",  # a Chinese colon in Chinese
              tr("Needs {need} per card at batch {batch}; the card has {usable} usable after the CUDA context "
                 "({margin} {what}).").format(
                  need=format_bytes(r.required_bytes), batch=batch, usable=format_bytes(r.usable_bytes),
@@ -173,7 +181,8 @@ def explain(r: Recommendation, batch: int, estimate: Estimate | None = None) -> 
 class RecommendationTableModel(RecordTableModel):
     def __init__(self) -> None:
         self.generating = False  # the ranking is of a generate workload: decode and prefill columns
-        super().__init__(lambda: _columns(self.generating))
+        self.rent = False  # every price is an hourly rent: the value column is per $1/h
+        super().__init__(lambda: _columns(self.generating, self.rent))
 
     @property
     def entries(self) -> list[Recommendation]:
@@ -181,12 +190,28 @@ class RecommendationTableModel(RecordTableModel):
 
     def set_entries(self, entries: list[Recommendation], generating: bool = False) -> None:
         self.generating = generating
+        self.rent = bool(entries) and all(e.price_kind == "rent_hour" for e in entries if e.price_usd is not None)
         self.set_items(entries)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = 0) -> Any:
+        """In generation the headers take two lines ("Decode" over "tok/s"): the plan and prefill columns it
+        adds pushed the value for money off a 1280-pixel screen (issue 27)."""
+        header = super().headerData(section, orientation, role)
+        if self.generating and role == Qt.ItemDataRole.DisplayRole and isinstance(header, str):
+            return header.replace(" ", "\n", 1)
+        return header
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         entry = self.entries[index.row()]
         text, value = _cells(index.row() + 1, entry)[index.column()]
         if role == Qt.ItemDataRole.DisplayRole:
+            if self.generating and index.column() == THROUGHPUT_COLUMN:
+                return f"{entry.throughput:,.0f}"  # the header says tok/s, as the prefill column's does
+            if self.rent and index.column() == VALUE_COLUMN and entry.perf_per_dollar is not None:
+                return f"{_figures(entry.perf_per_dollar)} {tr(entry.throughput_unit)}"  # the header: per $1/h
+            if self.generating and index.column() == VALUE_COLUMN and entry.perf_per_dollar is not None \
+                    and entry.price_kind != "rent_hour":  # a rent's cell has its unit, as in training
+                return _per_thousand(entry.perf_per_dollar)
             return text
         if role == SORT_ROLE:
             return value

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QMenu,
     QPushButton,
     QSplitter,
+    QStyle,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -219,12 +220,25 @@ class QtRecommendations(QWidget):
                 self.table.horizontalHeader().setSectionHidden(column, not generating)
         self.model.set_entries(shown, generating)
         self.table.resizeColumnsToContents()  # card names vary in length ("RTX PRO 6000 Blackwell ...")
+        if generating:
+            self._tight_headers()
         self._card_width = self.table.horizontalHeader().sectionSize(1)  # what the names need
         self._fit_card_column()
         fits = sum(1 for e in shown if e.fits)
         self.status.setText(tr("{n} rows, {fits} fit; {total} configurations ranked").format(
             n=len(shown), fits=fits, total=len(entries)))
         self.detail.setText(tr("Select a row to see why it fits or not."))
+
+    def _tight_headers(self) -> None:
+        """QHeaderView sizes every section for a sort arrow as wide as the header is high (qheaderview.cpp,
+        sectionSizeFromContents), twice as wide under two-line headers: only the sorted column needs it."""
+        header = self.table.horizontalHeader()
+        metrics, margin = header.fontMetrics(), header.style().pixelMetric(QStyle.PixelMetric.PM_HeaderMargin)
+        for column in range(header.count()):
+            text = str(self.proxy.headerData(column, Qt.Orientation.Horizontal))
+            arrow = metrics.height() + margin if column == header.sortIndicatorSection() else 0
+            words = max(metrics.horizontalAdvance(line) for line in text.split("\n")) + 4 * margin + arrow
+            header.resizeSection(column, max(self.table.sizeHintForColumn(column), words))
 
     def _fit_card_column(self) -> None:
         """The longest names are elided; narrower still where the value column would fall off a 1280 px

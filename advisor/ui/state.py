@@ -69,7 +69,7 @@ class AppState(QObject):
     def set_choice(self, **changes: object) -> None:
         old = self.model.set_choice(**changes)
         if old is not None:
-            if self.choice.seq_len != old.seq_len:
+            if self.choice.graph_length != old.graph_length:
                 self._rebuild_for_seq_len()
             self.schedule()
 
@@ -77,7 +77,7 @@ class AppState(QObject):
         """A zoo sequence model is rebuilt at the new length (one undo step), a built network is left alone."""
         source = self.draft.source
         if source.startswith("zoo:") and zoo.takes_seq_len(source[4:]):
-            draft_edits.load_graph_into(self.draft, zoo.build(source[4:], self.choice.seq_len), source)
+            draft_edits.load_graph_into(self.draft, zoo.build(source[4:], self.choice.graph_length), source)
 
     def schedule(self) -> None:
         self._timer.start()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QGridLayout, QLabel, QWidget
 
-from advisor.core.budget import REPLAY_UNCERTAINTY
+from advisor.core.budget import REPLAY_MARGIN_BYTES
 from advisor.core.estimate import Estimate
 from advisor.core.units import format_bytes, format_count
 from advisor.ui.i18n import tr
@@ -56,8 +56,8 @@ def summary_items(e: Estimate, trainable: int | None = None) -> list[tuple[str, 
                  per=format_bytes(m.per_sample_bytes))),
         (tr("Required"), format_bytes(m.required_bytes),
          tr("The smallest allocator budget the step runs in: PyTorch's caching allocator replayed under a limit "
-            "(what it cannot reuse), plus {share} of the peak and, with convolutions, a cuDNN workspace")
-         .format(share=f"{REPLAY_UNCERTAINTY:.0%}")),
+            "(what it cannot reuse), plus {share} and, with convolutions, a cuDNN workspace")
+         .format(share=f"{REPLAY_MARGIN_BYTES // 2**20} MiB")),
         (tr("Reserved"), format_bytes(m.reserved_bytes),
          tr("What PyTorch's caching allocator would hold at the peak with plenty of memory")),
         (tr("nvidia-smi"), format_bytes(m.device_total_bytes),

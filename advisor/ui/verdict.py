@@ -55,11 +55,13 @@ def verdict_text(result: ShownEstimate | None, ranking: RankingResult | None) ->
     w, need = result.estimate.workload, format_bytes(result.estimate.memory.required_bytes)
     needs = tr("Needs <b>{need}</b> per card ({mode}, batch {batch}, {method})").format(
         need=need, mode=_training_setup(result), batch=w.batch, method=tr(result.method))
-    if w.generating:  # the KV cache is what grows with the context: say how much of the need it is
-        needs = tr("Needs <b>{need}</b> per card ({mode}, batch {batch}, {prompt} + {new} tokens, KV cache {kv}, "
-                   "{method})").format(need=need, mode=tr(w.mode), batch=w.batch, prompt=w.prompt_len,
-                                       new=w.new_tokens, kv=format_bytes(result.estimate.memory.at_peak.kv_cache),
-                                       method=tr(result.method))
+    if w.generating:  # the KV cache is what grows with the context: say how much of the need it is, and what
+        # runs it in which dtype (fp32 from 4-bit weights needs about twice bf16's, and the line said neither)
+        needs = tr("Needs <b>{need}</b> per card ({mode} in {runtime}, {precision}, batch {batch}, {prompt} + "
+                   "{new} tokens, KV cache {kv}, {method})").format(
+            need=need, mode=tr(w.mode), runtime=w.runtime_used.value, precision=w.precision, batch=w.batch,
+            prompt=w.prompt_len, new=w.new_tokens, kv=format_bytes(result.estimate.memory.at_peak.kv_cache),
+            method=tr(result.method))
     if ranking is None:
         return needs + " · " + tr("ranking the cards…")
     if ranking.cancelled:
@@ -74,7 +76,7 @@ def verdict_text(result: ShownEstimate | None, ranking: RankingResult | None) ->
         best = max(priced, key=lambda r: r.perf_per_dollar or 0.0)
         value = per_thousand_usd(best)
         if best.price_old:  # the answer rests on a price over a year old: say so where it is given
-            value += "; " + tr("price over a year old")
+            value = tr("{value}; price over a year old").format(value=value)  # "；" in Chinese
         parts.append(tr("best value: <b>{choice}</b> ({value})").format(choice=_choice(best), value=value))
     fastest = max(fitting, key=lambda r: r.throughput)
     parts.append(tr("fastest: <b>{choice}</b> ({speed:,.0f} {unit})").format(

@@ -1,6 +1,7 @@
 """The language-model rows of the workload controls: prompt and generated tokens, weight and KV-cache
-storage (generation), and LoRA/QLoRA fine-tuning (training). The same options as `advisor estimate --mode
-generate --prompt-len --new-tokens --weights --kv-cache --finetune --lora-rank --lora-targets`; they write
+storage and the runtime (generation), and LoRA/QLoRA fine-tuning (training). The same options as `advisor
+estimate --mode generate --prompt-len --new-tokens --weights --kv-cache --runtime --finetune --lora-rank
+--lora-targets`; they write
 AppState.choice, which builds the same core Workload the command line does."""
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from PySide6.QtWidgets import QComboBox, QFormLayout, QHBoxLayout, QLineEdit, QS
 
 from advisor.core.graph import Graph
 from advisor.core.ops import Linear
-from advisor.core.workload import LORA_TARGETS, KVCacheFormat, WeightFormat
+from advisor.core.workload import LORA_TARGETS, KVCacheFormat, Runtime, WeightFormat
 from advisor.ui.controls import combo
 from advisor.ui.i18n import tr
 from advisor.ui.state import AppState, WorkloadChoice
@@ -79,6 +80,7 @@ class LanguageModelControls:
         self.weights = combo([(DEFAULT, tr("as the precision")), *((f, f) for f in formats)], "")
         self.kv_cache = combo([(DEFAULT, tr("as the compute dtype")), *((f, f) for f in get_args(KVCacheFormat))],
                               "")
+        self.runtime = combo([(DEFAULT, tr("as the weights")), *((r.value, r.value) for r in Runtime)], "")
         self.finetune = combo([("full", tr("full (every weight)")), ("lora", "LoRA"), ("qlora", "QLoRA")], "")
         self.lora_rank = _spin(MAX_LORA_RANK)
         self.lora_targets = QLineEdit()
@@ -87,6 +89,7 @@ class LanguageModelControls:
         form.addRow(tr("New tokens"), self.new_tokens)
         form.addRow(tr("Weights"), self.weights)
         form.addRow(tr("KV cache"), self.kv_cache)
+        form.addRow(tr("Runtime"), self.runtime)
         form.addRow(tr("Fine-tuning"), self.finetune)
         self.lora_row = QHBoxLayout()  # rank and targets on one row: QLoRA's rows fit 720 px in Chinese too
         self.lora_row.addWidget(self.lora_rank)
@@ -100,6 +103,8 @@ class LanguageModelControls:
         self.new_tokens.valueChanged.connect(lambda v: s.set_choice(new_tokens=v))
         self.weights.currentIndexChanged.connect(lambda: s.set_choice(weights=self.weights.currentData() or None))
         self.kv_cache.currentIndexChanged.connect(lambda: s.set_choice(kv_cache=self.kv_cache.currentData() or None))
+        self.runtime.currentIndexChanged.connect(
+            lambda: s.set_choice(runtime=Runtime(self.runtime.currentData()) if self.runtime.currentData() else None))
         self.finetune.currentIndexChanged.connect(lambda: s.set_choice(finetune=self.finetune.currentData()))
         self.lora_rank.valueChanged.connect(lambda v: s.set_choice(lora_rank=v))
         self.lora_targets.editingFinished.connect(
@@ -107,7 +112,7 @@ class LanguageModelControls:
 
     def refresh(self, c: WorkloadChoice) -> None:
         for box, value in ((self.weights, c.weights or DEFAULT), (self.kv_cache, c.kv_cache or DEFAULT),
-                           (self.finetune, c.finetune)):
+                           (self.runtime, c.runtime or DEFAULT), (self.finetune, c.finetune)):
             box.blockSignals(True)
             box.setCurrentIndex(max(0, box.findData(value)))
             box.blockSignals(False)
@@ -133,6 +138,10 @@ class LanguageModelControls:
                                              "q5_k_m, q8_0); scales and zero points counted"), only_generation)
         applies(self.kv_cache, generating, tr("Storage of the cached keys and values (fp8/int8 halve a 16-bit "
                                               "cache)"), only_generation)
+        applies(self.runtime, generating, tr("What runs the generation, as --runtime: transformers' generate() "
+                                             "grows its cache, llama.cpp allocates the whole context up front, "
+                                             "vLLM takes 0.9 of the card; as the weights: GGUF in llama.cpp, "
+                                             "others in transformers"), only_generation)
         applies(self.finetune, training, tr("Train every weight, or rank-r LoRA adapters on a frozen base "
                                             "(QLoRA: the base in 4-bit nf4)"),
                 tr("Applies to training only: inference and generation run the base model"))
@@ -144,6 +153,6 @@ class LanguageModelControls:
                                                 "empty: all of them"), why)
         for widget, shown in ((self.prompt_len, generating), (self.new_tokens, generating),
                               (self.weights, generating), (self.kv_cache, generating),
-                              (self.finetune, training)):
+                              (self.runtime, generating), (self.finetune, training)):
             self.form.setRowVisible(widget, shown)
         self.form.setRowVisible(self.lora_row, adapters)  # the mode's rows only (workload_panel.refresh says why)

@@ -50,6 +50,10 @@ TIMM_FILE = re.compile(r"results/benchmark-(infer|train)-(amp|amp_bf16|bf16|fp32
 LAMBDA_TASKS = {"resnet50": ("resnet50", "", "resnet", "sgd_momentum"),
                 "bert_base_squad": ("bert-base", "384", "bert", "adamw"),
                 "bert_large_squad": ("bert-large", "384", "bert", "adamw")}
+# DeepLearningExamples' BERT (PyTorch/LanguageModeling/BERT/modeling.py, BertSelfAttention.forward) computes
+# attention explicitly; public_speed.py runs these rows with the workload's attention="eager"
+LAMBDA_BERT_NOTE = ("eager attention: DeepLearningExamples' modeling.py BertSelfAttention runs matmul, scale, "
+                    "mask add, softmax, dropout, matmul (no SDPA)")
 LAMBDA_V1 = {"Quadro RTX 8000": "Quadro RTX 8000", "LambdaCloud V100 16GB": "Tesla V100 SXM2 16GB",
              "RTX 3090": "GeForce RTX 3090", "LambdaCloud A10": "A10", "LambdaCloud A100 40GB PCIe": "A100 PCIe 40GB",
              "A100 80GB PCIe": "A100 PCIe 80GB", "A100 80GB SXM4": "A100 SXM4 80GB",
@@ -130,7 +134,9 @@ def lambda_row(task: str, card: str, prec: str, batch: int, value: float, versio
     return dict(model=model, seq_len=seq, family=family, mode="train", card=card,
                 precision="amp_fp16" if prec == "fp16" else "fp32", optimizer=optimizer, batch=batch,
                 samples_per_s=value, torch=version, source_model=f"DeepLearningExamples {task}",
-                notes="fp32 runs in an NGC container: TF32 tensor cores on Ampere and newer" if prec == "fp32" else "",
+                notes="; ".join(n for n in ("fp32 runs in an NGC container: TF32 tensor cores on Ampere and newer"
+                                            if prec == "fp32" else "", LAMBDA_BERT_NOTE if family == "bert" else "")
+                                if n),
                 excluded=excluded, source=source)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -42,7 +43,7 @@ def test_list_table_is_readable(run: Runner) -> None:
     code, out, _ = run("list", "--vendor", "intel")
     lines = out.splitlines()
     assert code == 0 and lines[0].split()[:3] == ["name", "vendor", "segment"]
-    assert len(lines) == 2 + 13  # header, rule, the 8 Arc cards, Arc Pro B50 / B60 / B70, Gaudi 2 and Gaudi 3
+    assert len(lines) == 2 + 14  # header, rule, the 8 Arc cards, Arc Pro B50 / B60 / B70, Gaudi 2, Gaudi 3 (OAM, PCIe)
 
 
 def test_show_accepts_any_alias(run: Runner) -> None:
@@ -51,7 +52,8 @@ def test_show_accepts_any_alias(run: Runner) -> None:
     assert code == 0 and card["name"] == "GeForce GTX 1080 Ti" and card["msrp_usd"] == 699
     assert card["prices"][0] == {**card["prices"][0], "amount": 699.0, "date": "2017-03-10"}
     code, out, _ = run("show", "Titan Xp")
-    assert code == 0 and "12 GiB GDDR5X" in out and "sli (SLI HB bridge)" in out
+    assert code == 0 and "12 GiB (12,884,901,888 bytes)" in out and "GDDR5X" in out  # 12 x 2**30
+    assert re.search(r"^multi-card link +sli$", out, re.M) and re.search(r"^link detail +SLI HB bridge$", out, re.M)
 
 
 def test_unknown_card_exits_2_with_one_line(run: Runner) -> None:

@@ -3,11 +3,14 @@ client side, http.server on the other: no mock), the checksum, offline, and the 
 
 from __future__ import annotations
 
+import csv
 import hashlib
 import http.server
+import io
 import json
 import socket
 import threading
+import tomllib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import date
@@ -15,12 +18,13 @@ from pathlib import Path
 
 import pytest
 
-from advisor.catalog import Catalog, price_history
+from advisor.catalog import Catalog, price_history, update
 from advisor.catalog.bundled import bundled_dir
 from advisor.catalog.present import age_text
 from advisor.catalog.update import apply_feed, bundled_feed, last_update, parse_feed
 from tests.catalog.test_cli import Runner, run  # noqa: F401  (the fixture)
 
+ROOT = Path(__file__).resolve().parents[2]
 HEADER = "card,amount,currency,date,condition,kind,market,source\n"
 # A price the bundled data has (prices.csv: RunPod's RTX 4090 of 2026-10-01) and one it has not.
 KNOWN = "GeForce RTX 4090,0.34,USD,2026-10-01,new,rent_hour,cloud_on_demand,a feed <https://feed.example/a>\n"
@@ -165,3 +169,32 @@ def test_a_newer_feed_replaces_the_older_on_both_backends(catalog: Catalog) -> N
                   and p.date >= date(2026, 11, 20)]  # fmt: skip
     assert info is not None and (info.feed_day, info.updated_on) == (date(2026, 11, 30), date(2026, 12, 2))
     assert sorted(retail) == [1450.0, 1499.0]
+
+
+def test_the_default_address_is_the_projects_published_feed() -> None:
+    """The default is the raw address of advisor/data/prices-feed.csv in the repository pyproject.toml names
+    (README, 'Keeping prices current'): the file `python -m advisor.catalog.update` writes, on the main branch."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    repository = project["urls"]["Repository"].removeprefix("https://github.com/")
+    assert repository == update.PROJECT_REPOSITORY
+    expected = f"https://raw.githubusercontent.com/{repository}/main/advisor/data/prices-feed.csv"
+    assert expected == update.DEFAULT_URL
+    assert (ROOT / update.FEED_PATH).resolve() == (bundled_dir() / "prices-feed.csv").resolve()
+
+
+def test_the_published_feed_served_on_127_0_0_1_updates_nothing_it_already_has(
+        run: Runner, served: Served) -> None:  # noqa: F811  # fmt: skip
+    """What the default address serves: the published file itself, checksum and all. Every row of it is a
+    bundled price already, so an up-to-date catalog gains nothing and keeps every price."""
+    published = (ROOT / update.FEED_PATH).read_bytes()
+    served.content = published
+    before = _rtx4090(run)
+    code, out, err = run("update", served.url)
+    assert code == 0, err
+    # One fact per card, amount, currency, day, condition, kind and market: sources quoting the same price
+    # are one price (439 rows, 433 facts on 2026-12-01).
+    body = published.decode("utf-8").split("\n", 3)[3]
+    columns = ("card", "currency", "date", "condition", "kind", "market")
+    facts = {(*(r[c] for c in columns), float(r["amount"])) for r in csv.DictReader(io.StringIO(body))}
+    assert f": 0 added, 0 removed, {len(facts)} unchanged; your 0 prices kept" in out
+    assert _rtx4090(run) == before

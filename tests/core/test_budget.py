@@ -17,7 +17,7 @@ from advisor.core.allocator import (
 )
 from advisor.core.analytic import estimate
 from advisor.core.budget import (
-    REPLAY_UNCERTAINTY,
+    REPLAY_MARGIN_BYTES,
     analytic_curves,
     conv_workspace_margin_bytes,
     required_bytes,
@@ -81,11 +81,13 @@ def test_the_first_iteration_creates_the_optimizer_state_at_its_step() -> None:
 
 
 def test_required_bytes_adds_the_margins() -> None:
-    # replay 1,000 MiB, peak 900 MiB, largest convolution output 64 MiB:
-    # 1,000 + 64 + ceil(900 MiB x 1%) = 1,064 MiB + 9,437,184 B
-    assert REPLAY_UNCERTAINTY == 0.01
-    assert required_bytes(1000 * MIB, 900 * MIB, 64 * MIB) == 1064 * MIB + 9_437_184
-    assert required_bytes(800 * MIB, 900 * MIB, 0) == 900 * MIB + 9_437_184  # never below the peak
+    # the margin is bytes, not a share of the peak: one 20 MiB large-pool segment, the replay's granule
+    assert REPLAY_MARGIN_BYTES == 20 * MIB == 20_971_520
+    # replay 1,000 MiB, peak 900 MiB, largest convolution output 64 MiB: 1,000 + 64 + 20 = 1,084 MiB
+    assert required_bytes(1000 * MIB, 900 * MIB, 64 * MIB) == 1084 * MIB
+    assert required_bytes(800 * MIB, 900 * MIB, 0) == 920 * MIB  # never below the peak: 900 + 20
+    # the same 20 MiB at a 70 GiB peak (1% of the peak would have been 716.8 MiB)
+    assert required_bytes(70 * 1024 * MIB, 70 * 1024 * MIB, 0) == 70 * 1024 * MIB + 20 * MIB
     rows = [SimpleNamespace(kind=kind, output_bytes=n) for kind, n in
             (("linear", 10), ("conv", 7), ("Conv2d", 9), ("relu", 99))]
     assert conv_workspace_margin_bytes(rows) == 9  # the largest convolution output, whatever the other layers
@@ -95,10 +97,10 @@ def test_required_curve_adds_affine_fragmentation() -> None:
     peaks = MemoryCurve(((1000.0, 10.0),), 0)  # peak = 1,000 + 10 b
     # fragmentation 100 at batch 16 and 160 at batch 64: slope 60 / 48 = 1.25, intercept 100 - 16 x 1.25 = 80
     required = required_from_peaks(peaks, [(64, 160), (16, 100)], conv_margin_per_sample=2.0)
-    # 1.01 x (1,000 + 10 x 32) + 80 + (1.25 + 2) x 32 = 1,333.2 + 80 + 104 = 1,517.2 -> 1,518
-    assert required.peak_bytes(32) == 1518
-    assert required.max_batch(1518) == 32
-    assert required.max_batch(1517) == 31
+    # (1,000 + 10 x 32) + 80 + 20,971,520 (the replay margin) + (1.25 + 2) x 32 = 1,320 + 80 + 104 + 20,971,520
+    assert required.peak_bytes(32) == 1504 + 20_971_520
+    assert required.max_batch(1504 + 20_971_520) == 32
+    assert required.max_batch(1503 + 20_971_520) == 31
 
 
 def test_an_estimate_needs_more_than_its_peak_and_a_conv_net_keeps_a_workspace_margin() -> None:
@@ -106,7 +108,7 @@ def test_an_estimate_needs_more_than_its_peak_and_a_conv_net_keeps_a_workspace_m
     memory = result.memory
     largest_conv = max(r.output_bytes for r in result.layers if r.kind == "conv")
     assert largest_conv == 16 * 64 * 112 * 112 * 4  # conv1 output, fp32: 51,380,224 B
-    assert memory.required_bytes >= memory.peak_bytes + largest_conv + memory.peak_bytes * REPLAY_UNCERTAINTY
+    assert memory.required_bytes >= memory.peak_bytes + largest_conv + REPLAY_MARGIN_BYTES
     assert memory.required_bytes < memory.peak_bytes * 1.25
 
 

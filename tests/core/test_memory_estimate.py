@@ -1,8 +1,7 @@
 """One constructor of the memory figures, one fixed_bytes rule (core/estimate.py memory_estimate)."""
 
-import math
 
-from advisor.core.budget import REPLAY_UNCERTAINTY
+from advisor.core.budget import REPLAY_MARGIN_BYTES
 from advisor.core.estimate import OPTIMIZER_PHASE, MemoryEstimate, memory_estimate
 from advisor.core.overheads import device_total_bytes
 from advisor.core.tracker import CategoryBytes
@@ -33,5 +32,6 @@ def test_reserved_is_never_below_the_peak_and_required_adds_the_margins() -> Non
     m = figures("backward")
     assert m.peak_bytes == 760 * MIB  # 100 + 100 + 200 + 300 + 50 + 10
     assert m.reserved_bytes == 760 * MIB  # the replay's 700 is below the peak
-    assert m.required_bytes == 780 * MIB + 5 * MIB + math.ceil(760 * MIB * REPLAY_UNCERTAINTY)
+    assert REPLAY_MARGIN_BYTES == 20 * MIB  # one large-pool segment
+    assert m.required_bytes == 780 * MIB + 5 * MIB + 20 * MIB  # replay + convolution margin + replay margin
     assert m.device_total_bytes == device_total_bytes(760 * MIB)

@@ -91,6 +91,10 @@ def test_llama_parameter_counts_are_exact() -> None:
     # layer 2*2048^2 + 2*2048*256 + 3*2048*5632 + 4096 = 44044288, x22 = 968974336; + norm 2048 -> 1100048384
     assert _llama(2048, 22, 32, 4, 5632, 32000) == 1100048384
     assert MODELS["tinyllama-1.1b"](16).param_count == 1100048384
+    # llama-13b: 2 * 32000 * 5120 = 327680000; layer 4*5120^2 + 3*5120*13824 + 10240 = 317204480, x40 =
+    # 12688179200; + norm 5120 -> 13015864320 (LLaMA's 13.0B)
+    assert _llama(5120, 40, 40, 40, 13824, 32000) == 13015864320
+    assert MODELS["llama-13b"](16).param_count == 13015864320
 
 
 # FlopCounterMode at batch 1 (../shared/calibration/h200/torch_flop_counter.csv): fwd_flops = 2 x MACs.

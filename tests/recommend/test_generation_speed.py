@@ -6,10 +6,10 @@ import pytest
 
 from advisor.core.generation import GenerationProfile as Profile
 from advisor.recommend.devices import GenerationRates
+from advisor.recommend.generation_runtimes import TRANSFORMERS, VLLM
 from advisor.recommend.generation_speed import (
     FITTED,
     PREFILL_CHUNK_TOKENS,
-    GenerationEfficiency,
     GenerationRun,
     Split,
     decode_step,
@@ -17,6 +17,7 @@ from advisor.recommend.generation_speed import (
     generation_speed,
     prefill_seconds,
 )
+from advisor.recommend.kernels import BANDWIDTH_CEILING
 from advisor.recommend.plans import plans_for, split_cost, tensor_parallel_fits
 
 # Llama 3 8B: 8.03e9 weights, 32 layers, hidden 4096, 32 query heads, 8 KV heads of 128;
@@ -24,12 +25,17 @@ from advisor.recommend.plans import plans_for, split_cost, tensor_parallel_fits
 Q4_BYTES = 4_600_000_000  # ~4.6 bits per weight (Q4_K_M)
 LLAMA8B_Q4 = Profile(Q4_BYTES, Q4_BYTES, 131_072, 2 * 8e9 * 512, 2 * 8e9, 32, 4096, 8, 32, "llama.cpp", 0, 0)
 PARAMS = 8_000_000_000
-RTX4090_LIKE = GenerationRates(bandwidth_gbs=1008.0, fp16_accumulate_tflops=330.3, hbm=False)
-IDEAL = GenerationEfficiency(tensor=1.0, memory_gddr=1.0, memory_hbm=1.0, seconds_per_layer=0.0)
+# 128 SMs x 2.52 GHz = 82.6 TFLOPS FP32 / (2 x 128 lanes) = 322.7e9 multiprocessor cycles per second
+RTX4090_LIKE = GenerationRates(bandwidth_gbs=1008.0, fp16_accumulate_tflops=330.3, hbm=False, half_tflops=165.2,
+                               tdp_w=450.0, sm_cycles_per_s=322.7e9)
+IDEAL = replace(FITTED, tensor=1.0, memory_gddr=1.0, memory_hbm=1.0, seconds_per_layer=0.0)
+HOST_OPS = 32 * 38  # ~38 ops per Llama layer as the estimate's rows count them
 
 
-def run(profile: Profile = LLAMA8B_Q4, batch: int = 1, prompt: int = 512, new: int = 128) -> GenerationRun:
-    return GenerationRun(profile, PARAMS, batch, prompt, new)
+def run(profile: Profile = LLAMA8B_Q4, batch: int = 1, prompt: int = 512, new: int = 128,
+        quantized: int = 0) -> GenerationRun:
+    return GenerationRun(profile=profile, param_count=PARAMS, batch=batch, prompt_len=prompt, new_tokens=new,
+                         host_ops=HOST_OPS, quantized_linears=quantized)
 
 
 def test_decode_at_batch_one_reads_the_weights_and_the_cache_once_per_token() -> None:
@@ -123,8 +129,63 @@ def test_partial_offload_decodes_at_host_memory_speed() -> None:
 
     host = 2_000_000_000  # 2 GB of layers on the CPU
     offloaded = replace(LLAMA8B_Q4, host_read_bytes=host)
-    card = GenerationRates(1008.0, 165.2, False)
-    full = decode_step(GenerationRun(LLAMA8B_Q4, 8_030_261_248, 1, 512, 128), card)[0]
-    partial = decode_step(GenerationRun(offloaded, 8_030_261_248, 1, 512, 128), card)[0]
+    card = GenerationRates(1008.0, 165.2, False, 82.6, 450.0, 322.7e9)
+    full = decode_step(run(LLAMA8B_Q4), card)[0]
+    partial = decode_step(run(offloaded), card)[0]
     gpu_share = host / (1008e9 * FITTED.memory_gddr)
     assert partial - full == pytest.approx(host / HOST_DECODE_BANDWIDTH - gpu_share, rel=1e-6)  # +31.1 ms
+
+
+BF16_8B = replace(LLAMA8B_Q4, weight_bytes=2 * PARAMS, active_weight_bytes=2 * PARAMS, runtime="transformers")
+
+
+def test_transformers_decode_is_the_hosts_python_when_it_outlasts_the_reads() -> None:
+    """Eager generate(): every op is dispatched from Python; the launches queue, so the step is the longer."""
+    step, bound = decode_step(run(BF16_8B, prompt=1, new=2), RTX4090_LIKE)
+    host = HOST_OPS * TRANSFORMERS.host_op_seconds  # 1,216 ops x 22 us = 26.8 ms
+    # device: 16e9 B + 2 tokens (1 + 2/2) x 131,072 B at 1,008 GB/s x 0.87 = 18.2 ms, + 32 layers x 54 us = 20.0 ms
+    assert step == pytest.approx(host) and bound == "host"
+    assert 1 / step == pytest.approx(37.4, abs=0.1)
+    # the same reads as a CUDA graph (vLLM): the device's time plus the engine's host work between steps
+    graph, bound = decode_step(run(replace(BF16_8B, runtime="vllm"), prompt=1, new=2), RTX4090_LIKE)
+    device = (16e9 + 2 * 131_072) / (1008e9 * BANDWIDTH_CEILING) + 32 * VLLM.seconds_per_layer
+    assert graph == pytest.approx(device + VLLM.host_step_seconds) and bound == "memory"
+
+
+def test_transformers_reads_the_cache_once_per_query_head() -> None:
+    """32 query heads over 8 KV heads: a long context costs 4x its bytes, at the attention's rate per SM cycle."""
+    short = decode_step(run(BF16_8B, prompt=1, new=2), RTX4090_LIKE, TRANSFORMERS)[0]
+    long_run = run(BF16_8B, prompt=32_000, new=2)
+    long = decode_step(long_run, RTX4090_LIKE, replace(TRANSFORMERS, host_op_seconds=0.0))[0]
+    weights = 16e9 / (1008e9 * BANDWIDTH_CEILING) + 32 * TRANSFORMERS.seconds_per_layer
+    rate = 322.7e9 * TRANSFORMERS.cache_bytes_per_sm_cycle  # 1.8 B per cycle: 581 GB/s, under 0.87 x 1,008
+    cache = 131_072 * 32_001 * 32 / 8 / rate  # 16.8e9 B at 581 GB/s = 28.9 ms
+    assert long == pytest.approx(weights + cache)
+    assert long > 1.8 * short  # 48.9 ms of reads against the 26.8 ms the host takes at a short context
+
+
+def test_quantized_linears_cost_their_extra_kernels_and_python() -> None:
+    gptq = replace(BF16_8B, weight_bytes=PARAMS // 2, active_weight_bytes=PARAMS // 2)
+    plain = decode_step(run(gptq), RTX4090_LIKE)[0]
+    quant = decode_step(run(gptq, quantized=224), RTX4090_LIKE)[0]  # 32 layers x 7 projections
+    assert quant - plain == pytest.approx(224 * TRANSFORMERS.quantized_linear_host_seconds)  # host-bound: +8.1 ms
+
+
+def test_decode_at_batch_b_reads_the_weights_once_and_every_sequences_cache() -> None:
+    one = decode_step(run(prompt=1024, new=2), RTX4090_LIKE, IDEAL)[0]
+    eight = decode_step(run(batch=8, prompt=1024, new=2), RTX4090_LIKE, IDEAL)[0]
+    # 4.6e9 B of weights once, then 131,072 B x 1,025 tokens per sequence: 7 more caches = 0.94e9 B
+    assert eight - one == pytest.approx(7 * 131_072 * 1025 / 1008e9)
+    assert eight < 2 * one  # 8 sequences for less than twice one's time
+
+
+def test_layer_split_prefill_of_one_chunk_is_no_faster_than_one_card() -> None:
+    """One sequence's 512 tokens pass the stages in turn (llama-bench pp512): 4 cards take one card's time."""
+    single = prefill_seconds(run(), RTX4090_LIKE, IDEAL)
+    split = prefill_seconds(run(), RTX4090_LIKE, IDEAL, Split(stages=4, link_gbs=31.5))
+    assert split == pytest.approx(single + 3 * (20e-6 + 512 * 4096 * 2 / 31.5e9))
+    # eight chunks pipeline: (8 + 4 - 1) / 4 chunk times instead of 8, each chunk with its 3 hops' latency
+    eight = replace(run(batch=8), profile=replace(LLAMA8B_Q4, prefill_flops=8 * LLAMA8B_Q4.prefill_flops))
+    one_card = prefill_seconds(eight, RTX4090_LIKE, IDEAL)
+    pipelined = prefill_seconds(eight, RTX4090_LIKE, IDEAL, Split(stages=4))
+    assert pipelined == pytest.approx((one_card / 8 + 3 * 20e-6) * 11 / 4)

@@ -8,10 +8,7 @@ too slow. These tests fail on anything like that, on any card."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -22,9 +19,12 @@ pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
 from advisor.catalog import CardRecord, list_cards, open_catalog  # noqa: E402
+from advisor.cli import main  # noqa: E402
 from advisor.core.workload import Workload  # noqa: E402
 from advisor.importers.spec_estimate import estimate_spec  # noqa: E402
-from advisor.recommend.devices import device  # noqa: E402
+from advisor.recommend.devices import device, generation_rates  # noqa: E402
+from advisor.recommend.generation_speed import generation_speed  # noqa: E402
+from advisor.recommend.serving import generation_run  # noqa: E402
 from advisor.recommend.timing import step_seconds, step_work  # noqa: E402
 
 MODELS = Path(__file__).parent / "speed_models"
@@ -92,20 +92,36 @@ def test_both_methods_time_the_same_network_alike_on_every_card(
     assert abs(worst[1] - 1) <= TOLERANCE, f"{network}: simulated / analytic step time {worst[1]:.3f} on {worst[0]}"
 
 
-def _cli(tmp_path: Path, *args: str) -> dict[str, object]:
-    env = {**os.environ, "ADVISOR_CATALOG": str(tmp_path / "c.sqlite3")}
-    result = subprocess.run([sys.executable, "-m", "advisor", *args, "--json"], capture_output=True, text=True,
-                            env=env, timeout=300)
-    assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout)  # type: ignore[no-any-return]
+@pytest.fixture
+def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> Callable[..., tuple[int, dict[str, object], str]]:
+    """`advisor ARGS --json` in this process, as the entry point runs it (a subprocess spent its seconds
+    importing torch again): (exit code, the JSON answer or {}, stderr)."""
+    monkeypatch.setenv("ADVISOR_CATALOG", str(tmp_path / "c.sqlite3"))
+
+    def run(*args: str) -> tuple[int, dict[str, object], str]:
+        capsys.readouterr()
+        code = main([*args, "--json"])
+        out, err = capsys.readouterr()
+        return code, (json.loads(out) if code == 0 else {}), err
+    return run
 
 
-def test_recommend_ranks_a_file_by_either_method_with_the_same_step_times(tmp_path: Path) -> None:
+def _answer(cli: Callable[..., tuple[int, dict[str, object], str]], *args: str) -> dict[str, object]:
+    code, answer, err = cli(*args)
+    assert code == 0, err
+    return answer
+
+
+Cli = Callable[..., tuple[int, dict[str, object], str]]
+
+
+def test_recommend_ranks_a_file_by_either_method_with_the_same_step_times(cli: Cli) -> None:
     spec = str(MODELS / "mlp.py")
     options = ("--batch", "256", "--precision", "amp_bf16", "--optimizer", "adamw", "--max-gpus", "1")
     times = {}
     for method in ("analytic", "simulated"):
-        entries = _cli(tmp_path, "recommend", spec, *options, "--method", method)["recommendations"]
+        entries = _answer(cli, "recommend", spec, *options, "--method", method)["recommendations"]
         times[method] = {e["card"]: e["step_time_s"] for e in entries if e["fits"]}  # type: ignore[index]
     assert times["analytic"].keys() == times["simulated"].keys() and len(times["analytic"]) > 100
     for card, analytic in times["analytic"].items():
@@ -114,12 +130,54 @@ def test_recommend_ranks_a_file_by_either_method_with_the_same_step_times(tmp_pa
         assert analytic < 0.1, card
 
 
-def test_fit_times_a_file_by_either_method_alike(tmp_path: Path) -> None:
+def test_fit_times_a_file_by_either_method_alike(cli: Callable[..., tuple[int, dict[str, object], str]]) -> None:
     spec = str(MODELS / "mlp.py")
     seconds = {}
     for method in ("analytic", "simulated"):
-        report = _cli(tmp_path, "fit", spec, "--gpu", "GeForce RTX 4090", "--batch", "256", "--precision",
+        report = _answer(cli, "fit", spec, "--gpu", "GeForce RTX 4090", "--batch", "256", "--precision",
                       "amp_bf16", "--optimizer", "adamw", "--method", method)
         seconds[method] = report["current"]["step_time_s"]  # type: ignore[index]
     assert seconds["simulated"] == pytest.approx(seconds["analytic"], rel=TOLERANCE)
     assert seconds["analytic"] < 0.1
+
+
+LLAMA_1B = Path(advisor.__file__).parent / "data/llm_configs/llama-3.2-1b/config.json"
+
+
+@pytest.mark.parametrize("weights", [None, "int4"])
+def test_a_generation_config_decodes_alike_by_either_route_on_every_card(
+        weights: str | None, cards: list[CardRecord]) -> None:
+    """zoo:llama-3.2-1b and its hf: config describe the same decoder: prefill and decode times agree on every
+    card (the eager host's ops per forward and the quantized linears included)."""
+    workload = Workload("generate", 1, "bf16", prompt_len=512, new_tokens=128, weights=weights)  # type: ignore[arg-type]
+    runs = [generation_run(estimate_spec(spec, workload)) for spec in ("zoo:llama-3.2-1b", f"hf:{LLAMA_1B}")]
+    zoo_run, hf_run = runs
+    assert zoo_run is not None and hf_run is not None
+    assert hf_run.quantized_linears == (16 * 7 if weights else 0)  # 16 layers x 7 projections
+    for card in cards:
+        rates = generation_rates(card)
+        zoo_speed, hf_speed = generation_speed(zoo_run, rates), generation_speed(hf_run, rates)
+        assert hf_speed.decode_step_s == pytest.approx(zoo_speed.decode_step_s, rel=TOLERANCE), card.name
+        assert hf_speed.prefill_s == pytest.approx(zoo_speed.prefill_s, rel=TOLERANCE), card.name
+
+
+def test_recommend_and_fit_show_the_same_decode_speed_and_simulation_refuses_generation(
+        cli: Callable[..., tuple[int, dict[str, object], str]]) -> None:
+    options = ("--mode", "generate", "--precision", "bf16", "--batch", "1", "--prompt-len", "512",
+               "--new-tokens", "128")
+    spec, card = f"hf:{LLAMA_1B}", "GeForce RTX 4090"
+    entries = _answer(cli, "recommend", spec, *options, "--max-gpus", "1")["recommendations"]
+    ranked = next(e for e in entries if e["card"] == card)  # type: ignore[union-attr]
+    fit = _answer(cli, "fit", spec, "--gpu", card, *options)["current"]
+    assert fit["throughput"] == pytest.approx(ranked["decode_tokens_per_s"], rel=1e-9)  # type: ignore[index]
+    assert fit["step_time_s"] == pytest.approx(ranked["step_time_s"], rel=1e-9)  # type: ignore[index]
+    code, _, err = cli("recommend", spec, *options, "--method", "simulated")
+    assert code == 2 and "not simulated" in err and "Traceback" not in err
+
+
+def test_a_file_in_generation_mode_is_not_answered_with_a_forward_steps_speed(cli: Cli) -> None:
+    """The default method once simulated FILE.py's forward step for --mode generate and ranked cards by its
+    samples/s (no prefill, no decode); generation is the decoder model's, which says what it describes."""
+    code, answer, err = cli("recommend", str(MODELS / "mlp.py"), "--mode", "generate", "--max-gpus", "1")
+    assert (code, answer) == (2, {})
+    assert "not a decoder language model" in err and len(err.strip().splitlines()) == 1

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from advisor.catalog.records import CardRecord
-from advisor.recommend.devices import Device
+from advisor.core.workload import Workload
+from advisor.recommend.devices import Device, device
 from advisor.recommend.kernels import (
     BANDWIDTH_CEILING,
     LAUNCH_DEVICE_SECONDS,
@@ -88,8 +89,8 @@ def test_many_tensors_need_several_launches() -> None:
     assert optimizer_work("sgd", 200_000, 200, 4).kernels == 4
 
 
-def _record(name: str, architecture: str, fp32: float, tf32: float | None = None) -> CardRecord:
-    return CardRecord(name, "NVIDIA", architecture, "datacenter", 2**36, "HBM", 2000.0, fp32, 400, "test",
+def _record(name: str, architecture: str, fp32: float, tf32: float | None = None, memory: str = "HBM") -> CardRecord:
+    return CardRecord(name, "NVIDIA", architecture, "datacenter", 2**36, memory, 2000.0, fp32, 400, "test",
                       tf32_tflops=tf32)
 
 
@@ -97,6 +98,18 @@ def _record(name: str, architecture: str, fp32: float, tf32: float | None = None
     (_record("H200", "Hopper", 67.0, 494.5), 132),  # 67e12 / (2 x 128 x 1.98e9) = 132.2
     (_record("A100", "Ampere", 19.5, 156.0), 108),  # GA100: 19.5e12 / (2 x 64 x 1.41e9) = 108.0
     (_record("RTX 3090", "Ampere", 35.6, 35.6), 82),  # GA102: 35.6e12 / (2 x 128 x 1.70e9) = 81.8
+    (_record("B200", "Blackwell", 75.0, 1125.0), 148),  # GB100 dies: 75e12 / (2 x 128 x 1.98e9) = 148.0
+    (_record("RTX 5090", "Blackwell", 104.8, 104.8, "GDDR7"), 170),  # GB202: 104.8e12 / (2 x 128 x 2.41e9)
 ])
 def test_sm_count_from_fp32_rate(record: CardRecord, expected: int) -> None:
     assert sm_count(record) == expected
+
+
+def test_fp32_runs_on_tf32_tensor_cores_wherever_the_card_has_them() -> None:
+    fp32, tf32 = Workload("train", 8, "fp32", "sgd"), Workload("train", 8, "fp32", "sgd", tf32=True)
+    geforce = _record("RTX 3090", "Ampere", 35.6, 35.6, "GDDR6X")  # TF32 at the FP32 rate, still tensor cores
+    volta = _record("V100", "Volta", 15.7)  # no TF32
+    assert (device(geforce, fp32).tf32_conv, device(geforce, fp32).tf32_matmul) == (True, False)
+    assert device(geforce, tf32).tf32_matmul
+    assert not device(volta, tf32).tf32_conv and not device(volta, tf32).tf32_matmul
+    assert not device(geforce, Workload("train", 8, "amp_bf16", "sgd")).tf32_conv  # half precision: not TF32

@@ -3,6 +3,9 @@ launch-bound steps, bandwidth-bound layers, and the fixed host cost of a trainin
 
 from __future__ import annotations
 
+import math
+from dataclasses import replace
+
 import pytest
 
 from advisor.core.estimate import LayerRow
@@ -14,7 +17,7 @@ from advisor.recommend.timing import STEP_HOST_SECONDS, Efficiency, StepWork, st
 from tests.recommend.test_timing_kernels import card
 
 EFF = Efficiency(python_op_seconds=10e-6, backward_node_seconds=5e-6, tensor=1.0, unaligned=1.0, conv=1.0,
-                 attention=1.0, stream=1.0, kernel_seconds=LAUNCH_DEVICE_SECONDS,
+                 attention=1.0, stream=1.0, sm_stream_bytes_per_s=math.inf, kernel_seconds=LAUNCH_DEVICE_SECONDS,
                  backward=1.0)
 
 
@@ -92,3 +95,36 @@ def test_training_step_pays_the_fixed_host_cost_and_the_optimizer() -> None:
     # without the optimizer (a gradient-accumulation micro-step) its kernels and host time go
     without = StepWork((layer,), 0.0, 1, 1, optimizer, training=True)
     assert step_seconds(without, card(), EFF) == pytest.approx(expected - 3 * LAUNCH_HOST_SECONDS - 50e-6)
+
+
+def test_few_multiprocessors_cannot_keep_a_fast_memory_busy() -> None:
+    layer = _work(stream_bytes=4e9)
+    few_loads = replace(EFF, sm_stream_bytes_per_s=87e9)
+    # 1000 GB/s x 0.87 over 4 SMs = 217.5 GB/s per SM; at 87 GB/s each the bytes take 1 + 217.5 / 87 = 3.5x
+    # the copy kernel's 4.6 ms
+    copy = 4e9 / (1000e9 * BANDWIDTH_CEILING)
+    seconds = step_seconds(StepWork((layer,), 0.0, 1, 1), card(sms=4, bandwidth_gbs=1000.0), few_loads)
+    assert seconds == pytest.approx(copy * 3.5 + LAUNCH_DEVICE_SECONDS)
+
+
+def _conv3x3(dtype_bytes: int, stride: int = 1) -> LayerRow:
+    pixels = 32 * 32
+    conv = Convolution(batch=8, in_channels=64, out_channels=64, groups=1, kernel_volume=9, input_pixels=pixels,
+                       output_pixels=pixels // stride**2, dtype_bytes=dtype_bytes, pass_=Pass.FORWARD)
+    return _row((conv,))
+
+
+def test_winograd_runs_3x3_stride_1_convolutions_on_cuda_cores_only() -> None:
+    (work,) = layer_works([_conv3x3(4)], training=False)
+    (strided,) = layer_works([_conv3x3(4, stride=2)], training=False)
+    assert work.gemms[0].winograd and not strided.gemms[0].winograd
+    simt = replace(card(), tensor_cores=False)  # fp32 on a card without TF32 tensor cores (V100, Turing)
+    tf32 = replace(simt, tf32_conv=True, conv_tflops=8.0)
+    direct = replace(work, gemms=(replace(work.gemms[0], winograd=False),))
+    step = StepWork((work,), 0.0, 1, 1)
+    plain = StepWork((direct,), 0.0, 1, 1)
+    # F(2x2, 3x3): 16 multiplies for 36, so the GEMM part takes 16 / 36 of its time on CUDA cores
+    gemm = step_seconds(plain, simt, EFF) - LAUNCH_DEVICE_SECONDS
+    assert step_seconds(step, simt, EFF) - LAUNCH_DEVICE_SECONDS == pytest.approx(gemm * 16 / 36)
+    # on TF32 tensor cores cuDNN runs the implicit GEMM
+    assert step_seconds(step, tf32, EFF) == pytest.approx(step_seconds(plain, tf32, EFF))

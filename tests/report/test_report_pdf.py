@@ -21,14 +21,14 @@ def test_english_report_says_what_the_issue_asks(english: Made) -> None:
     best = report.ranking.rows[0]
     assert "Which GPU for gpt2" in text and "zoo:gpt2" in text and "Advisor 0.1.0" in text
     assert f"{report.estimate.param_count:,}" in text  # parameters, exactly
-    assert "FLOPs = 2 x MACs" in text and "multiply-adds at batch 8" in text
+    assert "FLOPs = 2 × MACs (multiply-adds" in text and "multiply-adds at batch 8" in text
     assert "AMP bf16" in text and "AdamW" in text and "analytic" in text
     assert all(row.card in text for row in report.ranking.rows)  # e.g. GeForce RTX 5070, 4070 Super
     assert best.price_date is not None and best.price_date.isoformat() in text
     assert "Memory does not pool across cards" in text and "ZeRO-3 (FSDP)" in text
     assert "Only cards: NVIDIA." in text
     assert "NVIDIA H200" in text and "NVIDIA driver 580.159.04" in text  # the replayed local GPU
-    assert "Assumptions and provenance" in text and "required_bytes replays the training loop" in text
+    assert "Assumptions and provenance" in text and "The required memory replays the training loop" in text
     assert 3 <= pages <= 7 and page_count(path) == pages
 
 

@@ -18,9 +18,10 @@ from advisor.i18n.zh_CN_fields import MESSAGES as FIELDS
 from advisor.i18n.zh_CN_llm import MESSAGES as LLM
 from advisor.i18n.zh_CN_open import MESSAGES as OPEN
 from advisor.i18n.zh_CN_prices import MESSAGES as PRICES
+from advisor.i18n.zh_CN_report import MESSAGES as REPORT
 from advisor.ui.i18n import set_language, tr
 
-MESSAGES = {**SHARED, **APP, **FIELDS, **LLM, **OPEN, **PRICES}
+MESSAGES = {**SHARED, **APP, **FIELDS, **LLM, **OPEN, **PRICES, **REPORT}
 
 ROOT = Path(advisor.__file__).parent
 

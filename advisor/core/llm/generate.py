@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from advisor.core.budget import REPLAY_UNCERTAINTY, replayed_required_bytes
+from advisor.core.budget import REPLAY_MARGIN_BYTES, replayed_required_bytes
 from advisor.core.errors import SpecError
 from advisor.core.estimate import Estimate, MemoryEstimate, layer_rows, memory_estimate
 from advisor.core.generation import GenerationProfile
@@ -24,6 +24,7 @@ from advisor.core.llm.runtime import (
     vllm_workspace_bytes,
 )
 from advisor.core.llm.tensors import tensor_groups
+from advisor.core.overheads import DEFAULT_OVERHEAD
 from advisor.core.replay import replay_step
 from advisor.core.step_records import MemoryProfile
 from advisor.core.tracker import CategoryBytes, TimelinePoint
@@ -119,18 +120,25 @@ def _llama_cpp_memory(spec: DecoderSpec, w: Workload) -> MemoryEstimate:
 
 def _vllm_memory(spec: DecoderSpec, w: Workload, weights: int) -> MemoryEstimate:
     """What vLLM needs inside its gpu_memory_utilization share: weights, the profiled activations, the CUDA
-    graphs and the blocks of the workload's sequences; required_bytes is the card memory whose 0.9 holds it."""
+    graphs and the blocks of the workload's sequences. The share is of the card's whole memory and the CUDA
+    context lies outside it, in the rest (vllm/v1/worker/gpu_worker.py: requested_memory = total_memory x
+    gpu_memory_utilization, checked against the memory free once the context exists), so the card memory
+    needed is held / 0.9; required_bytes is that less the context and workspaces every fit takes off a card's
+    usable memory (recommend/devices.py PROCESS_OVERHEAD_BYTES, core/overheads.py), never below what is held."""
     tokens = min(VLLM_PROFILE_TOKENS, spec.max_positions or VLLM_PROFILE_TOKENS)
     profiled = replay_step(decoder_graph(spec, tokens, last_token_logits=True),
                            Workload("infer", 1, w.precision, weights=w.weights))
     dtype_bytes = w.activation_bytes
-    workspace = vllm_workspace_bytes(spec, profiled.peak_bytes - profiled.at_peak.weights, dtype_bytes)
+    workspace = vllm_workspace_bytes(spec, profiled.peak_bytes - profiled.at_peak.weights, dtype_bytes,
+                                     w.max_num_seqs)
     kv = vllm_kv_bytes(spec, w.kv_cache_dtype, w.prompt_len + w.new_tokens, w.batch)
     cats = CategoryBytes(weights, 0, 0, 0, workspace, 0, kv)
     share = math.ceil(cats.total / w.gpu_memory_utilization)
+    outside = DEFAULT_OVERHEAD.context_bytes + DEFAULT_OVERHEAD.workspace_bytes
+    required = max(share - outside, cats.total)
     memory = memory_estimate(peak_bytes=cats.total, at_peak=cats, peak_phase="engine started", peak_layer="",
-                             batch=w.batch, replayed_reserved_bytes=share, replayed_required_bytes=share)
-    return replace(memory, required_bytes=share)  # vLLM's own pool: no caching-allocator margin applies
+                             batch=w.batch, replayed_reserved_bytes=share, replayed_required_bytes=required)
+    return replace(memory, required_bytes=required)  # vLLM's own pool: no caching-allocator margin applies
 
 
 def host_bytes(spec: DecoderSpec, w: Workload) -> tuple[int, int]:
@@ -182,7 +190,8 @@ def _assumptions(spec: DecoderSpec, w: Workload) -> tuple[str, ...]:
         "last position (generate() asks for logits_to_keep=1); bitsandbytes nf4 dequantizes each weight to "
         "16 bit for its matmul.",
         "required_bytes = the peak + what the caching allocator, limited to a budget, cannot reuse while the "
-        f"prefill pass allocates and frees (replayed) + {REPLAY_UNCERTAINTY:.0%} of the peak."
+        f"prefill pass allocates and frees (replayed) + {REPLAY_MARGIN_BYTES // 2**20} MiB (one large-pool "
+        "segment, the replay's granule)."
         if w.runtime_used == Runtime.TRANSFORMERS else "",
         "decode_flops_per_token is taken at the mean context length (prompt + half the new tokens).",
     ]
@@ -206,9 +215,11 @@ def _runtime_notes(w: Workload) -> list[str]:
     if w.runtime_used == Runtime.VLLM:
         return [f"Runtime vLLM ({how}): the engine claims gpu_memory_utilization {w.gpu_memory_utilization} "
                 "of the card; inside it the weights, the activations of a profiling forward over "
-                f"{VLLM_PROFILE_TOKENS} tokens, the CUDA-graph pool and paged KV blocks of 16 tokens; peak_bytes "
+                f"{VLLM_PROFILE_TOKENS} tokens or its sampler's sort of {w.max_num_seqs} vocabulary rows "
+                "(--max-num-seqs), the CUDA-graph pool and paged KV blocks of 16 tokens; peak_bytes "
                 f"counts the blocks of {w.batch} sequences of {tokens} tokens, required_bytes the card memory "
-                "whose share holds that (vLLM fills the rest of its share with more blocks)."]
+                "whose share holds that, less the CUDA context that lies outside the share (vLLM fills the "
+                "rest of its share with more blocks)."]
     return [f"Runtime transformers ({how}): generate() grows the DynamicCache by torch.cat each step (the old "
             "and new keys of a layer live during the cat), keeps fp32 logits, scores and probabilities of the "
             "last position; the prefill holds the prompt's cache."]

@@ -29,6 +29,10 @@ class LoRALinear(Linear):
     # lora_A saves an fp32 copy of the layer's input, its rank-wide output is fp32, and lora_B's output and its
     # scaled copy are fp32 tensors of the layer's output size until `result.to(torch_result_dtype)`.
     fp32_adapters: bool = False
+    # QLoRA: peft/tuners/lora/bnb.py Linear4bit.forward copies the 4-bit base's output before adding the adapters
+    # (`result = result.clone()`, "defensive clone" for backprop through a manipulated view): one more tensor of
+    # the output's size, in its dtype, while the base output is released
+    quantized_base: bool = False
 
     def for_dtype(self, dtype_bytes: int, autocast: bool) -> LoRALinear:
         return replace(self, fp32_adapters=dtype_bytes == 2 and not autocast)
@@ -53,9 +57,10 @@ class LoRALinear(Linear):
 
     def forward_transients(self, inputs: Sequence[TensorSpec], output: TensorSpec, saving: bool) -> tuple[
             SavedTensor, ...]:
+        clone = (SavedTensor("PEFT's clone of the 4-bit output", output.numel, "act"),) if self.quantized_base else ()
         if not self.fp32_adapters:
-            return ()
-        return (SavedTensor("lora_B output", output.numel, "float32"),
+            return clone
+        return (*clone, SavedTensor("lora_B output", output.numel, "float32"),
                 SavedTensor("lora_B output x scaling", output.numel, "float32"))
 
     def backward_workspace(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
@@ -103,7 +108,7 @@ def with_adapters(graph: Graph, w: Workload) -> Graph:
         leaf = node.name.rsplit(".", 1)[-1]
         if isinstance(op, Linear) and not isinstance(op, LoRALinear) and leaf in targets and not op.tied_to:
             adapted.append(node.name)
-            return LoRALinear(op.out_features, op.bias, lora_rank=w.lora_rank)
+            return LoRALinear(op.out_features, op.bias, lora_rank=w.lora_rank, quantized_base=w.finetune == "qlora")
         if type(op) is Embedding and leaf in targets and op.index == "input":
             adapted.append(node.name)
             return LoRAEmbedding(op.num_embeddings, op.embedding_dim, lora_rank=w.lora_rank)

@@ -42,13 +42,20 @@ LLAMA_CPP_CTX_PAD = 256
 Q8_0_BYTES_PER_ELEMENT = 34 / 32
 # vLLM defaults: EngineArgs gpu_memory_utilization 0.9, block_size 16; the LLM class's max_num_batched_tokens
 # 8192 and max_num_seqs 256 (vllm/engine/arg_utils.py EngineArgs.get_batch_defaults, below 70 GiB of card
-# memory; 16384 and 1024 on larger cards other than the A100: the profile then takes twice the activations);
+# memory and on the A100; V1 takes 16384 tokens and 1024 sequences on larger cards: --max-num-seqs 1024);
 # CUDA graphs are captured up to 512 tokens (vllm/config/compilation.py cudagraph_capture_sizes)
 VLLM_GPU_MEMORY_UTILIZATION = 0.9
 VLLM_BLOCK_TOKENS = 16
 VLLM_PROFILE_TOKENS = 8192
 VLLM_MAX_SEQS = 256
 VLLM_GRAPH_TOKENS = 512
+# The profile's sampler run (gpu_model_runner._dummy_sampler_run; V0's profile_run the same) samples one token
+# for each of max_num_seqs sequences with top_p 0.9 and top_k vocab - 1, so the PyTorch-native top-k/top-p
+# path sorts the whole row (v1/sample/ops/topk_topp_sampler.py apply_top_k_top_p: logits.sort). Bytes held per
+# (sequence, vocabulary entry) while the sort runs: the model's bf16 logits 2 + their fp32 copy 4 (sampler.py
+# logits.to(float32)) + the sorted values 4 and int64 indices 8 + the sort's int64 index input 8 and its
+# scratch, one more copy of keys and values 12 (PyTorch's segmented sort of many rows: cub SortPairs).
+SAMPLER_BYTES_PER_ENTRY = 2 + 4 + 4 + 8 + 8 + 12  # = 38
 
 
 @dataclass(frozen=True)
@@ -152,13 +159,21 @@ def vllm_block_bytes(spec: DecoderSpec, kv_dtype: str) -> int:
     return VLLM_BLOCK_TOKENS * kv_bytes_per_layer_token(spec, kv_dtype) * spec.layers
 
 
-def vllm_workspace_bytes(spec: DecoderSpec, profile_activation_bytes: int, dtype_bytes: int) -> int:
-    """The profiling forward's activations (max_num_batched_tokens) plus its sampler's fp32 logits for
-    max_num_seqs sequences, and the CUDA-graph pool: the decode activations of the largest captured batch."""
+def vllm_sampler_bytes(spec: DecoderSpec, max_num_seqs: int) -> int:
+    """The profile's sampler run at its peak, the sort of max_num_seqs rows of the vocabulary."""
+    return max_num_seqs * spec.vocab * SAMPLER_BYTES_PER_ENTRY
+
+
+def vllm_workspace_bytes(spec: DecoderSpec, profile_activation_bytes: int, dtype_bytes: int,
+                         max_num_seqs: int = VLLM_MAX_SEQS) -> int:
+    """The profile's peak, the larger of its forward's activations (max_num_batched_tokens) and the sampler
+    run that follows it while the forward's hidden states are still held (profile_run keeps them), plus the
+    CUDA-graph pool: the decode activations of the largest captured batch."""
     width = spec.moe.expert_intermediate * spec.moe.experts_per_token if spec.moe else spec.intermediate
-    sampler = VLLM_MAX_SEQS * spec.vocab * F32 * 2  # logits and their softmax
+    hidden_states = VLLM_PROFILE_TOKENS * spec.hidden * dtype_bytes
+    profile = max(profile_activation_bytes, hidden_states + vllm_sampler_bytes(spec, max_num_seqs))
     graphs = VLLM_GRAPH_TOKENS * ((4 * spec.hidden + 3 * width) * dtype_bytes + spec.vocab * dtype_bytes)
-    return profile_activation_bytes + sampler + graphs
+    return profile + graphs
 
 
 def vllm_pool(card_bytes: int, weights_bytes: int, workspace_bytes: int, block_bytes: int) -> VLLMPool:

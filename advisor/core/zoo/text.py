@@ -220,6 +220,8 @@ GPT2_CONFIGS: dict[str, GPT2Config] = {
 }
 LLAMA_CONFIGS: dict[str, LlamaConfig] = {
     "llama-7b": LlamaConfig(hidden=4096, layers=32, heads=32, kv_heads=32, intermediate=11008, vocab=32000),
+    # LLaMA 13B (Touvron et al. 2023, Table 2: dimension 5120, 40 heads, 40 layers; FFN 13824 as in its config.json)
+    "llama-13b": LlamaConfig(hidden=5120, layers=40, heads=40, kv_heads=40, intermediate=13824, vocab=32000),
     "tinyllama-1.1b": LlamaConfig(hidden=2048, layers=22, heads=32, kv_heads=4, intermediate=5632,
                                   vocab=32000),
 }

@@ -34,6 +34,9 @@ BATCH_NORM_TRAINING = frozenset({aten.cudnn_batch_norm, aten.native_batch_norm, 
                                  aten.miopen_batch_norm})
 BATCH_NORM_BACKWARD = frozenset({aten.cudnn_batch_norm_backward, aten.native_batch_norm_backward,
                                  aten.miopen_batch_norm_backward})
+# Gathers read the rows they index, not the whole table: an embedding lookup touches batch x seq rows of the
+# vocabulary (indexSelectLargeIndex / embedding's kernels in ATen/native/cuda/Indexing.cu, Embedding.cu).
+GATHERS = frozenset({aten.embedding, aten.index_select, aten.gather})
 FLASH = (aten._scaled_dot_product_flash_attention, aten._scaled_dot_product_flash_attention_backward)
 EFFICIENT = (aten._scaled_dot_product_efficient_attention, aten._scaled_dot_product_efficient_attention_backward)
 
@@ -118,6 +121,11 @@ def _is_view(func: Any, args: tuple[Any, ...], out: Any) -> bool:
     return bool(outputs) and not mutable and all(t.untyped_storage()._cdata in storages for t in outputs)
 
 
+def _gather_read(packet: Any, args: tuple[Any, ...], outputs: list[torch.Tensor]) -> int:
+    indices = args[1] if packet is aten.embedding else args[2]
+    return _bytes(indices) + sum(_bytes(t) for t in outputs)
+
+
 def op_kernels(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any, pass_: Pass) -> list[
         Kernel] | None:
     """The kernels one dispatched aten op launches; None for an op that launches none."""
@@ -135,12 +143,13 @@ def op_kernels(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any], out: An
     outputs = _tensors(out)
     if not outputs:
         return None
-    read = sum(_bytes(t) for t in _tensors((args, kwargs)))
+    tensors = _tensors((args, kwargs))
+    read = _gather_read(packet, args, outputs) if packet in GATHERS else sum(_bytes(t) for t in tensors)
     if (packet in BATCH_NORM_TRAINING and bool(argument(func, args, kwargs, "training"))) or \
             packet in BATCH_NORM_BACKWARD:
         read += _bytes(args[0]) + _bytes(args[1])  # the input (and grad) again
     written = sum(_bytes(t) for t in outputs)
-    elements = max((t.numel() for t in (*outputs, *_tensors((args, kwargs)))), default=0)
+    elements = max((t.numel() for t in (*outputs, *tensors)), default=0)
     return [Stream(read_bytes=read, written_bytes=written, flops=elements,
                    pass_=Pass.BACKWARD if pass_.backward else Pass.FORWARD)]
 

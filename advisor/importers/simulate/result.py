@@ -5,7 +5,7 @@ from __future__ import annotations
 from torch import nn
 
 from advisor.core.allocator import free_replay, required_budget_bytes
-from advisor.core.budget import REPLAY_UNCERTAINTY, conv_workspace_margin_bytes
+from advisor.core.budget import REPLAY_MARGIN_BYTES, conv_workspace_margin_bytes
 from advisor.core.estimate import Estimate, LayerRow, MemoryEstimate, memory_estimate
 from advisor.core.overheads import DEFAULT_OVERHEAD
 from advisor.core.tracker import CategoryBytes, TimelinePoint
@@ -52,15 +52,13 @@ def simulate_estimate(module: nn.Module, make_inputs: MakeInputs, workload: Work
     make_inputs(batch) -> (args, kwargs) is called under torch.device("meta"); loss_fn(output, (args, kwargs))
     defaults to output.loss or cross-entropy on (N, C) logits. The module may live on the CPU (it is moved to
     the meta device) or be built on the meta device already (faster: no weight initialisation)."""
-    unique = {id(p): p.numel() for p in module.parameters()}
-    trainable = sum({id(p): p.numel() for p in module.parameters() if p.requires_grad}.values())
     run = run_step(module, make_inputs, workload, loss_fn)
     rows = _layer_rows(run, workload.training)
     forward = run.tracker.flops.total("forward")
     backward = run.tracker.flops.total("backward") if workload.training else 0
     timeline = tuple(TimelinePoint(p, layer, b) for p, layer, b in run.tracker.timeline)
-    return Estimate(model=name, workload=workload, method="simulated", param_count=sum(unique.values()),
-                    trainable_param_count=trainable if workload.training else 0,
+    return Estimate(model=name, workload=workload, method="simulated", param_count=run.param_count,
+                    trainable_param_count=run.trainable_param_count if workload.training else 0,
                     layers=rows, forward_macs=forward // 2, forward_flops=forward, step_flops=forward + backward,
                     memory=_memory(run, workload, rows), timeline=timeline,
                     assumptions=_assumptions(workload, run.notes))
@@ -78,7 +76,7 @@ def _assumptions(workload: Workload, notes: list[str]) -> tuple[str, ...]:
         "data-dependent values (.item()) are stand-ins (True after all(), False after any(), else 1).",
         "reserved_bytes replays every allocation and free through a model of the CUDA caching allocator; "
         "required_bytes is the smallest budget in which that replay runs when the allocator is limited "
-        f"(it releases cached segments before it gives up), plus {REPLAY_UNCERTAINTY:.0%} of the peak and, "
+        f"(it releases cached segments before it gives up), plus {REPLAY_MARGIN_BYTES // 2**20} MiB and, "
         "with convolutions, the largest convolution output for cuDNN's workspace; device_total_bytes adds "
         f"the CUDA context and driver reservation {DEFAULT_OVERHEAD.source}.",
         "FLOPs count 2 x multiply-adds of matmuls, convolutions and attention (torch.utils.flop_counter "

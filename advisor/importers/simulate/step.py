@@ -32,6 +32,9 @@ class StepRun:
     watch: LayerWatch
     kept_by_layer: dict[str, int]
     notes: list[str]
+    # of the module that ran (with its adapters, base frozen): what the optimizer steps, and all the weights
+    param_count: int
+    trainable_param_count: int
 
 
 def default_loss(output: Any, inputs: Inputs) -> torch.Tensor:
@@ -164,7 +167,9 @@ class StepRunner:
                     kept = self._infer_iteration(measured=iteration == 1)
             self.tracker.at("end", "")
         self.watch.remove()
-        return StepRun(self.tracker, self.watch, kept, self.notes)
+        unique = {id(p): p for p in self.module.parameters()}
+        return StepRun(self.tracker, self.watch, kept, self.notes, sum(p.numel() for p in unique.values()),
+                       sum(p.numel() for p in unique.values() if p.requires_grad))
 
     def _grad_hooks(self) -> None:
         """A parameter's .grad becomes known when AccumulateGrad has run: recategorize it then."""

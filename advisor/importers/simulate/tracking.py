@@ -55,7 +55,13 @@ class Peak:
 
 
 def _composite(func: Any) -> bool:
-    return bool(torch._C._dispatch_has_kernel_for_dispatch_key(func.name(), "CompositeImplicitAutograd"))
+    """An op CUDA runs as its parts. One with its own backend kernel as well (silu_backward: CPU and CUDA
+    kernels beside math_silu_backward, native_functions.yaml) runs that kernel: the dispatcher prefers a
+    backend kernel to CompositeImplicitAutograd, so it stays whole where the meta device can run it. The CPU
+    kernel stands for CUDA's, which a CPU build does not register."""
+    has = torch._C._dispatch_has_kernel_for_dispatch_key
+    name = func.name()
+    return bool(has(name, "CompositeImplicitAutograd")) and not (has(name, "CPU") and has(name, "Meta"))
 
 
 class MemoryTracker(TorchDispatchMode):  # type: ignore[no-untyped-call]

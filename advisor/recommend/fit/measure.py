@@ -19,7 +19,6 @@ from advisor.core.budget import analytic_curves, required_for_peak
 from advisor.core.curve import MemoryCurve
 from advisor.core.estimate import Estimate
 from advisor.core.graph import Graph
-from advisor.core.kernels import forward_kernels
 from advisor.core.loss_head import with_loss_head
 from advisor.core.replay import replay_step, step_replay
 from advisor.core.tracker import Store
@@ -28,7 +27,7 @@ from advisor.recommend.devices import Device, device, generation_rates
 from advisor.recommend.generation_speed import generation_speed
 from advisor.recommend.rewrites import freeze_before, trainable_layers, with_inplace_activations
 from advisor.recommend.serving import generation_curves, generation_run
-from advisor.recommend.timing import LayerWork, step_seconds, step_work
+from advisor.recommend.timing import step_seconds, step_work
 
 # bitsandbytes' 8-bit optimizers (Dettmers et al. 2022, "8-bit Optimizers via Block-wise Quantization")
 # keep each state tensor in one byte per element (plus one fp32 scale per 2048-element block, ignored).
@@ -156,9 +155,8 @@ class Measurer:
         method: MeasuredMethod = result.method
         work = step_work(result, graph.tokens_per_sample)
         flops = result.step_flops
-        if w.checkpointing and w.training:
-            extra, extra_flops = _recompute(result, graph)
-            work, flops = replace(work, layers=work.layers + extra), flops + extra_flops
+        if w.checkpointing and w.training:  # the rows carry the recomputed forward's kernels (both estimators)
+            flops += _recompute_flops(result, graph)
         if v.optimizer_8bit:
             peak -= eight_bit_saving(result)
             work = replace(work, optimizer_bytes=_eight_bit_optimizer_bytes(result))
@@ -208,13 +206,9 @@ def _eight_bit_optimizer_bytes(result: Estimate) -> float:
     return float((3 * w.param_dtype_bytes + 2 * slots * EIGHT_BIT_STATE_BYTES) * result.param_count)
 
 
-def _recompute(result: Estimate, graph: Graph) -> tuple[tuple[LayerWork, ...], int]:
-    """The work of the second forward of the recomputed layers (checkpointing costs compute, not memory)."""
-    rows = tuple(replace(result.layers[i], backward_flops=0, kernels=forward_kernels(result.layers[i].kernels))
-                 for i in recompute_rows(result, graph))
-    # a forward pass only (adapters or not: finetune does not apply outside training)
-    forward_only = replace(result, layers=rows, workload=replace(result.workload, mode="infer", finetune="full"))
-    return step_work(forward_only).layers, sum(r.forward_flops for r in rows)
+def _recompute_flops(result: Estimate, graph: Graph) -> int:
+    """The FLOPs of the second forward of the recomputed layers (checkpointing costs compute, not memory)."""
+    return sum(result.layers[i].forward_flops for i in recompute_rows(result, graph))
 
 
 def recompute_rows(result: Estimate, graph: Graph) -> list[int]:

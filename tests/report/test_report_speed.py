@@ -1,0 +1,45 @@
+"""Issue 24 item 3 in the PDF: the report of a FILE.py prints the step time and throughput that `advisor
+recommend FILE.py --json` gives for each listed card (as the report rounds them), within 10% of the analytic
+method's."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from report_support import poppler
+
+from advisor.cli import main
+
+MODELS = Path(__file__).resolve().parents[1] / "recommend" / "speed_models"
+OPTIONS = ("--batch", "256", "--precision", "amp_bf16", "--optimizer", "adamw", "--max-gpus", "1")
+# a row's first line: rank, card, fits, needs, max batch, step ms, throughput (pdftotext -layout)
+ROW = re.compile(r"^\s*\d+ (?P<card>\S.*?)\s{2,}(?:yes|no)\s+[\d.]+ \w?i?B\s+\d+\s+"
+                 r"(?P<ms>[\d,.]+)\s+(?P<tput>[\d,]+)\s")
+
+
+def test_the_pdf_prints_recommends_speed_of_a_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    spec, pdf = str(MODELS / "mlp.py"), tmp_path / "mlp.pdf"
+    monkeypatch.setenv("ADVISOR_CATALOG", str(tmp_path / "c.sqlite3"))  # a fresh copy of the bundled catalog
+
+    def advisor(*args: str) -> str:  # in this process: a subprocess spent its time importing torch again
+        capsys.readouterr()
+        assert main(list(args)) == 0
+        return capsys.readouterr().out
+
+    advisor("report", spec, *OPTIONS, "--out", str(pdf), "--no-local-gpus", "--lang", "en")
+    text = poppler("pdftotext", "-layout", pdf, "-")
+    rows = {m["card"]: m for m in map(ROW.match, text.splitlines()) if m}
+    assert len(rows) == 10, rows.keys()  # the report's top ten cards
+    assert "one card of each kind" in text and "1 to 1 cards" not in text  # --max-gpus 1 in words
+    ranked = [json.loads(advisor("recommend", spec, *OPTIONS, *method, "--json"))["recommendations"]
+              for method in ((), ("--method", "analytic"))]  # FILE.py: simulated by default
+    cli, analytic = ({r["card"]: r for r in entries} for entries in ranked)
+    for card, row in rows.items():
+        step_s, throughput = cli[card]["step_time_s"], cli[card]["throughput"]
+        assert (row["ms"], row["tput"]) == (f"{step_s * 1e3:,.1f}", f"{throughput:,.0f}"), card
+        assert step_s == pytest.approx(analytic[card]["step_time_s"], rel=0.10), card
+        assert throughput == pytest.approx(256 / step_s), card  # samples/s = batch / step time, one card

@@ -1,0 +1,89 @@
+"""The Runtime box of the generation controls: it sets the Workload's runtime as `--runtime` does, applies to
+generation only, is remembered between runs, and the verdict names the runtime and the compute dtype."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings
+from pytestqt.qtbot import QtBot
+
+from advisor.cli import main
+from advisor.core import zoo
+from advisor.core.workload import Runtime
+from advisor.ui import draft_edits
+from advisor.ui.settings import restore_state, save_state
+from advisor.ui.state import AppState
+from advisor.ui.verdict import verdict_text
+from advisor.ui.workload_panel import QtWorkloadControls
+
+LLAMA = "llama-3.1-8b"
+
+
+@pytest.fixture
+def panel(qtbot: QtBot) -> QtWorkloadControls:
+    state = AppState()
+    controls = QtWorkloadControls(state)
+    qtbot.addWidget(controls)
+    draft_edits.load_graph_into(state.draft, zoo.build(LLAMA, state.choice.seq_len), f"zoo:{LLAMA}")
+    return controls
+
+
+def choose(box: object, value: object) -> None:
+    index = box.findData(value)  # type: ignore[attr-defined]
+    assert index >= 0, value
+    box.setCurrentIndex(index)  # type: ignore[attr-defined]
+
+
+def test_the_runtime_box_sets_what_the_command_line_sets(
+        panel: QtWorkloadControls, capsys: pytest.CaptureFixture[str]) -> None:
+    state = panel.state
+    choose(panel.mode, "generate")
+    choose(panel.precision, "bf16")
+    panel.batch.setValue(1)
+    choose(panel.llm.runtime, "vllm")
+    assert state.choice.runtime == Runtime.VLLM
+    state.recompute()
+    assert state.error == "" and state.result is not None
+    memory = state.result.estimate.memory
+    assert main(["estimate", f"zoo:{LLAMA}", "--json", "--mode", "generate", "--precision", "bf16", "--batch",
+                 "1", "--runtime", "vllm"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    assert memory.required_bytes == cli["memory"]["required_bytes"]
+    # vLLM's blocks: 16 tokens x 32 layers x 8 KV heads x 128 x 2 (K, V) x 2 B = 2 MiB each; one sequence of
+    # 512 + 128 = 640 tokens takes 40 of them: 83,886,080 B
+    assert memory.at_peak.kv_cache == 40 * 16 * 32 * 8 * 128 * 2 * 2 == 83_886_080
+    # what the engine holds must fit in gpu_memory_utilization 0.9 of the card, the CUDA context outside it:
+    # required = ceil(held / 0.9) - (726,466,560 B context + 77,594,624 B workspaces)
+    assert memory.required_bytes == math.ceil(memory.peak_bytes / 0.9) - 726_466_560 - 77_594_624
+    assert "generation in vllm, bf16" in verdict_text(state.result, None)
+
+
+def test_as_the_weights_follows_them_and_training_ignores_the_box(panel: QtWorkloadControls) -> None:
+    state = panel.state
+    choose(panel.mode, "generate")
+    choose(panel.llm.weights, "q4_k_m")
+    assert state.choice.runtime is None and state.choice.workload().runtime_used == Runtime.LLAMA_CPP
+    choose(panel.llm.runtime, "transformers")  # GGUF blocks run in llama.cpp: the error says so
+    state.recompute()
+    assert "llama.cpp format" in state.error
+    choose(panel.mode, "train")
+    assert not panel.llm.runtime.isEnabled() and "generation only" in panel.llm.runtime.toolTip()
+    assert state.choice.runtime == Runtime.TRANSFORMERS and state.choice.workload().runtime is None
+
+
+def test_the_runtime_is_remembered(panel: QtWorkloadControls, qtbot: QtBot, tmp_path: Path) -> None:
+    state = panel.state
+    choose(panel.mode, "generate")
+    choose(panel.llm.runtime, "llama.cpp")
+    settings = QSettings(str(tmp_path / "advisor.ini"), QSettings.Format.IniFormat)
+    save_state(settings, state)
+    restored = AppState()
+    restore_state(settings, restored)
+    assert restored.choice.runtime == Runtime.LLAMA_CPP
+    again = QtWorkloadControls(restored)
+    qtbot.addWidget(again)
+    assert again.llm.runtime.currentData() == "llama.cpp"  # the box shows the restored choice
