@@ -22,8 +22,9 @@ MESSAGES: dict[str, str] = {
     "latent and the rotary key.":
         "KV 缓存 {dtype}；滑动窗口层最多保存其窗口长度；多头潜在注意力缓存潜在向量和旋转位置键。",
     "required_bytes = the peak + what the caching allocator, limited to a budget, cannot reuse while the prefill "
-    "pass allocates and frees (replayed) + {share} of the peak.":
-        "required_bytes = 峰值 + 限定预算的缓存分配器在预填充分配和释放期间（重放）无法复用的部分 + 峰值的 {share}。",
+    "pass allocates and frees (replayed) + {margin} MiB (one large-pool segment, the replay's granule).":
+        "required_bytes = 峰值 + 限定预算的缓存分配器在预填充分配和释放期间（重放）无法复用的部分 + {margin} MiB"
+        "（一个大池段，即重放的粒度）。",
     "Precision {precision} by default: generation from {weights} weights computes in bf16 (fp16 on cards without "
     "bf16, the same bytes); --precision overrides it.":
         "默认精度 {precision}：由 {weights} 权重生成时以 bf16 计算（不支持 bf16 的卡用 fp16，字节数相同）；"
