@@ -45,8 +45,11 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     """The whole command line; only the subcommand `argv` names gets its options (the others are listed)."""
     parser = OneLineParser(prog="advisor", description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--version", action="version", version=f"advisor {__version__}")
-    parser.add_argument("--self-check", action="store_true",
-                        help="check this installation (bundled catalog, one estimate, the window offscreen) and exit")
+    parser.add_argument(
+        "--self-check",
+        action="store_true",
+        help="check this installation (bundled catalog, one estimate, the window offscreen) and exit",
+    )
     sub = parser.add_subparsers(dest="command", parser_class=OneLineParser)
     asked = _asked_for(argv)
     for name, help_text in SUBCOMMANDS.items():

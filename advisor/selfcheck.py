@@ -28,11 +28,13 @@ WINDOW_TIMEOUT_S = 60.0  # the catalog opens and the ranking runs on workers; a 
 MODEL = "zoo:resnet50"
 CJK_FONT = "Noto Sans CJK SC"
 # Optional packages and what they enable; the packaged app is built without them (packaging/README.md).
-OPTIONAL = (("torch", "PyTorch models (FILE.py, .pt, .pt2, torchvision:, timm:, hf:)", f"{DISTRIBUTION}[torch]"),
-            ("onnx", ".onnx models", f"{DISTRIBUTION}[onnx]"),
-            ("safetensors", ".safetensors weights", f"{DISTRIBUTION}[safetensors]"),
-            ("huggingface_hub", "Hub ids (hf:ORG/NAME)", f"{DISTRIBUTION}[hub]"),
-            ("gguf", ".gguf files", f"{DISTRIBUTION}[gguf]"))  # fmt: skip
+OPTIONAL = (
+    ("torch", "PyTorch models (FILE.py, .pt, .pt2, torchvision:, timm:, hf:)", f"{DISTRIBUTION}[torch]"),
+    ("onnx", ".onnx models", f"{DISTRIBUTION}[onnx]"),
+    ("safetensors", ".safetensors weights", f"{DISTRIBUTION}[safetensors]"),
+    ("huggingface_hub", "Hub ids (hf:ORG/NAME)", f"{DISTRIBUTION}[hub]"),
+    ("gguf", ".gguf files", f"{DISTRIBUTION}[gguf]"),
+)
 
 
 class CheckFailed(Exception):
@@ -104,12 +106,15 @@ def check_estimate() -> str:
     from advisor.core.workload import Precision, Workload
     from advisor.importers.spec_estimate import estimate_spec
 
-    result = estimate_spec(MODEL, Workload(mode="train", batch=32, precision=Precision.FP32, optimizer="adam"),
-                           method="analytic")  # fmt: skip
+    result = estimate_spec(
+        MODEL, Workload(mode="train", batch=32, precision=Precision.FP32, optimizer="adam"), method="analytic"
+    )
     if result.memory.peak_bytes <= 0 or result.param_count <= 0:
         raise CheckFailed(f"{MODEL}: implausible estimate (peak {result.memory.peak_bytes} bytes)")
-    return (f"{MODEL} training, batch 32, fp32, adam: {result.param_count / 1e6:.1f} M parameters, "
-            f"peak {result.memory.peak_bytes / 2**30:.2f} GiB ({result.method})")  # fmt: skip
+    return (
+        f"{MODEL} training, batch 32, fp32, adam: {result.param_count / 1e6:.1f} M parameters, "
+        f"peak {result.memory.peak_bytes / 2**30:.2f} GiB ({result.method})"
+    )
 
 
 def check_translations() -> str:
@@ -173,14 +178,16 @@ def check_window(catalog_file: Path, settings_file: Path) -> str:
         window.runner.wait()
         window.catalog.close()
         settings.sync()  # closing set the geometry after its own sync; unsynced, QSettings would write it at exit
-    return (f"main window on the {QApplication.platformName()} platform: {window.tabs.count()} tabs, "
-            f"{window.state.draft.source or 'model'} estimated, {rows} cards ranked, rendered "
-            f"{image.width()}x{image.height()}")  # fmt: skip
+    return (
+        f"main window on the {QApplication.platformName()} platform: {window.tabs.count()} tabs, "
+        f"{window.state.draft.source or 'model'} estimated, {rows} cards ranked, rendered "
+        f"{image.width()}x{image.height()}"
+    )
 
 
 def report_optional(report: Report) -> None:
     for package, enables, extra in OPTIONAL:
-        label = extra[extra.index("[") + 1: -1]  # the extra's name: huggingface_hub is "hub"
+        label = extra[extra.index("[") + 1 : -1]  # the extra's name: huggingface_hub is "hub"
         try:
             found = importlib.util.find_spec(package) is not None
         except (ImportError, ValueError):  # a broken install, or the module blocked in sys.modules
@@ -201,8 +208,12 @@ def report_font(report: Report) -> None:
     elif CJK_FONT in QFontDatabase.families():
         report.line("info", "font", f"{CJK_FONT} found (Chinese interface)")
     else:
-        report.line("info", "font", f"{CJK_FONT} not found: Chinese text uses the system's fallback font "
-                                    "(Debian/Ubuntu: apt install fonts-noto-cjk)")  # fmt: skip
+        report.line(
+            "info",
+            "font",
+            f"{CJK_FONT} not found: Chinese text uses the system's fallback font "
+            "(Debian/Ubuntu: apt install fonts-noto-cjk)",
+        )
 
 
 def report_gpus(report: Report) -> None:
@@ -228,8 +239,12 @@ def run(out: TextIO | None = None) -> int:
     if needs_offscreen(os.environ, system):
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
     build = "packaged build" if frozen() else f"Python {platform.python_version()}"
-    print(f"advisor {__version__} self-check ({DISTRIBUTION} on the package index; {build}, {system} "
-          f"{platform.machine()}; from {Path(__file__).parent})", file=report.out, flush=True)
+    print(
+        f"advisor {__version__} self-check ({DISTRIBUTION} on the package index; {build}, {system} "
+        f"{platform.machine()}; from {Path(__file__).parent})",
+        file=report.out,
+        flush=True,
+    )
     with tempfile.TemporaryDirectory(prefix="advisor-self-check-") as folder:
         catalog_file = Path(folder) / "catalog.sqlite3"
         report.run("data", check_data)

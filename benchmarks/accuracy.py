@@ -38,8 +38,10 @@ def rows() -> list[dict[str, str]]:
 
 def main() -> int:
     errors, skipped = [], []
-    print(f"{'model':18} {'mode':5} {'precision':9} {'optimizer':12} {'batch':>5} {'measured MiB':>13} "
-          f"{'estimate MiB':>13} {'error':>8}  peak at")
+    print(
+        f"{'model':18} {'mode':5} {'precision':9} {'optimizer':12} {'batch':>5} {'measured MiB':>13} "
+        f"{'estimate MiB':>13} {'error':>8}  peak at"
+    )
     for row in rows():
         name, seq = zoo_name(row["model"])
         try:
@@ -47,15 +49,22 @@ def main() -> int:
         except SpecError:
             skipped.append(row["model"])
             continue
-        workload = Workload(row["mode"], int(row["batch"]), row["precision"],  # type: ignore[arg-type]
-                            row["optimizer"] or "adam", bool(row["ckpt"]))  # type: ignore[arg-type]
+        workload = Workload(
+            row["mode"],
+            int(row["batch"]),
+            row["precision"],  # type: ignore[arg-type]
+            row["optimizer"] or "adam",
+            bool(row["ckpt"]),
+        )  # type: ignore[arg-type]
         result = estimate(graph, workload)
         truth = int(row["peak_alloc_steady"])
         error = result.memory.peak_bytes / truth - 1
         errors.append(abs(error))
-        print(f"{row['model']:18} {row['mode']:5} {row['precision']:9} {row['optimizer']:12} {row['batch']:>5} "
-              f"{truth / 2**20:13.1f} {result.memory.peak_bytes / 2**20:13.1f} {error:+8.1%}  "
-              f"{result.memory.peak_phase}: {result.memory.peak_layer}")
+        print(
+            f"{row['model']:18} {row['mode']:5} {row['precision']:9} {row['optimizer']:12} {row['batch']:>5} "
+            f"{truth / 2**20:13.1f} {result.memory.peak_bytes / 2**20:13.1f} {error:+8.1%}  "
+            f"{result.memory.peak_phase}: {result.memory.peak_layer}"
+        )
     if errors:
         print(f"\n{len(errors)} configs: median |error| {statistics.median(errors):.1%}, worst {max(errors):.1%}")
     if skipped:

@@ -41,8 +41,13 @@ def rows(only: str) -> list[dict[str, str]]:
 
 
 def workload(row: dict[str, str]) -> Workload:
-    return Workload(row["mode"], int(row["batch"]), row["precision"],  # type: ignore[arg-type]
-                    row["optimizer"] or "adam", bool(row["ckpt"]))  # type: ignore[arg-type]
+    return Workload(
+        row["mode"],
+        int(row["batch"]),
+        row["precision"],  # type: ignore[arg-type]
+        row["optimizer"] or "adam",
+        bool(row["ckpt"]),
+    )  # type: ignore[arg-type]
 
 
 def main() -> int:
@@ -50,8 +55,10 @@ def main() -> int:
     parser.add_argument("--only", default="")
     only = parser.parse_args().only
     peak_err, res_err, dev_err, under = [], [], [], []
-    print(f"{'model':18} {'mode':5} {'prec':8} {'opt':12} {'bs':>4} {'peak MiB':>9} {'sim MiB':>9} {'err':>7} "
-          f"{'resv MiB':>9} {'sim+ws':>9} {'ratio':>6} {'nvml MiB':>9} {'dev MiB':>9} {'err':>6} {'s':>5}  peak at")
+    print(
+        f"{'model':18} {'mode':5} {'prec':8} {'opt':12} {'bs':>4} {'peak MiB':>9} {'sim MiB':>9} {'err':>7} "
+        f"{'resv MiB':>9} {'sim+ws':>9} {'ratio':>6} {'nvml MiB':>9} {'dev MiB':>9} {'err':>6} {'s':>5}  peak at"
+    )
     for row in rows(only):
         start = time.perf_counter()
         est = simulator(str(model_file(row["model"])))(workload(row))  # as `advisor estimate FILE.py` runs it
@@ -66,16 +73,20 @@ def main() -> int:
         res_err.append(abs(ratio - 1))
         if ratio < 1:
             under.append(f"{row['model']} {row['mode']} {row['precision']} bs{row['batch']}")
-        print(f"{row['model']:18} {row['mode']:5} {row['precision']:8} {row['optimizer']:12} {row['batch']:>4} "
-              f"{truth / 2**20:9.1f} {mem.peak_bytes / 2**20:9.1f} {e_peak:+7.1%} {reserved / 2**20:9.1f} "
-              f"{predicted_reserved / 2**20:9.1f} {ratio:6.2f} {nvml / 2**20:9.1f} "
-              f"{mem.device_total_bytes / 2**20:9.1f} {e_dev:+6.1%} {seconds:5.1f}  {mem.peak_phase}: {mem.peak_layer}",
-              flush=True)
+        print(
+            f"{row['model']:18} {row['mode']:5} {row['precision']:8} {row['optimizer']:12} {row['batch']:>4} "
+            f"{truth / 2**20:9.1f} {mem.peak_bytes / 2**20:9.1f} {e_peak:+7.1%} {reserved / 2**20:9.1f} "
+            f"{predicted_reserved / 2**20:9.1f} {ratio:6.2f} {nvml / 2**20:9.1f} "
+            f"{mem.device_total_bytes / 2**20:9.1f} {e_dev:+6.1%} {seconds:5.1f}  {mem.peak_phase}: {mem.peak_layer}",
+            flush=True,
+        )
     if peak_err:
-        print(f"\n{len(peak_err)} rows: peak median |error| {statistics.median(peak_err):.2%}, "
-              f"worst {max(peak_err):.2%}; "
-              f"device total median {statistics.median(dev_err):.2%}, worst {max(dev_err):.2%}; "
-              f"reserved median |ratio-1| {statistics.median(res_err):.2%}, under-predicted in {len(under)} rows")
+        print(
+            f"\n{len(peak_err)} rows: peak median |error| {statistics.median(peak_err):.2%}, "
+            f"worst {max(peak_err):.2%}; "
+            f"device total median {statistics.median(dev_err):.2%}, worst {max(dev_err):.2%}; "
+            f"reserved median |ratio-1| {statistics.median(res_err):.2%}, under-predicted in {len(under)} rows"
+        )
         for item in under:
             print(f"  reserved under-predicted: {item}")
     return 0

@@ -32,7 +32,7 @@ SIDE = {"inception_v3": 299}
 # would build them: 6.0 M parameters more), Inception v3 with AuxLogits (its published count includes them).
 # init_weights=False skips the slow scipy truncated-normal initialisation; the values do not matter here.
 EXTRA = {"googlenet": ", aux_logits=False, init_weights=False", "inception_v3": ", init_weights=False"}
-MODEL_FILE = '''import torchvision.models as tvm
+MODEL_FILE = """import torchvision.models as tvm
 from _common import classification_loss, image_batch
 def build_model():
     return tvm.{name}(weights=None{extra})
@@ -40,7 +40,7 @@ def example_inputs(batch_size):
     return image_batch(batch_size, 3, {side}, 1000)
 def loss_fn(output, inputs):  # training Inception v3 returns InceptionOutputs(logits, aux_logits)
     return classification_loss(getattr(output, "logits", output), inputs)
-'''
+"""
 WORKLOADS = (Workload("infer", 8, "fp32"), Workload("infer", 8, "fp16"), Workload("train", 8, "fp32", "sgd"))
 
 
@@ -74,9 +74,11 @@ def main() -> int:
                 errors["without"].append(abs(free))
             print(f"{name:20} {w.mode:5} {w.precision:5} {truth / 2**20:13.1f} {held:+7.1%} {free:+8.1%}", flush=True)
     for key, values in errors.items():
-        print(f"inference, {key} the call references: {len(values)} runs, median |error| "
-              f"{statistics.median(values):.1%}, within 1%: {sum(v <= 0.01 for v in values)}, "
-              f"worst {max(values):.1%}")
+        print(
+            f"inference, {key} the call references: {len(values)} runs, median |error| "
+            f"{statistics.median(values):.1%}, within 1%: {sum(v <= 0.01 for v in values)}, "
+            f"worst {max(values):.1%}"
+        )
     return 0
 
 

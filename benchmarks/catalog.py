@@ -31,15 +31,23 @@ def _generated_rows(count: int) -> list[dict[str, object]]:
     rows = []
     for i in range(count):
         fp32 = round(rng.uniform(2, 150), 1)
-        rows.append({
-            "id": i + 1, "name": f"Synthetic GPU {i:05d}",
-            "vendor": rng.choice(["NVIDIA", "AMD", "Intel"]),
-            "architecture": "synthetic", "segment": rng.choice(["consumer", "workstation", "datacenter"]),
-            "memory_bytes": rng.choice([4, 8, 12, 16, 24, 32, 48, 80, 96, 141, 192]) * GIB,
-            "memory_type": "GDDR6", "bandwidth_gbs": round(rng.uniform(100, 8000), 1), "fp32_tflops": fp32,
-            "fp16_tflops": 2 * fp32, "tdp_w": rng.randrange(75, 1000),
-            "source": "generated", "origin": "user",
-        })  # fmt: skip
+        rows.append(
+            {
+                "id": i + 1,
+                "name": f"Synthetic GPU {i:05d}",
+                "vendor": rng.choice(["NVIDIA", "AMD", "Intel"]),
+                "architecture": "synthetic",
+                "segment": rng.choice(["consumer", "workstation", "datacenter"]),
+                "memory_bytes": rng.choice([4, 8, 12, 16, 24, 32, 48, 80, 96, 141, 192]) * GIB,
+                "memory_type": "GDDR6",
+                "bandwidth_gbs": round(rng.uniform(100, 8000), 1),
+                "fp32_tflops": fp32,
+                "fp16_tflops": 2 * fp32,
+                "tdp_w": rng.randrange(75, 1000),
+                "source": "generated",
+                "origin": "user",
+            }
+        )
     return rows
 
 
@@ -50,8 +58,10 @@ def query_benchmark(count: int = 10_000, repeats: int = 20) -> None:
             session.query(Card).delete()
             rows = _generated_rows(count)
             session.execute(insert(Card), rows)
-            aliases = [{"card_id": r["id"], "alias": str(r["name"]).lower(), "display": r["name"],
-                        "origin": "user"} for r in rows]  # fmt: skip
+            aliases = [
+                {"card_id": r["id"], "alias": str(r["name"]).lower(), "display": r["name"], "origin": "user"}
+                for r in rows
+            ]
             session.execute(insert(Alias), aliases)
         timings = []
         for _ in range(repeats):
@@ -64,11 +74,12 @@ def query_benchmark(count: int = 10_000, repeats: int = 20) -> None:
             everything = list_cards(session, sort_by="fp16")
             all_ms = (time.perf_counter() - start) * 1000
         catalog.close()
-    print(f"query over {count:,} cards: vendor=NVIDIA, memory >= 16 GiB, sorted by bandwidth -> "
-          f"{len(found):,} cards in {statistics.median(timings):.1f} ms median, {max(timings):.1f} ms worst, "
-          f"first run {timings[0]:.1f} ms (target < 50 ms)")  # fmt: skip
-    print(f"query over {count:,} cards: no filter, sorted by fp16 -> {len(everything):,} cards "
-          f"in {all_ms:.1f} ms")
+    print(
+        f"query over {count:,} cards: vendor=NVIDIA, memory >= 16 GiB, sorted by bandwidth -> "
+        f"{len(found):,} cards in {statistics.median(timings):.1f} ms median, {max(timings):.1f} ms worst, "
+        f"first run {timings[0]:.1f} ms (target < 50 ms)"
+    )
+    print(f"query over {count:,} cards: no filter, sorted by fp16 -> {len(everything):,} cards in {all_ms:.1f} ms")
 
 
 COLD = """
@@ -83,8 +94,13 @@ print(f"{(time.perf_counter() - start) * 1000:.1f} {count}")
 
 
 def _cold(path: Path) -> tuple[float, int]:
-    out = subprocess.run([sys.executable, "-c", COLD, str(path)], capture_output=True, text=True, check=True,
-                         env={"PYTHONPATH": str(REPO), "PATH": ""}).stdout.split()  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-c", COLD, str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PYTHONPATH": str(REPO), "PATH": ""},
+    ).stdout.split()
     return float(out[0]), int(out[1])
 
 
@@ -96,10 +112,14 @@ def cold_open_benchmark(repeats: int = 5) -> None:
         existing = Path(folder) / "new-0.sqlite3"
         runs = [_cold(existing) for _ in range(repeats)]
     cards = runs[0][1]
-    print(f"cold open, existing file ({cards} cards), fresh process incl. imports: "
-          f"{statistics.median(r[0] for r in runs):.0f} ms median (target < 300 ms)")  # fmt: skip
-    print(f"cold open, new file, creation and seeding included, fresh process incl. imports: "
-          f"{statistics.median(new_runs):.0f} ms median")  # fmt: skip
+    print(
+        f"cold open, existing file ({cards} cards), fresh process incl. imports: "
+        f"{statistics.median(r[0] for r in runs):.0f} ms median (target < 300 ms)"
+    )
+    print(
+        f"cold open, new file, creation and seeding included, fresh process incl. imports: "
+        f"{statistics.median(new_runs):.0f} ms median"
+    )
 
 
 if __name__ == "__main__":

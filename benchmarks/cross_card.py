@@ -50,16 +50,21 @@ def main() -> int:
         with catalog.read() as session:
             for row in rows:
                 card = find_card(session, row["card"])
-                workload = Workload("train", int(row["batch"]), row["precision"],  # type: ignore[arg-type]
-                                    row["optimizer"])  # type: ignore[arg-type]
+                workload = Workload(
+                    "train",
+                    int(row["batch"]),
+                    row["precision"],  # type: ignore[arg-type]
+                    row["optimizer"],
+                )  # type: ignore[arg-type]
                 seconds = step_seconds(step_work(estimate(graph, workload)), device(card, workload))
                 published.append(float(row["images_per_s"]))
                 predicted.append(workload.batch / seconds)
         catalog.close()
     print(f"{'card':24} {'precision':9} {'batch':>5} {'published img/s':>16} {'model img/s':>12} {'error':>8}")
     for row, pub, pred in zip(rows, published, predicted, strict=True):
-        print(f"{row['card']:24} {row['precision']:9} {row['batch']:>5} {pub:16.0f} {pred:12.0f} "
-              f"{pred / pub - 1:+8.1%}")
+        print(
+            f"{row['card']:24} {row['precision']:9} {row['batch']:>5} {pub:16.0f} {pred:12.0f} {pred / pub - 1:+8.1%}"
+        )
     print()
     for label, chosen in (("Lambda", "Lambda"), ("NVIDIA", "NVIDIA"), ("all", "")):
         picked = [i for i, row in enumerate(rows) if row["source"].startswith(chosen)]
@@ -72,8 +77,10 @@ def _summary(label: str, published: list[float], predicted: list[float]) -> None
     scale = statistics.median(p / m for p, m in zip(published, predicted, strict=True))
     raw = statistics.median(abs(p / m - 1) for p, m in zip(predicted, published, strict=True))
     scaled = statistics.median(abs(p * scale / m - 1) for p, m in zip(predicted, published, strict=True))
-    print(f"{label:7} {len(published):3} rows: Spearman rank correlation {spearman(published, predicted):.2f}; "
-          f"median |error| {raw:.1%} raw, {scaled:.1%} after one common factor x{scale:.2f}")
+    print(
+        f"{label:7} {len(published):3} rows: Spearman rank correlation {spearman(published, predicted):.2f}; "
+        f"median |error| {raw:.1%} raw, {scaled:.1%} after one common factor x{scale:.2f}"
+    )
 
 
 if __name__ == "__main__":

@@ -35,10 +35,18 @@ from advisor.recommend.serving import generation_run
 FILE = DATA / "public_decode_speed.csv"
 QWEN3_FILE = DATA / "public_decode_speed_qwen3.csv"  # benchmarks/data/extract_qwen3_speed.py
 LLAMA_FILE = DATA / "llm_speed.csv"
-ENGINES: dict[str, GenerationEfficiency] = {"transformers": TRANSFORMERS, "vLLM": VLLM, "gpt-fast": COMPILED_GRAPH,
-                                            "llama.cpp": LLAMA_CPP}
-RUNTIME = {"transformers": Runtime.TRANSFORMERS, "vLLM": Runtime.VLLM, "gpt-fast": Runtime.TRANSFORMERS,
-           "llama.cpp": Runtime.LLAMA_CPP}
+ENGINES: dict[str, GenerationEfficiency] = {
+    "transformers": TRANSFORMERS,
+    "vLLM": VLLM,
+    "gpt-fast": COMPILED_GRAPH,
+    "llama.cpp": LLAMA_CPP,
+}
+RUNTIME = {
+    "transformers": Runtime.TRANSFORMERS,
+    "vLLM": Runtime.VLLM,
+    "gpt-fast": Runtime.TRANSFORMERS,
+    "llama.cpp": Runtime.LLAMA_CPP,
+}
 # llama-bench's GGUF files are Llama 3 8B/70B; the zoo's Llama 3.1 presets have the same architecture and
 # parameter counts (3.1 changed the RoPE scaling and the context length, neither changes the bytes)
 LLAMA_ZOO = {"llama-3-8b": "llama-3.1-8b", "llama-3-70b": "llama-3.1-70b"}
@@ -95,20 +103,35 @@ def load() -> tuple[list[DecodeRow], list[str]]:
         with catalog.read() as session, FILE.open(newline="") as handle, QWEN3_FILE.open(newline="") as qwen3:
             for r in (*csv.DictReader(handle), *csv.DictReader(qwen3)):
                 if r["excluded"]:
-                    left_out.append(f"{r['source_model']} {r['weights']} x{r['count']} on {r['card']}: "
-                                    f"{r['excluded']}")
+                    left_out.append(f"{r['source_model']} {r['weights']} x{r['count']} on {r['card']}: {r['excluded']}")
                     continue
-                workload = Workload("generate", int(r["batch"]), r["precision"],  # type: ignore[arg-type]
-                                    weights=r["weights"],  # type: ignore[arg-type]
-                                    kv_cache=r["precision"],  # type: ignore[arg-type]
-                                    prompt_len=int(r["prompt_len"]), new_tokens=int(r["new_tokens"]),
-                                    runtime=RUNTIME[r["engine"]])
+                workload = Workload(
+                    "generate",
+                    int(r["batch"]),
+                    r["precision"],  # type: ignore[arg-type]
+                    weights=r["weights"],  # type: ignore[arg-type]
+                    kv_cache=r["precision"],  # type: ignore[arg-type]
+                    prompt_len=int(r["prompt_len"]),
+                    new_tokens=int(r["new_tokens"]),
+                    runtime=RUNTIME[r["engine"]],
+                )
                 card = find_card(session, r["card"])
-                rows.append(DecodeRow(model=r["model"], engine=r["engine"], card=r["card"],
-                                      tensor_ways=int(r["tensor_ways"]), stages=int(r["stages"]), workload=workload,
-                                      measured_tokens_per_s=float(r["tokens_per_s"]), source=r["source"],
-                                      run=_run(r["model"], workload), rates=generation_rates(card),
-                                      link_gbs=link(card)[0], timed="generate"))
+                rows.append(
+                    DecodeRow(
+                        model=r["model"],
+                        engine=r["engine"],
+                        card=r["card"],
+                        tensor_ways=int(r["tensor_ways"]),
+                        stages=int(r["stages"]),
+                        workload=workload,
+                        measured_tokens_per_s=float(r["tokens_per_s"]),
+                        source=r["source"],
+                        run=_run(r["model"], workload),
+                        rates=generation_rates(card),
+                        link_gbs=link(card)[0],
+                        timed="generate",
+                    )
+                )
         catalog.close()
     return rows, left_out
 
@@ -116,8 +139,9 @@ def load() -> tuple[list[DecodeRow], list[str]]:
 def llama_rows() -> tuple[list[DecodeRow], list[DecodeRow]]:
     """llama-bench's tg512 (decode) and pp512 (prefill) rows of llm_speed.csv; RunPod's multi-GPU pods talk
     over PCIe (no NVLink bridges), and llama.cpp splits layers over them."""
-    cards = {spec.name: CardRecord(**{f.name: getattr(spec, f.name) for f in fields(spec)})
-             for spec in load_bundled().cards}
+    cards = {
+        spec.name: CardRecord(**{f.name: getattr(spec, f.name) for f in fields(spec)}) for spec in load_bundled().cards
+    }
     decode, prefill = [], []
     with LLAMA_FILE.open(newline="") as handle:
         for r in csv.DictReader(handle):
@@ -125,14 +149,30 @@ def llama_rows() -> tuple[list[DecodeRow], list[DecodeRow]]:
                 continue
             tokens, is_prefill = int(r["test"][2:]), r["test"].startswith("pp")
             prompt, new = (tokens, 1) if is_prefill else (1, tokens)
-            workload = Workload("generate", 1, "fp16", weights=LLAMA_WEIGHTS[r["weights"]],  # type: ignore[arg-type]
-                                kv_cache="fp16", prompt_len=prompt, new_tokens=new, runtime=Runtime.LLAMA_CPP)
+            workload = Workload(
+                "generate",
+                1,
+                "fp16",
+                weights=LLAMA_WEIGHTS[r["weights"]],  # type: ignore[arg-type]
+                kv_cache="fp16",
+                prompt_len=prompt,
+                new_tokens=new,
+                runtime=Runtime.LLAMA_CPP,
+            )
             card, count = cards[r["gpu"]], int(r["count"])
-            row = DecodeRow(model=LLAMA_ZOO[r["model"]], engine="llama.cpp", card=r["gpu"], tensor_ways=1,
-                            stages=count, workload=workload, measured_tokens_per_s=float(r["tokens_per_s"]),
-                            source=f"{r['source_url']} (read {r['date_read']})",
-                            run=_run(LLAMA_ZOO[r["model"]], workload), rates=generation_rates(card),
-                            link_gbs=link(replace(card, link_kind="none"))[0],
-                            timed="prefill" if is_prefill else "decode")
+            row = DecodeRow(
+                model=LLAMA_ZOO[r["model"]],
+                engine="llama.cpp",
+                card=r["gpu"],
+                tensor_ways=1,
+                stages=count,
+                workload=workload,
+                measured_tokens_per_s=float(r["tokens_per_s"]),
+                source=f"{r['source_url']} (read {r['date_read']})",
+                run=_run(LLAMA_ZOO[r["model"]], workload),
+                rates=generation_rates(card),
+                link_gbs=link(replace(card, link_kind="none"))[0],
+                timed="prefill" if is_prefill else "decode",
+            )
             (prefill if is_prefill else decode).append(row)
     return decode, prefill

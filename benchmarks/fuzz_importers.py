@@ -58,11 +58,11 @@ def mutate(data: bytes, rng: random.Random) -> bytes:
         elif choice < 0.65:
             buf[at:at] = bytes(rng.randrange(256) for _ in range(rng.randint(1, 16)))
         elif choice < 0.8 and buf:
-            del buf[at:at + rng.randint(1, 64)]
+            del buf[at : at + rng.randint(1, 64)]
         elif choice < 0.9:
             buf = buf[:at]
         else:
-            buf[at:at + 8] = rng.choice([b"\xff" * 8, b"\x7f" + b"\xff" * 7, (2**40).to_bytes(8, "little")])
+            buf[at : at + 8] = rng.choice([b"\xff" * 8, b"\x7f" + b"\xff" * 7, (2**40).to_bytes(8, "little")])
     return bytes(buf)
 
 
@@ -70,13 +70,14 @@ def mutate_json_header(rng: random.Random) -> bytes:
     """Structured safetensors mutations: shapes, dtypes and offsets changed to hostile values."""
     data = bytearray(safetensors_bytes(gpt2_tiny_tensors()))
     length = int.from_bytes(data[:8], "little")
-    header = json.loads(data[8:8 + length])
+    header = json.loads(data[8 : 8 + length])
     name = rng.choice(list(header))
     field = rng.choice(["dtype", "shape", "data_offsets"])
-    header[name][field] = rng.choice([[2**62, 2**62], [-5], "F32", "X", [0, 2**63], [10**30], None, {}, [1.5],
-                                      [0] * 40, "BF16", [3, 0]])  # fmt: skip
+    header[name][field] = rng.choice(
+        [[2**62, 2**62], [-5], "F32", "X", [0, 2**63], [10**30], None, {}, [1.5], [0] * 40, "BF16", [3, 0]]
+    )
     raw = json.dumps(header).encode()
-    return len(raw).to_bytes(8, "little") + raw + bytes(data[8 + length:])
+    return len(raw).to_bytes(8, "little") + raw + bytes(data[8 + length :])
 
 
 def replace_members(seed: bytes, change: Callable[[str, bytes], bytes]) -> bytes:
@@ -110,8 +111,9 @@ class MarkerPayload:
 def _tiny_model() -> object:
     import torch
 
-    return torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.ReLU(), torch.nn.Flatten(),
-                               torch.nn.Linear(4 * 30 * 30, 2))  # fmt: skip
+    return torch.nn.Sequential(
+        torch.nn.Conv2d(3, 4, 3), torch.nn.ReLU(), torch.nn.Flatten(), torch.nn.Linear(4 * 30 * 30, 2)
+    )
 
 
 def honest_seed(kind: str, directory: Path) -> bytes:
@@ -140,9 +142,12 @@ def malicious_seeds(kind: str, honest: bytes, directory: Path) -> list[bytes]:
     if kind == "pt":
         from malicious_files import overwriting_torchscript  # imports torch: only for the torch importers
 
-        return [overwriting_torchscript(str(directory / "canary")),
-                replace_members(honest, lambda n, d: payload if n.endswith("/data.pkl") else d)]  # fmt: skip
+        return [
+            overwriting_torchscript(str(directory / "canary")),
+            replace_members(honest, lambda n, d: payload if n.endswith("/data.pkl") else d),
+        ]
     if kind == "pt2":
+
         def pickled_weight(name: str, data: bytes) -> bytes:
             if name.endswith("model_weights_config.json"):
                 config = json.loads(data)
@@ -151,8 +156,10 @@ def malicious_seeds(kind: str, honest: bytes, directory: Path) -> list[bytes]:
                 return json.dumps(config).encode()
             return payload if "/data/weights/weight_" in name else data
 
-        return [replace_members(honest, pickled_weight),
-                replace_members(honest, lambda n, d: payload if n.endswith("sample_inputs/model.pt") else d)]
+        return [
+            replace_members(honest, pickled_weight),
+            replace_members(honest, lambda n, d: payload if n.endswith("sample_inputs/model.pt") else d),
+        ]
     return []
 
 
@@ -214,8 +221,9 @@ def _one(path: Path, index: int, hang_s: float | None, spec: str | None = None) 
         signal.setitimer(signal.ITIMER_REAL, 0)
 
 
-def run(kind: str, count: int, seed: int, directory: Path, hang_s: float | None = None,
-        progress: int = 0) -> dict[str, object]:
+def run(
+    kind: str, count: int, seed: int, directory: Path, hang_s: float | None = None, progress: int = 0
+) -> dict[str, object]:
     """Fuzz one importer in this process; -> the report (counts, the first failures, times)."""
     if kind == "hostile":
         return run_hostile(count, seed, directory, hang_s)
@@ -243,23 +251,40 @@ def run(kind: str, count: int, seed: int, directory: Path, hang_s: float | None 
         if failure or effects:
             (directory / f"failure{index}.{kind}").write_bytes(path.read_bytes())
         if progress and (index + 1) % progress == 0:  # a long run shows how far it got on stderr
-            print(json.dumps({"kind": kind, "done": index + 1, **counts,
-                              "elapsed_s": round(time.perf_counter() - start, 1)}), file=sys.stderr, flush=True)
-    return {"kind": kind, "files": count, **counts, "failures": failures[:20], "failure_count": len(failures),
-            "slowest_s": round(slowest, 3), "total_s": round(time.perf_counter() - start, 2)}  # fmt: skip
+            print(
+                json.dumps(
+                    {"kind": kind, "done": index + 1, **counts, "elapsed_s": round(time.perf_counter() - start, 1)}
+                ),
+                file=sys.stderr,
+                flush=True,
+            )
+    return {
+        "kind": kind,
+        "files": count,
+        **counts,
+        "failures": failures[:20],
+        "failure_count": len(failures),
+        "slowest_s": round(slowest, 3),
+        "total_s": round(time.perf_counter() - start, 2),
+    }
 
 
-def _hostile_one(case: str, spec: str, folder: Path, hang_s: float | None, index: int) \
-        -> tuple[str, str | None, float]:
+def _hostile_one(case: str, spec: str, folder: Path, hang_s: float | None, index: int) -> tuple[str, str | None, float]:
     """One hostile file -> (outcome, failure or None, seconds), its side effects checked and reset."""
     from hostile_files import SECRET_NUMBER, VICTIM_TEXT
 
     began = time.perf_counter()
     outcome, failure = _one(folder, index, hang_s, spec)  # the error names a file of the case's folder
     seconds = time.perf_counter() - began
-    effects = [e for e, seen in (("marker file created", (folder / "marker").exists()),
-                                 ("victim file changed", (folder / "victim.txt").read_text() != VICTIM_TEXT),
-                                 ("evil_helper imported", "evil_helper" in sys.modules)) if seen]  # fmt: skip
+    effects = [
+        e
+        for e, seen in (
+            ("marker file created", (folder / "marker").exists()),
+            ("victim file changed", (folder / "victim.txt").read_text() != VICTIM_TEXT),
+            ("evil_helper imported", "evil_helper" in sys.modules),
+        )
+        if seen
+    ]
     (folder / "marker").unlink(missing_ok=True)
     (folder / "victim.txt").write_text(VICTIM_TEXT)
     sys.modules.pop("evil_helper", None)
@@ -288,8 +313,9 @@ def run_hostile(count: int, seed: int, directory: Path, hang_s: float | None) ->
 
     torch_loader.warm_imports()  # first-use imports, untimed
     onnx_import.warm_imports(directory)
-    classes: dict[str, dict[str, float]] = {case: {"files": 0, "refused": 0, "imported": 0, "slowest_s": 0.0}
-                                            for case in CASES}
+    classes: dict[str, dict[str, float]] = {
+        case: {"files": 0, "refused": 0, "imported": 0, "slowest_s": 0.0} for case in CASES
+    }
     failures: list[str] = []
     start = time.perf_counter()
     for index in range(count):
@@ -313,9 +339,15 @@ def run_hostile(count: int, seed: int, directory: Path, hang_s: float | None) ->
             failure = failure or f"{case}: the intact file imported instead of being refused"
         failures += [failure] if failure else []
     peak_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    return {"kind": "hostile", "files": count, "classes": classes, "failures": failures[:20],
-            "failure_count": len(failures), "largest_child_peak_mib": round(peak_mib),
-            "total_s": round(time.perf_counter() - start, 2)}
+    return {
+        "kind": "hostile",
+        "files": count,
+        "classes": classes,
+        "failures": failures[:20],
+        "failure_count": len(failures),
+        "largest_child_peak_mib": round(peak_mib),
+        "total_s": round(time.perf_counter() - start, 2),
+    }
 
 
 # ---------------------------------------------------------------- every importer, one process each
@@ -324,8 +356,19 @@ def run_hostile(count: int, seed: int, directory: Path, hang_s: float | None) ->
 def fuzz_in_child(kind: str, count: int, seed: int, hang_s: float | None, progress: int = 0) -> dict[str, object]:
     """Run one importer's fuzz in a fresh process; a crash of that process is reported, not raised."""
     with tempfile.TemporaryDirectory(prefix=f"fuzz-{kind}-") as folder:
-        argv = [sys.executable, __file__, "--worker", kind, str(count), str(seed), folder, "--hang-s", str(hang_s or 0),
-                "--progress", str(progress)]
+        argv = [
+            sys.executable,
+            __file__,
+            "--worker",
+            kind,
+            str(count),
+            str(seed),
+            folder,
+            "--hang-s",
+            str(hang_s or 0),
+            "--progress",
+            str(progress),
+        ]
         result = subprocess.run(argv, stdout=subprocess.PIPE, text=True, cwd=ROOT)  # progress: straight to stderr
     lines = result.stdout.strip().splitlines()
     if result.returncode != 0 or not lines:

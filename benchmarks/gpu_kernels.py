@@ -33,10 +33,15 @@ DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
 NEW_CONFIGS = [
     {"model": f"tv:{arch}", "mode": mode, "precision": precision, "optimizer": optimizer, "batch": batch}
     for arch in ("resnet34", "densenet121", "efficientnet_b0", "convnext_tiny", "swin_t", "regnet_y_400mf")
-    for mode, precision, optimizer, batch in (("train", "amp_bf16", "adamw", 64), ("train", "fp32", "sgd_momentum", 32),
-                                              ("infer", "fp16", "", 8))
-] + [{"model": "hf:bert-base@128", "mode": "train", "precision": "amp_bf16", "optimizer": "adamw", "batch": 128},
-     {"model": "hf:gpt2@1024", "mode": "infer", "precision": "bf16", "optimizer": "", "batch": 1}]
+    for mode, precision, optimizer, batch in (
+        ("train", "amp_bf16", "adamw", 64),
+        ("train", "fp32", "sgd_momentum", 32),
+        ("infer", "fp16", "", 8),
+    )
+] + [
+    {"model": "hf:bert-base@128", "mode": "train", "precision": "amp_bf16", "optimizer": "adamw", "batch": 128},
+    {"model": "hf:gpt2@1024", "mode": "infer", "precision": "bf16", "optimizer": "", "batch": 1},
+]
 
 
 def timed(fn: Callable[[], object], reps: int = 20) -> float:
@@ -60,17 +65,36 @@ def gemm_rows(sms: int) -> list[dict[str, object]]:
     torch.backends.cuda.matmul.allow_tf32 = False
     wave = int(math.sqrt(sms)) * 128  # about one wave of 128 x 128 tiles
     shapes = [(s, s, s) for s in (256, 512, 1024, 2048, 4096, 8192)]
-    shapes += [(128 * sms, 128, 4096), (128 * (sms + 1), 128, 4096), (wave, wave, 1024), (8192, 768, 768),
-               (8192, 3072, 768), (8192, 768, 3072), (8192, 50257, 768), (8192, 50304, 768), (16, 4096, 4096)]
+    shapes += [
+        (128 * sms, 128, 4096),
+        (128 * (sms + 1), 128, 4096),
+        (wave, wave, 1024),
+        (8192, 768, 768),
+        (8192, 3072, 768),
+        (8192, 768, 3072),
+        (8192, 50257, 768),
+        (8192, 50304, 768),
+        (16, 4096, 4096),
+    ]
     for name, dtype in DTYPES.items():
         for m, n, k in shapes:
             a = torch.randn(m, k, device="cuda", dtype=dtype)
             b = torch.randn(k, n, device="cuda", dtype=dtype)
             seconds = timed(lambda a=a, b=b: a @ b)
             moved = (m * k + k * n + m * n) * a.element_size()
-            rows.append({"kind": "gemm", "dtype": name, "m": m, "n": n, "k": k, "detail": f"sms={sms}",
-                         "seconds_median": seconds, "tflops": 2 * m * n * k / seconds / 1e12,
-                         "gbps": moved / seconds / 1e9})
+            rows.append(
+                {
+                    "kind": "gemm",
+                    "dtype": name,
+                    "m": m,
+                    "n": n,
+                    "k": k,
+                    "detail": f"sms={sms}",
+                    "seconds_median": seconds,
+                    "tflops": 2 * m * n * k / seconds / 1e12,
+                    "gbps": moved / seconds / 1e9,
+                }
+            )
     return rows
 
 
@@ -86,9 +110,19 @@ def conv_rows() -> list[dict[str, object]]:
             fwd = timed(lambda conv=conv, x=x: conv(x))
             both = timed(lambda conv=conv, x=x: conv(x).sum().backward())
             for kind, seconds, flops in (("conv_fwd", fwd, 2 * macs), ("conv_fwd_bwd", both, 6 * macs)):
-                rows.append({"kind": kind, "dtype": name, "m": m, "n": n, "k": k,
-                             "detail": f"{cin}->{cout} {size}x{size} k{kernel} g{groups} b64",
-                             "seconds_median": seconds, "tflops": flops / seconds / 1e12, "gbps": ""})
+                rows.append(
+                    {
+                        "kind": kind,
+                        "dtype": name,
+                        "m": m,
+                        "n": n,
+                        "k": k,
+                        "detail": f"{cin}->{cout} {size}x{size} k{kernel} g{groups} b64",
+                        "seconds_median": seconds,
+                        "tflops": flops / seconds / 1e12,
+                        "gbps": "",
+                    }
+                )
     return rows
 
 
@@ -97,8 +131,19 @@ def stream_and_launch_rows() -> list[dict[str, object]]:
     x = torch.randn(n, device="cuda")
     y = torch.empty_like(x)
     copy = timed(lambda: y.copy_(x))
-    rows: list[dict[str, object]] = [{"kind": "copy", "dtype": "fp32", "m": n, "n": 1, "k": 1, "detail": "1 GiB",
-                                      "seconds_median": copy, "tflops": "", "gbps": 2 * n * 4 / copy / 1e9}]
+    rows: list[dict[str, object]] = [
+        {
+            "kind": "copy",
+            "dtype": "fp32",
+            "m": n,
+            "n": 1,
+            "k": 1,
+            "detail": "1 GiB",
+            "seconds_median": copy,
+            "tflops": "",
+            "gbps": 2 * n * 4 / copy / 1e9,
+        }
+    ]
     tiny = torch.ones(1, device="cuda")
     ops = 1000
     device_per_op = timed(lambda: [tiny.add_(1) for _ in range(ops)], reps=5) / ops
@@ -108,17 +153,37 @@ def stream_and_launch_rows() -> list[dict[str, object]]:
         tiny.add_(1)
     host_per_op = (time.perf_counter() - start) / ops
     torch.cuda.synchronize()
-    rows.append({"kind": "launch", "dtype": "fp32", "m": 1, "n": 1, "k": 1,
-                 "detail": f"host_s_per_op={host_per_op:.3e}", "seconds_median": device_per_op, "tflops": "",
-                 "gbps": ""})
+    rows.append(
+        {
+            "kind": "launch",
+            "dtype": "fp32",
+            "m": 1,
+            "n": 1,
+            "k": 1,
+            "detail": f"host_s_per_op={host_per_op:.3e}",
+            "seconds_median": device_per_op,
+            "tflops": "",
+            "gbps": "",
+        }
+    )
     params = [torch.randn(4096, 1024, device="cuda", requires_grad=True) for _ in range(64)]
     for p in params:
         p.grad = torch.randn_like(p)
     opt = torch.optim.AdamW(params, foreach=True)
     seconds = timed(opt.step, reps=10)
-    rows.append({"kind": "adamw_foreach", "dtype": "fp32", "m": 64 * 4096 * 1024, "n": 64, "k": 1,
-                 "detail": "64 tensors of 4096x1024", "seconds_median": seconds, "tflops": "",
-                 "gbps": 21 * 64 * 4096 * 1024 * 4 / seconds / 1e9})
+    rows.append(
+        {
+            "kind": "adamw_foreach",
+            "dtype": "fp32",
+            "m": 64 * 4096 * 1024,
+            "n": 64,
+            "k": 1,
+            "detail": "64 tensors of 4096x1024",
+            "seconds_median": seconds,
+            "tflops": "",
+            "gbps": 21 * 64 * 4096 * 1024 * 4 / seconds / 1e9,
+        }
+    )
     return rows
 
 
@@ -146,7 +211,10 @@ def main() -> int:
         writer = csv.DictWriter(handle, fieldnames=FIELDS)
         writer.writeheader()
         parts: tuple[Callable[[], list[dict[str, object]]], ...] = (
-            lambda: gemm_rows(sms), conv_rows, stream_and_launch_rows)
+            lambda: gemm_rows(sms),
+            conv_rows,
+            stream_and_launch_rows,
+        )
         for part in parts:  # one part at a time, flushed: a failure later keeps what was measured
             writer.writerows(part())
             handle.flush()

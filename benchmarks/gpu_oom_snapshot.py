@@ -51,8 +51,14 @@ def run_case(torch: object, case: dict[str, object]) -> dict[str, object]:
     t.cuda.set_per_process_memory_fraction(int(case["allocator_budget_bytes"]) / total)  # type: ignore[attr-defined]
     batch = first_failure(case)
     t.cuda.memory._record_memory_history(max_entries=200_000)  # type: ignore[attr-defined]
-    cfg = {"model": case["model"], "mode": "train", "precision": case["precision"],
-           "optimizer": case["optimizer"], "batch": batch, "iters": 4}
+    cfg = {
+        "model": case["model"],
+        "mode": "train",
+        "precision": case["precision"],
+        "optimizer": case["optimizer"],
+        "batch": batch,
+        "iters": 4,
+    }
     rows: list[dict[str, object]] = []
 
     class Rows:
@@ -65,8 +71,14 @@ def run_case(torch: object, case: dict[str, object]) -> dict[str, object]:
     name = str(case["model"]).replace(":", "_").replace("@", "_")
     (OUT / f"oom_{name}_{case['precision']}.json").write_text(json.dumps(snapshot, default=str)[:15_000_000])
     status = rows[0].get("status") if rows else "no row"
-    return {"model": case["model"], "precision": case["precision"], "batch": batch, "status": status,
-            "error": str(rows[0].get("error", ""))[:300] if rows else "", **summarize(snapshot)}
+    return {
+        "model": case["model"],
+        "precision": case["precision"],
+        "batch": batch,
+        "status": status,
+        "error": str(rows[0].get("error", ""))[:300] if rows else "",
+        **summarize(snapshot),
+    }
 
 
 def main() -> int:

@@ -48,8 +48,10 @@ def _summary(label: str, diffs: list[tuple[float, str]]) -> None:
     if diffs:
         worst = sorted(diffs, key=lambda d: -abs(d[0]))[:5]
         within = sum(abs(d) <= 3 for d, _ in diffs)
-        print(f"{label}: {len(diffs)} runs, median |diff| {statistics.median(abs(d) for d, _ in diffs):.1f}%, "
-              f"within 3%: {within}/{len(diffs)}; worst: " + ", ".join(f"{w[1]} {w[0]:+.1f}%" for w in worst))
+        print(
+            f"{label}: {len(diffs)} runs, median |diff| {statistics.median(abs(d) for d, _ in diffs):.1f}%, "
+            f"within 3%: {within}/{len(diffs)}; worst: " + ", ".join(f"{w[1]} {w[0]:+.1f}%" for w in worst)
+        )
 
 
 def main() -> None:
@@ -64,16 +66,17 @@ def main() -> None:
             for method in spent:
                 start = time.perf_counter()
                 try:
-                    peaks[method] = estimate_spec(spec, workload, seq_len=args.seq_len,
-                                                  method=method).memory.peak_bytes
+                    peaks[method] = estimate_spec(spec, workload, seq_len=args.seq_len, method=method).memory.peak_bytes
                 except Exception as error:  # a benchmark reports every family, failing or not
                     print(f"{name:<14} {mode:<6} {method} failed: {error}")
                 spent[method] += time.perf_counter() - start
             if len(peaks) == 2:
                 diff = 100 * (peaks["analytic"] - peaks["simulated"]) / peaks["simulated"]
                 diffs.setdefault(kind, []).append((diff, f"{name} {mode}"))
-                print(f"{name:<14} {mode:<6} {peaks['simulated'] / 2**20:>14.2f} "
-                      f"{peaks['analytic'] / 2**20:>13.2f} {diff:>+8.1f}")
+                print(
+                    f"{name:<14} {mode:<6} {peaks['simulated'] / 2**20:>14.2f} "
+                    f"{peaks['analytic'] / 2**20:>13.2f} {diff:>+8.1f}"
+                )
     print()
     _summary("all", [d for kind in diffs.values() for d in kind])
     for kind, kind_diffs in diffs.items():

@@ -54,8 +54,12 @@ def measure(kind: str) -> dict[str, float]:
     xg = x.clone().requires_grad_()
     forward = _best_us_per_call(lambda: chain(xg))
     both = _best_us_per_call(lambda: chain(xg).sum().backward())
-    return {"inference_mode_us": inference, "no_grad_us": no_grad, "autograd_forward_us": forward,
-            "backward_us": both - forward}
+    return {
+        "inference_mode_us": inference,
+        "no_grad_us": no_grad,
+        "autograd_forward_us": forward,
+        "backward_us": both - forward,
+    }
 
 
 def main() -> int:
@@ -66,8 +70,10 @@ def main() -> int:
     for kind in MODULES:
         m = measure(kind)
         share = m["inference_mode_us"] / m["autograd_forward_us"]
-        print(f"{kind:12} {m['inference_mode_us']:10.2f} {m['no_grad_us']:8.2f} {m['autograd_forward_us']:9.2f} "
-              f"{m['backward_us']:9.2f} {share:12.2f}")
+        print(
+            f"{kind:12} {m['inference_mode_us']:10.2f} {m['no_grad_us']:8.2f} {m['autograd_forward_us']:9.2f} "
+            f"{m['backward_us']:9.2f} {share:12.2f}"
+        )
         rows.append({"module": kind, **{k: round(v, 2) for k, v in m.items()}, "torch": torch.__version__})
     if "--csv" in sys.argv:
         with open(sys.argv[sys.argv.index("--csv") + 1], "w", newline="") as handle:

@@ -33,16 +33,49 @@ from advisor.importers.hf_hub import fetch  # noqa: E402
 from advisor.importers.spec_graph import load_graph  # noqa: E402
 from tests.hub_server import HubServer, Repo, safetensors_bytes, serve  # noqa: E402
 
-MODELS = ("llama-3.2-1b", "llama-3.1-8b", "qwen2.5-7b", "mistral-7b", "gemma-2-2b", "phi-3-mini", "mixtral-8x7b",
-          "deepseek-v2-lite")
-GGUF_MODELS = ("llama-3.2-1b", "llama-3.1-8b", "qwen2.5-7b", "mistral-7b", "gemma-2-2b", "phi-3-mini",
-               "mixtral-8x7b", "deepseek-v2-lite", "gpt-oss-20b")
+MODELS = (
+    "llama-3.2-1b",
+    "llama-3.1-8b",
+    "qwen2.5-7b",
+    "mistral-7b",
+    "gemma-2-2b",
+    "phi-3-mini",
+    "mixtral-8x7b",
+    "deepseek-v2-lite",
+)
+GGUF_MODELS = (
+    "llama-3.2-1b",
+    "llama-3.1-8b",
+    "qwen2.5-7b",
+    "mistral-7b",
+    "gemma-2-2b",
+    "phi-3-mini",
+    "mixtral-8x7b",
+    "deepseek-v2-lite",
+    "gpt-oss-20b",
+)
 # model_type -> general.architecture (llama.cpp convert_hf_to_gguf.py: Mistral and Mixtral convert as llama)
-ARCH = {"llama": "llama", "mistral": "llama", "mixtral": "llama", "qwen2": "qwen2", "gemma2": "gemma2",
-        "phi3": "phi3", "deepseek_v2": "deepseek2", "gpt_oss": "gpt-oss"}
-_GGUF_NAMES = {"self_attn.q_proj": "attn_q", "self_attn.k_proj": "attn_k", "self_attn.v_proj": "attn_v",
-               "self_attn.o_proj": "attn_output", "mlp.gate_proj": "ffn_gate", "mlp.up_proj": "ffn_up",
-               "mlp.down_proj": "ffn_down", "input_layernorm": "attn_norm", "post_attention_layernorm": "ffn_norm"}
+ARCH = {
+    "llama": "llama",
+    "mistral": "llama",
+    "mixtral": "llama",
+    "qwen2": "qwen2",
+    "gemma2": "gemma2",
+    "phi3": "phi3",
+    "deepseek_v2": "deepseek2",
+    "gpt_oss": "gpt-oss",
+}
+_GGUF_NAMES = {
+    "self_attn.q_proj": "attn_q",
+    "self_attn.k_proj": "attn_k",
+    "self_attn.v_proj": "attn_v",
+    "self_attn.o_proj": "attn_output",
+    "mlp.gate_proj": "ffn_gate",
+    "mlp.up_proj": "ffn_up",
+    "mlp.down_proj": "ffn_down",
+    "input_layernorm": "attn_norm",
+    "post_attention_layernorm": "ffn_norm",
+}
 
 
 def meta_parameters(config: dict[str, Any]) -> dict[str, tuple[int, ...]]:
@@ -61,15 +94,19 @@ def hub_row(name: str, hub: HubServer) -> None:
     header = safetensors_bytes({n: ("BF16", s) for n, s in shapes.items()}, data=False)
     total = sum(2 * _numel(s) for s in shapes.values())
     repo = f"bench/{name}"
-    hub.repos[repo] = Repo({"config.json": json.dumps(config).encode(), "model.safetensors": header},
-                           sizes={"model.safetensors": len(header) + total})
+    hub.repos[repo] = Repo(
+        {"config.json": json.dumps(config).encode(), "model.safetensors": header},
+        sizes={"model.safetensors": len(header) + total},
+    )
     started, asked = time.perf_counter(), len(hub.requests)
     ckpt = fetch(f"hf:{repo}")
     graph = load_graph(f"hf:{repo}")
     seconds = time.perf_counter() - started
     served = sum(t.numel for t in ckpt.tensors or ())
-    print(f"{name:<18}{served:>16,}{graph.param_count:>16,}{graph.param_count - served:>+12,}"
-          f"{len(header) / 1e6:>10.2f} MB{len(hub.requests) - asked:>5} req{seconds:>7.2f} s")
+    print(
+        f"{name:<18}{served:>16,}{graph.param_count:>16,}{graph.param_count - served:>+12,}"
+        f"{len(header) / 1e6:>10.2f} MB{len(hub.requests) - asked:>5} req{seconds:>7.2f} s"
+    )
 
 
 def gguf_row(name: str, folder: Path) -> None:
@@ -101,8 +138,10 @@ def gguf_row(name: str, folder: Path) -> None:
     theirs = sum(int(t.n_bytes) for t in gguf.GGUFReader(str(path)).tensors)
     reader = time.perf_counter() - started
     graph = load_graph(str(path))
-    print(f"{name:<18}{header.weight_bytes:>16,}{theirs:>16,}{header.weight_bytes - theirs:>+6}"
-          f"{header.numel:>16,}{graph.param_count - header.numel:>+8,}{ours:>8.2f} s{reader:>8.2f} s")
+    print(
+        f"{name:<18}{header.weight_bytes:>16,}{theirs:>16,}{header.weight_bytes - theirs:>+6}"
+        f"{header.numel:>16,}{graph.param_count - header.numel:>+8,}{ours:>8.2f} s{reader:>8.2f} s"
+    )
 
 
 def _metadata(writer: Any, config: dict[str, Any]) -> None:
@@ -140,8 +179,11 @@ def _metadata(writer: Any, config: dict[str, Any]) -> None:
 
 
 def _gguf_name(hf_name: str) -> str:
-    fixed = {"model.embed_tokens.weight": "token_embd.weight", "model.norm.weight": "output_norm.weight",
-             "lm_head.weight": "output.weight"}
+    fixed = {
+        "model.embed_tokens.weight": "token_embd.weight",
+        "model.norm.weight": "output_norm.weight",
+        "lm_head.weight": "output.weight",
+    }
     if hf_name in fixed:
         return fixed[hf_name]
     parts = hf_name.removeprefix("model.layers.").split(".", 1)
@@ -178,8 +220,10 @@ def main() -> None:
             print(f"{'hf:bench/MODEL':<18}{'header params':>16}{'analytic':>16}{'diff':>12}{'fetched':>13}")
             for name in MODELS:
                 hub_row(name, hub)
-        print(f"\n{'FILE.gguf':<18}{'advisor bytes':>16}{'GGUFReader':>16}{'diff':>6}{'file params':>16}"
-              f"{'diff':>8}{'ours':>10}{'reader':>10}")
+        print(
+            f"\n{'FILE.gguf':<18}{'advisor bytes':>16}{'GGUFReader':>16}{'diff':>6}{'file params':>16}"
+            f"{'diff':>8}{'ours':>10}{'reader':>10}"
+        )
         for name in GGUF_MODELS:
             gguf_row(name, Path(folder))
 

@@ -35,21 +35,27 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--with-transformers", action="store_true")
     args = parser.parse_args()
-    print(f"{'model':30} {'published':>18} {'built':>18} {'error':>7} {'tol':>5}"
-          + (f" {'transformers':>18}" if args.with_transformers else ""))
+    print(
+        f"{'model':30} {'published':>18} {'built':>18} {'error':>7} {'tol':>5}"
+        + (f" {'transformers':>18}" if args.with_transformers else "")
+    )
     for entry in library():
         built = param_count(preset_decoder(entry.name))
         error = 100 * (built - entry.compared_params) / entry.compared_params
         extra = f" {transformers_count(entry.name)}" if args.with_transformers else ""
-        print(f"{entry.name:30} {entry.compared_params:>18,d} {built:>18,d} {error:>+6.2f}% "
-              f"{100 * entry.tolerance:>4.0f}%{extra}")
+        print(
+            f"{entry.name:30} {entry.compared_params:>18,d} {built:>18,d} {error:>+6.2f}% "
+            f"{100 * entry.tolerance:>4.0f}%{extra}"
+        )
     print("\nactive parameters (mixtures of experts; the card's convention for the embedding tables)")
     for entry in (e for e in library() if e.published_active_params):
         active = active_as_published(entry, preset_decoder(entry.name))
         assert entry.published_active_params is not None
         error = 100 * (active - entry.published_active_params) / entry.published_active_params
-        print(f"{entry.name:30} {entry.published_active_params:>18,d} {active:>18,d} {error:>+6.2f}%  "
-              f"(without: {entry.published_active_excludes})")
+        print(
+            f"{entry.name:30} {entry.published_active_params:>18,d} {active:>18,d} {error:>+6.2f}%  "
+            f"(without: {entry.published_active_excludes})"
+        )
 
 
 if __name__ == "__main__":

@@ -41,14 +41,22 @@ GIB = 2**30
 def workload(row: dict[str, str]) -> Workload:
     generating = row["mode"] == "generate"
     return Workload(
-        row["mode"], int(row["batch"]), row["precision"], row["optimizer"] or "adamw",  # type: ignore[arg-type]
-        checkpointing=bool(row["checkpointing"]), weights=row["weights"] or None,  # type: ignore[arg-type]
-        finetune=row["finetune"] or "full", lora_rank=int(row["lora_rank"] or 16),  # type: ignore[arg-type]
+        row["mode"],
+        int(row["batch"]),
+        row["precision"],
+        row["optimizer"] or "adamw",  # type: ignore[arg-type]
+        checkpointing=bool(row["checkpointing"]),
+        weights=row["weights"] or None,  # type: ignore[arg-type]
+        finetune=row["finetune"] or "full",
+        lora_rank=int(row["lora_rank"] or 16),  # type: ignore[arg-type]
         lora_targets=tuple(filter(None, row["lora_targets"].split(";"))),
-        prompt_len=int(row["prompt_len"] or 512), new_tokens=int(row["new_tokens"] or 128),
+        prompt_len=int(row["prompt_len"] or 512),
+        new_tokens=int(row["new_tokens"] or 128),
         runtime=Runtime(row["runtime"]) if generating else None,
-        attention=row["attention"] or None, gpu_memory_utilization=float(row["utilization"] or 0.9),  # type: ignore[arg-type]
-        max_num_seqs=int(row["max_num_seqs"] or 256))
+        attention=row["attention"] or None,
+        gpu_memory_utilization=float(row["utilization"] or 0.9),  # type: ignore[arg-type]
+        max_num_seqs=int(row["max_num_seqs"] or 256),
+    )
 
 
 def predicted_gib(row: dict[str, str], e: Estimate) -> float:
@@ -82,9 +90,11 @@ def evaluate(row: dict[str, str]) -> Outcome:
     fitted = row["outcome"] == "fit"
     expandable = run(row, expandable=True)[1] == fitted if row["mode"] == "train" else None
     usable = usable_bytes(int(float(row["card_gib"]) * GIB)) / GIB
-    print(f"{row['id']:26} {row['runtime']:12} {measured or '-':>9} {predicted:9.2f} "
-          f"{'' if error is None else f'{error:+.1%}':>7} {e.memory.required_bytes / GIB:9.2f} "
-          f"{usable:7.2f} {row['outcome']:>7} {'fit' if fits else 'oom':>5}")
+    print(
+        f"{row['id']:26} {row['runtime']:12} {measured or '-':>9} {predicted:9.2f} "
+        f"{'' if error is None else f'{error:+.1%}':>7} {e.memory.required_bytes / GIB:9.2f} "
+        f"{usable:7.2f} {row['outcome']:>7} {'fit' if fits else 'oom':>5}"
+    )
     return Outcome(row, error, fits == fitted, expandable)
 
 
@@ -92,15 +102,19 @@ def summary(name: str, outcomes: list[Outcome]) -> str:
     errors = [abs(o.error) for o in outcomes if o.error is not None]
     median = f"{statistics.median(errors):.1%}" if errors else "n/a"
     cards = len({o.row["card"] for o in outcomes})
-    return (f"{name:12} runs {len(outcomes):2} on {cards:2} cards  median |memory error| {median:>6} "
-            f"({len(errors)} with bytes)  fit/OOM agreement {sum(o.agrees for o in outcomes)}/{len(outcomes)}")
+    return (
+        f"{name:12} runs {len(outcomes):2} on {cards:2} cards  median |memory error| {median:>6} "
+        f"({len(errors)} with bytes)  fit/OOM agreement {sum(o.agrees for o in outcomes)}/{len(outcomes)}"
+    )
 
 
 def main() -> int:
     with RUNS.open(encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
-    print(f"{'run':26} {'runtime':12} {'measured':>9} {'predicted':>9} {'error':>7} {'required':>9} "
-          f"{'usable':>7} {'outcome':>7} {'ours':>5}")
+    print(
+        f"{'run':26} {'runtime':12} {'measured':>9} {'predicted':>9} {'error':>7} {'required':>9} "
+        f"{'usable':>7} {'outcome':>7} {'ours':>5}"
+    )
     outcomes: list[Outcome] = []
     missing = [f"{row['id']}: {row['missing']}" for row in rows if row["missing"]]
     for row in rows:
@@ -114,8 +128,10 @@ def main() -> int:
         print(summary(runtime, [o for o in outcomes if o.row["runtime"] == runtime]))
     print(summary("all", outcomes))
     expandable = [o.agrees_expandable for o in outcomes if o.agrees_expandable is not None]
-    print(f"training rows again with --expandable-segments (the sources do not say which allocator ran): "
-          f"fit/OOM agreement {sum(expandable)}/{len(expandable)}")
+    print(
+        f"training rows again with --expandable-segments (the sources do not say which allocator ran): "
+        f"fit/OOM agreement {sum(expandable)}/{len(expandable)}"
+    )
     print(f"{len(rows)} published runs, {len(missing)} not expressible (README: 'not expressible yet'):")
     for line in missing:
         print(f"  {line}")

@@ -44,8 +44,15 @@ WEIGHTS = {"q4_k_m": "q4_k_m", "f16": "fp16"}
 @cache
 def estimated(model: str, weights: str, prompt: int, new: int) -> Estimate:
     """The advisor's own generation estimate of a llama-bench run (fp16 KV cache, llama.cpp's default)."""
-    workload = Workload("generate", 1, "fp16", weights=WEIGHTS[weights], kv_cache="fp16",  # type: ignore[arg-type]
-                        prompt_len=prompt, new_tokens=new)
+    workload = Workload(
+        "generate",
+        1,
+        "fp16",
+        weights=WEIGHTS[weights],
+        kv_cache="fp16",  # type: ignore[arg-type]
+        prompt_len=prompt,
+        new_tokens=new,
+    )
     return estimate(zoo.build(ZOO[model], prompt + new), workload)
 
 
@@ -76,15 +83,19 @@ def load_rows() -> list[Row]:
             run = generation_run(estimated(r["model"], r["weights"], prompt, new))
             if run is None:
                 raise SystemExit(f"{r['model']}: the estimate has no generation profile")
-            rows.append(Row(r["gpu"], int(r["count"]), r["model"], r["weights"], r["test"],
-                            float(r["tokens_per_s"]), run))
+            rows.append(
+                Row(r["gpu"], int(r["count"]), r["model"], r["weights"], r["test"], float(r["tokens_per_s"]), run)
+            )
     return rows
 
 
 def excluded_rows() -> list[str]:
     with DATA.open(newline="") as f:
-        return [f"{r['gpu']} x{r['count']} {r['model']} {r['weights']} {r['test']} {r['tokens_per_s']}: "
-                f"{r['excluded']}" for r in csv.DictReader(f) if r["excluded"]]
+        return [
+            f"{r['gpu']} x{r['count']} {r['model']} {r['weights']} {r['test']} {r['tokens_per_s']}: {r['excluded']}"
+            for r in csv.DictReader(f)
+            if r["excluded"]
+        ]
 
 
 def devices() -> dict[str, tuple[GenerationRates, float]]:
@@ -139,8 +150,10 @@ def spearman(a: Sequence[float], b: Sequence[float]) -> float:
 def summary(label: str, rows: Sequence[Row], predicted: Callable[[Row], float]) -> str:
     values = [predicted(r) for r in rows]
     errors = [abs(v / r.measured - 1) for v, r in zip(values, rows, strict=True)]
-    return (f"{label}: {len(rows)} rows, Spearman {spearman(values, [r.measured for r in rows]):.3f}, "
-            f"median |error| {statistics.median(errors):.1%}, worst {max(errors):.1%}")
+    return (
+        f"{label}: {len(rows)} rows, Spearman {spearman(values, [r.measured for r in rows]):.3f}, "
+        f"median |error| {statistics.median(errors):.1%}, worst {max(errors):.1%}"
+    )
 
 
 def main() -> int:
@@ -152,22 +165,30 @@ def main() -> int:
     for gpu in sorted({r.gpu for r in single}):
         held = fit([r for r in single if r.gpu != gpu], cards)
         out_of_sample.update({id(r): predict(r, cards, held) for r in single if r.gpu == gpu})
-    print(f"\n{'GPU':<26}{'model':<13}{'weights':<8}{'test':<7}{'measured':>10}{'predicted':>11}{'error':>8}"
-          f"{'LOGO pred':>11}{'LOGO err':>9}")
+    print(
+        f"\n{'GPU':<26}{'model':<13}{'weights':<8}{'test':<7}{'measured':>10}{'predicted':>11}{'error':>8}"
+        f"{'LOGO pred':>11}{'LOGO err':>9}"
+    )
     for r in single:
         p, q = predict(r, cards, FITTED), out_of_sample[id(r)]
-        print(f"{r.gpu:<26}{r.model:<13}{r.weights:<8}{r.test:<7}{r.measured:>10.1f}{p:>11.1f}"
-              f"{p / r.measured - 1:>8.1%}{q:>11.1f}{q / r.measured - 1:>9.1%}")
+        print(
+            f"{r.gpu:<26}{r.model:<13}{r.weights:<8}{r.test:<7}{r.measured:>10.1f}{p:>11.1f}"
+            f"{p / r.measured - 1:>8.1%}{q:>11.1f}{q / r.measured - 1:>9.1%}"
+        )
     print(f"\nGPUs: {len({r.gpu for r in single})}")
-    for phase, subset in (("prefill", [r for r in single if r.prefill]),
-                          ("decode", [r for r in single if not r.prefill])):
+    for phase, subset in (
+        ("prefill", [r for r in single if r.prefill]),
+        ("decode", [r for r in single if not r.prefill]),
+    ):
         print(summary(f"{phase} in-sample (constants in the code)", subset, lambda r: predict(r, cards, FITTED)))
         print(summary(f"{phase} leave-one-GPU-out", subset, lambda r: out_of_sample[id(r)]))
     print("\nrows left out (the CSV says why):", *excluded_rows(), sep="\n  ")
     multi = [r for r in rows if r.count > 1]
     print(f"\nlayer split over several cards (never fitted on), {len(multi)} rows:")
-    for phase, subset in (("prefill", [r for r in multi if r.prefill]),
-                          ("decode", [r for r in multi if not r.prefill])):
+    for phase, subset in (
+        ("prefill", [r for r in multi if r.prefill]),
+        ("decode", [r for r in multi if not r.prefill]),
+    ):
         print(summary(f"{phase} multi-GPU layer split", subset, lambda r: predict(r, cards, FITTED)))
     return 0
 

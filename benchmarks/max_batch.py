@@ -38,8 +38,14 @@ from advisor.core.overheads import DEFAULT_OVERHEAD  # noqa: E402
 from advisor.core.workload import Workload  # noqa: E402
 
 CASES = SHARED / "calibration" / "h200" / "max_batch.json"
-ZOO = {"tv:resnet50": ("resnet50", None), "hf:gpt2@1024": ("gpt2", 1024), "hf:bert-base@128": ("bert-base", 128),
-       "tv:vgg16": ("vgg16", None), "tv:vit_b_16": ("vit_b_16", None), "tv:mobilenet_v2": ("mobilenet_v2", None)}
+ZOO = {
+    "tv:resnet50": ("resnet50", None),
+    "hf:gpt2@1024": ("gpt2", 1024),
+    "hf:bert-base@128": ("bert-base", 128),
+    "tv:vgg16": ("vgg16", None),
+    "tv:vit_b_16": ("vit_b_16", None),
+    "tv:mobilenet_v2": ("mobilenet_v2", None),
+}
 Estimator = Callable[[Workload], Estimate]
 
 
@@ -100,13 +106,20 @@ def main() -> int:
         error = predicted / case["max_batch"] - 1
         errors.append(abs(error))
         above += predicted > case["max_batch"]
-        print(f"{case['model']:18} {case['precision']:8} {case['optimizer']:12} {case['card_gb']:>3}GB "
-              f"{case['max_batch']:8} {predicted:9} {error:+7.1%}", flush=True)
-    print(f"\n{len(errors)} cases: median |error| {statistics.median(errors):.1%}, worst {max(errors):.1%}, "
-          f"{above} above the measured largest batch")
+        print(
+            f"{case['model']:18} {case['precision']:8} {case['optimizer']:12} {case['card_gb']:>3}GB "
+            f"{case['max_batch']:8} {predicted:9} {error:+7.1%}",
+            flush=True,
+        )
+    print(
+        f"\n{len(errors)} cases: median |error| {statistics.median(errors):.1%}, worst {max(errors):.1%}, "
+        f"{above} above the measured largest batch"
+    )
     gaps = reservation_gap(make)
-    print(f"reservation without a limit, measured - replayed, share of the peak over {len(gaps)} training rows: "
-          f"median {statistics.median(gaps):+.1%}, min {min(gaps):+.1%}, max {max(gaps):+.1%}")
+    print(
+        f"reservation without a limit, measured - replayed, share of the peak over {len(gaps)} training rows: "
+        f"median {statistics.median(gaps):+.1%}, min {min(gaps):+.1%}, max {max(gaps):+.1%}"
+    )
     return 0
 
 

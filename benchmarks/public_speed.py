@@ -84,17 +84,28 @@ class Row:
 
 def _row(r: dict[str, str]) -> Row:
     seq = int(r["seq_len"]) if r.get("seq_len") else None
-    adapters = {"finetune": r["finetune"], "lora_rank": int(r["lora_rank"]),
-                "lora_targets": tuple(r["lora_targets"].split(";"))} if r.get("lora_rank") else {}
+    adapters = (
+        {
+            "finetune": r["finetune"],
+            "lora_rank": int(r["lora_rank"]),
+            "lora_targets": tuple(r["lora_targets"].split(";")),
+        }
+        if r.get("lora_rank")
+        else {}
+    )
     # Lambda's fp32 runs are NGC containers, which turn TF32 matmuls on, and DeepLearningExamples' BERT computes
     # attention explicitly (their notes say so)
-    workload = Workload(r["mode"], int(r["batch"]), r["precision"],  # type: ignore[arg-type]
-                        r["optimizer"] or "sgd_momentum",  # type: ignore[arg-type]
-                        checkpointing=bool(r.get("checkpointing")), tf32="TF32" in r.get("notes", ""),
-                        attention="eager" if "eager attention" in r.get("notes", "") else None,
-                        **adapters)  # type: ignore[arg-type]
-    return Row(r["model"], seq, r["family"], r["card"], workload, float(r["samples_per_s"]), r["torch"],
-               r["source"])
+    workload = Workload(
+        r["mode"],
+        int(r["batch"]),
+        r["precision"],  # type: ignore[arg-type]
+        r["optimizer"] or "sgd_momentum",  # type: ignore[arg-type]
+        checkpointing=bool(r.get("checkpointing")),
+        tf32="TF32" in r.get("notes", ""),
+        attention="eager" if "eager attention" in r.get("notes", "") else None,
+        **adapters,
+    )  # type: ignore[arg-type]
+    return Row(r["model"], seq, r["family"], r["card"], workload, float(r["samples_per_s"]), r["torch"], r["source"])
 
 
 def load(files: Iterable[str] = FILES) -> tuple[list[Row], dict[str, int]]:
@@ -148,8 +159,9 @@ def predict(rows: Sequence[Row], seconds: Predictor = step_seconds) -> list[floa
                 if (r.card, r.workload) not in devices:
                     devices[(r.card, r.workload)] = device(find_card(session, r.card), r.workload)
         catalog.close()
-    return [r.workload.batch / seconds(_work(r.model, r.seq_len, r.workload), devices[(r.card, r.workload)])
-            for r in rows]
+    return [
+        r.workload.batch / seconds(_work(r.model, r.seq_len, r.workload), devices[(r.card, r.workload)]) for r in rows
+    ]
 
 
 def _ranks(values: Sequence[float]) -> list[float]:
@@ -227,9 +239,11 @@ def leave_one_out(title: str, keys: Sequence[str], measured: Sequence[float], fi
 
 def common_factor(measured: Sequence[float], predicted: Sequence[float]) -> Fit:
     """The simplest fitted constant: one factor, the training rows' median measured / predicted."""
+
     def fit(train: list[int]) -> Callable[[int], float]:
         factor = statistics.median(measured[i] / predicted[i] for i in train)
         return lambda i: predicted[i] * factor
+
     return fit
 
 
@@ -238,22 +252,32 @@ def targets(rows: Sequence[Row], predicted: Sequence[float]) -> None:
     outside = [i for i, r in enumerate(rows) if r.card not in CALIBRATION_CARDS]
     s = summarize([rows[i].measured_samples_per_s for i in outside], [predicted[i] for i in outside])
     print(f"\ntargets (issue 24), {s.rows} rows on cards outside ../shared/calibration:")
-    print(f"  median step-time error {s.median_error:.1%} (target <= {TARGET_MEDIAN:.0%}): "
-          f"{'met' if s.median_error <= TARGET_MEDIAN else 'NOT met'}")
-    print(f"  p90 step-time error {s.p90_error:.1%} (target <= {TARGET_P90:.0%}): "
-          f"{'met' if s.p90_error <= TARGET_P90 else 'NOT met'}")
+    print(
+        f"  median step-time error {s.median_error:.1%} (target <= {TARGET_MEDIAN:.0%}): "
+        f"{'met' if s.median_error <= TARGET_MEDIAN else 'NOT met'}"
+    )
+    print(
+        f"  p90 step-time error {s.p90_error:.1%} (target <= {TARGET_P90:.0%}): "
+        f"{'met' if s.p90_error <= TARGET_P90 else 'NOT met'}"
+    )
     print(f"  Spearman rank correlation {s.spearman:.3f}")
     low, high = TARGET_RATIO
     cards = sorted({rows[i].card for i in outside})
-    ratios = {c: statistics.median(predicted[i] / rows[i].measured_samples_per_s for i in outside
-                                   if rows[i].card == c) for c in cards}
+    ratios = {
+        c: statistics.median(predicted[i] / rows[i].measured_samples_per_s for i in outside if rows[i].card == c)
+        for c in cards
+    }
     missed = [c for c in cards if not low <= ratios[c] <= high]
-    print(f"  per-card median ratio within {low}-{high}: {len(cards) - len(missed)} of {len(cards)} cards"
-          + (f"; outside: {', '.join(f'{c} {ratios[c]:.2f}' for c in missed)}" if missed else ""))
+    print(
+        f"  per-card median ratio within {low}-{high}: {len(cards) - len(missed)} of {len(cards)} cards"
+        + (f"; outside: {', '.join(f'{c} {ratios[c]:.2f}' for c in missed)}" if missed else "")
+    )
     for i in (i for i in outside if rows[i].workload.finetune != "full"):
         error = rows[i].measured_samples_per_s / predicted[i] - 1  # step time: batch / throughput
-        print(f"  {rows[i].workload.finetune} {rows[i].label} on {rows[i].card}: step-time error {error:+.1%} "
-              f"(target within {TARGET_ADAPTERS:.0%}): {'met' if abs(error) <= TARGET_ADAPTERS else 'NOT met'}")
+        print(
+            f"  {rows[i].workload.finetune} {rows[i].label} on {rows[i].card}: step-time error {error:+.1%} "
+            f"(target within {TARGET_ADAPTERS:.0%}): {'met' if abs(error) <= TARGET_ADAPTERS else 'NOT met'}"
+        )
 
 
 def noise_floor(rows: Sequence[Row]) -> None:
@@ -266,15 +290,19 @@ def noise_floor(rows: Sequence[Row]) -> None:
         latest = max(same, key=lambda r: _version_key(r.torch))
         moves += [abs(r.measured_samples_per_s / latest.measured_samples_per_s - 1) for r in same if r is not latest]
     if moves:
-        print(f"\nnoise floor: {len(moves)} older-release rows differ from the newest release of the same run "
-              f"by a median {statistics.median(moves):.1%}, p90 {p90(moves):.1%}")
+        print(
+            f"\nnoise floor: {len(moves)} older-release rows differ from the newest release of the same run "
+            f"by a median {statistics.median(moves):.1%}, p90 {p90(moves):.1%}"
+        )
 
 
 def print_rows(rows: Sequence[Row], predicted: Sequence[float]) -> None:
     print(f"{'card':28} {'run':46} {'torch':>6} {'measured/s':>11} {'predicted/s':>11} {'ratio':>6}  source")
     for r, p in sorted(zip(rows, predicted, strict=True), key=lambda x: (x[0].card, x[0].family, x[0].label)):
-        print(f"{r.card[:28]:28} {r.label[:46]:46} {r.torch:>6} {r.measured_samples_per_s:11.1f} {p:11.1f} "
-              f"{p / r.measured_samples_per_s:6.2f}  {r.source}")
+        print(
+            f"{r.card[:28]:28} {r.label[:46]:46} {r.torch:>6} {r.measured_samples_per_s:11.1f} {p:11.1f} "
+            f"{p / r.measured_samples_per_s:6.2f}  {r.source}"
+        )
 
 
 def main(argv: Sequence[str]) -> int:
@@ -283,21 +311,30 @@ def main(argv: Sequence[str]) -> int:
     predicted = predict(rows)
     if "--rows" in argv:
         print_rows(rows, predicted)
-    print(f"{len(rows)} rows predicted ({len(every)} expressible, {len(every) - len(rows)} older software "
-          f"releases {'kept' if '--all-versions' in argv else 'left out: --all-versions keeps them'}); "
-          f"{excluded.pop('rows', 0)} rows not expressible, by reason (a row can have several):")
+    print(
+        f"{len(rows)} rows predicted ({len(every)} expressible, {len(every) - len(rows)} older software "
+        f"releases {'kept' if '--all-versions' in argv else 'left out: --all-versions keeps them'}); "
+        f"{excluded.pop('rows', 0)} rows not expressible, by reason (a row can have several):"
+    )
     for reason, count in sorted(excluded.items(), key=lambda x: -x[1]):
         print(f"  {count:4}  {reason}")
     noise_floor(every)
     measured = [r.measured_samples_per_s for r in rows]
-    for title, key in (("per card", lambda r: r.card), ("per family", lambda r: r.family),
-                       ("per mode and precision", lambda r: f"{r.workload.mode} {r.workload.precision}"
-                        + (f" {r.workload.finetune}" if r.workload.finetune != "full" else "")),
-                       ("per family, mode and precision",
-                        lambda r: f"{r.family} {r.workload.mode} {r.workload.precision}"),
-                       ("per source", lambda r: r.project),
-                       ("per card and mode", lambda r: f"{r.card[:40]} {r.workload.mode}"),
-                       ("all rows", lambda r: "all")):
+    for title, key in (
+        ("per card", lambda r: r.card),
+        ("per family", lambda r: r.family),
+        (
+            "per mode and precision",
+            lambda r: (
+                f"{r.workload.mode} {r.workload.precision}"
+                + (f" {r.workload.finetune}" if r.workload.finetune != "full" else "")
+            ),
+        ),
+        ("per family, mode and precision", lambda r: f"{r.family} {r.workload.mode} {r.workload.precision}"),
+        ("per source", lambda r: r.project),
+        ("per card and mode", lambda r: f"{r.card[:40]} {r.workload.mode}"),
+        ("all rows", lambda r: "all"),
+    ):
         breakdown(title, [key(r) for r in rows], measured, predicted)
     targets(rows, predicted)
     if "--loo" in argv:

@@ -39,16 +39,28 @@ from advisor.recommend.generation_runtimes import GenerationEfficiency
 TARGET_MEDIAN, TARGET_SPEARMAN = 0.12, 0.9  # issue 24 "Done when": decode
 # name -> (engines it applies to, the GenerationEfficiency field, the grid searched: physical ranges)
 FITTED: dict[str, tuple[tuple[str, ...], str, tuple[float, ...]]] = {
-    "GRAPH_LAYER_SECONDS": (("vLLM", "gpt-fast", "transformers"), "seconds_per_layer",
-                            tuple(x * 1e-6 for x in range(0, 151, 2))),
-    "QUANTIZED_LINEAR_SECONDS": (("vLLM", "gpt-fast", "transformers"), "quantized_linear_seconds",
-                                 tuple(x * 0.5e-6 for x in range(0, 41))),
+    "GRAPH_LAYER_SECONDS": (
+        ("vLLM", "gpt-fast", "transformers"),
+        "seconds_per_layer",
+        tuple(x * 1e-6 for x in range(0, 151, 2)),
+    ),
+    "QUANTIZED_LINEAR_SECONDS": (
+        ("vLLM", "gpt-fast", "transformers"),
+        "quantized_linear_seconds",
+        tuple(x * 0.5e-6 for x in range(0, 41)),
+    ),
     "VLLM_HOST_STEP_SECONDS": (("vLLM",), "host_step_seconds", tuple(x * 1e-4 for x in range(0, 61))),
     "TRANSFORMERS_OP_SECONDS": (("transformers",), "host_op_seconds", tuple(x * 0.5e-6 for x in range(10, 121))),
-    "QUANTIZED_MODULE_SECONDS": (("transformers",), "quantized_linear_host_seconds",
-                                 tuple(x * 2e-6 for x in range(0, 51))),
-    "TRANSFORMERS_CACHE_BYTES_PER_SM_CYCLE": (("transformers",), "cache_bytes_per_sm_cycle",
-                                              tuple(x / 20 for x in range(10, 121))),
+    "QUANTIZED_MODULE_SECONDS": (
+        ("transformers",),
+        "quantized_linear_host_seconds",
+        tuple(x * 2e-6 for x in range(0, 51)),
+    ),
+    "TRANSFORMERS_CACHE_BYTES_PER_SM_CYCLE": (
+        ("transformers",),
+        "cache_bytes_per_sm_cycle",
+        tuple(x / 20 for x in range(10, 121)),
+    ),
 }
 Effs = dict[str, GenerationEfficiency]
 
@@ -68,6 +80,7 @@ def code_values() -> dict[str, float]:
 
 def loss(rows: list[DecodeRow], effs: Effs) -> float:
     from math import log
+
     return sum(abs(log(predict(r, effs) / r.measured_tokens_per_s)) for r in rows) / max(len(rows), 1)
 
 
@@ -93,32 +106,40 @@ def _prompt(tokens: int) -> str:
 def report(title: str, rows: list[DecodeRow], predicted: list[float]) -> None:
     measured = [r.measured_tokens_per_s for r in rows]
     print(f"\n===== {title} =====")
-    for heading, keys in (("per card", [r.card for r in rows]),
-                          ("per runtime", [r.engine for r in rows]),
-                          ("per runtime and weights", [f"{r.engine} {r.workload.weights}" for r in rows]),
-                          ("per runtime and card count", [f"{r.engine} {max(r.tensor_ways, r.stages)} card(s)"
-                                                          for r in rows]),
-                          ("per runtime and prompt", [f"{r.engine} {_prompt(r.workload.prompt_len)}" for r in rows]),
-                          ("per model", [r.model for r in rows]),
-                          ("all rows", ["all"] * len(rows))):
+    for heading, keys in (
+        ("per card", [r.card for r in rows]),
+        ("per runtime", [r.engine for r in rows]),
+        ("per runtime and weights", [f"{r.engine} {r.workload.weights}" for r in rows]),
+        ("per runtime and card count", [f"{r.engine} {max(r.tensor_ways, r.stages)} card(s)" for r in rows]),
+        ("per runtime and prompt", [f"{r.engine} {_prompt(r.workload.prompt_len)}" for r in rows]),
+        ("per model", [r.model for r in rows]),
+        ("all rows", ["all"] * len(rows)),
+    ):
         breakdown(heading, keys, measured, predicted)
 
 
 def targets(label: str, rows: list[DecodeRow], predicted: list[float]) -> None:
     s = summarize([r.measured_tokens_per_s for r in rows], predicted)
-    print(f"targets (issue 24), decode, {label} ({s.rows} rows): median error {s.median_error:.1%} "
-          f"(<= {TARGET_MEDIAN:.0%}: {'met' if s.median_error <= TARGET_MEDIAN else 'NOT met'}), p90 "
-          f"{s.p90_error:.1%}, Spearman {s.spearman:.3f} (>= {TARGET_SPEARMAN}: "
-          f"{'met' if s.spearman >= TARGET_SPEARMAN else 'NOT met'})")
+    print(
+        f"targets (issue 24), decode, {label} ({s.rows} rows): median error {s.median_error:.1%} "
+        f"(<= {TARGET_MEDIAN:.0%}: {'met' if s.median_error <= TARGET_MEDIAN else 'NOT met'}), p90 "
+        f"{s.p90_error:.1%}, Spearman {s.spearman:.3f} (>= {TARGET_SPEARMAN}: "
+        f"{'met' if s.spearman >= TARGET_SPEARMAN else 'NOT met'})"
+    )
 
 
-def held_out(rows: list[DecodeRow], keys: list[str], title: str, names: tuple[str, ...] = tuple(FITTED),
-             ) -> list[float]:
+def held_out(
+    rows: list[DecodeRow],
+    keys: list[str],
+    title: str,
+    names: tuple[str, ...] = tuple(FITTED),
+) -> list[float]:
     measured = [r.measured_tokens_per_s for r in rows]
 
     def model(train: list[int]) -> object:
         effs = with_values(fit([rows[i] for i in train], names))
         return lambda i: predict(rows[i], effs)
+
     return leave_one_out(title, keys, measured, model)  # type: ignore[arg-type]
 
 
@@ -130,8 +151,10 @@ def main(argv: list[str]) -> int:
     if "--rows" in argv:
         print(f"{'card':16} {'runtime':12} {'run':40} {'measured tok/s':>14} {'predicted':>10} {'ratio':>6}  source")
         for r, p in zip(everything, predicted, strict=True):
-            print(f"{r.card[:16]:16} {r.engine:12} {r.label:40} {r.measured_tokens_per_s:14.2f} {p:10.2f} "
-                  f"{p / r.measured_tokens_per_s:6.2f}  {r.source}")
+            print(
+                f"{r.card[:16]:16} {r.engine:12} {r.label:40} {r.measured_tokens_per_s:14.2f} {p:10.2f} "
+                f"{p / r.measured_tokens_per_s:6.2f}  {r.source}"
+            )
     print(f"\n{len(everything)} rows predicted; {len(left_out)} not expressible:", *left_out, sep="\n  ")
     fitted = fit(rows)
     print("\nfitted constants (advisor/recommend/generation_runtimes.py), refitted on all the rows here:")
@@ -139,7 +162,7 @@ def main(argv: list[str]) -> int:
         print(f"  {name:28} in the code {value:.4g}   refitted {fitted[name]:.4g}")
     report("in-sample: the constants in the code", everything, predicted)
     targets("all rows, constants in the code", everything, predicted)
-    targets("without llama.cpp", rows, predicted[:len(rows)])
+    targets("without llama.cpp", rows, predicted[: len(rows)])
     held = held_out(rows, [r.model for r in rows], "leave-one-model-out (transformers, vLLM, gpt-fast)")
     targets("leave-one-model-out", rows, held)
     shared = ("GRAPH_LAYER_SECONDS", "QUANTIZED_LINEAR_SECONDS")
@@ -158,6 +181,7 @@ def main(argv: list[str]) -> int:
 def llama_leave_one_card_out(llama: list[DecodeRow]) -> list[float]:
     """llama.cpp's constants fitted by benchmarks/llm_speed.py without each card's single-card rows."""
     from llm_speed import devices, load_rows
+
     cards, source = devices(), [r for r in load_rows() if r.count == 1]
     held = [0.0] * len(llama)
     for card in sorted({r.card for r in llama}):
@@ -165,17 +189,21 @@ def llama_leave_one_card_out(llama: list[DecodeRow]) -> list[float]:
         for i, r in enumerate(llama):
             if r.card == card:
                 held[i] = predict(r, {**ENGINES, "llama.cpp": eff})
-    breakdown("llama.cpp decode leave-one-card-out", [r.card for r in llama],
-              [r.measured_tokens_per_s for r in llama], held)
+    breakdown(
+        "llama.cpp decode leave-one-card-out", [r.card for r in llama], [r.measured_tokens_per_s for r in llama], held
+    )
     return held
 
 
 def prefill_per_plan(prefill: list[DecodeRow]) -> None:
     """llama-bench pp512 (one 512-token chunk): on layer-split cards the chunk passes them in turn."""
     predicted = [predict(r, ENGINES) for r in prefill]
-    breakdown("llama.cpp prefill (pp512) per plan", [f"{r.stages} cards, layer split" if r.stages > 1 else "1 card"
-                                                      for r in prefill],
-              [r.measured_tokens_per_s for r in prefill], predicted)
+    breakdown(
+        "llama.cpp prefill (pp512) per plan",
+        [f"{r.stages} cards, layer split" if r.stages > 1 else "1 card" for r in prefill],
+        [r.measured_tokens_per_s for r in prefill],
+        predicted,
+    )
 
 
 if __name__ == "__main__":

@@ -29,11 +29,13 @@ def main() -> int:
         catalog.close()
     cards = [replace(c, name=f"{c.name} #{i // len(cards)}") for i, c in enumerate(cards * 2)][:200]
     day = date(2026, 6, 1)
-    prices: dict[str, PriceRecord | None] = {c.name: PriceRecord(c.name, 1000.0 + i, "USD", day, "new", "bench", False)
-                                             for i, c in enumerate(cards)}  # fmt: skip
+    prices: dict[str, PriceRecord | None] = {
+        c.name: PriceRecord(c.name, 1000.0 + i, "USD", day, "new", "bench", False) for i, c in enumerate(cards)
+    }
     rents: dict[str, PriceRecord | None] = {
         c.name: PriceRecord(c.name, 1.0 + i / 100, "USD", day, "new", "bench", False, "rent_hour", "cloud_on_demand")
-        for i, c in enumerate(cards)}  # fmt: skip
+        for i, c in enumerate(cards)
+    }
     options = RankingOptions(counts=(1, 2, 4, 8), money=MoneyOptions(samples=1e6, today=day))
     for name, seq in (("resnet50", None), ("gpt2", 1024)):
         workload = Workload("train", 32 if seq is None else 8, "fp32", "adam")
@@ -47,9 +49,11 @@ def main() -> int:
             times.append(time.perf_counter() - start)
             cpu.append(time.process_time() - start_cpu)
         # CPU time too: on a shared machine the wall time also counts the time other programs held the CPU.
-        print(f"{name}: estimate + memory curve {prepared * 1e3:.0f} ms; ranking {len(cards)} cards x 4 counts "
-              f"({len(entries)} configurations with plans, job costs): {min(times) * 1e3:.0f} ms wall, "
-              f"{min(cpu) * 1e3:.0f} ms CPU, best of 5 (target < 200 ms)")
+        print(
+            f"{name}: estimate + memory curve {prepared * 1e3:.0f} ms; ranking {len(cards)} cards x 4 counts "
+            f"({len(entries)} configurations with plans, job costs): {min(times) * 1e3:.0f} ms wall, "
+            f"{min(cpu) * 1e3:.0f} ms CPU, best of 5 (target < 200 ms)"
+        )
     return 0
 
 

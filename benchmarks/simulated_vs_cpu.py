@@ -49,8 +49,9 @@ class Residual(nn.Module):
 
     def __init__(self) -> None:
         super().__init__()
-        self.blocks = nn.ModuleList(nn.Sequential(nn.Linear(512, 1024), nn.GELU(), nn.Linear(1024, 512))
-                                    for _ in range(4))
+        self.blocks = nn.ModuleList(
+            nn.Sequential(nn.Linear(512, 1024), nn.GELU(), nn.Linear(1024, 512)) for _ in range(4)
+        )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         for block in self.blocks:
@@ -123,8 +124,9 @@ def main() -> None:
         batch = args.batch or batch
         torch.manual_seed(0)
         real = cpu_peak_bytes(build, make_inputs, batch)
-        simulated = simulate_estimate(build(), make_inputs, Workload("train", batch, "fp32", "sgd"),
-                                      None, name).memory.peak_bytes
+        simulated = simulate_estimate(
+            build(), make_inputs, Workload("train", batch, "fp32", "sgd"), None, name
+        ).memory.peak_bytes
         diff = 100 * (simulated / real - 1)
         print(f"{name:<10} {batch:>5} {real / 2**20:>13.2f} {simulated / 2**20:>14.2f} {diff:>+8.1f}")
 

@@ -50,10 +50,12 @@ def simulated_speed() -> None:
         simulator(str(models / file))(workload)  # the loader and simulation `advisor estimate FILE.py` runs
         simulated = time.perf_counter() - start
         real = _real_cpu_step(models / file, real_batch, workload.optimizer)
-        print(f"{file}: simulated batch {batch} in {simulated:.2f} s (target < {target:.0f} s); one real CPU step at "
-              f"batch {real_batch}: {real:.2f} s; ratio {real * batch / real_batch / simulated:.1f}x "
-              f"(real step scaled to batch {batch}){'' if real_batch == batch else ', scaled linearly'}",
-              file=sys.stdout)
+        print(
+            f"{file}: simulated batch {batch} in {simulated:.2f} s (target < {target:.0f} s); one real CPU step at "
+            f"batch {real_batch}: {real:.2f} s; ratio {real * batch / real_batch / simulated:.1f}x "
+            f"(real step scaled to batch {batch}){'' if real_batch == batch else ', scaled linearly'}",
+            file=sys.stdout,
+        )
     del torch
 
 

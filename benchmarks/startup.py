@@ -27,8 +27,12 @@ COMMANDS = (
 
 
 def once(folder: Path, args: tuple[str, ...]) -> float:
-    env = dict(os.environ, ADVISOR_CATALOG=str(folder / "catalog.sqlite3"), XDG_CONFIG_HOME=str(folder),
-               QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen"))
+    env = dict(
+        os.environ,
+        ADVISOR_CATALOG=str(folder / "catalog.sqlite3"),
+        XDG_CONFIG_HOME=str(folder),
+        QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen"),
+    )
     started = time.perf_counter()
     subprocess.run([sys.executable, "-m", "advisor", *args], check=True, env=env, capture_output=True)
     return time.perf_counter() - started
@@ -39,8 +43,10 @@ def main() -> None:
         for args, what, target in COMMANDS:
             times = [once(Path(tmp), args) for _ in range(RUNS)]
             runs = ", ".join(f"{t:.2f}" for t in times)
-            print(f"{what}: median {statistics.median(times):.2f} s (runs {runs}; process start included; "
-                  f"target < {target} s)")
+            print(
+                f"{what}: median {statistics.median(times):.2f} s (runs {runs}; process start included; "
+                f"target < {target} s)"
+            )
 
 
 if __name__ == "__main__":

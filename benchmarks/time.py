@@ -82,16 +82,29 @@ def cases() -> list[Case]:
         name, seq = zoo_name(row["model"])
         if name not in zoo.zoo_names() or not row["step_ms_median"]:
             continue
-        workload = Workload(row["mode"], int(row["batch"]), row["precision"],  # type: ignore[arg-type]
-                            row["optimizer"] or "adam")  # type: ignore[arg-type]
+        workload = Workload(
+            row["mode"],
+            int(row["batch"]),
+            row["precision"],  # type: ignore[arg-type]
+            row["optimizer"] or "adam",
+        )  # type: ignore[arg-type]
         dev = device(h200, workload)
         graph = zoo.build(name, seq)
         if row["model"].startswith("hf:"):  # measure_gpu.py passes labels in every mode: the loss ran too
             graph = with_loss_head(graph)
         parts = step_parts(step_work(estimate(graph, workload)), dev)
         label = f"{row['model']} {row['mode']} {row['precision']} {row['optimizer']} b{row['batch']}"
-        out.append(Case(label, family(row["model"]), "H200 SXM", workload.training, parts, dev.tensor_cores,
-                        float(row["step_ms_median"]) / 1e3))
+        out.append(
+            Case(
+                label,
+                family(row["model"]),
+                "H200 SXM",
+                workload.training,
+                parts,
+                dev.tensor_cores,
+                float(row["step_ms_median"]) / 1e3,
+            )
+        )
     return out
 
 
@@ -109,8 +122,17 @@ def public_cases() -> list[Case]:
     for r in rows:
         dev = device(cards[r.card], r.workload)
         parts = step_parts(_work(r.model, r.seq_len, r.workload), dev)
-        out.append(Case(f"{r.card[:24]} {r.label}", r.family, r.card, r.workload.training, parts, dev.tensor_cores,
-                        r.workload.batch / r.measured_samples_per_s))
+        out.append(
+            Case(
+                f"{r.card[:24]} {r.label}",
+                r.family,
+                r.card,
+                r.workload.training,
+                parts,
+                dev.tensor_cores,
+                r.workload.batch / r.measured_samples_per_s,
+            )
+        )
     return out
 
 
@@ -121,6 +143,7 @@ def errors(data: Sequence[Case], eff: Efficiency) -> list[float]:
 def fit(data: Sequence[Case], start: Efficiency = FITTED) -> Efficiency:
     """Coordinate descent on the mean |log(predicted / measured)| (weighs over- and under-prediction alike),
     one constant at a time over its grid, 4 rounds."""
+
     def loss(eff: Efficiency) -> float:
         return statistics.fmean(abs(math.log1p(e)) for e in errors(data, eff))
 
@@ -142,6 +165,7 @@ def _line(label: str, held: Sequence[float], in_sample: Sequence[float]) -> str:
             return f"{'-':>8} {'-':>8}"
         absolute = [abs(v) for v in values]
         return f"{statistics.median(absolute):8.1%} {_p90(absolute):8.1%}"
+
     return f"{label:40} {len(held):4} {stats(held)}   {stats(in_sample)}"
 
 
@@ -189,8 +213,9 @@ def simulated_beside_analytic() -> None:
         if not path.exists() or not row["step_ms_median"]:
             continue
         try:
-            seconds = {m: step_seconds(step_work(estimate_spec(str(path), w, method=m)), device(h200, w))
-                       for m in errors_by}
+            seconds = {
+                m: step_seconds(step_work(estimate_spec(str(path), w, method=m)), device(h200, w)) for m in errors_by
+            }
         except (SpecError, ImportError) as error:
             print(f"{row['model']:52} skipped: {error}")
             continue
@@ -213,12 +238,16 @@ def main() -> int:
     fitted = fit(data)
     print(f"fitted on all {len(data)} rows: {fitted}\n(in code: {FITTED})")
     inside = errors(data, FITTED)
-    print(f"in code, all rows: median |error| {statistics.median(abs(e) for e in inside):.1%}, "
-          f"p90 {_p90([abs(e) for e in inside]):.1%}")
+    print(
+        f"in code, all rows: median |error| {statistics.median(abs(e) for e in inside):.1%}, "
+        f"p90 {_p90([abs(e) for e in inside]):.1%}"
+    )
     if "--rows" in sys.argv:
         for c, err in zip(data, errors(data, fitted), strict=True):
-            print(f"{c.label:72} {c.measured_s * 1e3:9.2f} ms {combine(c.parts, fitted, c.tensor_cores) * 1e3:9.2f} ms"
-                  f" {err:+8.1%}")
+            print(
+                f"{c.label:72} {c.measured_s * 1e3:9.2f} ms {combine(c.parts, fitted, c.tensor_cores) * 1e3:9.2f} ms"
+                f" {err:+8.1%}"
+            )
     report(data, fitted, lambda c: c.family, "leave one family out / family and mode")
     report(data, fitted, lambda c: c.card, "leave one card out / card and mode")
     return 0

@@ -14,8 +14,15 @@ Q = gguf.GGMLQuantizationType
 H, LAYERS, HEADS, KV, FF, VOCAB = 256, 2, 4, 2, 512, 300
 HEAD_DIM = H // HEADS  # 64
 # Q4_K: 144 bytes per 256 weights, Q6_K: 210 per 256 (gguf GGML_QUANT_SIZES); F32 norms
-LAYER_BYTES = (256 * 144 + 128 * 144 + 128 * 210 + 256 * 144  # q, k (128 rows), v (Q6_K), o
-               + 2 * 512 * 144 + 256 * 2 * 210 + 2 * 256 * 4)  # gate, up; down (Q6_K, 512 wide); 2 norms
+LAYER_BYTES = (
+    256 * 144
+    + 128 * 144
+    + 128 * 210
+    + 256 * 144  # q, k (128 rows), v (Q6_K), o
+    + 2 * 512 * 144
+    + 256 * 2 * 210
+    + 2 * 256 * 4
+)  # gate, up; down (Q6_K, 512 wide); 2 norms
 WEIGHT_BYTES = VOCAB * 144 + VOCAB * 210 + 256 * 4 + LAYERS * LAYER_BYTES  # embed Q4_K, output Q6_K, norm
 LAYER_PARAMS = 256 * 256 + 2 * 128 * 256 + 256 * 256 + 3 * 512 * 256 + 2 * 256  # = 590_592
 PARAMS = 2 * VOCAB * H + H + LAYERS * LAYER_PARAMS  # = 1_335_040

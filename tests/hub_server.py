@@ -108,7 +108,7 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:
             status, part = 200, data
             if wanted and body:
                 begin, _, end = wanted.removeprefix("bytes=").partition("-")
-                part = data[int(begin): int(end) + 1 if end else None]
+                part = data[int(begin) : int(end) + 1 if end else None]
                 status = 206
             self.send_response(status)
             self.send_header("X-Repo-Commit", repo.commit)
@@ -138,10 +138,19 @@ def serve(hub: HubServer) -> Iterator[HubServer]:
 
 # ---------------------------------------------------------------- a tiny Llama in several checkpoints
 H, LAYERS, HEADS, KV, FF, VOCAB = 64, 2, 4, 2, 128, 256
-CONFIG = {"model_type": "llama", "architectures": ["LlamaForCausalLM"], "hidden_size": H,
-          "num_hidden_layers": LAYERS, "num_attention_heads": HEADS, "num_key_value_heads": KV,
-          "intermediate_size": FF, "vocab_size": VOCAB, "max_position_embeddings": 2048,
-          "tie_word_embeddings": False, "torch_dtype": "bfloat16"}
+CONFIG = {
+    "model_type": "llama",
+    "architectures": ["LlamaForCausalLM"],
+    "hidden_size": H,
+    "num_hidden_layers": LAYERS,
+    "num_attention_heads": HEADS,
+    "num_key_value_heads": KV,
+    "intermediate_size": FF,
+    "vocab_size": VOCAB,
+    "max_position_embeddings": 2048,
+    "tie_word_embeddings": False,
+    "torch_dtype": "bfloat16",
+}
 # per layer: q 64x64 + k 32x64 + v 32x64 + o 64x64 + gate, up 128x64 + down 64x128 + 2 norms of 64
 PER_LAYER = 4096 + 2048 + 2048 + 4096 + 3 * 8192 + 2 * 64  # = 36_992
 PARAMS = 2 * VOCAB * H + LAYERS * PER_LAYER + H  # embed + lm_head + layers + final norm = 106_816
@@ -149,16 +158,25 @@ PARAMS = 2 * VOCAB * H + LAYERS * PER_LAYER + H  # embed + lm_head + layers + fi
 
 def _layer(i: int, dtype: str = "BF16") -> dict[str, tuple[str, tuple[int, ...]]]:
     p = f"model.layers.{i}."
-    return {p + "self_attn.q_proj.weight": (dtype, (H, H)), p + "self_attn.k_proj.weight": (dtype, (KV * 16, H)),
-            p + "self_attn.v_proj.weight": (dtype, (KV * 16, H)), p + "self_attn.o_proj.weight": (dtype, (H, H)),
-            p + "mlp.gate_proj.weight": (dtype, (FF, H)), p + "mlp.up_proj.weight": (dtype, (FF, H)),
-            p + "mlp.down_proj.weight": (dtype, (H, FF)), p + "input_layernorm.weight": (dtype, (H,)),
-            p + "post_attention_layernorm.weight": (dtype, (H,))}
+    return {
+        p + "self_attn.q_proj.weight": (dtype, (H, H)),
+        p + "self_attn.k_proj.weight": (dtype, (KV * 16, H)),
+        p + "self_attn.v_proj.weight": (dtype, (KV * 16, H)),
+        p + "self_attn.o_proj.weight": (dtype, (H, H)),
+        p + "mlp.gate_proj.weight": (dtype, (FF, H)),
+        p + "mlp.up_proj.weight": (dtype, (FF, H)),
+        p + "mlp.down_proj.weight": (dtype, (H, FF)),
+        p + "input_layernorm.weight": (dtype, (H,)),
+        p + "post_attention_layernorm.weight": (dtype, (H,)),
+    }
 
 
 def _ends() -> dict[str, tuple[str, tuple[int, ...]]]:
-    return {"model.embed_tokens.weight": ("BF16", (VOCAB, H)), "model.norm.weight": ("BF16", (H,)),
-            "lm_head.weight": ("BF16", (VOCAB, H))}
+    return {
+        "model.embed_tokens.weight": ("BF16", (VOCAB, H)),
+        "model.norm.weight": ("BF16", (H,)),
+        "lm_head.weight": ("BF16", (VOCAB, H)),
+    }
 
 
 def _gptq_layer(i: int) -> dict[str, tuple[str, tuple[int, ...]]]:
@@ -171,17 +189,25 @@ def _gptq_layer(i: int) -> dict[str, tuple[str, tuple[int, ...]]]:
             continue
         rows, cols = shape
         base = name.removesuffix(".weight")
-        out |= {base + ".qweight": ("I32", (cols // 8, rows)), base + ".qzeros": ("I32", (cols // 32, rows // 8)),
-                base + ".scales": ("F16", (cols // 32, rows)), base + ".g_idx": ("I32", (cols,))}
+        out |= {
+            base + ".qweight": ("I32", (cols // 8, rows)),
+            base + ".qzeros": ("I32", (cols // 32, rows // 8)),
+            base + ".scales": ("F16", (cols // 32, rows)),
+            base + ".g_idx": ("I32", (cols,)),
+        }
     return out
 
 
 def _repos() -> dict[str, Repo]:
     single = safetensors_bytes({**_ends(), **_layer(0), **_layer(1)})
     shard1, shard2 = {**_ends(), **_layer(0)}, _layer(1)
-    index = {"metadata": {"total_size": 0},
-             "weight_map": {**{n: "model-00001-of-00002.safetensors" for n in shard1},
-                            **{n: "model-00002-of-00002.safetensors" for n in shard2}}}
+    index = {
+        "metadata": {"total_size": 0},
+        "weight_map": {
+            **{n: "model-00001-of-00002.safetensors" for n in shard1},
+            **{n: "model-00002-of-00002.safetensors" for n in shard2},
+        },
+    }
     # plus a multi-token-prediction layer past num_hidden_layers, as DeepSeek V3 ships (transformers skips it)
     mtp: dict[str, tuple[str, tuple[int, ...]]] = {"model.layers.2.eh_proj.weight": ("BF16", (H, 2 * H))}
     gptq_tensors = {**_ends(), **_gptq_layer(0), **_gptq_layer(1), **mtp}
@@ -189,11 +215,17 @@ def _repos() -> dict[str, Repo]:
     config = json.dumps(CONFIG).encode()
     return {
         "acme/tiny-llama": Repo({"config.json": config, "model.safetensors": single}),
-        "acme/tiny-sharded": Repo({"config.json": config, "model.safetensors.index.json": json.dumps(index).encode(),
-                                   "model-00001-of-00002.safetensors": safetensors_bytes(shard1),
-                                   "model-00002-of-00002.safetensors": safetensors_bytes(shard2)}),
-        "acme/tiny-gptq": Repo({"config.json": json.dumps(gptq_cfg).encode(),
-                                "model.safetensors": safetensors_bytes(gptq_tensors)}),
+        "acme/tiny-sharded": Repo(
+            {
+                "config.json": config,
+                "model.safetensors.index.json": json.dumps(index).encode(),
+                "model-00001-of-00002.safetensors": safetensors_bytes(shard1),
+                "model-00002-of-00002.safetensors": safetensors_bytes(shard2),
+            }
+        ),
+        "acme/tiny-gptq": Repo(
+            {"config.json": json.dumps(gptq_cfg).encode(), "model.safetensors": safetensors_bytes(gptq_tensors)}
+        ),
         "acme/gated": Repo({"config.json": config}, gated=True),
         "acme/busy": Repo({"config.json": config, "model.safetensors": single}, rate_limited=("model.safetensors",)),
         "acme/no-config": Repo({"README.md": b"hi"}),

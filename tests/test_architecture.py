@@ -42,4 +42,3 @@ def test_every_top_level_module_has_a_layer() -> None:
     modules |= {p.name for p in package.iterdir() if (p / "__init__.py").exists()}
     modules -= {"data"}  # bundled data files, no code
     assert modules == named
-

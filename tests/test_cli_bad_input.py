@@ -58,8 +58,22 @@ def assert_one_line_error(outcome: Outcome) -> None:
 
 
 LONG = "n" * 256  # one byte over the file-name limit of ext4, XFS, APFS and NTFS
-CARD = ["--name", "Mine", "--vendor", "NVIDIA", "--architecture", "X", "--segment", "consumer",
-        "--memory-type", "GDDR6", "--bandwidth-gbs", "256", "--fp32-tflops", "10"]  # fmt: skip
+CARD = [
+    "--name",
+    "Mine",
+    "--vendor",
+    "NVIDIA",
+    "--architecture",
+    "X",
+    "--segment",
+    "consumer",
+    "--memory-type",
+    "GDDR6",
+    "--bandwidth-gbs",
+    "256",
+    "--fp32-tflops",
+    "10",
+]
 
 # Each case of issue 16, items 8-10, as the user typed it, and a word the one line must contain.
 CASES: list[tuple[list[str], str]] = [
@@ -97,12 +111,17 @@ def test_each_reported_case_is_one_line_and_exit_2(argv: list[str], word: str) -
 
 
 @pytest.mark.parametrize("where", ["folder", "/dev/null", "under a file", "long name"])
-def test_an_unusable_catalog_path_is_one_line_and_left_alone(tmp_path: Path, where: str,
-                                                             monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_an_unusable_catalog_path_is_one_line_and_left_alone(
+    tmp_path: Path, where: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     plain = tmp_path / "plain.txt"
     plain.write_text("mine")
-    path = {"folder": tmp_path, "/dev/null": Path("/dev/null"), "under a file": plain / "c.sqlite3",
-            "long name": tmp_path / LONG}[where]  # fmt: skip
+    path = {
+        "folder": tmp_path,
+        "/dev/null": Path("/dev/null"),
+        "under a file": plain / "c.sqlite3",
+        "long name": tmp_path / LONG,
+    }[where]
     monkeypatch.setenv("ADVISOR_CATALOG", str(path))
     before = sorted(os.listdir(tmp_path))
     assert_one_line_error(run(["catalog", "list"]))
@@ -112,8 +131,9 @@ def test_an_unusable_catalog_path_is_one_line_and_left_alone(tmp_path: Path, whe
 def test_100k_bad_rows_give_a_short_line(tmp_path: Path) -> None:
     bad = tmp_path / "bad.csv"
     rows = "".join(f"Card {i},NVIDIA,X,consumer,lots,GDDR6,256,10,150,me\n" for i in range(100_000))
-    bad.write_text("name,vendor,architecture,segment,memory_gb,memory_type,bandwidth_gbs,fp32_tflops,tdp_w,"
-                   "source\n" + rows)  # fmt: skip
+    bad.write_text(
+        "name,vendor,architecture,segment,memory_gb,memory_type,bandwidth_gbs,fp32_tflops,tdp_w,source\n" + rows
+    )
     code, err = run(["catalog", "import", str(bad)])
     assert_one_line_error((code, err))
     assert "100000 bad rows" in err and "and 99990 more" in err and len(err) < 4000  # 10 rows shown
@@ -126,9 +146,11 @@ NOT_POSITIVE = st.one_of(st.integers(max_value=0).map(str), st.floats(max_value=
 TOO_BIG = st.one_of(st.integers(min_value=2**64, max_value=10**400).map(str), st.sampled_from(["1e400", "1e309"]))
 BAD_NUMBER = st.one_of(NOT_A_NUMBER, NOT_POSITIVE, TOO_BIG)
 BAD_CHOICE = st.text(alphabet="xyz_-QW", min_size=1, max_size=12)
-MISSING_FILE = st.builds(lambda stem, suffix: f"/nonexistent-{stem}{suffix}",
-                         st.text(alphabet="abcdefgh-_", min_size=1, max_size=20),
-                         st.sampled_from([".pt", ".pt2", ".pth", ".onnx", ".json", ".safetensors", ".py"]))  # fmt: skip
+MISSING_FILE = st.builds(
+    lambda stem, suffix: f"/nonexistent-{stem}{suffix}",
+    st.text(alphabet="abcdefgh-_", min_size=1, max_size=20),
+    st.sampled_from([".pt", ".pt2", ".pth", ".onnx", ".json", ".safetensors", ".py"]),
+)
 BAD_SPEC = st.one_of(MISSING_FILE, BAD_CHOICE.map(lambda name: f"zoo:{name}"), st.just(f"/tmp/{LONG}.pt"))
 
 WORKLOAD_NUMBERS = ("--batch", "--seq-len")
@@ -146,37 +168,50 @@ MISTAKES: dict[str, st.SearchStrategy[list[str]]] = {
     "estimate": _workload_mistake("zoo:resnet50"),
     "recommend": st.one_of(
         _workload_mistake("zoo:resnet50"),
-        st.tuples(st.sampled_from(["--budget", "--max-gpus", "--min-memory", "--top"]), BAD_NUMBER)
-        .map(lambda p: ["zoo:resnet50", p[0], p[1]]),
-        BAD_CHOICE.map(lambda bad: ["zoo:resnet50", "--objective", bad])),
-    "fit": st.one_of(_workload_mistake("zoo:resnet50").map(lambda a: [*a, "--gpu", "4090"]),
-                     BAD_CHOICE.map(lambda bad: ["zoo:mlp", "--gpu", f"no such card {bad}"])),
+        st.tuples(st.sampled_from(["--budget", "--max-gpus", "--min-memory", "--top"]), BAD_NUMBER).map(
+            lambda p: ["zoo:resnet50", p[0], p[1]]
+        ),
+        BAD_CHOICE.map(lambda bad: ["zoo:resnet50", "--objective", bad]),
+    ),
+    "fit": st.one_of(
+        _workload_mistake("zoo:resnet50").map(lambda a: [*a, "--gpu", "4090"]),
+        BAD_CHOICE.map(lambda bad: ["zoo:mlp", "--gpu", f"no such card {bad}"]),
+    ),
     "report": st.one_of(
         _workload_mistake("zoo:resnet50").map(lambda a: [*a, "--out", "/tmp/advisor-never-written.pdf"]),
         BAD_CHOICE.map(lambda bad: ["zoo:mlp", "--out", f"/nonexistent-folder-{bad}/r.pdf"]),
-        st.tuples(st.sampled_from(["--lang", "--paper"]), BAD_CHOICE)
-        .map(lambda p: ["zoo:mlp", "--out", "/tmp/advisor-never-written.pdf", p[0], p[1]])),
+        st.tuples(st.sampled_from(["--lang", "--paper"]), BAD_CHOICE).map(
+            lambda p: ["zoo:mlp", "--out", "/tmp/advisor-never-written.pdf", p[0], p[1]]
+        ),
+    ),
     "catalog": st.one_of(
         BAD_NUMBER.map(lambda bad: ["list", "--min-memory", bad]),
         BAD_CHOICE.map(lambda bad: ["list", "--sort", bad]),
         BAD_CHOICE.map(lambda bad: ["show", f"no such card {bad}"]),
         BAD_NUMBER.map(lambda bad: ["set-price", "3090", bad]),
         BAD_CHOICE.map(lambda bad: ["set-price", "3090", "500", "--date", bad]),
-        st.text(alphabet="abc123$ ", min_size=1, max_size=8).filter(lambda t: len(t.strip()) != 3)
+        st.text(alphabet="abc123$ ", min_size=1, max_size=8)
+        .filter(lambda t: len(t.strip()) != 3)
         .map(lambda bad: ["set-price", "3090", "500", "--currency", bad]),
-        st.tuples(st.sampled_from(["--memory-gb", "--bandwidth-gbs", "--fp32-tflops", "--tdp-w"]), BAD_NUMBER)
-        .map(lambda p: ["edit", "4090", p[0], p[1]]),
+        st.tuples(st.sampled_from(["--memory-gb", "--bandwidth-gbs", "--fp32-tflops", "--tdp-w"]), BAD_NUMBER).map(
+            lambda p: ["edit", "4090", p[0], p[1]]
+        ),
         BAD_NUMBER.map(lambda bad: ["add", *CARD, "--memory-gb", bad, "--tdp-w", "300"]),
         MISSING_FILE.map(lambda path: ["import", path]),
-        MISSING_FILE.map(lambda path: ["export", f"/nonexistent-folder{path}"])),
+        MISSING_FILE.map(lambda path: ["export", f"/nonexistent-folder{path}"]),
+    ),
     "monitor": BAD_NUMBER.map(lambda bad: ["--watch", bad]),
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("command", list(MISTAKES))
 def test_generated_bad_arguments_give_one_line_and_exit_2(command: str) -> None:
-    @settings(max_examples=25, deadline=None, derandomize=True,
-              suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])  # fmt: skip
+    @settings(
+        max_examples=25,
+        deadline=None,
+        derandomize=True,
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    )
     @given(MISTAKES[command])
     def check(argv: list[str]) -> None:
         assert_one_line_error(run([command, *argv]))
@@ -189,6 +224,11 @@ def test_generated_bad_arguments_give_one_line_and_exit_2(command: str) -> None:
 
 @pytest.mark.parametrize("argv", [["estimate"], ["catalog", "set-price", "3090", "inf"]])
 def test_the_installed_command_exits_2_with_one_line(argv: list[str]) -> None:
-    result = subprocess.run([sys.executable, "-m", "advisor", *argv], capture_output=True, text=True, cwd=ROOT,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)})  # fmt: skip
+    result = subprocess.run(
+        [sys.executable, "-m", "advisor", *argv],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr

@@ -21,31 +21,54 @@ def test_json_has_the_stable_keys(capsys: pytest.CaptureFixture[str]) -> None:
     data = json.loads(capsys.readouterr().out)
     assert set(data) >= {"model", "config", "compute", "memory", "layers", "method", "assumptions"}
     assert data["method"] == "analytic"
-    assert data["config"] == {"mode": "train", "batch": 256, "precision": "fp32", "optimizer": "adam",
-                              "checkpointing": False, "prompt_len": None, "new_tokens": None, "weights": "fp32",
-                              "kv_cache": None, "finetune": "full", "lora_rank": None, "lora_targets": []}
+    assert data["config"] == {
+        "mode": "train",
+        "batch": 256,
+        "precision": "fp32",
+        "optimizer": "adam",
+        "checkpointing": False,
+        "prompt_len": None,
+        "new_tokens": None,
+        "weights": "fp32",
+        "kv_cache": None,
+        "finetune": "full",
+        "lora_rank": None,
+        "lora_targets": [],
+    }
     assert data["generation"] is None and data["memory"]["kv_cache_bytes"] == 0
     assert data["compute"]["macs_forward"] == 256 * 20029440  # 784*4096 + 4096*4096 + 4096*10 per sample
     assert data["compute"]["flops_forward"] >= 2 * data["compute"]["macs_forward"]
     memory = data["memory"]
-    for key in ("weights", "gradients", "optimizer_state", "activations", "temporaries", "inputs",
-                "peak_bytes", "reserved_bytes", "required_bytes", "device_total_bytes"):
+    for key in (
+        "weights",
+        "gradients",
+        "optimizer_state",
+        "activations",
+        "temporaries",
+        "inputs",
+        "peak_bytes",
+        "reserved_bytes",
+        "required_bytes",
+        "device_total_bytes",
+    ):
         assert isinstance(memory[key], int), key
-    parts = sum(memory[k] for k in ("weights", "gradients", "optimizer_state", "activations", "temporaries",
-                                    "inputs"))
+    parts = sum(memory[k] for k in ("weights", "gradients", "optimizer_state", "activations", "temporaries", "inputs"))
     assert parts == memory["peak_bytes"]
     assert memory["peak_bytes"] <= memory["reserved_bytes"] < memory["device_total_bytes"]
 
 
-@pytest.mark.parametrize("args, message", [
-    (["estimate", "zoo:resnet9000"], "unknown zoo model 'resnet9000'"),
-    (["estimate", "zoo:seed:cnn", "--batch", "-4"], "argument --batch: must be from 1 to 16,777,216, got -4"),
-    (["estimate", "zoo:seed:cnn", "--batch", "many"], "argument --batch: expected a whole number"),
-    (["estimate", "zoo:seed:cnn", "--precision", "fp8"], "argument --precision: invalid choice"),
-    (["estimate", "zoo:seed:cnn", "--seq-len", "128"], "--seq-len: seed:cnn is not a sequence model"),
-    (["estimate", "zoo:seed:cnn", "--frobnicate"], "unrecognized arguments: --frobnicate"),
-    (["estimate", "mystery"], "mystery: not a model spec"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["estimate", "zoo:resnet9000"], "unknown zoo model 'resnet9000'"),
+        (["estimate", "zoo:seed:cnn", "--batch", "-4"], "argument --batch: must be from 1 to 16,777,216, got -4"),
+        (["estimate", "zoo:seed:cnn", "--batch", "many"], "argument --batch: expected a whole number"),
+        (["estimate", "zoo:seed:cnn", "--precision", "fp8"], "argument --precision: invalid choice"),
+        (["estimate", "zoo:seed:cnn", "--seq-len", "128"], "--seq-len: seed:cnn is not a sequence model"),
+        (["estimate", "zoo:seed:cnn", "--frobnicate"], "unrecognized arguments: --frobnicate"),
+        (["estimate", "mystery"], "mystery: not a model spec"),
+    ],
+)
 def test_bad_input_gives_one_line_and_exit_code_2(args: list[str], message: str) -> None:
     result = run(*args)
     assert result.returncode == 2
@@ -60,15 +83,21 @@ def test_list_names_the_zoo() -> None:
     assert "zoo:seed:cnn" in result.stdout.split()
 
 
-@pytest.mark.parametrize("name, args", [
-    ("seed_cnn_train_b32_sgd", ["zoo:seed:cnn", "--batch", "32", "--optimizer", "sgd"]),
-    ("seed_mlp_infer_b256", ["zoo:seed:mlp", "--batch", "256", "--mode", "infer"]),
-    ("resnet18_train_b64_sgd", ["zoo:resnet18", "--batch", "64", "--optimizer", "sgd"]),
-    ("bert_base_s128_amp_b32_adamw", ["zoo:bert-base", "--seq-len", "128", "--batch", "32", "--precision", "amp_bf16",
-                                      "--optimizer", "adamw"]),
-])
-def test_golden_tables(name: str, args: list[str], capsys: pytest.CaptureFixture[str],
-                       request: pytest.FixtureRequest) -> None:
+@pytest.mark.parametrize(
+    "name, args",
+    [
+        ("seed_cnn_train_b32_sgd", ["zoo:seed:cnn", "--batch", "32", "--optimizer", "sgd"]),
+        ("seed_mlp_infer_b256", ["zoo:seed:mlp", "--batch", "256", "--mode", "infer"]),
+        ("resnet18_train_b64_sgd", ["zoo:resnet18", "--batch", "64", "--optimizer", "sgd"]),
+        (
+            "bert_base_s128_amp_b32_adamw",
+            ["zoo:bert-base", "--seq-len", "128", "--batch", "32", "--precision", "amp_bf16", "--optimizer", "adamw"],
+        ),
+    ],
+)
+def test_golden_tables(
+    name: str, args: list[str], capsys: pytest.CaptureFixture[str], request: pytest.FixtureRequest
+) -> None:
     assert main(["estimate", *args]) == 0
     golden, out = GOLDEN / f"{name}.txt", capsys.readouterr().out
     if request.config.getoption("--update-golden"):  # review the rewritten tables with git diff
@@ -80,10 +109,14 @@ def test_list_searches_the_library() -> None:
     result = run("estimate", "--list", "qwen3 moe")
     assert result.returncode == 0
     lines = result.stdout.splitlines()
-    assert [line.split()[0] for line in lines] == ["zoo:qwen3-235b-a22b-2507", "zoo:qwen3-30b-a3b",
-                                                   "zoo:qwen3-coder-480b-a35b"]
+    assert [line.split()[0] for line in lines] == [
+        "zoo:qwen3-235b-a22b-2507",
+        "zoo:qwen3-30b-a3b",
+        "zoo:qwen3-coder-480b-a35b",
+    ]
     assert lines[1].split()[1:] == ["Qwen3", "MoE", "30.5B", "Qwen/Qwen3-30B-A3B-Base"]
     missing = run("estimate", "--list", "no-such-model")
     assert missing.returncode == 2
-    assert missing.stderr.strip().splitlines() == ["advisor estimate: error: --list: no zoo model matches "
-                                                   "'no-such-model'"]
+    assert missing.stderr.strip().splitlines() == [
+        "advisor estimate: error: --list: no zoo model matches 'no-such-model'"
+    ]

@@ -5,6 +5,15 @@ from advisor.appstate.model import AppModel, RankingRequest, RankingResult, Show
 from advisor.appstate.signals import Signal
 
 __all__ = [
-    "AppModel", "DraftCheck", "LayerDraft", "RankingRequest", "RankingResult", "ShownEstimate", "Signal",
-    "WorkloadChoice", "check", "default_params", "drafts_from_graph",
+    "AppModel",
+    "DraftCheck",
+    "LayerDraft",
+    "RankingRequest",
+    "RankingResult",
+    "ShownEstimate",
+    "Signal",
+    "WorkloadChoice",
+    "check",
+    "default_params",
+    "drafts_from_graph",
 ]

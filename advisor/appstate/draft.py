@@ -38,21 +38,28 @@ class DraftCheck:
 def default_params(kind: str) -> dict[str, Any]:
     """Starting values so a freshly added layer is valid where it can be (Linear needs out_features...)."""
     starters: dict[str, dict[str, Any]] = {
-        "input": {"shape": [3, 32, 32]}, "linear": {"out_features": 128}, "conv": {"out_channels": 16}}
+        "input": {"shape": [3, 32, 32]},
+        "linear": {"out_features": 128},
+        "conv": {"out_channels": 16},
+    }
     return dict(starters.get(kind, {}))
 
 
 def drafts_from_graph(graph: Graph) -> list[LayerDraft]:
     rows = []
     for index, node in enumerate(graph.nodes):
-        params = {f.name: getattr(node.op, f.name) for f in dataclasses.fields(node.op)
-                  if getattr(node.op, f.name) != f.default}
+        params = {
+            f.name: getattr(node.op, f.name)
+            for f in dataclasses.fields(node.op)
+            if getattr(node.op, f.name) != f.default
+        }
         params = {k: list(v) if isinstance(v, tuple) else v for k, v in params.items()}
         inputs = tuple(graph.nodes[i].name for i in node.inputs)
         if inputs == ((graph.nodes[index - 1].name,) if index else ()):
             inputs = ()
-        rows.append(LayerDraft(node.name, node.op.kind, params, inputs, node.block,
-                               reads_nothing=index > 0 and not node.inputs))
+        rows.append(
+            LayerDraft(node.name, node.op.kind, params, inputs, node.block, reads_nothing=index > 0 and not node.inputs)
+        )
     return rows
 
 
@@ -68,8 +75,9 @@ def check(name: str, task: str, rows: list[LayerDraft]) -> DraftCheck:
                 raise AdvisorError(f"{row.name}: input {missing[0]!r} is not a layer above this one")
             if row.name in index_of:
                 raise AdvisorError(f"{row.name}: another layer has this name")
-            inputs = [index_of[n] for n in row.inputs] or ([row_index - 1] if row_index and not row.reads_nothing
-                                                            else [])
+            inputs = [index_of[n] for n in row.inputs] or (
+                [row_index - 1] if row_index and not row.reads_nothing else []
+            )
             op = make_op(row.kind, row.params, row.name)
             if row.block:
                 with builder.block(row.block):

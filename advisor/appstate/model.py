@@ -71,13 +71,21 @@ class WorkloadChoice:
         generating, training = self.mode == "generate", self.mode == "train"
         finetune: Finetune = self.finetune if training else "full"
         targets = tuple(name.strip() for name in self.lora_targets.split(",") if name.strip())
-        return Workload(self.mode, self.batch, self.precision, self.optimizer, self.checkpointing,
-                        prompt_len=self.prompt_len, new_tokens=self.new_tokens,
-                        weights=self.weights if generating else None,
-                        kv_cache=self.kv_cache if generating else None,
-                        runtime=self.runtime if generating else None,
-                        finetune=finetune, lora_rank=self.lora_rank,
-                        lora_targets=targets if finetune != "full" else ())
+        return Workload(
+            self.mode,
+            self.batch,
+            self.precision,
+            self.optimizer,
+            self.checkpointing,
+            prompt_len=self.prompt_len,
+            new_tokens=self.new_tokens,
+            weights=self.weights if generating else None,
+            kv_cache=self.kv_cache if generating else None,
+            runtime=self.runtime if generating else None,
+            finetune=finetune,
+            lora_rank=self.lora_rank,
+            lora_targets=targets if finetune != "full" else (),
+        )
 
 
 @dataclass(frozen=True)

@@ -65,8 +65,9 @@ def load_sources(directory: Path) -> dict[str, Source]:
     for line, row in rows(text):
         read = (row.get("read_date") or "").strip()
         try:
-            found[row["key"].strip()] = Source(row["title"].strip(), row["url"].strip(),
-                                               date.fromisoformat(read) if read else None)
+            found[row["key"].strip()] = Source(
+                row["title"].strip(), row["url"].strip(), date.fromisoformat(read) if read else None
+            )
         except ValueError as error:
             raise CatalogDataError(str(directory / "sources.csv"), [f"line {line}: read_date: {error}"]) from None
     return found
@@ -83,8 +84,17 @@ def _msrp(card: CardSpec) -> PriceRecord | None:
     """cards.csv's launch price as a price fact (purchase, new, msrp) on the launch date."""
     if not (card.msrp_usd and card.launch_date):
         return None
-    return PriceRecord(card.name, card.msrp_usd, "USD", card.launch_date, "new", f"launch MSRP; {card.source}",
-                       False, "purchase", "msrp")  # fmt: skip
+    return PriceRecord(
+        card.name,
+        card.msrp_usd,
+        "USD",
+        card.launch_date,
+        "new",
+        f"launch MSRP; {card.source}",
+        False,
+        "purchase",
+        "msrp",
+    )
 
 
 def _prices(directory: Path, cards: tuple[CardSpec, ...], sources: dict[str, Source]) -> list[PriceRecord]:
@@ -137,8 +147,9 @@ def apply_bundled(session: Session, data: BundledData) -> None:
     session.merge(Meta(key=DIGEST_KEY, value=data.digest))
 
 
-def _upsert_cards(session: Session, specs: tuple[CardSpec, ...], existing: dict[str, Card],
-                  owners: dict[str, int]) -> dict[str, Card]:
+def _upsert_cards(
+    session: Session, specs: tuple[CardSpec, ...], existing: dict[str, Card], owners: dict[str, int]
+) -> dict[str, Card]:
     """The bundled cards by name, new ones added; a name one of the user's cards answers to is theirs: skipped."""
     cards: dict[str, Card] = {}
     for spec in specs:

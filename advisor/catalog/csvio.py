@@ -48,9 +48,12 @@ def unescape_cell(text: str) -> str:
 _PARSERS: dict[str, Callable[[str], Any]] = {f.column: parser(f) for f in FIGURES}
 
 
-def parse_fields(row: Mapping[str, str | None], parsers: Mapping[str, Callable[[str], Any]],
-                 required: Collection[str], defaults: Mapping[str, str] | None = None,
-                 ) -> tuple[dict[str, Any], list[str]]:  # fmt: skip
+def parse_fields(
+    row: Mapping[str, str | None],
+    parsers: Mapping[str, Callable[[str], Any]],
+    required: Collection[str],
+    defaults: Mapping[str, str] | None = None,
+) -> tuple[dict[str, Any], list[str]]:
     """Parse each column of a CSV row: -> (values of the filled columns, "column: why" per bad one)."""
     values: dict[str, Any] = {}
     problems: list[str] = []
@@ -80,8 +83,9 @@ def parse_card_row(row: dict[str, str], source_map: Callable[[str], str] | None 
     return CardSpec(**{_BY_COLUMN[column].field: value for column, value in values.items()})
 
 
-def _rows_of(reader: csv.DictReader[str], where: str,
-             error: type[CatalogDataError]) -> Iterator[tuple[int, dict[str, str]]]:  # fmt: skip
+def _rows_of(
+    reader: csv.DictReader[str], where: str, error: type[CatalogDataError]
+) -> Iterator[tuple[int, dict[str, str]]]:
     try:
         for row in reader:
             yield reader.line_num, {k: unescape_cell(v) if isinstance(v, str) else v for k, v in row.items()}
@@ -89,8 +93,11 @@ def _rows_of(reader: csv.DictReader[str], where: str,
         raise error(where, [f"line {reader.line_num + 1}: {failure}"]) from None
 
 
-def open_table(text: str, where: str, error: type[CatalogDataError] = CatalogDataError,
-               ) -> tuple[list[str], Iterator[tuple[int, dict[str, str]]]]:  # fmt: skip
+def open_table(
+    text: str,
+    where: str,
+    error: type[CatalogDataError] = CatalogDataError,
+) -> tuple[list[str], Iterator[tuple[int, dict[str, str]]]]:
     """(column names, (line, row) pairs) of a CSV text, cells unescaped (escape_cell). A malformed file, e.g.
     a cell over the csv module's 128 KiB field limit, is `error` naming its line, not a csv.Error traceback."""
     reader = csv.DictReader(io.StringIO(text))

@@ -79,18 +79,28 @@ def _restore(session: Session, found: Salvage) -> None:
                 attach_aliases(session, card, [alias], USER)
     for row in found.prices:
         if orm_card(session, row["card_name"]) is not None and row.get("amount"):
-            add_price(session, row["card_name"], float(row["amount"]), currency=row.get("currency") or "USD",
-                      on=date.fromisoformat(str(row["date"])[:10]), condition=row.get("condition") or "new",
-                      source=row.get("source") or "salvaged", kind=row.get("kind") or "purchase",
-                      market=row.get("market") or None, source_url=row.get("source_url") or "")  # fmt: skip
+            add_price(
+                session,
+                row["card_name"],
+                float(row["amount"]),
+                currency=row.get("currency") or "USD",
+                on=date.fromisoformat(str(row["date"])[:10]),
+                condition=row.get("condition") or "new",
+                source=row.get("source") or "salvaged",
+                kind=row.get("kind") or "purchase",
+                market=row.get("market") or None,
+                source_url=row.get("source_url") or "",
+            )
 
 
 def _recover(path: Path, reason: str) -> tuple[Salvage, str]:
     backup = move_aside(path)
     found = salvage(backup)
-    message = (f"catalog {path} was damaged ({reason}); kept it as {backup.name} and rebuilt it from the "
-               f"bundled data, recovering {len(found.cards)} of your cards and {len(found.prices)} of your "
-               f"prices")  # fmt: skip
+    message = (
+        f"catalog {path} was damaged ({reason}); kept it as {backup.name} and rebuilt it from the "
+        f"bundled data, recovering {len(found.cards)} of your cards and {len(found.prices)} of your "
+        f"prices"
+    )
     log.info(message)  # info, not warning: the caller prints `messages`; a warning printed it a second time
     return found, message
 
@@ -118,8 +128,7 @@ def _usable(target: Path) -> None:
 def _up_to_date(sessions: Sessions, digest: str) -> bool:
     """True when opening needs no write at all: so a reader never waits for (or takes) the write lock."""
     with sessions.read() as session:
-        return bool(schema_version(session.connection()) == SCHEMA_VERSION
-                    and seeded_digest(session) == digest)  # fmt: skip
+        return bool(schema_version(session.connection()) == SCHEMA_VERSION and seeded_digest(session) == digest)
 
 
 def _server_location(path: str | os.PathLike[str] | None) -> str | None:
@@ -138,8 +147,9 @@ def _examined(target: Path) -> Verdict:
     except OSError as error:  # the header could not be read (permissions)
         raise CatalogFileError(str(target), error.strerror or str(error)) from None
     if verdict.owner is Owner.DAMAGED and read_only(target):
-        raise CatalogFileError(str(target), f"is damaged ({verdict.damage}) and read-only, so it cannot be "
-                               "repaired; nothing was changed")  # fmt: skip
+        raise CatalogFileError(
+            str(target), f"is damaged ({verdict.damage}) and read-only, so it cannot be repaired; nothing was changed"
+        )
     return verdict
 
 
@@ -167,15 +177,19 @@ def _as_it_is(sessions: Sessions, target: Path | str, digest: str, messages: lis
     if version > SCHEMA_VERSION:
         raise NewerSchemaError(str(target), version, SCHEMA_VERSION)
     if version < SCHEMA_VERSION:
-        raise CatalogFileError(str(target), f"is read-only, and its schema version {version} needs an upgrade "
-                               f"to {SCHEMA_VERSION}, which writes")  # fmt: skip
+        raise CatalogFileError(
+            str(target),
+            f"is read-only, and its schema version {version} needs an upgrade to {SCHEMA_VERSION}, which writes",
+        )
     if stale:
-        messages.append(f"catalog {target} is read-only: its bundled cards and prices were not refreshed to "
-                        "this advisor version's")  # fmt: skip
+        messages.append(
+            f"catalog {target} is read-only: its bundled cards and prices were not refreshed to this advisor version's"
+        )
 
 
-def open_catalog(path: str | os.PathLike[str] | None = None, *, data_dir: Path | None = None,
-                 bundled: BundledData | None = None) -> Catalog:  # fmt: skip
+def open_catalog(
+    path: str | os.PathLike[str] | None = None, *, data_dir: Path | None = None, bundled: BundledData | None = None
+) -> Catalog:
     """Open (creating, upgrading, re-seeding or rebuilding as needed) the catalog database: a file, or a
     server when `path` / ADVISOR_CATALOG is an SQLAlchemy URL (a server keeps its own data safe: no file
     damage check or salvage applies there). A file the catalog did not make is refused (identity.py); a

@@ -38,8 +38,7 @@ _IMMEDIATE = "advisor_begin_immediate"
 
 def _on_connect(dbapi_connection: sqlite3.Connection, _record: object) -> None:
     dbapi_connection.isolation_level = None
-    for pragma in ("journal_mode=WAL", "synchronous=FULL", f"busy_timeout={BUSY_TIMEOUT_MS}",
-                   "foreign_keys=ON"):  # fmt: skip
+    for pragma in ("journal_mode=WAL", "synchronous=FULL", f"busy_timeout={BUSY_TIMEOUT_MS}", "foreign_keys=ON"):
         dbapi_connection.execute(f"PRAGMA {pragma}").fetchall()
 
 
@@ -65,8 +64,9 @@ def make_engine(path: Path, read_only_uri: str | None = None) -> Engine:
         event.listen(engine, "connect", _on_connect)
     else:
         uri = read_only_uri
-        engine = create_engine(f"sqlite:///{path}", poolclass=NullPool,
-                               creator=lambda: sqlite3.connect(uri, uri=True, timeout=timeout_s))  # fmt: skip
+        engine = create_engine(
+            f"sqlite:///{path}", poolclass=NullPool, creator=lambda: sqlite3.connect(uri, uri=True, timeout=timeout_s)
+        )
         event.listen(engine, "connect", _on_connect_read_only)
     event.listen(engine, "begin", _on_begin)
     return engine

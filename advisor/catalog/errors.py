@@ -53,8 +53,10 @@ class CatalogDataError(CatalogError):
 
 class NewerSchemaError(CatalogError):
     def __init__(self, path: str, found: int, known: int) -> None:
-        super().__init__(f"{path}: catalog schema version {found} is newer than this advisor knows "
-                         f"({known}); update advisor or use --catalog to open another file")
+        super().__init__(
+            f"{path}: catalog schema version {found} is newer than this advisor knows "
+            f"({known}); update advisor or use --catalog to open another file"
+        )
 
 
 class PriceImportError(CatalogDataError):
@@ -78,8 +80,10 @@ class CatalogBusyError(CatalogError):
     """Another program held the catalog's lock past the busy timeout; the file itself is fine."""
 
     def __init__(self, where: str, waited_s: float) -> None:
-        super().__init__(f"catalog {where} is busy: another program kept it locked while advisor waited "
-                         f"{waited_s:.1f} s; nothing was changed, try again when it has finished")  # fmt: skip
+        super().__init__(
+            f"catalog {where} is busy: another program kept it locked while advisor waited "
+            f"{waited_s:.1f} s; nothing was changed, try again when it has finished"
+        )
         self.where = where
         self.waited_s = waited_s
 
@@ -95,5 +99,7 @@ class ForeignFileError(CatalogError):
     """The catalog location holds something the catalog did not make (identity.py); it is left as it was."""
 
     def __init__(self, where: str, why: str) -> None:
-        super().__init__(f"catalog {where}: {why}; nothing was changed; point --catalog or ADVISOR_CATALOG "
-                         "at an advisor catalog or a new file")
+        super().__init__(
+            f"catalog {where}: {why}; nothing was changed; point --catalog or ADVISOR_CATALOG "
+            "at an advisor catalog or a new file"
+        )

@@ -97,8 +97,12 @@ def _look(path: Path, timeout_s: float) -> tuple[Owner | None, str, int, frozens
     program's large database is refused without being read through."""
     with closing(sqlite3.connect(read_only_uri(path), uri=True, timeout=timeout_s)) as conn:
         found = int(conn.execute("PRAGMA application_id").fetchone()[0])
-        tables = frozenset(name for (name,) in conn.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"))  # fmt: skip
+        tables = frozenset(
+            name
+            for (name,) in conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+            )
+        )
         owner = _owner(found, tables)
         rows = conn.execute("PRAGMA quick_check").fetchall() if owner is not None else [("ok",)]
     problem = "" if rows == [("ok",)] else "; ".join(str(row[0]) for row in rows[:3])
@@ -107,8 +111,10 @@ def _look(path: Path, timeout_s: float) -> tuple[Owner | None, str, int, frozens
 
 def _damaged(where: Path, header: int, reason: str) -> Verdict:
     if header != APPLICATION_ID:
-        raise ForeignFileError(str(where), f"is a damaged SQLite file ({reason}) without advisor's catalog "
-                               "marker, so it is not repaired or renamed")  # fmt: skip
+        raise ForeignFileError(
+            str(where),
+            f"is a damaged SQLite file ({reason}) without advisor's catalog marker, so it is not repaired or renamed",
+        )
     return Verdict(Owner.DAMAGED, reason)
 
 
@@ -133,8 +139,9 @@ def examine(path: Path, timeout_s: float) -> Verdict:
     if owner is not None:
         return Verdict(owner)
     listed = ", ".join(sorted(tables)[:5]) or "none"
-    raise ForeignFileError(str(path), f"is another program's SQLite database (application_id {found:#x}, "
-                           f"tables: {listed})")  # fmt: skip
+    raise ForeignFileError(
+        str(path), f"is another program's SQLite database (application_id {found:#x}, tables: {listed})"
+    )
 
 
 def foreign_tables(conn: Connection) -> list[str]:

@@ -79,8 +79,9 @@ def _add_declared_columns(version: int) -> Callable[[Connection], None]:
                 continue
             column = figure_column(item)
             default = "" if item.default is None else f" NOT NULL DEFAULT '{item.default}'"
-            conn.exec_driver_sql(f"ALTER TABLE cards ADD COLUMN {column.name} {column.type.compile(conn.dialect)}"
-                                 f"{default}")  # fmt: skip
+            conn.exec_driver_sql(
+                f"ALTER TABLE cards ADD COLUMN {column.name} {column.type.compile(conn.dialect)}{default}"
+            )
         # The bundled cards carry the new figure: forget the seed digest so the next seed fills it in.
         conn.exec_driver_sql("DELETE FROM meta WHERE key = 'bundled_digest'")
 
@@ -89,9 +90,11 @@ def _add_declared_columns(version: int) -> Callable[[Connection], None]:
 
 # MIGRATIONS[v] upgrades a database at version v to v + 1.
 MIGRATIONS: dict[int, Callable[[Connection], None]] = {
-    1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4,
+    1: _v1_to_v2,
+    2: _v2_to_v3,
+    3: _v3_to_v4,
     **{v - 1: _add_declared_columns(v) for v in range(_HAND_WRITTEN_UNTIL + 1, SCHEMA_VERSION + 1)},
-}  # fmt: skip
+}
 
 
 def _sqlite(conn: Connection) -> bool:

@@ -54,8 +54,14 @@ def figure_column(item: Figure) -> Column[Any]:
     """A card figure's column, derived from its declaration (records.CardSpec): NULL where the field's
     default is None, else NOT NULL with the default as the server default (what migrations add)."""
     default = None if item.default is None else str(item.default)
-    return Column(item.field, _column_type(item), nullable=not item.required and default is None,
-                  unique=item.unique, default=item.default, server_default=default)
+    return Column(
+        item.field,
+        _column_type(item),
+        nullable=not item.required and default is None,
+        unique=item.unique,
+        default=item.default,
+        server_default=default,
+    )
 
 
 FIGURE_COLUMNS: tuple[str, ...] = tuple(f.field for f in FIGURES if f.kind is not Kind.ALIASES)
@@ -66,13 +72,14 @@ class Card(Base):
     that code names directly (a new figure needs none: it is read and written by name)."""
 
     __table__ = Table(
-        "cards", Base.metadata,
+        "cards",
+        Base.metadata,
         Column("id", Integer, primary_key=True),
         *(figure_column(f) for f in FIGURES if f.kind is not Kind.ALIASES),
         Column("origin", String(8), nullable=False, default=BUNDLED),
         Index("ix_cards_vendor_segment", "vendor", "segment"),
         Index("ix_cards_memory_bytes", "memory_bytes"),
-    )  # fmt: skip
+    )
 
     id: Mapped[int]
     name: Mapped[str]

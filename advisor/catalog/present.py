@@ -107,7 +107,20 @@ def age_text(day: date, today: date) -> str:
 def prices_table(prices: Sequence[PriceRecord], today: date | None = None) -> str:
     """A card's price history: per card for a purchase, per GPU-hour for rent; "yours" marks the user's."""
     now = today or date.today()
-    rows = [[p.date.isoformat(), age_text(p.date, now), amount_text(p.amount), p.currency, p.condition, p.kind,
-             p.market, "yours" if p.user_owned else "bundled", p.source + (f" <{p.source_url}>" if p.source_url else "")
-             + (f" (read {p.source_read_date})" if p.source_read_date else "")] for p in prices]  # fmt: skip
+    rows = [
+        [
+            p.date.isoformat(),
+            age_text(p.date, now),
+            amount_text(p.amount),
+            p.currency,
+            p.condition,
+            p.kind,
+            p.market,
+            "yours" if p.user_owned else "bundled",
+            p.source
+            + (f" <{p.source_url}>" if p.source_url else "")
+            + (f" (read {p.source_read_date})" if p.source_read_date else ""),
+        ]
+        for p in prices
+    ]
     return table(["date", "age", "amount", "currency", "condition", "kind", "market", "row", "source"], rows)

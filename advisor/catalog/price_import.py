@@ -34,9 +34,11 @@ class ImportSummary:
 
     def text(self, where: str) -> str:
         names = ", ".join(self.cards[:5]) + (f" and {len(self.cards) - 5} more" if len(self.cards) > 5 else "")
-        return (f"imported {where}: {self.added} price{'s' if self.added != 1 else ''} added"
-                + (f" for {len(self.cards)} card{'s' if len(self.cards) != 1 else ''} ({names})" if names else "")
-                + f", {self.unchanged} unchanged")  # fmt: skip
+        return (
+            f"imported {where}: {self.added} price{'s' if self.added != 1 else ''} added"
+            + (f" for {len(self.cards)} card{'s' if len(self.cards) != 1 else ''} ({names})" if names else "")
+            + f", {self.unchanged} unchanged"
+        )
 
 
 def _source_lookup() -> dict[str, Source]:
@@ -115,7 +117,6 @@ def import_prices(session: Session, rows: Sequence[tuple[int, PriceRecord]], whe
         added.append(price.card_name)
     session.flush()
     return ImportSummary(len(added), unchanged, tuple(dict.fromkeys(added)))
-
 
 
 # What makes two prices the same observation, for catalog/update.py (a feed row equal to a bundled price).

@@ -72,9 +72,14 @@ def _one_of(options: tuple[str, ...]) -> Callable[[str], str]:
 
 
 _PARSERS: dict[str, Callable[[str], Any]] = {
-    "card": str.strip, "amount": _amount, "currency": _currency, "date": _observed,
-    "condition": _one_of(CONDITIONS), "kind": _one_of(KINDS), "market": _one_of(MARKETS),
-}  # fmt: skip
+    "card": str.strip,
+    "amount": _amount,
+    "currency": _currency,
+    "date": _observed,
+    "condition": _one_of(CONDITIONS),
+    "kind": _one_of(KINDS),
+    "market": _one_of(MARKETS),
+}
 # A row of the first prices.csv format (no kind, no market) was an official launch price or price cut.
 _DEFAULTS = {"kind": "purchase", "market": "msrp"}
 
@@ -94,9 +99,19 @@ def parse_price_row(row: dict[str, str | None], sources: SourceLookup, *, user_o
         problems.append(f"market: a rent_hour price comes from a cloud market, not {values.get('market')!r}")
     if problems or source is None:
         raise ValueError("; ".join(problems))
-    return PriceRecord(values["card"], values["amount"], values["currency"], values["date"], values["condition"],
-                       source.title, user_owned, values["kind"], values["market"], source.url,
-                       source.read_date)  # fmt: skip
+    return PriceRecord(
+        values["card"],
+        values["amount"],
+        values["currency"],
+        values["date"],
+        values["condition"],
+        source.title,
+        user_owned,
+        values["kind"],
+        values["market"],
+        source.url,
+        source.read_date,
+    )
 
 
 # "Title <https://...>", the way a price feed (catalog/update.py) and `catalog export` write a source.

@@ -47,8 +47,9 @@ class Salvage:
 
 def _scan(conn: sqlite3.Connection, table: str, after: int) -> Iterator[tuple[int, dict[str, Any]]]:
     """(rowid, row) in rowid order from `after` on, until the end or a broken page raises."""
-    cursor = conn.execute(f"SELECT rowid AS _rowid_, * FROM {table} NOT INDEXED WHERE rowid > ? "
-                          "ORDER BY rowid", (after,))  # fmt: skip
+    cursor = conn.execute(
+        f"SELECT rowid AS _rowid_, * FROM {table} NOT INDEXED WHERE rowid > ? ORDER BY rowid", (after,)
+    )
     names = [d[0] for d in cursor.description]
     for row in cursor:
         values = dict(zip(names, row, strict=True))
@@ -111,11 +112,16 @@ def salvage(backup: Path) -> Salvage:
             names = {row["id"]: row["name"] for row in cards}
             user = [row for row in cards if row.get("origin") == "user"]
             found.cards = [card for card in map(_card, user) if card is not None]
-            found.aliases = [(names[r["card_id"]], r["display"]) for r in _read(conn, "aliases")
-                             if r.get("origin") == "user" and r.get("card_id") in names
-                             and r["display"] != names[r["card_id"]]]  # fmt: skip
-            found.prices = [{"card_name": names[r["card_id"]], **r} for r in _read(conn, "prices")
-                            if r.get("origin") == "user" and r.get("card_id") in names]  # fmt: skip
+            found.aliases = [
+                (names[r["card_id"]], r["display"])
+                for r in _read(conn, "aliases")
+                if r.get("origin") == "user" and r.get("card_id") in names and r["display"] != names[r["card_id"]]
+            ]
+            found.prices = [
+                {"card_name": names[r["card_id"]], **r}
+                for r in _read(conn, "prices")
+                if r.get("origin") == "user" and r.get("card_id") in names
+            ]
     except (sqlite3.DatabaseError, OSError):
         pass  # nothing more can be read; what was read is kept
     return found

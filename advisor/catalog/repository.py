@@ -24,10 +24,16 @@ from advisor.catalog.records import CONDITIONS, KINDS, MARKETS, CardRecord, Card
 # Columns a spec shares with the cards table (every declared figure but the aliases, which have their own table).
 SPEC_COLUMNS: tuple[str, ...] = FIGURE_COLUMNS
 SORT_KEYS: dict[str, Any] = {
-    "name": Card.name, "memory": Card.memory_bytes, "bandwidth": Card.bandwidth_gbs,
-    "fp32": Card.fp32_tflops, "fp16": Card.fp16_tflops, "bf16": Card.bf16_tflops, "tdp": Card.tdp_w,
-    "launch": Card.launch_date, "price": Card.msrp_usd,
-}  # fmt: skip
+    "name": Card.name,
+    "memory": Card.memory_bytes,
+    "bandwidth": Card.bandwidth_gbs,
+    "fp32": Card.fp32_tflops,
+    "fp16": Card.fp16_tflops,
+    "bf16": Card.bf16_tflops,
+    "tdp": Card.tdp_w,
+    "launch": Card.launch_date,
+    "price": Card.msrp_usd,
+}
 
 
 def _record(card: Card, aliases: Sequence[str]) -> CardRecord:
@@ -36,16 +42,35 @@ def _record(card: Card, aliases: Sequence[str]) -> CardRecord:
 
 
 def _price_record(price: Price, card_name: str) -> PriceRecord:
-    return PriceRecord(card_name=card_name, amount=price.amount, currency=price.currency, date=price.date,
-                       condition=price.condition, source=price.source, user_owned=price.origin == USER,
-                       kind=price.kind, market=price.market, source_url=price.source_url,
-                       source_read_date=price.source_read_date)  # fmt: skip
+    return PriceRecord(
+        card_name=card_name,
+        amount=price.amount,
+        currency=price.currency,
+        date=price.date,
+        condition=price.condition,
+        source=price.source,
+        user_owned=price.origin == USER,
+        kind=price.kind,
+        market=price.market,
+        source_url=price.source_url,
+        source_read_date=price.source_read_date,
+    )
 
 
 def price_orm(card_id: int, price: PriceRecord, origin: str) -> Price:
-    return Price(card_id=card_id, amount=float(price.amount), currency=price.currency.upper(), date=price.date,
-                 condition=price.condition, source=price.source, origin=origin, kind=price.kind,
-                 market=price.market, source_url=price.source_url, source_read_date=price.source_read_date)
+    return Price(
+        card_id=card_id,
+        amount=float(price.amount),
+        currency=price.currency.upper(),
+        date=price.date,
+        condition=price.condition,
+        source=price.source,
+        origin=origin,
+        kind=price.kind,
+        market=price.market,
+        source_url=price.source_url,
+        source_read_date=price.source_read_date,
+    )
 
 
 def _aliases_of(session: Session, card_ids: Iterable[int]) -> dict[int, list[str]]:
@@ -97,9 +122,15 @@ def lookup_card(session: Session, name: str) -> CardRecord | None:
     return None if card is None else _as_record(session, card)
 
 
-def list_cards(session: Session, *, vendor: str | None = None, segment: str | None = None,
-               min_memory_bytes: int | None = None, sort_by: str = "name",
-               descending: bool | None = None) -> list[CardRecord]:  # fmt: skip
+def list_cards(
+    session: Session,
+    *,
+    vendor: str | None = None,
+    segment: str | None = None,
+    min_memory_bytes: int | None = None,
+    sort_by: str = "name",
+    descending: bool | None = None,
+) -> list[CardRecord]:
     """Cards matching every given filter, sorted by `sort_by` (figures default to largest first)."""
     if sort_by not in SORT_KEYS:
         raise CatalogError(f"cannot sort by {sort_by!r}; choose one of {', '.join(SORT_KEYS)}")
@@ -121,8 +152,12 @@ def list_cards(session: Session, *, vendor: str | None = None, segment: str | No
     alias_query = alias_query.where(*conditions, Alias.display != Card.name)
     for card_id, display in session.execute(alias_query.order_by(Alias.id)):
         aliases[card_id].append(display)
-    return [CardRecord(**dict(zip(SPEC_COLUMNS, row[2:], strict=True)), aliases=tuple(aliases[row[0]]),
-                       user_owned=row[1] == USER) for row in rows]  # fmt: skip
+    return [
+        CardRecord(
+            **dict(zip(SPEC_COLUMNS, row[2:], strict=True)), aliases=tuple(aliases[row[0]]), user_owned=row[1] == USER
+        )
+        for row in rows
+    ]
 
 
 def _canonical_vendor(session: Session, vendor: str) -> str:
@@ -206,8 +241,7 @@ def remove_card(session: Session, name: str) -> str:
     the next data update would bring them back. Returns the removed card's name."""
     card = _require(session, name)
     if card.origin != USER:
-        raise CatalogError(f"{card.name} is a bundled card and cannot be removed; only cards you added or "
-                           "edited can")
+        raise CatalogError(f"{card.name} is a bundled card and cannot be removed; only cards you added or edited can")
     removed = card.name
     session.delete(card)
     session.flush()
@@ -239,21 +273,44 @@ def import_cards(session: Session, specs: Sequence[CardSpec]) -> tuple[int, int,
     return added, edited, same
 
 
-def add_price(session: Session, card_name: str, amount: float, *, currency: str = "USD",
-              on: date | None = None, condition: str = "new", source: str = "entered by the user",
-              origin: str = USER, kind: str = "purchase", market: str | None = None,
-              source_url: str = "") -> PriceRecord:  # fmt: skip
+def add_price(
+    session: Session,
+    card_name: str,
+    amount: float,
+    *,
+    currency: str = "USD",
+    on: date | None = None,
+    condition: str = "new",
+    source: str = "entered by the user",
+    origin: str = USER,
+    kind: str = "purchase",
+    market: str | None = None,
+    source_url: str = "",
+) -> PriceRecord:
     """Record one price; the market defaults to what the condition and kind imply (used -> used_market)."""
     market = market or default_market(condition, kind)
-    for label, value, options in (("condition", condition, CONDITIONS), ("kind", kind, KINDS),
-                                  ("market", market, MARKETS)):  # fmt: skip
+    for label, value, options in (
+        ("condition", condition, CONDITIONS),
+        ("kind", kind, KINDS),
+        ("market", market, MARKETS),
+    ):
         if value not in options:
             raise CatalogError(f"price {label} {value!r} is not one of {', '.join(options)}")
     if not (amount > 0 and math.isfinite(amount)):
         raise CatalogError(f"price {amount!r} is not a positive amount")
     card = _require(session, card_name)
-    record = PriceRecord(card.name, float(amount), currency.upper(), on or date.today(), condition, source,
-                         origin == USER, kind, market, source_url)  # fmt: skip
+    record = PriceRecord(
+        card.name,
+        float(amount),
+        currency.upper(),
+        on or date.today(),
+        condition,
+        source,
+        origin == USER,
+        kind,
+        market,
+        source_url,
+    )
     price = price_orm(card.id, record, origin)
     session.add(price)
     session.flush()
@@ -282,8 +339,9 @@ def price_history(session: Session, card_name: str) -> list[PriceRecord]:
     return [_price_record(p, card.name) for p in session.scalars(query)]
 
 
-def latest_price(session: Session, card_name: str, condition: str | None = None,
-                 currency: str | None = None) -> PriceRecord | None:  # fmt: skip
+def latest_price(
+    session: Session, card_name: str, condition: str | None = None, currency: str | None = None
+) -> PriceRecord | None:
     """The most recent price of a card (optionally only new or used, or one currency); None if none."""
     card = _require(session, card_name)
     query = select(Price).where(Price.card_id == card.id)
@@ -294,7 +352,6 @@ def latest_price(session: Session, card_name: str, condition: str | None = None,
     # Same day: the row entered last wins (a user correcting a price enters it after the first).
     price = session.scalar(query.order_by(Price.date.desc(), Price.id.desc()).limit(1))
     return None if price is None else _price_record(price, card.name)
-
 
 
 # A stored price as a record, for catalog/update.py (which reports the feed prices it removed).

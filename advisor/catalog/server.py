@@ -45,15 +45,18 @@ def make_server_engine(url: str) -> Engine:
     """An engine for a server URL; a URL advisor does not support is one clear line."""
     scheme = url.split("://", 1)[0].split("+", 1)[0]
     if scheme not in SCHEMES:
-        raise CatalogFileError(url.split("@")[-1], f"{scheme!r} databases are not supported; use a file path "
-                               "or a postgresql+psycopg:// URL")  # fmt: skip
+        raise CatalogFileError(
+            url.split("@")[-1],
+            f"{scheme!r} databases are not supported; use a file path or a postgresql+psycopg:// URL",
+        )
     try:
         engine = create_engine(url, poolclass=NullPool, isolation_level="READ COMMITTED")
     except (ArgumentError, NoSuchModuleError, ValueError) as error:  # ValueError: a port or host that is no number
         raise CatalogFileError(url.split("@")[-1], f"not a usable database URL ({error})") from None
     except ImportError as error:  # the dialect is known but its driver is not installed, e.g. +pg8000
-        raise CatalogFileError(url.split("@")[-1], f"the database driver {error.name or error} is not "
-                               "installed; use postgresql+psycopg://") from None
+        raise CatalogFileError(
+            url.split("@")[-1], f"the database driver {error.name or error} is not installed; use postgresql+psycopg://"
+        ) from None
     event.listen(engine, "begin", _on_begin)
     return engine
 

@@ -13,7 +13,7 @@ _BY_VENDOR = {"nvidia": "CUDA", "amd": "ROCm", "intel": "XPU"}
 
 
 def software_path(vendor: str, architecture: str) -> str:
-    """"CUDA", "ROCm", "XPU" or "Gaudi" for a card's vendor and architecture."""
+    """ "CUDA", "ROCm", "XPU" or "Gaudi" for a card's vendor and architecture."""
     if "gaudi" in architecture.lower():
         return "Gaudi"
     return _BY_VENDOR.get(vendor.lower(), "CUDA")

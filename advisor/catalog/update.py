@@ -88,14 +88,22 @@ class UpdateSummary:
     unknown_cards: tuple[str, ...]
 
     def text(self, listed: int = 15) -> str:
-        head = (f"prices updated from {self.info.where} (data of {self.info.feed_day}): {len(self.added)} added, "
-                f"{len(self.removed)} removed, {self.unchanged} unchanged; your {self.user_prices} "
-                f"price{'s' if self.user_prices != 1 else ''} kept")  # fmt: skip
+        head = (
+            f"prices updated from {self.info.where} (data of {self.info.feed_day}): {len(self.added)} added, "
+            f"{len(self.removed)} removed, {self.unchanged} unchanged; your {self.user_prices} "
+            f"price{'s' if self.user_prices != 1 else ''} kept"
+        )
         changes = [f"  + {_line(p)}" for p in self.added] + [f"  - {_line(p)}" for p in self.removed]
         more = [f"  ... and {len(changes) - listed} more"] if len(changes) > listed else []
-        unknown = ([f"  skipped {len(self.unknown_cards)} card(s) this catalog does not have: "
-                    + ", ".join(self.unknown_cards[:5]) + (" ..." if len(self.unknown_cards) > 5 else "")]
-                   if self.unknown_cards else [])  # fmt: skip
+        unknown = (
+            [
+                f"  skipped {len(self.unknown_cards)} card(s) this catalog does not have: "
+                + ", ".join(self.unknown_cards[:5])
+                + (" ..." if len(self.unknown_cards) > 5 else "")
+            ]
+            if self.unknown_cards
+            else []
+        )
         return "\n".join([head, *changes[:listed], *more, *unknown])
 
 
@@ -132,12 +140,15 @@ def parse_feed(text: str, where: str) -> Feed:
     """Check the header and checksum, then every row (PriceImportError lists bad rows by line and field)."""
     found = _HEADER.match(text.replace("\r\n", "\n"))
     if found is None:
-        raise CatalogError(f"{where}: not an advisor prices feed (it must start with '{MAGIC}', a date and a "
-                           f"sha256 line; see advisor/data/README.md, 'Keeping prices current')")  # fmt: skip
-    body = text.replace("\r\n", "\n")[found.end():]
+        raise CatalogError(
+            f"{where}: not an advisor prices feed (it must start with '{MAGIC}', a date and a "
+            f"sha256 line; see advisor/data/README.md, 'Keeping prices current')"
+        )
+    body = text.replace("\r\n", "\n")[found.end() :]
     if hashlib.sha256(body.encode("utf-8")).hexdigest() != found.group(2):
-        raise CatalogError(f"{where}: checksum mismatch (the file is damaged or was changed after it was "
-                           f"published); prices unchanged")  # fmt: skip
+        raise CatalogError(
+            f"{where}: checksum mismatch (the file is damaged or was changed after it was published); prices unchanged"
+        )
     day = date.fromisoformat(found.group(1))
     rows = [(line + 3, price) for line, price in read_prices(body, where)]  # +3: the header lines
     return Feed(day, tuple(rows))
@@ -174,8 +185,9 @@ def last_update(session: Session) -> UpdateInfo | None:
         return None
     try:
         values = json.loads(raw)
-        return UpdateInfo(date.fromisoformat(values["feed_day"]), date.fromisoformat(values["updated_on"]),
-                          str(values["where"]))  # fmt: skip
+        return UpdateInfo(
+            date.fromisoformat(values["feed_day"]), date.fromisoformat(values["updated_on"]), str(values["where"])
+        )
     except (ValueError, KeyError, TypeError):
         return None  # a damaged note is no reason to refuse the catalog; the next update rewrites it
 
@@ -189,16 +201,22 @@ def apply_feed(session: Session, feed: Feed, where: str, today: date | None = No
     for _line_no, price in feed.rows:
         if price.card_name in ids:
             card_id, canonical = ids[price.card_name]
-            wanted.setdefault(price_fact(card_id, price), (card_id, replace(price, card_name=canonical,
-                                                                            user_owned=False)))  # fmt: skip
+            wanted.setdefault(
+                price_fact(card_id, price), (card_id, replace(price, card_name=canonical, user_owned=False))
+            )
     stored = {k: v for k, v in wanted.items() if k not in bundled}
     removed = tuple(price_record(p, p.card.name) for k, p in before.items() if k not in stored)  # before the delete
     session.execute(delete(Price).where(Price.origin == FEED_ORIGIN))
     session.add_all(price_orm(card_id, p, FEED_ORIGIN) for card_id, p in stored.values())
     info = UpdateInfo(feed.day, today or date.today(), where)
-    session.merge(Meta(key=UPDATED_KEY, value=json.dumps({"feed_day": info.feed_day.isoformat(),
-                                                           "updated_on": info.updated_on.isoformat(),
-                                                           "where": where})))  # fmt: skip
+    session.merge(
+        Meta(
+            key=UPDATED_KEY,
+            value=json.dumps(
+                {"feed_day": info.feed_day.isoformat(), "updated_on": info.updated_on.isoformat(), "where": where}
+            ),
+        )
+    )
     session.flush()
     mine = session.scalar(select(func.count()).select_from(Price).where(Price.origin == USER)) or 0
     added = tuple(p for k, (_cid, p) in stored.items() if k not in before)
@@ -222,8 +240,9 @@ def _card_ids(session: Session, names: Iterable[str]) -> tuple[dict[str, tuple[i
     return ids, unknown
 
 
-def update_prices(catalog_transact: Callable[[Callable[[Session], UpdateSummary]], UpdateSummary],
-                  source: str | None) -> UpdateSummary:  # fmt: skip
+def update_prices(
+    catalog_transact: Callable[[Callable[[Session], UpdateSummary]], UpdateSummary], source: str | None
+) -> UpdateSummary:
     """Fetch, check and apply a feed: nothing is written unless the whole feed is good."""
     text, where = fetch(source)
     feed = parse_feed(text, where)

@@ -16,6 +16,11 @@ from advisor.charts.memory import (
 from advisor.charts.style import CATEGORY_COLORS, ChartStyle
 
 __all__ = [
-    "CATEGORY_COLORS", "CardLine", "ChartStyle", "batch_curve_figure", "category_figure", "layer_figure",
+    "CATEGORY_COLORS",
+    "CardLine",
+    "ChartStyle",
+    "batch_curve_figure",
+    "category_figure",
+    "layer_figure",
     "timeline_figure",
-]  # fmt: skip
+]

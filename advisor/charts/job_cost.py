@@ -30,8 +30,14 @@ def _label(e: Recommendation) -> str:
     return f"{e.count} × {e.card}" if e.count > 1 else e.card  # the verdict's "×"
 
 
-def _spread(hours: list[float], costs: list[float], x_range: tuple[float, float], y_range: tuple[float, float],
-            gap: float = LABEL_GAP, most: int = 8) -> list[int]:
+def _spread(
+    hours: list[float],
+    costs: list[float],
+    x_range: tuple[float, float],
+    y_range: tuple[float, float],
+    gap: float = LABEL_GAP,
+    most: int = 8,
+) -> list[int]:
     """Which frontier points get a name: the two ends first (the fastest and the cheapest choice), then the
     others in order, each at least `gap` of the log-scaled axes away from every named one, so no two names
     print over each other."""
@@ -81,10 +87,18 @@ def job_cost_figure(entries: Sequence[Recommendation], style: ChartStyle | None 
             sides: list[Offset] = [(-4.0, 3.0, "right"), (4.0, 3.0, "left")]
             sides = sides if right else sides[::-1]
             offsets.append([*sides, *((dx, -10.0, ha) for dx, _dy, ha in sides)])
-            labels.append(axis.annotate(_label(best[k]), (hours[k], costs[k]), fontsize=7, xytext=sides[0][:2],
-                                        textcoords="offset points", ha=sides[0][2], zorder=5,
-                                        bbox={"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none",
-                                              "alpha": 0.75}))  # readable over the dots
+            labels.append(
+                axis.annotate(
+                    _label(best[k]),
+                    (hours[k], costs[k]),
+                    fontsize=7,
+                    xytext=sides[0][:2],
+                    textcoords="offset points",
+                    ha=sides[0][2],
+                    zorder=5,
+                    bbox={"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.75},
+                )
+            )  # readable over the dots
         axis.set_xscale("log")
         axis.set_yscale("log")
         for scale in (axis.xaxis, axis.yaxis):  # 0.1, 1, 10 rather than 10^-1: plain text, also in the PDF's SVG

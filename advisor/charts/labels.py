@@ -21,12 +21,21 @@ PAD_PX = 1.5
 
 
 def _clear(box: BboxBase, kept: Sequence[BboxBase], inside: BboxBase) -> bool:
-    return (inside.x0 <= box.x0 and box.x1 <= inside.x1 and inside.y0 <= box.y0 and box.y1 <= inside.y1
-            and not any(box.overlaps(other) for other in kept))
+    return (
+        inside.x0 <= box.x0
+        and box.x1 <= inside.x1
+        and inside.y0 <= box.y0
+        and box.y1 <= inside.y1
+        and not any(box.overlaps(other) for other in kept)
+    )
 
 
-def _place(figure: Figure, labels: Sequence[Annotation], offsets: Sequence[Sequence[Offset]],
-           obstacles: Callable[[], Sequence[BboxBase]]) -> list[Annotation]:
+def _place(
+    figure: Figure,
+    labels: Sequence[Annotation],
+    offsets: Sequence[Sequence[Offset]],
+    obstacles: Callable[[], Sequence[BboxBase]],
+) -> list[Annotation]:
     figure.draw_without_rendering()  # the final layout: positions and text extents are now true
     kept: list[BboxBase] = list(obstacles())
     shown = []
@@ -48,8 +57,12 @@ def _place(figure: Figure, labels: Sequence[Annotation], offsets: Sequence[Seque
     return shown
 
 
-def place_labels(figure: Figure, labels: Sequence[Annotation], offsets: Sequence[Sequence[Offset]] = (),
-                 obstacles: Callable[[], Sequence[BboxBase]] = tuple) -> list[Annotation]:
+def place_labels(
+    figure: Figure,
+    labels: Sequence[Annotation],
+    offsets: Sequence[Sequence[Offset]] = (),
+    obstacles: Callable[[], Sequence[BboxBase]] = tuple,
+) -> list[Annotation]:
     """Each label (most wanted first) goes to the first of its `offsets` where it stays inside its axes and
     covers neither a label placed before it nor an obstacle (display pixels, asked for after the layout); one
     with no such place is hidden. Without offsets a label is kept where it is, or hidden. Done again whenever

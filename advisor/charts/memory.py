@@ -34,8 +34,9 @@ class CardLine:
     usable_bytes: int
 
 
-def category_figure(at_peak: Mapping[str, int], style: ChartStyle | None = None,
-                    peak_bytes: int | None = None) -> Figure:
+def category_figure(
+    at_peak: Mapping[str, int], style: ChartStyle | None = None, peak_bytes: int | None = None
+) -> Figure:
     """One bar per memory category at the step's peak, largest on top, each labelled with its size and share,
     so the biggest consumer reads at a glance (a single stacked bar hid the small categories). `peak_bytes`:
     the estimate's peak for the title, the figure the headline shows (the categories of a simulated step
@@ -52,8 +53,14 @@ def category_figure(at_peak: Mapping[str, int], style: ChartStyle | None = None,
         for row, (name, value) in enumerate(shown):  # drawn bottom-up: the largest ends on top
             axis.barh([row], [value], color=CATEGORY_COLORS.get(name, "#999999"), gid=name, height=0.7)
             # an offset in points, not leading spaces: SVG (the PDF's charts) collapses them onto the bar's end
-            axis.annotate(f"{format_bytes(value)} ({value / total:.0%})", (value, row), xytext=(4, 0),
-                          textcoords="offset points", va="center", fontsize=8)
+            axis.annotate(
+                f"{format_bytes(value)} ({value / total:.0%})",
+                (value, row),
+                xytext=(4, 0),
+                textcoords="offset points",
+                va="center",
+                fontsize=8,
+            )
         axis.set_yticks(range(len(shown)), [t(name) for name, _ in shown])
         axis.set_xlim(0, shown[-1][1] * 1.35)  # room for the largest bar's label
         bytes_axis(axis, "x")
@@ -68,8 +75,9 @@ def _layer_value(row: LayerRow, metric: str) -> float:
     return float(getattr(row, metric))
 
 
-def layer_figure(rows: Sequence[LayerRow], metric: str = "kept_bytes", top: int = 15,
-                 style: ChartStyle | None = None) -> Figure:
+def layer_figure(
+    rows: Sequence[LayerRow], metric: str = "kept_bytes", top: int = 15, style: ChartStyle | None = None
+) -> Figure:
     """The `top` layers by `metric` (kept_bytes, output_bytes or flops = forward + backward), largest on top."""
     if metric not in LAYER_METRICS:
         raise ValueError(f"metric must be one of {', '.join(LAYER_METRICS)}, got {metric!r}")
@@ -110,8 +118,9 @@ def _fit_names(figure: Figure, axis: Axes, names: list[str]) -> None:
         size = max(SMALLEST_NAME_POINTS, min(NAME_POINTS, row_points * 0.85))
         step = max(1, math.ceil(size / (row_points * 0.85)))  # the largest (top) bar always keeps its name
         top = len(names) - 1
-        axis.set_yticks(range(len(names)), [n if (top - i) % step == 0 else "" for i, n in enumerate(names)],
-                        fontsize=size)
+        axis.set_yticks(
+            range(len(names)), [n if (top - i) % step == 0 else "" for i, n in enumerate(names)], fontsize=size
+        )
 
     fit()
     figure.canvas.mpl_connect("resize_event", fit)
@@ -127,8 +136,9 @@ def _phase_spans(points: Sequence[TimelinePoint]) -> list[tuple[str, int, int]]:
     return spans
 
 
-def timeline_figure(points: Sequence[TimelinePoint], style: ChartStyle | None = None,
-                    peak_bytes: int | None = None) -> Figure:
+def timeline_figure(
+    points: Sequence[TimelinePoint], style: ChartStyle | None = None, peak_bytes: int | None = None
+) -> Figure:
     """Allocated bytes after each layer's forward and backward and the optimizer step; the peak marked.
 
     The points are sampled between layers, so a layer's own temporaries can lift the true peak above the
@@ -144,15 +154,28 @@ def timeline_figure(points: Sequence[TimelinePoint], style: ChartStyle | None = 
             axis.axvspan(start - 0.5, end + 0.5, color=PHASE_COLORS.get(phase, "#F2F2F2"), lw=0)
             # the optimizer step is one point at the right edge: right-align its label so it is not cut off
             last = end == len(points) - 1 and end - start < len(points) / 8
-            axis.text(end + 0.5 if last else (start + end) / 2, 1.0, t(phase), transform=axis.get_xaxis_transform(),
-                      ha="right" if last else "center", va="bottom", fontsize=8)
+            axis.text(
+                end + 0.5 if last else (start + end) / 2,
+                1.0,
+                t(phase),
+                transform=axis.get_xaxis_transform(),
+                ha="right" if last else "center",
+                va="bottom",
+                fontsize=8,
+            )
         totals = [p.total_bytes for p in points]
         axis.step(range(len(points)), totals, where="mid", color="#333333", lw=1.2, gid="allocated")
         peak = max(range(len(points)), key=totals.__getitem__)
         axis.plot([peak], [totals[peak]], "o", color="#C44E52", gid="peak")
         label = format_bytes(max(peak_bytes or 0, totals[peak]))
-        axis.annotate(t("peak {value}").format(value=label), (peak, totals[peak]),
-                      xytext=(6, 6), textcoords="offset points", fontsize=8, color="#C44E52")
+        axis.annotate(
+            t("peak {value}").format(value=label),
+            (peak, totals[peak]),
+            xytext=(6, 6),
+            textcoords="offset points",
+            fontsize=8,
+            color="#C44E52",
+        )
         axis.set_ylim(0, totals[peak] * 1.12)
         axis.set_xlim(-0.5, len(points) - 0.5)
         bytes_axis(axis)
@@ -191,8 +214,13 @@ def same_memory(cards: Sequence[CardLine]) -> list[CardLine]:
     return [CardLine(", ".join(names), usable) for usable, names in merged.items()]
 
 
-def batch_curve_figure(curve: MemoryCurve, required: MemoryCurve, batch: int, cards: Sequence[CardLine] = (),
-                       style: ChartStyle | None = None) -> Figure:
+def batch_curve_figure(
+    curve: MemoryCurve,
+    required: MemoryCurve,
+    batch: int,
+    cards: Sequence[CardLine] = (),
+    style: ChartStyle | None = None,
+) -> Figure:
     """Peak and required memory against the batch, with a horizontal line at each card's usable memory.
 
     A card fits a batch where the required curve (the peak plus what the caching allocator cannot reuse,
@@ -209,8 +237,9 @@ def batch_curve_figure(curve: MemoryCurve, required: MemoryCurve, batch: int, ca
         peaks = [curve.peak_bytes(b) for b in batches]
         axis.plot(batches, peaks, color="#333333", label=t("peak allocated"), gid="peak")
         needs = [required.peak_bytes(b) for b in batches]
-        axis.plot(batches, needs, color="#333333", ls="--",
-                  label=t("required (with allocator overhead)"), gid="required")
+        axis.plot(
+            batches, needs, color="#333333", ls="--", label=t("required (with allocator overhead)"), gid="required"
+        )
         axis.axvline(batch, color="#C44E52", lw=1, ls=":", label=t("batch {batch}").format(batch=batch))
         top = max([needs[-1], *(c.usable_bytes for c in cards)]) * 1.08
         lines = same_memory(cards)
@@ -218,9 +247,18 @@ def batch_curve_figure(curve: MemoryCurve, required: MemoryCurve, batch: int, ca
         for index, (card, height) in enumerate(zip(lines, heights, strict=True)):
             axis.axhline(card.usable_bytes, color=f"C{index}", lw=1.2, gid=f"card:{card.label}")
             # on a white ground: the rising curves cross the lines where the names sit, at the right edge
-            axis.text(batches[-1], height, f"{card.label} ", va="bottom", ha="right", fontsize=8,
-                      color=f"C{index}", gid=f"label:{card.label}", zorder=5,
-                      bbox={"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.85})
+            axis.text(
+                batches[-1],
+                height,
+                f"{card.label} ",
+                va="bottom",
+                ha="right",
+                fontsize=8,
+                color=f"C{index}",
+                gid=f"label:{card.label}",
+                zorder=5,
+                bbox={"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.85},
+            )
         axis.set_xlim(1, last)
         axis.set_ylim(0, max(top, max(heights, default=0) + top * LABEL_GAP))
         bytes_axis(axis)

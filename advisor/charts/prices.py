@@ -31,13 +31,21 @@ def _days(prices: list[PriceRecord]) -> list[float]:
 
 
 def _plot(axis: Axes, prices: list[PriceRecord], color: str, label: str) -> None:
-    axis.plot(_days(prices), [p.amount for p in prices], color=color, linewidth=1.2, label=label,
-              drawstyle="steps-post")  # fmt: skip
+    axis.plot(
+        _days(prices), [p.amount for p in prices], color=color, linewidth=1.2, label=label, drawstyle="steps-post"
+    )
     for mine in (False, True):
         points = [p for p in prices if p.user_owned == mine]
         if points:
-            axis.scatter(_days(points), [p.amount for p in points], s=22, zorder=3, color=color,
-                         facecolors=color if mine else "white", linewidths=1.2)  # fmt: skip
+            axis.scatter(
+                _days(points),
+                [p.amount for p in points],
+                s=22,
+                zorder=3,
+                color=color,
+                facecolors=color if mine else "white",
+                linewidths=1.2,
+            )
     axis.xaxis_date()
 
 

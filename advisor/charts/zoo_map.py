@@ -46,8 +46,12 @@ def point_text(point: ModelPoint, t: Text) -> str:
     return "\n".join(lines)
 
 
-def zoo_map_figure(points: Sequence[ModelPoint], own: ModelPoint | None = None,
-                   style: ChartStyle | None = None, current: str | None = None) -> Figure:
+def zoo_map_figure(
+    points: Sequence[ModelPoint],
+    own: ModelPoint | None = None,
+    style: ChartStyle | None = None,
+    current: str | None = None,
+) -> Figure:
     """`own`: the user's model (compute known, accuracy not); `current`: the zoo model now loaded, ringed."""
     style = style or ChartStyle(width_in=7.2, height_in=4.8)
     t = style.text
@@ -59,8 +63,17 @@ def zoo_map_figure(points: Sequence[ModelPoint], own: ModelPoint | None = None,
         axis = figure.add_subplot()
         x = [gmacs(p) for p in shown]
         y = [float(p.top1_percent or 0.0) for p in shown]
-        axis.scatter(x, y, s=[marker_area(p.param_count) for p in shown], color=COLOR, alpha=0.55,
-                     edgecolors="#23395B", linewidths=0.6, gid=MODELS_GID, zorder=3)
+        axis.scatter(
+            x,
+            y,
+            s=[marker_area(p.param_count) for p in shown],
+            color=COLOR,
+            alpha=0.55,
+            edgecolors="#23395B",
+            linewidths=0.6,
+            gid=MODELS_GID,
+            zorder=3,
+        )
         axis.set_xscale("log")
         # plain numbers (0.1, 1, 10): mathtext powers of ten fall apart in SVG renderers (the PDF report)
         axis.xaxis.set_major_formatter(FuncFormatter(lambda value, _pos: f"{value:g}"))
@@ -69,8 +82,16 @@ def zoo_map_figure(points: Sequence[ModelPoint], own: ModelPoint | None = None,
         axis.set_xlim(min(spread_x) / 1.8, max(spread_x) * 1.8)
         for index, point in enumerate(shown):
             if point.name == current:
-                axis.scatter([x[index]], [y[index]], s=marker_area(point.param_count) + 160, facecolors="none",
-                             edgecolors="#C44E52", linewidths=2.0, gid=CURRENT_GID, zorder=4)
+                axis.scatter(
+                    [x[index]],
+                    [y[index]],
+                    s=marker_area(point.param_count) + 160,
+                    facecolors="none",
+                    edgecolors="#C44E52",
+                    linewidths=2.0,
+                    gid=CURRENT_GID,
+                    zorder=4,
+                )
         if own is not None:
             _own_model(axis, own, t)
         _ideal_corner(axis, t)
@@ -81,8 +102,15 @@ def zoo_map_figure(points: Sequence[ModelPoint], own: ModelPoint | None = None,
         axis.grid(True, which="major", color="#E6E6E6", lw=0.6, zorder=0)
         # leave a strip under the axes for the source line (constrained layout does not see figure text)
         figure.get_layout_engine().set(rect=(0, 0.035, 1, 0.965))  # type: ignore[union-attr, call-arg]
-        figure.text(0.01, 0.005, t("Top-1: torchvision IMAGENET1K_V1 weights, acc@1") + f" ({SOURCE_URL})",
-                    fontsize=6.5, color="#666666", ha="left", va="bottom")
+        figure.text(
+            0.01,
+            0.005,
+            t("Top-1: torchvision IMAGENET1K_V1 weights, acc@1") + f" ({SOURCE_URL})",
+            fontsize=6.5,
+            color="#666666",
+            ha="left",
+            va="bottom",
+        )
         _labels(figure, axis, shown, x, y)  # last: the layout is final
     return figure
 
@@ -93,16 +121,34 @@ LABEL_POINTS = 7
 def _offsets(radius: float) -> list[Offset]:
     """Where a name may go beside its circle, in points: right, left, above, below, then the corners."""
     gap = radius + 2
-    return [(gap, -3, "left"), (-gap, -3, "right"), (0, gap, "center"), (0, -gap - LABEL_POINTS, "center"),
-            (gap, gap / 2, "left"), (gap, -gap, "left"), (-gap, gap / 2, "right"), (-gap, -gap, "right")]
+    return [
+        (gap, -3, "left"),
+        (-gap, -3, "right"),
+        (0, gap, "center"),
+        (0, -gap - LABEL_POINTS, "center"),
+        (gap, gap / 2, "left"),
+        (gap, -gap, "left"),
+        (-gap, gap / 2, "right"),
+        (-gap, -gap, "right"),
+    ]
 
 
 def _labels(figure: Figure, axis: Axes, shown: Sequence[ModelPoint], x: list[float], y: list[float]) -> None:
     """Names beside the circles, each at the first place where it covers no circle and no name already
     placed, measured after the layout (place_labels); a name with no such place is left to the hover text."""
     radii = [(marker_area(p.param_count) ** 0.5 / 1.772) for p in shown]  # points: area = pi r^2, sqrt(pi)
-    labels = [axis.annotate(p.name, (x[i], y[i]), xytext=_offsets(radii[i])[0][:2], textcoords="offset points",
-                            fontsize=LABEL_POINTS, ha="left", zorder=4) for i, p in enumerate(shown)]
+    labels = [
+        axis.annotate(
+            p.name,
+            (x[i], y[i]),
+            xytext=_offsets(radii[i])[0][:2],
+            textcoords="offset points",
+            fontsize=LABEL_POINTS,
+            ha="left",
+            zorder=4,
+        )
+        for i, p in enumerate(shown)
+    ]
 
     def obstacles() -> list[BboxBase]:  # after the layout: the circles in pixels, and the size key
         scale, boxes = figure.dpi / 72, list[BboxBase]()  # the canvas's dpi (a HiDPI screen doubles it)
@@ -123,20 +169,56 @@ def _own_model(axis: Axes, own: ModelPoint, t: Text) -> None:
     low, high = axis.get_xlim()
     right_half = gmacs(own) > (low * high) ** 0.5  # log axis: the geometric middle
     # above the bottom tick labels, on the side with room, so it neither leaves the axes nor covers the ticks
-    axis.text(gmacs(own), 0.06, f" {label} " if right_half else f" {label}", transform=axis.get_xaxis_transform(),
-              color="#C44E52", fontsize=7.5, ha="right" if right_half else "left", va="bottom", gid=OWN_GID + "-label",
-              bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": "none", "alpha": 0.8})
+    axis.text(
+        gmacs(own),
+        0.06,
+        f" {label} " if right_half else f" {label}",
+        transform=axis.get_xaxis_transform(),
+        color="#C44E52",
+        fontsize=7.5,
+        ha="right" if right_half else "left",
+        va="bottom",
+        gid=OWN_GID + "-label",
+        bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": "none", "alpha": 0.8},
+    )
 
 
 def _ideal_corner(axis: Axes, t: Text) -> None:
-    axis.annotate(t("ideal: fast, accurate, small"), xy=(0.0, 1.0), xycoords="axes fraction", xytext=(0.05, 0.9),
-                  textcoords="axes fraction", fontsize=8, color="#2E7D32", ha="left", va="top",
-                  arrowprops={"arrowstyle": "->", "color": "#2E7D32", "lw": 1.0})
+    axis.annotate(
+        t("ideal: fast, accurate, small"),
+        xy=(0.0, 1.0),
+        xycoords="axes fraction",
+        xytext=(0.05, 0.9),
+        textcoords="axes fraction",
+        fontsize=8,
+        color="#2E7D32",
+        ha="left",
+        va="top",
+        arrowprops={"arrowstyle": "->", "color": "#2E7D32", "lw": 1.0},
+    )
 
 
 def _size_key(axis: Axes, t: Text) -> None:
-    handles = [axis.scatter([], [], s=marker_area(int(n)), color=COLOR, alpha=0.55, edgecolors="#23395B",
-                            linewidths=0.6, label=t("{value} M parameters").format(value=f"{n / 1e6:.0f}"))
-               for n in SIZE_KEYS]
-    axis.legend(handles=handles, loc="lower right", fontsize=7, labelspacing=1.6, borderpad=1.0,
-                title=t("circle area"), title_fontsize=7, frameon=True)
+    handles = [
+        axis.scatter(
+            [],
+            [],
+            s=marker_area(int(n)),
+            color=COLOR,
+            alpha=0.55,
+            edgecolors="#23395B",
+            linewidths=0.6,
+            label=t("{value} M parameters").format(value=f"{n / 1e6:.0f}"),
+        )
+        for n in SIZE_KEYS
+    ]
+    axis.legend(
+        handles=handles,
+        loc="lower right",
+        fontsize=7,
+        labelspacing=1.6,
+        borderpad=1.0,
+        title=t("circle area"),
+        title_fontsize=7,
+        frameon=True,
+    )

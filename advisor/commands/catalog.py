@@ -65,8 +65,9 @@ def cmd_list(args: argparse.Namespace) -> int:
         raise CatalogError(f"unknown segment {args.segment!r}; choose one of {', '.join(SEGMENTS)}")
     minimum = round(args.min_memory * GIB) if args.min_memory else None
     with _session_catalog(args).read() as session:
-        cards = list_cards(session, vendor=args.vendor, segment=args.segment, min_memory_bytes=minimum,
-                           sort_by=args.sort)  # fmt: skip
+        cards = list_cards(
+            session, vendor=args.vendor, segment=args.segment, min_memory_bytes=minimum, sort_by=args.sort
+        )
     if args.json:
         _print_json({"cards": [card_json(c) for c in cards]})
     else:
@@ -157,15 +158,28 @@ def cmd_set_price(args: argparse.Namespace) -> int:
     with _session_catalog(args).read() as session:
         find_card(session, args.name)  # an unknown name fails here, before the note
         _say_variant(session, args.name)
-    price = _session_catalog(args).transact(lambda session: add_price(
-        session, args.name, args.amount, currency=args.currency, on=on, condition=condition,
-        source=args.source, kind=args.kind, market=args.market, source_url=args.url or ""))  # fmt: skip
+    price = _session_catalog(args).transact(
+        lambda session: add_price(
+            session,
+            args.name,
+            args.amount,
+            currency=args.currency,
+            on=on,
+            condition=condition,
+            source=args.source,
+            kind=args.kind,
+            market=args.market,
+            source_url=args.url or "",
+        )
+    )
     if args.json:
         _print_json(price_json(price))
     else:
         per = " per GPU-hour" if price.kind == "rent_hour" else ""
-        print(f"{price.card_name}: {amount_text(price.amount)} {price.currency}{per} "
-              f"({price.condition}, {price.market}) on {price.date}")
+        print(
+            f"{price.card_name}: {amount_text(price.amount)} {price.currency}{per} "
+            f"({price.condition}, {price.market}) on {price.date}"
+        )
     return 0
 
 
@@ -174,8 +188,12 @@ def cmd_prices(args: argparse.Namespace) -> int:
     if args.json:
         _print_json({"card": card.name, "prices": [price_json(p) for p in prices]})
     else:
-        print(f"{card.name}\n{prices_table(prices)}" if prices else f"{card.name}: no prices yet (set one with "
-              f"`advisor catalog set-price` or `advisor catalog import-prices`)")  # fmt: skip
+        print(
+            f"{card.name}\n{prices_table(prices)}"
+            if prices
+            else f"{card.name}: no prices yet (set one with "
+            f"`advisor catalog set-price` or `advisor catalog import-prices`)"
+        )
         print(update_note(args))
     return 0
 
@@ -183,8 +201,11 @@ def cmd_prices(args: argparse.Namespace) -> int:
 def update_note(args: argparse.Namespace) -> str:
     with _session_catalog(args).read() as session:
         info = last_update(session)
-    when = (f"prices last updated {info.updated_on} from a feed of {info.feed_day}" if info
-            else "prices as bundled with this release")  # fmt: skip
+    when = (
+        f"prices last updated {info.updated_on} from a feed of {info.feed_day}"
+        if info
+        else "prices as bundled with this release"
+    )
     return f"{when}; `advisor catalog update` fetches newer ones"
 
 
@@ -239,8 +260,9 @@ def _json_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON with unit-carrying keys")
 
 
-def _add(sub: Any, name: str, func: Callable[[argparse.Namespace], int], help_text: str,
-         common: argparse.ArgumentParser) -> argparse.ArgumentParser:  # fmt: skip
+def _add(
+    sub: Any, name: str, func: Callable[[argparse.Namespace], int], help_text: str, common: argparse.ArgumentParser
+) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = sub.add_parser(name, help=help_text, parents=[common])
     parser.set_defaults(func=func)
     return parser
@@ -253,8 +275,12 @@ def _print_help(parser: argparse.ArgumentParser) -> int:
 
 def register(catalog: argparse.ArgumentParser) -> None:
     """Configures the parser advisor/cli.py made; `func(args) -> int` runs the chosen command."""
-    catalog.add_argument("--catalog", metavar="PATH", default=None,
-                         help="catalog database file (default: $ADVISOR_CATALOG or the user data folder)")
+    catalog.add_argument(
+        "--catalog",
+        metavar="PATH",
+        default=None,
+        help="catalog database file (default: $ADVISOR_CATALOG or the user data folder)",
+    )
     catalog.set_defaults(func=lambda _args: _print_help(catalog))
     # The same option after the action too ("catalog list --catalog X"); SUPPRESS keeps the outer value.
     common = argparse.ArgumentParser(add_help=False)
@@ -299,10 +325,18 @@ def _register_writing(actions: Any, common: argparse.ArgumentParser) -> None:
     price.add_argument("--date", help="YYYY-MM-DD (default: today)")
     price.add_argument("--used", action="store_true", help="a used card's price (same as --condition used)")
     price.add_argument("--condition", choices=CONDITIONS, default="new", help="default: new")
-    price.add_argument("--kind", choices=KINDS, default="purchase",
-                       help="purchase (per card) or rent_hour (per GPU-hour); default: purchase")
-    price.add_argument("--market", choices=MARKETS, default=None,
-                       help="default: retail, used_market for used, cloud_on_demand for rent_hour")
+    price.add_argument(
+        "--kind",
+        choices=KINDS,
+        default="purchase",
+        help="purchase (per card) or rent_hour (per GPU-hour); default: purchase",
+    )
+    price.add_argument(
+        "--market",
+        choices=MARKETS,
+        default=None,
+        help="default: retail, used_market for used, cloud_on_demand for rent_hour",
+    )
     price.add_argument("--url", default=None, help="the address of the page the price is from")
     price.add_argument("--currency", type=types.currency_code, default="USD", help="ISO 4217 code (default: USD)")
     price.add_argument("--source", default="entered by the user", help="where the price was seen")
@@ -314,11 +348,15 @@ def _register_writing(actions: Any, common: argparse.ArgumentParser) -> None:
     prices = _add(actions, "import-prices", cmd_import_prices, "add your prices from a CSV file", common)
     prices.add_argument("file", help="CSV with columns " + ",".join(PRICE_COLUMNS) + " (see README: Prices)")
 
-    update = _add(actions, "update", cmd_update, "bring prices up to date from the project's dated price feed",
-                  common)  # fmt: skip
-    update.add_argument("source", nargs="?", default=None, metavar="URL|FILE",
-                        help="a feed in the format of advisor/data/prices-feed.csv (default: $ADVISOR_PRICES_URL "
-                             "or the project's published feed)")  # fmt: skip
+    update = _add(actions, "update", cmd_update, "bring prices up to date from the project's dated price feed", common)
+    update.add_argument(
+        "source",
+        nargs="?",
+        default=None,
+        metavar="URL|FILE",
+        help="a feed in the format of advisor/data/prices-feed.csv (default: $ADVISOR_PRICES_URL "
+        "or the project's published feed)",
+    )
 
     importing = _add(actions, "import", cmd_import, "add or change cards from a CSV file", common)
     importing.add_argument("file", help="CSV in the format of advisor/data/cards.csv (see advisor/data/README.md)")

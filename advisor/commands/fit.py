@@ -24,8 +24,11 @@ def register(parser: argparse.ArgumentParser) -> None:
     """Configures the subcommand's parser, which advisor/cli.py made (with its one-line help)."""
     add_workload_options(parser)
     parser.add_argument("--gpu", required=True, metavar="NAME", help="the card, by name or alias")
-    parser.add_argument("--allow-8bit", action="store_true",
-                        help="consider 8-bit optimizer state (bitsandbytes); modelled, not simulated")
+    parser.add_argument(
+        "--allow-8bit",
+        action="store_true",
+        help="consider 8-bit optimizer state (bitsandbytes); modelled, not simulated",
+    )
     parser.add_argument("--catalog", metavar="PATH", default=None, help="catalog database to use")
     parser.set_defaults(func=run)
 

@@ -21,19 +21,43 @@ def _software(text: str) -> str:
 
 
 def add_money_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--price-basis", choices=BASES, default=PriceBasis.NEW,
-                        help="rank on the price of a new card, a used one, rent per GPU-hour, or the lowest "
-                             "purchase price (default: new)")  # fmt: skip
-    parser.add_argument("--software", type=_software, default=None, metavar="cuda|rocm|xpu|gaudi",
-                        help="only cards PyTorch runs through this software path")
+    parser.add_argument(
+        "--price-basis",
+        choices=BASES,
+        default=PriceBasis.NEW,
+        help="rank on the price of a new card, a used one, rent per GPU-hour, or the lowest "
+        "purchase price (default: new)",
+    )
+    parser.add_argument(
+        "--software",
+        type=_software,
+        default=None,
+        metavar="cuda|rocm|xpu|gaudi",
+        help="only cards PyTorch runs through this software path",
+    )
     size = parser.add_mutually_exclusive_group()
-    size.add_argument("--samples", type=job_size, default=None, metavar="N",
-                      help="the whole job's samples: adds its hours, its cost and the buy-or-rent break-even")
-    size.add_argument("--tokens", type=job_size, default=None, metavar="N",
-                      help="the whole job's tokens (sequence models), instead of --samples")
-    parser.add_argument("--kwh-usd", type=kwh_price, default=DEFAULT_KWH_USD, metavar="USD",
-                        help=f"electricity price per kWh for bought cards (default {DEFAULT_KWH_USD}: U.S. "
-                             "average commercial price, EIA 2024)")  # fmt: skip
+    size.add_argument(
+        "--samples",
+        type=job_size,
+        default=None,
+        metavar="N",
+        help="the whole job's samples: adds its hours, its cost and the buy-or-rent break-even",
+    )
+    size.add_argument(
+        "--tokens",
+        type=job_size,
+        default=None,
+        metavar="N",
+        help="the whole job's tokens (sequence models), instead of --samples",
+    )
+    parser.add_argument(
+        "--kwh-usd",
+        type=kwh_price,
+        default=DEFAULT_KWH_USD,
+        metavar="USD",
+        help=f"electricity price per kWh for bought cards (default {DEFAULT_KWH_USD}: U.S. "
+        "average commercial price, EIA 2024)",
+    )
 
 
 def money_options(args: argparse.Namespace, basis: PriceBasis) -> MoneyOptions:

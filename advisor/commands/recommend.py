@@ -41,19 +41,26 @@ def add_ranking_options(parser: argparse.ArgumentParser, top: int = 25) -> None:
 def ranking_request(args: argparse.Namespace) -> tuple[CardFilter, RankingOptions]:
     if not args.spec:
         raise SpecError("a model SPEC is required (e.g. zoo:resnet50)")
-    cards = CardFilter(args.vendor, args.segment,
-                       int(args.min_memory * 2**30) if args.min_memory else None, args.used,
-                       args.price_basis, args.software)  # fmt: skip
+    cards = CardFilter(
+        args.vendor,
+        args.segment,
+        int(args.min_memory * 2**30) if args.min_memory else None,
+        args.used,
+        args.price_basis,
+        args.software,
+    )
     return cards, RankingOptions(args.objective, args.budget, args.max_gpus, money=money_options(args, cards.basis))
 
 
-def ranked(args: argparse.Namespace, command: str,
-           rank: Callable[[Session, RankingInput, CardFilter, RankingOptions], T]) -> tuple[RankingInput, T]:
+def ranked(
+    args: argparse.Namespace, command: str, rank: Callable[[Session, RankingInput, CardFilter, RankingOptions], T]
+) -> tuple[RankingInput, T]:
     """What `recommend` and `report` share: the job from the SPEC, then `rank` on the catalog's cards (the
     catalog's own messages, e.g. a repaired file, go to stderr)."""
     cards, options = ranking_request(args)
-    job = prepare_spec(args.spec, workload_from(args), seq_len=args.seq_len, trust_pickle=args.trust_pickle,
-                       method=args.method)
+    job = prepare_spec(
+        args.spec, workload_from(args), seq_len=args.seq_len, trust_pickle=args.trust_pickle, method=args.method
+    )
     catalog = open_catalog(args.catalog)
     for message in catalog.messages:
         print(f"advisor {command}: {message}", file=sys.stderr)
@@ -75,8 +82,12 @@ def run(args: argparse.Namespace) -> int:
     job, entries = ranked(args, "recommend", recommend)
     if args.json:
         # jsontext: a non-finite figure (a price of 1e308 in an old catalog) is null, never `Infinity`.
-        print(jsontext.dumps({"model": job.estimate.model, "objective": args.objective,
-                              "recommendations": to_json(entries)}, indent=1))
+        print(
+            jsontext.dumps(
+                {"model": job.estimate.model, "objective": args.objective, "recommendations": to_json(entries)},
+                indent=1,
+            )
+        )
     else:
         print(render_table(entries, args.top), end="")
     return 0

@@ -25,10 +25,14 @@ def register(parser: argparse.ArgumentParser) -> None:
     add_ranking_options(parser, top=DEFAULT_TOP)
     parser.add_argument("--out", required=True, metavar="FILE.pdf", help="where to write the PDF")
     parser.add_argument("--lang", choices=LANGUAGES, default=None, help="default: the system's language")
-    parser.add_argument("--paper", choices=tuple(PAPERS), default=None,
-                        help="default: letter in the US and Canada, else a4")
-    parser.add_argument("--no-local-gpus", action="store_true",
-                        help="leave out this computer's GPUs (a report made on a server for someone else)")
+    parser.add_argument(
+        "--paper", choices=tuple(PAPERS), default=None, help="default: letter in the US and Canada, else a4"
+    )
+    parser.add_argument(
+        "--no-local-gpus",
+        action="store_true",
+        help="leave out this computer's GPUs (a report made on a server for someone else)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -43,8 +47,9 @@ def local_gpus() -> Snapshot:
 
 
 def run(args: argparse.Namespace) -> int:
-    job, ranking = ranked(args, "report",
-                          lambda session, job, cards, options: rank_for_report(session, job, cards, options, args.top))
+    job, ranking = ranked(
+        args, "report", lambda session, job, cards, options: rank_for_report(session, job, cards, options, args.top)
+    )
     report = build_report(job, ranking, None if args.no_local_gpus else local_gpus(), args.spec)
     ensure_gui_application()
     from PySide6.QtCore import QLocale

@@ -240,8 +240,9 @@ def runs_within(events: Sequence[tuple[Key, int]], budget_bytes: int) -> bool:
     return True
 
 
-def required_budget_bytes(events: Sequence[tuple[Key, int]], free: FreeReplay | None = None,
-                          tolerance: float = 0.002) -> int:
+def required_budget_bytes(
+    events: Sequence[tuple[Key, int]], free: FreeReplay | None = None, tolerance: float = 0.002
+) -> int:
     """The smallest allocator budget in which the sequence runs, found to within `tolerance` (rounded up,
     so never below the edge): between the peak in use (no budget can be smaller) and what the allocator
     reserves without a limit (with it the limit is never reached). Running within a budget is monotone in the

@@ -32,8 +32,9 @@ from advisor.core.workload import Workload
 
 REPLAY_MARGIN_BYTES = LARGE_SEGMENT  # 20 MiB
 # Layer kinds of the analytic graph and the nn.Module class names a simulated estimate reports.
-CONV_KINDS = frozenset({"conv", "conv_transpose", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d",
-                        "ConvTranspose2d", "ConvTranspose3d"})
+CONV_KINDS = frozenset(
+    {"conv", "conv_transpose", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"}
+)
 
 
 class SizedLayer(Protocol):
@@ -74,8 +75,9 @@ def replayed_required_bytes(step_events: Sequence[tuple[Key, int]], expandable_s
     return required_budget_bytes(events)
 
 
-def required_from_peaks(peak_curve: MemoryCurve, probes: Sequence[tuple[int, int]],
-                        conv_margin_per_sample: float) -> MemoryCurve:
+def required_from_peaks(
+    peak_curve: MemoryCurve, probes: Sequence[tuple[int, int]], conv_margin_per_sample: float
+) -> MemoryCurve:
     """required(batch) from the peak curve: the replay's fragmentation (required - peak) measured at two
     batches and taken as affine in the batch between and beyond them, the convolution margin per sample, and
     the bytes the replay cannot see (REPLAY_MARGIN_BYTES)."""
@@ -87,20 +89,21 @@ def required_from_peaks(peak_curve: MemoryCurve, probes: Sequence[tuple[int, int
 _PROBES = (16, 64)
 
 
-def required_curve(graph: Graph, workload: Workload, peak_curve: MemoryCurve,
-                   conv_margin_per_sample: float) -> MemoryCurve:
+def required_curve(
+    graph: Graph, workload: Workload, peak_curve: MemoryCurve, conv_margin_per_sample: float
+) -> MemoryCurve:
     """required(batch) of an analytic graph (its loss head is added when training)."""
     graph = step_graph(graph, workload)
     probes = []
     for batch in _PROBES:
         profile = replay_step(graph, replace(workload, batch=batch))
-        probes.append((batch, replayed_required_bytes(profile.events, workload.expandable_segments)
-                       - profile.peak_bytes))
+        probes.append(
+            (batch, replayed_required_bytes(profile.events, workload.expandable_segments) - profile.peak_bytes)
+        )
     return required_from_peaks(peak_curve, probes, conv_margin_per_sample)
 
 
-def analytic_curves(graph: Graph, workload: Workload,
-                    layers: Iterable[SizedLayer]) -> tuple[MemoryCurve, MemoryCurve]:
+def analytic_curves(graph: Graph, workload: Workload, layers: Iterable[SizedLayer]) -> tuple[MemoryCurve, MemoryCurve]:
     """The peak curve and the required curve of an analytic graph; `layers` are the rows of its estimate at
     the workload's batch (their largest convolution sets the workspace margin, per sample)."""
     peaks = memory_curve(graph, workload)

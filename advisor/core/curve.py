@@ -45,8 +45,10 @@ class MemoryCurve:
     def transformed(self, factor: float, fixed_bytes: float, per_sample_bytes: float) -> MemoryCurve:
         """factor x this curve + fixed + batch x per-sample: still the upper envelope of the same lines (an
         increasing affine map of every line keeps their order at each batch)."""
-        return MemoryCurve(tuple((factor * a + fixed_bytes, factor * c + per_sample_bytes) for a, c in self.lines),
-                           math.ceil(self.slack_bytes * factor))
+        return MemoryCurve(
+            tuple((factor * a + fixed_bytes, factor * c + per_sample_bytes) for a, c in self.lines),
+            math.ceil(self.slack_bytes * factor),
+        )
 
 
 def _upper_envelope(lines: list[tuple[float, float]]) -> tuple[tuple[float, float], ...]:

@@ -62,9 +62,18 @@ class MemoryEstimate:
 OPTIMIZER_PHASE = "optimizer step"  # the peak's phase when the optimizer's step sets it (analytic and simulated)
 
 
-def memory_estimate(*, peak_bytes: int, at_peak: CategoryBytes, peak_phase: str, peak_layer: str, batch: int,
-                    replayed_reserved_bytes: int, replayed_required_bytes: int, conv_margin_bytes: int = 0,
-                    fixed_temporaries_bytes: int = 0) -> MemoryEstimate:
+def memory_estimate(
+    *,
+    peak_bytes: int,
+    at_peak: CategoryBytes,
+    peak_phase: str,
+    peak_layer: str,
+    batch: int,
+    replayed_reserved_bytes: int,
+    replayed_required_bytes: int,
+    conv_margin_bytes: int = 0,
+    fixed_temporaries_bytes: int = 0,
+) -> MemoryEstimate:
     """The memory figures of one estimate, whichever way it was made (DESIGN.md, Memory vocabulary).
 
     reserved_bytes is the allocator replay's reservation, never below the peak; required_bytes adds the
@@ -78,8 +87,16 @@ def memory_estimate(*, peak_bytes: int, at_peak: CategoryBytes, peak_phase: str,
     fixed = at_peak.weights + at_peak.gradients + at_peak.optimizer_state + temporaries
     reserved = max(replayed_reserved_bytes, peak_bytes)
     return MemoryEstimate(
-        peak_bytes, reserved, required_bytes(replayed_required_bytes, peak_bytes, conv_margin_bytes),
-        device_total_bytes(reserved), at_peak, peak_phase, peak_layer, fixed, (peak_bytes - fixed) / batch)
+        peak_bytes,
+        reserved,
+        required_bytes(replayed_required_bytes, peak_bytes, conv_margin_bytes),
+        device_total_bytes(reserved),
+        at_peak,
+        peak_phase,
+        peak_layer,
+        fixed,
+        (peak_bytes - fixed) / batch,
+    )
 
 
 EstimateMethod = Literal["analytic", "simulated"]  # layer formulas, or the meta-device PyTorch step
@@ -122,16 +139,25 @@ def layer_rows(graph: Graph, workload: Workload, kept: tuple[int, ...], dtype_by
         specs = graph.input_specs(node)
         scale = workload.batch if node.output.batched else 1
         input_grad = any(needs_grad[s] for s in node.inputs)
-        rows.append(LayerRow(
-            name=node.name, kind=node.op.kind, output_shape=node.output.shape,
-            param_count=node.op.param_count(specs),
-            forward_macs=node.op.forward_macs(specs, node.output) * scale,
-            forward_flops=node.op.forward_flops(specs, node.output) * scale,
-            backward_flops=node.op.backward_flops(specs, node.output, input_grad) * scale if workload.training else 0,
-            output_bytes=0 if node.op.is_view else node.output.numel * scale * dtype_bytes, kept_bytes=kept[i],
-            kernels=_with_recompute(work.kernels) if i in recomputed else work.kernels, host_ops=work.host_ops,
-            autograd_nodes=work.autograd_nodes,
-            param_tensors=work.param_tensors))
+        rows.append(
+            LayerRow(
+                name=node.name,
+                kind=node.op.kind,
+                output_shape=node.output.shape,
+                param_count=node.op.param_count(specs),
+                forward_macs=node.op.forward_macs(specs, node.output) * scale,
+                forward_flops=node.op.forward_flops(specs, node.output) * scale,
+                backward_flops=node.op.backward_flops(specs, node.output, input_grad) * scale
+                if workload.training
+                else 0,
+                output_bytes=0 if node.op.is_view else node.output.numel * scale * dtype_bytes,
+                kept_bytes=kept[i],
+                kernels=_with_recompute(work.kernels) if i in recomputed else work.kernels,
+                host_ops=work.host_ops,
+                autograd_nodes=work.autograd_nodes,
+                param_tensors=work.param_tensors,
+            )
+        )
     return rows
 
 
@@ -146,21 +172,34 @@ def estimate_step(graph: Graph, workload: Workload) -> Estimate:
     rows = layer_rows(graph, workload, profile.kept_bytes, workload.activation_bytes)
     at, events = profile.at_peak, profile.events
     memory = memory_estimate(
-        peak_bytes=profile.peak_bytes, at_peak=at, peak_phase=profile.peak_phase, peak_layer=profile.peak_layer,
-        batch=workload.batch, replayed_reserved_bytes=peak_reserved_bytes(events),
+        peak_bytes=profile.peak_bytes,
+        at_peak=at,
+        peak_phase=profile.peak_phase,
+        peak_layer=profile.peak_layer,
+        batch=workload.batch,
+        replayed_reserved_bytes=peak_reserved_bytes(events),
         replayed_required_bytes=replayed_required_bytes(events, workload.expandable_segments),
         conv_margin_bytes=conv_workspace_margin_bytes(rows),
         # the replay counts every batch-independent allocation (core/tracker.py FIXED_KINDS) in fixed_bytes
-        fixed_temporaries_bytes=profile.fixed_bytes - at.weights - at.gradients - at.optimizer_state)
+        fixed_temporaries_bytes=profile.fixed_bytes - at.weights - at.gradients - at.optimizer_state,
+    )
     forward_flops = sum(r.forward_flops for r in rows)
     params, trainable = sum(r.param_count for r in rows), trainable_count(graph, workload)
     host = host_bytes(workload, params, trainable, 4 * OPTIMIZER_STATE_SLOTS[workload.optimizer])
     return Estimate(
-        model=graph.name, workload=workload, method="analytic", param_count=params,
+        model=graph.name,
+        workload=workload,
+        method="analytic",
+        param_count=params,
         trainable_param_count=trainable,
-        layers=tuple(rows), forward_macs=sum(r.forward_macs for r in rows), forward_flops=forward_flops,
-        step_flops=forward_flops + sum(r.backward_flops for r in rows), memory=memory, timeline=profile.timeline,
-        assumptions=_assumptions(workload) + tuple(offload_notes(workload, host)))
+        layers=tuple(rows),
+        forward_macs=sum(r.forward_macs for r in rows),
+        forward_flops=forward_flops,
+        step_flops=forward_flops + sum(r.backward_flops for r in rows),
+        memory=memory,
+        timeline=profile.timeline,
+        assumptions=_assumptions(workload) + tuple(offload_notes(workload, host)),
+    )
 
 
 def _assumptions(workload: Workload) -> tuple[str, ...]:
@@ -181,22 +220,32 @@ def _assumptions(workload: Workload) -> tuple[str, ...]:
         "at small batches the optimizer step or the weights can set the peak instead.",
     ]
     if workload.training:
-        notes.append("Training: zero_grad(set_to_none=True), foreach optimizer implementations (Adam keeps "
-                     "two states and one parameter-sized temporary in its step); the model output is kept "
-                     "by the caller until the step ends.")
+        notes.append(
+            "Training: zero_grad(set_to_none=True), foreach optimizer implementations (Adam keeps "
+            "two states and one parameter-sized temporary in its step); the model output is kept "
+            "by the caller until the step ends."
+        )
     if workload.amp:
-        notes.append("Autocast: weights stay fp32; matmul/conv inputs and weights are cast to half "
-                     "(weight copies cached for the forward and kept for backward); softmax, layer norm and "
-                     "losses run in fp32.")
+        notes.append(
+            "Autocast: weights stay fp32; matmul/conv inputs and weights are cast to half "
+            "(weight copies cached for the forward and kept for backward); softmax, layer norm and "
+            "losses run in fp32."
+        )
     if workload.adapters:
-        notes.append(f"{workload.finetune.upper()}: base weights frozen in {workload.weight_format}; rank-"
-                     f"{workload.lora_rank} adapters (A: r x in, B: out x r, kept in the parameter dtype) on "
-                     f"{', '.join(workload.adapters)} of the dense layers (not on routed experts) carry the only "
-                     "gradients and optimizer state; a frozen linear keeps nothing of its input for backward.")
+        notes.append(
+            f"{workload.finetune.upper()}: base weights frozen in {workload.weight_format}; rank-"
+            f"{workload.lora_rank} adapters (A: r x in, B: out x r, kept in the parameter dtype) on "
+            f"{', '.join(workload.adapters)} of the dense layers (not on routed experts) carry the only "
+            "gradients and optimizer state; a frozen linear keeps nothing of its input for backward."
+        )
     elif workload.weights is not None and not workload.training:
-        notes.append(f"Weights stored as {workload.weight_format}: the blocks' linear layers in that format with "
-                     "its scales; embeddings, norms and the LM head in 16 bit.")
+        notes.append(
+            f"Weights stored as {workload.weight_format}: the blocks' linear layers in that format with "
+            "its scales; embeddings, norms and the LM head in 16 bit."
+        )
     if workload.checkpointing:
-        notes.append("Gradient checkpointing recomputes each block (residual block or transformer layer) "
-                     "in backward; only block inputs are kept in forward (about one extra forward of compute).")
+        notes.append(
+            "Gradient checkpointing recomputes each block (residual block or transformer layer) "
+            "in backward; only block inputs are kept in forward (about one extra forward of compute)."
+        )
     return tuple(notes + optimizer_notes(workload.optimizer, workload.training) + default_notes(workload))

@@ -29,7 +29,7 @@ CHUNK_BYTES = 1 << 16
 def write_chunks(stream: BinaryIO, data: bytes) -> None:
     """Writes in chunks so that a disk filling up fails part-way, as it would on a real disk."""
     for start in range(0, len(data), CHUNK_BYTES):
-        stream.write(data[start:start + CHUNK_BYTES])
+        stream.write(data[start : start + CHUNK_BYTES])
 
 
 def _reason(error: OSError) -> str:

@@ -39,14 +39,24 @@ def generation_json(e: Estimate) -> dict[str, Any] | None:
 
 def layer_table(e: Estimate) -> list[str]:
     cells = [_COLUMNS] + [
-        (r.name, r.kind, format_shape(r.output_shape), format_count(r.param_count), format_count(r.forward_macs),
-         format_bytes(r.kept_bytes) if r.kept_bytes else "-")
+        (
+            r.name,
+            r.kind,
+            format_shape(r.output_shape),
+            format_count(r.param_count),
+            format_count(r.forward_macs),
+            format_bytes(r.kept_bytes) if r.kept_bytes else "-",
+        )
         for r in e.layers
     ]
     widths = [max(len(row[c]) for row in cells) for c in range(len(_COLUMNS))]
-    lines = ["  ".join(cell.ljust(width) if c < 3 else cell.rjust(width)
-                       for c, (cell, width) in enumerate(zip(row, widths, strict=True))).rstrip()
-             for row in cells]
+    lines = [
+        "  ".join(
+            cell.ljust(width) if c < 3 else cell.rjust(width)
+            for c, (cell, width) in enumerate(zip(row, widths, strict=True))
+        ).rstrip()
+        for row in cells
+    ]
     lines.insert(1, "-" * len(lines[0]))
     return lines
 
@@ -60,8 +70,11 @@ def summary(e: Estimate) -> list[str]:
         f"Step: {format_count(e.step_flops)} FLOPs" + (" (forward + backward)" if e.workload.training else ""),
         f"Memory at the peak ({m.peak_phase}, {m.peak_layer}):",
     ]
-    lines += [f"  {name:<16}{format_bytes(value):>12}" for name, value in m.at_peak.as_dict().items()
-              if name != "kv_cache" or e.workload.generating or value]
+    lines += [
+        f"  {name:<16}{format_bytes(value):>12}"
+        for name, value in m.at_peak.as_dict().items()
+        if name != "kv_cache" or e.workload.generating or value
+    ]
     lines += [
         f"  {'peak':<16}{format_bytes(m.peak_bytes):>12}   = {format_bytes(m.fixed_bytes)} fixed + "
         f"{e.workload.batch} x {format_bytes(m.per_sample_bytes)} per sample",
@@ -95,24 +108,49 @@ def to_json(e: Estimate) -> dict[str, Any]:
     w, m = e.workload, e.memory
     return {
         "model": e.model,
-        "config": {"mode": w.mode, "batch": w.batch, "precision": w.precision,
-                   "optimizer": w.optimizer if w.training else None, "checkpointing": w.checkpointing,
-                   "prompt_len": w.prompt_len if w.generating else None,
-                   "new_tokens": w.new_tokens if w.generating else None, "weights": w.weight_format,
-                   "kv_cache": w.kv_cache_dtype if w.generating else None, "finetune": w.finetune,
-                   "lora_rank": w.lora_rank if w.adapters else None, "lora_targets": list(w.adapters)},
+        "config": {
+            "mode": w.mode,
+            "batch": w.batch,
+            "precision": w.precision,
+            "optimizer": w.optimizer if w.training else None,
+            "checkpointing": w.checkpointing,
+            "prompt_len": w.prompt_len if w.generating else None,
+            "new_tokens": w.new_tokens if w.generating else None,
+            "weights": w.weight_format,
+            "kv_cache": w.kv_cache_dtype if w.generating else None,
+            "finetune": w.finetune,
+            "lora_rank": w.lora_rank if w.adapters else None,
+            "lora_targets": list(w.adapters),
+        },
         "method": e.method,
         "params": e.param_count,
         "compute": {"macs_forward": e.forward_macs, "flops_forward": e.forward_flops, "flops_step": e.step_flops},
-        "memory": {**m.at_peak.as_dict(), "kv_cache_bytes": m.at_peak.kv_cache, "peak_bytes": m.peak_bytes,
-                   "reserved_bytes": m.reserved_bytes,
-                   "required_bytes": m.required_bytes, "device_total_bytes": m.device_total_bytes,
-                   "fixed_bytes": m.fixed_bytes, "per_sample_bytes": round(m.per_sample_bytes),
-                   "peak_phase": m.peak_phase, "peak_layer": m.peak_layer},
-        "layers": [{"name": r.name, "kind": r.kind, "output_shape": list(r.output_shape),
-                    "params": r.param_count, "macs_forward": r.forward_macs, "flops_forward": r.forward_flops,
-                    "flops_backward": r.backward_flops, "output_bytes": r.output_bytes,
-                    "kept_bytes": r.kept_bytes} for r in e.layers],
+        "memory": {
+            **m.at_peak.as_dict(),
+            "kv_cache_bytes": m.at_peak.kv_cache,
+            "peak_bytes": m.peak_bytes,
+            "reserved_bytes": m.reserved_bytes,
+            "required_bytes": m.required_bytes,
+            "device_total_bytes": m.device_total_bytes,
+            "fixed_bytes": m.fixed_bytes,
+            "per_sample_bytes": round(m.per_sample_bytes),
+            "peak_phase": m.peak_phase,
+            "peak_layer": m.peak_layer,
+        },
+        "layers": [
+            {
+                "name": r.name,
+                "kind": r.kind,
+                "output_shape": list(r.output_shape),
+                "params": r.param_count,
+                "macs_forward": r.forward_macs,
+                "flops_forward": r.forward_flops,
+                "flops_backward": r.backward_flops,
+                "output_bytes": r.output_bytes,
+                "kept_bytes": r.kept_bytes,
+            }
+            for r in e.layers
+        ],
         "assumptions": list(e.assumptions),
         "generation": generation_json(e),
     }

@@ -65,12 +65,14 @@ NONE = OpKernels(kernels=(), host_ops=0, autograd_nodes=0)
 def formula(*classes: type[Op]) -> Callable[[Formula], Formula]:
     """Registers a formula for op classes; a class registered twice is an error (a silent override would
     time a layer by the wrong formula)."""
+
     def register(fn: Formula) -> Formula:
         for cls in classes:
             if cls in FORMULAS:
                 raise ValueError(f"a kernel formula for {cls.__name__} is registered twice")
             FORMULAS[cls] = fn
         return fn
+
     return register
 
 
@@ -91,8 +93,9 @@ def runs_backward(step: OpStep) -> bool:
 
 def _casts(step: OpStep) -> list[Kernel]:
     """Autocast's weight copies: fp32 read, half written, and the gradient cast back in backward."""
-    out: list[Kernel] = [Stream(read_bytes=4 * n, written_bytes=2 * n, flops=0, pass_=Pass.FORWARD)
-                         for n in step.weight_casts]
+    out: list[Kernel] = [
+        Stream(read_bytes=4 * n, written_bytes=2 * n, flops=0, pass_=Pass.FORWARD) for n in step.weight_casts
+    ]
     if runs_backward(step) and step.weight_grad:
         out += [Stream(read_bytes=2 * n, written_bytes=4 * n, flops=0, pass_=Pass.BACKWARD) for n in step.weight_casts]
     return out
@@ -100,8 +103,14 @@ def _casts(step: OpStep) -> list[Kernel]:
 
 def _saved_bytes(saved: Sequence[SavedTensor], step: OpStep) -> int:
     """Bytes of the tensors an op writes beside its output for backward (masks, indices, statistics)."""
-    width = {"act": step.dtype_bytes, "input": step.dtype_bytes, "float32": 4, "autocast_float32": 4, "int64": 8,
-             "bool": 1}
+    width = {
+        "act": step.dtype_bytes,
+        "input": step.dtype_bytes,
+        "float32": 4,
+        "autocast_float32": 4,
+        "int64": 8,
+        "bool": 1,
+    }
     return sum(t.numel * width[t.dtype] for t in saved) * step.rows
 
 
@@ -113,16 +122,29 @@ def stream_kernels(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, ste
     read = sum(step.input_bytes) or step.output_bytes
     extra = _saved_bytes(op.extra_saved(inputs, output, step.training), step) if step.training else 0
     forward_flops = op.other_flops(inputs, output) * step.rows
-    kernels: list[Kernel] = [Stream(read_bytes=read, written_bytes=step.output_bytes + extra // ops,
-                                    flops=forward_flops // ops, pass_=Pass.FORWARD) for _ in range(ops)]
+    kernels: list[Kernel] = [
+        Stream(
+            read_bytes=read,
+            written_bytes=step.output_bytes + extra // ops,
+            flops=forward_flops // ops,
+            pass_=Pass.FORWARD,
+        )
+        for _ in range(ops)
+    ]
     if runs_backward(step) and not op.grad_passthrough:
         saved = sum(step.input_bytes[i] for i in op.saved_inputs() if i < len(step.input_bytes))
         saved += step.output_bytes if op.saves_result() else 0
         grads = sum(step.input_bytes) if step.input_grad else 0
         params = 4 * op.param_count(inputs) if step.weight_grad else 0
-        kernels += [Stream(read_bytes=step.output_bytes + saved + extra // ops + params // ops,
-                           written_bytes=grads + params // ops, flops=2 * forward_flops // ops, pass_=Pass.BACKWARD)
-                    for _ in range(ops)]
+        kernels += [
+            Stream(
+                read_bytes=step.output_bytes + saved + extra // ops + params // ops,
+                written_bytes=grads + params // ops,
+                flops=2 * forward_flops // ops,
+                pass_=Pass.BACKWARD,
+            )
+            for _ in range(ops)
+        ]
     return OpKernels(kernels=tuple(kernels), host_ops=ops, autograd_nodes=ops)
 
 
@@ -169,8 +191,20 @@ def _rms_norm_backward(x: int, full: int, rows: int, cast: bool) -> list[tuple[i
     its row sum for r's), rsqrt's and mean's (row-sized, then expanded), pow's 2 * x * g, the sum of x's two
     gradients (pow and the product read it) and the cast to the input's dtype."""
     half = [(x, x), (2 * x, x), (x, rows)]  # the weight product's, in the input's dtype
-    out = half + [(x, full)] * cast + [(full + rows, full), (2 * full, full), (full, rows), (rows, rows),
-                                       (rows, rows), (rows, full), (2 * full, full), (2 * full, full)]
+    out = (
+        half
+        + [(x, full)] * cast
+        + [
+            (full + rows, full),
+            (2 * full, full),
+            (full, rows),
+            (rows, rows),
+            (rows, rows),
+            (rows, full),
+            (2 * full, full),
+            (2 * full, full),
+        ]
+    )
     return out + [(full, x)] * cast
 
 
@@ -202,9 +236,10 @@ def _batch_norm(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, step: 
     if not step.training:
         return stream_kernels(op, inputs, output, step)
     x = step.input_bytes[0]
-    kernels: list[Kernel] = [Stream(read_bytes=2 * x, written_bytes=step.output_bytes, flops=4 * x // step.dtype_bytes,
-                                    pass_=Pass.FORWARD),
-                             Stream(read_bytes=8, written_bytes=8, flops=1, pass_=Pass.FORWARD)]
+    kernels: list[Kernel] = [
+        Stream(read_bytes=2 * x, written_bytes=step.output_bytes, flops=4 * x // step.dtype_bytes, pass_=Pass.FORWARD),
+        Stream(read_bytes=8, written_bytes=8, flops=1, pass_=Pass.FORWARD),
+    ]
     if runs_backward(step):
         kernels.append(Stream(read_bytes=4 * x, written_bytes=x, flops=8 * x // step.dtype_bytes, pass_=Pass.BACKWARD))
     return OpKernels(kernels=tuple(kernels), host_ops=2, autograd_nodes=1)  # the counter records none
@@ -235,8 +270,9 @@ def _linear(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, step: OpSt
         kernels += _dequantize(n * k, step) if step.input_grad else []
         kernels += _gemm_backward(m, n, k, step, step.weight_grad)
         if op.bias and step.weight_grad:
-            kernels.append(Stream(read_bytes=m * n * step.dtype_bytes, written_bytes=4 * n, flops=m * n,
-                                  pass_=Pass.BACKWARD))
+            kernels.append(
+                Stream(read_bytes=m * n * step.dtype_bytes, written_bytes=4 * n, flops=m * n, pass_=Pass.BACKWARD)
+            )
         if op.tied_to and step.weight_grad:  # AccumulateGrad adds the head's gradient to the embedding's
             kernels.append(Stream(read_bytes=8 * n * k, written_bytes=4 * n * k, flops=n * k, pass_=Pass.BACKWARD))
     kernels += _casts(step)
@@ -250,8 +286,14 @@ def _dequantize(elements: int, step: OpStep) -> list[Kernel]:
     a weight plus a float32 absmax per 64 (quantized again in blocks of 256: ~0.127 bits, QLoRA paper)."""
     if not step.quantized_base:
         return []
-    return [Stream(read_bytes=elements // 2 + elements // 64, written_bytes=2 * elements, flops=2 * elements,
-                   pass_=Pass.FORWARD)]
+    return [
+        Stream(
+            read_bytes=elements // 2 + elements // 64,
+            written_bytes=2 * elements,
+            flops=2 * elements,
+            pass_=Pass.FORWARD,
+        )
+    ]
 
 
 @formula(LoRALinear)
@@ -262,20 +304,33 @@ def _lora_linear(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, step:
     n, k, r = op.out_features, inputs[0].shape[-1], op.lora_rank
     m = output.numel * step.rows // n
     out_bytes = m * n * step.dtype_bytes
-    kernels: list[Kernel] = [*_dequantize(n * k, step), matmul_kernel(m, n, k, step, Pass.FORWARD),
-                             matmul_kernel(m, r, k, step, Pass.FORWARD), matmul_kernel(m, n, r, step, Pass.FORWARD),
-                             Stream(read_bytes=out_bytes, written_bytes=out_bytes, flops=m * n, pass_=Pass.FORWARD),
-                             Stream(read_bytes=2 * out_bytes, written_bytes=out_bytes, flops=m * n,
-                                    pass_=Pass.FORWARD)]
+    kernels: list[Kernel] = [
+        *_dequantize(n * k, step),
+        matmul_kernel(m, n, k, step, Pass.FORWARD),
+        matmul_kernel(m, r, k, step, Pass.FORWARD),
+        matmul_kernel(m, n, r, step, Pass.FORWARD),
+        Stream(read_bytes=out_bytes, written_bytes=out_bytes, flops=m * n, pass_=Pass.FORWARD),
+        Stream(read_bytes=2 * out_bytes, written_bytes=out_bytes, flops=m * n, pass_=Pass.FORWARD),
+    ]
     if runs_backward(step):  # B's gradients, the scaling's, A's weight gradient; the input's only where it needs one
-        kernels += [Stream(read_bytes=out_bytes, written_bytes=out_bytes, flops=m * n, pass_=Pass.BACKWARD),
-                    matmul_kernel(n, r, m, step, Pass.WEIGHT_GRAD), matmul_kernel(m, r, n, step, Pass.INPUT_GRAD),
-                    matmul_kernel(r, k, m, step, Pass.WEIGHT_GRAD)]
+        kernels += [
+            Stream(read_bytes=out_bytes, written_bytes=out_bytes, flops=m * n, pass_=Pass.BACKWARD),
+            matmul_kernel(n, r, m, step, Pass.WEIGHT_GRAD),
+            matmul_kernel(m, r, n, step, Pass.INPUT_GRAD),
+            matmul_kernel(r, k, m, step, Pass.WEIGHT_GRAD),
+        ]
         if step.input_grad:  # through the base and through A, summed
-            kernels += [*_dequantize(n * k, step), matmul_kernel(m, k, n, step, Pass.INPUT_GRAD),
-                        matmul_kernel(m, k, r, step, Pass.INPUT_GRAD),
-                        Stream(read_bytes=2 * m * k * step.dtype_bytes, written_bytes=m * k * step.dtype_bytes,
-                               flops=m * k, pass_=Pass.BACKWARD)]
+            kernels += [
+                *_dequantize(n * k, step),
+                matmul_kernel(m, k, n, step, Pass.INPUT_GRAD),
+                matmul_kernel(m, k, r, step, Pass.INPUT_GRAD),
+                Stream(
+                    read_bytes=2 * m * k * step.dtype_bytes,
+                    written_bytes=m * k * step.dtype_bytes,
+                    flops=m * k,
+                    pass_=Pass.BACKWARD,
+                ),
+            ]
     return OpKernels(kernels=tuple(kernels), host_ops=5, autograd_nodes=5)
 
 
@@ -286,8 +341,14 @@ def _conv_kernels(conv: Convolution, step: OpStep, has_bias: bool) -> OpKernels:
             if wanted:
                 kernels.append(Convolution(**{**conv.__dict__, "pass_": pass_}))
         if has_bias and step.weight_grad:
-            kernels.append(Stream(read_bytes=step.output_bytes, written_bytes=4 * conv.out_channels,
-                                  flops=step.output_bytes // step.dtype_bytes, pass_=Pass.BACKWARD))
+            kernels.append(
+                Stream(
+                    read_bytes=step.output_bytes,
+                    written_bytes=4 * conv.out_channels,
+                    flops=step.output_bytes // step.dtype_bytes,
+                    pass_=Pass.BACKWARD,
+                )
+            )
     kernels += _casts(step)
     ops = 1 + len(step.weight_casts)
     return OpKernels(kernels=tuple(kernels), host_ops=ops, autograd_nodes=ops)
@@ -298,9 +359,17 @@ def _conv(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, step: OpStep
     assert isinstance(op, Conv)
     x = inputs[0].shape
     volume = product(op.kernel if isinstance(op.kernel, tuple) else (op.kernel,) * op.dims)
-    conv = Convolution(batch=step.rows, in_channels=x[0], out_channels=op.out_channels, groups=op.groups,
-                       kernel_volume=volume, input_pixels=product(x[1:]), output_pixels=product(output.shape[1:]),
-                       dtype_bytes=step.dtype_bytes, pass_=Pass.FORWARD)
+    conv = Convolution(
+        batch=step.rows,
+        in_channels=x[0],
+        out_channels=op.out_channels,
+        groups=op.groups,
+        kernel_volume=volume,
+        input_pixels=product(x[1:]),
+        output_pixels=product(output.shape[1:]),
+        dtype_bytes=step.dtype_bytes,
+        pass_=Pass.FORWARD,
+    )
     return _conv_kernels(conv, step, op.bias)
 
 
@@ -311,9 +380,17 @@ def _conv_transpose(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, st
     assert isinstance(op, ConvTranspose)
     x = inputs[0].shape
     volume = product(op.kernel if isinstance(op.kernel, tuple) else (op.kernel,) * op.dims)
-    conv = Convolution(batch=step.rows, in_channels=op.out_channels, out_channels=x[0], groups=op.groups,
-                       kernel_volume=volume, input_pixels=product(output.shape[1:]), output_pixels=product(x[1:]),
-                       dtype_bytes=step.dtype_bytes, pass_=Pass.FORWARD)
+    conv = Convolution(
+        batch=step.rows,
+        in_channels=op.out_channels,
+        out_channels=x[0],
+        groups=op.groups,
+        kernel_volume=volume,
+        input_pixels=product(output.shape[1:]),
+        output_pixels=product(x[1:]),
+        dtype_bytes=step.dtype_bytes,
+        pass_=Pass.FORWARD,
+    )
     return _conv_kernels(conv, step, op.bias)
 
 
@@ -325,11 +402,15 @@ def _cross_entropy(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, ste
     half logits (autocast's fp32 list, HF's logits.float())."""
     logits = step.input_bytes[0]
     flops = op.other_flops(inputs, output) * step.rows
-    kernels: list[Kernel] = [Stream(read_bytes=logits, written_bytes=logits, flops=flops, pass_=Pass.FORWARD),
-                             Stream(read_bytes=logits, written_bytes=step.output_bytes, flops=0, pass_=Pass.FORWARD)]
+    kernels: list[Kernel] = [
+        Stream(read_bytes=logits, written_bytes=logits, flops=flops, pass_=Pass.FORWARD),
+        Stream(read_bytes=logits, written_bytes=step.output_bytes, flops=0, pass_=Pass.FORWARD),
+    ]
     if runs_backward(step):
-        kernels += [Stream(read_bytes=0, written_bytes=logits, flops=0, pass_=Pass.BACKWARD),
-                    Stream(read_bytes=2 * logits, written_bytes=logits, flops=2 * flops, pass_=Pass.BACKWARD)]
+        kernels += [
+            Stream(read_bytes=0, written_bytes=logits, flops=0, pass_=Pass.BACKWARD),
+            Stream(read_bytes=2 * logits, written_bytes=logits, flops=2 * flops, pass_=Pass.BACKWARD),
+        ]
     return OpKernels(kernels=tuple(kernels), host_ops=2, autograd_nodes=2)  # _log_softmax, nll_loss_forward
 
 

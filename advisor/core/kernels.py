@@ -92,8 +92,9 @@ class Convolution:
     def tensor_bytes(self) -> int:
         """Input, weight and output read or written once (a depthwise kernel moves about this much)."""
         weight = self.out_channels * self.macs_per_output
-        return (self.batch * (self.in_channels * self.input_pixels + self.out_channels * self.output_pixels)
-                + weight) * self.dtype_bytes
+        return (
+            self.batch * (self.in_channels * self.input_pixels + self.out_channels * self.output_pixels) + weight
+        ) * self.dtype_bytes
 
 
 @dataclass(frozen=True, kw_only=True)

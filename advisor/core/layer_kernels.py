@@ -50,8 +50,9 @@ def _param_tensors(op: object, inputs: Sequence[TensorSpec], trainable: int) -> 
     return len(weight_tensors(op, inputs, False)) or (2 if trainable > 1 else 1)
 
 
-def _node_step(graph: Graph, i: int, w: Workload, out_bytes: list[int], needs_grad: tuple[bool, ...],
-               trainable: int) -> tuple[OpStep, list[Kernel]]:
+def _node_step(
+    graph: Graph, i: int, w: Workload, out_bytes: list[int], needs_grad: tuple[bool, ...], trainable: int
+) -> tuple[OpStep, list[Kernel]]:
     node = graph.nodes[i]
     specs = graph.input_specs(node)
     casts: list[Kernel] = []
@@ -70,10 +71,18 @@ def _node_step(graph: Graph, i: int, w: Workload, out_bytes: list[int], needs_gr
     amp_casts = w.amp and node.op.amp == "lower" and node.op.casts_weight
     rows = w.batch if node.output.batched else 1
     step = OpStep(
-        rows=rows, batch=w.batch, dtype_bytes=out_bytes[i], input_bytes=tuple(reads),
-        output_bytes=node.output.numel * rows * out_bytes[i], training=w.training, output_grad=needs_grad[i],
-        input_grad=any(needs_grad[s] for s in node.inputs), weight_grad=trainable > 0 or tied,
-        weight_casts=weight_tensors(node.op, specs, qlora) if amp_casts else (), quantized_base=qlora)
+        rows=rows,
+        batch=w.batch,
+        dtype_bytes=out_bytes[i],
+        input_bytes=tuple(reads),
+        output_bytes=node.output.numel * rows * out_bytes[i],
+        training=w.training,
+        output_grad=needs_grad[i],
+        input_grad=any(needs_grad[s] for s in node.inputs),
+        weight_grad=trainable > 0 or tied,
+        weight_casts=weight_tensors(node.op, specs, qlora) if amp_casts else (),
+        quantized_base=qlora,
+    )
     return step, casts
 
 
@@ -99,15 +108,25 @@ def graph_kernels(graph: Graph, w: Workload, needs_grad: tuple[bool, ...]) -> li
     for i, node in enumerate(graph.nodes):
         trainable = trainable_params(node.op, specs[i], w) if w.training else 0
         step, casts = _node_step(graph, i, w, out_bytes, needs_grad, trainable)
-        sums = [Stream(read_bytes=2 * step.output_bytes, written_bytes=step.output_bytes,
-                       flops=step.output_bytes // out_bytes[i], pass_=Pass.BACKWARD)] * sums_at[i]
+        sums = [
+            Stream(
+                read_bytes=2 * step.output_bytes,
+                written_bytes=step.output_bytes,
+                flops=step.output_bytes // out_bytes[i],
+                pass_=Pass.BACKWARD,
+            )
+        ] * sums_at[i]
         made = op_kernels(node.op, specs[i], node.output, step)
         if not made.kernels:  # a view or an identity: nothing of its own, nor a cast
             casts = []
         host = made.host_ops + sum(1 for k in casts if k.pass_ is Pass.FORWARD)
-        out.append(LayerKernels(
-            kernels=(*casts, *made.kernels, *sums), host_ops=host,
-            # the input casts record nodes of their own, as the formula's ops do, where backward runs here
-            autograd_nodes=made.autograd_nodes + host - made.host_ops if step.training and step.output_grad else 0,
-            param_tensors=_param_tensors(node.op, specs[i], trainable)))
+        out.append(
+            LayerKernels(
+                kernels=(*casts, *made.kernels, *sums),
+                host_ops=host,
+                # the input casts record nodes of their own, as the formula's ops do, where backward runs here
+                autograd_nodes=made.autograd_nodes + host - made.host_ops if step.training and step.output_grad else 0,
+                param_tensors=_param_tensors(node.op, specs[i], trainable),
+            )
+        )
     return out

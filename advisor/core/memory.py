@@ -53,8 +53,9 @@ class StepReplay:
         self.offload = workload.offload is not None and workload.training
         self.dtype = element_bytes(self.nodes, self.specs, workload)
         # the kernel each op runs at its compute dtype (fp32 grouped-query attention takes the math path)
-        self.nodes = tuple(replace(n, op=n.op.for_dtype(d, workload.amp))
-                           for n, d in zip(self.nodes, self.dtype, strict=True))
+        self.nodes = tuple(
+            replace(n, op=n.op.for_dtype(d, workload.amp)) for n, d in zip(self.nodes, self.dtype, strict=True)
+        )
         self.requires_grad = requires_grad(graph, workload)
         self.blocks = self._checkpoint_blocks() if workload.checkpointing and workload.training else []
         # the caller keeps the model's output (and the loss) referenced until the step ends
@@ -137,8 +138,11 @@ class StepReplay:
                 self.tracker.alloc(casts[j], size, "temporaries")
         weight_cast: Key = Key(Store.WEIGHT_CAST, i, 0)
         dequantized = self._dequantizes(i)
-        fp32_stored = ((self.workload.training and not self.frozen) or self.workload.weight_format == "fp32"
-                       or (self.workload.kbit_prepared and not dequantized))  # the fp32 LM head of QLoRA
+        fp32_stored = (
+            (self.workload.training and not self.frozen)
+            or self.workload.weight_format == "fp32"
+            or (self.workload.kbit_prepared and not dequantized)
+        )  # the fp32 LM head of QLoRA
         # offloaded training keeps 16-bit weights on the GPU: nothing for autocast to cast
         autocast = self.workload.amp and op.amp == "lower" and op.casts_weight and fp32_stored and not self.offload
         if dequantized or autocast:  # bnb dequantizes, autocast casts
@@ -186,8 +190,10 @@ class StepReplay:
         element = self.dtype[node.inputs[0]] if op.input_dtype_workspace else None
         workspace = op.forward_workspace(specs, node.output, saving)
         sizes = [self.nbytes(i, workspace, element)] if workspace else []
-        return sizes + [self.nbytes(i, t.numel, _SAVED_BYTES.get(t.dtype))  # "act": the op's own dtype
-                        for t in op.forward_transients(specs, node.output, saving)]
+        return sizes + [
+            self.nbytes(i, t.numel, _SAVED_BYTES.get(t.dtype))  # "act": the op's own dtype
+            for t in op.forward_transients(specs, node.output, saving)
+        ]
 
     def _hold(self, i: int, taken: dict[int, list[int]], released: dict[int, list[int]]) -> None:
         """Graph.holds: a reference taken once node i's output exists, dropped once the holding node has run."""
@@ -259,8 +265,9 @@ class StepReplay:
                 self.tracker.free(Key(Store.WORKSPACE, i, 0))
                 self._release_saved(i)
             key: Key = Key(Store.GRAD, i, j)
-            self.tracker.alloc(key, spec.numel * (self.workload.batch if spec.batched else 1) * self.dtype[source],
-                         "temporaries")
+            self.tracker.alloc(
+                key, spec.numel * (self.workload.batch if spec.batched else 1) * self.dtype[source], "temporaries"
+            )
             self.tracker.free(Key(Store.GRAD_CAST, i, j))
             self.tracker.free(Key(Store.WORKSPACE, i, 0))
             self.grad_refs[key] += 1
@@ -285,8 +292,9 @@ class StepReplay:
             self.tracker.alloc(Key(Store.PARAM_GRAD_HALF, i, 0), 2 * numel, "temporaries")
         final: Key = Key(Store.PARAM_GRAD, owner, 0)
         if final in self.tracker.live:  # a shared weight's second gradient is added into .grad, then freed
-            self.tracker.alloc(Key(Store.PARAM_GRAD_EXTRA, i, 0), numel * self.workload.trainable_dtype_bytes,
-                               "temporaries")
+            self.tracker.alloc(
+                Key(Store.PARAM_GRAD_EXTRA, i, 0), numel * self.workload.trainable_dtype_bytes, "temporaries"
+            )
             self.tracker.free(Key(Store.PARAM_GRAD_EXTRA, i, 0))
         else:
             self.tracker.alloc(final, numel * self.workload.trainable_dtype_bytes, "gradients")
@@ -389,9 +397,17 @@ class StepReplay:
             self.tracker.alloc(key, self.trainable(key.node) * self.workload.trainable_dtype_bytes, "temporaries")
         for key in keys:
             self.tracker.free(key)
-        largest = 0 if self.offload else max(
-            (per_tensor_step_bytes(self.workload.optimizer, trained_tensors(n.op, s, self.workload))
-             for n, s in zip(self.nodes, self.specs, strict=True)), default=0)
+        largest = (
+            0
+            if self.offload
+            else max(
+                (
+                    per_tensor_step_bytes(self.workload.optimizer, trained_tensors(n.op, s, self.workload))
+                    for n, s in zip(self.nodes, self.specs, strict=True)
+                ),
+                default=0,
+            )
+        )
         self.tracker.alloc(Key(Store.OPTIMIZER_TEMPORARY, -1, 0), largest, "temporaries")  # one tensor at a time
         self.tracker.free(Key(Store.OPTIMIZER_TEMPORARY, -1, 0))
 
@@ -408,8 +424,18 @@ class StepReplay:
         t = self.tracker
         t.mark("end", "")
         phase, layer = t.peak_where
-        return MemoryProfile(t.peak_bytes, t.peak_breakdown(), phase, layer, t.peak_fixed, tuple(kept),
-                             tuple(t.timeline), tuple(t.events), tuple(t.after_alloc), t.live_count_max)
+        return MemoryProfile(
+            t.peak_bytes,
+            t.peak_breakdown(),
+            phase,
+            layer,
+            t.peak_fixed,
+            tuple(kept),
+            tuple(t.timeline),
+            tuple(t.events),
+            tuple(t.after_alloc),
+            t.live_count_max,
+        )
 
 
 __all__ = ["StepReplay", "rounded"]

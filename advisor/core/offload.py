@@ -44,7 +44,11 @@ def host_bytes(w: Workload, params: int, trainable: int, state_bytes_per_weight:
 def offload_notes(w: Workload, host: int) -> list[str]:
     if w.offload is None or not w.training:
         return []
-    where = {"optimizer": "optimizer state, fp32 master weights and gradients (DeepSpeed ZeRO-Offload)",
-             "params": "weights, gradients and optimizer state (ZeRO-3 offload_param / FSDP CPUOffload)"}
-    return [f"Offload: {where[w.offload]} in system RAM, {host / 2**30:.1f} GiB of it; the GPU keeps the "
-            "compute-dtype weights it needs and one 5e8-element gradient bucket."]
+    where = {
+        "optimizer": "optimizer state, fp32 master weights and gradients (DeepSpeed ZeRO-Offload)",
+        "params": "weights, gradients and optimizer state (ZeRO-3 offload_param / FSDP CPUOffload)",
+    }
+    return [
+        f"Offload: {where[w.offload]} in system RAM, {host / 2**30:.1f} GiB of it; the GPU keeps the "
+        "compute-dtype weights it needs and one 5e8-element gradient bucket."
+    ]

@@ -78,13 +78,13 @@ def per_tensor_step_bytes(optimizer: str, tensors: Sequence[Tensor]) -> int:
 
 _NOTES = {
     "adamw8bit": "bitsandbytes AdamW8bit: two uint8 states with an fp32 absmax per block of 256 (tensors under "
-                 "4,096 elements keep fp32 states); one fused kernel per tensor, no step temporaries.",
+    "4,096 elements keep fp32 states); one fused kernel per tensor, no step temporaries.",
     "paged_adamw8bit": "bitsandbytes PagedAdamW8bit: 8-bit states of tensors of 100,000 elements or more live in "
-                       "CUDA unified memory, outside PyTorch's allocator and the peak; under memory pressure the "
-                       "driver pages them to system RAM, which must hold them.",
+    "CUDA unified memory, outside PyTorch's allocator and the peak; under memory pressure the "
+    "driver pages them to system RAM, which must hold them.",
     "lion": "bitsandbytes Lion (32-bit): one fp32 state per weight, one fused kernel per tensor.",
     "adafactor": "transformers Adafactor (beta1 None): factored second moments (rows + columns) for matrices, "
-                 "a full one for vectors; its Python loop holds two fp32 tensors of the largest parameter.",
+    "a full one for vectors; its Python loop holds two fp32 tensors of the largest parameter.",
 }
 
 

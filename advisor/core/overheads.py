@@ -31,4 +31,3 @@ DEFAULT_OVERHEAD = HOPPER_MEASURED
 def device_total_bytes(reserved_bytes: int, overhead: DeviceOverhead = DEFAULT_OVERHEAD) -> int:
     """What nvidia-smi would show for the whole card while the step runs in one process."""
     return reserved_bytes + overhead.workspace_bytes + overhead.context_bytes + overhead.driver_reserved_bytes
-

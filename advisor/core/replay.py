@@ -19,8 +19,10 @@ from advisor.core.workload import Workload
 def model_facts(graph: Graph, workload: Workload) -> ModelFacts:
     w, fmt = workload, workload.weight_format
     plain = plain_dtype_bytes(fmt, w.kbit_prepared)
-    stored = [stored_bytes(node.op, graph.input_specs(node), node.name, fmt, w.trainable_dtype_bytes, plain)
-              for node in graph.nodes]
+    stored = [
+        stored_bytes(node.op, graph.input_specs(node), node.name, fmt, w.trainable_dtype_bytes, plain)
+        for node in graph.nodes
+    ]
     # a checkpoint whose tensor table was read (GGUF) stores exactly its file's bytes: the layers' described
     # bytes are scaled to that total
     spec = graph.decoder
@@ -28,11 +30,13 @@ def model_facts(graph: Graph, workload: Workload) -> ModelFacts:
     scale = exact_scale(spec, fmt, sum(stored)) if exact else 1.0
     # bitsandbytes' MatMul4Bit dequantizes an nf4 weight to 16 bit in forward and again in backward; the LM
     # head stays 16-bit (core/llm/quant.py)
-    dequantizes = tuple(isinstance(node.op, Linear) and fmt == "nf4" and node.name != "lm_head"
-                        for node in graph.nodes)
-    return ModelFacts(stored_weight_bytes=tuple(round(b * scale) for b in stored), dequantizes=dequantizes,
-                      held_references=tuple(held_until(graph)),
-                      extra_tensors=tuple(base_model_tensors(graph, workload)))
+    dequantizes = tuple(isinstance(node.op, Linear) and fmt == "nf4" and node.name != "lm_head" for node in graph.nodes)
+    return ModelFacts(
+        stored_weight_bytes=tuple(round(b * scale) for b in stored),
+        dequantizes=dequantizes,
+        held_references=tuple(held_until(graph)),
+        extra_tensors=tuple(base_model_tensors(graph, workload)),
+    )
 
 
 def step_replay(graph: Graph, workload: Workload) -> StepReplay:

@@ -16,41 +16,63 @@ from advisor.core.ops.recurrent import _Recurrent
 from advisor.core.ops.vision_ops import WindowAttention
 
 
-def _fused_attention(rows: int, seq_q: int, seq_k: int, dims: tuple[int, int], causal: bool, efficient: bool,
-                     step: OpStep) -> OpKernels:
+def _fused_attention(
+    rows: int, seq_q: int, seq_k: int, dims: tuple[int, int], causal: bool, efficient: bool, step: OpStep
+) -> OpKernels:
     """One fused kernel forward; backward: flash's preprocessing (dot(dO, O)), the main kernel and the
     float32 dq_accum converted to dq (flash_api.cpp mha_bwd), two of them memory-bound."""
     backend = AttentionBackend.EFFICIENT if efficient or step.dtype_bytes == 4 else AttentionBackend.FLASH
-    fields = dict(batch_heads=rows * step.rows, q_len=seq_q, kv_len=seq_k, head_dim=dims[0], v_head_dim=dims[1],
-                  causal=causal, backend=backend, dtype_bytes=step.dtype_bytes)
+    fields = dict(
+        batch_heads=rows * step.rows,
+        q_len=seq_q,
+        kv_len=seq_k,
+        head_dim=dims[0],
+        v_head_dim=dims[1],
+        causal=causal,
+        backend=backend,
+        dtype_bytes=step.dtype_bytes,
+    )
     kernels: list[Kernel] = [Attention(**fields, pass_=Pass.FORWARD)]  # type: ignore[arg-type]
     if runs_backward(step):
         q_elements = rows * step.rows * seq_q * dims[0]
-        kernels += [Attention(**fields, pass_=Pass.BACKWARD),  # type: ignore[arg-type]
-                    Stream(read_bytes=2 * step.output_bytes, written_bytes=4 * rows * step.rows * seq_q, flops=0,
-                           pass_=Pass.BACKWARD),
-                    Stream(read_bytes=4 * q_elements, written_bytes=step.dtype_bytes * q_elements, flops=0,
-                           pass_=Pass.BACKWARD)]
+        kernels += [
+            Attention(**fields, pass_=Pass.BACKWARD),  # type: ignore[arg-type]
+            Stream(
+                read_bytes=2 * step.output_bytes,
+                written_bytes=4 * rows * step.rows * seq_q,
+                flops=0,
+                pass_=Pass.BACKWARD,
+            ),
+            Stream(
+                read_bytes=4 * q_elements, written_bytes=step.dtype_bytes * q_elements, flops=0, pass_=Pass.BACKWARD
+            ),
+        ]
     return OpKernels(kernels=tuple(kernels), host_ops=1, autograd_nodes=1)
 
 
-def _explicit_attention(rows: int, seq_q: int, seq_k: int, dims: tuple[int, int], step: OpStep,
-                        softmax_ops: int) -> OpKernels:
+def _explicit_attention(
+    rows: int, seq_q: int, seq_k: int, dims: tuple[int, int], step: OpStep, softmax_ops: int
+) -> OpKernels:
     """Eager attention: scores = q @ k^T (bmm), `softmax_ops` memory-bound kernels over the scores (scale,
     mask, softmax, dropout), probs @ v (bmm); backward two bmm per product and the softmax's gradient."""
     b = rows * step.rows
     scores = b * seq_q * seq_k * step.dtype_bytes
     kernels: list[Kernel] = [matmul_kernel(seq_q, seq_k, dims[0], step, Pass.FORWARD, batches=b)]
-    kernels += [Stream(read_bytes=scores, written_bytes=scores, flops=scores // step.dtype_bytes, pass_=Pass.FORWARD)
-                for _ in range(softmax_ops)]
+    kernels += [
+        Stream(read_bytes=scores, written_bytes=scores, flops=scores // step.dtype_bytes, pass_=Pass.FORWARD)
+        for _ in range(softmax_ops)
+    ]
     kernels.append(matmul_kernel(seq_q, dims[1], seq_k, step, Pass.FORWARD, batches=b))
     if runs_backward(step):
-        kernels += [matmul_kernel(seq_q, seq_k, dims[1], step, Pass.INPUT_GRAD, batches=b),
-                    matmul_kernel(seq_k, dims[1], seq_q, step, Pass.INPUT_GRAD, batches=b),
-                    Stream(read_bytes=2 * scores, written_bytes=scores, flops=2 * scores // step.dtype_bytes,
-                           pass_=Pass.BACKWARD),
-                    matmul_kernel(seq_q, dims[0], seq_k, step, Pass.INPUT_GRAD, batches=b),
-                    matmul_kernel(seq_k, dims[0], seq_q, step, Pass.INPUT_GRAD, batches=b)]
+        kernels += [
+            matmul_kernel(seq_q, seq_k, dims[1], step, Pass.INPUT_GRAD, batches=b),
+            matmul_kernel(seq_k, dims[1], seq_q, step, Pass.INPUT_GRAD, batches=b),
+            Stream(
+                read_bytes=2 * scores, written_bytes=scores, flops=2 * scores // step.dtype_bytes, pass_=Pass.BACKWARD
+            ),
+            matmul_kernel(seq_q, dims[0], seq_k, step, Pass.INPUT_GRAD, batches=b),
+            matmul_kernel(seq_k, dims[0], seq_q, step, Pass.INPUT_GRAD, batches=b),
+        ]
     return OpKernels(kernels=tuple(kernels), host_ops=2 + softmax_ops, autograd_nodes=2 + softmax_ops)
 
 
@@ -78,8 +100,9 @@ def _window_attention(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, 
     assert isinstance(op, WindowAttention)
     windows, tokens, width = inputs[0].shape
     head_dim = width // 3 // op.heads
-    return _explicit_attention(windows * op.heads, tokens, tokens, (head_dim, head_dim), step,
-                               softmax_ops=2 + op.shifted)
+    return _explicit_attention(
+        windows * op.heads, tokens, tokens, (head_dim, head_dim), step, softmax_ops=2 + op.shifted
+    )
 
 
 @formula(_Recurrent)
@@ -92,16 +115,26 @@ def _recurrent(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, step: O
     kernels: list[Kernel] = []
     for n_in in op._layer_inputs(features):
         for _ in range(op.directions):
-            kernels += [matmul_kernel(seq * step.rows, g, n_in, step, Pass.FORWARD),
-                        matmul_kernel(step.rows, g, h, step, Pass.FORWARD, launches=seq),
-                        Stream(read_bytes=seq * step.rows * g * step.dtype_bytes,
-                               written_bytes=seq * step.rows * 2 * h * step.dtype_bytes, flops=6 * seq * step.rows * g,
-                               pass_=Pass.FORWARD)]
+            kernels += [
+                matmul_kernel(seq * step.rows, g, n_in, step, Pass.FORWARD),
+                matmul_kernel(step.rows, g, h, step, Pass.FORWARD, launches=seq),
+                Stream(
+                    read_bytes=seq * step.rows * g * step.dtype_bytes,
+                    written_bytes=seq * step.rows * 2 * h * step.dtype_bytes,
+                    flops=6 * seq * step.rows * g,
+                    pass_=Pass.FORWARD,
+                ),
+            ]
             if runs_backward(step):
-                kernels += [matmul_kernel(seq * step.rows, n_in, g, step, Pass.INPUT_GRAD),
-                            matmul_kernel(step.rows, h, g, step, Pass.INPUT_GRAD, launches=seq),
-                            *([matmul_kernel(g, n_in + h, seq * step.rows, step, Pass.WEIGHT_GRAD)] if step.weight_grad
-                              else [])]
+                kernels += [
+                    matmul_kernel(seq * step.rows, n_in, g, step, Pass.INPUT_GRAD),
+                    matmul_kernel(step.rows, h, g, step, Pass.INPUT_GRAD, launches=seq),
+                    *(
+                        [matmul_kernel(g, n_in + h, seq * step.rows, step, Pass.WEIGHT_GRAD)]
+                        if step.weight_grad
+                        else []
+                    ),
+                ]
     return OpKernels(kernels=tuple(kernels), host_ops=1, autograd_nodes=1)
 
 
@@ -116,13 +149,20 @@ def _moe(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, step: OpStep)
     ups = op._projections - 1
     kernels: list[Kernel] = []
     for _ in range(op.experts):
-        kernels += [matmul_kernel(rows, op.intermediate, hidden, step, Pass.FORWARD, launches=ups),
-                    matmul_kernel(rows, hidden, op.intermediate, step, Pass.FORWARD)]
+        kernels += [
+            matmul_kernel(rows, op.intermediate, hidden, step, Pass.FORWARD, launches=ups),
+            matmul_kernel(rows, hidden, op.intermediate, step, Pass.FORWARD),
+        ]
         if runs_backward(step):
-            kernels += [matmul_kernel(rows, hidden, op.intermediate, step, Pass.INPUT_GRAD, launches=ups),
-                        matmul_kernel(rows, op.intermediate, hidden, step, Pass.INPUT_GRAD),
-                        *([matmul_kernel(op.intermediate, hidden, rows, step, Pass.WEIGHT_GRAD, launches=ups + 1)]
-                          if step.weight_grad else [])]
+            kernels += [
+                matmul_kernel(rows, hidden, op.intermediate, step, Pass.INPUT_GRAD, launches=ups),
+                matmul_kernel(rows, op.intermediate, hidden, step, Pass.INPUT_GRAD),
+                *(
+                    [matmul_kernel(op.intermediate, hidden, rows, step, Pass.WEIGHT_GRAD, launches=ups + 1)]
+                    if step.weight_grad
+                    else []
+                ),
+            ]
     streamed = stream_kernels(op, inputs, output, step, ops=4)
     ops = op.experts * (op._projections + 4)
     return OpKernels(kernels=tuple(kernels) + streamed.kernels, host_ops=ops, autograd_nodes=ops)

@@ -53,8 +53,11 @@ def cast_bytes(node: Node, spec: TensorSpec, source_bytes: int, workload: Worklo
         return 0
     if getattr(op, "upcast", False) or getattr(op, "fp32_adapters", False):
         want = 4
-    elif not workload.amp or op.amp == "promote" or (
-            op.amp == "fp32_output" and workload.precision is Precision.AMP_FP16):
+    elif (
+        not workload.amp
+        or op.amp == "promote"
+        or (op.amp == "fp32_output" and workload.precision is Precision.AMP_FP16)
+    ):
         return 0
     else:
         want = 2 if op.amp == "lower" else 4

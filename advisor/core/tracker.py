@@ -16,7 +16,6 @@ CATEGORIES = ("weights", "gradients", "optimizer_state", "activations", "tempora
 BLOCK_BYTES = 512
 
 
-
 class Store(StrEnum):
     """What an allocation of the analytic replay (core/memory.py) holds: the first field of its Key."""
 
@@ -51,8 +50,17 @@ class Key(NamedTuple):
 
 
 # Allocations whose size does not depend on the batch; everything else scales with it.
-FIXED_KINDS = frozenset({Store.WEIGHTS, Store.OPTIMIZER_STATE, Store.PARAM_GRAD, Store.PARAM_GRAD_HALF,
-                         Store.PARAM_GRAD_EXTRA, Store.WEIGHT_CAST, Store.OPTIMIZER_TEMPORARY})
+FIXED_KINDS = frozenset(
+    {
+        Store.WEIGHTS,
+        Store.OPTIMIZER_STATE,
+        Store.PARAM_GRAD,
+        Store.PARAM_GRAD_HALF,
+        Store.PARAM_GRAD_EXTRA,
+        Store.WEIGHT_CAST,
+        Store.OPTIMIZER_TEMPORARY,
+    }
+)
 
 
 def rounded(nbytes: int) -> int:

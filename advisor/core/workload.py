@@ -12,9 +12,34 @@ from advisor.core.errors import SpecError
 Mode = Literal["train", "infer", "generate"]
 OptimizerName = Literal["sgd", "sgd_momentum", "adam", "adamw", "adamw8bit", "paged_adamw8bit", "adafactor", "lion"]
 # llama-quantize's file types (core/llm/gguf.py FILE_TYPES) after the transformers formats
-GGUFFormat = Literal["q2_k", "q3_k_s", "q3_k_m", "q3_k_l", "q4_0", "q4_1", "q4_k_s", "q4_k_m", "q5_0", "q5_1",
-                     "q5_k_s", "q5_k_m", "q6_k", "q8_0", "iq1_s", "iq1_m", "iq2_xxs", "iq2_xs", "iq2_s", "iq2_m",
-                     "iq3_xxs", "iq3_xs", "iq3_s", "iq3_m", "iq4_nl", "iq4_xs"]
+GGUFFormat = Literal[
+    "q2_k",
+    "q3_k_s",
+    "q3_k_m",
+    "q3_k_l",
+    "q4_0",
+    "q4_1",
+    "q4_k_s",
+    "q4_k_m",
+    "q5_0",
+    "q5_1",
+    "q5_k_s",
+    "q5_k_m",
+    "q6_k",
+    "q8_0",
+    "iq1_s",
+    "iq1_m",
+    "iq2_xxs",
+    "iq2_xs",
+    "iq2_s",
+    "iq2_m",
+    "iq3_xxs",
+    "iq3_xs",
+    "iq3_s",
+    "iq3_m",
+    "iq4_nl",
+    "iq4_xs",
+]
 WeightFormat = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4", "nf4", GGUFFormat]
 KVCacheFormat = Literal["bf16", "fp16", "fp8", "int8"]
 Finetune = Literal["full", "lora", "qlora"]
@@ -81,16 +106,33 @@ LORA_EXTRA_TARGETS = ("lm_head", "embed_tokens")
 # Per-parameter state tensors (torch.optim): momentum keeps momentum_buffer; Adam/AdamW exp_avg and exp_avg_sq.
 # bitsandbytes' 8-bit AdamW (paged or not) two quantized states, Lion one, Adafactor one factored second
 # moment: their bytes are in core/optimizers.py
-OPTIMIZER_STATE_SLOTS: dict[str, int] = {"sgd": 0, "sgd_momentum": 1, "adam": 2, "adamw": 2, "adamw8bit": 2,
-                                         "paged_adamw8bit": 2, "adafactor": 1, "lion": 1}
+OPTIMIZER_STATE_SLOTS: dict[str, int] = {
+    "sgd": 0,
+    "sgd_momentum": 1,
+    "adam": 2,
+    "adamw": 2,
+    "adamw8bit": 2,
+    "paged_adamw8bit": 2,
+    "adafactor": 1,
+    "lion": 1,
+}
 # Parameter-sized temporaries of the foreach step (torch/optim/adam.py _multi_tensor_adam:
 # exp_avg_sq_sqrt = torch._foreach_sqrt(exp_avg_sq)); SGD updates in place.
 # bitsandbytes updates in one fused kernel per tensor; Adafactor's per-tensor temporaries: core/optimizers.py
-OPTIMIZER_STEP_TEMPORARIES: dict[str, int] = {"sgd": 0, "sgd_momentum": 0, "adam": 1, "adamw": 1, "adamw8bit": 0,
-                                              "paged_adamw8bit": 0, "adafactor": 0, "lion": 0}
+OPTIMIZER_STEP_TEMPORARIES: dict[str, int] = {
+    "sgd": 0,
+    "sgd_momentum": 0,
+    "adam": 1,
+    "adamw": 1,
+    "adamw8bit": 0,
+    "paged_adamw8bit": 0,
+    "adafactor": 0,
+    "lion": 0,
+}
 
 
 MAX_LORA_RANK = 4096  # the app's LoRA rank box stops here too (ui/workload_llm.py)
+
 
 @dataclass(frozen=True)
 class Workload:
@@ -126,8 +168,7 @@ class Workload:
             raise SpecError(f"mode: must be one of {', '.join(get_args(Mode))}, got {self.mode!r}")
         object.__setattr__(self, "precision", as_member(Precision, "precision", self.precision))
         if self.optimizer not in get_args(OptimizerName):
-            raise SpecError(f"optimizer: must be one of {', '.join(get_args(OptimizerName))}, "
-                            f"got {self.optimizer!r}")
+            raise SpecError(f"optimizer: must be one of {', '.join(get_args(OptimizerName))}, got {self.optimizer!r}")
         if self.batch < 1:
             raise SpecError(f"batch: must be at least 1, got {self.batch}")
         self._check_llm_fields()
@@ -137,8 +178,10 @@ class Workload:
             if getattr(self, name) < 1:
                 raise SpecError(f"{name}: must be at least 1, got {getattr(self, name)}")
         if self.lora_rank > MAX_LORA_RANK:  # 10**12 was accepted (issue 29); published adapters use 4 to 256
-            raise SpecError(f"lora_rank: at most {MAX_LORA_RANK:,} (an adapter's rank is below the layer's "
-                            f"width), got {self.lora_rank:,}")
+            raise SpecError(
+                f"lora_rank: at most {MAX_LORA_RANK:,} (an adapter's rank is below the layer's "
+                f"width), got {self.lora_rank:,}"
+            )
         _one_of("weights", self.weights, WeightFormat, optional=True)
         _one_of("kv_cache", self.kv_cache, KVCacheFormat, optional=True)
         _one_of("finetune", self.finetune, Finetune)
@@ -151,16 +194,20 @@ class Workload:
             raise SpecError(f"offload: {self.offload} offload is a training option (--mode train)")
         unknown = [t for t in self.lora_targets if t not in (*LORA_TARGETS, *LORA_EXTRA_TARGETS)]
         if unknown:
-            raise SpecError(f"lora_targets: unknown {', '.join(unknown)}; choose from "
-                            f"{', '.join((*LORA_TARGETS, *LORA_EXTRA_TARGETS))}")
+            raise SpecError(
+                f"lora_targets: unknown {', '.join(unknown)}; choose from "
+                f"{', '.join((*LORA_TARGETS, *LORA_EXTRA_TARGETS))}"
+            )
         if self.finetune == "qlora" and self.weights not in (None, "nf4"):
             raise SpecError(f"weights: QLoRA keeps the frozen base in nf4, got {self.weights!r}")
         if self.weights in GGUF_WEIGHTS and self.mode == "train":
             raise SpecError(f"weights: {self.weights} is a llama.cpp format for inference; use --mode generate")
         self._check_runtime()
         if self.weights in QUANTIZED_WEIGHTS and self.mode == "train" and self.finetune == "full":
-            raise SpecError(f"weights: {self.weights} weights are frozen; train adapters on them with "
-                            "--finetune lora (or qlora), or train in bf16/fp32")
+            raise SpecError(
+                f"weights: {self.weights} weights are frozen; train adapters on them with "
+                "--finetune lora (or qlora), or train in bf16/fp32"
+            )
 
     def _check_runtime(self) -> None:
         if self.runtime is not None:
@@ -171,8 +218,10 @@ class Workload:
         if used == Runtime.LLAMA_CPP and self.weights not in (*GGUF_WEIGHTS, None, "fp32", "bf16", "fp16"):
             raise SpecError(f"runtime: llama.cpp runs GGUF files (q4_k_m ... q8_0, f16), not {self.weights} weights")
         if used != Runtime.LLAMA_CPP and self.weights in GGUF_WEIGHTS and self.generating:
-            raise SpecError(f"runtime: {self.weights} is a llama.cpp format; transformers and vLLM dequantize "
-                            "GGUF files on load (use --runtime llama.cpp or a transformers format)")
+            raise SpecError(
+                f"runtime: {self.weights} is a llama.cpp format; transformers and vLLM dequantize "
+                "GGUF files on load (use --runtime llama.cpp or a transformers format)"
+            )
         if self.gpu_layers is not None and (used != Runtime.LLAMA_CPP or self.gpu_layers < 0):
             raise SpecError(f"gpu_layers: -ngl is a llama.cpp option (0 or more layers), got {self.gpu_layers}")
 
@@ -255,8 +304,14 @@ class Workload:
         fp16 adapters (peft/tuners/tuners_utils.py cast_adapter_dtype); full training in the parameters'."""
         return 4 if self.finetune != "full" else self.param_dtype_bytes
 
-def recipe_defaults(mode: Mode, weights: WeightFormat | None, finetune: Finetune, precision: Precision | None,
-                    checkpointing: bool | None) -> tuple[Precision, bool, tuple[str, ...]]:
+
+def recipe_defaults(
+    mode: Mode,
+    weights: WeightFormat | None,
+    finetune: Finetune,
+    precision: Precision | None,
+    checkpointing: bool | None,
+) -> tuple[Precision, bool, tuple[str, ...]]:
     """Precision and checkpointing where the user gave neither, as the common recipes set them, and the
     names of the fields so chosen:
     - generation from quantized weights computes in half precision (bf16 on cards that have it, fp16 on
@@ -279,10 +334,12 @@ def recipe_defaults(mode: Mode, weights: WeightFormat | None, finetune: Finetune
 
 def default_notes(w: Workload) -> list[str]:
     """One assumption line per field that took a recipe default."""
-    notes = {"precision": f"Precision {w.precision} by default: generation from {w.weights} weights computes in "
-                          "bf16 (fp16 on cards without bf16, the same bytes); --precision overrides it.",
-             "checkpointing": "Gradient checkpointing on by default for QLoRA, as PEFT's "
-                              "prepare_model_for_kbit_training does; --no-checkpointing turns it off."}
+    notes = {
+        "precision": f"Precision {w.precision} by default: generation from {w.weights} weights computes in "
+        "bf16 (fp16 on cards without bf16, the same bytes); --precision overrides it.",
+        "checkpointing": "Gradient checkpointing on by default for QLoRA, as PEFT's "
+        "prepare_model_for_kbit_training does; --no-checkpointing turns it off.",
+    }
     return [notes[name] for name in w.defaulted if name in notes]
 
 

@@ -27,10 +27,17 @@ LANGUAGES: dict[str, str] = {"en": "English", "zh_CN": "简体中文"}
 # Fontconfig picks the Japanese variant for bare "Noto Sans CJK"; Chinese needs the SC family by name.
 FONTS: dict[str, tuple[str, ...]] = {"en": ("DejaVu Sans",), "zh_CN": ("Noto Sans CJK SC", "DejaVu Sans")}
 # English keys that read better differently on screen (engine vocabulary).
-_EN: dict[str, str] = {"optimizer_state": "optimizer state", "infer": "inference", "train": "training",
-                       "kv_cache": "KV cache", "generate": "generation"}
-_CATALOGS: dict[str, dict[str, str]] = {"en": _EN, "zh_CN": {**ZH_CN, **ZH_CN_APP, **ZH_CN_FIELDS, **ZH_CN_LLM,
-                                                  **ZH_CN_OPEN, **ZH_CN_PRICES, **ZH_CN_REPORT}}
+_EN: dict[str, str] = {
+    "optimizer_state": "optimizer state",
+    "infer": "inference",
+    "train": "training",
+    "kv_cache": "KV cache",
+    "generate": "generation",
+}
+_CATALOGS: dict[str, dict[str, str]] = {
+    "en": _EN,
+    "zh_CN": {**ZH_CN, **ZH_CN_APP, **ZH_CN_FIELDS, **ZH_CN_LLM, **ZH_CN_OPEN, **ZH_CN_PRICES, **ZH_CN_REPORT},
+}
 
 
 def known_language(code: str) -> str:

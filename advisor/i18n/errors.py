@@ -29,7 +29,7 @@ def pattern(template: str) -> re.Pattern[str]:
     message greedily, to the end; other values as little as will do, and never across a ": ")."""
     parts, last = [], 0
     for match in _PLACEHOLDER.finditer(template):
-        parts.append(re.escape(template[last:match.start()]))
+        parts.append(re.escape(template[last : match.start()]))
         parts.append(f"(?P<{match.group(1)}>.+)" if match.group(1) in NESTED else f"(?P<{match.group(1)}>{_VALUE})")
         last = match.end()
     parts.append(re.escape(template[last:]))
@@ -51,8 +51,11 @@ def _filled(message: str, code: str, sentences: bool, depth: int) -> str | None:
         values = match.groupdict()
         for name in NESTED:
             if name in values:
-                inner = _filled(values[name], code, sentences, depth + 1) if sentences else \
-                    _translate(values[name], code, depth + 1)
+                inner = (
+                    _filled(values[name], code, sentences, depth + 1)
+                    if sentences
+                    else _translate(values[name], code, depth + 1)
+                )
                 values[name] = inner or values[name]
         return target.format(**values)
     return None

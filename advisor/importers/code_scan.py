@@ -33,24 +33,91 @@ from pathlib import Path
 
 from advisor.importers.zip_limits import checked_members, member_kind, read_member
 
-RISKY_WORDS = frozenset({"file", "mmap", "save", "load", "loads", "open", "pickle", "exec", "eval", "system",
-                         "popen", "spawn", "fork", "socket", "library", "dlopen", "shm", "write", "unlink", "remove"})
-SAFE_OP_NAMESPACES = frozenset({"aten", "prim", "prims", "quantized", "torchvision", "_operator", "operator",
-                                "math", "higher_order", "profiler"})
+RISKY_WORDS = frozenset(
+    {
+        "file",
+        "mmap",
+        "save",
+        "load",
+        "loads",
+        "open",
+        "pickle",
+        "exec",
+        "eval",
+        "system",
+        "popen",
+        "spawn",
+        "fork",
+        "socket",
+        "library",
+        "dlopen",
+        "shm",
+        "write",
+        "unlink",
+        "remove",
+    }
+)
+SAFE_OP_NAMESPACES = frozenset(
+    {"aten", "prim", "prims", "quantized", "torchvision", "_operator", "operator", "math", "higher_order", "profiler"}
+)
 CODE_OP_NAMESPACES = frozenset({"aten", "prim", "quantized", "torchvision", "profiler"})
 # TorchScript's own unpickler resolves only these (torch/csrc/jit/serialization/unpickler.cpp); anything else
 # in an archive's pickle is a foreign file made to look like TorchScript.
 SAFE_GLOBAL_PREFIXES = ("torch.", "__torch__.", "collections.OrderedDict")
 TORCHBIND = "__torch__.torch.classes."
-SAFE_TORCHBIND = frozenset({"quantized.LinearPackedParamsBase", "quantized.Conv2dPackedParamsBase",
-                            "quantized.Conv3dPackedParamsBase", "quantized.EmbeddingPackedParamsBase"})
+SAFE_TORCHBIND = frozenset(
+    {
+        "quantized.LinearPackedParamsBase",
+        "quantized.Conv2dPackedParamsBase",
+        "quantized.Conv3dPackedParamsBase",
+        "quantized.EmbeddingPackedParamsBase",
+    }
+)
 # Names TorchScript's compiler itself provides (torch/csrc/jit/frontend/ir_emitter.cpp, python_print.cpp);
 # `fork` is torch.jit.fork: its function argument is a reference checked like any other.
-BUILTIN_CALLS = frozenset({"annotate", "unchecked_cast", "uninitialized", "int", "float", "bool", "str",
-                           "complex", "len", "range", "enumerate", "zip", "isinstance", "getattr", "hasattr",
-                           "min", "max", "abs", "list", "dict", "tuple", "round", "divmod", "ord", "chr", "sum",
-                           "any", "all", "hash", "print", "sorted", "fork", "wait", "NamedTuple", "Tensor",
-                           "Device", "Future", "_unwrap_optional", "interface"})
+BUILTIN_CALLS = frozenset(
+    {
+        "annotate",
+        "unchecked_cast",
+        "uninitialized",
+        "int",
+        "float",
+        "bool",
+        "str",
+        "complex",
+        "len",
+        "range",
+        "enumerate",
+        "zip",
+        "isinstance",
+        "getattr",
+        "hasattr",
+        "min",
+        "max",
+        "abs",
+        "list",
+        "dict",
+        "tuple",
+        "round",
+        "divmod",
+        "ord",
+        "chr",
+        "sum",
+        "any",
+        "all",
+        "hash",
+        "print",
+        "sorted",
+        "fork",
+        "wait",
+        "NamedTuple",
+        "Tensor",
+        "Device",
+        "Future",
+        "_unwrap_optional",
+        "interface",
+    }
+)
 TRUST_HINT = "if you trust this file, pass --trust-pickle"
 
 
@@ -117,12 +184,22 @@ class _Scan:
 
     def __init__(self, trees: dict[str, ast.Module]) -> None:
         self.trees = trees
-        self.defined = {n.name for tree in trees.values() for n in ast.walk(tree)
-                        if isinstance(n, ast.FunctionDef | ast.ClassDef)}  # fmt: skip
-        self.bound = {n.id for tree in trees.values() for n in ast.walk(tree)
-                      if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}  # fmt: skip
-        self.bound |= {a.arg for tree in trees.values() for n in ast.walk(tree) if isinstance(n, ast.arguments)
-                       for a in (*n.posonlyargs, *n.args, *n.kwonlyargs)}  # fmt: skip
+        self.defined = {
+            n.name for tree in trees.values() for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.ClassDef)
+        }
+        self.bound = {
+            n.id
+            for tree in trees.values()
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+        }
+        self.bound |= {
+            a.arg
+            for tree in trees.values()
+            for n in ast.walk(tree)
+            if isinstance(n, ast.arguments)
+            for a in (*n.posonlyargs, *n.args, *n.kwonlyargs)
+        }
 
     def problems(self) -> Iterator[str]:
         for member, tree in self.trees.items():

@@ -23,16 +23,32 @@ MAX_CONFIG_BYTES = 16 << 20
 # most that still answers within a couple of minutes there.
 MAX_LAYERS = 512
 MAX_EXPERTS = 1024
-LAYER_KEYS = frozenset({"num_hidden_layers", "n_layer", "n_layers", "num_layers", "encoder_layers", "decoder_layers",
-                        "num_encoder_layers", "num_decoder_layers"})
+LAYER_KEYS = frozenset(
+    {
+        "num_hidden_layers",
+        "n_layer",
+        "n_layers",
+        "num_layers",
+        "encoder_layers",
+        "decoder_layers",
+        "num_encoder_layers",
+        "num_decoder_layers",
+    }
+)
 EXPERT_KEYS = frozenset({"num_experts", "num_local_experts", "n_routed_experts", "moe_num_experts"})
 
 # How to get each optional package: the extras of pyproject.toml, or the package itself for the model
 # libraries advisor does not depend on.
-INSTALL = {"torch": f"install {DISTRIBUTION}[torch]", "onnx": f"install {DISTRIBUTION}[onnx]",
-           "safetensors": f"install {DISTRIBUTION}[safetensors]", "huggingface_hub": f"install {DISTRIBUTION}[hub]",
-           "gguf": f"install {DISTRIBUTION}[gguf]", "torchvision": "pip install torchvision",
-           "timm": "pip install timm", "transformers": "pip install transformers"}
+INSTALL = {
+    "torch": f"install {DISTRIBUTION}[torch]",
+    "onnx": f"install {DISTRIBUTION}[onnx]",
+    "safetensors": f"install {DISTRIBUTION}[safetensors]",
+    "huggingface_hub": f"install {DISTRIBUTION}[hub]",
+    "gguf": f"install {DISTRIBUTION}[gguf]",
+    "torchvision": "pip install torchvision",
+    "timm": "pip install timm",
+    "transformers": "pip install transformers",
+}
 
 
 def fail(path: str | Path, what: str) -> SpecError:

@@ -35,6 +35,7 @@ STRING, ARRAY = 8, 9
 @dataclass(frozen=True)
 class ArrayInfo:
     """A long array (the token list), by its element type and length only."""
+
     element_type: int
     count: int
 
@@ -74,8 +75,9 @@ class _Reader:
 
     def take(self, n: int, what: str) -> bytes:
         if n > self.left:
-            raise fail(self.path, f"damaged GGUF header: {what} needs {n:,} bytes, {self.left:,} are left "
-                                  "(truncated file?)")
+            raise fail(
+                self.path, f"damaged GGUF header: {what} needs {n:,} bytes, {self.left:,} are left (truncated file?)"
+            )
         return self.f.read(n)
 
     def scalar(self, fmt: str, what: str) -> Any:
@@ -116,8 +118,7 @@ class _Reader:
             self.f.seek(count * size, 1)
             return ArrayInfo(etype, count)
         if count > MAX_ARRAY_ITEMS:
-            raise fail(self.path, f"damaged GGUF header: {what} has {count:,} elements (more than "
-                                  f"{MAX_ARRAY_ITEMS:,})")
+            raise fail(self.path, f"damaged GGUF header: {what} has {count:,} elements (more than {MAX_ARRAY_ITEMS:,})")
         if count * 8 > self.left:  # each string or array element takes at least its 8-byte length
             self.take(count * 8, what)
         for i in range(count):
@@ -141,11 +142,17 @@ def read_header(path: Path) -> GGUFHeader:
         n_tensors, n_kv = r.scalar("<Q", "tensor count"), r.scalar("<Q", "metadata count")
         # a key-value pair takes at least 8 + 4 + 1 bytes, a tensor description 8 + 4 + 4 + 8
         if n_tensors > MAX_TENSORS or n_kv > MAX_KEYS:
-            raise fail(path, f"damaged GGUF header: {n_tensors:,} tensors and {n_kv:,} metadata entries (at most "
-                             f"{MAX_TENSORS:,} and {MAX_KEYS:,})")
+            raise fail(
+                path,
+                f"damaged GGUF header: {n_tensors:,} tensors and {n_kv:,} metadata entries (at most "
+                f"{MAX_TENSORS:,} and {MAX_KEYS:,})",
+            )
         if n_kv * 13 > r.left or n_tensors * 24 > r.left:
-            raise fail(path, f"damaged GGUF header: {n_tensors:,} tensors and {n_kv:,} metadata entries "
-                             f"cannot fit in a {size:,}-byte file (truncated file?)")
+            raise fail(
+                path,
+                f"damaged GGUF header: {n_tensors:,} tensors and {n_kv:,} metadata entries "
+                f"cannot fit in a {size:,}-byte file (truncated file?)",
+            )
         metadata: dict[str, Any] = {}
         for i in range(n_kv):
             key = r.string(f"metadata key {i}")
@@ -175,13 +182,19 @@ def _tensor_info(r: _Reader, gguf: Any, i: int) -> tuple[GGUFTensor, int]:
     for d in shape:
         numel *= d
     if shape[0] % block or numel == 0 or numel > 1 << 48:
-        raise fail(r.path, f"damaged GGUF header: tensor {name[:80]!r} of shape {list(shape)} does not fit "
-                           f"{qtype.name} blocks of {block}")
+        raise fail(
+            r.path,
+            f"damaged GGUF header: tensor {name[:80]!r} of shape {list(shape)} does not fit "
+            f"{qtype.name} blocks of {block}",
+        )
     return GGUFTensor(name, qtype.name, shape, numel, numel // block * type_bytes), offset
 
 
 def _check_tensor(path: Path, t: GGUFTensor, offset: int, alignment: int, data_bytes: int) -> GGUFTensor:
     if offset % alignment or offset + t.nbytes > data_bytes:
-        raise fail(path, f"tensor {t.name[:80]!r}: data [{offset:,}, {offset + t.nbytes:,}) lies outside the "
-                         f"file's {data_bytes:,} data bytes (truncated file?)")
+        raise fail(
+            path,
+            f"tensor {t.name[:80]!r}: data [{offset:,}, {offset + t.nbytes:,}) lies outside the "
+            f"file's {data_bytes:,} data bytes (truncated file?)",
+        )
     return t

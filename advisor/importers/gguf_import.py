@@ -25,23 +25,47 @@ from advisor.importers.gguf_header import ArrayInfo, GGUFHeader, read_header
 from advisor.importers.state_dict import weights_only_graph
 
 # general.architecture -> transformers model_type (convert_hf_to_gguf.py's ModelBase.register names)
-MODEL_TYPES = {"llama": "llama", "qwen2": "qwen2", "qwen3": "qwen3", "qwen2moe": "qwen2_moe",
-               "qwen3moe": "qwen3_moe", "gemma": "gemma", "gemma2": "gemma2", "gemma3": "gemma3_text",
-               "phi3": "phi3", "granite": "granite", "olmo2": "olmo2", "command-r": "cohere",
-               "starcoder2": "starcoder2", "mistral3": "mistral", "olmoe": "olmoe", "glm4": "glm4",
-               "gpt-oss": "gpt_oss", "deepseek2": "deepseek_v2"}
+MODEL_TYPES = {
+    "llama": "llama",
+    "qwen2": "qwen2",
+    "qwen3": "qwen3",
+    "qwen2moe": "qwen2_moe",
+    "qwen3moe": "qwen3_moe",
+    "gemma": "gemma",
+    "gemma2": "gemma2",
+    "gemma3": "gemma3_text",
+    "phi3": "phi3",
+    "granite": "granite",
+    "olmo2": "olmo2",
+    "command-r": "cohere",
+    "starcoder2": "starcoder2",
+    "mistral3": "mistral",
+    "olmoe": "olmoe",
+    "glm4": "glm4",
+    "gpt-oss": "gpt_oss",
+    "deepseek2": "deepseek_v2",
+}
 # {arch}.KEY -> config.json field
-FIELDS = {"embedding_length": "hidden_size", "block_count": "num_hidden_layers",
-          "attention.head_count": "num_attention_heads", "attention.head_count_kv": "num_key_value_heads",
-          "feed_forward_length": "intermediate_size", "attention.key_length": "head_dim",
-          "context_length": "max_position_embeddings", "attention.sliding_window": "sliding_window",
-          "expert_count": "num_experts", "expert_used_count": "num_experts_per_tok",
-          "expert_feed_forward_length": "moe_intermediate_size",
-          "expert_shared_feed_forward_length": "shared_expert_intermediate_size",
-          # DeepSeek's multi-head latent attention (convert_hf_to_gguf.py DeepseekV2Model.set_gguf_parameters)
-          "attention.q_lora_rank": "q_lora_rank", "attention.kv_lora_rank": "kv_lora_rank",
-          "rope.dimension_count": "qk_rope_head_dim", "leading_dense_block_count": "first_k_dense_replace",
-          "expert_shared_count": "n_shared_experts"}
+FIELDS = {
+    "embedding_length": "hidden_size",
+    "block_count": "num_hidden_layers",
+    "attention.head_count": "num_attention_heads",
+    "attention.head_count_kv": "num_key_value_heads",
+    "feed_forward_length": "intermediate_size",
+    "attention.key_length": "head_dim",
+    "context_length": "max_position_embeddings",
+    "attention.sliding_window": "sliding_window",
+    "expert_count": "num_experts",
+    "expert_used_count": "num_experts_per_tok",
+    "expert_feed_forward_length": "moe_intermediate_size",
+    "expert_shared_feed_forward_length": "shared_expert_intermediate_size",
+    # DeepSeek's multi-head latent attention (convert_hf_to_gguf.py DeepseekV2Model.set_gguf_parameters)
+    "attention.q_lora_rank": "q_lora_rank",
+    "attention.kv_lora_rank": "kv_lora_rank",
+    "rope.dimension_count": "qk_rope_head_dim",
+    "leading_dense_block_count": "first_k_dense_replace",
+    "expert_shared_count": "n_shared_experts",
+}
 # the expert count's config.json name per family (MixtralConfig, GptOssConfig, DeepseekV2Config)
 EXPERT_COUNT = {"mixtral": "num_local_experts", "gpt_oss": "num_local_experts", "deepseek_v2": "n_routed_experts"}
 # general.file_type (gguf LlamaFileType) -> the --weights format of that name
@@ -148,8 +172,11 @@ def load_graph(path: Path, seq_len: int | None = None) -> Graph:
     stored = stored_weights(header, spec.tied_embeddings, experts, used)
     described = sum(g.numel for g in tensor_groups(spec))
     if described != header.numel:  # the metadata was read differently from how the file was written
-        stored = replace(stored, source=f"{stored.source}; the file holds {header.numel:,} parameters, the "
-                                        f"layers its metadata describes {described:,}")
+        stored = replace(
+            stored,
+            source=f"{stored.source}; the file holds {header.numel:,} parameters, the "
+            f"layers its metadata describes {described:,}",
+        )
     spec = replace(spec, stored=stored)
     length = seq_len or zoo.DEFAULT_SEQ_LEN
     return decoder_graph(spec, min(length, spec.max_positions) if spec.max_positions and not seq_len else length)

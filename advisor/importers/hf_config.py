@@ -44,18 +44,29 @@ def _float(path: Path, cfg: dict[str, Any], key: str, default: float) -> float:
 
 def _bert(path: Path, cfg: dict[str, Any], name: str, seq_len: int) -> Graph:
     labels = cfg.get("id2label")
-    c = BertConfig(_int(path, cfg, "hidden_size", 768), _int(path, cfg, "num_hidden_layers", 12),
-                   _int(path, cfg, "num_attention_heads", 12), _int(path, cfg, "intermediate_size", 3072),
-                   _int(path, cfg, "vocab_size", 30522), _int(path, cfg, "max_position_embeddings", 512),
-                   _int(path, cfg, "type_vocab_size", 2),
-                   len(labels) if isinstance(labels, dict) and labels else _int(path, cfg, "num_labels", 2),
-                   _float(path, cfg, "hidden_dropout_prob", 0.1))
+    c = BertConfig(
+        _int(path, cfg, "hidden_size", 768),
+        _int(path, cfg, "num_hidden_layers", 12),
+        _int(path, cfg, "num_attention_heads", 12),
+        _int(path, cfg, "intermediate_size", 3072),
+        _int(path, cfg, "vocab_size", 30522),
+        _int(path, cfg, "max_position_embeddings", 512),
+        _int(path, cfg, "type_vocab_size", 2),
+        len(labels) if isinstance(labels, dict) and labels else _int(path, cfg, "num_labels", 2),
+        _float(path, cfg, "hidden_dropout_prob", 0.1),
+    )
     return bert(c, seq_len, name)
 
 
 def _gpt2(path: Path, cfg: dict[str, Any], spec: DecoderSpec, seq_len: int) -> Graph:
-    c = GPT2Config(spec.hidden, spec.layers, spec.heads, spec.vocab, spec.max_positions or 1024,
-                   _float(path, cfg, "resid_pdrop", 0.1))
+    c = GPT2Config(
+        spec.hidden,
+        spec.layers,
+        spec.heads,
+        spec.vocab,
+        spec.max_positions or 1024,
+        _float(path, cfg, "resid_pdrop", 0.1),
+    )
     return replace(gpt2(c, seq_len, spec.name), decoder=spec)
 
 

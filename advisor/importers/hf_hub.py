@@ -114,21 +114,32 @@ def _download(hub: Any, spec: str, repo: str, revision: str | None, filename: st
             # Not cached: one HEAD without retries first. hf_hub_download retries a file it has no copy of
             # five times with backoff (file_download.py, retry_on_errors=True), 24 s before a refusal, an
             # unreachable Hub or a rate limit would be said; the user is told at once instead.
-            hub.get_hf_file_metadata(hub.hf_hub_url(repo, filename, revision=revision, endpoint=endpoint),
-                                     timeout=PROBE_TIMEOUT_S)
-        return str(hub.hf_hub_download(repo, filename, revision=revision, cache_dir=_cache_dir(),
-                                       endpoint=endpoint, local_files_only=_offline()))
+            hub.get_hf_file_metadata(
+                hub.hf_hub_url(repo, filename, revision=revision, endpoint=endpoint), timeout=PROBE_TIMEOUT_S
+            )
+        return str(
+            hub.hf_hub_download(
+                repo,
+                filename,
+                revision=revision,
+                cache_dir=_cache_dir(),
+                endpoint=endpoint,
+                local_files_only=_offline(),
+            )
+        )
     except Exception as error:
         raise hub_error(spec, error, filename) from None
 
 
-def _tensor_table(hub: Any, spec: str, repo: str, revision: str | None, report: Progress,
-                  cancelled: Callable[[], bool]) -> tuple[tuple[Tensor, ...] | None, int]:
+def _tensor_table(
+    hub: Any, spec: str, repo: str, revision: str | None, report: Progress, cancelled: Callable[[], bool]
+) -> tuple[tuple[Tensor, ...] | None, int]:
     """Every tensor's dtype and size from the safetensors headers: the index's shards, else the one file."""
     errors = hub.errors
     try:
-        index_path = hub.hf_hub_download(repo, INDEX_FILE, revision=revision, cache_dir=_cache_dir(),
-                                         endpoint=os.environ.get("HF_ENDPOINT") or None)
+        index_path = hub.hf_hub_download(
+            repo, INDEX_FILE, revision=revision, cache_dir=_cache_dir(), endpoint=os.environ.get("HF_ENDPOINT") or None
+        )
         shards = _shards(spec, Path(index_path))
     except errors.EntryNotFoundError:
         shards = [SINGLE_FILE]
@@ -146,9 +157,10 @@ def _tensor_table(hub: Any, spec: str, repo: str, revision: str | None, report: 
         with ThreadPoolExecutor(max_workers=8) as pool:
             for done, meta in enumerate(pool.map(header, shards), 1):
                 report(done, len(shards), f"{repo}: safetensors headers")
-                tensors += [Tensor(name, info.dtype, info.parameter_count,
-                                   info.data_offsets[1] - info.data_offsets[0])
-                            for name, info in meta.tensors.items()]
+                tensors += [
+                    Tensor(name, info.dtype, info.parameter_count, info.data_offsets[1] - info.data_offsets[0])
+                    for name, info in meta.tensors.items()
+                ]
     except errors.EntryNotFoundError:
         if shards == [SINGLE_FILE]:
             return None, 0  # no safetensors weights (an old .bin-only repo): the config alone decides
@@ -176,21 +188,26 @@ def hub_error(spec: str, error: BaseException, what: str) -> SpecError:
     name = type(error).__name__
     status = getattr(getattr(error, "response", None), "status_code", None)
     if name == "GatedRepoError":
-        line = ("gated repo: accept its license on the model's Hub page, then set HF_TOKEN to a token of "
-                "that account (or run `hf auth login`)")
+        line = (
+            "gated repo: accept its license on the model's Hub page, then set HF_TOKEN to a token of "
+            "that account (or run `hf auth login`)"
+        )
     elif name == "RepositoryNotFoundError":
-        line = ("no such model on the Hub, or it is private: check the name (ORG/NAME), or set HF_TOKEN "
-                "to a token that can read it")
+        line = (
+            "no such model on the Hub, or it is private: check the name (ORG/NAME), or set HF_TOKEN "
+            "to a token that can read it"
+        )
     elif name == "RevisionNotFoundError":
         line = "no such revision (branch, tag or commit after @) in this repo"
     elif name == "RemoteEntryNotFoundError":
         line = f"the repo has no {what}, so it is not a transformers model advisor can read"
     elif status == 429:
-        line = ("rate-limited by the Hub (HTTP 429): wait a few minutes and retry; with HF_TOKEN set the "
-                "limit is higher")
+        line = "rate-limited by the Hub (HTTP 429): wait a few minutes and retry; with HF_TOKEN set the limit is higher"
     elif name in ("LocalEntryNotFoundError", "OfflineModeIsEnabled") or _network_error(error):
-        line = (f"cannot reach the Hub and {what} is not in the local cache: connect to the internet (or "
-                "set HF_ENDPOINT to a mirror), or run once online so it is cached for HF_HUB_OFFLINE=1")
+        line = (
+            f"cannot reach the Hub and {what} is not in the local cache: connect to the internet (or "
+            "set HF_ENDPOINT to a mirror), or run once online so it is cached for HF_HUB_OFFLINE=1"
+        )
     elif status is not None:
         line = f"the Hub answered HTTP {status} for {what}; retry later"
     else:

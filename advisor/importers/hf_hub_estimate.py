@@ -47,11 +47,16 @@ def checkpoint_notes(ckpt: HubCheckpoint, cfg: dict[str, Any], graph: Graph | No
     notes = []
     if qc is not None and quantization_format(qc) is None:
         method = qc.get("quant_method", "?") if isinstance(qc, dict) else "?"
-        notes.append(f"{where}: quantization method {str(method)[:40]!r} has no layout here; the weights "
-                     "are estimated in the workload's dtype (give --weights to choose one).")
+        notes.append(
+            f"{where}: quantization method {str(method)[:40]!r} has no layout here; the weights "
+            "are estimated in the workload's dtype (give --weights to choose one)."
+        )
     if ckpt.tensors is None:
-        return (*notes, f"{where}: no safetensors headers (a .bin-only repo, or offline before they were "
-                        "cached): the parameter count comes from config.json alone.")
+        return (
+            *notes,
+            f"{where}: no safetensors headers (a .bin-only repo, or offline before they were "
+            "cached): the parameter count comes from config.json alone.",
+        )
     by_dtype: Counter[str] = Counter()
     for t in ckpt.tensors:
         by_dtype[t.dtype] += t.numel
@@ -73,8 +78,9 @@ def hub_graph(ckpt: HubCheckpoint, seq_len: int | None) -> Graph | None:
     return replace(graph, decoder=replace(graph.decoder, stored=stored_weights(ckpt, cfg)))
 
 
-def load_graph(spec: str, seq_len: int | None, progress: Progress | None = None,
-               cancelled: Callable[[], bool] | None = None) -> Graph:
+def load_graph(
+    spec: str, seq_len: int | None, progress: Progress | None = None, cancelled: Callable[[], bool] | None = None
+) -> Graph:
     """spec_graph's hf:ORG/NAME: the analytic graph, else transformers' module traced (needs torch);
     `progress` and `cancelled` are the app's progress bar and Cancel button."""
     ckpt = fetch(spec, progress, cancelled)

@@ -29,8 +29,10 @@ _HEADS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("ForConditionalGeneration", "ForSeq2SeqLM", "ForSpeechSeq2Seq"), "seq2seq"),
     (("ForMaskedLM",), "masked"),
     (("ForTokenClassification",), "per_token"),
-    (("ForSequenceClassification", "ForImageClassification", "ForAudioClassification",
-      "ForMultipleChoice"), "per_sample"),
+    (
+        ("ForSequenceClassification", "ForImageClassification", "ForAudioClassification", "ForMultipleChoice"),
+        "per_sample",
+    ),
     (("ForQuestionAnswering",), "span"),
 )
 
@@ -65,8 +67,11 @@ def _module(transformers: Any, torch: Any, cfg: Any, path: Path) -> Any:
     arch = (getattr(cfg, "architectures", None) or [""])[0]
     candidates = [getattr(transformers, arch, None)] if arch else []
     if arch and candidates[0] is None:
-        raise fail(path, f"transformers {transformers.__version__} has no class {arch} (the config's "
-                         "architectures); a newer transformers may")
+        raise fail(
+            path,
+            f"transformers {transformers.__version__} has no class {arch} (the config's "
+            "architectures); a newer transformers may",
+        )
     candidates += [transformers.AutoModelForCausalLM, transformers.AutoModelForSeq2SeqLM, transformers.AutoModel]
     last: Exception | None = None
     for cls in (c for c in candidates if c is not None):
@@ -95,8 +100,11 @@ class _Shapes:
         # training and single forward passes keep no KV cache (generation is a separate mode)
         self.extra = {"use_cache": False} if getattr(cfg, "use_cache", False) else {}
         if self.main not in ("input_ids", "pixel_values", "input_features"):
-            raise fail(path, f"models whose input is {self.main!r} are not supported yet "
-                             "(token ids, pixel values and audio features are)")
+            raise fail(
+                path,
+                f"models whose input is {self.main!r} are not supported yet "
+                "(token ids, pixel values and audio features are)",
+            )
 
     def ids(self, batch: int, tokens: int) -> Any:
         return self.torch.randint(0, self.vocab, (batch, tokens))
@@ -132,8 +140,10 @@ class _Shapes:
         if head == "per_sample":
             return {"labels": torch.randint(0, self.classes, (batch,))}
         if head == "span":
-            return {"start_positions": torch.zeros(batch, dtype=torch.long),
-                    "end_positions": torch.zeros(batch, dtype=torch.long)}
+            return {
+                "start_positions": torch.zeros(batch, dtype=torch.long),
+                "end_positions": torch.zeros(batch, dtype=torch.long),
+            }
         return {}
 
 

@@ -72,8 +72,12 @@ def _coerce_to(kind: Any, value: Any) -> Any:
             return value
         raise ValueError(f"expected one of {', '.join(map(str, args))}")
     if origin is tuple:
-        if isinstance(value, list | tuple) and len(value) <= MAX_DIMS and all(_is_int(v) for v in value) \
-                and all(abs(v) <= MAX_WHOLE for v in value):
+        if (
+            isinstance(value, list | tuple)
+            and len(value) <= MAX_DIMS
+            and all(_is_int(v) for v in value)
+            and all(abs(v) <= MAX_WHOLE for v in value)
+        ):
             return tuple(value)
         raise ValueError(f"expected a list of at most {MAX_DIMS} whole numbers of at most 2**31 each")
     if origin in (typing.Union, types.UnionType):
@@ -112,8 +116,11 @@ def graph_to_json(graph: Graph) -> dict[str, Any]:
             entry["inputs"] = inputs
         if node.block:
             entry["block"] = node.block
-        params = {f.name: getattr(node.op, f.name) for f in dataclasses.fields(node.op)
-                  if getattr(node.op, f.name) != f.default}
+        params = {
+            f.name: getattr(node.op, f.name)
+            for f in dataclasses.fields(node.op)
+            if getattr(node.op, f.name) != f.default
+        }
         entry["params"] = {k: list(v) if isinstance(v, tuple) else v for k, v in params.items()}
         layers.append(entry)
     return {"format": FORMAT, "version": VERSION, "name": graph.name, "task": graph.task, "layers": layers}
@@ -121,7 +128,7 @@ def graph_to_json(graph: Graph) -> dict[str, Any]:
 
 def _add_layer(builder: GraphBuilder, names: dict[str, int], entry: Any, index: int) -> None:
     if not isinstance(entry, dict) or not isinstance(entry.get("kind"), str):
-        raise SpecError(f"layer {index + 1}: needs an object with a \"kind\"")
+        raise SpecError(f'layer {index + 1}: needs an object with a "kind"')
     name = str(entry.get("name") or f"layer{index + 1}")
     default_inputs = [index - 1] if index else []
     inputs_by_name = entry.get("inputs")
@@ -133,10 +140,10 @@ def _add_layer(builder: GraphBuilder, names: dict[str, int], entry: Any, index: 
             raise SpecError(f"{name}: input {missing[0]!r} is not a layer before this one")
         inputs = [names[n] for n in inputs_by_name]
     else:
-        raise SpecError(f"{name}: \"inputs\" must be a list of layer names")
+        raise SpecError(f'{name}: "inputs" must be a list of layer names')
     params = entry.get("params", {})
     if not isinstance(params, dict):
-        raise SpecError(f"{name}: \"params\" must be an object")
+        raise SpecError(f'{name}: "params" must be an object')
     op = make_op(entry["kind"], params, name)
     block = str(entry.get("block", ""))
     if block:
@@ -148,12 +155,12 @@ def _add_layer(builder: GraphBuilder, names: dict[str, int], entry: Any, index: 
 
 def graph_from_json(data: Any) -> Graph:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise SpecError(f"not an advisor network (expected \"format\": \"{FORMAT}\")")
+        raise SpecError(f'not an advisor network (expected "format": "{FORMAT}")')
     if data.get("version") != VERSION:
         raise SpecError(f"network format version {data.get('version')!r} is not supported (expected {VERSION})")
     layers = data.get("layers")
     if not isinstance(layers, list):
-        raise SpecError("\"layers\" must be a list")
+        raise SpecError('"layers" must be a list')
     if len(layers) > MAX_NETWORK_LAYERS:  # a million layers ran until memory ran out
         raise SpecError(f"{len(layers):,} layers: at most {MAX_NETWORK_LAYERS:,} are supported")
     builder = GraphBuilder(str(data.get("name") or "network"), str(data.get("task") or "classification"))

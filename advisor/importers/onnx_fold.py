@@ -14,9 +14,35 @@ from __future__ import annotations
 from typing import Any
 
 MAX_ELEMENTS = 64
-FOLDABLE = frozenset({"Constant", "Gather", "Concat", "Unsqueeze", "Squeeze", "Equal", "Where", "Mul", "Add",
-                      "Sub", "Div", "Cast", "ConstantOfShape", "Slice", "Reshape", "Range", "Not", "Less",
-                      "Greater", "Max", "Min", "Neg", "Abs", "ReduceProd", "Identity"})
+FOLDABLE = frozenset(
+    {
+        "Constant",
+        "Gather",
+        "Concat",
+        "Unsqueeze",
+        "Squeeze",
+        "Equal",
+        "Where",
+        "Mul",
+        "Add",
+        "Sub",
+        "Div",
+        "Cast",
+        "ConstantOfShape",
+        "Slice",
+        "Reshape",
+        "Range",
+        "Not",
+        "Less",
+        "Greater",
+        "Max",
+        "Min",
+        "Neg",
+        "Abs",
+        "ReduceProd",
+        "Identity",
+    }
+)
 
 
 def fold_sizes(onnx: Any, model: Any) -> Any:
@@ -28,9 +54,13 @@ def fold_sizes(onnx: Any, model: Any) -> Any:
     shapes = _numeric_shapes(graph)
     # An initializer stored outside the file is never read (to_array would open the path it names, relative
     # to the working folder: issue 29 saw a file of the current folder come back as a shape).
-    known: dict[str, Any] = {i.name: numpy_helper.to_array(i) for i in graph.initializer
-                             if i.data_type in (onnx.TensorProto.INT64, onnx.TensorProto.INT32)
-                             and i.data_location != onnx.TensorProto.EXTERNAL and _count(i.dims) <= MAX_ELEMENTS}
+    known: dict[str, Any] = {
+        i.name: numpy_helper.to_array(i)
+        for i in graph.initializer
+        if i.data_type in (onnx.TensorProto.INT64, onnx.TensorProto.INT32)
+        and i.data_location != onnx.TensorProto.EXTERNAL
+        and _count(i.dims) <= MAX_ELEMENTS
+    }
     folded: list[Any] = []
     for node in graph.node:
         values = _evaluate(onnx, np, node, known, shapes)
@@ -73,8 +103,11 @@ def _numeric_shapes(graph: Any) -> dict[str, tuple[int, ...]]:
     out: dict[str, tuple[int, ...]] = {}
     for value in (*graph.input, *graph.value_info, *graph.output):
         t = value.type.tensor_type
-        if value.type.HasField("tensor_type") and t.HasField("shape") and \
-                all(d.HasField("dim_value") for d in t.shape.dim):
+        if (
+            value.type.HasField("tensor_type")
+            and t.HasField("shape")
+            and all(d.HasField("dim_value") for d in t.shape.dim)
+        ):
             out[value.name] = tuple(int(d.dim_value) for d in t.shape.dim)
     return out
 
@@ -83,7 +116,7 @@ def _evaluate(onnx: Any, np: Any, node: Any, known: dict[str, Any], shapes: dict
     if node.op_type == "Shape" and node.input[0] in shapes:
         dims = shapes[node.input[0]]
         attrs = {a.name: int(a.i) for a in node.attribute}
-        return [np.array(dims[attrs.get("start", 0):attrs.get("end", len(dims))], dtype=np.int64)]
+        return [np.array(dims[attrs.get("start", 0) : attrs.get("end", len(dims))], dtype=np.int64)]
     if node.op_type not in FOLDABLE or any(n and n not in known for n in node.input) or node.domain:
         return None
     if node.op_type != "Constant" and not any(node.input):

@@ -59,8 +59,11 @@ def warm_imports(path: Path) -> None:
 def load_graph(path: Path, seq_len: int | None = None) -> Graph:
     onnx = optional_module("onnx", str(path))
     if path.stat().st_size > MAX_ONNX_BYTES:
-        raise fail(path, "larger than 2 GiB, protobuf's limit for one ONNX file (larger models keep their weights "
-                         "as external data, which is never read)")
+        raise fail(
+            path,
+            "larger than 2 GiB, protobuf's limit for one ONNX file (larger models keep their weights "
+            "as external data, which is never read)",
+        )
     try:
         model = onnx.load(str(path), load_external_data=False)
         _fix_input_sizes(model, seq_len or zoo.DEFAULT_SEQ_LEN)
@@ -69,16 +72,20 @@ def load_graph(path: Path, seq_len: int | None = None) -> Graph:
         model = onnx.shape_inference.infer_shapes(model, data_prop=True)
         model = onnx.shape_inference.infer_shapes(fold_sizes(onnx, model), data_prop=True)
     except Exception as error:  # protobuf DecodeError, onnx's checker and inference errors
-        raise fail(path, f"not a readable ONNX model (truncated or another format): "
-                         f"{one_line(f'{type(error).__name__}: {error}', 160)}") from None
+        raise fail(
+            path,
+            f"not a readable ONNX model (truncated or another format): "
+            f"{one_line(f'{type(error).__name__}: {error}', 160)}",
+        ) from None
     state = _State(onnx, path, seq_len or zoo.DEFAULT_SEQ_LEN)
     try:
         return _build(state, model.graph)
     except AdvisorError:
         raise
     except (ValueError, TypeError, IndexError, KeyError, AttributeError, OverflowError, RecursionError) as error:
-        raise fail(path, f"unsupported or damaged ONNX graph: {one_line(f'{type(error).__name__}: {error}', 160)}") \
-            from None
+        raise fail(
+            path, f"unsupported or damaged ONNX graph: {one_line(f'{type(error).__name__}: {error}', 160)}"
+        ) from None
 
 
 def _fix_input_sizes(model: Any, seq_len: int) -> None:
@@ -101,8 +108,9 @@ def _build(state: _State, graph: Any) -> Graph:
     for value in graph.input:
         if value.name not in state.inits and value.name in state.shapes:
             spec = _spec(state, value.name)
-            state.node_of[value.name] = builder.add(Input(spec.shape, spec.dtype), [],
-                                                    unique_name(value.name, state.taken))
+            state.node_of[value.name] = builder.add(
+                Input(spec.shape, spec.dtype), [], unique_name(value.name, state.taken)
+            )
     if not state.node_of:
         raise fail(state.path, "the graph has no inputs besides its weights")
     _unused(state, graph, builder, min(state.node_of.values()))
@@ -121,15 +129,17 @@ def _check_topological(state: _State, nodes: list[Any]) -> None:
     for node in nodes:
         late = [name for name in node.input if name in made and name not in ready]
         if late:
-            raise fail(state.path, f"node {(node.name or node.op_type)[:60]!r} reads {late[0][:60]!r} before any "
-                                   "node makes it: the graph has a cycle or is out of order")
+            raise fail(
+                state.path,
+                f"node {(node.name or node.op_type)[:60]!r} reads {late[0][:60]!r} before any "
+                "node makes it: the graph has a cycle or is out of order",
+            )
         ready.update(node.output)
 
 
 def _collect(state: _State, graph: Any) -> None:
     onnx = state.onnx
-    floats = {onnx.TensorProto.FLOAT, onnx.TensorProto.FLOAT16, onnx.TensorProto.BFLOAT16,
-              onnx.TensorProto.DOUBLE}
+    floats = {onnx.TensorProto.FLOAT, onnx.TensorProto.FLOAT16, onnx.TensorProto.BFLOAT16, onnx.TensorProto.DOUBLE}
     total = 0
     for init in graph.initializer:
         dims = tuple(int(d) for d in init.dims)
@@ -139,14 +149,18 @@ def _collect(state: _State, graph: Any) -> None:
             state.inits[init.name] = dims
             total += product(dims)
     if total > MAX_PARAMETERS:
-        raise fail(state.path, f"its initializers declare {total:.3g} parameters, more than the {MAX_PARAMETERS:.0e} "
-                               "any real model has (damaged or hostile shapes)")
+        raise fail(
+            state.path,
+            f"its initializers declare {total:.3g} parameters, more than the {MAX_PARAMETERS:.0e} "
+            "any real model has (damaged or hostile shapes)",
+        )
     for value in (*graph.input, *graph.value_info, *graph.output):
         t = value.type.tensor_type
         if value.type.HasField("tensor_type") and t.HasField("shape"):
-            shape: tuple[Any, ...] = tuple(d.dim_param if d.HasField("dim_param") else
-                                           (int(d.dim_value) if d.HasField("dim_value") else "?")
-                                           for d in t.shape.dim)
+            shape: tuple[Any, ...] = tuple(
+                d.dim_param if d.HasField("dim_param") else (int(d.dim_value) if d.HasField("dim_value") else "?")
+                for d in t.shape.dim
+            )
             state.shapes[value.name] = (shape, int(t.elem_type))
             if state.batch is None and value.name not in state.inits and shape:
                 state.batch = shape[0]
@@ -155,9 +169,20 @@ def _collect(state: _State, graph: Any) -> None:
 def _spec(state: _State, name: str) -> TensorSpec:
     dims, elem = state.shapes[name]
     onnx = state.onnx
-    kind = "bool" if elem == onnx.TensorProto.BOOL else \
-        "int64" if elem in (onnx.TensorProto.INT64, onnx.TensorProto.INT32, onnx.TensorProto.INT8,
-                            onnx.TensorProto.UINT8, onnx.TensorProto.INT16) else "float"
+    kind = (
+        "bool"
+        if elem == onnx.TensorProto.BOOL
+        else "int64"
+        if elem
+        in (
+            onnx.TensorProto.INT64,
+            onnx.TensorProto.INT32,
+            onnx.TensorProto.INT8,
+            onnx.TensorProto.UINT8,
+            onnx.TensorProto.INT16,
+        )
+        else "float"
+    )
     batched = bool(dims) and dims[0] == state.batch
     rest = dims[1:] if batched else dims
     shape = tuple(d if isinstance(d, int) else state.seq_len for d in rest)
@@ -178,9 +203,16 @@ def _add_node(state: _State, builder: GraphBuilder, node: Any) -> None:
         view = NodeView(node, state.inits, specs, observed, params if k == 0 else 0)
         op = core_op(view) if k == 0 else None
         if op is None or not _agrees(op, specs, observed, view.params, node.name):
-            op = Opaque(str(node.op_type), observed.shape, observed.dtype, observed.batched,
-                        view.params, buffers if k == 0 else 0, node_macs(view, state.shapes) if k == 0 else 0,
-                        input_count=len(ins))
+            op = Opaque(
+                str(node.op_type),
+                observed.shape,
+                observed.dtype,
+                observed.batched,
+                view.params,
+                buffers if k == 0 else 0,
+                node_macs(view, state.shapes) if k == 0 else 0,
+                input_count=len(ins),
+            )
         name = unique_name(node.name or f"{node.op_type}_{out_name}", state.taken)
         state.node_of[out_name] = builder.add(op, ins, name)
 
@@ -229,5 +261,16 @@ def _unused(state: _State, graph: Any, builder: GraphBuilder, first_input: int) 
         state.claimed.add(name)
         params += product(state.inits[name])
     if params:
-        builder.add(Opaque("initializers no node reads", (1,), batched=False, params=params, keeps_inputs=False,
-                           input_count=1, flops_per_element=0), [first_input], "unused_initializers")
+        builder.add(
+            Opaque(
+                "initializers no node reads",
+                (1,),
+                batched=False,
+                params=params,
+                keeps_inputs=False,
+                input_count=1,
+                flops_per_element=0,
+            ),
+            [first_input],
+            "unused_initializers",
+        )

@@ -84,8 +84,16 @@ def _conv(v: NodeView) -> Op | None:
     pads = _symmetric(v.attr("pads"), dims)
     if pads is None:
         return None
-    return Conv(weight[0], tuple(weight[2:]), tuple(v.attr("strides") or (1,) * dims), pads,
-                tuple(v.attr("dilations") or (1,) * dims), int(v.attr("group", 1)), len(v.node.input) > 2, dims)
+    return Conv(
+        weight[0],
+        tuple(weight[2:]),
+        tuple(v.attr("strides") or (1,) * dims),
+        pads,
+        tuple(v.attr("dilations") or (1,) * dims),
+        int(v.attr("group", 1)),
+        len(v.node.input) > 2,
+        dims,
+    )
 
 
 def _gemm(v: NodeView) -> Op | None:
@@ -145,18 +153,29 @@ def _layer_norm(v: NodeView) -> Op | None:
 
 
 _TABLE: dict[str, Callable[[NodeView], Op | None]] = {
-    "Conv": _conv, "Gemm": _gemm, "MatMul": _matmul,
+    "Conv": _conv,
+    "Gemm": _gemm,
+    "MatMul": _matmul,
     "BatchNormalization": lambda v: BatchNorm(True),
-    "Relu": lambda v: ReLU(), "Sigmoid": lambda v: Sigmoid(), "Tanh": lambda v: Tanh(),
-    "Gelu": lambda v: GELU(False, str(v.attr("approximate", "none"))), "HardSwish": lambda v: Hardswish(),
-    "HardSigmoid": lambda v: Hardsigmoid(), "Softmax": _softmax,
-    "MaxPool": _pool, "AveragePool": _pool, "GlobalAveragePool": lambda v: AdaptiveAvgPool((1, 1)),
+    "Relu": lambda v: ReLU(),
+    "Sigmoid": lambda v: Sigmoid(),
+    "Tanh": lambda v: Tanh(),
+    "Gelu": lambda v: GELU(False, str(v.attr("approximate", "none"))),
+    "HardSwish": lambda v: Hardswish(),
+    "HardSigmoid": lambda v: Hardsigmoid(),
+    "Softmax": _softmax,
+    "MaxPool": _pool,
+    "AveragePool": _pool,
+    "GlobalAveragePool": lambda v: AdaptiveAvgPool((1, 1)),
     "Flatten": lambda v: Flatten(0) if v.attr("axis", 1) == 1 else None,
     "Reshape": lambda v: Reshape(v.output.shape),
     "Add": lambda v: Add() if len(v.inputs) == 2 else None,
     "Mul": lambda v: Mul() if len(v.inputs) == 2 else None,
-    "Concat": lambda v: _axis_op(v, Concat), "Transpose": _transpose, "Gather": _gather,
-    "Dropout": lambda v: Dropout(float(v.attr("ratio", 0.5))), "LayerNormalization": _layer_norm,
+    "Concat": lambda v: _axis_op(v, Concat),
+    "Transpose": _transpose,
+    "Gather": _gather,
+    "Dropout": lambda v: Dropout(float(v.attr("ratio", 0.5))),
+    "LayerNormalization": _layer_norm,
 }
 
 

@@ -20,7 +20,11 @@ from advisor.importers.common import fail
 Inputs = tuple[tuple[Any, ...], dict[str, Any]]
 PROBE_TIMEOUT_S = 60.0
 CANDIDATES: tuple[tuple[tuple[int, ...], str], ...] = (
-    ((3, 224, 224), "float"), ((3, 32, 32), "float"), ((1, 28, 28), "float"), ((128,), "int64"))
+    ((3, 224, 224), "float"),
+    ((3, 32, 32), "float"),
+    ((1, 28, 28), "float"),
+    ((128,), "int64"),
+)
 
 
 def _make(torch: Any, shape: tuple[int, ...], kind: str) -> Callable[[int], Inputs]:
@@ -95,8 +99,9 @@ def _first_accepted_in_child(path: Path, torch: Any, module: Any) -> int:
     with os.fdopen(read_end, "rb") as pipe:
         answer = pipe.read().decode() if status == 0 else ""
     if status is None:
-        raise fail(path, f"running the saved model did not finish within {PROBE_TIMEOUT_S:.0f} s; "
-                         "the file may be damaged")
+        raise fail(
+            path, f"running the saved model did not finish within {PROBE_TIMEOUT_S:.0f} s; the file may be damaged"
+        )
     if not answer:
         raise fail(path, f"running the saved model crashed PyTorch ({_exit_reason(status)}); the file is damaged")
     return int(answer)
@@ -129,10 +134,16 @@ def probe_inputs(path: Path, module: Any, isolate: bool = False) -> Callable[[in
     from advisor.importers.sandbox import in_child
 
     # inside sandbox.py's capped child the file is isolated already: a crash there is one line too
-    index = (_first_accepted_in_child(path, torch, module) if isolate and hasattr(os, "fork") and not in_child()
-             else _first_accepted(torch, module))
+    index = (
+        _first_accepted_in_child(path, torch, module)
+        if isolate and hasattr(os, "fork") and not in_child()
+        else _first_accepted(torch, module)
+    )
     if index >= 0:
         return _make(torch, *CANDIDATES[index])
     tried = ", ".join("x".join(map(str, s)) for s, _ in CANDIDATES)
-    raise fail(path, f"the saved model does not record its input shape and accepts none of {tried}; "
-                     "write a FILE.py whose build_model() loads it and whose example_inputs() makes its input")
+    raise fail(
+        path,
+        f"the saved model does not record its input shape and accepts none of {tried}; "
+        "write a FILE.py whose build_model() loads it and whose example_inputs() makes its input",
+    )

@@ -68,9 +68,12 @@ def _payloads(torch: Any, reader: Any, config_path: str, folder: str) -> dict[st
         if meta.use_pickle:
             found[fqn] = _weights_only(torch, reader.read_bytes(folder + meta.path_name), meta.path_name)
             continue
-        tensor = torch.as_strided(raw[meta.path_name], deserialize_size(meta.tensor_meta.sizes),
-                                  deserialize_stride(meta.tensor_meta.strides),
-                                  deserialize_storage_offset(meta.tensor_meta.storage_offset))  # fmt: skip
+        tensor = torch.as_strided(
+            raw[meta.path_name],
+            deserialize_size(meta.tensor_meta.sizes),
+            deserialize_stride(meta.tensor_meta.strides),
+            deserialize_storage_offset(meta.tensor_meta.storage_offset),
+        )
         found[fqn] = torch.nn.Parameter(tensor, meta.tensor_meta.requires_grad) if meta.is_param else tensor
     return found
 
@@ -85,8 +88,7 @@ def _parts(torch: Any, reader: Any) -> tuple[Any, dict[str, Any], dict[str, Any]
             raise _Refused(f"it uses the old pickled layout ({legacy}); save it again with torch.export.save")
     program = _checked_program(schema, reader.read_bytes(names.MODELS_FILENAME_FORMAT.format(MODEL)))
     weights = _payloads(torch, reader, names.WEIGHTS_CONFIG_FILENAME_FORMAT.format(MODEL), names.WEIGHTS_DIR)
-    constants = _payloads(torch, reader, names.CONSTANTS_CONFIG_FILENAME_FORMAT.format(MODEL),
-                          names.CONSTANTS_DIR)  # fmt: skip
+    constants = _payloads(torch, reader, names.CONSTANTS_CONFIG_FILENAME_FORMAT.format(MODEL), names.CONSTANTS_DIR)
     sample = reader.read_bytes(names.SAMPLE_INPUTS_FILENAME_FORMAT.format(MODEL))
     inputs = _weights_only(torch, sample, "the sample inputs") if sample else None
     if inputs is not None and not (isinstance(inputs, tuple) and len(inputs) == 2):
@@ -114,12 +116,17 @@ def _shown(problems: list[str]) -> str:
 
 def _graph_calls(program: Any) -> list[str]:
     """Every operator the program's graphs call (higher-order ops keep subgraphs as submodules)."""
-    return [_op_name(node.target) for module in program.graph_module.modules() if hasattr(module, "graph")
-            for node in module.graph.nodes if node.op == "call_function"]  # fmt: skip
+    return [
+        _op_name(node.target)
+        for module in program.graph_module.modules()
+        if hasattr(module, "graph")
+        for node in module.graph.nodes
+        if node.op == "call_function"
+    ]
 
 
 def _op_name(target: Any) -> str:
-    """"ops.<namespace>.<name>" for a registered operator, so its namespace is checked too."""
+    """ "ops.<namespace>.<name>" for a registered operator, so its namespace is checked too."""
     namespace = getattr(target, "namespace", None)
     return f"ops.{namespace}.{getattr(target, '__name__', target)}" if namespace else str(target)
 
@@ -139,8 +146,9 @@ def load_untrusted(torch: Any, path: Path) -> Any:
     except _Damaged as damaged:
         raise fail(path, f"not a loadable torch.export archive: {damaged}") from None
     except Exception as error:  # damaged JSON, a missing record, an unknown operator
-        raise fail(path, f"not a loadable torch.export archive: "
-                         f"{one_line(f'{type(error).__name__}: {error}', 200)}") from None  # fmt: skip
+        raise fail(
+            path, f"not a loadable torch.export archive: {one_line(f'{type(error).__name__}: {error}', 200)}"
+        ) from None
     risky = [name for name in _graph_calls(program) if risky_name(name)]
     if risky:
         raise fail(path, describe(sorted(set(risky)), "the exported program"))

@@ -24,18 +24,59 @@ from typing import Any
 from advisor.importers.code_scan import registered, risky_name
 
 # torch/_higher_order_ops: control flow and grad/autocast regions whose bodies are graphs in the same file
-HIGHER_ORDER = frozenset({"cond", "while_loop", "map_impl", "scan", "wrap_with_set_grad_enabled",
-                          "wrap_with_autocast", "invoke_subgraph"})
-PURE_FUNCTIONS = frozenset({
-    *(f"_operator.{name}" for name in ("getitem", "add", "sub", "mul", "floordiv", "truediv", "mod", "pow",
-                                       "neg", "pos", "abs", "eq", "ne", "lt", "le", "gt", "ge", "and_", "or_",
-                                       "xor", "not_", "invert")),
-    *(f"torch.{name}" for name in ("sym_int", "sym_float", "sym_max", "sym_min", "sym_not", "sym_ite",
-                                   "sym_sqrt", "sym_sum", "_sym_sqrt")),
-    *(f"math.{name}" for name in ("ceil", "floor", "trunc", "sqrt")),
-    "torch._C._set_grad_enabled", "torch.autograd.grad_mode.set_grad_enabled",
-    "torch.amp.autocast_mode._enter_autocast", "torch.amp.autocast_mode._exit_autocast",
-})  # fmt: skip
+HIGHER_ORDER = frozenset(
+    {"cond", "while_loop", "map_impl", "scan", "wrap_with_set_grad_enabled", "wrap_with_autocast", "invoke_subgraph"}
+)
+PURE_FUNCTIONS = frozenset(
+    {
+        *(
+            f"_operator.{name}"
+            for name in (
+                "getitem",
+                "add",
+                "sub",
+                "mul",
+                "floordiv",
+                "truediv",
+                "mod",
+                "pow",
+                "neg",
+                "pos",
+                "abs",
+                "eq",
+                "ne",
+                "lt",
+                "le",
+                "gt",
+                "ge",
+                "and_",
+                "or_",
+                "xor",
+                "not_",
+                "invert",
+            )
+        ),
+        *(
+            f"torch.{name}"
+            for name in (
+                "sym_int",
+                "sym_float",
+                "sym_max",
+                "sym_min",
+                "sym_not",
+                "sym_ite",
+                "sym_sqrt",
+                "sym_sum",
+                "_sym_sqrt",
+            )
+        ),
+        *(f"math.{name}" for name in ("ceil", "floor", "trunc", "sqrt")),
+        "torch._C._set_grad_enabled",
+        "torch.autograd.grad_mode.set_grad_enabled",
+        "torch.amp.autocast_mode._enter_autocast",
+        "torch.amp.autocast_mode._exit_autocast",
+    }
+)
 
 
 def operator_allowed(target: str) -> bool:
@@ -48,8 +89,11 @@ def operator_allowed(target: str) -> bool:
     if len(parts) != 5 or parts[:2] != ["torch", "ops"] or parts[2] not in ("aten", "prims"):
         return False
     namespace, name, overload = parts[2:]
-    return registered(namespace, name) and overload in _overloads(namespace, name) \
+    return (
+        registered(namespace, name)
+        and overload in _overloads(namespace, name)
         and not risky_name(f"{namespace}::{name}")
+    )
 
 
 def _overloads(namespace: str, name: str) -> set[str]:

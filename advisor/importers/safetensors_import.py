@@ -25,9 +25,28 @@ from advisor.importers.state_dict import weights_only_graph
 
 MAX_HEADER_BYTES = 100_000_000  # safetensors' own limit (MAX_HEADER_SIZE)
 MAX_RANK = 16
-DTYPE_BYTES = {"BOOL": 1, "U8": 1, "I8": 1, "F8_E5M2": 1, "F8_E4M3": 1, "F8_E8M0": 1, "I16": 2, "U16": 2,
-               "F16": 2, "BF16": 2, "I32": 4, "U32": 4, "F32": 4, "I64": 8, "U64": 8, "F64": 8, "C64": 8,
-               "F4": 1, "F6_E2M3": 1, "F6_E3M2": 1}
+DTYPE_BYTES = {
+    "BOOL": 1,
+    "U8": 1,
+    "I8": 1,
+    "F8_E5M2": 1,
+    "F8_E4M3": 1,
+    "F8_E8M0": 1,
+    "I16": 2,
+    "U16": 2,
+    "F16": 2,
+    "BF16": 2,
+    "I32": 4,
+    "U32": 4,
+    "F32": 4,
+    "I64": 8,
+    "U64": 8,
+    "F64": 8,
+    "C64": 8,
+    "F4": 1,
+    "F6_E2M3": 1,
+    "F6_E3M2": 1,
+}
 FLOAT_DTYPES = {"F16", "BF16", "F32", "F64", "F8_E5M2", "F8_E4M3", "F8_E8M0", "F4", "F6_E2M3", "F6_E3M2"}
 
 
@@ -56,8 +75,11 @@ def read_header(path: Path) -> Header:
         raise fail(path, "not a safetensors file: shorter than its 8-byte header length")
     (length,) = struct.unpack("<Q", prefix)
     if length > MAX_HEADER_BYTES or length > size - 8:
-        raise fail(path, f"not a safetensors file: header length {length} exceeds "
-                         f"{'the 100 MB limit' if length > MAX_HEADER_BYTES else 'the file'}")
+        raise fail(
+            path,
+            f"not a safetensors file: header length {length} exceeds "
+            f"{'the 100 MB limit' if length > MAX_HEADER_BYTES else 'the file'}",
+        )
     raw = read_capped(path, length, "the header", start=8, whole=False)
     try:
         header = json.loads(raw.decode("utf-8"))
@@ -91,23 +113,26 @@ def _entry(path: Path, name: str, info: Any, data_bytes: int) -> tuple[TensorEnt
     dtype, shape, offsets = info.get("dtype"), info.get("shape"), info.get("data_offsets")
     if not isinstance(dtype, str) or dtype not in DTYPE_BYTES:
         raise fail(path, f"{where}: unknown dtype {str(dtype)[:20]!r}")
-    if not isinstance(shape, list) or len(shape) > MAX_RANK or \
-            not all(type(d) is int and d >= 0 for d in shape):
+    if not isinstance(shape, list) or len(shape) > MAX_RANK or not all(type(d) is int and d >= 0 for d in shape):
         raise fail(path, f"{where}: shape must be a list of at most {MAX_RANK} non-negative whole numbers")
     if not isinstance(offsets, list) or len(offsets) != 2 or not all(type(o) is int for o in offsets):
         raise fail(path, f"{where}: data_offsets must be [begin, end]")
     begin, end = offsets
     if not 0 <= begin <= end <= data_bytes:
-        raise fail(path, f"{where}: data [{begin}, {end}) lies outside the file's {data_bytes} data bytes "
-                         "(truncated file?)")
+        raise fail(
+            path, f"{where}: data [{begin}, {end}) lies outside the file's {data_bytes} data bytes (truncated file?)"
+        )
     numel = 1
     for d in shape:
         numel *= d
         if numel * DTYPE_BYTES[dtype] > data_bytes:  # stop early: a declared shape may be astronomically large
             raise fail(path, f"{where}: declared shape {shape[:MAX_RANK]} needs more bytes than the file holds")
     if numel * DTYPE_BYTES[dtype] != end - begin:
-        raise fail(path, f"{where}: shape {shape} of {dtype} needs {numel * DTYPE_BYTES[dtype]} bytes, "
-                         f"data_offsets give {end - begin}")
+        raise fail(
+            path,
+            f"{where}: shape {shape} of {dtype} needs {numel * DTYPE_BYTES[dtype]} bytes, "
+            f"data_offsets give {end - begin}",
+        )
     return TensorEntry(name, dtype, tuple(shape), numel), (begin, end)
 
 
@@ -116,8 +141,10 @@ def load_graph(path: Path, seq_len: int | None = None) -> Graph:
     header = read_header(path)
     config_path = path.with_name("config.json")
     if not config_path.is_file():
-        raise fail(path, f"no config.json beside it, so the architecture is unknown "
-                         f"({header.param_count:,} parameters in the file)")
+        raise fail(
+            path,
+            f"no config.json beside it, so the architecture is unknown ({header.param_count:,} parameters in the file)",
+        )
     graph = graph_from_config(config_path, path.name, seq_len or zoo.DEFAULT_SEQ_LEN, seq_len is None)
     if graph is None:
         return weights_only_graph(path.name, header.param_count, "architecture not built in")

@@ -95,7 +95,7 @@ def _child(read_end: int, write_end: int, folder: str, limit: int, work: Callabl
             answer = b"ex" + one_line(f"{type(error).__name__}: {error}", 200).encode()
         view = memoryview(answer)
         while view:
-            view = view[os.write(write_end, view):]
+            view = view[os.write(write_end, view) :]
         code = 0
     finally:
         os._exit(code)
@@ -158,6 +158,9 @@ def _result(path: Path, answer: bytes, status: int | None, allowance: int) -> ob
         raise fail(path, f"reading it failed: {body.decode('utf-8', 'replace')}")
     if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGXCPU:
         raise fail(path, f"reading it used more than {CPU_S} s of CPU time; the file may be damaged or hostile")
-    reason = signal.Signals(os.WTERMSIG(status)).name if os.WIFSIGNALED(status) else \
-        f"exit status {os.waitstatus_to_exitcode(status)}"
+    reason = (
+        signal.Signals(os.WTERMSIG(status)).name
+        if os.WIFSIGNALED(status)
+        else f"exit status {os.waitstatus_to_exitcode(status)}"
+    )
     raise fail(path, f"reading it crashed the reader ({reason}, within a {gib} memory cap); the file is damaged")

@@ -62,13 +62,16 @@ def simulator(spec: str, seq_len: int | None = None, trust_pickle: bool = False)
 
 def choose_method(spec: str, method: str, workload: Workload | None = None) -> Literal["analytic", "simulated"]:
     if method == "simulated" and not simulatable(spec):
-        raise SpecError(f"{spec}: only PyTorch modules (FILE.py, torchvision:, timm:, hf:) can be simulated; "
-                        "use --method analytic")
+        raise SpecError(
+            f"{spec}: only PyTorch modules (FILE.py, torchvision:, timm:, hf:) can be simulated; use --method analytic"
+        )
     if method == "simulated" and workload is not None and workload.generating:
         # the simulation runs one forward or training step: it has no KV cache and no decode loop, so its
         # answer would be another workload's (and no prefill or decode speed)
-        raise SpecError(f"{spec}: generation (prefill, then decoding with a KV cache) is estimated from the "
-                        "decoder's description, not simulated; use --method analytic or auto")
+        raise SpecError(
+            f"{spec}: generation (prefill, then decoding with a KV cache) is estimated from the "
+            "decoder's description, not simulated; use --method analytic or auto"
+        )
     if method == "auto" and workload is not None and workload.generating:
         return "analytic"  # any spec: only core's decoder model has a KV cache and a decode loop
     if method == "auto" and workload is not None and spec.startswith("hf:") and _llm_workload(workload):
@@ -80,8 +83,14 @@ def _llm_workload(w: Workload) -> bool:
     return w.generating or w.finetune != "full" or w.weights not in (None, "fp32", "bf16", "fp16")
 
 
-def spec_estimator(spec: str, workload: Workload | None = None, *, seq_len: int | None = None,
-                   trust_pickle: bool = False, method: str = "auto") -> Estimator:
+def spec_estimator(
+    spec: str,
+    workload: Workload | None = None,
+    *,
+    seq_len: int | None = None,
+    trust_pickle: bool = False,
+    method: str = "auto",
+) -> Estimator:
     """The estimator the method choice picks for `spec` (and `workload`: hf: decoders in LLM workloads); a
     checkpoint that says how it stores its weights (Hub quantization_config, GGUF) is run as stored."""
     from advisor.importers.hf_hub import is_hub_spec
@@ -105,14 +114,16 @@ def spec_estimator(spec: str, workload: Workload | None = None, *, seq_len: int 
                 raise
             # the step could not be followed on the meta device: the layer graph still answers, and says why
             analytic = analytic_estimator(load_graph(spec, seq_len, trust_pickle=trust_pickle)).run(w)
-            return replace(analytic, assumptions=(*analytic.assumptions, f"{spec}: {error}; estimated "
-                                                  "analytically instead"))
+            return replace(
+                analytic, assumptions=(*analytic.assumptions, f"{spec}: {error}; estimated analytically instead")
+            )
 
     return replace(simulated, run=run)
 
 
-def estimate_spec(spec: str, workload: Workload, *, seq_len: int | None = None, trust_pickle: bool = False,
-                  method: str = "auto") -> Estimate:
+def estimate_spec(
+    spec: str, workload: Workload, *, seq_len: int | None = None, trust_pickle: bool = False, method: str = "auto"
+) -> Estimate:
     return spec_estimator(spec, workload, seq_len=seq_len, trust_pickle=trust_pickle, method=method).run(workload)
 
 

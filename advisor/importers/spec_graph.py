@@ -23,8 +23,10 @@ def load_graph(spec: str, seq_len: int | None = None, *, trust_pickle: bool = Fa
     lowered = spec.lower()
     if spec.startswith(LIBRARY_FORMS) or lowered.endswith(FILE_FORMS):
         return require_registered(_import(spec, lowered, seq_len, trust_pickle), spec)
-    raise SpecError(f"{spec}: not a model spec; use zoo:NAME or a model file "
-                    f"({', '.join(FILE_FORMS)}; `advisor estimate --list` shows the zoo)")
+    raise SpecError(
+        f"{spec}: not a model spec; use zoo:NAME or a model file "
+        f"({', '.join(FILE_FORMS)}; `advisor estimate --list` shows the zoo)"
+    )
 
 
 def _import(spec: str, lowered: str, seq_len: int | None, trust_pickle: bool) -> Graph:

@@ -20,8 +20,7 @@ from advisor.importers.zip_limits import checked_members
 # BatchNorm's running statistics are saved with the weights but are buffers, not trainable parameters.
 BUFFER_SUFFIXES = ("running_mean", "running_var", "num_batches_tracked")
 WRAPPER_KEYS = ("state_dict", "model_state_dict", "model", "module", "net")
-TRUST_HINT = ("it holds pickled Python objects, which run code when loaded; if you trust this file, "
-              "pass --trust-pickle")
+TRUST_HINT = "it holds pickled Python objects, which run code when loaded; if you trust this file, pass --trust-pickle"
 
 
 def is_torchscript(path: Path) -> bool:
@@ -44,8 +43,11 @@ def load_weights(path: Path) -> dict[str, Any]:
     except Exception as error:
         if isinstance(error, __import__("pickle").UnpicklingError) and "Weights only load failed" in str(error):
             raise fail(path, TRUST_HINT) from None
-        raise fail(path, f"not a readable torch file (truncated or another format): "
-                         f"{one_line(f'{type(error).__name__}: {error}', 160)}") from None
+        raise fail(
+            path,
+            f"not a readable torch file (truncated or another format): "
+            f"{one_line(f'{type(error).__name__}: {error}', 160)}",
+        ) from None
     tensors = _tensor_dict(obj, torch)
     if not tensors:
         raise fail(path, f"holds no tensors ({type(obj).__name__}); not a state_dict")
@@ -70,16 +72,22 @@ def _tensor_dict(obj: Any, torch: Any) -> dict[str, Any]:
 
 def parameter_count(tensors: dict[str, Any]) -> int:
     """Floating-point tensors that are not known buffers: what the model trains."""
-    return sum(int(t.numel()) for name, t in tensors.items()
-               if t.is_floating_point() and not name.endswith(BUFFER_SUFFIXES))
+    return sum(
+        int(t.numel()) for name, t in tensors.items() if t.is_floating_point() and not name.endswith(BUFFER_SUFFIXES)
+    )
 
 
 def weights_only_graph(name: str, params: int, what: str) -> Graph:
     """A graph that carries a parameter count and says that the architecture (so activations) is unknown."""
     builder = GraphBuilder(f"{name} ({what}: parameters only, no architecture, so no activation memory)")
     x = builder.add(Input((1,), "float"), [], "input")
-    builder.add(Opaque("weights only (layers unknown)", (1,), params=params, keeps_inputs=False,
-                       input_count=1, flops_per_element=0), [x], "weights")
+    builder.add(
+        Opaque(
+            "weights only (layers unknown)", (1,), params=params, keeps_inputs=False, input_count=1, flops_per_element=0
+        ),
+        [x],
+        "weights",
+    )
     return builder.build()
 
 

@@ -16,16 +16,23 @@ def as_stored(w: Workload, stored: StoredWeights | None) -> tuple[Workload, str 
     if stored is None or w.weights is not None or w.finetune == "qlora":
         return w, None
     if w.training and w.finetune == "full":
-        return w, (f"The checkpoint stores its weights as {stored.format} ({stored.source}); full training "
-                   f"loads them in {w.weight_format}, as estimated.")
-    exact = (f"; {stored.weight_bytes:,} bytes of weights as the file's tensor table gives them"
-             if stored.weight_bytes is not None else "")
-    return replace(w, weights=stored.format), f"Weights as the checkpoint stores them: {stored.format} " \
-                                              f"({stored.source}){exact}."
+        return w, (
+            f"The checkpoint stores its weights as {stored.format} ({stored.source}); full training "
+            f"loads them in {w.weight_format}, as estimated."
+        )
+    exact = (
+        f"; {stored.weight_bytes:,} bytes of weights as the file's tensor table gives them"
+        if stored.weight_bytes is not None
+        else ""
+    )
+    return replace(
+        w, weights=stored.format
+    ), f"Weights as the checkpoint stores them: {stored.format} ({stored.source}){exact}."
 
 
-def with_stored(estimator: Estimator, stored: StoredWeights | None, notes: tuple[str, ...] = (),
-                model: str | None = None) -> Estimator:
+def with_stored(
+    estimator: Estimator, stored: StoredWeights | None, notes: tuple[str, ...] = (), model: str | None = None
+) -> Estimator:
     """The estimator, running each workload as the checkpoint stores its weights, with the checkpoint's notes
     and name on every estimate."""
 

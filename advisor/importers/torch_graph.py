@@ -181,6 +181,7 @@ def per_sample(t: torch.Tensor, batch: int) -> TensorSpec:
 
 # ---------------------------------------------------------------- graph building
 
+
 def _build(loaded: LoadedModel, rec: Recorder, output: torch.Tensor) -> tuple[Graph, dict[int, int]]:
     builder = GraphBuilder(loaded.name, loaded.task)
     taken: set[str] = set()
@@ -200,12 +201,19 @@ def _build(loaded: LoadedModel, rec: Recorder, output: torch.Tensor) -> tuple[Gr
     for i in _order([i for i, r in enumerate(records) if not r.is_input], records, last):
         r = records[i]
         ins = [node_of[j] for j in r.inputs]
-        node_of[i] = builder.add(_op_for(r, [builder.spec(k) for k in ins], rec.batch, state), ins,
-                                 unique_name(r.name, taken))
+        node_of[i] = builder.add(
+            _op_for(r, [builder.spec(k) for k in ins], rec.batch, state), ins, unique_name(r.name, taken)
+        )
     if not visible:  # no call inside the model was seen (TorchScript runs in C++): one node is the forward
         spec = per_sample(output, rec.batch)
-        op = Opaque("forward (layers not visible)", spec.shape, spec.dtype, spec.batched, rec.unclaimed_params(),
-                    input_count=len(inputs))
+        op = Opaque(
+            "forward (layers not visible)",
+            spec.shape,
+            spec.dtype,
+            spec.batched,
+            rec.unclaimed_params(),
+            input_count=len(inputs),
+        )
         builder.add(op, [node_of[i] for i in inputs], unique_name("forward", taken))
     return builder.build(), node_of
 
@@ -215,7 +223,7 @@ def _order(indices: list[int], records: list[Record], last: int | None) -> list[
     recorded after it reads it (auxiliary heads, bookkeeping ops after the final layer)."""
     if last is None or last not in indices:
         return indices
-    later = indices[indices.index(last) + 1:]
+    later = indices[indices.index(last) + 1 :]
     if any(last in records[j].inputs for j in later):
         return indices
     return [i for i in indices if i != last] + [last]
@@ -223,8 +231,15 @@ def _order(indices: list[int], records: list[Record], last: int | None) -> list[
 
 def _unused(params: int) -> Opaque:
     """Parameters the forward pass never used still take memory (and gradients, and optimizer state)."""
-    return Opaque("parameters unused in forward", (1,), batched=False, params=params, keeps_inputs=False,
-                  input_count=1, flops_per_element=0)
+    return Opaque(
+        "parameters unused in forward",
+        (1,),
+        batched=False,
+        params=params,
+        keeps_inputs=False,
+        input_count=1,
+        flops_per_element=0,
+    )
 
 
 def _op_for(r: Record, specs: list[TensorSpec], batch: int, state: _ModelState) -> Op:
@@ -244,16 +259,48 @@ def _op_for(r: Record, specs: list[TensorSpec], batch: int, state: _ModelState) 
         buffers = state.take_buffers(r)
     view = aliases_input(r)
     cls = OpaqueView if view else OpaqueMatmul if r.op_name in LOWER_PRECISION else Opaque
-    return cls(r.op_name, output.shape, output.dtype, output.batched, r.new_params, buffers, per,
-               input_count=len(specs), fp32_operand=state.fp32_operand(r), **_saved(r, specs, view))
+    return cls(
+        r.op_name,
+        output.shape,
+        output.dtype,
+        output.batched,
+        r.new_params,
+        buffers,
+        per,
+        input_count=len(specs),
+        fp32_operand=state.fp32_operand(r),
+        **_saved(r, specs, view),
+    )
 
 
 # copies and rearrangements whose backward needs only sizes (hands the gradient on, casts it back, slices,
 # pads or rolls it back), and arithmetic with a Python number, which keeps only that number
 # (tools/autograd/derivatives.yaml: clone, _to_copy, constant_pad_nd, roll, cat, stack, repeat, flip,
 # mul.Scalar, add, sub)
-_COPIES = frozenset({"contiguous", "clone", "to", "float", "half", "bfloat16", "type", "type_as", "copy", "bool",
-                     "int", "long", "pad", "roll", "cat", "concat", "concatenate", "stack", "repeat", "flip"})
+_COPIES = frozenset(
+    {
+        "contiguous",
+        "clone",
+        "to",
+        "float",
+        "half",
+        "bfloat16",
+        "type",
+        "type_as",
+        "copy",
+        "bool",
+        "int",
+        "long",
+        "pad",
+        "roll",
+        "cat",
+        "concat",
+        "concatenate",
+        "stack",
+        "repeat",
+        "flip",
+    }
+)
 _SCALAR_ARITHMETIC = frozenset({"add", "sub", "rsub", "mul", "div", "truediv", "neg"})
 # one-input functions whose derivative is written with their result (derivatives.yaml: exp `grad * result`,
 # tanh/sigmoid `*_backward(grad, result)`, sqrt `grad / (2 * result)`, rsqrt `-0.5 * grad * result.pow(3)`,

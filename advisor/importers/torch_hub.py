@@ -25,8 +25,7 @@ def load(spec: str, seq_len: int | None = None) -> LoadedModel:
         return load_hf(name, seq_len)
     torch = import_torch(spec)
     library = optional_module(prefix, spec)
-    make = _torchvision_builder(library, name, spec) if prefix == "torchvision" else \
-        _timm_builder(library, name, spec)
+    make = _torchvision_builder(library, name, spec) if prefix == "torchvision" else _timm_builder(library, name, spec)
     try:
         module = make()
     except Exception as error:
@@ -60,6 +59,7 @@ def _image_size(module: Any, prefix: str) -> int:
 
 # ---------------------------------------------------------------- hf:CONFIG.json
 
+
 def load_hf(config_spec: str, seq_len: int | None = None) -> LoadedModel:
     path = existing_file(config_spec)
     config = read_config(path)
@@ -72,5 +72,12 @@ def load_hf(config_spec: str, seq_len: int | None = None) -> LoadedModel:
     except Exception as error:
         raise fail(path, f"transformers cannot read this config: {describe_error(error)}") from None
     model = hf_model.build(transformers, torch, cfg, path, seq_len)
-    return LoadedModel(str(config.get("_name_or_path") or path.parent.name or path.stem), model.module,
-                       model.inputs, None, f"hf:{config_spec}", model.task, model.train_inputs)
+    return LoadedModel(
+        str(config.get("_name_or_path") or path.parent.name or path.stem),
+        model.module,
+        model.inputs,
+        None,
+        f"hf:{config_spec}",
+        model.task,
+        model.train_inputs,
+    )

@@ -64,8 +64,9 @@ class LifetimeRecorder(Recorder):
         weakref.finalize(out, _forget, self.producer, key, index)
         if isinstance(out, torch.Tensor) and not record.is_input and id(out.untyped_storage()) not in self.state:
             weakref.finalize(out.untyped_storage(), _died, self.deaths, index)
-        self.records.append(Record(record.name, record.op_name, record.inputs, (), {}, None,
-                                   part=record.part, is_input=record.is_input))
+        self.records.append(
+            Record(record.name, record.op_name, record.inputs, (), {}, None, part=record.part, is_input=record.is_input)
+        )
         self.deaths.records = len(self.records)
 
     def returned(self) -> None:

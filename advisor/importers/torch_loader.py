@@ -132,13 +132,13 @@ def check_script_code(path: Path) -> None:
     except SpecError:
         raise
     except Exception as error:  # a damaged member or pickle: refused as damaged, nothing ran
-        raise fail(path, f"damaged TorchScript archive ({one_line(f'{type(error).__name__}: {error}', 160)})") \
-            from None
+        raise fail(path, f"damaged TorchScript archive ({one_line(f'{type(error).__name__}: {error}', 160)})") from None
     if problems:
         raise fail(path, describe(problems, "the TorchScript code"))
 
 
 # ---------------------------------------------------------------- FILE.py
+
 
 def _run_file(path: Path) -> Any:
     name = f"advisor_user_model_{abs(hash(str(path.resolve())))}"
@@ -177,8 +177,10 @@ def load_python(path: Path) -> LoadedModel:
     code = _run_file(path)
     for required in ("build_model", "example_inputs"):
         if not callable(getattr(code, required, None)):
-            raise fail(path, f"defines no {required}() function (a model file needs build_model() and "
-                             "example_inputs(batch_size))")
+            raise fail(
+                path,
+                f"defines no {required}() function (a model file needs build_model() and example_inputs(batch_size))",
+            )
     torch = import_torch(str(path))
     try:
         module = code.build_model()
@@ -220,6 +222,7 @@ def normalise_inputs(value: Any, where: str | Path) -> Inputs:
 
 # ---------------------------------------------------------------- FILE.pt2 (torch.export)
 
+
 def load_exported(path: Path, trust_pickle: bool = False) -> LoadedModel:
     """torch.export.load unpickles parts of the archive: only a trusted file goes there (pt2_archive.py)."""
     from advisor.importers.pt2_archive import load_untrusted
@@ -241,8 +244,10 @@ def load_exported(path: Path, trust_pickle: bool = False) -> LoadedModel:
     batch = int(tensors[0].shape[0])
 
     def make(batch_size: int) -> Inputs:
-        return (tuple(_resized(torch, a, batch, batch_size) for a in args),
-                {k: _resized(torch, v, batch, batch_size) for k, v in kwargs.items()})
+        return (
+            tuple(_resized(torch, a, batch, batch_size) for a in args),
+            {k: _resized(torch, v, batch, batch_size) for k, v in kwargs.items()},
+        )
 
     return LoadedModel(path.stem, module, ExampleInputs(make, batch), None, str(path), "classification")
 
@@ -267,8 +272,11 @@ def quiet_log(*prefixes: str, everything: bool = False) -> Iterator[None]:
     disabled = logging.root.manager.disable
     if everything:
         logging.disable(logging.ERROR)
-    known = [name for name in list(logging.Logger.manager.loggerDict)
-             if any(name == p or name.startswith(p + ".") for p in prefixes)]  # fmt: skip
+    known = [
+        name
+        for name in list(logging.Logger.manager.loggerDict)
+        if any(name == p or name.startswith(p + ".") for p in prefixes)
+    ]
     loggers = [logging.getLogger(name) for name in dict.fromkeys([*prefixes, *known])]
     levels = [logger.level for logger in loggers]
     for logger in loggers:
@@ -295,6 +303,7 @@ def _require_zip(path: Path, what: str) -> None:
 
 # ---------------------------------------------------------------- .pt / .pth / .bin
 
+
 def load_archive(path: Path, trust_pickle: bool) -> LoadedModel:
     """TorchScript first (no pickled code runs); a torch.save pickle only when trusted."""
     from advisor.importers import state_dict
@@ -308,12 +317,15 @@ def load_archive(path: Path, trust_pickle: bool) -> LoadedModel:
             module = torch.jit.load(str(path), map_location="cpu")
         except Exception as error:
             raise fail(path, f"not a loadable TorchScript archive: {describe_error(error)}") from None
-        return LoadedModel(path.stem, module, script_inputs(path, module, isolate=True), None, str(path),
-                           "classification")
+        return LoadedModel(
+            path.stem, module, script_inputs(path, module, isolate=True), None, str(path), "classification"
+        )
     if not trust_pickle:
         state_dict.load_weights(path)  # says what the file is: a state_dict, or pickled code
-        raise fail(path, "holds only weights (a state_dict): no architecture to run; give a FILE.py whose "
-                         "build_model() builds it")
+        raise fail(
+            path,
+            "holds only weights (a state_dict): no architecture to run; give a FILE.py whose build_model() builds it",
+        )
     return _load_trusted(path, torch)
 
 

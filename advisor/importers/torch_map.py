@@ -83,8 +83,11 @@ def as_call(record: Record, inputs: Sequence[TensorSpec], output: TensorSpec) ->
     if record.module is not None:
         name, args, kwargs = _module_call(record.module, record.args)
     view = aliases_input(record)
-    inplace = name.endswith("_") or bool(getattr(record.module, "inplace", False)) or \
-        bool(record.kwargs.get("inplace", False))
+    inplace = (
+        name.endswith("_")
+        or bool(getattr(record.module, "inplace", False))
+        or bool(record.kwargs.get("inplace", False))
+    )
     return Call(name.rstrip("_"), args, kwargs, inputs, output, inplace, record.tied_to, view)
 
 
@@ -94,16 +97,23 @@ def aliases_input(record: Record) -> bool:
     base = getattr(out, "_base", None)
     if base is None:
         return False
-    return any(t is base or getattr(t, "_base", None) is base
-               for t in pytree.tree_leaves((record.args, record.kwargs)) if isinstance(t, torch.Tensor))
+    return any(
+        t is base or getattr(t, "_base", None) is base
+        for t in pytree.tree_leaves((record.args, record.kwargs))
+        if isinstance(t, torch.Tensor)
+    )
 
 
 def _python_rms_norm(m: torch.nn.Module) -> bool:
     """transformers' RMSNorm modules (T5LayerNorm, LlamaRMSNorm and their copies): a `variance_epsilon`, one
     weight per feature, no bias, and the normalisation written out in float32 ops (RMSNorm's formulas)."""
     weight = getattr(m, "weight", None)
-    return hasattr(m, "variance_epsilon") and isinstance(weight, torch.Tensor) and weight.dim() == 1 and \
-        getattr(m, "bias", None) is None
+    return (
+        hasattr(m, "variance_epsilon")
+        and isinstance(weight, torch.Tensor)
+        and weight.dim() == 1
+        and getattr(m, "bias", None) is None
+    )
 
 
 def _module_call(m: torch.nn.Module, args: tuple[Any, ...]) -> tuple[str, tuple[Any, ...], dict[str, Any]]:
@@ -113,8 +123,11 @@ def _module_call(m: torch.nn.Module, args: tuple[Any, ...]) -> tuple[str, tuple[
     if isinstance(m, nn.Conv1d | nn.Conv2d | nn.Conv3d):
         return f"conv{len(m.kernel_size)}d", (x, m.weight, m.bias, m.stride, m.padding, m.dilation, m.groups), {}
     if isinstance(m, nn.ConvTranspose2d):
-        return "conv_transpose2d", (x, m.weight, m.bias, m.stride, m.padding, m.output_padding, m.groups,
-                                    m.dilation), {}
+        return (
+            "conv_transpose2d",
+            (x, m.weight, m.bias, m.stride, m.padding, m.output_padding, m.groups, m.dilation),
+            {},
+        )
     if isinstance(m, nn.Linear):
         return "linear", (x, m.weight, m.bias), {}
     if type(m).__name__ == "Conv1D" and getattr(m, "weight", None) is not None:  # HF GPT-2: x @ W(in, out) + b
@@ -142,10 +155,22 @@ def _module_call(m: torch.nn.Module, args: tuple[Any, ...]) -> tuple[str, tuple[
 
 
 _MODULE_FUNCTIONS = {
-    "ReLU": "relu", "ReLU6": "relu6", "GELU": "gelu", "SiLU": "silu", "Sigmoid": "sigmoid", "Tanh": "tanh",
-    "Hardswish": "hardswish", "Hardsigmoid": "hardsigmoid", "Softmax": "softmax", "Dropout": "dropout",
-    "AdaptiveAvgPool2d": "adaptive_avg_pool2d", "AdaptiveAvgPool1d": "adaptive_avg_pool1d", "RMSNorm": "rms_norm",
-    "Hardtanh": "hardtanh", "NewGELUActivation": "gelu_new", "QuickGELUActivation": "quick_gelu",
+    "ReLU": "relu",
+    "ReLU6": "relu6",
+    "GELU": "gelu",
+    "SiLU": "silu",
+    "Sigmoid": "sigmoid",
+    "Tanh": "tanh",
+    "Hardswish": "hardswish",
+    "Hardsigmoid": "hardsigmoid",
+    "Softmax": "softmax",
+    "Dropout": "dropout",
+    "AdaptiveAvgPool2d": "adaptive_avg_pool2d",
+    "AdaptiveAvgPool1d": "adaptive_avg_pool1d",
+    "RMSNorm": "rms_norm",
+    "Hardtanh": "hardtanh",
+    "NewGELUActivation": "gelu_new",
+    "QuickGELUActivation": "quick_gelu",
 }
 
 
@@ -174,26 +199,46 @@ def _square(value: Any, default: int | None = None) -> int | None:
 def _conv(c: Call) -> Op | None:
     dims = int(c.name[4]) if c.name[4:5].isdigit() else 2
     weight = c.arg(1, "weight")
-    geometry = [_ints(c.arg(i, key, d), dims) for i, key, d in ((3, "stride", 1), (4, "padding", 0),
-                                                                (5, "dilation", 1))]
+    geometry = [
+        _ints(c.arg(i, key, d), dims) for i, key, d in ((3, "stride", 1), (4, "padding", 0), (5, "dilation", 1))
+    ]
     if not isinstance(weight, torch.Tensor) or any(g is None for g in geometry):
         return None
     stride, padding, dilation = geometry
     assert stride is not None and padding is not None and dilation is not None
-    return Conv(int(weight.shape[0]), tuple(int(k) for k in weight.shape[2:]), stride, padding, dilation,
-                int(c.arg(6, "groups", 1)), c.arg(2, "bias") is not None, dims)
+    return Conv(
+        int(weight.shape[0]),
+        tuple(int(k) for k in weight.shape[2:]),
+        stride,
+        padding,
+        dilation,
+        int(c.arg(6, "groups", 1)),
+        c.arg(2, "bias") is not None,
+        dims,
+    )
 
 
 def _conv_transpose(c: Call) -> Op | None:
     weight, groups = c.arg(1, "weight"), int(c.arg(6, "groups", 1))
-    geometry = [_ints(c.arg(i, key, d), 2) for i, key, d in ((3, "stride", 1), (4, "padding", 0),
-                                                             (5, "output_padding", 0), (7, "dilation", 1))]
+    geometry = [
+        _ints(c.arg(i, key, d), 2)
+        for i, key, d in ((3, "stride", 1), (4, "padding", 0), (5, "output_padding", 0), (7, "dilation", 1))
+    ]
     if not isinstance(weight, torch.Tensor) or any(g is None for g in geometry):
         return None
     stride, padding, out_pad, dilation = geometry
     assert stride is not None and padding is not None and out_pad is not None and dilation is not None
-    return ConvTranspose(int(weight.shape[1]) * groups, tuple(int(k) for k in weight.shape[2:]), stride, padding,
-                         out_pad, dilation, groups, c.arg(2, "bias") is not None, 2)
+    return ConvTranspose(
+        int(weight.shape[1]) * groups,
+        tuple(int(k) for k in weight.shape[2:]),
+        stride,
+        padding,
+        out_pad,
+        dilation,
+        groups,
+        c.arg(2, "bias") is not None,
+        2,
+    )
 
 
 def _linear(c: Call) -> Op | None:
@@ -268,8 +313,15 @@ def _activation(c: Call) -> Op | None:
         return None
     if name == "gelu":
         return GELU(c.inplace, str(c.arg(1, "approximate", "none")))
-    simple: dict[str, Callable[[bool], Op]] = {"relu": ReLU, "relu6": ReLU6, "silu": SiLU, "sigmoid": Sigmoid,
-                                               "tanh": Tanh, "hardswish": Hardswish, "hardsigmoid": Hardsigmoid}
+    simple: dict[str, Callable[[bool], Op]] = {
+        "relu": ReLU,
+        "relu6": ReLU6,
+        "silu": SiLU,
+        "sigmoid": Sigmoid,
+        "tanh": Tanh,
+        "hardswish": Hardswish,
+        "hardsigmoid": Hardsigmoid,
+    }
     if name in simple:
         return simple[name](c.inplace)
     return Softmax() if name == "softmax" else None
@@ -288,21 +340,49 @@ def _embedding(c: Call) -> Op | None:
 
 
 _TABLE: dict[str, Callable[[Call], Op | None]] = {
-    "conv1d": _conv, "conv2d": _conv, "conv3d": _conv, "conv_transpose2d": _conv_transpose, "linear": _linear,
+    "conv1d": _conv,
+    "conv2d": _conv,
+    "conv3d": _conv,
+    "conv_transpose2d": _conv_transpose,
+    "linear": _linear,
     "batch_norm": lambda c: BatchNorm(c.arg(3, "weight") is not None),
-    "layer_norm": _layer_norm, "rms_norm": lambda c: RMSNorm(),
+    "layer_norm": _layer_norm,
+    "rms_norm": lambda c: RMSNorm(),
     "group_norm": lambda c: GroupNorm(int(c.arg(1, "num_groups")), c.arg(2, "weight") is not None),
-    "max_pool2d": _pool, "avg_pool2d": _pool, "flatten": _flatten, "embedding": _embedding,
+    "max_pool2d": _pool,
+    "avg_pool2d": _pool,
+    "flatten": _flatten,
+    "embedding": _embedding,
     "adaptive_avg_pool2d": lambda c: AdaptiveAvgPool(c.output.shape[1:]),
     "dropout": lambda c: Dropout(float(c.arg(1, "p", 0.5))),
-    "cat": _concat, "concat": _concat, "concatenate": _concat, "permute": _permute, "transpose": _permute,
-    "add": _binary, "mul": _binary, "scaled_dot_product_attention": _sdpa,
+    "cat": _concat,
+    "concat": _concat,
+    "concatenate": _concat,
+    "permute": _permute,
+    "transpose": _permute,
+    "add": _binary,
+    "mul": _binary,
+    "scaled_dot_product_attention": _sdpa,
     "stochastic_depth": lambda c: StochasticDepth(float(c.arg(1, "p"))),
-    "gelu_new": lambda c: GELUTanhComposite(), "quick_gelu": lambda c: QuickGELU(),
+    "gelu_new": lambda c: GELUTanhComposite(),
+    "quick_gelu": lambda c: QuickGELU(),
     "view": lambda c: Reshape(c.output.shape) if c.is_view else None,
     "reshape": lambda c: Reshape(c.output.shape) if c.is_view else None,
-    **{name: _activation for name in ("relu", "relu6", "hardtanh", "gelu", "silu", "sigmoid", "tanh",
-                                      "hardswish", "hardsigmoid", "softmax")},
+    **{
+        name: _activation
+        for name in (
+            "relu",
+            "relu6",
+            "hardtanh",
+            "gelu",
+            "silu",
+            "sigmoid",
+            "tanh",
+            "hardswish",
+            "hardsigmoid",
+            "softmax",
+        )
+    },
 }
 
 

@@ -72,8 +72,9 @@ class Recorder:
     def tensors_in(self, args: Any, kwargs: Any) -> list[torch.Tensor]:
         return [t for t in pytree.tree_leaves((args, kwargs)) if isinstance(t, torch.Tensor)]
 
-    def record(self, name: str, op_name: str, args: Any, kwargs: Any, result: Any,
-               module: torch.nn.Module | None = None) -> None:
+    def record(
+        self, name: str, op_name: str, args: Any, kwargs: Any, result: Any, module: torch.nn.Module | None = None
+    ) -> None:
         outputs = [t for t in pytree.tree_leaves(result) if isinstance(t, torch.Tensor)]
         if not outputs:
             return
@@ -82,14 +83,27 @@ class Recorder:
         same = len(outputs) == 1 and any(outputs[0] is t for t in read)
         if same and not _is_inplace(op_name, module):
             return  # returned its input unchanged (nn.Identity, eval-mode dropout, contiguous()): no node
-        used: list[torch.Tensor] = list(module.parameters()) if module is not None else \
-            [t for t in read if id(t) in self.params]
+        used: list[torch.Tensor] = (
+            list(module.parameters()) if module is not None else [t for t in read if id(t) in self.params]
+        )
         new_params, tied_to = self._claim(name, used)
         if not inputs and not new_params and not tied_to and not self._per_sample(outputs[0]):
             return  # a constant the batch shares (torch.arange, a position table): not part of the data flow
         for k, out in enumerate(outputs):
-            self._add(Record(name if k == 0 else f"{name}[{k}]", op_name, inputs, args, kwargs, out, module,
-                             new_params if k == 0 else 0, tied_to if k == 0 else "", k))
+            self._add(
+                Record(
+                    name if k == 0 else f"{name}[{k}]",
+                    op_name,
+                    inputs,
+                    args,
+                    kwargs,
+                    out,
+                    module,
+                    new_params if k == 0 else 0,
+                    tied_to if k == 0 else "",
+                    k,
+                )
+            )
 
     def _per_sample(self, t: torch.Tensor) -> bool:
         """A tensor made from nothing the graph tracks but sized by the batch (DeBERTa's all-ones attention
@@ -165,8 +179,14 @@ def _batch_first_attention(*args: Any, **kwargs: Any) -> Any:
     a = bound.arguments
     query, key, value = a["query"], a["key"], a["value"]
     same = query.shape == key.shape == value.shape and query.dim() == 3
-    if not same or a["use_separate_proj_weight"] or a["bias_k"] is not None or a["add_zero_attn"] or \
-            a["key_padding_mask"] is not None or a["need_weights"]:
+    if (
+        not same
+        or a["use_separate_proj_weight"]
+        or a["bias_k"] is not None
+        or a["add_zero_attn"]
+        or a["key_padding_mask"] is not None
+        or a["need_weights"]
+    ):
         return None
     seq, batch, embed = query.shape
     heads = a["num_heads"]
@@ -174,8 +194,9 @@ def _batch_first_attention(*args: Any, **kwargs: Any) -> Any:
     packed = F.linear(query.transpose(0, 1), a["in_proj_weight"], a["in_proj_bias"]).clone()
     q, k, v = packed.chunk(3, dim=-1)
     q, k, v = (t.view(batch, seq, heads, embed // heads).transpose(1, 2) for t in (q, k, v))
-    out = F.scaled_dot_product_attention(q, k, v, attn_mask=a["attn_mask"],
-                                         dropout_p=a["dropout_p"] if a["training"] else 0.0, is_causal=a["is_causal"])
+    out = F.scaled_dot_product_attention(
+        q, k, v, attn_mask=a["attn_mask"], dropout_p=a["dropout_p"] if a["training"] else 0.0, is_causal=a["is_causal"]
+    )
     out = F.linear(out.transpose(1, 2).reshape(batch, seq, embed), a["out_proj_weight"], a["out_proj_bias"])
     return out.transpose(0, 1), None
 

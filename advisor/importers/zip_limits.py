@@ -61,14 +61,20 @@ def _check(path: Path, info: zipfile.ZipInfo) -> None:
     cap = CAPS.get(kind)
     where = f"zip member {info.filename[:120]!r}"
     if cap is not None and info.file_size > cap:
-        raise fail(path, f"{where} unpacks to {_size(info.file_size)}, over the {_size(cap)} allowed for "
-                         f"{kind} members (a zip bomb or not a model file)")  # fmt: skip
+        raise fail(
+            path,
+            f"{where} unpacks to {_size(info.file_size)}, over the {_size(cap)} allowed for "
+            f"{kind} members (a zip bomb or not a model file)",
+        )
     if info.compress_type == zipfile.ZIP_STORED:
         if info.file_size != info.compress_size:
             raise fail(path, f"{where} declares {info.file_size:,} bytes but stores {info.compress_size:,}")
     elif info.file_size > MAX_PACKED_BYTES:
-        raise fail(path, f"{where} is compressed and unpacks to {_size(info.file_size)}, over the "
-                         f"{_size(MAX_PACKED_BYTES)} allowed (torch stores tensors uncompressed; a zip bomb?)")
+        raise fail(
+            path,
+            f"{where} is compressed and unpacks to {_size(info.file_size)}, over the "
+            f"{_size(MAX_PACKED_BYTES)} allowed (torch stores tensors uncompressed; a zip bomb?)",
+        )
 
 
 def _size(count: int) -> str:

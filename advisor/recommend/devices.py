@@ -92,9 +92,14 @@ def generation_rates(card: CardRecord) -> GenerationRates:
     per_gpu = max(card.devices, 1)
     half = max(card.bf16_tflops or card.fp16_tflops or 0.0, card.fp32_tflops)
     lanes = lanes_and_clock(card)[0]
-    return GenerationRates(card.bandwidth_gbs / per_gpu, fp16_accumulate_rate(card) / per_gpu,
-                           card.memory_type.upper().startswith("HBM"), half / per_gpu, card.tdp_w / per_gpu,
-                           card.fp32_tflops * 1e12 / per_gpu / (2 * lanes))
+    return GenerationRates(
+        card.bandwidth_gbs / per_gpu,
+        fp16_accumulate_rate(card) / per_gpu,
+        card.memory_type.upper().startswith("HBM"),
+        half / per_gpu,
+        card.tdp_w / per_gpu,
+        card.fp32_tflops * 1e12 / per_gpu / (2 * lanes),
+    )
 
 
 def usable_bytes(memory_bytes: int) -> int:
@@ -113,8 +118,9 @@ def link(card: CardRecord) -> tuple[float, str]:
         # vendors quote NVLink as both directions together
         return card.link_bandwidth_gbs / 2, card.link_detail or card.link_kind
     gen = card.pcie_gen or 3
-    return PCIE_X16_GBS.get(gen, 15.75), f"PCIe {gen}.0 x16" + (" (SLI bridge carries no compute data)"
-                                                               if card.link_kind == "sli" else "")
+    return PCIE_X16_GBS.get(gen, 15.75), f"PCIe {gen}.0 x16" + (
+        " (SLI bridge carries no compute data)" if card.link_kind == "sli" else ""
+    )
 
 
 def device(card: CardRecord, workload: Workload) -> Device:
@@ -123,9 +129,20 @@ def device(card: CardRecord, workload: Workload) -> Device:
     link_gbs, link_name = link(card)
     tf32 = workload.precision is Precision.FP32 and (card.tf32_tflops or 0.0) >= card.fp32_tflops > 0
     matmul = matmul_rate(card, workload)
-    return Device(name=card.name, vendor=card.vendor, memory_bytes=memory, usable_bytes=usable_bytes(memory),
-                  bandwidth_gbs=card.bandwidth_gbs / per_gpu, matmul_tflops=matmul / per_gpu,
-                  conv_tflops=conv_rate(card, workload) / per_gpu, fp32_tflops=card.fp32_tflops / per_gpu,
-                  tdp_w=card.tdp_w / per_gpu, link_gbs=link_gbs, link_name=link_name, sm_count=sm_count(card),
-                  tensor_cores=workload.precision is not Precision.FP32 and matmul > card.fp32_tflops,
-                  tf32_conv=tf32, tf32_matmul=tf32 and workload.tf32)
+    return Device(
+        name=card.name,
+        vendor=card.vendor,
+        memory_bytes=memory,
+        usable_bytes=usable_bytes(memory),
+        bandwidth_gbs=card.bandwidth_gbs / per_gpu,
+        matmul_tflops=matmul / per_gpu,
+        conv_tflops=conv_rate(card, workload) / per_gpu,
+        fp32_tflops=card.fp32_tflops / per_gpu,
+        tdp_w=card.tdp_w / per_gpu,
+        link_gbs=link_gbs,
+        link_name=link_name,
+        sm_count=sm_count(card),
+        tensor_cores=workload.precision is not Precision.FP32 and matmul > card.fp32_tflops,
+        tf32_conv=tf32,
+        tf32_matmul=tf32 and workload.tf32,
+    )

@@ -48,11 +48,21 @@ class GenerationEfficiency:
 # 0.992 / 5.7%. Its mat-vec kernels reach less of an HBM card's peak (a single mat-vec stream keeps too few
 # bytes in flight for it) and their dequantization is part of that share. Decode runs as a CUDA graph
 # (llama.cpp since 2024-05), so there is no per-op host cost. Prefill: n_ubatch = 512 tokens per chunk.
-LLAMA_CPP = GenerationEfficiency(tensor=0.41, fp16_accumulate=True, memory_gddr=0.88, memory_hbm=0.50,
-                                 seconds_per_layer=72e-6, quantized_linear_seconds=0.0, host_op_seconds=0.0,
-                                 quantized_linear_host_seconds=0.0, host_step_seconds=0.0,
-                                 cache_per_query_head=False, cache_bytes_per_sm_cycle=0.0, prefill_chunk_tokens=512,
-                                 prefill_dequantizes=True)
+LLAMA_CPP = GenerationEfficiency(
+    tensor=0.41,
+    fp16_accumulate=True,
+    memory_gddr=0.88,
+    memory_hbm=0.50,
+    seconds_per_layer=72e-6,
+    quantized_linear_seconds=0.0,
+    host_op_seconds=0.0,
+    quantized_linear_host_seconds=0.0,
+    host_step_seconds=0.0,
+    cache_per_query_head=False,
+    cache_bytes_per_sm_cycle=0.0,
+    prefill_chunk_tokens=512,
+    prefill_dequantizes=True,
+)
 
 # The PyTorch runtimes stream weights with cuBLAS/Marlin/Triton mat-vec kernels at the device-copy share
 # measured on the H200 (kernels.BANDWIDTH_CEILING = 0.87); their GEMMs accumulate in FP32 at the share a
@@ -65,12 +75,21 @@ QUANTIZED_LINEAR_SECONDS = 4e-6
 
 # gpt-fast (torch.compile mode="reduce-overhead": the decode step is a CUDA graph, no host work between
 # steps). It is not a --runtime choice; benchmarks/public_speed_decode.py checks its published runs with it.
-COMPILED_GRAPH = GenerationEfficiency(tensor=1.0, fp16_accumulate=False, memory_gddr=BANDWIDTH_CEILING,
-                                      memory_hbm=BANDWIDTH_CEILING, seconds_per_layer=GRAPH_LAYER_SECONDS,
-                                      quantized_linear_seconds=QUANTIZED_LINEAR_SECONDS, host_op_seconds=0.0,
-                                      quantized_linear_host_seconds=0.0, host_step_seconds=0.0,
-                                      cache_per_query_head=False, cache_bytes_per_sm_cycle=0.0,
-                                      prefill_chunk_tokens=0, prefill_dequantizes=False)
+COMPILED_GRAPH = GenerationEfficiency(
+    tensor=1.0,
+    fp16_accumulate=False,
+    memory_gddr=BANDWIDTH_CEILING,
+    memory_hbm=BANDWIDTH_CEILING,
+    seconds_per_layer=GRAPH_LAYER_SECONDS,
+    quantized_linear_seconds=QUANTIZED_LINEAR_SECONDS,
+    host_op_seconds=0.0,
+    quantized_linear_host_seconds=0.0,
+    host_step_seconds=0.0,
+    cache_per_query_head=False,
+    cache_bytes_per_sm_cycle=0.0,
+    prefill_chunk_tokens=0,
+    prefill_dequantizes=False,
+)
 
 # vLLM 0.6 with CUDA graphs (enforce_eager=False): the decode forward is one graph replay; the engine's
 # scheduler, input preparation and sampler run on the host between forwards (VLLM_HOST_STEP_SECONDS,
@@ -96,9 +115,16 @@ VLLM = replace(COMPILED_GRAPH, host_step_seconds=VLLM_HOST_STEP_SECONDS)
 TRANSFORMERS_OP_SECONDS = 22e-6
 QUANTIZED_MODULE_SECONDS = 36e-6
 TRANSFORMERS_CACHE_BYTES_PER_SM_CYCLE = 1.8
-TRANSFORMERS = replace(COMPILED_GRAPH, host_op_seconds=TRANSFORMERS_OP_SECONDS,
-                       quantized_linear_host_seconds=QUANTIZED_MODULE_SECONDS, cache_per_query_head=True,
-                       cache_bytes_per_sm_cycle=TRANSFORMERS_CACHE_BYTES_PER_SM_CYCLE)
+TRANSFORMERS = replace(
+    COMPILED_GRAPH,
+    host_op_seconds=TRANSFORMERS_OP_SECONDS,
+    quantized_linear_host_seconds=QUANTIZED_MODULE_SECONDS,
+    cache_per_query_head=True,
+    cache_bytes_per_sm_cycle=TRANSFORMERS_CACHE_BYTES_PER_SM_CYCLE,
+)
 
-RUNTIMES: dict[Runtime, GenerationEfficiency] = {Runtime.LLAMA_CPP: LLAMA_CPP, Runtime.VLLM: VLLM,
-                                                 Runtime.TRANSFORMERS: TRANSFORMERS}
+RUNTIMES: dict[Runtime, GenerationEfficiency] = {
+    Runtime.LLAMA_CPP: LLAMA_CPP,
+    Runtime.VLLM: VLLM,
+    Runtime.TRANSFORMERS: TRANSFORMERS,
+}

@@ -36,9 +36,20 @@ from advisor.recommend.generation_runtimes import (
 )
 from advisor.recommend.kernels import tensor_ceiling
 
-__all__ = ["FITTED", "HOST_DECODE_BANDWIDTH", "PREFILL_CHUNK_TOKENS", "GenerationEfficiency", "GenerationRun",
-           "GenerationSpeed", "Split", "decode_step", "dequantized_bytes", "efficiency", "generation_speed",
-           "prefill_seconds"]
+__all__ = [
+    "FITTED",
+    "HOST_DECODE_BANDWIDTH",
+    "PREFILL_CHUNK_TOKENS",
+    "GenerationEfficiency",
+    "GenerationRun",
+    "GenerationSpeed",
+    "Split",
+    "decode_step",
+    "dequantized_bytes",
+    "efficiency",
+    "generation_speed",
+    "prefill_seconds",
+]
 
 FITTED = LLAMA_CPP  # llama.cpp's constants (benchmarks/llm_speed.py fits them)
 PREFILL_CHUNK_TOKENS = LLAMA_CPP.prefill_chunk_tokens
@@ -119,8 +130,9 @@ def _host_seconds(run: GenerationRun, eff: GenerationEfficiency) -> float:
     return run.host_ops * eff.host_op_seconds + run.quantized_linears * eff.quantized_linear_host_seconds
 
 
-def prefill_seconds(run: GenerationRun, card: GenerationRates, eff: GenerationEfficiency | None = None,
-                    split: Split = Split()) -> float:
+def prefill_seconds(
+    run: GenerationRun, card: GenerationRates, eff: GenerationEfficiency | None = None, split: Split = Split()
+) -> float:
     eff = eff or efficiency(run.profile.runtime)
     p, ways = run.profile, split.tensor_ways
     tokens_all = run.batch * run.prompt_len
@@ -130,8 +142,12 @@ def prefill_seconds(run: GenerationRun, card: GenerationRates, eff: GenerationEf
     bandwidth = _bandwidth(card, eff)
     dense = max(p.weight_bytes, run.param_count * HALF_BYTES) if eff.prefill_dequantizes else p.weight_bytes
     compute = p.prefill_flops / chunks / ways / _tensor_rate(card, eff)
-    device = (max(compute, dense / ways / bandwidth) + dequantized_bytes(run, eff) / ways / bandwidth
-              + p.layers * eff.seconds_per_layer + _comm_s(run, split, tokens))
+    device = (
+        max(compute, dense / ways / bandwidth)
+        + dequantized_bytes(run, eff) / ways / bandwidth
+        + p.layers * eff.seconds_per_layer
+        + _comm_s(run, split, tokens)
+    )
     chunk = max(device, _host_seconds(run, eff)) + eff.host_step_seconds
     # layer split: one sequence's tokens pass the stages in turn, so one chunk takes `chunk` in all; chunks
     # flow through the stages as a pipeline (llama.cpp since 2024-03, vLLM's pipeline parallel), so the
@@ -139,8 +155,9 @@ def prefill_seconds(run: GenerationRun, card: GenerationRates, eff: GenerationEf
     return chunk * (chunks + split.stages - 1) / split.stages
 
 
-def _device_decode(run: GenerationRun, card: GenerationRates, eff: GenerationEfficiency,
-                   split: Split) -> tuple[float, float]:
+def _device_decode(
+    run: GenerationRun, card: GenerationRates, eff: GenerationEfficiency, split: Split
+) -> tuple[float, float]:
     """(bytes time, FLOPs time) of one decode step on the device."""
     p, ways = run.profile, split.tensor_ways
     context = run.prompt_len + run.new_tokens / 2
@@ -157,20 +174,25 @@ def _device_decode(run: GenerationRun, card: GenerationRates, eff: GenerationEff
     return memory, compute
 
 
-def decode_step(run: GenerationRun, card: GenerationRates, eff: GenerationEfficiency | None = None,
-                split: Split = Split()) -> tuple[float, str]:
+def decode_step(
+    run: GenerationRun, card: GenerationRates, eff: GenerationEfficiency | None = None, split: Split = Split()
+) -> tuple[float, str]:
     """Seconds of one decode step (every sequence gains a token) at the mean context, and its bound."""
     eff = eff or efficiency(run.profile.runtime)
     memory, compute = _device_decode(run, card, eff, split)
-    fixed = (run.profile.layers * eff.seconds_per_layer + run.quantized_linears * eff.quantized_linear_seconds
-             + _comm_s(run, split, run.batch))
+    fixed = (
+        run.profile.layers * eff.seconds_per_layer
+        + run.quantized_linears * eff.quantized_linear_seconds
+        + _comm_s(run, split, run.batch)
+    )
     device, host = max(memory, compute) + fixed, _host_seconds(run, eff)
     bound = "host" if host > device else "memory" if memory >= compute else "compute"
     return max(device, host) + eff.host_step_seconds, bound
 
 
-def generation_speed(run: GenerationRun, card: GenerationRates, eff: GenerationEfficiency | None = None,
-                     split: Split = Split()) -> GenerationSpeed:
+def generation_speed(
+    run: GenerationRun, card: GenerationRates, eff: GenerationEfficiency | None = None, split: Split = Split()
+) -> GenerationSpeed:
     prefill = prefill_seconds(run, card, eff, split)
     step, bound = decode_step(run, card, eff, split)
     return GenerationSpeed(prefill, step, run.batch * run.prompt_len / prefill, run.batch / step, bound)

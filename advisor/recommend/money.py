@@ -41,6 +41,7 @@ def as_basis(value: object) -> PriceBasis:
     """`value` (a member or its text) as a PriceBasis; anything else is an error naming the option."""
     return as_member(PriceBasis, "--price-basis", value)
 
+
 CURRENT_WINDOW_DAYS = 90
 # A price observed more than a year before today is shown as old: GPU street prices move that much in a year.
 OLD_AFTER_DAYS = 365
@@ -131,8 +132,15 @@ class MoneyFacts(NamedTuple):
     break_even_hours: float | None
 
 
-def money_facts(price: PriceRecord | None, rent: PriceRecord | None, count: int, throughput: float,
-                power_w: float, tokens_per_sample: int, options: MoneyOptions) -> MoneyFacts:  # fmt: skip
+def money_facts(
+    price: PriceRecord | None,
+    rent: PriceRecord | None,
+    count: int,
+    throughput: float,
+    power_w: float,
+    tokens_per_sample: int,
+    options: MoneyOptions,
+) -> MoneyFacts:
     """A configuration of `count` cards priced at `price` each: the price's age, and with a job size its
     hours, its cost and, bought, the hours after which buying beats renting the same cards at `rent`."""
     old = is_old(price.date if price else None, options.today)
@@ -151,8 +159,13 @@ def money_facts(price: PriceRecord | None, rent: PriceRecord | None, count: int,
     return MoneyFacts(old, hours, total + power_usd_per_hour * hours, break_even)
 
 
-def costed(entry: Recommendation, price: PriceRecord | None, rent: PriceRecord | None, tokens_per_sample: int,
-           options: MoneyOptions) -> Recommendation:  # fmt: skip
+def costed(
+    entry: Recommendation,
+    price: PriceRecord | None,
+    rent: PriceRecord | None,
+    tokens_per_sample: int,
+    options: MoneyOptions,
+) -> Recommendation:
     """`entry` with its money facts (money_facts) filled in."""
     facts = money_facts(price, rent, entry.count, entry.throughput, entry.power_w, tokens_per_sample, options)
     return replace(entry, **facts._asdict())
@@ -171,8 +184,10 @@ def within_budget(entry: Recommendation, budget_usd: float | None) -> bool:
 def frontier(entries: Sequence[Recommendation]) -> list[Recommendation]:
     """The best choices between time and money: fitting configurations with a job cost that no other one
     beats on both (no faster one costs less), fastest first."""
-    costed_rows = sorted((e for e in entries if e.fits and e.job_hours is not None and e.job_cost_usd is not None),
-                         key=lambda e: (e.job_hours, e.job_cost_usd))  # fmt: skip
+    costed_rows = sorted(
+        (e for e in entries if e.fits and e.job_hours is not None and e.job_cost_usd is not None),
+        key=lambda e: (e.job_hours, e.job_cost_usd),
+    )
     best: list[Recommendation] = []
     for entry in costed_rows:
         if not best or entry.job_cost_usd < best[-1].job_cost_usd:  # type: ignore[operator]

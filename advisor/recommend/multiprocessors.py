@@ -17,8 +17,14 @@ from advisor.catalog.records import CardRecord
 
 # architecture -> (FP32 lanes per SM, typical boost clock in GHz)
 _LANES_AND_CLOCK: dict[str, tuple[int, float]] = {
-    "Kepler": (192, 0.88), "Maxwell": (128, 1.08), "Pascal": (128, 1.58), "Volta": (64, 1.53),
-    "Turing": (64, 1.62), "Ampere": (128, 1.70), "Ada Lovelace": (128, 2.52), "Hopper": (128, 1.98),
+    "Kepler": (192, 0.88),
+    "Maxwell": (128, 1.08),
+    "Pascal": (128, 1.58),
+    "Volta": (64, 1.53),
+    "Turing": (64, 1.62),
+    "Ampere": (128, 1.70),
+    "Ada Lovelace": (128, 2.52),
+    "Hopper": (128, 1.98),
     "Blackwell": (128, 2.41),
 }
 # Ampere's GA100 and Pascal's GP100 have 64 FP32 lanes per SM (A100, P100 whitepapers); the data-centre

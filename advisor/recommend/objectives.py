@@ -23,14 +23,20 @@ class Objective(StrEnum):
     @property
     def label(self) -> str:
         """The app's name for it (the key of its translations)."""
-        return {Objective.PERF_PER_DOLLAR: "best value (speed per dollar)",
-                Objective.CHEAPEST: "cheapest that fits", Objective.FASTEST: "fastest"}[self]
+        return {
+            Objective.PERF_PER_DOLLAR: "best value (speed per dollar)",
+            Objective.CHEAPEST: "cheapest that fits",
+            Objective.FASTEST: "fastest",
+        }[self]
 
     @property
     def ranked_by(self) -> str:
         """What the PDF says the cards were ranked by."""
-        return {Objective.PERF_PER_DOLLAR: "throughput per dollar", Objective.CHEAPEST: "lowest price",
-                Objective.FASTEST: "highest throughput"}[self]
+        return {
+            Objective.PERF_PER_DOLLAR: "throughput per dollar",
+            Objective.CHEAPEST: "lowest price",
+            Objective.FASTEST: "highest throughput",
+        }[self]
 
 
 def as_objective(value: object) -> Objective:

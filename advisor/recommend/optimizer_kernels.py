@@ -24,9 +24,15 @@ _ADAM = ((2, 3), (1, 2), (3, 4), (2, 2), (1, 2), (1, 2), (3, 4))
 # Adafactor's Python loop runs about ten elementwise ops per tensor on fp32 temporaries.
 _BNB_ADAMW8BIT = ((4, 4),)
 FOREACH_OPS: dict[str, tuple[tuple[int, int], ...]] = {
-    "sgd": _SGD, "sgd_momentum": _MOMENTUM, "adam": _ADAM, "adamw": ((1, 2), *_ADAM),
-    "adamw8bit": _BNB_ADAMW8BIT, "paged_adamw8bit": _BNB_ADAMW8BIT, "lion": ((3, 5),),
-    "adafactor": tuple((2, 3) for _ in range(10))}
+    "sgd": _SGD,
+    "sgd_momentum": _MOMENTUM,
+    "adam": _ADAM,
+    "adamw": ((1, 2), *_ADAM),
+    "adamw8bit": _BNB_ADAMW8BIT,
+    "paged_adamw8bit": _BNB_ADAMW8BIT,
+    "lion": ((3, 5),),
+    "adafactor": tuple((2, 3) for _ in range(10)),
+}
 
 # multi_tensor_apply (aten/src/ATen/native/cuda/MultiTensorApply.cuh): one launch takes at most
 # depth_to_max_tensors[depth - 1] tensors and 320 blocks of 65,536-element chunks.

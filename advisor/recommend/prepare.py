@@ -71,8 +71,9 @@ def prepare_graph(graph: Graph, workload: Workload) -> RankingInput:
     return prepare(with_stored(analytic_estimator(graph), stored), workload)
 
 
-def prepare_spec(spec: str, workload: Workload, *, seq_len: int | None = None, trust_pickle: bool = False,
-                 method: str = "auto") -> RankingInput:
+def prepare_spec(
+    spec: str, workload: Workload, *, seq_len: int | None = None, trust_pickle: bool = False, method: str = "auto"
+) -> RankingInput:
     """A SPEC by the method `advisor estimate` picks for it (importers/spec_estimate.py)."""
     estimator = spec_estimator(spec, workload, seq_len=seq_len, trust_pickle=trust_pickle, method=method)
     return prepare(estimator, workload)

@@ -11,8 +11,22 @@ from advisor.recommend.plans import Plan
 from advisor.recommend.reasons import reasons_text
 from advisor.recommend.recommendation import Recommendation
 
-_HEADER = ("#", "Card", "N", "Plan", "SW", "Fits", "Needs/card", "Usable/card", "Max batch", "Step ms",
-           "Throughput", "Price USD", "Perf/$", "Perf/W")
+_HEADER = (
+    "#",
+    "Card",
+    "N",
+    "Plan",
+    "SW",
+    "Fits",
+    "Needs/card",
+    "Usable/card",
+    "Max batch",
+    "Step ms",
+    "Throughput",
+    "Price USD",
+    "Perf/$",
+    "Perf/W",
+)
 _JOB_HEADER = ("Job h", "Job USD", "Break-even h")
 
 
@@ -29,7 +43,7 @@ def plan_label(plan: Plan | str, text: Callable[[str], str] = _as_is) -> str:
 
 
 def price_text(r: Recommendation, t: Callable[[str], str] = _as_is) -> str:
-    """"1,499", "700 used (old)", "9.96/h"; "no price: set one" when the catalog has none. The command line,
+    """ "1,499", "700 used (old)", "9.96/h"; "no price: set one" when the catalog has none. The command line,
     the app's table and the PDF's table all print this cell; `t` translates its words (the app's tr, the
     report's language)."""
     if r.price_usd is None:
@@ -54,10 +68,22 @@ def job_cells(r: Recommendation) -> tuple[str, str, str]:
 
 
 def _row(rank: int, r: Recommendation, job: bool) -> tuple[str, ...]:
-    cells = (str(rank), r.card, str(r.count), r.plan, r.software, "yes" if r.fits else "no",
-             format_bytes(r.required_bytes), format_bytes(r.usable_bytes), str(r.max_batch),
-             f"{r.step_time_s * 1e3:.1f}", f"{r.throughput:,.0f} {r.throughput_unit}", price_text(r),
-             f"{r.perf_per_dollar:.3g}" if r.perf_per_dollar else "n/a", f"{r.perf_per_watt:.3g}")  # fmt: skip
+    cells = (
+        str(rank),
+        r.card,
+        str(r.count),
+        r.plan,
+        r.software,
+        "yes" if r.fits else "no",
+        format_bytes(r.required_bytes),
+        format_bytes(r.usable_bytes),
+        str(r.max_batch),
+        f"{r.step_time_s * 1e3:.1f}",
+        f"{r.throughput:,.0f} {r.throughput_unit}",
+        price_text(r),
+        f"{r.perf_per_dollar:.3g}" if r.perf_per_dollar else "n/a",
+        f"{r.perf_per_watt:.3g}",
+    )
     if not job:
         return cells
     return (*cells, *job_cells(r))
@@ -74,13 +100,16 @@ def best_per_card(entries: list[Recommendation]) -> list[Recommendation]:
     return best
 
 
-def _with_generation(header: tuple[str, ...], rows: list[tuple[str, ...]],
-                     shown: list[Recommendation]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+def _with_generation(
+    header: tuple[str, ...], rows: list[tuple[str, ...]], shown: list[Recommendation]
+) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
     """Generate mode: the prompt's speed beside the throughput (which is then the decode speed)."""
     at = header.index("Throughput") + 1
     cells = [f"{r.prefill_tokens_per_s:,.0f}" if r.prefill_tokens_per_s else "n/a" for r in shown]
-    return ((*header[:at], "Prefill tok/s", *header[at:]),
-            [(*row[:at], cell, *row[at:]) for row, cell in zip(rows, cells, strict=True)])
+    return (
+        (*header[:at], "Prefill tok/s", *header[at:]),
+        [(*row[:at], cell, *row[at:]) for row, cell in zip(rows, cells, strict=True)],
+    )
 
 
 def render_table(entries: list[Recommendation], top: int) -> str:
@@ -99,28 +128,53 @@ def render_table(entries: list[Recommendation], top: int) -> str:
         best = fitting[0]
         lines += ["", f"Best: {best.count} x {best.card} ({best.plan}): {reasons_text(best.reasons)}"]
         if fitting[0].price_usd is None:
-            lines.append("No fitting configuration has a price on this basis: set one with "
-                         "`advisor catalog set-price` or `advisor catalog import-prices`.")
+            lines.append(
+                "No fitting configuration has a price on this basis: set one with "
+                "`advisor catalog set-price` or `advisor catalog import-prices`."
+            )
     else:
         lines += ["", "No configuration fits; try a smaller batch, mixed precision or gradient checkpointing."]
-    lines.append(f"{len(entries)} configurations ranked; one row per card, best configuration first "
-                 f"({len(shown)} shown; --top N for more, --json for every configuration).")
+    lines.append(
+        f"{len(entries)} configurations ranked; one row per card, best configuration first "
+        f"({len(shown)} shown; --top N for more, --json for every configuration)."
+    )
     return "\n".join(lines) + "\n"
 
 
 def to_json(entries: list[Recommendation]) -> list[dict[str, Any]]:
-    return [{"card": r.card, "count": r.count, "plan": r.plan, "fits": r.fits, "reason": reasons_text(r.reasons),
-             "reason_codes": [str(item.code) for item in r.reasons],
-             "required_bytes": r.required_bytes, "usable_bytes": r.usable_bytes,
-             "headroom_bytes": r.usable_bytes - r.required_bytes, "max_batch": r.max_batch,
-             "step_time_s": r.step_time_s, "throughput": r.throughput, "throughput_unit": r.throughput_unit,
-             "price_usd": r.price_usd, "price_date": r.price_date.isoformat() if r.price_date else None,
-             "price_condition": r.price_condition, "price_kind": r.price_kind, "price_source": r.price_source,
-             "price_old": r.price_old, "software": r.software, "perf_per_dollar": r.perf_per_dollar,
-             "perf_per_watt": r.perf_per_watt, "power_w": r.power_w, "job_hours": r.job_hours,
-             "job_cost_usd": r.job_cost_usd, "break_even_hours": r.break_even_hours,
-             "prefill_tokens_per_s": r.prefill_tokens_per_s, "decode_tokens_per_s": r.decode_tokens_per_s}
-            for r in entries]
+    return [
+        {
+            "card": r.card,
+            "count": r.count,
+            "plan": r.plan,
+            "fits": r.fits,
+            "reason": reasons_text(r.reasons),
+            "reason_codes": [str(item.code) for item in r.reasons],
+            "required_bytes": r.required_bytes,
+            "usable_bytes": r.usable_bytes,
+            "headroom_bytes": r.usable_bytes - r.required_bytes,
+            "max_batch": r.max_batch,
+            "step_time_s": r.step_time_s,
+            "throughput": r.throughput,
+            "throughput_unit": r.throughput_unit,
+            "price_usd": r.price_usd,
+            "price_date": r.price_date.isoformat() if r.price_date else None,
+            "price_condition": r.price_condition,
+            "price_kind": r.price_kind,
+            "price_source": r.price_source,
+            "price_old": r.price_old,
+            "software": r.software,
+            "perf_per_dollar": r.perf_per_dollar,
+            "perf_per_watt": r.perf_per_watt,
+            "power_w": r.power_w,
+            "job_hours": r.job_hours,
+            "job_cost_usd": r.job_cost_usd,
+            "break_even_hours": r.break_even_hours,
+            "prefill_tokens_per_s": r.prefill_tokens_per_s,
+            "decode_tokens_per_s": r.decode_tokens_per_s,
+        }
+        for r in entries
+    ]
 
 
 def three_figures(value: float) -> str:

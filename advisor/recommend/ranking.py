@@ -50,10 +50,18 @@ def _required(given: RankingInput, batch: int, cost: PlanCost) -> int:
 DESKTOP_MAX_CARDS = 4
 
 
-def _reasons(fits: bool, required: int, dev: Device, cost: PlanCost, batch: int,
-             software: str, segment: str = "datacenter") -> tuple[Reason, ...]:
-    found = [reason(ReasonCode.FITS if fits else ReasonCode.DOES_NOT_FIT, required_bytes=required, batch=batch,
-                    memory_bytes=dev.memory_bytes, usable_bytes=dev.usable_bytes)]
+def _reasons(
+    fits: bool, required: int, dev: Device, cost: PlanCost, batch: int, software: str, segment: str = "datacenter"
+) -> tuple[Reason, ...]:
+    found = [
+        reason(
+            ReasonCode.FITS if fits else ReasonCode.DOES_NOT_FIT,
+            required_bytes=required,
+            batch=batch,
+            memory_bytes=dev.memory_bytes,
+            usable_bytes=dev.usable_bytes,
+        )
+    ]
     if software != "CUDA":
         found.append(reason(ReasonCode.NOT_CUDA, software=software))
     if cost.plan is Plan.DATA_PARALLEL:
@@ -65,9 +73,16 @@ def _reasons(fits: bool, required: int, dev: Device, cost: PlanCost, batch: int,
     return (*found, *serving_reasons(cost, dev))
 
 
-def _entry(given: RankingInput, card: CardRecord, dev: Device, single_step: float, cost: PlanCost,
-           price: PriceRecord | None, rent: PriceRecord | None = None,
-           money: MoneyOptions = MoneyOptions()) -> Recommendation:  # noqa: B008
+def _entry(
+    given: RankingInput,
+    card: CardRecord,
+    dev: Device,
+    single_step: float,
+    cost: PlanCost,
+    price: PriceRecord | None,
+    rent: PriceRecord | None = None,
+    money: MoneyOptions = MoneyOptions(),  # noqa: B008
+) -> Recommendation:
     batch = given.estimate.workload.batch
     required = _required(given, batch, cost)
     max_batch = given.required.max_batch(dev.usable_bytes + cost.saved_bytes)
@@ -86,31 +101,61 @@ def _entry(given: RankingInput, card: CardRecord, dev: Device, single_step: floa
     facts = money_facts(price, rent, cost.count, throughput, power_w, given.work.tokens_per_sample, money)
     software = software_path(card.vendor, card.architecture)
     return Recommendation(
-        card=card.name, count=cost.count, plan=cost.plan, fits=fits,
-        reasons=_reasons(fits, required, dev, cost, batch, software, card.segment), required_bytes=required,
-        usable_bytes=dev.usable_bytes, max_batch=max_batch, step_time_s=step, throughput=throughput,
+        card=card.name,
+        count=cost.count,
+        plan=cost.plan,
+        fits=fits,
+        reasons=_reasons(fits, required, dev, cost, batch, software, card.segment),
+        required_bytes=required,
+        usable_bytes=dev.usable_bytes,
+        max_batch=max_batch,
+        step_time_s=step,
+        throughput=throughput,
         throughput_unit="tokens/s" if given.work.tokens_per_sample > 1 or speed else "samples/s",
-        price_usd=total_price, price_date=price.date if price else None,
+        price_usd=total_price,
+        price_date=price.date if price else None,
         price_condition=price.condition if price else None,
         perf_per_dollar=throughput / total_price if total_price else None,
         perf_per_watt=throughput / (dev.tdp_w * cost.count),
         prefill_tokens_per_s=speed.prefill_tokens_per_s * cost.replicas if speed else None,
         decode_tokens_per_s=throughput if speed else None,
-        price_kind=price.kind if price else None, price_source=price.source if price else None,
-        software=software, power_w=power_w, **facts._asdict())
+        price_kind=price.kind if price else None,
+        price_source=price.source if price else None,
+        software=software,
+        power_w=power_w,
+        **facts._asdict(),
+    )
 
 
 def _incomplete(given: RankingInput, card: CardRecord, missing: tuple[str, ...]) -> Recommendation:
     """A card without a figure ranking divides by: one row that says so, ranked last (plan "incomplete")."""
-    return Recommendation(card=card.name or "(no name)", count=1, plan=Plan.INCOMPLETE, fits=False,
-                          reasons=(reason(ReasonCode.INCOMPLETE, missing=", ".join(missing)),),
-                          required_bytes=given.estimate.memory.required_bytes, usable_bytes=0, max_batch=0,
-                          step_time_s=0.0, throughput=0.0, throughput_unit="samples/s", price_usd=None,
-                          price_date=None, price_condition=None, perf_per_dollar=None, perf_per_watt=0.0)
+    return Recommendation(
+        card=card.name or "(no name)",
+        count=1,
+        plan=Plan.INCOMPLETE,
+        fits=False,
+        reasons=(reason(ReasonCode.INCOMPLETE, missing=", ".join(missing)),),
+        required_bytes=given.estimate.memory.required_bytes,
+        usable_bytes=0,
+        max_batch=0,
+        step_time_s=0.0,
+        throughput=0.0,
+        throughput_unit="samples/s",
+        price_usd=None,
+        price_date=None,
+        price_condition=None,
+        perf_per_dollar=None,
+        perf_per_watt=0.0,
+    )
 
 
-def rank(given: RankingInput, cards: Sequence[CardRecord], prices: dict[str, PriceRecord | None],
-         options: RankingOptions, rents: dict[str, PriceRecord | None] | None = None) -> list[Recommendation]:
+def rank(
+    given: RankingInput,
+    cards: Sequence[CardRecord],
+    prices: dict[str, PriceRecord | None],
+    options: RankingOptions,
+    rents: dict[str, PriceRecord | None] | None = None,
+) -> list[Recommendation]:
     """`prices`: each card's price under the options' basis; `rents`: its rent per GPU-hour, for the
     break-even of a purchase (money.py)."""
     entries = []
@@ -123,8 +168,9 @@ def rank(given: RankingInput, cards: Sequence[CardRecord], prices: dict[str, Pri
         single = step_seconds(given.work, dev)
         for count in (c for c in options.counts if c <= options.max_gpus):
             for cost in _costs(given.estimate, count):
-                entry = _entry(given, card, dev, single, cost, prices.get(card.name), (rents or {}).get(card.name),
-                               options.money)
+                entry = _entry(
+                    given, card, dev, single, cost, prices.get(card.name), (rents or {}).get(card.name), options.money
+                )
                 if within_budget(entry, options.budget_usd):
                     entries.append(entry)
     return ordered(_note_sharding(entries), options.objective)
@@ -141,6 +187,9 @@ def _note_sharding(entries: list[Recommendation]) -> list[Recommendation]:
     """Says where sharding makes a model fit that data parallel on the same cards cannot."""
     dp_fits = {(e.card, e.count) for e in entries if e.fits and e.plan in (Plan.SINGLE, Plan.DATA_PARALLEL)}
     entries = [note_split(e) if (e.card, e.count) not in dp_fits else e for e in entries]
-    return [replace(e, reasons=(*e.reasons, reason(ReasonCode.ONLY_SHARDED)))
-            if e.fits and e.plan.sharded and (e.card, e.count) not in dp_fits else e
-            for e in entries]
+    return [
+        replace(e, reasons=(*e.reasons, reason(ReasonCode.ONLY_SHARDED)))
+        if e.fits and e.plan.sharded and (e.card, e.count) not in dp_fits
+        else e
+        for e in entries
+    ]

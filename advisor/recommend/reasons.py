@@ -41,8 +41,10 @@ def reason(code: ReasonCode, **values: ReasonValue) -> Reason:
     return Reason(code, tuple(values.items()))
 
 
-_NEEDS = "needs {required_bytes} per card at batch {batch}; {memory_bytes} card has {usable_bytes} usable after " \
-         "the CUDA context"
+_NEEDS = (
+    "needs {required_bytes} per card at batch {batch}; {memory_bytes} card has {usable_bytes} usable after "
+    "the CUDA context"
+)
 TEMPLATES: dict[ReasonCode, str] = {
     ReasonCode.FITS: "fits: " + _NEEDS,
     ReasonCode.DOES_NOT_FIT: "does not fit: " + _NEEDS,
@@ -50,15 +52,15 @@ TEMPLATES: dict[ReasonCode, str] = {
     ReasonCode.DATA_PARALLEL: "data parallel: each card holds the whole model, memory does not pool",
     ReasonCode.ZERO: "{stage} shards model state over {count} cards ({link})",
     ReasonCode.TENSOR_PARALLEL: "tensor parallel over {count} cards ({link}): each holds 1/{count} of the weights "
-                                "and KV cache, two all-reduces per layer",
+    "and KV cache, two all-reduces per layer",
     ReasonCode.LAYER_SPLIT: "layers split over {count} cards ({link}): memory adds up, but every token passes each "
-                            "card in turn, so decoding runs at about one card's speed",
+    "card in turn, so decoding runs at about one card's speed",
     ReasonCode.ONLY_SHARDED: "fits only because model state is sharded",
     ReasonCode.ONLY_TENSOR_SPLIT: "fits only because weights and KV cache are split over {count} cards",
     ReasonCode.ONLY_LAYER_SPLIT: "fits only because layers are split over {count} cards",
     ReasonCode.INCOMPLETE: "incomplete: {missing} not given; set them in the catalog",
     ReasonCode.BEYOND_DESKTOP: "{count} cards are more than one desktop holds: a board with that many slots, "
-                               "a server or a rack, and its power supply, cost extra",
+    "a server or a rack, and its power supply, cost extra",
 }
 
 

@@ -52,8 +52,7 @@ class _FrozenMixin(Op):
     def saves_result(self) -> bool:
         return False
 
-    def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[
-            SavedTensor, ...]:
+    def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[SavedTensor, ...]:
         return ()
 
     def backward_flops(self, inputs: Sequence[TensorSpec], output: TensorSpec, input_grad: bool) -> int:
@@ -96,4 +95,3 @@ def freeze_before(graph: Graph, first_trained: int) -> Graph:
         return frozen(op)
 
     return _rebuild(graph, op_for)
-

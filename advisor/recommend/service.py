@@ -39,8 +39,7 @@ def best_price(session: Session, card: str, basis: PriceBasis | str | bool) -> P
 
 
 def recommend(session: Session, job: RankingInput, cards: CardFilter, options: RankingOptions) -> list[Recommendation]:
-    records = list_cards(session, vendor=cards.vendor, segment=cards.segment,
-                         min_memory_bytes=cards.min_memory_bytes)
+    records = list_cards(session, vendor=cards.vendor, segment=cards.segment, min_memory_bytes=cards.min_memory_bytes)
     if cards.software:
         records = [c for c in records if software_path(c.vendor, c.architecture) == cards.software]
     history = all_prices(session)

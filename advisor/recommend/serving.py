@@ -51,8 +51,15 @@ def _generation_run(e: Estimate) -> GenerationRun | None:
     host_ops = sum(row.host_ops for row in e.layers)  # what step_layers.layer_work reads, without its GEMMs
     quantized = w.weights in (*QUANTIZED_WEIGHTS, *GGUF_WEIGHTS)
     linears = sum(1 for row in e.layers if row.name.rsplit(".", 1)[-1] in LORA_TARGETS) if quantized else 0
-    return GenerationRun(profile=e.generation, param_count=e.param_count, batch=w.batch, prompt_len=w.prompt_len,
-                         new_tokens=w.new_tokens, host_ops=host_ops, quantized_linears=linears)
+    return GenerationRun(
+        profile=e.generation,
+        param_count=e.param_count,
+        batch=w.batch,
+        prompt_len=w.prompt_len,
+        new_tokens=w.new_tokens,
+        host_ops=host_ops,
+        quantized_linears=linears,
+    )
 
 
 def kv_cache_bytes(e: Estimate) -> int:

@@ -58,8 +58,17 @@ def _sorted_kernels(kernels: Sequence[Kernel]) -> tuple[list[Gemm], float, float
                 simt += 2 * k.macs
             else:
                 m, n, depth = k.implicit_gemm()
-                gemms.append(Gemm(m, n, depth, k.dtype_bytes, True, k.pass_.backward,
-                                  k.kernel_volume == 9 and k.input_pixels == k.output_pixels and k.groups == 1))
+                gemms.append(
+                    Gemm(
+                        m,
+                        n,
+                        depth,
+                        k.dtype_bytes,
+                        True,
+                        k.pass_.backward,
+                        k.kernel_volume == 9 and k.input_pixels == k.output_pixels and k.groups == 1,
+                    )
+                )
         elif isinstance(k, Attention):
             attention += k.flops
             moved += k.io_bytes
@@ -75,9 +84,16 @@ def layer_work(row: LayerRow, training: bool) -> LayerWork:
     gemms, attention, moved, simt = _sorted_kernels(kernels)
     launches = sum(k.launches if isinstance(k, Matmul) else 1 for k in kernels)
     nodes = row.autograd_nodes if training else row.host_ops
-    return LayerWork(gemms=tuple(gemms), attention_flops=attention, stream_bytes=moved, simt_flops=simt,
-                     kernels=launches, host_ops=row.host_ops, param_tensors=row.param_tensors if training else 0,
-                     untracked_ops=row.host_ops - nodes)
+    return LayerWork(
+        gemms=tuple(gemms),
+        attention_flops=attention,
+        stream_bytes=moved,
+        simt_flops=simt,
+        kernels=launches,
+        host_ops=row.host_ops,
+        param_tensors=row.param_tensors if training else 0,
+        untracked_ops=row.host_ops - nodes,
+    )
 
 
 def layer_works(rows: Sequence[LayerRow], training: bool) -> tuple[LayerWork, ...]:

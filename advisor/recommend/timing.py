@@ -32,8 +32,17 @@ from advisor.recommend.kernels import (
 from advisor.recommend.optimizer_kernels import NO_OPTIMIZER, OptimizerWork, optimizer_work
 from advisor.recommend.step_layers import Gemm, LayerWork, layer_works
 
-__all__ = ["FITTED", "Efficiency", "LayerWork", "StepParts", "StepWork", "combine", "step_parts", "step_seconds",
-           "step_work"]
+__all__ = [
+    "FITTED",
+    "Efficiency",
+    "LayerWork",
+    "StepParts",
+    "StepWork",
+    "combine",
+    "step_parts",
+    "step_seconds",
+    "step_work",
+]
 
 
 @dataclass(frozen=True)
@@ -71,8 +80,18 @@ class Efficiency:
 # (A. Karpathy, x.com/karpathy/status/1621578354024677377, Feb 2023); the lm_head is ~27% of GPT-2 small's
 # matmul FLOPs (768 x 50,257 of ~142M multiply-adds per token), so 0.73 + 0.27 / u = 1.25 gives u ~ 0.5
 # (PaddlePaddle models PR #5134 measured 14 -> 10 ms for one such matmul, 0.7, on an older card).
-FITTED = Efficiency(python_op_seconds=36e-6, backward_node_seconds=60e-6, tensor=1.0, unaligned=0.5, conv=1.0,
-                    attention=1.0, stream=1.0, sm_stream_bytes_per_s=24e9, kernel_seconds=8e-6, backward=0.85)
+FITTED = Efficiency(
+    python_op_seconds=36e-6,
+    backward_node_seconds=60e-6,
+    tensor=1.0,
+    unaligned=0.5,
+    conv=1.0,
+    attention=1.0,
+    stream=1.0,
+    sm_stream_bytes_per_s=24e9,
+    kernel_seconds=8e-6,
+    backward=0.85,
+)
 # Fixed host cost of one training step outside the layers: zero_grad, loss.backward() starting the
 # autograd engine, optimizer.step()'s Python (hooks, grouping tensors by device and dtype): ~100 us,
 # an estimate from PyTorch profiler traces of small models (not fitted).
@@ -117,16 +136,23 @@ class StepWork:
     def totals(self) -> tuple[float, int, int, int]:
         """Attention FLOPs, kernels, forward ops and the autograd nodes those record (card-independent sums)."""
         ops = sum(x.host_ops for x in self.layers)
-        return (sum(x.attention_flops for x in self.layers), sum(x.kernels for x in self.layers), ops,
-                ops - sum(x.untracked_ops for x in self.layers))
+        return (
+            sum(x.attention_flops for x in self.layers),
+            sum(x.kernels for x in self.layers),
+            ops,
+            ops - sum(x.untracked_ops for x in self.layers),
+        )
 
 
 def step_work(e: Estimate, tokens_per_sample: int = 1) -> StepWork:
     w = e.workload
     layers = layer_works(e.layers, w.training)
     # the optimizer steps only what trains: a LoRA/QLoRA step streams the adapters' states, not the base's
-    opt = optimizer_work(w.optimizer, e.trainable_param_count, sum(x.param_tensors for x in layers),
-                         w.param_dtype_bytes) if w.training else NO_OPTIMIZER
+    opt = (
+        optimizer_work(w.optimizer, e.trainable_param_count, sum(x.param_tensors for x in layers), w.param_dtype_bytes)
+        if w.training
+        else NO_OPTIMIZER
+    )
     return StepWork(layers, float(opt.moved_bytes), w.batch, tokens_per_sample, opt, w.training)
 
 
@@ -156,20 +182,39 @@ def step_parts(work: StepWork, card: Device) -> StepParts:
         host += work.optimizer.host_seconds
         stream += stream_seconds(work.optimizer_bytes, 0.0, card)
     nodes = autograd_nodes if work.training else 0
-    return StepParts(python_ops, nodes, kernels, host, matmul, unaligned, conv, backward, attention, stream,
-                     bandwidth / max(card.sm_count, 1))
+    return StepParts(
+        python_ops,
+        nodes,
+        kernels,
+        host,
+        matmul,
+        unaligned,
+        conv,
+        backward,
+        attention,
+        stream,
+        bandwidth / max(card.sm_count, 1),
+    )
 
 
 def combine(parts: StepParts, eff: Efficiency, tensor_cores: bool) -> float:
     """The step takes the longer of the host's dispatching and the device's queue of kernels."""
-    host = (parts.python_ops * eff.python_op_seconds + parts.backward_nodes * eff.backward_node_seconds
-            + parts.kernels * LAUNCH_HOST_SECONDS + parts.host_fixed_seconds)
+    host = (
+        parts.python_ops * eff.python_op_seconds
+        + parts.backward_nodes * eff.backward_node_seconds
+        + parts.kernels * LAUNCH_HOST_SECONDS
+        + parts.host_fixed_seconds
+    )
     tensor = eff.tensor if tensor_cores else 1.0
-    device = (parts.matmul_seconds / tensor + parts.unaligned_seconds / (tensor * eff.unaligned)
-              + parts.conv_seconds / eff.conv
-              + parts.attention_seconds / eff.attention
-              + parts.stream_seconds * eff.stream * (1.0 + parts.bandwidth_per_sm / eff.sm_stream_bytes_per_s)
-              + parts.backward_gemm_seconds * (1 / eff.backward - 1) + parts.kernels * eff.kernel_seconds)
+    device = (
+        parts.matmul_seconds / tensor
+        + parts.unaligned_seconds / (tensor * eff.unaligned)
+        + parts.conv_seconds / eff.conv
+        + parts.attention_seconds / eff.attention
+        + parts.stream_seconds * eff.stream * (1.0 + parts.bandwidth_per_sm / eff.sm_stream_bytes_per_s)
+        + parts.backward_gemm_seconds * (1 / eff.backward - 1)
+        + parts.kernels * eff.kernel_seconds
+    )
     return max(host, device)
 
 

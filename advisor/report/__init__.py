@@ -13,6 +13,16 @@ from advisor.report.output import ReportError, write_atomic
 from advisor.report.pdf import PAPERS, default_paper, render_pdf, write_pdf
 
 __all__ = [
-    "DEFAULT_TOP", "PAPERS", "CardSource", "Ranking", "Report", "ReportError", "build_report", "default_paper",
-    "rank_for_report", "render_pdf", "write_atomic", "write_pdf",
-]  # fmt: skip
+    "DEFAULT_TOP",
+    "PAPERS",
+    "CardSource",
+    "Ranking",
+    "Report",
+    "ReportError",
+    "build_report",
+    "default_paper",
+    "rank_for_report",
+    "render_pdf",
+    "write_atomic",
+    "write_pdf",
+]

@@ -72,13 +72,24 @@ class Report:
 def _source(session: Session, row: Recommendation, basis: str) -> CardSource:
     card = lookup_card(session, row.card)
     price = best_price(session, row.card, basis)  # the same offer the ranking priced the card at
-    return CardSource(row.card, card.source if card else "", price.amount if price else None,
-                      price.date if price else None, price.condition if price else None,
-                      price.source if price else None, price.kind if price else None)
+    return CardSource(
+        row.card,
+        card.source if card else "",
+        price.amount if price else None,
+        price.date if price else None,
+        price.condition if price else None,
+        price.source if price else None,
+        price.kind if price else None,
+    )
 
 
-def rank_for_report(session: Session, job: RankingInput, cards: CardFilter = CardFilter(),  # noqa: B008
-                    options: RankingOptions = RankingOptions(), top: int = DEFAULT_TOP) -> Ranking:  # noqa: B008
+def rank_for_report(
+    session: Session,
+    job: RankingInput,
+    cards: CardFilter = CardFilter(),  # noqa: B008
+    options: RankingOptions = RankingOptions(),  # noqa: B008
+    top: int = DEFAULT_TOP,
+) -> Ranking:
     """Ranks every card of the catalog as `advisor recommend` does and keeps the top `top` cards."""
     entries = recommend(session, job, cards, options)
     rows = tuple(best_per_card(entries)[:top])
@@ -87,11 +98,20 @@ def rank_for_report(session: Session, job: RankingInput, cards: CardFilter = Car
     return Ranking(rows, len(entries), options, cards, sources, costed)
 
 
-def build_report(job: RankingInput, ranking: Ranking, snapshot: Snapshot | None, source: str = "",
-                 created: datetime | None = None) -> Report:
+def build_report(
+    job: RankingInput, ranking: Ranking, snapshot: Snapshot | None, source: str = "", created: datetime | None = None
+) -> Report:
     """Everything the report prints; `created` defaults to now, in local time (tests pass a fixed one)."""
-    return Report(job.estimate, job.curve, job.required, job.work.tokens_per_sample, source, ranking, snapshot,
-                  created or datetime.now().astimezone())
+    return Report(
+        job.estimate,
+        job.curve,
+        job.required,
+        job.work.tokens_per_sample,
+        source,
+        ranking,
+        snapshot,
+        created or datetime.now().astimezone(),
+    )
 
 
 def sharded_plans(rows: Sequence[Recommendation]) -> list[Recommendation]:

@@ -44,8 +44,9 @@ def chart_builders(report: Report, style: ChartStyle) -> dict[str, Callable[[], 
     builders: dict[str, Callable[[], Figure]] = {
         "breakdown": lambda: category_figure(e.memory.at_peak.as_dict(), short, e.memory.peak_bytes),
         # inference keeps nothing for backward ("No layer uses any"): its layers' outputs, as the app shows
-        "layers_memory": lambda: layer_figure(e.layers, "kept_bytes" if e.workload.training else "output_bytes",
-                                              TOP_LAYERS, style),
+        "layers_memory": lambda: layer_figure(
+            e.layers, "kept_bytes" if e.workload.training else "output_bytes", TOP_LAYERS, style
+        ),
         "layers_compute": lambda: layer_figure(e.layers, "flops", TOP_LAYERS, style),
         "batch": lambda: batch_curve_figure(report.curve, report.required, e.workload.batch, fitting, style),
     }

@@ -32,8 +32,10 @@ def esc(text: object) -> str:
 
 def lines(*parts: str, small: int = 1) -> Raw:
     """Cell text on several lines; lines after the first `small` ones are smaller and grey."""
-    shown = [esc(p) if i < small else f'<span style="color: #666666; font-size: 6.5pt">{esc(p)}</span>'
-             for i, p in enumerate(parts)]
+    shown = [
+        esc(p) if i < small else f'<span style="color: #666666; font-size: 6.5pt">{esc(p)}</span>'
+        for i, p in enumerate(parts)
+    ]
     return Raw("<br>".join(shown))
 
 
@@ -64,20 +66,28 @@ def facts(rows: Sequence[tuple[str, str]], label_width: int = 30) -> str:
     cells = "".join(
         f'<tr><td width="{label_width}%" style="{BORDER} background-color: {HEAD_COLOR}">{esc(label)}</td>'
         f'<td style="{BORDER}">{esc(value)}</td></tr>'
-        for label, value in rows)
+        for label, value in rows
+    )
     return TABLE.format(style="") + cells + "</table>"
 
 
 def side_by_side(*columns: tuple[str, str]) -> str:
     """Headed blocks next to each other (model and workload share the first page's width)."""
     width = 100 // len(columns)
-    cells = "".join(f'<td width="{width}%" style="padding-right: 6px">{heading(title)}{body}</td>'
-                    for title, body in columns)
+    cells = "".join(
+        f'<td width="{width}%" style="padding-right: 6px">{heading(title)}{body}</td>' for title, body in columns
+    )
     return f'<table width="100%" cellspacing="0" cellpadding="0"><tr>{cells}</tr></table>'
 
 
-def grid(headers: Sequence[str], rows: Sequence[Sequence[str]], numeric: Iterable[int] = (),
-         muted: Iterable[int] = (), size_pt: float = 7.5, widths: Sequence[int] = ()) -> str:
+def grid(
+    headers: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    numeric: Iterable[int] = (),
+    muted: Iterable[int] = (),
+    size_pt: float = 7.5,
+    widths: Sequence[int] = (),
+) -> str:
     """A table with a header row that repeats on every page it spans; `numeric` columns align right and do
     not wrap, `muted` rows (configurations that do not fit) are grey."""
     right, grey = set(numeric), set(muted)
@@ -87,15 +97,17 @@ def grid(headers: Sequence[str], rows: Sequence[Sequence[str]], numeric: Iterabl
         wrap = " white-space: nowrap;" if column in right and tag == "td" else ""
         return f'<{tag}{align} style="{BORDER} font-size: {size_pt}pt;{wrap}{extra}">{esc(text)}</{tag}>'
 
-    head = "".join(cell("th", i, h, f" background-color: {HEAD_COLOR}", widths[i] if widths else 0)
-                   for i, h in enumerate(headers))
+    head = "".join(
+        cell("th", i, h, f" background-color: {HEAD_COLOR}", widths[i] if widths else 0) for i, h in enumerate(headers)
+    )
     body = []
     for index, row in enumerate(rows):
         style = " color: #8A8A8A;" if index in grey else ""
         style += f" background-color: {STRIPE_COLOR};" if index % 2 else ""
         body.append("<tr>" + "".join(cell("td", i, text, style) for i, text in enumerate(row)) + "</tr>")
-    return (TABLE.format(style=f"font-size: {size_pt}pt") + f"<thead><tr>{head}</tr></thead>" + "".join(body)
-            + "</table>")
+    return (
+        TABLE.format(style=f"font-size: {size_pt}pt") + f"<thead><tr>{head}</tr></thead>" + "".join(body) + "</table>"
+    )
 
 
 STYLE = """

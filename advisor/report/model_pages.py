@@ -27,21 +27,28 @@ def objective_text(objective: Objective, t: Text) -> str:
 def title(report: Report, t: Text) -> str:
     e = report.estimate
     stamp = report.created.strftime("%Y-%m-%d %H:%M %Z").strip()
-    return (heading(t("Which GPU for {model}").format(model=e.model), 1)
-            + paragraph(t("Advisor {version} report, made {date}").format(version=report.version, date=stamp),
-                        "color: #555555"))
+    return heading(t("Which GPU for {model}").format(model=e.model), 1) + paragraph(
+        t("Advisor {version} report, made {date}").format(version=report.version, date=stamp), "color: #555555"
+    )
 
 
 def summary(report: Report, t: Text) -> str:
     best = report.best
     objective = objective_text(report.ranking.options.objective, t)
     if best is None:
-        return paragraph(t("No listed configuration fits; try a smaller batch, mixed precision or gradient "
-                           "checkpointing."), "font-weight: bold")
+        return paragraph(
+            t("No listed configuration fits; try a smaller batch, mixed precision or gradient checkpointing."),
+            "font-weight: bold",
+        )
     text = t("Best under “{objective}”: {count} × {card} ({plan}), {throughput} {unit}, price {price}.").format(
-        objective=objective, count=best.count, card=best.card, plan=plan_label(best.plan, t),
-        throughput=f"{best.throughput:,.0f}", unit=t(best.throughput_unit),
-        price=price_text(best.price_usd, best.price_condition, t, best.price_kind))
+        objective=objective,
+        count=best.count,
+        card=best.card,
+        plan=plan_label(best.plan, t),
+        throughput=f"{best.throughput:,.0f}",
+        unit=t(best.throughput_unit),
+        price=price_text(best.price_usd, best.price_condition, t, best.price_kind),
+    )
     return paragraph(text, "font-weight: bold")
 
 
@@ -60,27 +67,37 @@ def model_facts(report: Report, t: Text) -> str:
         (t("Name"), e.model),
         (t("Source"), report.source or t("built in the app")),
         (t("Parameters"), f"{e.param_count:,} ({format_count(e.param_count)})"),
-        (t("MACs, forward"), t("{macs} multiply-adds at batch {batch}").format(
-            macs=format_count(e.forward_macs), batch=batch)),
-        (t("FLOPs, forward"), t("{flops} (FLOPs = 2 x MACs + elementwise)").format(
-            flops=format_count(e.forward_flops))),
-        (t("FLOPs per step"), format_count(e.step_flops) + "  " + (
-            t("(forward + backward)") if e.workload.training else t("(forward only)"))),
+        (
+            t("MACs, forward"),
+            t("{macs} multiply-adds at batch {batch}").format(macs=format_count(e.forward_macs), batch=batch),
+        ),
+        (
+            t("FLOPs, forward"),
+            t("{flops} (FLOPs = 2 x MACs + elementwise)").format(flops=format_count(e.forward_flops)),
+        ),
+        (
+            t("FLOPs per step"),
+            format_count(e.step_flops)
+            + "  "
+            + (t("(forward + backward)") if e.workload.training else t("(forward only)")),
+        ),
         (t("Layers"), str(model_layer_count(e))),
     ]
     return facts(rows)
 
 
 def _precision(name: str, t: Text) -> str:
-    return {"amp_bf16": t("AMP bf16"), "amp_fp16": t("AMP fp16"), "bf16": t("pure bf16"),
-            "fp16": t("pure fp16")}.get(name, name)
+    return {"amp_bf16": t("AMP bf16"), "amp_fp16": t("AMP fp16"), "bf16": t("pure bf16"), "fp16": t("pure fp16")}.get(
+        name, name
+    )
 
 
 def _optimizer(e: Estimate, t: Text) -> str:
     if not e.workload.training:
         return t("none (inference)")
     return {"sgd": "SGD", "sgd_momentum": t("SGD with momentum"), "adam": "Adam", "adamw": "AdamW"}.get(
-        e.workload.optimizer, e.workload.optimizer)
+        e.workload.optimizer, e.workload.optimizer
+    )
 
 
 def method_text(method: str, t: Text) -> str:
@@ -120,8 +137,11 @@ def _storage_rows(e: Estimate, t: Text) -> list[tuple[str, str]]:
     if w.generating:
         return [(t("Weights"), w.weight_format), (t("KV cache"), w.kv_cache_dtype)]
     if w.training and w.finetune != "full":
-        kind = t("QLoRA (4-bit frozen base + LoRA adapters)") if w.finetune == "qlora" else \
-            t("LoRA adapters on a frozen base")
+        kind = (
+            t("QLoRA (4-bit frozen base + LoRA adapters)")
+            if w.finetune == "qlora"
+            else t("LoRA adapters on a frozen base")
+        )
         return [(t("Fine-tuning"), t("{kind}, rank {rank}").format(kind=kind, rank=w.lora_rank))]
     return []
 
@@ -129,39 +149,77 @@ def _storage_rows(e: Estimate, t: Text) -> list[tuple[str, str]]:
 def memory(report: Report, t: Text) -> str:
     m = report.estimate.memory
     rows = [
-        (t("Peak allocated"), lines(format_bytes(m.peak_bytes), t("at {phase}, layer {layer}").format(
-            phase=t(m.peak_phase), layer=m.peak_layer))),
-        (t("Required"), lines(format_bytes(m.required_bytes), t(
-            "The smallest allocator budget the step runs in: PyTorch's caching allocator replayed under a limit "
-            "(what it cannot reuse), plus {share} and, with convolutions, a cuDNN workspace")
-            .format(share=f"{REPLAY_MARGIN_BYTES // 2**20} MiB"))),
-        (t("Reserved"), lines(format_bytes(m.reserved_bytes), t(
-            "What PyTorch's caching allocator would hold at the peak with plenty of memory"))),
-        ("nvidia-smi", lines(format_bytes(m.device_total_bytes), t(
-            "Reserved + CUDA context and library workspaces: what nvidia-smi would show"))),
+        (
+            t("Peak allocated"),
+            lines(
+                format_bytes(m.peak_bytes),
+                t("at {phase}, layer {layer}").format(phase=t(m.peak_phase), layer=m.peak_layer),
+            ),
+        ),
+        (
+            t("Required"),
+            lines(
+                format_bytes(m.required_bytes),
+                t(
+                    "The smallest allocator budget the step runs in: PyTorch's caching allocator replayed under a "
+                    "limit (what it cannot reuse), plus {share} and, with convolutions, a cuDNN workspace"
+                ).format(share=f"{REPLAY_MARGIN_BYTES // 2**20} MiB"),
+            ),
+        ),
+        (
+            t("Reserved"),
+            lines(
+                format_bytes(m.reserved_bytes),
+                t("What PyTorch's caching allocator would hold at the peak with plenty of memory"),
+            ),
+        ),
+        (
+            "nvidia-smi",
+            lines(
+                format_bytes(m.device_total_bytes),
+                t("Reserved + CUDA context and library workspaces: what nvidia-smi would show"),
+            ),
+        ),
     ]
-    return (heading(t("Memory breakdown")) + facts(rows, 20) + paragraph(
-        t("Memory at the peak by category (what decides whether a card fits is the required memory, per card):"))
-            + chart("breakdown"))
+    return (
+        heading(t("Memory breakdown"))
+        + facts(rows, 20)
+        + paragraph(
+            t("Memory at the peak by category (what decides whether a card fits is the required memory, per card):")
+        )
+        + chart("breakdown")
+    )
 
 
 def front_pages(report: Report, t: Text) -> list[str]:
-    return [title(report, t), summary(report, t),
-            side_by_side((t("Model"), model_facts(report, t)), (t("Workload"), workload_facts(report, t))),
-            memory(report, t)]
+    return [
+        title(report, t),
+        summary(report, t),
+        side_by_side((t("Model"), model_facts(report, t)), (t("Workload"), workload_facts(report, t))),
+        memory(report, t),
+    ]
 
 
 def layer_pages(report: Report, t: Text, model_map: bool = False) -> list[str]:
-    note = t("Forward + backward FLOPs over the batch: 2 x MACs + elementwise work; backward about twice the "
-             "forward")
-    kept = t("Bytes autograd still holds for this layer when the forward pass ends") \
-        if report.estimate.workload.training else t("Bytes of each layer's output (inference keeps nothing for "
-                                                    "backward)")
-    pages = [figure("layers_memory", t("Top layers by memory"), kept),
-             figure("layers_compute", t("Top layers by compute"), note)]
+    note = t("Forward + backward FLOPs over the batch: 2 x MACs + elementwise work; backward about twice the forward")
+    kept = (
+        t("Bytes autograd still holds for this layer when the forward pass ends")
+        if report.estimate.workload.training
+        else t("Bytes of each layer's output (inference keeps nothing for backward)")
+    )
+    pages = [
+        figure("layers_memory", t("Top layers by memory"), kept),
+        figure("layers_compute", t("Top layers by compute"), note),
+    ]
     if model_map:
-        pages.append(figure("model_map", t("Choose the model"),
-                            t("Published ImageNet top-1 accuracy of torchvision's weights against forward compute; "
-                              "circle area is the parameter count. Top left is best: accurate and cheap.")))
+        pages.append(
+            figure(
+                "model_map",
+                t("Choose the model"),
+                t(
+                    "Published ImageNet top-1 accuracy of torchvision's weights against forward compute; "
+                    "circle area is the parameter count. Top left is best: accurate and cheap."
+                ),
+            )
+        )
     return pages
-

@@ -120,8 +120,9 @@ class SvgCharts(QPyTextObject):
         width = min(float(natural.width()), doc.textWidth() - 2)
         return QSizeF(width, width * natural.height() / max(natural.width(), 1))
 
-    def drawObject(self, painter: QPainter, rect: QRectF | QRect, _doc: QTextDocument, _position: int,
-                   fmt: QTextFormat) -> None:
+    def drawObject(
+        self, painter: QPainter, rect: QRectF | QRect, _doc: QTextDocument, _position: int, fmt: QTextFormat
+    ) -> None:
         painter.save()
         # QtSvg starts each text's font from the painter's: this is how the substitutions stay off in charts too
         painter.setFont(text_font(self.families, BODY_PT))
@@ -131,9 +132,16 @@ class SvgCharts(QPyTextObject):
 
 def html_parts(report: Report, t: Text) -> list[str]:
     """The report's sections in page order (each new page starts with a heading that says so)."""
-    return [*front_pages(report, t), recommendations(report, t), job_cost(report, t), multi_gpu(report, t),
-            batch_chart(report, t),
-            *layer_pages(report, t, shows_model_map(report)), local_gpus(report, t), provenance(report, t)]
+    return [
+        *front_pages(report, t),
+        recommendations(report, t),
+        job_cost(report, t),
+        multi_gpu(report, t),
+        batch_chart(report, t),
+        *layer_pages(report, t, shows_model_map(report)),
+        local_gpus(report, t),
+        provenance(report, t),
+    ]
 
 
 def _insert_charts(doc: QTextDocument, keys: Sequence[str]) -> None:
@@ -153,8 +161,9 @@ def _writer(buffer: QBuffer, paper: str, title: str) -> QPdfWriter:
     writer = QPdfWriter(buffer)
     writer.setResolution(RESOLUTION)
     margins = QMarginsF(MARGIN_MM, MARGIN_MM, MARGIN_MM, MARGIN_MM)
-    writer.setPageLayout(QPageLayout(QPageSize(PAPERS[paper]), QPageLayout.Orientation.Portrait, margins,
-                                     QPageLayout.Unit.Millimeter))
+    writer.setPageLayout(
+        QPageLayout(QPageSize(PAPERS[paper]), QPageLayout.Orientation.Portrait, margins, QPageLayout.Unit.Millimeter)
+    )
     writer.setTitle(title)
     writer.setCreator("Advisor")
     return writer
@@ -307,8 +316,9 @@ def _paint(writer: QPdfWriter, doc: QTextDocument, footer: Callable[[int, int], 
     return pages
 
 
-def render_pdf(report: Report, paper: str = "a4", text: Text = _same,
-               fonts: Sequence[str] = ("DejaVu Sans",)) -> tuple[bytes, int]:
+def render_pdf(
+    report: Report, paper: str = "a4", text: Text = _same, fonts: Sequence[str] = ("DejaVu Sans",)
+) -> tuple[bytes, int]:
     """The report as PDF bytes, and its page count. `text` translates, `fonts` are the families to use."""
     ensure_gui_application()
     t = text
@@ -316,14 +326,16 @@ def render_pdf(report: Report, paper: str = "a4", text: Text = _same,
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
     title = t("Which GPU for {model}").format(model=report.estimate.model)
     writer = _writer(buffer, paper, title)
-    svgs = chart_svgs(report, ChartStyle(text=t, fonts=tuple(fonts), width_in=writer.width() / RESOLUTION,
-                                         height_in=3.4))
+    svgs = chart_svgs(
+        report, ChartStyle(text=t, fonts=tuple(fonts), width_in=writer.width() / RESOLUTION, height_in=3.4)
+    )
     charts = SvgCharts(svgs, fonts)  # referenced until the document is painted: the layout keeps no Python reference
     doc = _document(writer, document(html_parts(report, t)), charts, fonts)
 
     def footer(page: int, pages: int) -> str:
         return t("Advisor {version} · {model} · page {page} of {pages}").format(
-            version=report.version, model=report.estimate.model, page=page, pages=pages)
+            version=report.version, model=report.estimate.model, page=page, pages=pages
+        )
 
     pages = _paint(writer, doc, footer, fonts)
     del writer  # finishes the PDF (trailer, cross-reference table) into the buffer
@@ -331,8 +343,13 @@ def render_pdf(report: Report, paper: str = "a4", text: Text = _same,
     return fix_to_unicode(bytes(buffer.data().data()), fonts), pages
 
 
-def write_pdf(path: str | os.PathLike[str], report: Report, paper: str = "a4", text: Text = _same,
-              fonts: Sequence[str] = ("DejaVu Sans",)) -> tuple[Path, int]:
+def write_pdf(
+    path: str | os.PathLike[str],
+    report: Report,
+    paper: str = "a4",
+    text: Text = _same,
+    fonts: Sequence[str] = ("DejaVu Sans",),
+) -> tuple[Path, int]:
     """Renders the report and writes it atomically (output.py); returns the path written and the page count."""
     data, pages = render_pdf(report, paper, text, fonts)
     return write_atomic(path, data), pages

@@ -33,8 +33,7 @@ def _from_font(family: str) -> dict[int, int]:
         if glyph:
             by_glyph.setdefault(glyph, code)
     radical_glyphs = raw.glyphIndexesForString("".join(map(chr, RADICALS)))
-    return {code: by_glyph[glyph] for code, glyph in zip(RADICALS, radical_glyphs, strict=True)
-            if glyph in by_glyph}
+    return {code: by_glyph[glyph] for code, glyph in zip(RADICALS, radical_glyphs, strict=True) if glyph in by_glyph}
 
 
 @cache

@@ -45,8 +45,16 @@ def load_timeseries(path: Path) -> tuple[Sample, ...]:
     with path.open(newline="") as handle:
         rows = list(csv.DictReader(handle))
     return tuple(
-        Sample(float(r["t_s"]), int(r["mem_used_mib"]), int(r["util_gpu_pct"]), int(r["util_mem_pct"]),
-               float(r["power_w"]), int(r["temp_c"]), int(r["sm_clock_mhz"]), int(r["mem_clock_mhz"]))
+        Sample(
+            float(r["t_s"]),
+            int(r["mem_used_mib"]),
+            int(r["util_gpu_pct"]),
+            int(r["util_mem_pct"]),
+            float(r["power_w"]),
+            int(r["temp_c"]),
+            int(r["sm_clock_mhz"]),
+            int(r["mem_clock_mhz"]),
+        )
         for r in rows
     )
 

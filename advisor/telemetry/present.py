@@ -25,8 +25,10 @@ def gib(value: int | None, digits: int = 1, unit: str = " GiB") -> str:
 
 def figures(device: DeviceReading) -> list[tuple[str, str]]:
     """(label, text) rows in the order the panel shows them."""
-    pcie = NA if device.pcie_gen is None and device.pcie_width is None else (
-        f"Gen {na(device.pcie_gen)} x{na(device.pcie_width)}"
+    pcie = (
+        NA
+        if device.pcie_gen is None and device.pcie_width is None
+        else (f"Gen {na(device.pcie_gen)} x{na(device.pcie_width)}")
     )
     return [
         ("Memory used", f"{gib(device.memory_used_bytes, unit='')} / {gib(device.memory_total_bytes)}"),
@@ -61,8 +63,10 @@ def gpustat_line(device: DeviceReading) -> str:
         f"{p.name}/{p.pid}({NA if p.used_memory_bytes is None else f'{p.used_memory_bytes // MIB}M'})"
         for p in device.processes
     )
-    line = (f"{head} | {na(device.temperature_c, '°C'):>5}, {na(device.gpu_util_pct, ' %'):>5} | "
-            f"{used} / {total} MiB | {na(device.power_draw_w, ' W'):>6} / {na(device.power_limit_w, ' W')}")
+    line = (
+        f"{head} | {na(device.temperature_c, '°C'):>5}, {na(device.gpu_util_pct, ' %'):>5} | "
+        f"{used} / {total} MiB | {na(device.power_draw_w, ' W'):>6} / {na(device.power_limit_w, ' W')}"
+    )
     return f"{line} | {procs}" if procs else line
 
 
@@ -87,8 +91,7 @@ def fit(device: DeviceReading, required_bytes: int, label: str = "") -> Fit:
         return Fit(None, f"{subject}vs your {device.name}: memory n/a", device.name, required)
     need = f"{required:.1f} of {usable / GIB:.1f} GiB"
     if required_bytes > usable:
-        return Fit(False, f"{subject}does not fit on your {device.name}: {need}", device.name, required,
-                   usable / GIB)
+        return Fit(False, f"{subject}does not fit on your {device.name}: {need}", device.name, required, usable / GIB)
     sentence = f"{subject}fits on your {device.name}: {need}"
     free = device.memory_free_bytes
     short = free / GIB if free is not None and required_bytes > free else None
@@ -97,9 +100,9 @@ def fit(device: DeviceReading, required_bytes: int, label: str = "") -> Fit:
     return Fit(True, sentence, device.name, required, usable / GIB, short)
 
 
-def series(readings: Sequence[DeviceReading], figure: str, now: float, scale: float = 1.0) -> tuple[
-    list[float], list[float]
-]:
+def series(
+    readings: Sequence[DeviceReading], figure: str, now: float, scale: float = 1.0
+) -> tuple[list[float], list[float]]:
     """(minutes before `now`, value / scale) for a chart; a missing value is NaN so that the line breaks there
     (a lost GPU shows as a gap, not as a drop to zero)."""
     minutes = [(reading.timestamp - now) / 60 for reading in readings]

@@ -55,25 +55,41 @@ class QtAddCardDialog(QDialog):
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         form = QFormLayout(self)
-        for label, widget in ((tr("Name"), self.name), (tr("Vendor"), self.vendor),
-                              (tr("Architecture"), self.architecture), (tr("Segment"), self.segment),
-                              (tr("Memory"), self.memory), (tr("Memory type"), self.memory_type),
-                              (tr("Bandwidth"), self.bandwidth), (tr("FP32 TFLOPS"), self.fp32),
-                              (tr("TDP W"), self.tdp), (tr("Source"), self.source)):
+        for label, widget in (
+            (tr("Name"), self.name),
+            (tr("Vendor"), self.vendor),
+            (tr("Architecture"), self.architecture),
+            (tr("Segment"), self.segment),
+            (tr("Memory"), self.memory),
+            (tr("Memory type"), self.memory_type),
+            (tr("Bandwidth"), self.bandwidth),
+            (tr("FP32 TFLOPS"), self.fp32),
+            (tr("TDP W"), self.tdp),
+            (tr("Source"), self.source),
+        ):
             form.addRow(label, widget)
         form.addRow(self.problem)
         form.addRow(self.buttons)
-        self.fields = {"name": self.name, "memory_bytes": self.memory, "bandwidth_gbs": self.bandwidth,
-                       "fp32_tflops": self.fp32, "tdp_w": self.tdp}
+        self.fields = {
+            "name": self.name,
+            "memory_bytes": self.memory,
+            "bandwidth_gbs": self.bandwidth,
+            "fp32_tflops": self.fp32,
+            "tdp_w": self.tdp,
+        }
 
     def accept(self) -> None:
         """Stays open, naming what is missing, until the card has every figure the ranking divides by (an
         empty card once broke every ranking with a division by zero)."""
         missing = missing_figures(self.spec())
         if missing:
-            labels = {"name": tr("a name"), "memory_bytes": tr("memory above 0 GiB"),
-                      "bandwidth_gbs": tr("bandwidth above 0 GB/s"), "fp32_tflops": tr("an FP32 rate above 0"),
-                      "tdp_w": tr("a TDP above 0 W")}
+            labels = {
+                "name": tr("a name"),
+                "memory_bytes": tr("memory above 0 GiB"),
+                "bandwidth_gbs": tr("bandwidth above 0 GB/s"),
+                "fp32_tflops": tr("an FP32 rate above 0"),
+                "tdp_w": tr("a TDP above 0 W"),
+            }
             self.problem.setText(tr("The card needs {what}.").format(what=", ".join(labels[m] for m in missing)))
             self.fields[missing[0]].setFocus()
             return
@@ -82,8 +98,14 @@ class QtAddCardDialog(QDialog):
 
     def spec(self) -> CardSpec:
         return CardSpec(
-            name=self.name.text().strip(), vendor=self.vendor.currentText(),
-            architecture=self.architecture.text().strip() or "unknown", segment=self.segment.currentData(),
-            memory_bytes=int(self.memory.value() * GIB), memory_type=self.memory_type.text().strip(),
-            bandwidth_gbs=self.bandwidth.value(), fp32_tflops=self.fp32.value(), tdp_w=self.tdp.value(),
-            source=self.source.text().strip() or "entered by the user")
+            name=self.name.text().strip(),
+            vendor=self.vendor.currentText(),
+            architecture=self.architecture.text().strip() or "unknown",
+            segment=self.segment.currentData(),
+            memory_bytes=int(self.memory.value() * GIB),
+            memory_type=self.memory_type.text().strip(),
+            bandwidth_gbs=self.bandwidth.value(),
+            fp32_tflops=self.fp32.value(),
+            tdp_w=self.tdp.value(),
+            source=self.source.text().strip() or "entered by the user",
+        )

@@ -40,8 +40,9 @@ def apply_font() -> None:
             _qt_translator = translator
 
 
-def make_window(settings: QSettings | None = None, catalog_path: str | None = None,
-                reader: Reader | None = None) -> object:
+def make_window(
+    settings: QSettings | None = None, catalog_path: str | None = None, reader: Reader | None = None
+) -> object:
     """Builds state, catalog service, GPU poller and window (the caller owns the QApplication and shows the
     window). `reader` defaults to NVML; tests pass the FakeReader."""
     from advisor.ui.catalog_service import CatalogService

@@ -55,8 +55,11 @@ class QtBreakdown(QWidget):
         self.proxy.sort(-1)
         self.table.verticalHeader().setDefaultSectionSize(20)
         self.layer_metric = QComboBox()
-        for value, label in (("kept_bytes", tr("Memory kept for backward")), ("output_bytes", tr("Output size")),
-                             ("flops", tr("FLOPs"))):
+        for value, label in (
+            ("kept_bytes", tr("Memory kept for backward")),
+            ("output_bytes", tr("Output size")),
+            ("flops", tr("FLOPs")),
+        ):
             self.layer_metric.addItem(label, value)
         self.layer_metric.currentIndexChanged.connect(lambda: self._redraw(force=True))
         self.layer_chart = QtChart()
@@ -81,8 +84,9 @@ class QtBreakdown(QWidget):
     def show_error(self, message: str) -> None:
         """An invalid edit leaves the last valid figures on screen: say that they are stale, and grey them."""
         stale = bool(message) and self.state.result is not None
-        self.error.setText(error_text(message) + ("  " + tr("(The figures below are from the last valid network.)")
-                                      if stale else ""))
+        self.error.setText(
+            error_text(message) + ("  " + tr("(The figures below are from the last valid network.)") if stale else "")
+        )
         self.summary.setEnabled(not stale)
         self.views.setEnabled(not stale)
 
@@ -110,10 +114,16 @@ class QtBreakdown(QWidget):
 
     def refresh(self) -> None:
         result = self.state.result
-        self.summary.set_estimate(result.estimate if result else None,
-                                  result.trainable_param_count() if result else None)
-        self.method.setText(method_line(result.method, result.pending, self.state.edited_import(),
-                                        self.state.model.simulation_cancelled) if result else "")
+        self.summary.set_estimate(
+            result.estimate if result else None, result.trainable_param_count() if result else None
+        )
+        self.method.setText(
+            method_line(
+                result.method, result.pending, self.state.edited_import(), self.state.model.simulation_cancelled
+            )
+            if result
+            else ""
+        )
         self.layers.set_estimate(result.estimate if result else None)
         self.table.resizeColumnsToContents()
         self._drawn.clear()
@@ -128,8 +138,7 @@ class QtBreakdown(QWidget):
             lambda: category_figure(e.memory.at_peak.as_dict(), chart_style(height_in=2.4), e.memory.peak_bytes),
             lambda: layer_figure(e.layers, metric, 15, chart_style()),
             lambda: timeline_figure(e.timeline, chart_style(), e.memory.peak_bytes),
-            lambda: batch_curve_figure(result.curve, result.job.required, e.workload.batch, self.cards,
-                                       chart_style()),
+            lambda: batch_curve_figure(result.curve, result.job.required, e.workload.batch, self.cards, chart_style()),
         ][view]
 
     def _redraw(self, force: bool = False) -> None:

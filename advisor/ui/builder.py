@@ -96,10 +96,11 @@ class QtNetworkBuilder(QWidget):
         self.kind.setToolTip(tr("Layer kinds of the estimator"))
         buttons = QHBoxLayout()
         for text, tip, slot in (
-                (tr("Add"), tr("Add a layer of this kind below the selected one"), self.add),
-                (tr("Remove"), tr("Remove the selected layer"), self.remove),
-                ("▲", tr("Move the selected layer up"), lambda: self.move_selected(-1)),
-                ("▼", tr("Move the selected layer down"), lambda: self.move_selected(1))):
+            (tr("Add"), tr("Add a layer of this kind below the selected one"), self.add),
+            (tr("Remove"), tr("Remove the selected layer"), self.remove),
+            ("▲", tr("Move the selected layer up"), lambda: self.move_selected(-1)),
+            ("▼", tr("Move the selected layer down"), lambda: self.move_selected(1)),
+        ):
             button = QPushButton(text)
             if len(text) == 1:  # the arrows: narrow, so the panel fits beside the tabs on a laptop
                 button.setFixedWidth(32)

@@ -126,30 +126,52 @@ class QtCatalogEditor(QWidget):
             with catalog.read() as session:
                 return list_cards(session)
 
-        self.runner.start("catalog-list", tr("Reading the catalog"), work, self._show_cards,
-                          lambda error: show_error(self, tr("Cannot read the catalog"), str(error)))
+        self.runner.start(
+            "catalog-list",
+            tr("Reading the catalog"),
+            work,
+            self._show_cards,
+            lambda error: show_error(self, tr("Cannot read the catalog"), str(error)),
+        )
 
     def _show_cards(self, cards: object) -> None:
         assert isinstance(cards, list)
         selected = self.selected_card()
         self.cards = cards
         self.model.clear()
-        self.model.setHorizontalHeaderLabels([tr("Card"), tr("Vendor"), tr("Segment"), tr("Memory"),
-                                              tr("Bandwidth GB/s"), tr("FP32 TFLOPS"), tr("TDP W"), tr("Mine")])
+        self.model.setHorizontalHeaderLabels(
+            [
+                tr("Card"),
+                tr("Vendor"),
+                tr("Segment"),
+                tr("Memory"),
+                tr("Bandwidth GB/s"),
+                tr("FP32 TFLOPS"),
+                tr("TDP W"),
+                tr("Mine"),
+            ]
+        )
         for card in cards:
-            self.model.appendRow([
-                _item(card.name, card.name, card.source), _item(card.vendor, card.vendor),
-                _item(tr(card.segment), card.segment),
-                _item(format_bytes(card.memory_bytes), card.memory_bytes, f"{card.memory_bytes:,} B"),
-                _item(f"{card.bandwidth_gbs:g}", card.bandwidth_gbs), _item(f"{card.fp32_tflops:g}", card.fp32_tflops),
-                _item(str(card.tdp_w), card.tdp_w), _item(tr("yes") if card.user_owned else "", card.user_owned)])
+            self.model.appendRow(
+                [
+                    _item(card.name, card.name, card.source),
+                    _item(card.vendor, card.vendor),
+                    _item(tr(card.segment), card.segment),
+                    _item(format_bytes(card.memory_bytes), card.memory_bytes, f"{card.memory_bytes:,} B"),
+                    _item(f"{card.bandwidth_gbs:g}", card.bandwidth_gbs),
+                    _item(f"{card.fp32_tflops:g}", card.fp32_tflops),
+                    _item(str(card.tdp_w), card.tdp_w),
+                    _item(tr("yes") if card.user_owned else "", card.user_owned),
+                ]
+            )
         self.table.resizeColumnsToContents()
         if selected:
             self.select(selected)
 
     def select(self, name: str) -> None:
-        matches = self.proxy.match(self.proxy.index(0, 0), Qt.ItemDataRole.DisplayRole, name, 1,
-                                   Qt.MatchFlag.MatchExactly)
+        matches = self.proxy.match(
+            self.proxy.index(0, 0), Qt.ItemDataRole.DisplayRole, name, 1, Qt.MatchFlag.MatchExactly
+        )
         if matches:
             self.table.setCurrentIndex(matches[0])
 
@@ -167,8 +189,13 @@ class QtCatalogEditor(QWidget):
         def work(_cancelled: threading.Event) -> str:
             return catalog.transact(lambda s: remove_card(s, name))
 
-        self.runner.start("catalog-write", tr("Removing the card"), work, lambda _n: self.catalog.changed.emit(),
-                          lambda error: show_error(self, tr("Card not removed"), str(error)))
+        self.runner.start(
+            "catalog-write",
+            tr("Removing the card"),
+            work,
+            lambda _n: self.catalog.changed.emit(),
+            lambda error: show_error(self, tr("Card not removed"), str(error)),
+        )
 
     def load_prices(self) -> None:
         name, catalog = self.selected_card(), self.catalog.catalog
@@ -179,8 +206,13 @@ class QtCatalogEditor(QWidget):
             with catalog.read() as session:
                 return price_history(session, name)
 
-        self.runner.start("catalog-prices", tr("Reading prices"), work, lambda p: self._show_prices(name, p),
-                          lambda error: show_error(self, tr("Cannot read prices"), str(error)))
+        self.runner.start(
+            "catalog-prices",
+            tr("Reading prices"),
+            work,
+            lambda p: self._show_prices(name, p),
+            lambda error: show_error(self, tr("Cannot read prices"), str(error)),
+        )
 
     def _show_prices(self, name: str, prices: object) -> None:
         assert isinstance(prices, list)
@@ -199,17 +231,31 @@ class QtCatalogEditor(QWidget):
         e = self.form.entry()
 
         def work(_cancelled: threading.Event) -> PriceRecord:
-            return catalog.transact(lambda s: add_price(s, name, e.amount, currency=e.currency, on=e.on,
-                                                        condition=e.condition, source=e.source, kind=e.kind,
-                                                        market=e.market))  # fmt: skip
+            return catalog.transact(
+                lambda s: add_price(
+                    s,
+                    name,
+                    e.amount,
+                    currency=e.currency,
+                    on=e.on,
+                    condition=e.condition,
+                    source=e.source,
+                    kind=e.kind,
+                    market=e.market,
+                )
+            )
 
         def saved(_price: PriceRecord) -> None:
             self.form.source.clear()  # the next price is another listing: its source is not this one's
             self.catalog.changed.emit()
 
-        self.runner.start("catalog-write", tr("Saving the price"), work, saved,
-                          lambda error: show_error(self, tr("Price not saved"), str(error),
-                                                   tr("The catalog is as it was.")))
+        self.runner.start(
+            "catalog-write",
+            tr("Saving the price"),
+            work,
+            saved,
+            lambda error: show_error(self, tr("Price not saved"), str(error), tr("The catalog is as it was.")),
+        )
 
     def open_add_card(self) -> QtAddCardDialog:
         dialog = QtAddCardDialog(self)
@@ -226,5 +272,10 @@ class QtCatalogEditor(QWidget):
         def work(_cancelled: threading.Event) -> CardRecord:
             return catalog.transact(lambda s: add_card(s, spec))
 
-        self.runner.start("catalog-write", tr("Adding the card"), work, lambda _c: self.catalog.changed.emit(),
-                          lambda error: show_error(self, tr("Card not added"), str(error)))
+        self.runner.start(
+            "catalog-write",
+            tr("Adding the card"),
+            work,
+            lambda _c: self.catalog.changed.emit(),
+            lambda error: show_error(self, tr("Card not added"), str(error)),
+        )

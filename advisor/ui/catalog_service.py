@@ -28,8 +28,9 @@ class CatalogService(QObject):
         def work(_cancelled: threading.Event) -> Catalog:
             return open_catalog(self.path)
 
-        self.runner.start("catalog", tr("Opening the catalog"), work, self._opened,
-                          lambda error: self.failed.emit(str(error)))
+        self.runner.start(
+            "catalog", tr("Opening the catalog"), work, self._opened, lambda error: self.failed.emit(str(error))
+        )
 
     def _opened(self, catalog: object) -> None:
         assert isinstance(catalog, Catalog)

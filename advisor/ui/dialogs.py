@@ -39,10 +39,16 @@ def app_wording(message: str) -> str:
 def ask_trust(parent: QWidget, file: str, message: str, trusted: Callable[[], object]) -> QMessageBox:
     """Non-blocking, like show_error: the window's own "I trust this file" (DESIGN.md, Safety: a full pickled
     module only after the user says they trust that file: --trust-pickle or a dialog)."""
-    box = QMessageBox(QMessageBox.Icon.Warning, tr("Trust {file}?").format(file=file),
-                      tr("{file} holds pickled Python objects or code, which run when the file is loaded: they "
-                         "can do anything you can. Open it only if you trust where it came from.").format(file=file),
-                      QMessageBox.StandardButton.Cancel, parent)
+    box = QMessageBox(
+        QMessageBox.Icon.Warning,
+        tr("Trust {file}?").format(file=file),
+        tr(
+            "{file} holds pickled Python objects or code, which run when the file is loaded: they "
+            "can do anything you can. Open it only if you trust where it came from."
+        ).format(file=file),
+        QMessageBox.StandardButton.Cancel,
+        parent,
+    )
     box.setObjectName("trust_dialog")
     box.setInformativeText(error_text(app_wording(message)))
     trust = box.addButton(tr("Trust this file and open it"), QMessageBox.ButtonRole.AcceptRole)

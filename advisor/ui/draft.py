@@ -33,23 +33,32 @@ class NetworkDraft(QObject):
         self.undo = QUndoStack(self)
         self.result = check(self.name, self.task, self.rows)
 
-    def _apply(self, rows: list[LayerDraft], name: str | None = None, source: str | None = None,
-               described: Described = None) -> None:
+    def _apply(
+        self, rows: list[LayerDraft], name: str | None = None, source: str | None = None, described: Described = None
+    ) -> None:
         self.rows = list(rows)
         self.name = self.name if name is None else name
         self.source = self.source if source is None else source
         self.described = described
         self.result = check(self.name, self.task, self.rows)
         if self.result.graph is not None and described is not None and described[1] == tuple(self.rows):
-            self.result = dataclasses.replace(self.result,
-                                              graph=dataclasses.replace(self.result.graph, decoder=described[0]))
+            self.result = dataclasses.replace(
+                self.result, graph=dataclasses.replace(self.result.graph, decoder=described[0])
+            )
         self.changed.emit()
 
-    def push(self, text: str, rows: list[LayerDraft], merge_key: object = None, *,
-             name: str | None = None, source: str | None = None, decoder: DecoderSpec | None = None) -> None:
+    def push(
+        self,
+        text: str,
+        rows: list[LayerDraft],
+        merge_key: object = None,
+        *,
+        name: str | None = None,
+        source: str | None = None,
+        decoder: DecoderSpec | None = None,
+    ) -> None:
         """`decoder`: the rows are a language model it describes (a load); other edits keep the current one."""
-        described = (decoder, tuple(rows)) if decoder is not None else None if source is not None \
-            else self.described
+        described = (decoder, tuple(rows)) if decoder is not None else None if source is not None else self.described
         self.undo.push(_Change(self, text, rows, merge_key, name, source, described))
 
     def unique_name(self, kind: str) -> str:
@@ -66,13 +75,25 @@ class NetworkDraft(QObject):
 class _Change(QUndoCommand):
     """Replaces the whole row list (drafts are small records); typing in one field merges into one step."""
 
-    def __init__(self, draft: NetworkDraft, text: str, rows: list[LayerDraft], merge_key: object,
-                 name: str | None, source: str | None, described: Described) -> None:
+    def __init__(
+        self,
+        draft: NetworkDraft,
+        text: str,
+        rows: list[LayerDraft],
+        merge_key: object,
+        name: str | None,
+        source: str | None,
+        described: Described,
+    ) -> None:
         super().__init__(text)
         self.draft = draft
         self.before = (list(draft.rows), draft.name, draft.source, draft.described)
-        self.after = (list(rows), name if name is not None else draft.name,
-                      source if source is not None else draft.source, described)
+        self.after = (
+            list(rows),
+            name if name is not None else draft.name,
+            source if source is not None else draft.source,
+            described,
+        )
         self.merge_key = merge_key
 
     def redo(self) -> None:

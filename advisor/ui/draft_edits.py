@@ -65,8 +65,13 @@ def set_inputs(draft: NetworkDraft, row: int, inputs: tuple[str, ...]) -> None:
 
 def load_graph_into(draft: NetworkDraft, graph: Graph, source: str) -> None:
     draft.task = graph.task  # what the loss head trains; follows the model, not an edit
-    draft.push(tr("Load {model}").format(model=graph.name), drafts_from_graph(graph), name=graph.name,
-               source=source, decoder=graph.decoder)
+    draft.push(
+        tr("Load {model}").format(model=graph.name),
+        drafts_from_graph(graph),
+        name=graph.name,
+        source=source,
+        decoder=graph.decoder,
+    )
 
 
 def clear(draft: NetworkDraft) -> None:

@@ -20,7 +20,7 @@ from advisor.ui.i18n.errors import error_text
 
 
 def parse_text(text: str) -> Any:
-    """"3, 224, 224" or "3x224x224" -> [3, 224, 224]; "7" -> 7; "0.5" -> 0.5; anything else stays text."""
+    """ "3, 224, 224" or "3x224x224" -> [3, 224, 224]; "7" -> 7; "0.5" -> 0.5; anything else stays text."""
     stripped = text.strip()
     if re.fullmatch(r"-?\d+", stripped):
         return int(stripped)
@@ -79,8 +79,13 @@ class QtLayerForm(QWidget):
         layer = self.draft.rows[self.row]
         self.form.addRow(QLabel(tr("Layer kind: {kind}").format(kind=layer.kind)))
         self._text_editor("name", tr("Name"), layer.name, self._rename)
-        self._text_editor("inputs", tr("Inputs"), ", ".join(layer.inputs), self._set_inputs,
-                          tr("Names of earlier layers, comma separated; empty: the layer above"))
+        self._text_editor(
+            "inputs",
+            tr("Inputs"),
+            ", ".join(layer.inputs),
+            self._set_inputs,
+            tr("Names of earlier layers, comma separated; empty: the layer above"),
+        )
         for name, kind, default in self.draft.fields_of(self.row):
             self._field_editor(name, kind, layer.params.get(name, default))
         self.form.addRow(self.error)
@@ -111,8 +116,13 @@ class QtLayerForm(QWidget):
             self.editors[name] = combo
             self.form.addRow(field_label(name), combo)
         else:
-            editor = self._text_editor(name, field_label(name), shown_field(name, value),
-                                       lambda text, n=name, k=kind: self._set_text_field(n, k, text), field_tip(name))
+            editor = self._text_editor(
+                name,
+                field_label(name),
+                shown_field(name, value),
+                lambda text, n=name, k=kind: self._set_text_field(n, k, text),
+                field_tip(name),
+            )
             if name in ZERO_MEANS and value == 0:
                 editor.setPlaceholderText(tr(ZERO_MEANS[name]))
 

@@ -21,8 +21,12 @@ def _columns() -> list[tuple[str, str]]:
         (tr("Output shape"), tr("Output of one sample; the batch dimension is left out")),
         (tr("Params"), tr("Trainable parameters of the layer (weights + bias)")),
         (tr("MACs"), tr("Multiply-adds of conv/linear/matmul in the forward pass, over the whole batch")),
-        (tr("FLOPs"), tr("Forward + backward FLOPs over the batch: 2 x MACs + elementwise work; backward about "
-                         "twice the forward")),
+        (
+            tr("FLOPs"),
+            tr(
+                "Forward + backward FLOPs over the batch: 2 x MACs + elementwise work; backward about twice the forward"
+            ),
+        ),
         (tr("Output"), tr("Bytes of the layer's output over the batch, in the compute precision")),
         (tr("Kept for backward"), tr("Bytes autograd still holds for this layer when the forward pass ends")),
     ]
@@ -30,10 +34,16 @@ def _columns() -> list[tuple[str, str]]:
 
 def _cells(row: LayerRow) -> list[tuple[str, Any]]:
     flops = row.forward_flops + row.backward_flops
-    return [(row.name, row.name), (row.kind, row.kind), (format_shape(row.output_shape), row.output_shape),
-            (format_count(row.param_count), row.param_count), (format_count(row.forward_macs), row.forward_macs),
-            (format_count(flops), flops), (format_bytes(row.output_bytes), row.output_bytes),
-            (format_bytes(row.kept_bytes) if row.kept_bytes else "-", row.kept_bytes)]
+    return [
+        (row.name, row.name),
+        (row.kind, row.kind),
+        (format_shape(row.output_shape), row.output_shape),
+        (format_count(row.param_count), row.param_count),
+        (format_count(row.forward_macs), row.forward_macs),
+        (format_count(flops), flops),
+        (format_bytes(row.output_bytes), row.output_bytes),
+        (format_bytes(row.kept_bytes) if row.kept_bytes else "-", row.kept_bytes),
+    ]
 
 
 class LayerTableModel(RecordTableModel):

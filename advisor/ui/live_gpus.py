@@ -68,8 +68,12 @@ class _DeviceCharts:
 
     def show_history(self, history: DeviceHistory, now: float, window_s: float) -> None:
         readings = history.readings
-        for name, figure, scale in (("memory_used", "memory_used_bytes", GIB), ("gpu_util", "gpu_util_pct", 1),
-                                    ("mem_util", "mem_util_pct", 1), ("power", "power_draw_w", 1)):
+        for name, figure, scale in (
+            ("memory_used", "memory_used_bytes", GIB),
+            ("gpu_util", "gpu_util_pct", 1),
+            ("mem_util", "mem_util_pct", 1),
+            ("power", "power_draw_w", 1),
+        ):
             self.lines[name].set_data(*series(readings, figure, now, scale))
         memory, _, power = self.axes
         memory.set_xlim(-window_s / 60, 0)
@@ -112,8 +116,12 @@ def fit_sentence(verdict: Fit, label: str) -> str:
     subject = f"{label} " if label else ""
     if verdict.fits is None or verdict.usable_gib is None:
         return tr("{subject}vs your {name}: memory n/a").format(subject=subject, name=verdict.device_name)
-    values = {"subject": subject, "name": verdict.device_name, "need": f"{verdict.required_gib:.1f}",
-              "usable": f"{verdict.usable_gib:.1f}"}
+    values = {
+        "subject": subject,
+        "name": verdict.device_name,
+        "need": f"{verdict.required_gib:.1f}",
+        "usable": f"{verdict.usable_gib:.1f}",
+    }
     if not verdict.fits:
         return tr("{subject}does not fit on your {name}: {need} of {usable} GiB").format(**values)
     sentence = tr("{subject}fits on your {name}: {need} of {usable} GiB").format(**values)
@@ -254,13 +262,21 @@ class QtLiveGpusPanel(QWidget):
             self.status.setText(tr("Reading the GPUs…"))
         elif not snapshot.devices:
             message = snapshot.message or NO_GPU
-            self.status.setText(message.replace(NO_GPU, tr(NO_GPU), 1) + "\n\n" + tr(
-                "To see live readings here: an NVIDIA GPU with its driver installed (nvidia-smi should list it; "
-                "on Linux the distribution's nvidia-driver package, on Windows the driver from nvidia.com). The "
-                "app reads it through NVML, which comes with the driver and the nvidia-ml-py package advisor "
-                "installs. Without a GPU, the other tabs work in full."))
+            self.status.setText(
+                message.replace(NO_GPU, tr(NO_GPU), 1)
+                + "\n\n"
+                + tr(
+                    "To see live readings here: an NVIDIA GPU with its driver installed (nvidia-smi should list it; "
+                    "on Linux the distribution's nvidia-driver package, on Windows the driver from nvidia.com). The "
+                    "app reads it through NVML, which comes with the driver and the nvidia-ml-py package advisor "
+                    "installs. Without a GPU, the other tabs work in full."
+                )
+            )
         else:
             count = len(snapshot.devices)
-            template = (tr("{count} NVIDIA GPU · NVIDIA driver {driver}") if count == 1
-                        else tr("{count} NVIDIA GPUs · NVIDIA driver {driver}"))
+            template = (
+                tr("{count} NVIDIA GPU · NVIDIA driver {driver}")
+                if count == 1
+                else tr("{count} NVIDIA GPUs · NVIDIA driver {driver}")
+            )
             self.status.setText(template.format(count=count, driver=snapshot.driver_version or tr("n/a")))

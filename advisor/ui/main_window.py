@@ -56,8 +56,15 @@ def first_size() -> tuple[int, int]:
 class QtMainWindow(QMainWindow):
     tabs: QTabWidget
     recommendations: QtRecommendations
-    def __init__(self, state: AppState, catalog: CatalogService, runner: TaskRunner, settings: QSettings,
-                 poller: Poller | None = None) -> None:
+
+    def __init__(
+        self,
+        state: AppState,
+        catalog: CatalogService,
+        runner: TaskRunner,
+        settings: QSettings,
+        poller: Poller | None = None,
+    ) -> None:
         super().__init__()
         self.state, self.catalog, self.runner, self.settings = state, catalog, runner, settings
         self.poller = poller  # started by the caller; the window stops it when it closes
@@ -103,8 +110,11 @@ class QtMainWindow(QMainWindow):
         self.left_scroll.setMinimumWidth(left.minimumSizeHint().width() + 16)
         self.breakdown = QtBreakdown(self.state)
         # the money filters survive a language switch (the old panel's) and a restart (the settings')
-        money = self.recommendations.money.values() if getattr(self, "recommendations", None) is not None \
+        money = (
+            self.recommendations.money.values()
+            if getattr(self, "recommendations", None) is not None
             else load_money(self.settings)
+        )
         self.recommendations = QtRecommendations(self.state, self.catalog, self.runner)
         self.recommendations.money.restore(money)
         self.recommendations.cards_considered.connect(self.breakdown.set_cards)
@@ -112,12 +122,18 @@ class QtMainWindow(QMainWindow):
         self.live = QtLiveGpusPanel(self.poller)
         self.model_map = QtModelMap(self.state)
         self.model_map.model_loaded.connect(  # a click on the map answers: the ring moves, and this line
-            lambda name: self.statusBar().showMessage(tr("Loaded {name}; Undo brings back the previous model")
-                                                      .format(name=name), 8000))
+            lambda name: self.statusBar().showMessage(
+                tr("Loaded {name}; Undo brings back the previous model").format(name=name), 8000
+            )
+        )
         self.tabs = QTabWidget()
-        for widget, label in ((self.breakdown, tr("Breakdown")), (self.recommendations, tr("Recommendations")),
-                              (self.catalog_editor, tr("Catalog")), (self.live, tr("Live GPUs")),
-                              (self.model_map, tr("Choose the model"))):
+        for widget, label in (
+            (self.breakdown, tr("Breakdown")),
+            (self.recommendations, tr("Recommendations")),
+            (self.catalog_editor, tr("Catalog")),
+            (self.live, tr("Live GPUs")),
+            (self.model_map, tr("Choose the model")),
+        ):
             self.tabs.addTab(widget, label)
         self.tabs.setCurrentIndex(current)
         splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -193,8 +209,9 @@ class QtMainWindow(QMainWindow):
             else:
                 show_error(self, tr("Cannot open {file}").format(file=name), app_wording(str(error)))
 
-        self.runner.start("import", tr("Importing {file}").format(file=name), work,
-                          lambda graph: self.opened(graph, spec), failed)
+        self.runner.start(
+            "import", tr("Importing {file}").format(file=name), work, lambda graph: self.opened(graph, spec), failed
+        )
 
     def opened(self, graph: Graph, spec: str) -> None:
         draft_edits.load_graph_into(self.state.draft, graph, spec)
@@ -206,8 +223,11 @@ class QtMainWindow(QMainWindow):
         graph = self.state.draft.result.graph
         if graph is None:
             errors = self.state.draft.result.errors
-            show_error(self, tr("Cannot save the network"),
-                       next(iter(errors.values())) if errors else tr("The network has no layers."))
+            show_error(
+                self,
+                tr("Cannot save the network"),
+                next(iter(errors.values())) if errors else tr("The network has no layers."),
+            )
             return
         try:
             save_graph(graph, path)
@@ -235,10 +255,13 @@ class QtMainWindow(QMainWindow):
                 ranking = rank_for_report(session, job, cards, options)
             return write_pdf(path, build_report(job, ranking, snapshot, source), default_paper(), tr, families)
 
-        self.runner.start("report", tr("Writing the PDF report"), work,
-                          lambda written: self.statusBar().showMessage(
-                              tr("Saved {file}").format(file=written[0]), 5000),
-                          lambda error: show_error(self, tr("Cannot write the report"), str(error)))
+        self.runner.start(
+            "report",
+            tr("Writing the PDF report"),
+            work,
+            lambda written: self.statusBar().showMessage(tr("Saved {file}").format(file=written[0]), 5000),
+            lambda error: show_error(self, tr("Cannot write the report"), str(error)),
+        )
 
     # Drag and drop of model files
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:

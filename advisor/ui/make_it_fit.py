@@ -1,4 +1,4 @@
-""""Make it fit on...": the changes that make the workload fit one card, measured, and one click to apply one.
+""" "Make it fit on...": the changes that make the workload fit one card, measured, and one click to apply one.
 
 The search (advisor.recommend.fit.search) re-estimates every change, so it runs on a worker. Apply sets the
 workload controls (AppState.set_choice); changes the controls cannot express (8-bit optimizer state,
@@ -77,8 +77,9 @@ class QtMakeItFit(QDialog):
 
     COLUMNS = ("Change", "Needs", "Fits", "Speed", "Note")
 
-    def __init__(self, state: AppState, catalog: CatalogService, runner: TaskRunner, card: str,
-                 parent: QWidget | None = None) -> None:
+    def __init__(
+        self, state: AppState, catalog: CatalogService, runner: TaskRunner, card: str, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.state, self.catalog, self.runner, self.card = state, catalog, runner, card
         self.report: FitReport | None = None
@@ -127,29 +128,42 @@ class QtMakeItFit(QDialog):
             fitted = dataclasses.replace(subject, simulate=simulator(spec)) if spec else subject
             return make_it_fit(fitted, target(record))
 
-        self.runner.start("fit", tr("Measuring the changes"), work, self.show_report,
-                          lambda error: self.verdict.setText(str(error)))
+        self.runner.start(
+            "fit", tr("Measuring the changes"), work, self.show_report, lambda error: self.verdict.setText(str(error))
+        )
 
     def show_report(self, report: object) -> None:
         assert isinstance(report, FitReport)
         self.report = report
         need, usable = report.current.measured.required_bytes, report.usable_bytes
         spare = tr("fits with {share} to spare").format(share=f"{1 - need / usable:.0%}")
-        state = spare if not report.needs_help else tr("fits, under 10% to spare") if need <= usable \
-            else tr("does not fit")
-        self.verdict.setText(tr("{card}: the workload needs {need}, the card has {usable} usable: {state}.").format(
-            card=report.card, need=format_bytes(need), usable=format_bytes(usable), state=state))
+        state = (
+            spare if not report.needs_help else tr("fits, under 10% to spare") if need <= usable else tr("does not fit")
+        )
+        self.verdict.setText(
+            tr("{card}: the workload needs {need}, the card has {usable} usable: {state}.").format(
+                card=report.card, need=format_bytes(need), usable=format_bytes(usable), state=state
+            )
+        )
         if report.recommended is not None:
-            self.verdict.setText(self.verdict.text() + " " + tr("Recommended: {change} ({speed}).").format(
-                change=option_label(report.recommended), speed=speed(report.recommended.slowdown)))
+            self.verdict.setText(
+                self.verdict.text()
+                + " "
+                + tr("Recommended: {change} ({speed}).").format(
+                    change=option_label(report.recommended), speed=speed(report.recommended.slowdown)
+                )
+            )
         self.table.setRowCount(0)
         self.rows = []
         if not report.needs_help:
             self._show_headroom(report)
             return
         self._section(tr("Each change alone"), [report.current, *report.singles])
-        title = tr("Fewest changes that fit, keeping the training the same") if report.combinations_same_training \
+        title = (
+            tr("Fewest changes that fit, keeping the training the same")
+            if report.combinations_same_training
             else tr("Fewest changes that fit (they change the training)")
+        )
         self._section(title, list(report.combinations))
         self._section(tr("Sharding over several cards"), list(report.sharding))
         self.table.resizeColumnsToContents()
@@ -159,8 +173,10 @@ class QtMakeItFit(QDialog):
         options = [o for o in (*report.singles, *report.combinations) if o.fits and o.same_training]
         need = report.current.measured.required_bytes
         self._section(tr("Changes that make it faster"), [o for o in options if o.slowdown < 0])
-        self._section(tr("Changes that free memory for a larger batch"),
-                      [o for o in options if o.measured.required_bytes < need and o.slowdown >= 0])
+        self._section(
+            tr("Changes that free memory for a larger batch"),
+            [o for o in options if o.measured.required_bytes < need and o.slowdown >= 0],
+        )
         self.table.resizeColumnsToContents()
 
     def _section(self, title: str, options: list[FitOption]) -> None:
@@ -182,10 +198,18 @@ class QtMakeItFit(QDialog):
     def _add(self, o: FitOption) -> None:
         row = self.table.rowCount()
         self.table.insertRow(row)
-        tip = option_note(o) if o.applicable or not o.changes else \
-            option_note(o) + "\n" + tr("Not a workload control: set it in your training script.")
-        cells = (option_label(o), format_bytes(o.measured.required_bytes), tr("yes") if o.fits else tr("no"),
-                 speed(o.slowdown), option_note(o))
+        tip = (
+            option_note(o)
+            if o.applicable or not o.changes
+            else option_note(o) + "\n" + tr("Not a workload control: set it in your training script.")
+        )
+        cells = (
+            option_label(o),
+            format_bytes(o.measured.required_bytes),
+            tr("yes") if o.fits else tr("no"),
+            speed(o.slowdown),
+            option_note(o),
+        )
         for column, text in enumerate(cells):
             item = QTableWidgetItem(text)
             item.setToolTip(tip)

@@ -35,23 +35,30 @@ def _ask_open(window: QtMainWindow) -> None:
 
 
 def _ask_save(window: QtMainWindow) -> None:
-    path, _ = QFileDialog.getSaveFileName(window, tr("Save the network"), f"{window.state.draft.name}.json",
-                                          tr("Network") + " (*.json)")
+    path, _ = QFileDialog.getSaveFileName(
+        window, tr("Save the network"), f"{window.state.draft.name}.json", tr("Network") + " (*.json)"
+    )
     if path:
         window.save_network(path)
 
 
 def _ask_export(window: QtMainWindow) -> None:
-    path, _ = QFileDialog.getSaveFileName(window, tr("Export the PDF report"), f"{window.state.draft.name}.pdf",
-                                          tr("PDF report") + " (*.pdf)")
+    path, _ = QFileDialog.getSaveFileName(
+        window, tr("Export the PDF report"), f"{window.state.draft.name}.pdf", tr("PDF report") + " (*.pdf)"
+    )
     if path:
         window.export_pdf(path)
 
 
 def _about(window: QtMainWindow) -> None:
-    QMessageBox.about(window, tr("About Advisor"),
-                      tr("Advisor tells you whether your network fits a GPU, how fast it will run, and which "
-                         "card gives the most for the money."))
+    QMessageBox.about(
+        window,
+        tr("About Advisor"),
+        tr(
+            "Advisor tells you whether your network fits a GPU, how fast it will run, and which "
+            "card gives the most for the money."
+        ),
+    )
 
 
 def build_menus(window: QtMainWindow) -> None:
@@ -71,8 +78,7 @@ def build_menus(window: QtMainWindow) -> None:
     _action(edit, tr("Redo"), "Ctrl+Shift+Z", undo.redo)
     view = bar.addMenu(tr("&View"))
     for index in range(window.tabs.count()):
-        _action(view, window.tabs.tabText(index), f"Ctrl+{index + 1}",
-                lambda i=index: window.tabs.setCurrentIndex(i))  # type: ignore[misc]
+        _action(view, window.tabs.tabText(index), f"Ctrl+{index + 1}", lambda i=index: window.tabs.setCurrentIndex(i))  # type: ignore[misc]
     _action(view, tr("Refresh recommendations"), "F5", window.recommendations.refresh)
     languages = bar.addMenu(tr("&Language"))
     for number, (code, name) in enumerate(LANGUAGES.items(), start=1):

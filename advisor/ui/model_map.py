@@ -60,8 +60,15 @@ class QtModelMap(QWidget):
         canvas = self.chart.canvas
         assert canvas is not None
         axis = canvas.figure.axes[0]
-        self.tip = axis.annotate("", (0, 0), xytext=(12, 12), textcoords="offset points", fontsize=8,
-                                 bbox={"boxstyle": "round", "fc": "#FFFFF0", "ec": "#999999"}, zorder=10)
+        self.tip = axis.annotate(
+            "",
+            (0, 0),
+            xytext=(12, 12),
+            textcoords="offset points",
+            fontsize=8,
+            bbox={"boxstyle": "round", "fc": "#FFFFF0", "ec": "#999999"},
+            zorder=10,
+        )
         self.tip.set_visible(False)
         canvas.mpl_connect("motion_notify_event", self._hover)
         canvas.mpl_connect("button_press_event", self._click)

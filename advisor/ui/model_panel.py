@@ -37,9 +37,14 @@ def fill_zoo(box: QComboBox, query: str = "") -> None:
         box.insertSeparator(box.count())
     for name in seeds:
         box.addItem(name)
-        box.setItemData(box.count() - 1, tr("A small test network the H200 calibration measured "
-                                            "(shared/calibration): compare the estimate with real readings"),
-                        Qt.ItemDataRole.ToolTipRole)
+        box.setItemData(
+            box.count() - 1,
+            tr(
+                "A small test network the H200 calibration measured "
+                "(shared/calibration): compare the estimate with real readings"
+            ),
+            Qt.ItemDataRole.ToolTipRole,
+        )
 
 
 class QtModelPanel(QWidget):

@@ -29,7 +29,7 @@ SOURCE_CHARS = 120  # a bundled source can run to 400 characters: the catalog ta
 
 
 def short_source(text: str) -> str:
-    return text if len(text) <= SOURCE_CHARS else text[:SOURCE_CHARS - 1].rstrip() + "…"
+    return text if len(text) <= SOURCE_CHARS else text[: SOURCE_CHARS - 1].rstrip() + "…"
 
 
 def money_lines(r: Recommendation) -> list[str]:
@@ -38,11 +38,17 @@ def money_lines(r: Recommendation) -> list[str]:
         lines.append(tr("No price on this basis: add one in the Catalog tab (or `advisor catalog import-prices`)."))
         return lines
     if r.price_kind == "rent_hour":
-        lines.append(tr("Rent {price} USD per hour for all cards ({date}, {source}).").format(
-            price=amount_text(r.price_usd), date=r.price_date, source=short_source(r.price_source or "")))
+        lines.append(
+            tr("Rent {price} USD per hour for all cards ({date}, {source}).").format(
+                price=amount_text(r.price_usd), date=r.price_date, source=short_source(r.price_source or "")
+            )
+        )
     else:
-        lines.append(tr("Price {price} USD ({condition}, {date}).").format(
-            price=f"{r.price_usd:,.0f}", condition=tr(r.price_condition or "new"), date=r.price_date))
+        lines.append(
+            tr("Price {price} USD ({condition}, {date}).").format(
+                price=f"{r.price_usd:,.0f}", condition=tr(r.price_condition or "new"), date=r.price_date
+            )
+        )
     if r.price_old:
         lines.append(tr("This price is over a year old."))
     hours, cost, break_even = job_cells(r)
@@ -81,11 +87,17 @@ class MoneyFilters:
     """The price-basis and software-path selectors of the recommendations panel (added beside its filters)."""
 
     def __init__(self, row: QHBoxLayout, changed: Callable[[], None]) -> None:
-        bases = {"new": tr("new price"), "used": tr("used price"), "rent": tr("rent per GPU-hour"),
-                 "lowest": tr("lowest purchase price")}  # fmt: skip
+        bases = {
+            "new": tr("new price"),
+            "used": tr("used price"),
+            "rent": tr("rent per GPU-hour"),
+            "lowest": tr("lowest purchase price"),
+        }
         self.basis = combo([(b.value, bases[b]) for b in BASES], tr("Which price the money objectives rank on"))
-        self.software = combo([(None, tr("any software")), *((s, s) for s in SOFTWARE_PATHS)],
-                              tr("Only cards PyTorch runs through this software path"))  # fmt: skip
+        self.software = combo(
+            [(None, tr("any software")), *((s, s) for s in SOFTWARE_PATHS)],
+            tr("Only cards PyTorch runs through this software path"),
+        )
         self.samples = JobSizeBox()
         self.samples.setRange(0, 1e15)
         self.samples.setDecimals(0)
@@ -93,8 +105,12 @@ class MoneyFilters:
         self.samples.setSingleStep(1e6)
         self.samples.setSpecialValueText(tr("no job size"))
         self.samples.setSuffix(" " + tr("samples"))
-        self.samples.setToolTip(tr("Samples in the whole job: adds its hours, its cost and when buying beats "
-                                   "renting, and the time-against-cost chart"))  # fmt: skip
+        self.samples.setToolTip(
+            tr(
+                "Samples in the whole job: adds its hours, its cost and when buying beats "
+                "renting, and the time-against-cost chart"
+            )
+        )
         at = max(row.count() - 1, 0)  # before the stretch that ends the row
         for widget in (self.samples, self.software, self.basis):
             row.insertWidget(at, widget)
@@ -104,8 +120,11 @@ class MoneyFilters:
 
     def values(self) -> dict[str, object]:
         """What the user chose, to keep across a restart and a language switch (settings.py)."""
-        return {"basis": self.basis.currentData(), "software": self.software.currentData(),
-                "samples": self.samples.value()}
+        return {
+            "basis": self.basis.currentData(),
+            "software": self.software.currentData(),
+            "samples": self.samples.value(),
+        }
 
     def restore(self, values: dict[str, object]) -> None:
         """Unknown or malformed values (an older settings file) leave that control as it is."""
@@ -122,5 +141,9 @@ class MoneyFilters:
 
     def card_filter(self, base: CardFilter) -> CardFilter:
         basis = as_basis(self.basis.currentData())
-        return replace(base, allow_used=base.allow_used and basis is PriceBasis.NEW, price_basis=basis,
-                       software=self.software.currentData())  # fmt: skip
+        return replace(
+            base,
+            allow_used=base.allow_used and basis is PriceBasis.NEW,
+            price_basis=basis,
+            software=self.software.currentData(),
+        )

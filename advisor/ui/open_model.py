@@ -54,8 +54,13 @@ def _is_hf_config(path: Path) -> bool:
     return isinstance(data, dict) and "format" not in data and ("model_type" in data or "architectures" in data)
 
 
-def load_spec(spec: str, seq_len: int | None, progress: Callable[[int, int, str], None] | None = None,
-              cancelled: Callable[[], bool] | None = None, trust_pickle: bool = False) -> Graph:
+def load_spec(
+    spec: str,
+    seq_len: int | None,
+    progress: Callable[[int, int, str], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+    trust_pickle: bool = False,
+) -> Graph:
     """The graph of a spec as the command line builds it; Hub ids report progress and stop on Cancel."""
     if is_hub_spec(spec):
         from advisor.importers.hf_hub_estimate import load_graph as load_hub
@@ -67,6 +72,7 @@ def load_spec(spec: str, seq_len: int | None, progress: Callable[[int, int, str]
 
 def library_matches(query: str, names: list[str]) -> list[str]:
     """Library names holding every word of the query (case and '-' / '.' / '_' ignored)."""
+
     def fold(text: str) -> str:
         return text.lower().replace("-", "").replace("_", "").replace(".", "")
 
@@ -84,6 +90,7 @@ def spec_from_query(text: str, names: list[str]) -> str | None:
 
 class _Relay(QObject):
     """Carries the worker's progress to the dialog on the UI thread (a queued signal)."""
+
     progressed = Signal(int, int, str)
 
 
@@ -147,8 +154,13 @@ class QtOpenModelDialog(QDialog):
         self.progress.setRange(0, 0)
         self.progress.setVisible(True)
         self.cancel_button.setEnabled(True)
-        self.window_.runner.start("import", tr("Importing {file}").format(file=spec), work,
-                                  lambda graph: self._done(graph, spec), self._failed)
+        self.window_.runner.start(
+            "import",
+            tr("Importing {file}").format(file=spec),
+            work,
+            lambda graph: self._done(graph, spec),
+            self._failed,
+        )
 
     @Slot(int, int, str)
     def show_progress(self, done: int, total: int, what: str) -> None:

@@ -19,9 +19,14 @@ from advisor.ui.i18n import tr
 
 def market_names() -> dict[str, str]:
     """Where a price was seen, in the user's language (a function: a language switch is picked up)."""
-    return {"msrp": tr("launch price"), "retail": tr("shop"), "used_market": tr("used market"),
-            "cloud_on_demand": tr("cloud, on demand"), "cloud_spot": tr("cloud, spot"),
-            "cloud_reserved": tr("cloud, reserved")}  # fmt: skip
+    return {
+        "msrp": tr("launch price"),
+        "retail": tr("shop"),
+        "used_market": tr("used market"),
+        "cloud_on_demand": tr("cloud, on demand"),
+        "cloud_spot": tr("cloud, spot"),
+        "cloud_reserved": tr("cloud, reserved"),
+    }
 
 
 def markets_of(kind: str, condition: str) -> tuple[str, ...]:
@@ -33,7 +38,7 @@ def markets_of(kind: str, condition: str) -> tuple[str, ...]:
 
 
 def price_line(p: PriceRecord, today: date | None = None) -> str:
-    """"2026-12-01  7.50 CNY per GPU-hour  new · cloud, on demand · 3 months old": every fact of a price,
+    """ "2026-12-01  7.50 CNY per GPU-hour  new · cloud, on demand · 3 months old": every fact of a price,
     and how old it is, on one line."""
     per = " " + tr("per GPU-hour") if p.kind == "rent_hour" else ""
     mine = " · " + tr("entered by you") if p.user_owned else ""
@@ -123,6 +128,12 @@ class QtPriceForm(QWidget):
             self.market.addItem(names[market], market)
 
     def entry(self) -> PriceEntry:
-        return PriceEntry(self.amount.value(), self.currency.currentData(), self.kind.currentData(),
-                          self.market.currentData(), date.fromisoformat(self.on.date().toString("yyyy-MM-dd")),
-                          self.condition.currentData(), self.source.text().strip() or "entered by the user")
+        return PriceEntry(
+            self.amount.value(),
+            self.currency.currentData(),
+            self.kind.currentData(),
+            self.market.currentData(),
+            date.fromisoformat(self.on.date().toString("yyyy-MM-dd")),
+            self.condition.currentData(),
+            self.source.text().strip() or "entered by the user",
+        )

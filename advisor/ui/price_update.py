@@ -41,5 +41,10 @@ def start_update(catalog: CatalogService, runner: TaskRunner, parent: QWidget, s
         if changed:
             catalog.changed.emit()
 
-    runner.start("catalog-write", tr("Updating prices"), work, done,
-                 lambda error: show_error(parent, tr("Prices not updated"), str(error)))  # fmt: skip
+    runner.start(
+        "catalog-write",
+        tr("Updating prices"),
+        work,
+        done,
+        lambda error: show_error(parent, tr("Prices not updated"), str(error)),
+    )

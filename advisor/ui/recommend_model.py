@@ -28,8 +28,9 @@ def per_thousand_usd(r: Recommendation) -> str:
     if r.perf_per_dollar is None:
         return tr("n/a")
     if r.price_kind == "rent_hour":  # the engine's perf/$ of a rent is per dollar of hourly rent: say so
-        return tr("{value} {unit} per $1/h of rent").format(value=_figures(r.perf_per_dollar),
-                                                          unit=tr(r.throughput_unit))
+        return tr("{value} {unit} per $1/h of rent").format(
+            value=_figures(r.perf_per_dollar), unit=tr(r.throughput_unit)
+        )
     return tr("{value} {unit} per $1k").format(value=_per_thousand(r.perf_per_dollar), unit=tr(r.throughput_unit))
 
 
@@ -61,12 +62,20 @@ HIDDEN_AT_FIRST = (3, PLAN_COLUMN, 7, 9, PREFILL_COLUMN, 14)
 def _speed_columns(generating: bool) -> list[tuple[str, str]]:
     """Throughput, which in generation is the decode speed, and the prefill speed of the prompts."""
     if not generating:
-        return [(tr("Throughput"), tr("Samples (or tokens) per second over all cards")),
-                (tr("Prefill tok/s"), tr("Generation only"))]
-    return [(tr("Decode tok/s"), tr("Generated tokens per second over all sequences and copies of the model: "
-                                    "each decode step reads the weights and the KV cache once (the throughput)")),
-            (tr("Prefill tok/s"), tr("Prompt tokens per second while the prompts are processed at once "
-                                     "(compute-bound)"))]
+        return [
+            (tr("Throughput"), tr("Samples (or tokens) per second over all cards")),
+            (tr("Prefill tok/s"), tr("Generation only")),
+        ]
+    return [
+        (
+            tr("Decode tok/s"),
+            tr(
+                "Generated tokens per second over all sequences and copies of the model: "
+                "each decode step reads the weights and the KV cache once (the throughput)"
+            ),
+        ),
+        (tr("Prefill tok/s"), tr("Prompt tokens per second while the prompts are processed at once (compute-bound)")),
+    ]
 
 
 def _value_header(generating: bool, rent: bool) -> tuple[str, str]:
@@ -74,26 +83,43 @@ def _value_header(generating: bool, rent: bool) -> tuple[str, str]:
     unit ("399,000 samples/s per $1/h of rent" in every cell pushed the column off a 1280-pixel screen)."""
     if rent:
         return tr("Per $1/h"), tr("Throughput per USD of hourly rent: value for money when renting")
-    return (tr("tok/s per $1k") if generating else tr("Per $1k"),
-            tr("Throughput per 1,000 USD of the price: value for money"))
+    return (
+        tr("tok/s per $1k") if generating else tr("Per $1k"),
+        tr("Throughput per 1,000 USD of the price: value for money"),
+    )
 
 
 def _columns(generating: bool = False, rent: bool = False) -> list[tuple[str, str]]:
     return [
         ("#", tr("Rank under the chosen objective (fitting configurations first)")),
         (tr("Card"), tr("Card in the catalog, and how many of it when more than one")),
-        (tr("Software"), tr("How PyTorch runs the card: CUDA (NVIDIA), ROCm (AMD), XPU (Intel Arc), Gaudi (Intel "
-                            "Gaudi, through its own PyTorch bridge)")),
+        (
+            tr("Software"),
+            tr(
+                "How PyTorch runs the card: CUDA (NVIDIA), ROCm (AMD), XPU (Intel Arc), Gaudi (Intel "
+                "Gaudi, through its own PyTorch bridge)"
+            ),
+        ),
         (tr("Cards"), tr("How many cards of this kind")),
         (tr("Plan"), tr("How the work is split over the cards")),
         (tr("Fits"), tr("Required memory per card is within the card's usable memory")),
-        (tr("Needs/card"), tr("Required bytes per card: the step's peak at this batch plus what the allocator cannot "
-                               "reuse, less what sharding moves off the card")),
+        (
+            tr("Needs/card"),
+            tr(
+                "Required bytes per card: the step's peak at this batch plus what the allocator cannot "
+                "reuse, less what sharding moves off the card"
+            ),
+        ),
         (tr("Usable/card"), tr("Card memory less the CUDA context and driver reservation")),
         (tr("Max batch"), tr("Largest per-card batch whose required memory fits, from the memory curve")),
-        (tr("Step ms"), tr("Predicted time of one step: the kernels each layer launches, timed on the card "
-                           "(fitted on the H200 and public runs on 15 cards), plus communication for multi-card "
-                           "plans")),
+        (
+            tr("Step ms"),
+            tr(
+                "Predicted time of one step: the kernels each layer launches, timed on the card "
+                "(fitted on the H200 and public runs on 15 cards), plus communication for multi-card "
+                "plans"
+            ),
+        ),
         *_speed_columns(generating),
         (tr("Price USD"), tr("Latest catalog price for all cards together (new, or used if allowed and cheaper)")),
         _value_header(generating, rent),
@@ -108,14 +134,21 @@ def _fits_text(r: Recommendation) -> str:
 def _cells(rank: int, r: Recommendation) -> list[tuple[str, Any]]:
     price = price_cell(r)
     return [
-        (str(rank), rank), (r.card if r.count == 1 else f"{r.count} × {r.card}", r.card), (r.software, r.software),
+        (str(rank), rank),
+        (r.card if r.count == 1 else f"{r.count} × {r.card}", r.card),
+        (r.software, r.software),
         (str(r.count), r.count),
         (plan_name(r.plan), r.plan),
-        (_fits_text(r), int(r.fits)), (format_bytes(r.required_bytes), r.required_bytes),
-        (format_bytes(r.usable_bytes), r.usable_bytes), (str(r.max_batch), r.max_batch),
-        (f"{r.step_time_s * 1e3:.1f}", r.step_time_s), (f"{r.throughput:,.0f} {tr(r.throughput_unit)}", r.throughput),
-        (f"{r.prefill_tokens_per_s:,.0f}" if r.prefill_tokens_per_s is not None else tr("n/a"),
-         r.prefill_tokens_per_s or 0.0),
+        (_fits_text(r), int(r.fits)),
+        (format_bytes(r.required_bytes), r.required_bytes),
+        (format_bytes(r.usable_bytes), r.usable_bytes),
+        (str(r.max_batch), r.max_batch),
+        (f"{r.step_time_s * 1e3:.1f}", r.step_time_s),
+        (f"{r.throughput:,.0f} {tr(r.throughput_unit)}", r.throughput),
+        (
+            f"{r.prefill_tokens_per_s:,.0f}" if r.prefill_tokens_per_s is not None else tr("n/a"),
+            r.prefill_tokens_per_s or 0.0,
+        ),
         (price, r.price_usd if r.price_usd is not None else float("inf")),
         (_value_cell(r), r.perf_per_dollar or 0.0),
         (f"{r.perf_per_watt:.3g} {tr(r.throughput_unit)}/W", r.perf_per_watt),
@@ -138,12 +171,20 @@ def split_lines(r: Recommendation, e: Estimate | None) -> list[str]:
     if e is None or held is None:
         return []
     m = e.memory
-    return [tr("Each card holds {weights} of the {all_weights} of weights and {kv} of the {all_kv} KV cache; "
-                "with the prefill activations and workspaces, which are not split, it needs {need}, where one "
-                "card would need {single}.").format(
-        weights=format_bytes(held[0]), all_weights=format_bytes(m.at_peak.weights), kv=format_bytes(held[1]),
-        all_kv=format_bytes(m.at_peak.kv_cache), need=format_bytes(r.required_bytes),
-        single=format_bytes(m.required_bytes))]
+    return [
+        tr(
+            "Each card holds {weights} of the {all_weights} of weights and {kv} of the {all_kv} KV cache; "
+            "with the prefill activations and workspaces, which are not split, it needs {need}, where one "
+            "card would need {single}."
+        ).format(
+            weights=format_bytes(held[0]),
+            all_weights=format_bytes(m.at_peak.weights),
+            kv=format_bytes(held[1]),
+            all_kv=format_bytes(m.at_peak.kv_cache),
+            need=format_bytes(r.required_bytes),
+            single=format_bytes(m.required_bytes),
+        )
+    ]
 
 
 def explain(r: Recommendation, batch: int, estimate: Estimate | None = None) -> str:
@@ -151,23 +192,38 @@ def explain(r: Recommendation, batch: int, estimate: Estimate | None = None) -> 
     estimate, a split generation plan also says what each card holds."""
     head = tr("{count} × {card}, {plan}").format(count=r.count, card=r.card, plan=plan_name(r.plan))
     verdict = tr("Fits") if r.fits else tr("Does not fit")
-    lines = [f"<b>{tr('{what}: {verdict}').format(what=head, verdict=verdict)}</b>",  # a Chinese colon in Chinese
-             tr("Needs {need} per card at batch {batch}; the card has {usable} usable after the CUDA context "
-                "({margin} {what}).").format(
-                 need=format_bytes(r.required_bytes), batch=batch, usable=format_bytes(r.usable_bytes),
-                 margin=format_bytes(abs(r.usable_bytes - r.required_bytes)),
-                 what=tr("to spare") if r.fits else tr("short")),
-             tr("Largest batch per card that fits: {n}.").format(n=r.max_batch)]
+    lines = [
+        f"<b>{tr('{what}: {verdict}').format(what=head, verdict=verdict)}</b>",  # a Chinese colon in Chinese
+        tr(
+            "Needs {need} per card at batch {batch}; the card has {usable} usable after the CUDA context "
+            "({margin} {what})."
+        ).format(
+            need=format_bytes(r.required_bytes),
+            batch=batch,
+            usable=format_bytes(r.usable_bytes),
+            margin=format_bytes(abs(r.usable_bytes - r.required_bytes)),
+            what=tr("to spare") if r.fits else tr("short"),
+        ),
+        tr("Largest batch per card that fits: {n}.").format(n=r.max_batch),
+    ]
     lines += split_lines(r, estimate)
     if r.plan is Plan.DATA_PARALLEL:
-        lines.append(tr("Data parallel: every card holds the whole model, its gradients and optimizer state. "
-                        "Memory does not pool across cards (not over NVLink, SLI or PCIe); more cards raise "
-                        "throughput, not the model size that fits."))
+        lines.append(
+            tr(
+                "Data parallel: every card holds the whole model, its gradients and optimizer state. "
+                "Memory does not pool across cards (not over NVLink, SLI or PCIe); more cards raise "
+                "throughput, not the model size that fits."
+            )
+        )
     elif r.plan.sharded:
         sharded = {Plan.ZERO1: tr("optimizer state"), Plan.ZERO2: tr("optimizer state and gradients")}.get(
-            r.plan, tr("optimizer state, gradients and parameters"))
-        lines.append(tr("{plan} shards the {what} over the {count} cards, so each holds a share; activations "
-                        "are not sharded.").format(plan=plan_name(r.plan), what=sharded, count=r.count))
+            r.plan, tr("optimizer state, gradients and parameters")
+        )
+        lines.append(
+            tr(
+                "{plan} shards the {what} over the {count} cards, so each holds a share; activations are not sharded."
+            ).format(plan=plan_name(r.plan), what=sharded, count=r.count)
+        )
     # the engine's other reasons (another vendor's allocator, what a split plan does, a fit that only sharding
     # or splitting buys, missing figures), in the user's language; the lines above word the rest more fully
     lines += [_sentence(reason_text(item, tr)) for item in r.reasons if item.code not in _WORDED_ABOVE]
@@ -209,8 +265,12 @@ class RecommendationTableModel(RecordTableModel):
                 return f"{entry.throughput:,.0f}"  # the header says tok/s, as the prefill column's does
             if self.rent and index.column() == VALUE_COLUMN and entry.perf_per_dollar is not None:
                 return f"{_figures(entry.perf_per_dollar)} {tr(entry.throughput_unit)}"  # the header: per $1/h
-            if self.generating and index.column() == VALUE_COLUMN and entry.perf_per_dollar is not None \
-                    and entry.price_kind != "rent_hour":  # a rent's cell has its unit, as in training
+            if (
+                self.generating
+                and index.column() == VALUE_COLUMN
+                and entry.perf_per_dollar is not None
+                and entry.price_kind != "rent_hour"
+            ):  # a rent's cell has its unit, as in training
                 return _per_thousand(entry.perf_per_dollar)
             return text
         if role == SORT_ROLE:

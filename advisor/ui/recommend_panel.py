@@ -57,13 +57,13 @@ CHART_CARDS = 3  # fitting cards drawn on the memory-vs-batch chart, besides the
 JOB_CHART_PX = 240  # height of the time-against-cost chart below the table: its axes and frontier labels
 
 
-
 class QtRecommendations(QWidget):
     cards_considered = Signal(list)  # list[CardLine]
     ranked = Signal()
 
-    def __init__(self, state: AppState, catalog: CatalogService, runner: TaskRunner,
-                 parent: QWidget | None = None) -> None:
+    def __init__(
+        self, state: AppState, catalog: CatalogService, runner: TaskRunner, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.state, self.catalog, self.runner = state, catalog, runner
         self.entries: list[Recommendation] = []
@@ -86,8 +86,9 @@ class QtRecommendations(QWidget):
         self.detail.setTextFormat(Qt.TextFormat.RichText)
         self.status = QLabel()
         self.fit_button = QPushButton(tr("Make it fit on…"))
-        self.fit_button.setToolTip(tr("What to change so that the workload fits the selected card, each change "
-                                      "measured"))
+        self.fit_button.setToolTip(
+            tr("What to change so that the workload fits the selected card, each change measured")
+        )
         self.fit_button.setEnabled(False)
         self.fit_button.clicked.connect(lambda: self.make_it_fit())
         self.fit_dialog: QtMakeItFit | None = None
@@ -131,8 +132,10 @@ class QtRecommendations(QWidget):
         self.budget.setToolTip(tr("Most you will pay for all the cards together, in USD"))
         self.vendor = combo([(None, tr("any vendor")), *((v, v) for v in VENDORS)], tr("Card vendor"))
         self.segment = combo([(None, tr("any segment")), *((s, tr(s)) for s in SEGMENTS)], tr("Market segment"))
-        self.max_gpus = combo([(1, tr("one card")), *((n, tr("up to {n} cards").format(n=n)) for n in (2, 4, 8))],
-                               tr("Largest number of cards of one kind to consider"))
+        self.max_gpus = combo(
+            [(1, tr("one card")), *((n, tr("up to {n} cards").format(n=n)) for n in (2, 4, 8))],
+            tr("Largest number of cards of one kind to consider"),
+        )
         self.max_gpus.setCurrentIndex(3)
         self.objective = combo([(o.value, tr(o.label)) for o in Objective], tr("What the ranking puts first"))
         self.all_configs = QCheckBox(tr("every configuration"))
@@ -141,8 +144,10 @@ class QtRecommendations(QWidget):
         self.filter_row = QVBoxLayout()
         first, second = QHBoxLayout(), QHBoxLayout()
         first.addWidget(QLabel(tr("Budget:")))
-        for row, widgets in ((first, (self.budget, self.vendor, self.segment)),
-                             (second, (self.max_gpus, self.objective, self.all_configs))):
+        for row, widgets in (
+            (first, (self.budget, self.vendor, self.segment)),
+            (second, (self.max_gpus, self.objective, self.all_configs)),
+        ):
             for widget in widgets:
                 row.addWidget(widget)
             row.addStretch(1)
@@ -161,8 +166,9 @@ class QtRecommendations(QWidget):
         budget = self.budget.value() or None
         cards = CardFilter(self.vendor.currentData(), self.segment.currentData(), None)
         cards = self.money.card_filter(cards)
-        return cards, RankingOptions(self.objective.currentData(), budget, self.max_gpus.currentData(),
-                                     money=self.money.options(cards.basis))
+        return cards, RankingOptions(
+            self.objective.currentData(), budget, self.max_gpus.currentData(), money=self.money.options(cards.basis)
+        )
 
     def _grey_if_stale(self) -> None:
         """An earlier network's ranking stays readable but greyed (the verdict says whose it is)."""
@@ -199,9 +205,13 @@ class QtRecommendations(QWidget):
             with catalog.read() as session:
                 return recommend(session, job, request.cards, request.options)
 
-        self.runner.start("recommend", tr("Ranking cards"), work,
-                          lambda entries: self._ranked(request, job, entries),
-                          lambda error: show_error(self, tr("Ranking failed"), str(error)))
+        self.runner.start(
+            "recommend",
+            tr("Ranking cards"),
+            work,
+            lambda entries: self._ranked(request, job, entries),
+            lambda error: show_error(self, tr("Ranking failed"), str(error)),
+        )
 
     def _ranked(self, request: RankingRequest, job: RankingInput, entries: list[Recommendation]) -> None:
         if not self.state.model.ranked(request, job, entries):
@@ -225,8 +235,11 @@ class QtRecommendations(QWidget):
         self._card_width = self.table.horizontalHeader().sectionSize(1)  # what the names need
         self._fit_card_column()
         fits = sum(1 for e in shown if e.fits)
-        self.status.setText(tr("{n} rows, {fits} fit; {total} configurations ranked").format(
-            n=len(shown), fits=fits, total=len(entries)))
+        self.status.setText(
+            tr("{n} rows, {fits} fit; {total} configurations ranked").format(
+                n=len(shown), fits=fits, total=len(entries)
+            )
+        )
         self.detail.setText(tr("Select a row to see why it fits or not."))
 
     def _tight_headers(self) -> None:
@@ -296,6 +309,7 @@ class QtRecommendations(QWidget):
         estimate = self.state.result.estimate
         self.detail.setText(explain(entry, estimate.workload.batch, estimate))
         chosen = [CardLine(entry.card, entry.usable_bytes)]
-        others = [CardLine(e.card, e.usable_bytes) for e in best_per_card(self.entries)
-                  if e.fits and e.card != entry.card][:CHART_CARDS - 1]
+        others = [
+            CardLine(e.card, e.usable_bytes) for e in best_per_card(self.entries) if e.fits and e.card != entry.card
+        ][: CHART_CARDS - 1]
         self.cards_considered.emit(chosen + others)

@@ -44,10 +44,12 @@ class AppState(QObject):
         self._timer = QTimer(self, singleShot=True, interval=DEBOUNCE_MS)
         self._timer.timeout.connect(self.recompute)
         self.draft.changed.connect(self.schedule)
-        for mine, theirs in ((self.result_changed, self.model.result_changed),
-                             (self.workload_changed, self.model.workload_changed),
-                             (self.error_changed, self.model.error_changed),
-                             (self.ranking_changed, self.model.ranking_changed)):
+        for mine, theirs in (
+            (self.result_changed, self.model.result_changed),
+            (self.workload_changed, self.model.workload_changed),
+            (self.error_changed, self.model.error_changed),
+            (self.ranking_changed, self.model.ranking_changed),
+        ):
             theirs.connect(mine.emit)
 
     @property
@@ -131,9 +133,13 @@ class AppState(QObject):
             if self.simulated_spec() == spec and self.choice.workload() == workload:
                 self.model.publish(ShownEstimate(job, graph))
 
-        self.runner.start("simulate", tr("Simulating {file}").format(file=spec),
-                          lambda _cancelled: prepare_spec(spec, workload), done,
-                          lambda error: self.model.simulation_failed(f"{spec}: {error}"))
+        self.runner.start(
+            "simulate",
+            tr("Simulating {file}").format(file=spec),
+            lambda _cancelled: prepare_spec(spec, workload),
+            done,
+            lambda error: self.model.simulation_failed(f"{spec}: {error}"),
+        )
 
     def tasks_cancelled(self, names: list[str]) -> None:
         """The user pressed Cancel: nothing may still say it is simulating or ranking."""

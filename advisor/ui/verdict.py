@@ -27,9 +27,10 @@ def _nothing_fits(cards: list[Recommendation]) -> str:
     if not ranked:
         return tr("No card in the catalog can be ranked.")
     roomiest = max(ranked, key=lambda r: r.usable_bytes)
-    return tr("<b>No card fits.</b> The roomiest, {card}, is {short} short: lower the batch, turn on gradient "
-              "checkpointing or mixed precision, or shard over more cards (Recommendations, Make it fit).").format(
-        card=roomiest.card, short=format_bytes(roomiest.required_bytes - roomiest.usable_bytes))
+    return tr(
+        "<b>No card fits.</b> The roomiest, {card}, is {short} short: lower the batch, turn on gradient "
+        "checkpointing or mixed precision, or shard over more cards (Recommendations, Make it fit)."
+    ).format(card=roomiest.card, short=format_bytes(roomiest.required_bytes - roomiest.usable_bytes))
 
 
 def _training_setup(result: ShownEstimate) -> str:
@@ -40,8 +41,9 @@ def _training_setup(result: ShownEstimate) -> str:
         return tr(w.mode)
     parts = [tr(w.mode)]
     if w.finetune != "full":
-        parts.append(tr("{kind} rank {rank}").format(kind="QLoRA" if w.finetune == "qlora" else "LoRA",
-                                                      rank=w.lora_rank))
+        parts.append(
+            tr("{kind} rank {rank}").format(kind="QLoRA" if w.finetune == "qlora" else "LoRA", rank=w.lora_rank)
+        )
     parts.append(tr("gradient checkpointing") if w.checkpointing else tr("no checkpointing"))
     return ("，" if language() != "en" else ", ").join(parts)
 
@@ -50,18 +52,30 @@ def verdict_text(result: ShownEstimate | None, ranking: RankingResult | None) ->
     if result is None:
         return tr("No estimate yet: pick or build a model.")
     if result.stale:  # never an earlier network's answer under the new one's name (issue 27)
-        return tr("<b>Out of date:</b> the figures below are {model}'s, the last network that could be "
-                  "estimated; the error above says what to fix.").format(model=result.estimate.model)
+        return tr(
+            "<b>Out of date:</b> the figures below are {model}'s, the last network that could be "
+            "estimated; the error above says what to fix."
+        ).format(model=result.estimate.model)
     w, need = result.estimate.workload, format_bytes(result.estimate.memory.required_bytes)
     needs = tr("Needs <b>{need}</b> per card ({mode}, batch {batch}, {method})").format(
-        need=need, mode=_training_setup(result), batch=w.batch, method=tr(result.method))
+        need=need, mode=_training_setup(result), batch=w.batch, method=tr(result.method)
+    )
     if w.generating:  # the KV cache is what grows with the context: say how much of the need it is, and what
         # runs it in which dtype (fp32 from 4-bit weights needs about twice bf16's, and the line said neither)
-        needs = tr("Needs <b>{need}</b> per card ({mode} in {runtime}, {precision}, batch {batch}, {prompt} + "
-                   "{new} tokens, KV cache {kv}, {method})").format(
-            need=need, mode=tr(w.mode), runtime=w.runtime_used.value, precision=w.precision, batch=w.batch,
-            prompt=w.prompt_len, new=w.new_tokens, kv=format_bytes(result.estimate.memory.at_peak.kv_cache),
-            method=tr(result.method))
+        needs = tr(
+            "Needs <b>{need}</b> per card ({mode} in {runtime}, {precision}, batch {batch}, {prompt} + "
+            "{new} tokens, KV cache {kv}, {method})"
+        ).format(
+            need=need,
+            mode=tr(w.mode),
+            runtime=w.runtime_used.value,
+            precision=w.precision,
+            batch=w.batch,
+            prompt=w.prompt_len,
+            new=w.new_tokens,
+            kv=format_bytes(result.estimate.memory.at_peak.kv_cache),
+            method=tr(result.method),
+        )
     if ranking is None:
         return needs + " · " + tr("ranking the cards…")
     if ranking.cancelled:
@@ -79,8 +93,11 @@ def verdict_text(result: ShownEstimate | None, ranking: RankingResult | None) ->
             value = tr("{value}; price over a year old").format(value=value)  # "；" in Chinese
         parts.append(tr("best value: <b>{choice}</b> ({value})").format(choice=_choice(best), value=value))
     fastest = max(fitting, key=lambda r: r.throughput)
-    parts.append(tr("fastest: <b>{choice}</b> ({speed:,.0f} {unit})").format(
-        choice=_choice(fastest), speed=fastest.throughput, unit=tr(fastest.throughput_unit)))
+    parts.append(
+        tr("fastest: <b>{choice}</b> ({speed:,.0f} {unit})").format(
+            choice=_choice(fastest), speed=fastest.throughput, unit=tr(fastest.throughput_unit)
+        )
+    )
     return " · ".join(parts)
 
 

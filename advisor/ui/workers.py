@@ -69,8 +69,14 @@ class TaskRunner(QObject):
         self.pool.setMaxThreadCount(2)
         self._live: dict[str, tuple[Task, str]] = {}
 
-    def start(self, name: str, label: str, work: Callable[[threading.Event], Any],
-              done: Callable[[Any], object], failed: Callable[[BaseException], object]) -> Task:
+    def start(
+        self,
+        name: str,
+        label: str,
+        work: Callable[[threading.Event], Any],
+        done: Callable[[Any], object],
+        failed: Callable[[BaseException], object],
+    ) -> Task:
         self.cancel(name)
         task = Task(work)
         self._live[name] = (task, label)

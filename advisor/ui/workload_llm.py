@@ -44,14 +44,18 @@ def offer_generation(mode: QComboBox, graph: Graph | None, current: str) -> None
     item = model.item(mode.findData("generate"))
     decoder = graph is not None and graph.decoder is not None
     item.setEnabled(decoder or current == "generate")
-    item.setToolTip("" if decoder else tr("For language models only: the zoo's LLMs, or a .safetensors file "
-                                          "with its config.json, unedited"))
+    item.setToolTip(
+        ""
+        if decoder
+        else tr("For language models only: the zoo's LLMs, or a .safetensors file with its config.json, unedited")
+    )
 
 
 def adaptable(graph: Graph | None) -> bool:
     """LoRA has somewhere to go: a Linear named as a decoder projection (core/llm/lora.py with_adapters)."""
-    return graph is not None and any(isinstance(node.op, Linear) and node.name.rsplit(".", 1)[-1] in LORA_TARGETS
-                                     for node in graph.nodes)
+    return graph is not None and any(
+        isinstance(node.op, Linear) and node.name.rsplit(".", 1)[-1] in LORA_TARGETS for node in graph.nodes
+    )
 
 
 def offer_adapters(box: QComboBox, graph: Graph | None, current: str) -> None:
@@ -63,8 +67,13 @@ def offer_adapters(box: QComboBox, graph: Graph | None, current: str) -> None:
     for kind in ("lora", "qlora"):
         item = model.item(box.findData(kind))
         item.setEnabled(fits or current == kind)
-        item.setToolTip("" if fits else tr("For language models: LoRA adapts the q/k/v/o and gate/up/down "
-                                           "projections, and this network has none"))
+        item.setToolTip(
+            ""
+            if fits
+            else tr(
+                "For language models: LoRA adapts the q/k/v/o and gate/up/down projections, and this network has none"
+            )
+        )
 
 
 class LanguageModelControls:
@@ -78,8 +87,7 @@ class LanguageModelControls:
         self.new_tokens.setSuffix(tr(" tokens"))
         formats = [f for f in get_args(WeightFormat) if f != "fp32"]
         self.weights = combo([(DEFAULT, tr("as the precision")), *((f, f) for f in formats)], "")
-        self.kv_cache = combo([(DEFAULT, tr("as the compute dtype")), *((f, f) for f in get_args(KVCacheFormat))],
-                              "")
+        self.kv_cache = combo([(DEFAULT, tr("as the compute dtype")), *((f, f) for f in get_args(KVCacheFormat))], "")
         self.runtime = combo([(DEFAULT, tr("as the weights")), *((r.value, r.value) for r in Runtime)], "")
         self.finetune = combo([("full", tr("full (every weight)")), ("lora", "LoRA"), ("qlora", "QLoRA")], "")
         self.lora_rank = _spin(MAX_LORA_RANK)
@@ -104,20 +112,27 @@ class LanguageModelControls:
         self.weights.currentIndexChanged.connect(lambda: s.set_choice(weights=self.weights.currentData() or None))
         self.kv_cache.currentIndexChanged.connect(lambda: s.set_choice(kv_cache=self.kv_cache.currentData() or None))
         self.runtime.currentIndexChanged.connect(
-            lambda: s.set_choice(runtime=Runtime(self.runtime.currentData()) if self.runtime.currentData() else None))
+            lambda: s.set_choice(runtime=Runtime(self.runtime.currentData()) if self.runtime.currentData() else None)
+        )
         self.finetune.currentIndexChanged.connect(lambda: s.set_choice(finetune=self.finetune.currentData()))
         self.lora_rank.valueChanged.connect(lambda v: s.set_choice(lora_rank=v))
-        self.lora_targets.editingFinished.connect(
-            lambda: s.set_choice(lora_targets=self.lora_targets.text().strip()))
+        self.lora_targets.editingFinished.connect(lambda: s.set_choice(lora_targets=self.lora_targets.text().strip()))
 
     def refresh(self, c: WorkloadChoice) -> None:
-        for box, value in ((self.weights, c.weights or DEFAULT), (self.kv_cache, c.kv_cache or DEFAULT),
-                           (self.runtime, c.runtime or DEFAULT), (self.finetune, c.finetune)):
+        for box, value in (
+            (self.weights, c.weights or DEFAULT),
+            (self.kv_cache, c.kv_cache or DEFAULT),
+            (self.runtime, c.runtime or DEFAULT),
+            (self.finetune, c.finetune),
+        ):
             box.blockSignals(True)
             box.setCurrentIndex(max(0, box.findData(value)))
             box.blockSignals(False)
-        for spin, number in ((self.prompt_len, c.prompt_len), (self.new_tokens, c.new_tokens),
-                             (self.lora_rank, c.lora_rank)):
+        for spin, number in (
+            (self.prompt_len, c.prompt_len),
+            (self.new_tokens, c.new_tokens),
+            (self.lora_rank, c.lora_rank),
+        ):
             spin.blockSignals(True)
             spin.setValue(number)
             spin.blockSignals(False)
@@ -129,30 +144,64 @@ class LanguageModelControls:
     def _show_what_applies(self, c: WorkloadChoice) -> None:
         generating, training = c.mode == "generate", c.mode == "train"
         only_generation = tr("Applies to generation only: choose Mode > Generation")
-        applies(self.prompt_len, generating, tr("Tokens of each prompt, processed at once (prefill)"),
-                only_generation)
-        applies(self.new_tokens, generating, tr("Tokens generated per sequence, one at a time (decode); the KV "
-                                                "cache holds prompt + new tokens"), only_generation)
-        applies(self.weights, generating, tr("How the weights are stored: 16-bit, fp8/int8, 4-bit GPTQ/AWQ "
-                                             "(int4), bitsandbytes nf4, or llama.cpp GGUF blocks (q4_k_m, "
-                                             "q5_k_m, q8_0); scales and zero points counted"), only_generation)
-        applies(self.kv_cache, generating, tr("Storage of the cached keys and values (fp8/int8 halve a 16-bit "
-                                              "cache)"), only_generation)
-        applies(self.runtime, generating, tr("What runs the generation, as --runtime: transformers' generate() "
-                                             "grows its cache, llama.cpp allocates the whole context up front, "
-                                             "vLLM takes 0.9 of the card; as the weights: GGUF in llama.cpp, "
-                                             "others in transformers"), only_generation)
-        applies(self.finetune, training, tr("Train every weight, or rank-r LoRA adapters on a frozen base "
-                                            "(QLoRA: the base in 4-bit nf4)"),
-                tr("Applies to training only: inference and generation run the base model"))
+        applies(self.prompt_len, generating, tr("Tokens of each prompt, processed at once (prefill)"), only_generation)
+        applies(
+            self.new_tokens,
+            generating,
+            tr("Tokens generated per sequence, one at a time (decode); the KV cache holds prompt + new tokens"),
+            only_generation,
+        )
+        applies(
+            self.weights,
+            generating,
+            tr(
+                "How the weights are stored: 16-bit, fp8/int8, 4-bit GPTQ/AWQ "
+                "(int4), bitsandbytes nf4, or llama.cpp GGUF blocks (q4_k_m, "
+                "q5_k_m, q8_0); scales and zero points counted"
+            ),
+            only_generation,
+        )
+        applies(
+            self.kv_cache,
+            generating,
+            tr("Storage of the cached keys and values (fp8/int8 halve a 16-bit cache)"),
+            only_generation,
+        )
+        applies(
+            self.runtime,
+            generating,
+            tr(
+                "What runs the generation, as --runtime: transformers' generate() "
+                "grows its cache, llama.cpp allocates the whole context up front, "
+                "vLLM takes 0.9 of the card; as the weights: GGUF in llama.cpp, "
+                "others in transformers"
+            ),
+            only_generation,
+        )
+        applies(
+            self.finetune,
+            training,
+            tr("Train every weight, or rank-r LoRA adapters on a frozen base (QLoRA: the base in 4-bit nf4)"),
+            tr("Applies to training only: inference and generation run the base model"),
+        )
         adapters = training and c.finetune != "full"
         why = tr("Only with LoRA or QLoRA fine-tuning")
-        applies(self.lora_rank, adapters, tr("Rank r of each adapter: r x (in + out) parameters per adapted "
-                                             "layer"), why)
-        applies(self.lora_targets, adapters, tr("Comma-separated projections to adapt (PEFT target_modules); "
-                                                "empty: all of them"), why)
-        for widget, shown in ((self.prompt_len, generating), (self.new_tokens, generating),
-                              (self.weights, generating), (self.kv_cache, generating),
-                              (self.runtime, generating), (self.finetune, training)):
+        applies(
+            self.lora_rank, adapters, tr("Rank r of each adapter: r x (in + out) parameters per adapted layer"), why
+        )
+        applies(
+            self.lora_targets,
+            adapters,
+            tr("Comma-separated projections to adapt (PEFT target_modules); empty: all of them"),
+            why,
+        )
+        for widget, shown in (
+            (self.prompt_len, generating),
+            (self.new_tokens, generating),
+            (self.weights, generating),
+            (self.kv_cache, generating),
+            (self.runtime, generating),
+            (self.finetune, training),
+        ):
             self.form.setRowVisible(widget, shown)
         self.form.setRowVisible(self.lora_row, adapters)  # the mode's rows only (workload_panel.refresh says why)

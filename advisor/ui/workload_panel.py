@@ -16,15 +16,17 @@ from advisor.ui.workload_llm import LanguageModelControls, applies, offer_genera
 SLIDER_MAX = 1024
 
 
-
 class QtWorkloadControls(QWidget):
     def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.state = state
-        self.mode = combo([("train", tr("Training step")), ("infer", tr("Inference")),
-                           ("generate", tr("Generation"))],
-                           tr("Training keeps activations, gradients and optimizer state; inference only the "
-                              "forward pass; generation prefills a prompt, then decodes tokens with a KV cache"))
+        self.mode = combo(
+            [("train", tr("Training step")), ("infer", tr("Inference")), ("generate", tr("Generation"))],
+            tr(
+                "Training keeps activations, gradients and optimizer state; inference only the "
+                "forward pass; generation prefills a prompt, then decodes tokens with a KV cache"
+            ),
+        )
         self.batch_slider = QSlider(Qt.Orientation.Horizontal)
         self.batch_slider.setRange(1, SLIDER_MAX)
         self.batch_slider.setToolTip(tr("Samples per step on one card; the breakdown follows as you drag"))
@@ -32,11 +34,19 @@ class QtWorkloadControls(QWidget):
         self.batch.setRange(1, 1 << 20)
         self.seq_len = QSpinBox()
         self.seq_len.setRange(1, 1 << 20)
-        self.precision = combo([("fp32", "fp32"), ("amp_bf16", tr("AMP bf16")), ("amp_fp16", tr("AMP fp16")),
-                                 ("bf16", tr("pure bf16")), ("fp16", tr("pure fp16"))],
-                                tr("AMP keeps fp32 weights and computes matmuls in half precision"))
-        self.optimizer = combo([("sgd", "SGD"), ("sgd_momentum", tr("SGD with momentum")), ("adam", "Adam"),
-                                 ("adamw", "AdamW")], "")  # its tooltip: refresh()
+        self.precision = combo(
+            [
+                ("fp32", "fp32"),
+                ("amp_bf16", tr("AMP bf16")),
+                ("amp_fp16", tr("AMP fp16")),
+                ("bf16", tr("pure bf16")),
+                ("fp16", tr("pure fp16")),
+            ],
+            tr("AMP keeps fp32 weights and computes matmuls in half precision"),
+        )
+        self.optimizer = combo(
+            [("sgd", "SGD"), ("sgd_momentum", tr("SGD with momentum")), ("adam", "Adam"), ("adamw", "AdamW")], ""
+        )  # its tooltip: refresh()
         self.checkpointing = QCheckBox(tr("Gradient checkpointing"))
         self.inplace = QCheckBox(tr("In-place activations"))
         batch_row = QHBoxLayout()
@@ -73,8 +83,11 @@ class QtWorkloadControls(QWidget):
             widget.blockSignals(True)
             widget.setCurrentIndex(max(0, widget.findData(value)))
             widget.blockSignals(False)
-        for spin, number in ((self.batch_slider, min(c.batch, SLIDER_MAX)), (self.batch, c.batch),
-                             (self.seq_len, c.seq_len)):
+        for spin, number in (
+            (self.batch_slider, min(c.batch, SLIDER_MAX)),
+            (self.batch, c.batch),
+            (self.seq_len, c.seq_len),
+        ):
             spin.blockSignals(True)
             spin.setValue(number)
             spin.blockSignals(False)
@@ -85,26 +98,43 @@ class QtWorkloadControls(QWidget):
             box.setChecked(on)
             box.blockSignals(False)
         # a model whose activations already work in place (the zoo's ReLU(inplace=True)): ticked, nothing to add
-        applies(self.inplace, not built_in_place and c.mode != "generate",
-                tr("ReLU(inplace=True) and friends write into their input"),
-                tr("This model's activations already work in place") if built_in_place
-                else tr("Generation rebuilds the prefill from the model's configuration, not from these layers"))
+        applies(
+            self.inplace,
+            not built_in_place and c.mode != "generate",
+            tr("ReLU(inplace=True) and friends write into their input"),
+            tr("This model's activations already work in place")
+            if built_in_place
+            else tr("Generation rebuilds the prefill from the model's configuration, not from these layers"),
+        )
         source = self.state.draft.source  # only the zoo's sequence models are rebuilt at another length
         name = source.removeprefix("zoo:")
         rebuilt = source.startswith("zoo:") and name in zoo.zoo_names() and zoo.takes_seq_len(name)
-        applies(self.seq_len, rebuilt and c.mode != "generate", tr("Tokens per sample for sequence models of the zoo"),
-                tr("Generation uses the prompt length and new tokens") if c.mode == "generate"
-                else tr("Only the zoo's sequence models are rebuilt at another length"))
+        applies(
+            self.seq_len,
+            rebuilt and c.mode != "generate",
+            tr("Tokens per sample for sequence models of the zoo"),
+            tr("Generation uses the prompt length and new tokens")
+            if c.mode == "generate"
+            else tr("Only the zoo's sequence models are rebuilt at another length"),
+        )
         only_training = tr("Applies to training only")
-        applies(self.optimizer, c.mode == "train", tr("Adam keeps two states per parameter, momentum one"),
-                only_training)
-        applies(self.checkpointing, c.mode == "train",
-                tr("Recompute each block in backward: less memory, about one more forward"), only_training)
+        applies(
+            self.optimizer, c.mode == "train", tr("Adam keeps two states per parameter, momentum one"), only_training
+        )
+        applies(
+            self.checkpointing,
+            c.mode == "train",
+            tr("Recompute each block in backward: less memory, about one more forward"),
+            only_training,
+        )
         # a row that does not apply to the mode is hidden, not only greyed: at 1280x720 every row of the mode
         # chosen, the language-model ones included, is then in view without scrolling (issue 27)
         rows: tuple[tuple[QWidget, bool], ...] = (
-            (self.seq_len, c.mode != "generate"), (self.optimizer, c.mode == "train"),
-            (self.checkpointing, c.mode == "train"), (self.inplace, c.mode != "generate"))
+            (self.seq_len, c.mode != "generate"),
+            (self.optimizer, c.mode == "train"),
+            (self.checkpointing, c.mode == "train"),
+            (self.inplace, c.mode != "generate"),
+        )
         for row_widget, shown in rows:
             self.form.setRowVisible(row_widget, shown)
         self.llm.refresh(c)

@@ -21,10 +21,31 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 PATH = "docs/source/getting_started/speed_benchmark.md"
 NEW_TOKENS = 2048
-WEIGHTS = {"BF16": ("bf16", "bf16"), "FP8": ("fp8", "bf16"), "GPTQ-Int8": ("int8", "fp16"),
-           "GPTQ-INT4": ("int4", "fp16"), "AWQ-INT4": ("int4", "fp16")}  # (weights, activations)
-FIELDS = ("model", "source_model", "engine", "card", "count", "tensor_ways", "stages", "weights", "precision",
-          "batch", "prompt_len", "new_tokens", "tokens_per_s", "notes", "excluded", "source")
+WEIGHTS = {
+    "BF16": ("bf16", "bf16"),
+    "FP8": ("fp8", "bf16"),
+    "GPTQ-Int8": ("int8", "fp16"),
+    "GPTQ-INT4": ("int4", "fp16"),
+    "AWQ-INT4": ("int4", "fp16"),
+}  # (weights, activations)
+FIELDS = (
+    "model",
+    "source_model",
+    "engine",
+    "card",
+    "count",
+    "tensor_ways",
+    "stages",
+    "weights",
+    "precision",
+    "batch",
+    "prompt_len",
+    "new_tokens",
+    "tokens_per_s",
+    "notes",
+    "excluded",
+    "source",
+)
 
 
 def git(repo: Path, *args: str) -> str:
@@ -52,25 +73,55 @@ def rows(repo: Path) -> list[dict[str, object]]:
             if cells[0].isdigit():
                 length, cells = cells[0], cells[1:]
             quantization, gpus, speed, *rest = cells
-            out.append(_row(title, engine, quantization, gpus, speed, int(length), " ".join(rest[-1:]),
-                            f"{source} table '{title} ({engine})'"))
+            out.append(
+                _row(
+                    title,
+                    engine,
+                    quantization,
+                    gpus,
+                    speed,
+                    int(length),
+                    " ".join(rest[-1:]),
+                    f"{source} table '{title} ({engine})'",
+                )
+            )
     return out
 
 
-def _row(title: str, engine: str, quantization: str, gpus: str, speed: str, prompt: int, note: str,
-         source: str) -> dict[str, object]:
+def _row(
+    title: str, engine: str, quantization: str, gpus: str, speed: str, prompt: int, note: str, source: str
+) -> dict[str, object]:
     weights, precision = WEIGHTS[quantization]
-    excluded = ("SGLang is not a runtime the advisor models" if engine == "SGLang" else
-                "the page: transformers' FP8 path is not optimised yet" if weights == "fp8" else
-                f"not run ({note})" if speed == "-" else "")
+    excluded = (
+        "SGLang is not a runtime the advisor models"
+        if engine == "SGLang"
+        else "the page: transformers' FP8 path is not optimised yet"
+        if weights == "fp8"
+        else f"not run ({note})"
+        if speed == "-"
+        else ""
+    )
     cards = int(gpus) if gpus.isdigit() else 1
     generated = float(speed) * NEW_TOKENS / (prompt + NEW_TOKENS) if speed != "-" else 0.0
-    return dict(model=title.lower(), source_model=title, engine="transformers" if engine == "Transformers" else engine,
-                card="H20", count=cards, tensor_ways=cards, stages=1, weights=weights, precision=precision, batch=1,
-                prompt_len=prompt, new_tokens=NEW_TOKENS, tokens_per_s=round(generated, 3),
-                notes=f"{quantization}; the page's Speed {speed} x 2048 / ({prompt} + 2048)"
-                      + (f"; {note}" if note.strip() else ""),
-                excluded=excluded, source=source)
+    return dict(
+        model=title.lower(),
+        source_model=title,
+        engine="transformers" if engine == "Transformers" else engine,
+        card="H20",
+        count=cards,
+        tensor_ways=cards,
+        stages=1,
+        weights=weights,
+        precision=precision,
+        batch=1,
+        prompt_len=prompt,
+        new_tokens=NEW_TOKENS,
+        tokens_per_s=round(generated, 3),
+        notes=f"{quantization}; the page's Speed {speed} x 2048 / ({prompt} + 2048)"
+        + (f"; {note}" if note.strip() else ""),
+        excluded=excluded,
+        source=source,
+    )
 
 
 def main(argv: list[str]) -> int:

@@ -8,8 +8,9 @@ NAME = "seed:mlp"
 
 
 def build_model() -> nn.Module:
-    return nn.Sequential(nn.Flatten(), nn.Linear(784, 4096), nn.ReLU(), nn.Linear(4096, 4096), nn.ReLU(),
-                         nn.Linear(4096, 10))
+    return nn.Sequential(
+        nn.Flatten(), nn.Linear(784, 4096), nn.ReLU(), nn.Linear(4096, 4096), nn.ReLU(), nn.Linear(4096, 10)
+    )
 
 
 def example_inputs(batch_size: int) -> tuple[object, ...]:

@@ -23,8 +23,18 @@ from advisor.recommend.ranking import RankingOptions
 from advisor.recommend.service import CardFilter, recommend
 from tests.catalog.test_reliability import _writer
 
-MINE = CardSpec(name="Lab Card", vendor="AMD", architecture="X", segment="workstation", memory_bytes=96 * 2**30,
-                memory_type="HBM3", bandwidth_gbs=1000.0, fp32_tflops=10.0, tdp_w=300, source="our lab")
+MINE = CardSpec(
+    name="Lab Card",
+    vendor="AMD",
+    architecture="X",
+    segment="workstation",
+    memory_bytes=96 * 2**30,
+    memory_type="HBM3",
+    bandwidth_gbs=1000.0,
+    fp32_tflops=10.0,
+    tdp_w=300,
+    source="our lab",
+)
 
 
 def test_seeded_catalog_finds_cards_by_any_name(location: str, bundled: BundledData) -> None:
@@ -59,9 +69,12 @@ def test_user_rows_survive_a_data_update(location: str, tmp_path: Path) -> None:
 
 def test_import_prices_and_the_same_ranking(location: str, bundled: BundledData) -> None:
     catalog = open_catalog(location, bundled=bundled)
-    rows = read_prices("card,amount,currency,date,condition,kind,market,source\n"
-                       "rtx 4090,1700,USD,2026-05-01,new,purchase,retail,a shop\n"
-                       "a100 pcie 80gb,1.5,USD,2026-05-01,new,rent_hour,cloud_on_demand,a cloud\n", "mine.csv")
+    rows = read_prices(
+        "card,amount,currency,date,condition,kind,market,source\n"
+        "rtx 4090,1700,USD,2026-05-01,new,purchase,retail,a shop\n"
+        "a100 pcie 80gb,1.5,USD,2026-05-01,new,rent_hour,cloud_on_demand,a cloud\n",
+        "mine.csv",
+    )
     summary = catalog.transact(lambda s: import_prices(s, rows, "mine.csv"))
     assert (summary.added, summary.unchanged) == (2, 0)
     job = prepare_graph(zoo.build("resnet18"), Workload("train", 64, "fp32", "adam"))
@@ -85,10 +98,23 @@ def test_a_newer_schema_is_refused(location: str, bundled: BundledData) -> None:
 
 def test_two_writers_at_once_lose_no_update(location: str, bundled: BundledData) -> None:
     catalog = open_catalog(location, bundled=bundled)
-    catalog.transact(lambda s: add_card(s, CardSpec(name="Counter", vendor="NVIDIA", architecture="test",
-                                                    segment="consumer", memory_bytes=2**30, memory_type="GDDR6",
-                                                    bandwidth_gbs=100.0, fp32_tflops=1.0, tdp_w=1,
-                                                    source="test")))  # fmt: skip
+    catalog.transact(
+        lambda s: add_card(
+            s,
+            CardSpec(
+                name="Counter",
+                vendor="NVIDIA",
+                architecture="test",
+                segment="consumer",
+                memory_bytes=2**30,
+                memory_type="GDDR6",
+                bandwidth_gbs=100.0,
+                fp32_tflops=1.0,
+                tdp_w=1,
+                source="test",
+            ),
+        )
+    )
     catalog.close()
     per_process = 25
     writers = [_writer(location, "increment", per_process) for _ in range(2)]  # type: ignore[arg-type]

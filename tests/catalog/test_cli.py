@@ -29,8 +29,7 @@ def run(capsys: pytest.CaptureFixture[str], db_path: Path) -> Runner:
 
 
 def test_list_json_has_unit_keys_and_canonical_names(run: Runner) -> None:
-    code, out, _ = run("list", "--vendor", "NVIDIA", "--min-memory", "80", "--segment", "datacenter",
-                       "--json")
+    code, out, _ = run("list", "--vendor", "NVIDIA", "--min-memory", "80", "--segment", "datacenter", "--json")
     cards = json.loads(out)["cards"]
     assert code == 0 and cards
     keys = {"name", "memory_bytes", "bandwidth_gbs", "fp32_tflops", "fp16_tflops", "msrp_usd", "tdp_w"}
@@ -63,9 +62,27 @@ def test_unknown_card_exits_2_with_one_line(run: Runner) -> None:
 
 
 def test_add_set_price_and_show(run: Runner) -> None:
-    code, _, _ = run("add", "--name", "Lab GPU", "--vendor", "nvidia", "--architecture", "Hopper",
-                     "--segment", "datacenter", "--memory-gb", "96", "--memory-type", "HBM3",
-                     "--bandwidth-gbs", "4000", "--fp32-tflops", "60", "--tdp-w", "700")  # fmt: skip
+    code, _, _ = run(
+        "add",
+        "--name",
+        "Lab GPU",
+        "--vendor",
+        "nvidia",
+        "--architecture",
+        "Hopper",
+        "--segment",
+        "datacenter",
+        "--memory-gb",
+        "96",
+        "--memory-type",
+        "HBM3",
+        "--bandwidth-gbs",
+        "4000",
+        "--fp32-tflops",
+        "60",
+        "--tdp-w",
+        "700",
+    )
     assert code == 0
     code, out, _ = run("set-price", "lab gpu", "25000", "--date", "2024-06-01", "--used", "--json")
     assert code == 0 and json.loads(out)["condition"] == "used"
@@ -76,9 +93,27 @@ def test_add_set_price_and_show(run: Runner) -> None:
 
 
 def test_add_with_a_bad_figure_exits_2(run: Runner) -> None:
-    code, _, err = run("add", "--name", "X", "--vendor", "nvidia", "--architecture", "A", "--segment",
-                       "consumer", "--memory-gb", "-4", "--memory-type", "G", "--bandwidth-gbs", "1",
-                       "--fp32-tflops", "1", "--tdp-w", "1")  # fmt: skip
+    code, _, err = run(
+        "add",
+        "--name",
+        "X",
+        "--vendor",
+        "nvidia",
+        "--architecture",
+        "A",
+        "--segment",
+        "consumer",
+        "--memory-gb",
+        "-4",
+        "--memory-type",
+        "G",
+        "--bandwidth-gbs",
+        "1",
+        "--fp32-tflops",
+        "1",
+        "--tdp-w",
+        "1",
+    )
     assert code == 2 and "memory_gb" in err
 
 
@@ -109,20 +144,22 @@ def test_export_then_import_round_trips(run: Runner, tmp_path: Path) -> None:
 
 def test_a_bad_import_reports_every_line_and_imports_nothing(run: Runner, tmp_path: Path) -> None:
     bad = tmp_path / "bad.csv"
-    bad.write_text("name,vendor,architecture,segment,memory_gb,memory_type,bandwidth_gbs,fp32_tflops,tdp_w,"
-                   "source\n"
-                   "Fine,NVIDIA,X,consumer,8,GDDR6,256,10,150,me\n"
-                   "Broken,NVIDIA,X,consumer,8,GDDR6,fast,10,150,me\n"
-                   "Also Broken,NVIDIA,X,tablet,8,GDDR6,256,10,150,me\n")  # fmt: skip
+    bad.write_text(
+        "name,vendor,architecture,segment,memory_gb,memory_type,bandwidth_gbs,fp32_tflops,tdp_w,"
+        "source\n"
+        "Fine,NVIDIA,X,consumer,8,GDDR6,256,10,150,me\n"
+        "Broken,NVIDIA,X,consumer,8,GDDR6,fast,10,150,me\n"
+        "Also Broken,NVIDIA,X,tablet,8,GDDR6,256,10,150,me\n"
+    )
     code, _, err = run("import", str(bad))
     assert code == 2 and "2 bad rows, nothing imported" in err
     assert "line 3: bandwidth_gbs" in err and "line 4: segment" in err
     assert run("show", "Fine")[0] == 2  # the good row was not imported either
 
 
-def test_catalog_option_after_the_action_and_env_var(run: Runner, tmp_path: Path,
-                                                     monkeypatch: pytest.MonkeyPatch,
-                                                     capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_catalog_option_after_the_action_and_env_var(
+    run: Runner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     other = tmp_path / "other.sqlite3"
     assert cli.main(["catalog", "list", "--catalog", str(other), "--json"]) == 0
     assert other.exists()

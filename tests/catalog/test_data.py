@@ -10,27 +10,107 @@ from advisor.catalog.records import CardSpec
 GIB = 2**30
 # Highest per-pin data rate (Gbps) of each memory type the bundled cards use; HBM per pin is slower.
 # HBM2e reaches 3.6 Gbps in SK hynix's fastest stacks: Gaudi 3 runs 8 stacks at 3.67 TB/s x 8 / 8192 = 3.58 Gbps.
-MAX_GBPS = {"GDDR5": 8.0, "GDDR5X": 11.5, "GDDR6": 20.1, "GDDR6X": 23.0, "GDDR7": 30.0, "HBM2": 2.5,
-            "HBM2e": 3.6, "HBM3": 5.3, "HBM3e": 8.0, "LPDDR5X": 9.6}  # fmt: skip
+MAX_GBPS = {
+    "GDDR5": 8.0,
+    "GDDR5X": 11.5,
+    "GDDR6": 20.1,
+    "GDDR6X": 23.0,
+    "GDDR7": 30.0,
+    "HBM2": 2.5,
+    "HBM2e": 3.6,
+    "HBM3": 5.3,
+    "HBM3e": 8.0,
+    "LPDDR5X": 9.6,
+}
 # LPDDR5X of the unified-memory machines: GB10 273 GB/s x 8 / 256 bit = 8.53 Gbps (LPDDR5X-8533), Strix Halo 8.0.
-NAMED_IN_ISSUE = ["GeForce GTX 980 Ti", "GeForce GTX Titan X", "Titan X (Pascal)", "Titan Xp",
-    "GeForce GTX 1060 6GB", "GeForce GTX 1070", "GeForce GTX 1080", "GeForce GTX 1080 Ti", "Tesla K80",
-    "Tesla P100 PCIe 16GB", "Tesla V100 SXM2 32GB", "Tesla T4", "A10", "A30", "A40", "A100 PCIe 40GB",
-    "A100 SXM4 40GB", "A100 PCIe 80GB", "A100 SXM4 80GB", "L4", "L40", "L40S", "H100 PCIe", "H100 SXM5",
-    "H100 NVL", "H200 SXM", "B200", "Instinct MI100", "Instinct MI325X", "Titan RTX", "Titan V",
-    "GeForce RTX 5090", "Arc B580"]  # fmt: skip
+NAMED_IN_ISSUE = [
+    "GeForce GTX 980 Ti",
+    "GeForce GTX Titan X",
+    "Titan X (Pascal)",
+    "Titan Xp",
+    "GeForce GTX 1060 6GB",
+    "GeForce GTX 1070",
+    "GeForce GTX 1080",
+    "GeForce GTX 1080 Ti",
+    "Tesla K80",
+    "Tesla P100 PCIe 16GB",
+    "Tesla V100 SXM2 32GB",
+    "Tesla T4",
+    "A10",
+    "A30",
+    "A40",
+    "A100 PCIe 40GB",
+    "A100 SXM4 40GB",
+    "A100 PCIe 80GB",
+    "A100 SXM4 80GB",
+    "L4",
+    "L40",
+    "L40S",
+    "H100 PCIe",
+    "H100 SXM5",
+    "H100 NVL",
+    "H200 SXM",
+    "B200",
+    "Instinct MI100",
+    "Instinct MI325X",
+    "Titan RTX",
+    "Titan V",
+    "GeForce RTX 5090",
+    "Arc B580",
+]
 # The cards issue 13 asks for (the buying answer): each needs a row before it can have a price.
-NAMED_IN_PRICE_ISSUE = ["H20", "L20", "B300", "GB200", "B100", "H800 SXM5", "A800 SXM4 80GB",
-    "Instinct MI350X", "Instinct MI355X", "Gaudi 2", "Gaudi 3", "GeForce RTX 5050", "GeForce RTX 3050 6GB",
-    "GeForce RTX 3060 8GB", "RTX PRO 6000 Blackwell Max-Q Workstation Edition",
-    "RTX PRO 6000 Blackwell Server Edition", "RTX PRO 5000 Blackwell", "RTX PRO 4500 Blackwell",
-    "RTX PRO 4000 Blackwell", "RTX PRO 2000 Blackwell", "Radeon RX 9060 XT 8GB", "Radeon RX 9070 GRE", "A10G",
-    "A16", "Instinct MI50 32GB", "Instinct MI60", "Arc Pro B50", "Arc Pro B60", "GeForce RTX 2060 12GB"]  # fmt: skip
+NAMED_IN_PRICE_ISSUE = [
+    "H20",
+    "L20",
+    "B300",
+    "GB200",
+    "B100",
+    "H800 SXM5",
+    "A800 SXM4 80GB",
+    "Instinct MI350X",
+    "Instinct MI355X",
+    "Gaudi 2",
+    "Gaudi 3",
+    "GeForce RTX 5050",
+    "GeForce RTX 3050 6GB",
+    "GeForce RTX 3060 8GB",
+    "RTX PRO 6000 Blackwell Max-Q Workstation Edition",
+    "RTX PRO 6000 Blackwell Server Edition",
+    "RTX PRO 5000 Blackwell",
+    "RTX PRO 4500 Blackwell",
+    "RTX PRO 4000 Blackwell",
+    "RTX PRO 2000 Blackwell",
+    "Radeon RX 9060 XT 8GB",
+    "Radeon RX 9070 GRE",
+    "A10G",
+    "A16",
+    "Instinct MI50 32GB",
+    "Instinct MI60",
+    "Arc Pro B50",
+    "Arc Pro B60",
+    "GeForce RTX 2060 12GB",
+]
 # The cards issue 28 found missing (released 2024-2026) that have a source with clocks and power.
-NAMED_IN_CARDS_ISSUE = ["Radeon AI PRO R9700", "GB10 (DGX Spark)", "GB300", "Arc Pro B70",
-    "RTX PRO 5000 Blackwell 72GB", "RTX PRO 4000 Blackwell SFF", "Radeon 8060S (Ryzen AI Max+ 395)", "GH200",
-    "RTX 5880 Ada Generation", "RTX A1000", "RTX A400", "Radeon RX 9060", "Gaudi 3 PCIe", "GeForce RTX 5090 D",
-    "GeForce RTX 5090 D V2", "A800 PCIe 80GB", "H800 PCIe", "Instinct MI350P"]  # fmt: skip
+NAMED_IN_CARDS_ISSUE = [
+    "Radeon AI PRO R9700",
+    "GB10 (DGX Spark)",
+    "GB300",
+    "Arc Pro B70",
+    "RTX PRO 5000 Blackwell 72GB",
+    "RTX PRO 4000 Blackwell SFF",
+    "Radeon 8060S (Ryzen AI Max+ 395)",
+    "GH200",
+    "RTX 5880 Ada Generation",
+    "RTX A1000",
+    "RTX A400",
+    "Radeon RX 9060",
+    "Gaudi 3 PCIe",
+    "GeForce RTX 5090 D",
+    "GeForce RTX 5090 D V2",
+    "A800 PCIe 80GB",
+    "H800 PCIe",
+    "Instinct MI350P",
+]
 # GP102/GP104/GP106/GP107 run FP16 arithmetic at 1/64 of FP32 (CUDA guide, compute capability 6.1).
 PASCAL_CONSUMER_SILICON = {"GDDR5", "GDDR5X"}
 
@@ -91,45 +171,60 @@ def test_geforce_runs_fp32_accumulate_at_half_rate(bundled: BundledData) -> None
     the same: torch.matmul in BF16 (FP32 accumulate) reaches 0.9-1.15 x the halved rate on 5050-5090 as on the
     4090 (1.02; data README), where the full rate would put them at half of it; the 5090 D too (its AI TOPS
     cap does not bind BF16: 234 TFLOPS measured, against 240 on a 5090)."""
-    geforce = {c.name: c for c in bundled.cards if c.segment == "consumer" and c.vendor == "NVIDIA"
-               and c.architecture in ("Ada Lovelace", "Blackwell")}  # fmt: skip
+    geforce = {
+        c.name: c
+        for c in bundled.cards
+        if c.segment == "consumer" and c.vendor == "NVIDIA" and c.architecture in ("Ada Lovelace", "Blackwell")
+    }
     assert len(geforce) >= 20
     for card in geforce.values():
         assert card.fp16_tflops == pytest.approx(2 * card.fp32_tflops, abs=0.11), card.name
     ada = geforce
     rtx4090 = ada["GeForce RTX 4090"]
     assert (rtx4090.fp32_tflops, rtx4090.fp16_tflops, rtx4090.fp8_tflops, rtx4090.int8_tops) == (
-        82.6, 165.2, 330.3, 660.6)
+        82.6,
+        165.2,
+        330.3,
+        660.6,
+    )
 
 
-@pytest.mark.parametrize(("name", "memory_gib", "bandwidth", "fp16", "tdp"), [
-    ("A100 SXM4 80GB", 80, 2039, 312, 400),      # A100 datasheet
-    ("H100 SXM5", 80, 3350, 989.5, 700),         # H100 datasheet: 1979 sparse / 2
-    ("H100 PCIe", 80, 2039, 756, 350),           # 1513 sparse / 2
-    ("H200 SXM", 141, 4800, 989.5, 700),
-    ("Instinct MI300X", 192, 5300, 1307.4, 750),  # MI300X data sheet: 2614.9 sparse / 2
-    ("Tesla V100 SXM2 32GB", 32, 900, 125, 300),
-    ("GeForce GTX 1080 Ti", 11, 484, 0.177, 250),  # 352 bit / 8 x 11 Gbps = 484; FP16 11.3 / 64
-    ("Instinct MI250X", 128, 3276.8, 383, 500),  # 500 W typical board power; 560 W is the peak
-    ("Instinct MI355X", 288, 8000, 2516.6, 1400),  # AMD: 2.5 PFLOPS FP16 dense
-    ("B300", 288, 8000, 2250, 1100),             # HGX B300: 36 PFLOPS FP16 sparse / 8 / 2
-    ("H20", 96, 4000, 148, 400),
-    ("A16", 64, 800, 71.8, 250),                 # 4 GPUs x 17.95 TFLOPS (35.9 sparse / 2)
-    ("Gaudi 3", 128, 3670, None, 900),           # BF16 1835, no FP16 matrix figure published
-    ("Gaudi 2", 96, 2460, None, 600),            # Hot Chips 2024 generations table; 6 HBM2e stacks x 1024 bit
-    ("B200", 180, 7672, 2250, 1000),             # driver: 7680 bit / 8 x 3996 MHz x 2 = 7672 GB/s (NVIDIA: 7.7 TB/s)
-    ("GB300", 288, 8000, 2500, 1400),            # Verda's per-GPU dense table: FP16/BF16 2.5 PFLOPS
-    ("GH200", 96, 4000, 989.5, 1000),            # the H100 of a GH200: 1979 sparse / 2; module power incl. CPU
-    ("RTX PRO 5000 Blackwell", 48, 1344, 258, 300),  # 2064 sparse FP4 AI TOPS / 8 = 258
-    ("Radeon RX 9060", 8, 288, 85.7, 132),       # 28 CUs x 1024 x 2.99 GHz = 85.7; 128 bit / 8 x 18 Gbps = 288
-    ("Gaudi 3 PCIe", 128, 3670, None, 600),      # HL-338: the OAM part's memory at 600 W
-    ("Instinct MI350P", 144, 4000, 1153.5, 600),  # half an MI350X: 2307 / 2; 4096 bit x 8 Gbps / 8 = 4096 ~ 4 TB/s
-])  # fmt: skip
-def test_datacenter_and_classic_figures(bundled: BundledData, name: str, memory_gib: int, bandwidth: float,
-                                        fp16: float | None, tdp: int) -> None:  # fmt: skip
+@pytest.mark.parametrize(
+    ("name", "memory_gib", "bandwidth", "fp16", "tdp"),
+    [
+        ("A100 SXM4 80GB", 80, 2039, 312, 400),  # A100 datasheet
+        ("H100 SXM5", 80, 3350, 989.5, 700),  # H100 datasheet: 1979 sparse / 2
+        ("H100 PCIe", 80, 2039, 756, 350),  # 1513 sparse / 2
+        ("H200 SXM", 141, 4800, 989.5, 700),
+        ("Instinct MI300X", 192, 5300, 1307.4, 750),  # MI300X data sheet: 2614.9 sparse / 2
+        ("Tesla V100 SXM2 32GB", 32, 900, 125, 300),
+        ("GeForce GTX 1080 Ti", 11, 484, 0.177, 250),  # 352 bit / 8 x 11 Gbps = 484; FP16 11.3 / 64
+        ("Instinct MI250X", 128, 3276.8, 383, 500),  # 500 W typical board power; 560 W is the peak
+        ("Instinct MI355X", 288, 8000, 2516.6, 1400),  # AMD: 2.5 PFLOPS FP16 dense
+        ("B300", 288, 8000, 2250, 1100),  # HGX B300: 36 PFLOPS FP16 sparse / 8 / 2
+        ("H20", 96, 4000, 148, 400),
+        ("A16", 64, 800, 71.8, 250),  # 4 GPUs x 17.95 TFLOPS (35.9 sparse / 2)
+        ("Gaudi 3", 128, 3670, None, 900),  # BF16 1835, no FP16 matrix figure published
+        ("Gaudi 2", 96, 2460, None, 600),  # Hot Chips 2024 generations table; 6 HBM2e stacks x 1024 bit
+        ("B200", 180, 7672, 2250, 1000),  # driver: 7680 bit / 8 x 3996 MHz x 2 = 7672 GB/s (NVIDIA: 7.7 TB/s)
+        ("GB300", 288, 8000, 2500, 1400),  # Verda's per-GPU dense table: FP16/BF16 2.5 PFLOPS
+        ("GH200", 96, 4000, 989.5, 1000),  # the H100 of a GH200: 1979 sparse / 2; module power incl. CPU
+        ("RTX PRO 5000 Blackwell", 48, 1344, 258, 300),  # 2064 sparse FP4 AI TOPS / 8 = 258
+        ("Radeon RX 9060", 8, 288, 85.7, 132),  # 28 CUs x 1024 x 2.99 GHz = 85.7; 128 bit / 8 x 18 Gbps = 288
+        ("Gaudi 3 PCIe", 128, 3670, None, 600),  # HL-338: the OAM part's memory at 600 W
+        ("Instinct MI350P", 144, 4000, 1153.5, 600),  # half an MI350X: 2307 / 2; 4096 bit x 8 Gbps / 8 = 4096 ~ 4 TB/s
+    ],
+)
+def test_datacenter_and_classic_figures(
+    bundled: BundledData, name: str, memory_gib: int, bandwidth: float, fp16: float | None, tdp: int
+) -> None:
     card = next(c for c in bundled.cards if c.name == name)
     assert (card.memory_bytes, card.bandwidth_gbs, card.fp16_tflops, card.tdp_w) == (
-        memory_gib * GIB, bandwidth, fp16, tdp)
+        memory_gib * GIB,
+        bandwidth,
+        fp16,
+        tdp,
+    )
 
 
 def test_every_card_has_a_source_with_a_url_and_msrps_have_dates(bundled: BundledData) -> None:
@@ -137,9 +232,16 @@ def test_every_card_has_a_source_with_a_url_and_msrps_have_dates(bundled: Bundle
         assert "<https://" in card.source, card.name
         assert card.msrp_usd is None or card.launch_date is not None, card.name
     launch = {c.name: c.msrp_usd for c in bundled.cards}
-    assert (launch["GeForce GTX 1080 Ti"], launch["GeForce GTX 1080"], launch["GeForce GTX 1070"],
-            launch["GeForce GTX 1060 6GB"], launch["GeForce GTX 980 Ti"], launch["GeForce GTX Titan X"],
-            launch["Titan X (Pascal)"], launch["Titan Xp"]) == (699, 599, 379, 249, 649, 999, 1200, 1200)
+    assert (
+        launch["GeForce GTX 1080 Ti"],
+        launch["GeForce GTX 1080"],
+        launch["GeForce GTX 1070"],
+        launch["GeForce GTX 1060 6GB"],
+        launch["GeForce GTX 980 Ti"],
+        launch["GeForce GTX Titan X"],
+        launch["Titan X (Pascal)"],
+        launch["Titan Xp"],
+    ) == (699, 599, 379, 249, 649, 999, 1200, 1200)
 
 
 def test_dual_gpu_boards_say_so(bundled: BundledData) -> None:
@@ -172,8 +274,11 @@ def test_unified_memory_machines_say_what_the_gpu_may_use(bundled: BundledData) 
     variable graphics memory); GH200's Hopper has 96 GB HBM3 of its own and reaches the Grace CPU's 480 GB
     LPDDR5X coherently: 96 + 480 = 576. Discrete cards have no shared figure."""
     cards = {c.name: c for c in bundled.cards}
-    unified = {n: (c.memory_bytes // GIB, (c.unified_memory_bytes or 0) // GIB) for n, c in cards.items()
-               if c.unified_memory_bytes}  # fmt: skip
+    unified = {
+        n: (c.memory_bytes // GIB, (c.unified_memory_bytes or 0) // GIB)
+        for n, c in cards.items()
+        if c.unified_memory_bytes
+    }
     gb10, strix = "GB10 (DGX Spark)", "Radeon 8060S (Ryzen AI Max+ 395)"
     assert unified == {gb10: (128, 128), strix: (96, 128), "GH200": (96, 576)}
     # LPDDR5X on a 256-bit bus: 273 GB/s x 8 / 256 = 8.53 Gbps (GB10), 256 x 8 / 256 = 8.0 Gbps (Strix Halo)
@@ -201,8 +306,11 @@ def test_ecc_memory_is_fifteen_sixteenths_on_every_datacenter_gddr5_gddr6_board(
     for card in with_ecc.values():
         assert card.memory_type in ("GDDR5", "GDDR6"), card.name
         assert card.ecc_memory_bytes == card.memory_bytes * 15 // 16, card.name
-    gddr_datacenter = {c.name for c in bundled.cards if c.segment == "datacenter" and c.vendor == "NVIDIA"
-                       and c.memory_type in ("GDDR5", "GDDR6")}  # fmt: skip
+    gddr_datacenter = {
+        c.name
+        for c in bundled.cards
+        if c.segment == "datacenter" and c.vendor == "NVIDIA" and c.memory_type in ("GDDR5", "GDDR6")
+    }
     assert gddr_datacenter <= set(with_ecc) and len(gddr_datacenter) == 15
     assert with_ecc["Tesla K40"].ecc_memory_bytes == 11.25 * GIB  # 12 x 15/16
     assert with_ecc["Tesla K80"].ecc_memory_bytes == 22.5 * GIB  # two GPUs: 2 x 11.25

@@ -17,8 +17,9 @@ RATES = ExchangeRates({"EUR": 1.0, "USD": 1.2, "CNY": 8.0}, date(2026, 5, 8), "a
 
 
 def price(amount: float, currency: str) -> PriceRecord:
-    return PriceRecord("Card", amount, currency, date(2026, 6, 1), "new", "a cloud", False, "rent_hour",
-                       "cloud_on_demand")  # fmt: skip
+    return PriceRecord(
+        "Card", amount, currency, date(2026, 6, 1), "new", "a cloud", False, "rent_hour", "cloud_on_demand"
+    )
 
 
 def test_conversion_arithmetic_goes_through_the_euro() -> None:
@@ -56,12 +57,15 @@ def _copy_with_rates(tmp_path: Path, text: str) -> Path:
     return tmp_path
 
 
-@pytest.mark.parametrize(("body", "problem"), [
-    ("USD,-1,2026-05-08,ecb-eurofxref-2026-05-08\n", "line 2: units_per_eur '-1'"),
-    ("USD,1.1,2026-13-08,ecb-eurofxref-2026-05-08\n", "line 2: month must be in 1..12"),
-    ("USD,1.1,2026-05-08,no-such-source\n", "line 2: 'no-such-source'"),
-    ("CNY,7.9,2026-05-08,ecb-eurofxref-2026-05-08\n", "USD among them"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("body", "problem"),
+    [
+        ("USD,-1,2026-05-08,ecb-eurofxref-2026-05-08\n", "line 2: units_per_eur '-1'"),
+        ("USD,1.1,2026-13-08,ecb-eurofxref-2026-05-08\n", "line 2: month must be in 1..12"),
+        ("USD,1.1,2026-05-08,no-such-source\n", "line 2: 'no-such-source'"),
+        ("CNY,7.9,2026-05-08,ecb-eurofxref-2026-05-08\n", "USD among them"),
+    ],
+)
 def test_a_bad_rates_file_names_file_and_line(tmp_path: Path, body: str, problem: str) -> None:
     directory = _copy_with_rates(tmp_path, "currency,units_per_eur,date,source\n" + body)
     with pytest.raises(CatalogDataError, match=RATES_FILE) as error:
@@ -77,11 +81,20 @@ def test_every_bundled_price_can_be_ranked_in_usd() -> None:
     assert [c for c in sorted(currencies) if bundled_rates().usd_per_unit(c) is None] == []
 
 
-@pytest.mark.parametrize(("amount", "text"), [
-    (1499, "1,499.00"), (2.49, "2.49"), (1.2426, "1.24"),  # cents from one unit up
-    (0.0556, "0.0556"), (0.33, "0.33"), (0.5, "0.50"),  # below one: 3 significant digits, 2 decimals at least
-    (0.5904, "0.59"), (0.7992, "0.799"), (0.999, "0.999"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("amount", "text"),
+    [
+        (1499, "1,499.00"),
+        (2.49, "2.49"),
+        (1.2426, "1.24"),  # cents from one unit up
+        (0.0556, "0.0556"),
+        (0.33, "0.33"),
+        (0.5, "0.50"),  # below one: 3 significant digits, 2 decimals at least
+        (0.5904, "0.59"),
+        (0.7992, "0.799"),
+        (0.999, "0.999"),
+    ],
+)
 def test_amounts_below_one_keep_the_digits_cents_would_lose(amount: float, text: str) -> None:
     from advisor.catalog.present import amount_text
 

@@ -24,8 +24,14 @@ from advisor.catalog.records import FIGURES, CardRecord, CardSpec
 COLUMNS = Card.__table__.c
 TABLE_FIGURES = [f for f in FIGURES if f.kind is not Kind.ALIASES]
 # One value per kind, each different from the field's default so that a round trip that drops it shows.
-SAMPLE_CELLS = {Kind.TEXT: "Sample text", Kind.DATE: "2026-11-30", Kind.RATE: "12.5", Kind.WHOLE: "7",
-                Kind.MEMORY: "11.25", Kind.ALIASES: "Sample One; Sample Two"}  # fmt: skip
+SAMPLE_CELLS = {
+    Kind.TEXT: "Sample text",
+    Kind.DATE: "2026-11-30",
+    Kind.RATE: "12.5",
+    Kind.WHOLE: "7",
+    Kind.MEMORY: "11.25",
+    Kind.ALIASES: "Sample One; Sample Two",
+}
 
 
 def test_every_spec_field_is_a_declared_figure() -> None:
@@ -66,12 +72,14 @@ def _parsed(*argv: str) -> argparse.Namespace:
 
 
 def _flags(row: dict[str, str], leave_out: str = "") -> list[str]:
-    return [part for f in FIGURES if f.column != leave_out
-            for part in (f"--{f.column.replace('_', '-')}", row[f.column])]  # fmt: skip
+    return [
+        part for f in FIGURES if f.column != leave_out for part in (f"--{f.column.replace('_', '-')}", row[f.column])
+    ]
 
 
 def test_every_figure_has_an_add_option_and_every_figure_but_the_name_an_edit_option(
-        capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     row = _sample_row()
     added = _parsed("catalog", "add", *_flags(row))
     edited = _parsed("catalog", "edit", "RTX 4090", *_flags(row, leave_out="name"))
@@ -121,8 +129,9 @@ def test_a_figure_declared_after_version_4_gets_its_column_on_upgrade(db_path: P
     assert {f.field for f in later} <= present
 
 
-@pytest.mark.parametrize("item", [f for f in FIGURES if f.default is not None and f.kind is not Kind.ALIASES],
-                         ids=lambda f: f.field)  # fmt: skip
+@pytest.mark.parametrize(
+    "item", [f for f in FIGURES if f.default is not None and f.kind is not Kind.ALIASES], ids=lambda f: f.field
+)
 def test_a_figure_with_a_default_takes_it_when_its_cell_is_empty(item: Figure) -> None:
     spec = parse_card_row({**_sample_row(), item.column: ""})
     assert getattr(spec, item.field) == item.default

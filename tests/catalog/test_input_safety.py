@@ -65,8 +65,9 @@ def test_a_file_over_the_size_cap_is_one_line(tmp_path: Path, monkeypatch: pytes
     assert "\n" not in str(caught.value)
 
 
-def test_a_csv_cell_over_128_kib_is_a_bad_line_not_a_traceback(tmp_path: Path,
-                                                               capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_a_csv_cell_over_128_kib_is_a_bad_line_not_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     prices = tmp_path / "prices.csv"
     prices.write_text(HEADER + "4090,1000,USD,2024-01-01,new," + "x" * (FIELD_LIMIT + 1) + "\n")
     cards = tmp_path / "cards.csv"
@@ -84,14 +85,16 @@ def _problems(rows: str) -> list[str]:
 
 
 def test_import_prices_rejects_absurd_and_unknown_values_row_by_row() -> None:
-    problems = _problems("4090,1000,USD,2024-01-01,new,shop\n"  # line 2: fine
-                         "4090,1e308,USD,2024-01-01,new,shop\n"  # 3: far above any card
-                         "4090,1e-7,USD,2024-01-01,new,shop\n"  # 4: a ten-millionth of a cent
-                         "4090,inf,USD,2024-01-01,new,shop\n"  # 5
-                         "4090,nan,USD,2024-01-01,new,shop\n"  # 6
-                         "4090,1000,USD,0001-01-01,new,shop\n"  # 7
-                         "4090,1000,USD,2999-01-01,new,shop\n"  # 8
-                         "4090,1000,XYZ,2024-01-01,new,shop\n")  # 9: no exchange rate
+    problems = _problems(
+        "4090,1000,USD,2024-01-01,new,shop\n"  # line 2: fine
+        "4090,1e308,USD,2024-01-01,new,shop\n"  # 3: far above any card
+        "4090,1e-7,USD,2024-01-01,new,shop\n"  # 4: a ten-millionth of a cent
+        "4090,inf,USD,2024-01-01,new,shop\n"  # 5
+        "4090,nan,USD,2024-01-01,new,shop\n"  # 6
+        "4090,1000,USD,0001-01-01,new,shop\n"  # 7
+        "4090,1000,USD,2999-01-01,new,shop\n"  # 8
+        "4090,1000,XYZ,2024-01-01,new,shop\n"
+    )  # 9: no exchange rate
     assert [p.split(",")[0] for p in problems] == [f"line {n}" for n in range(3, 10)]
     assert "amount: 1e+308 USD" in problems[0] and "outside 1 to 1e+07 USD" in problems[0]
     assert "amount: 1e-07 USD" in problems[1]
@@ -120,12 +123,29 @@ def _strict(text: str) -> Any:
 
 
 def test_recommend_json_stays_json_with_an_absurd_price_in_an_old_catalog(
-        db_path: Path, capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    db_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     with sqlite3.connect(db_path) as conn:  # as a catalog that took 1e308 before the import checked it
-        conn.execute("UPDATE prices SET amount = 1e308 WHERE card_id = (SELECT id FROM cards "
-                     "WHERE name = 'GeForce RTX 4090')")  # fmt: skip
-    code = cli.main(["recommend", "zoo:resnet18", "--vendor", "NVIDIA", "--segment", "consumer", "--max-gpus", "2",
-                     "--samples", "1e6", "--json", "--catalog", str(db_path)])  # fmt: skip
+        conn.execute(
+            "UPDATE prices SET amount = 1e308 WHERE card_id = (SELECT id FROM cards WHERE name = 'GeForce RTX 4090')"
+        )
+    code = cli.main(
+        [
+            "recommend",
+            "zoo:resnet18",
+            "--vendor",
+            "NVIDIA",
+            "--segment",
+            "consumer",
+            "--max-gpus",
+            "2",
+            "--samples",
+            "1e6",
+            "--json",
+            "--catalog",
+            str(db_path),
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0
     entries = _strict(out)["recommendations"]  # 2 x 1e308 overflowed to Infinity, which json.dumps printed
@@ -140,8 +160,9 @@ def _specs(path: Path, bundled: BundledData) -> set[Any]:
     return found
 
 
-def test_an_export_escapes_formula_cells_and_reads_back_unchanged(db_path: Path, tmp_path: Path,
-                                                                  bundled: BundledData) -> None:  # fmt: skip
+def test_an_export_escapes_formula_cells_and_reads_back_unchanged(
+    db_path: Path, tmp_path: Path, bundled: BundledData
+) -> None:
     hostile = ["=cmd|' /C calc'!A0", "+1+1", "-2+3", "@SUM(1)", "'quoted", "'=already quoted"]
     # In a file, a quote before a lead character is the escape (as a spreadsheet reads it): ''= is '=.
     written = [*hostile[:-1], "''=already quoted"]
@@ -171,7 +192,8 @@ def test_an_overwritten_export_keeps_its_permissions(db_path: Path, tmp_path: Pa
 
 
 def test_an_export_through_a_link_writes_its_target_in_place_and_says_so(
-        db_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    db_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     target = tmp_path / "real.csv"
     target.write_text("old")
     target.chmod(0o640)
@@ -192,6 +214,7 @@ def test_import_refuses_a_device_at_once() -> None:
 
 def test_every_bundled_price_passes_the_import_checks(bundled: BundledData) -> None:
     rates = bundled_rates()
-    wrong = {(p.card_name, p.amount, p.currency): price_problems(p.amount, p.currency, p.kind, rates)
-             for p in bundled.prices}  # fmt: skip
+    wrong = {
+        (p.card_name, p.amount, p.currency): price_problems(p.amount, p.currency, p.kind, rates) for p in bundled.prices
+    }
     assert bundled.prices and {key: why for key, why in wrong.items() if why} == {}

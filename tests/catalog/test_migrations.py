@@ -55,8 +55,10 @@ def _v1_file(path: Path) -> Path:
 
 def _columns(path: Path) -> dict[str, list[str]]:
     with sqlite3.connect(path) as conn:
-        return {t: sorted(r[1] for r in conn.execute(f"PRAGMA table_info({t})"))
-                for t in ("cards", "aliases", "prices", "meta")}  # fmt: skip
+        return {
+            t: sorted(r[1] for r in conn.execute(f"PRAGMA table_info({t})"))
+            for t in ("cards", "aliases", "prices", "meta")
+        }
 
 
 def test_v1_database_upgrades_and_keeps_user_rows(tmp_path: Path, bundled: BundledData) -> None:
@@ -78,8 +80,9 @@ def test_v1_database_upgrades_and_keeps_user_rows(tmp_path: Path, bundled: Bundl
         assert conn.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
 
 
-def test_upgraded_schema_has_the_same_columns_as_a_new_one(tmp_path: Path, seeded_file: Path,
-                                                          bundled: BundledData) -> None:  # fmt: skip
+def test_upgraded_schema_has_the_same_columns_as_a_new_one(
+    tmp_path: Path, seeded_file: Path, bundled: BundledData
+) -> None:
     upgraded = _v1_file(tmp_path / "v1.sqlite3")
     open_catalog(upgraded, bundled=bundled).close()
     assert _columns(upgraded) == _columns(seeded_file)

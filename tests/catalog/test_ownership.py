@@ -36,8 +36,7 @@ def _journal_mode(path: Path) -> str:
 
 
 @pytest.mark.parametrize("mode", [0o644, 0o444])
-def test_a_file_that_is_not_sqlite_is_refused_and_left_alone(tmp_path: Path, bundled: BundledData,
-                                                            mode: int) -> None:  # fmt: skip
+def test_a_file_that_is_not_sqlite_is_refused_and_left_alone(tmp_path: Path, bundled: BundledData, mode: int) -> None:
     notes = tmp_path / "notes.txt"
     notes.write_bytes(b"my notes, not SQLite at all\n" * 1000)
     notes.chmod(mode)
@@ -50,7 +49,8 @@ def test_a_file_that_is_not_sqlite_is_refused_and_left_alone(tmp_path: Path, bun
 
 
 def test_the_cli_refuses_a_foreign_file_with_one_line_and_exit_2(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     notes = tmp_path / "notes.txt"
     notes.write_text("hello\n")
     assert cli.main(["catalog", "--catalog", str(notes), "list"]) == 2
@@ -66,8 +66,9 @@ def _other_program_db(path: Path) -> None:
     assert _journal_mode(path) == "delete"
 
 
-def test_another_programs_sqlite_database_gets_no_tables_and_stays_out_of_wal(tmp_path: Path,
-                                                                             bundled: BundledData) -> None:  # fmt: skip
+def test_another_programs_sqlite_database_gets_no_tables_and_stays_out_of_wal(
+    tmp_path: Path, bundled: BundledData
+) -> None:
     other = tmp_path / "contacts.db"
     _other_program_db(other)
     before = _snapshot(tmp_path)
@@ -112,8 +113,9 @@ def test_a_catalog_from_before_the_marker_is_recognised_and_marked(db_path: Path
     assert catalog.messages == [] and _application_id(db_path) == APPLICATION_ID
 
 
-def test_a_catalog_in_a_read_only_folder_is_listed_and_a_write_is_one_error(tmp_path: Path, db_path: Path,
-                                                                           bundled: BundledData) -> None:  # fmt: skip
+def test_a_catalog_in_a_read_only_folder_is_listed_and_a_write_is_one_error(
+    tmp_path: Path, db_path: Path, bundled: BundledData
+) -> None:
     before = _snapshot(tmp_path)
     with read_only(tmp_path):
         reads_and_refuses_writes(db_path, bundled)
@@ -127,16 +129,22 @@ def test_a_damaged_catalog_of_ours_is_rebuilt_and_the_notice_is_printed_once(db_
         file.truncate(db_path.stat().st_size // 2)  # page 1, with the marker, is still there
     # A real process: pytest captures log records, which is how the second copy (a logged warning) hid.
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    result = subprocess.run([sys.executable, "-m", "advisor", "catalog", "--catalog", str(db_path), "list",
-                             "--json"], capture_output=True, text=True, env=env, timeout=120)  # fmt: skip
+    result = subprocess.run(
+        [sys.executable, "-m", "advisor", "catalog", "--catalog", str(db_path), "list", "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     assert result.stderr.count("was damaged") == 1, result.stderr
     backups = [p for p in db_path.parent.glob(db_path.name + ".damaged-*") if not p.name.endswith(("-wal", "-shm"))]
     assert len(backups) == 1
 
 
-def test_the_busy_message_states_the_real_wait(db_path: Path, bundled: BundledData,
-                                               monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_the_busy_message_states_the_real_wait(
+    db_path: Path, bundled: BundledData, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr("advisor.catalog.engine.BUSY_TIMEOUT_MS", 200)
     catalog = open_catalog(db_path, bundled=bundled)
     writer = sqlite3.connect(db_path, isolation_level=None)
@@ -170,13 +178,17 @@ def test_a_server_database_holding_another_programs_tables_is_refused(postgres: 
     assert tables == [("contacts",)]  # no cards, prices or meta added
 
 
-@pytest.mark.parametrize(("url", "said"), [
-    ("postgresql+pg8000://u@db.example.org/advisor", "the database driver pg8000 is not installed"),
-    ("postgresql+psycopg://u@db.example.org:notaport/advisor", "not a usable database URL"),
-    ("postgresql+psycopg://u@[::1/advisor", "not a usable database URL"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("url", "said"),
+    [
+        ("postgresql+pg8000://u@db.example.org/advisor", "the database driver pg8000 is not installed"),
+        ("postgresql+psycopg://u@db.example.org:notaport/advisor", "not a usable database URL"),
+        ("postgresql+psycopg://u@[::1/advisor", "not a usable database URL"),
+    ],
+)
 def test_a_catalog_url_with_a_missing_driver_or_a_malformed_host_is_one_line(
-        url: str, said: str, capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    url: str, said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     if "pg8000" in url and importlib.util.find_spec("pg8000") is not None:
         pytest.skip("pg8000 is installed here")
     assert cli.main(["catalog", "--catalog", url, "list"]) == 2  # it was a ModuleNotFoundError / ValueError

@@ -12,10 +12,12 @@ HEADER = "card,amount,currency,date,condition,kind,market,source\n"
 
 def test_import_prices_adds_the_users_prices_and_summarises(run: Runner, tmp_path: Path) -> None:  # noqa: F811
     prices = tmp_path / "mine.csv"
-    prices.write_text(HEADER + "rtx4090,1850,USD,2026-03-01,new,purchase,retail,https://shop.example/4090\n"
-                               "sxm4 a100 80gb,1.29,usd,2026-03-02,new,rent_hour,cloud_on_demand,a cloud\n"
-                               "3090,700,USD,2026-02-01,used,purchase,used_market,eBay sold listings\n",
-                      encoding="utf-8")  # fmt: skip
+    prices.write_text(
+        HEADER + "rtx4090,1850,USD,2026-03-01,new,purchase,retail,https://shop.example/4090\n"
+        "sxm4 a100 80gb,1.29,usd,2026-03-02,new,rent_hour,cloud_on_demand,a cloud\n"
+        "3090,700,USD,2026-02-01,used,purchase,used_market,eBay sold listings\n",
+        encoding="utf-8",
+    )
     code, out, err = run("import-prices", str(prices))
     assert code == 0, err
     assert out.startswith(f"imported {prices}: 3 prices added for 3 cards (GeForce RTX 4090, A100 SXM4 80GB, ")
@@ -26,8 +28,17 @@ def test_import_prices_adds_the_users_prices_and_summarises(run: Runner, tmp_pat
     history = json.loads(out)
     rent = [p for p in history["prices"] if p["kind"] == "rent_hour" and p["user_owned"]]
     assert history["card"] == "A100 SXM4 80GB"
-    assert rent == [{**rent[0], "amount": 1.29, "currency": "USD", "market": "cloud_on_demand",
-                     "source": "a cloud", "user_owned": True, "date": "2026-03-02"}]  # fmt: skip
+    assert rent == [
+        {
+            **rent[0],
+            "amount": 1.29,
+            "currency": "USD",
+            "market": "cloud_on_demand",
+            "source": "a cloud",
+            "user_owned": True,
+            "date": "2026-03-02",
+        }
+    ]
     code, out, _ = run("show", "4090", "--json")
     mine = [p for p in json.loads(out)["prices"] if p["user_owned"]]
     assert [(p["amount"], p["source_url"]) for p in mine] == [(1850.0, "https://shop.example/4090")]
@@ -36,11 +47,13 @@ def test_import_prices_adds_the_users_prices_and_summarises(run: Runner, tmp_pat
 
 def test_bad_rows_are_listed_by_line_and_field_and_nothing_is_written(run: Runner, tmp_path: Path) -> None:  # noqa: F811
     prices = tmp_path / "bad.csv"
-    prices.write_text(HEADER + "4090,1850,USD,2026-03-01,new,purchase,retail,shop\n"
-                               "4090,-3,USD,2026-03-01,new,purchase,retail,shop\n"
-                               "4090,10,US,2026-13-01,mint,purchase,retail,shop\n"
-                               "No Such Card,10,USD,2026-03-01,new,purchase,retail,shop\n",
-                      encoding="utf-8")  # fmt: skip
+    prices.write_text(
+        HEADER + "4090,1850,USD,2026-03-01,new,purchase,retail,shop\n"
+        "4090,-3,USD,2026-03-01,new,purchase,retail,shop\n"
+        "4090,10,US,2026-13-01,mint,purchase,retail,shop\n"
+        "No Such Card,10,USD,2026-03-01,new,purchase,retail,shop\n",
+        encoding="utf-8",
+    )
     code, _, err = run("import-prices", str(prices))
     assert code == 2
     lines = err.splitlines()

@@ -81,7 +81,8 @@ def test_no_price_row_is_repeated(prices: list[dict[str, str]]) -> None:
 
 
 def test_every_price_names_a_source_with_an_address_and_a_read_date(
-        prices: list[dict[str, str]], sources: dict[str, dict[str, str]]) -> None:  # fmt: skip
+    prices: list[dict[str, str]], sources: dict[str, dict[str, str]]
+) -> None:
     missing = []
     for row in prices:
         for key in row["source"].split("+"):
@@ -122,7 +123,8 @@ def _coverage(cards: dict[str, dict[str, str]], prices: list[dict[str, str]]) ->
 
 
 def test_coverage_does_not_fall_below_the_snapshot(
-        cards: dict[str, dict[str, str]], prices: list[dict[str, str]]) -> None:  # fmt: skip
+    cards: dict[str, dict[str, str]], prices: list[dict[str, str]]
+) -> None:
     priced_share, rent_share = _coverage(cards, prices)
     assert priced_share >= PRICED_SHARE_FLOOR
     assert rent_share >= DATACENTER_RENT_SHARE_FLOOR
@@ -132,21 +134,30 @@ def test_coverage_does_not_fall_below_the_snapshot(
 
 # Cards sold new in 2025-2026 without any price dated 2026 (README, "Price snapshot"): no dated 2026 source
 # names them. A card launched in 2025 or later that is not listed here must have one.
-NO_2026_PRICE = {"GeForce RTX 5090 D", "GeForce RTX 5090 D V2",
-                 "RTX PRO 4000 Blackwell SFF", "RTX PRO 5000 Blackwell 72GB", "Radeon AI PRO R9700"}  # fmt: skip
+NO_2026_PRICE = {
+    "GeForce RTX 5090 D",
+    "GeForce RTX 5090 D V2",
+    "RTX PRO 4000 Blackwell SFF",
+    "RTX PRO 5000 Blackwell 72GB",
+    "Radeon AI PRO R9700",
+}
 
 
 def test_cards_sold_in_2025_and_2026_have_a_price_of_2026(
-        cards: dict[str, dict[str, str]], prices: list[dict[str, str]]) -> None:  # fmt: skip
+    cards: dict[str, dict[str, str]], prices: list[dict[str, str]]
+) -> None:
     recent = {p["card"] for p in prices if p["date"] >= "2026-01-01"}
     launched = {n for n, c in cards.items() if c["launch_date"] >= "2025-01-01"}
     assert sorted(launched - recent - NO_2026_PRICE) == []
     assert sorted(NO_2026_PRICE & recent) == []  # a card that got one leaves the list
 
 
-@pytest.mark.xfail(strict=True, reason="issue 28's targets are not met by any source found (README, 'Price "
-                   "snapshot'): 188 / 201 priced, 45 / 60 datacenter cards with a 2026 rent, 5 cards of 2025-2026 "
-                   "without a 2026 price; when this passes, make it a plain test and drop the floors")  # fmt: skip
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 28's targets are not met by any source found (README, 'Price "
+    "snapshot'): 188 / 201 priced, 45 / 60 datacenter cards with a 2026 rent, 5 cards of 2025-2026 "
+    "without a 2026 price; when this passes, make it a plain test and drop the floors",
+)
 def test_issue_28_targets(cards: dict[str, dict[str, str]], prices: list[dict[str, str]]) -> None:
     priced_share = _coverage(cards, prices)[0]
     rent_2026_share = _coverage(cards, [p for p in prices if p["date"] >= "2026-01-01"])[1]
@@ -160,24 +171,36 @@ def test_issue_28_targets(cards: dict[str, dict[str, str]], prices: list[dict[st
 def test_the_rtx_50_cards_have_a_new_price_at_most_three_months_old(prices: list[dict[str, str]]) -> None:
     """Issue 28: a new price no older than three months at the release of the data, met for the RTX 50 cards
     sold in shops (GPU Poet's September 2026 figures; README, 'How old the newest prices are')."""
-    wanted = {"GeForce RTX 5060", "GeForce RTX 5060 Ti 16GB", "GeForce RTX 5070", "GeForce RTX 5070 Ti",
-              "GeForce RTX 5080", "GeForce RTX 5090"}  # fmt: skip
+    wanted = {
+        "GeForce RTX 5060",
+        "GeForce RTX 5060 Ti 16GB",
+        "GeForce RTX 5070",
+        "GeForce RTX 5070 Ti",
+        "GeForce RTX 5080",
+        "GeForce RTX 5090",
+    }
     oldest_day = SNAPSHOT_DATE - timedelta(days=92)  # three months: 2026-09-01 is 91 days before 2026-12-01
-    fresh = {p["card"] for p in prices if p["kind"] == "purchase" and p["condition"] == "new"
-             and date.fromisoformat(p["date"]) >= oldest_day}  # fmt: skip
+    fresh = {
+        p["card"]
+        for p in prices
+        if p["kind"] == "purchase" and p["condition"] == "new" and date.fromisoformat(p["date"]) >= oldest_day
+    }
     assert sorted(wanted - fresh) == []
 
 
 # An address that moves (a branch, a dataset without a revision) cannot be traced back to the figure.
-_MOVING = re.compile(r"refs/heads/|/(?:blob|raw|tree|resolve)/(?:main|master)/|raw\.githubusercontent\.com/[^/]+/[^/]+/"
-                     r"(?:main|master)/")  # fmt: skip
+_MOVING = re.compile(
+    r"refs/heads/|/(?:blob|raw|tree|resolve)/(?:main|master)/|raw\.githubusercontent\.com/[^/]+/[^/]+/"
+    r"(?:main|master)/"
+)
 _PINNED = re.compile(r"/(?:blob|resolve|commit|tree)/[0-9a-f]{7,40}/")
 # A page's own date, a commit, or an undated page's read day, as its title states it.
 _DATED = re.compile(r"\b(?:19|20)\d\d\b|dated the day it was read")
 
 
 def test_every_price_source_is_pinned_or_dated(
-        prices: list[dict[str, str]], sources: dict[str, dict[str, str]]) -> None:  # fmt: skip
+    prices: list[dict[str, str]], sources: dict[str, dict[str, str]]
+) -> None:
     """Issue 28: raw files on a branch, Hugging Face datasets without a revision and a generic news index were
     not traceable; such rows were pinned or removed."""
     untraceable = []
@@ -192,7 +215,8 @@ def test_every_price_source_is_pinned_or_dated(
 
 
 def test_a_row_dated_the_day_its_source_was_read_says_so(
-        prices: list[dict[str, str]], sources: dict[str, dict[str, str]]) -> None:  # fmt: skip
+    prices: list[dict[str, str]], sources: dict[str, dict[str, str]]
+) -> None:
     """Issue 28: undated pages and catalogs carry the day they were read, which makes them look fresh; their
     titles must say that this is the read day, not a date the source states (23 rows of 15 sources on
     2026-12-01, README 'Price snapshot')."""
@@ -203,8 +227,22 @@ def test_a_row_dated_the_day_its_source_was_read_says_so(
 def test_the_cards_people_rent_most_have_a_rent_price(prices: list[dict[str, str]]) -> None:
     """The datacenter cards a buyer compares against renting, and the consumer cards clouds rent out."""
     rented = {p["card"] for p in prices if p["kind"] == "rent_hour"}
-    wanted = {"H100 SXM5", "H100 PCIe", "H200 SXM", "B200", "A100 SXM4 80GB", "A100 SXM4 40GB", "L40S", "L4",
-              "Tesla T4", "A10", "A10G", "Instinct MI300X", "GeForce RTX 4090", "GeForce RTX 5090"}  # fmt: skip
+    wanted = {
+        "H100 SXM5",
+        "H100 PCIe",
+        "H200 SXM",
+        "B200",
+        "A100 SXM4 80GB",
+        "A100 SXM4 40GB",
+        "L40S",
+        "L4",
+        "Tesla T4",
+        "A10",
+        "A10G",
+        "Instinct MI300X",
+        "GeForce RTX 4090",
+        "GeForce RTX 5090",
+    }
     assert sorted(wanted - rented) == []
 
 
@@ -216,8 +254,11 @@ def test_rent_per_card_hour_is_below_the_card_price_over_a_year(prices: list[dic
     for p in prices:
         if p["kind"] == "purchase" and p["currency"] == "USD" and p["condition"] == "new":
             cheapest[p["card"]] = min(cheapest.get(p["card"], float("inf")), float(p["amount"]))
-    too_cheap = [(p["card"], p["amount"]) for p in prices if p["kind"] == "rent_hour" and p["card"] in cheapest
-                 and float(p["amount"]) * 8760 < cheapest[p["card"]] / 10]  # fmt: skip
+    too_cheap = [
+        (p["card"], p["amount"])
+        for p in prices
+        if p["kind"] == "rent_hour" and p["card"] in cheapest and float(p["amount"]) * 8760 < cheapest[p["card"]] / 10
+    ]
     assert too_cheap == []
 
 
@@ -238,19 +279,42 @@ def test_used_market_coverage_does_not_fall_below_the_snapshot(prices: list[dict
 def test_the_popular_older_cards_have_a_used_price(prices: list[dict[str, str]]) -> None:
     """One card per family the issue names (GTX 16, RTX 20/30/40, P40/P100/V100, A100): a buyer of a card
     that is no longer sold new compares its used price, not a launch MSRP of years ago."""
-    wanted = {"GeForce GTX 1660 Super", "GeForce RTX 2080 Ti", "GeForce RTX 3060", "GeForce RTX 3080",
-              "GeForce RTX 3090", "GeForce RTX 4090", "Tesla P40", "Tesla P100 PCIe 16GB",
-              "Tesla V100 SXM2 16GB", "A100 PCIe 80GB"}  # fmt: skip
+    wanted = {
+        "GeForce GTX 1660 Super",
+        "GeForce RTX 2080 Ti",
+        "GeForce RTX 3060",
+        "GeForce RTX 3080",
+        "GeForce RTX 3090",
+        "GeForce RTX 4090",
+        "Tesla P40",
+        "Tesla P100 PCIe 16GB",
+        "Tesla V100 SXM2 16GB",
+        "A100 PCIe 80GB",
+    }
     assert sorted(wanted - _cards_in(prices, "used_market")) == []
 
 
 def test_cards_sold_new_in_2025_and_2026_have_a_street_price(prices: list[dict[str, str]]) -> None:
     """RTX 50, RX 9060/9070, Arc B570/B580 and the RTX 40 Super cards still sold: what a shop asks, beside
     the launch MSRP (RX 9070 GRE: no dated street price found, README)."""
-    wanted = {"GeForce RTX 5050", "GeForce RTX 5060", "GeForce RTX 5060 Ti", "GeForce RTX 5060 Ti 16GB",
-              "GeForce RTX 5070", "GeForce RTX 5070 Ti", "GeForce RTX 5080", "GeForce RTX 5090", "Radeon RX 9060 XT",
-              "Radeon RX 9060 XT 8GB", "Radeon RX 9070", "Radeon RX 9070 XT", "Arc B570", "Arc B580",
-              "GeForce RTX 4070 Super", "GeForce RTX 4070 Ti Super"}  # fmt: skip
+    wanted = {
+        "GeForce RTX 5050",
+        "GeForce RTX 5060",
+        "GeForce RTX 5060 Ti",
+        "GeForce RTX 5060 Ti 16GB",
+        "GeForce RTX 5070",
+        "GeForce RTX 5070 Ti",
+        "GeForce RTX 5080",
+        "GeForce RTX 5090",
+        "Radeon RX 9060 XT",
+        "Radeon RX 9060 XT 8GB",
+        "Radeon RX 9070",
+        "Radeon RX 9070 XT",
+        "Arc B570",
+        "Arc B580",
+        "GeForce RTX 4070 Super",
+        "GeForce RTX 4070 Ti Super",
+    }
     street = {p["card"] for p in prices if p["market"] == "retail" and p["condition"] == "new"}
     assert sorted(wanted - street) == []
 
@@ -275,13 +339,20 @@ def _age_cell(card: dict[str, str], prices: list[dict[str, str]], kind: str) -> 
 
 
 def test_the_readme_lists_how_old_the_newest_prices_are(
-        cards: dict[str, dict[str, str]], prices: list[dict[str, str]]) -> None:  # fmt: skip
+    cards: dict[str, dict[str, str]], prices: list[dict[str, str]]
+) -> None:
     text = (DATA / "README.md").read_text(encoding="utf-8")
     section = text.split("### How old the newest prices are", 1)[1].split("\n### ", 1)[0]
-    rows = [[c.strip() for c in line.strip("|").split("|")] for line in section.splitlines()
-            if line.startswith("| ") and not line.startswith(("| card ", "| ---"))]  # fmt: skip
+    rows = [
+        [c.strip() for c in line.strip("|").split("|")]
+        for line in section.splitlines()
+        if line.startswith("| ") and not line.startswith(("| card ", "| ---"))
+    ]
     assert len(rows) >= 20
-    stale = [(row[0], kind, row[1 + i], _age_cell(cards[row[0]], prices, kind))
-             for row in rows for i, kind in enumerate(_AGE_KINDS)
-             if row[1 + i] != _age_cell(cards[row[0]], prices, kind)]  # fmt: skip
+    stale = [
+        (row[0], kind, row[1 + i], _age_cell(cards[row[0]], prices, kind))
+        for row in rows
+        for i, kind in enumerate(_AGE_KINDS)
+        if row[1 + i] != _age_cell(cards[row[0]], prices, kind)
+    ]
     assert stale == []

@@ -25,8 +25,10 @@ def _v2_file(path: Path) -> Path:
     with engine.begin() as conn:
         MIGRATIONS[1](conn)
         conn.exec_driver_sql("PRAGMA user_version = 2")
-        conn.exec_driver_sql("INSERT INTO prices (card_id, amount, currency, date, condition, source, origin) "
-                             "VALUES (1, 640.0, 'USD', '2024-02-01', 'used', 'eBay', 'user')")
+        conn.exec_driver_sql(
+            "INSERT INTO prices (card_id, amount, currency, date, condition, source, origin) "
+            "VALUES (1, 640.0, 'USD', '2024-02-01', 'used', 'eBay', 'user')"
+        )
     engine.dispose()
     return path
 
@@ -38,7 +40,9 @@ def test_v2_prices_upgrade_to_facts_and_keep_the_users(tmp_path: Path, bundled: 
         mine = [p for p in price_history(session, "RTX 3090") if p.user_owned]
     catalog.close()
     assert [(p.amount, p.condition, p.kind, p.market) for p in mine] == [
-        (750.0, "new", "purchase", "retail"), (640.0, "used", "purchase", "used_market")]  # fmt: skip
+        (750.0, "new", "purchase", "retail"),
+        (640.0, "used", "purchase", "used_market"),
+    ]
     with sqlite3.connect(tmp_path / "v2.sqlite3") as conn:
         assert conn.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
 
@@ -62,8 +66,11 @@ def _add_read_date_column(data: Path) -> None:
 
 def test_user_prices_win_and_survive_a_data_update(tmp_path: Path) -> None:
     shop = "shop,A shop's GPU page,https://shop.example/gpus,2026-05-02\n"
-    data = _data_copy(tmp_path, "GeForce RTX 4090,1999,USD,2026-05-01,new,purchase,retail,shop\n"
-                                "H100 SXM5,2.49,USD,2026-05-01,new,rent_hour,cloud_on_demand,shop\n")  # fmt: skip
+    data = _data_copy(
+        tmp_path,
+        "GeForce RTX 4090,1999,USD,2026-05-01,new,purchase,retail,shop\n"
+        "H100 SXM5,2.49,USD,2026-05-01,new,rent_hour,cloud_on_demand,shop\n",
+    )
     _add_read_date_column(data)
     with (data / "sources.csv").open("a", encoding="utf-8") as out:
         out.write(shop)
@@ -72,8 +79,9 @@ def test_user_prices_win_and_survive_a_data_update(tmp_path: Path) -> None:
     catalog.transact(lambda s: add_price(s, "4090", 1750.0, on=date(2026, 4, 1), source="my receipt"))
     catalog.close()
     # The data update: the shop's price changes and the rent row goes.
-    (data / "prices.csv").write_text(HEADER + "GeForce RTX 4090,2099,USD,2026-06-01,new,purchase,retail,shop\n",
-                                     encoding="utf-8")  # fmt: skip
+    (data / "prices.csv").write_text(
+        HEADER + "GeForce RTX 4090,2099,USD,2026-06-01,new,purchase,retail,shop\n", encoding="utf-8"
+    )
     catalog = open_catalog(path, data_dir=data)
     with catalog.read() as session:
         history = price_history(session, "GeForce RTX 4090")
@@ -87,8 +95,10 @@ def test_user_prices_win_and_survive_a_data_update(tmp_path: Path) -> None:
 
 def test_the_first_price_format_reads_as_launch_prices(tmp_path: Path) -> None:
     data = _data_copy(tmp_path, "")
-    (data / "prices.csv").write_text("card,amount,currency,date,condition,source\n"
-                                     "GeForce GTX 1080,499,USD,2017-03-01,new,nv-gdc2017\n", encoding="utf-8")
+    (data / "prices.csv").write_text(
+        "card,amount,currency,date,condition,source\nGeForce GTX 1080,499,USD,2017-03-01,new,nv-gdc2017\n",
+        encoding="utf-8",
+    )
     loaded = load_bundled(data)
     cut = [p for p in loaded.prices if p.card_name == "GeForce GTX 1080" and p.date == date(2017, 3, 1)]
     assert [(p.amount, p.kind, p.market) for p in cut] == [(499.0, "purchase", "msrp")]
@@ -98,20 +108,33 @@ def test_the_first_price_format_reads_as_launch_prices(tmp_path: Path) -> None:
 
 
 def test_bad_bundled_price_rows_name_line_and_field(tmp_path: Path) -> None:
-    data = _data_copy(tmp_path, "GeForce RTX 4090,-5,USD,2026-05-01,new,purchase,retail,tpu\n"
-                                "GeForce RTX 4090,5,USD,2026-05-01,new,rent_hour,retail,nowhere\n")  # fmt: skip
+    data = _data_copy(
+        tmp_path,
+        "GeForce RTX 4090,-5,USD,2026-05-01,new,purchase,retail,tpu\n"
+        "GeForce RTX 4090,5,USD,2026-05-01,new,rent_hour,retail,nowhere\n",
+    )
     with pytest.raises(CatalogDataError) as caught:
         load_bundled(data)
     assert caught.value.problems == (
         "line 2: amount: '-5' is not a positive amount",
         "line 3: source: unknown source key 'nowhere'; market: a rent_hour price comes from a cloud market, "
-        "not 'retail'")  # fmt: skip
+        "not 'retail'",
+    )
 
 
 def test_a_salvaged_rent_price_keeps_its_kind_market_and_address(db_path: Path, bundled: BundledData) -> None:
     catalog = open_catalog(db_path, bundled=bundled)
-    catalog.transact(lambda s: add_price(s, "H100 SXM5", 2.49, on=date(2026, 5, 1), kind="rent_hour",
-                                         market="cloud_spot", source_url="https://cloud.example/p"))  # fmt: skip
+    catalog.transact(
+        lambda s: add_price(
+            s,
+            "H100 SXM5",
+            2.49,
+            on=date(2026, 5, 1),
+            kind="rent_hour",
+            market="cloud_spot",
+            source_url="https://cloud.example/p",
+        )
+    )
     catalog.close()
     with sqlite3.connect(db_path) as conn:
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -126,4 +149,5 @@ def test_a_salvaged_rent_price_keeps_its_kind_market_and_address(db_path: Path, 
         mine = [p for p in price_history(session, "H100 SXM5") if p.user_owned]
     catalog.close()
     assert [(p.amount, p.kind, p.market, p.source_url) for p in mine] == [
-        (2.49, "rent_hour", "cloud_spot", "https://cloud.example/p")]  # fmt: skip
+        (2.49, "rent_hour", "cloud_spot", "https://cloud.example/p")
+    ]

@@ -32,15 +32,29 @@ from tests.catalog.readonly import read_only, reads_and_refuses_writes
 
 REPO = Path(__file__).resolve().parents[2]
 WRITER = Path(__file__).with_name("writer.py")
-COUNTER = CardSpec(name="Counter", vendor="NVIDIA", architecture="test", segment="consumer",
-                   memory_bytes=2**30, memory_type="GDDR6", bandwidth_gbs=100.0, fp32_tflops=1.0, tdp_w=1,
-                   source="test")  # fmt: skip
+COUNTER = CardSpec(
+    name="Counter",
+    vendor="NVIDIA",
+    architecture="test",
+    segment="consumer",
+    memory_bytes=2**30,
+    memory_type="GDDR6",
+    bandwidth_gbs=100.0,
+    fp32_tflops=1.0,
+    tdp_w=1,
+    source="test",
+)
 
 
 def _writer(db: Path, mode: str, count: int) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.Popen([sys.executable, str(WRITER), str(db), mode, str(count)], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    return subprocess.Popen(
+        [sys.executable, str(WRITER), str(db), mode, str(count)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def _with_counter(db_path: Path, bundled: BundledData) -> None:
@@ -107,8 +121,12 @@ def test_a_broken_index_is_detected_and_user_rows_are_salvaged(db_path: Path, bu
     with sqlite3.connect(db_path) as conn:
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         page_size = conn.execute("PRAGMA page_size").fetchone()[0]
-        roots = [r for (r,) in conn.execute("SELECT rootpage FROM sqlite_master WHERE name IN "
-                                             "('ix_cards_memory_bytes', 'ix_prices_card_date')")]  # fmt: skip
+        roots = [
+            r
+            for (r,) in conn.execute(
+                "SELECT rootpage FROM sqlite_master WHERE name IN ('ix_cards_memory_bytes', 'ix_prices_card_date')"
+            )
+        ]
     with open(db_path, "r+b") as file:  # overwrite the index pages with garbage
         for root in roots:
             file.seek((root - 1) * page_size)
@@ -117,8 +135,9 @@ def test_a_broken_index_is_detected_and_user_rows_are_salvaged(db_path: Path, bu
     assert "recovering 1 of your cards and 2 of your prices" in messages[0]
     with open_catalog(db_path, bundled=bundled).read() as session:
         assert find_card(session, "Counter").user_owned
-        used = [(p.card_name, p.amount) for p in price_history(session, "4090")
-                if p.condition == "used" and p.user_owned]  # fmt: skip
+        used = [
+            (p.card_name, p.amount) for p in price_history(session, "4090") if p.condition == "used" and p.user_owned
+        ]
         assert used == [("GeForce RTX 4090", 1450.0)]
 
 
@@ -158,7 +177,8 @@ def _backups(path: Path) -> list[Path]:
 
 
 def test_a_database_locked_by_another_program_is_busy_not_damaged(
-        db_path: Path, bundled: BundledData, short_busy_timeout: None) -> None:  # fmt: skip
+    db_path: Path, bundled: BundledData, short_busy_timeout: None
+) -> None:
     before = db_path.read_bytes()
     holder = sqlite3.connect(db_path, isolation_level=None)
     holder.execute("PRAGMA locking_mode=EXCLUSIVE")  # keeps even readers out, as a rogue tool could
@@ -195,13 +215,18 @@ def _unusable_paths(tmp_path: Path) -> dict[str, Path]:
     (folder / "keep.txt").write_text("mine")
     plain = tmp_path / "plain.txt"
     plain.write_text("mine")
-    return {"folder": folder, "device": Path("/dev/null"), "under a file": plain / "catalog.sqlite3",
-            "long name": tmp_path / ("c" * 256)}  # fmt: skip
+    return {
+        "folder": folder,
+        "device": Path("/dev/null"),
+        "under a file": plain / "catalog.sqlite3",
+        "long name": tmp_path / ("c" * 256),
+    }
 
 
 @pytest.mark.parametrize("kind", ["folder", "device", "under a file", "long name"])
 def test_an_unusable_catalog_path_is_one_error_and_nothing_is_renamed(
-        tmp_path: Path, bundled: BundledData, kind: str) -> None:  # fmt: skip
+    tmp_path: Path, bundled: BundledData, kind: str
+) -> None:
     path = _unusable_paths(tmp_path)[kind]
     listing_before = sorted(p.name for p in tmp_path.rglob("*"))
     with pytest.raises(CatalogFileError) as caught:
@@ -216,8 +241,12 @@ def test_recovery_reads_past_a_broken_table_page(db_path: Path, bundled: Bundled
     with sqlite3.connect(db_path) as conn:
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         page_size = conn.execute("PRAGMA page_size").fetchone()[0]
-        leaves = [p for (p,) in conn.execute("SELECT pageno FROM dbstat WHERE name = 'cards' "
-                                             "AND pagetype = 'leaf' ORDER BY pageno")]  # fmt: skip
+        leaves = [
+            p
+            for (p,) in conn.execute(
+                "SELECT pageno FROM dbstat WHERE name = 'cards' AND pagetype = 'leaf' ORDER BY pageno"
+            )
+        ]
     assert len(leaves) >= 2  # 150 bundled cards fill several pages
     with open(db_path, "r+b") as file:  # the first leaf (early bundled cards) becomes garbage
         file.seek((leaves[0] - 1) * page_size)
@@ -226,8 +255,9 @@ def test_recovery_reads_past_a_broken_table_page(db_path: Path, bundled: Bundled
     assert "recovering 1 of your cards and 2 of your prices" in messages[0]
 
 
-def test_export_on_a_full_disk_keeps_the_old_file(tmp_path: Path, db_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                  capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_export_on_a_full_disk_keeps_the_old_file(
+    tmp_path: Path, db_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     from advisor import cli
     from advisor.core import files
 
@@ -254,7 +284,8 @@ def test_editing_again_does_not_grow_the_source(catalog: Catalog) -> None:
 
 
 def test_a_write_behind_a_stuck_writer_says_busy_and_changes_nothing(
-        db_path: Path, bundled: BundledData, short_busy_timeout: None) -> None:  # fmt: skip
+    db_path: Path, bundled: BundledData, short_busy_timeout: None
+) -> None:
     catalog = open_catalog(db_path, bundled=bundled)
     writer = sqlite3.connect(db_path, isolation_level=None)
     writer.execute("BEGIN IMMEDIATE")  # another program's transaction that does not end

@@ -54,8 +54,7 @@ def test_unknown_card_names_close_matches(catalog: Catalog) -> None:
 
 def test_list_filters_and_sorts(catalog: Catalog) -> None:
     with catalog.read() as session:
-        cards = list_cards(session, vendor="nvidia", segment="datacenter", min_memory_bytes=80 * GIB,
-                           sort_by="memory")  # fmt: skip
+        cards = list_cards(session, vendor="nvidia", segment="datacenter", min_memory_bytes=80 * GIB, sort_by="memory")
     assert cards and all(c.vendor == "NVIDIA" and c.segment == "datacenter" for c in cards)
     assert all(c.memory_bytes >= 80 * GIB for c in cards)
     assert [c.memory_bytes for c in cards] == sorted((c.memory_bytes for c in cards), reverse=True)
@@ -96,9 +95,19 @@ def test_prices_must_be_positive_and_of_a_known_condition(catalog: Catalog) -> N
         catalog.transact(lambda s: add_price(s, "4090", 10.0, condition="broken"))
 
 
-MINE = CardSpec(name="Lab Card X", vendor="AMD", architecture="RDNA 3", segment="workstation",
-                memory_bytes=32 * GIB, memory_type="GDDR6", bandwidth_gbs=576.0, fp32_tflops=45.0,
-                tdp_w=260, source="our measurements", aliases=("labx",))  # fmt: skip
+MINE = CardSpec(
+    name="Lab Card X",
+    vendor="AMD",
+    architecture="RDNA 3",
+    segment="workstation",
+    memory_bytes=32 * GIB,
+    memory_type="GDDR6",
+    bandwidth_gbs=576.0,
+    fp32_tflops=45.0,
+    tdp_w=260,
+    source="our measurements",
+    aliases=("labx",),
+)
 
 
 def test_user_cards_and_edits_survive_a_bundled_data_update(db_path: Path, bundled: BundledData) -> None:
@@ -107,8 +116,10 @@ def test_user_cards_and_edits_survive_a_bundled_data_update(db_path: Path, bundl
     catalog.transact(lambda s: edit_card(s, "3090", tdp_w=280))
     catalog.transact(lambda s: add_price(s, "3090", 700.0, condition="used"))
     # A newer bundled release changes the 3090 and the 4090 and adds a card.
-    newer = [replace(c, tdp_w=c.tdp_w + 1) if c.name in ("GeForce RTX 3090", "GeForce RTX 4090") else c
-             for c in bundled.cards]  # fmt: skip
+    newer = [
+        replace(c, tdp_w=c.tdp_w + 1) if c.name in ("GeForce RTX 3090", "GeForce RTX 4090") else c
+        for c in bundled.cards
+    ]
     extra = replace(bundled.cards[0], name="Future Card", aliases=())
     update = BundledData((*newer, extra), bundled.prices, "newer digest")
     with open_catalog(db_path, bundled=update).read() as session:

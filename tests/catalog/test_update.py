@@ -88,14 +88,16 @@ def test_update_round_trip_shows_changes_and_keeps_the_users_prices(run: Runner,
     code, out, err = run("update", served.url)
     assert code == 0, err
     # KNOWN is a bundled price already: 1 added (NEW), 1 unchanged; the user's one price kept.
-    assert out.startswith(f"prices updated from {served.url} (data of 2026-11-30): 1 added, 0 removed, "
-                          "1 unchanged; your 1 price kept")  # fmt: skip
+    assert out.startswith(
+        f"prices updated from {served.url} (data of 2026-11-30): 1 added, 0 removed, 1 unchanged; your 1 price kept"
+    )
     assert "+ GeForce RTX 4090: 1499 USD (new, retail) on 2026-11-20" in out
     after = _rtx4090(run)
     assert len(after) == before + 1  # before + NEW; KNOWN not stored twice
     new = [p for p in after if p["amount"] == 1499.0]
     assert [(p["source"], p["source_url"], p["user_owned"]) for p in new] == [
-        ("a shop", "https://shop.example/4090", False)]
+        ("a shop", "https://shop.example/4090", False)
+    ]
     _code, text, _ = run("prices", "4090")
     assert "prices last updated " in text and "from a feed of 2026-11-30" in text
 
@@ -148,12 +150,15 @@ def test_the_published_feed_is_the_bundled_prices() -> None:
     assert published == bundled_feed(bundled_dir(), day)
 
 
-@pytest.mark.parametrize(("day", "expected"), [
-    (date(2026, 12, 1), "today"),
-    (date(2026, 11, 19), "12 days"),       # 30 + 1 - 19 = 12
-    (date(2026, 9, 1), "3 months"),        # 91 days / 30.44 = 2.99
-    (date(2024, 6, 1), "2.5 years"),       # 913 days / 365.25 = 2.50
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("day", "expected"),
+    [
+        (date(2026, 12, 1), "today"),
+        (date(2026, 11, 19), "12 days"),  # 30 + 1 - 19 = 12
+        (date(2026, 9, 1), "3 months"),  # 91 days / 30.44 = 2.99
+        (date(2024, 6, 1), "2.5 years"),  # 913 days / 365.25 = 2.50
+    ],
+)
 def test_a_price_says_how_old_it_is(day: date, expected: str) -> None:
     assert age_text(day, date(2026, 12, 1)) == expected
 
@@ -165,8 +170,11 @@ def test_a_newer_feed_replaces_the_older_on_both_backends(catalog: Catalog) -> N
     assert (len(summary.added), len(summary.removed), summary.unchanged) == (1, 0, 1)  # ALIAS new, NEW kept
     with catalog.read() as session:
         info = last_update(session)
-        retail = [p.amount for p in price_history(session, "GeForce RTX 4090") if p.market == "retail"
-                  and p.date >= date(2026, 11, 20)]  # fmt: skip
+        retail = [
+            p.amount
+            for p in price_history(session, "GeForce RTX 4090")
+            if p.market == "retail" and p.date >= date(2026, 11, 20)
+        ]
     assert info is not None and (info.feed_day, info.updated_on) == (date(2026, 11, 30), date(2026, 12, 2))
     assert sorted(retail) == [1450.0, 1499.0]
 
@@ -182,8 +190,7 @@ def test_the_default_address_is_the_projects_published_feed() -> None:
     assert (ROOT / update.FEED_PATH).resolve() == (bundled_dir() / "prices-feed.csv").resolve()
 
 
-def test_the_published_feed_served_on_127_0_0_1_updates_nothing_it_already_has(
-        run: Runner, served: Served) -> None:  # noqa: F811  # fmt: skip
+def test_the_published_feed_served_on_127_0_0_1_updates_nothing_it_already_has(run: Runner, served: Served) -> None:  # noqa: F811
     """What the default address serves: the published file itself, checksum and all. Every row of it is a
     bundled price already, so an up-to-date catalog gains nothing and keeps every price."""
     published = (ROOT / update.FEED_PATH).read_bytes()

@@ -1,7 +1,7 @@
 """A separate process that writes to a catalog, for the reliability tests (run as a script).
 
-    python writer.py DB increment N   # N read-modify-write increments of the card "Counter" plus a price each
-    python writer.py DB prices N      # N prices 1..N on "Counter", printing each amount once committed
+python writer.py DB increment N   # N read-modify-write increments of the card "Counter" plus a price each
+python writer.py DB prices N      # N prices 1..N on "Counter", printing each amount once committed
 """
 
 from __future__ import annotations

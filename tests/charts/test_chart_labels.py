@@ -83,8 +83,11 @@ def test_the_job_charts_names_do_not_overlap(costed: list[Recommendation], langu
 
 def test_cards_with_the_same_memory_share_one_line(costed: list[Recommendation]) -> None:
     a580 = next(e for e in costed if e.card == "Arc A580")
-    cards = [CardLine("Arc A580", a580.usable_bytes), CardLine("Arc A750", a580.usable_bytes),
-             CardLine("RTX 4090", 23 * 2**30)]
+    cards = [
+        CardLine("Arc A580", a580.usable_bytes),
+        CardLine("Arc A750", a580.usable_bytes),
+        CardLine("RTX 4090", 23 * 2**30),
+    ]
     job = prepare_spec("zoo:resnet50", Workload("train", 32, "amp_bf16", "adam"))
     figure = batch_curve_figure(job.curve, job.required, 32, cards, ChartStyle())
     labels = [t.get_text().strip() for t in figure.axes[0].texts]

@@ -11,15 +11,21 @@ from advisor.catalog.records import PriceRecord
 from advisor.charts.prices import price_history_figure
 
 
-def p(amount: float, day: date, condition: str = "new", kind: str = "purchase", user: bool = False,
-      currency: str = "USD") -> PriceRecord:  # fmt: skip
+def p(
+    amount: float, day: date, condition: str = "new", kind: str = "purchase", user: bool = False, currency: str = "USD"
+) -> PriceRecord:
     market = "cloud_on_demand" if kind == "rent_hour" else "retail"
     return PriceRecord("GeForce RTX 4090", amount, currency, day, condition, "src", user, kind, market)
 
 
 def test_purchase_and_rent_get_their_own_axes() -> None:
-    prices = [p(1599, date(2022, 10, 12)), p(1999, date(2026, 5, 1)), p(1400, date(2025, 3, 1), "used"),
-              p(0.69, date(2026, 5, 1), kind="rent_hour"), p(1750, date(2026, 4, 1), user=True)]  # fmt: skip
+    prices = [
+        p(1599, date(2022, 10, 12)),
+        p(1999, date(2026, 5, 1)),
+        p(1400, date(2025, 3, 1), "used"),
+        p(0.69, date(2026, 5, 1), kind="rent_hour"),
+        p(1750, date(2026, 4, 1), user=True),
+    ]
     figure = price_history_figure("GeForce RTX 4090", prices)
     purchase, rent = figure.axes
     assert purchase.get_title() == "Price history: GeForce RTX 4090"
@@ -59,8 +65,11 @@ def test_job_cost_chart_draws_the_frontier_and_labels_it() -> None:
     from advisor.charts.job_cost import job_cost_figure
     from tests.recommend.test_money import rec
 
-    rows = [rec(card="A", job_hours=1.0, job_cost_usd=900.0), rec(card="B", count=2, job_hours=10.0,
-            job_cost_usd=300.0), rec(card="C", job_hours=20.0, job_cost_usd=400.0)]  # fmt: skip
+    rows = [
+        rec(card="A", job_hours=1.0, job_cost_usd=900.0),
+        rec(card="B", count=2, job_hours=10.0, job_cost_usd=300.0),
+        rec(card="C", job_hours=20.0, job_cost_usd=400.0),
+    ]
     axis = job_cost_figure(rows).axes[0]
     assert list(axis.get_lines()[0].get_xdata()) == [1.0, 10.0]  # C is slower and dearer than B
     assert [text.get_text() for text in axis.texts] == ["A", "2 × B"]  # the verdict's ×
@@ -78,7 +87,7 @@ def test_frontier_names_never_print_over_each_other() -> None:
     assert named[0] == 0 and named[-1] == 10 and len(named) < 11
     where = [(_fraction(hours[k], (1.0, 100.0)), _fraction(costs[k], (5.0, 50.0))) for k in named]
     for a, (ax, ay) in enumerate(where):
-        for bx, by in where[a + 1:]:
+        for bx, by in where[a + 1 :]:
             assert abs(ax - bx) > LABEL_GAP or abs(ay - by) > LABEL_GAP / 2
 
 

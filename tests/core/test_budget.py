@@ -68,16 +68,29 @@ def test_small_requests_share_two_mib_segments() -> None:
 
 
 def test_the_first_iteration_creates_the_optimizer_state_at_its_step() -> None:
-    step = [(Key("weights", 0, 0), 100), (Key("optimizer_state", 0, 0), 100), (Key("activation", 1, 0), 50),
-            (Key("activation", 1, 0), -50), (Key("param_grad", 0, 0), 100), (Key("optimizer_temporary", 0, 0), 100),
-            (Key("optimizer_temporary", 0, 0), -100)]
+    step = [
+        (Key("weights", 0, 0), 100),
+        (Key("optimizer_state", 0, 0), 100),
+        (Key("activation", 1, 0), 50),
+        (Key("activation", 1, 0), -50),
+        (Key("param_grad", 0, 0), 100),
+        (Key("optimizer_temporary", 0, 0), 100),
+        (Key("optimizer_temporary", 0, 0), -100),
+    ]
     loop = training_loop_events(step, steps=2)
-    first = loop[:len(step)]
-    assert [key[0] for key, _ in first] == ["weights", "activation", "activation", "param_grad",
-                                            "optimizer_state", "optimizer_temporary", "optimizer_temporary"]
+    first = loop[: len(step)]
+    assert [key[0] for key, _ in first] == [
+        "weights",
+        "activation",
+        "activation",
+        "param_grad",
+        "optimizer_state",
+        "optimizer_temporary",
+        "optimizer_temporary",
+    ]
     # between iterations the gradient (made by the step) is dropped, the weights and state stay
     assert loop[len(step)] == (("param_grad", 0, 0), -100)
-    assert loop[len(step) + 1:] == step
+    assert loop[len(step) + 1 :] == step
 
 
 def test_required_bytes_adds_the_margins() -> None:
@@ -88,8 +101,10 @@ def test_required_bytes_adds_the_margins() -> None:
     assert required_bytes(800 * MIB, 900 * MIB, 0) == 920 * MIB  # never below the peak: 900 + 20
     # the same 20 MiB at a 70 GiB peak (1% of the peak would have been 716.8 MiB)
     assert required_bytes(70 * 1024 * MIB, 70 * 1024 * MIB, 0) == 70 * 1024 * MIB + 20 * MIB
-    rows = [SimpleNamespace(kind=kind, output_bytes=n) for kind, n in
-            (("linear", 10), ("conv", 7), ("Conv2d", 9), ("relu", 99))]
+    rows = [
+        SimpleNamespace(kind=kind, output_bytes=n)
+        for kind, n in (("linear", 10), ("conv", 7), ("Conv2d", 9), ("relu", 99))
+    ]
     assert conv_workspace_margin_bytes(rows) == 9  # the largest convolution output, whatever the other layers
 
 
@@ -131,4 +146,3 @@ def test_one_free_replay_gives_the_reservation_the_measured_peak_and_the_bisecti
     assert replay.allocated_bytes == 30 * MIB  # the load, before measuring
     assert replay.measured_allocated_bytes == 24 * MIB  # 12 + 12 from event 2 on
     assert required_budget_bytes(events, replay) == required_budget_bytes(events)
-

@@ -41,7 +41,7 @@ def layer_rows(lines: list[str]) -> list[list[str]]:
 
 def labelled(lines: list[str], label: str) -> str:
     line = next(line for line in lines if line.strip().startswith(label + " ") or line.startswith(label + ":"))
-    return line.strip()[len(label):].lstrip(": ")
+    return line.strip()[len(label) :].lstrip(": ")
 
 
 @pytest.fixture(params=sorted(GOLDEN.glob("*.txt")), ids=lambda path: path.stem)

@@ -33,7 +33,10 @@ def test_a_linear_layer_is_one_gemm_forward_and_two_backward() -> None:
     # M = 8 rows, N = 10 features, K = 4096; dgrad GEMM(M, K, N), wgrad GEMM(N, K, M); bf16: 2 bytes
     gemms = [k for k in fc2.kernels if isinstance(k, Matmul)]
     assert [(g.m, g.n, g.k, g.pass_) for g in gemms] == [
-        (8, 10, 4096, Pass.FORWARD), (8, 4096, 10, Pass.INPUT_GRAD), (10, 4096, 8, Pass.WEIGHT_GRAD)]
+        (8, 10, 4096, Pass.FORWARD),
+        (8, 4096, 10, Pass.INPUT_GRAD),
+        (10, 4096, 8, Pass.WEIGHT_GRAD),
+    ]
     assert all(g.dtype_bytes == 2 for g in gemms)
     bias_grad = [k for k in fc2.kernels if isinstance(k, Stream)]
     assert len(bias_grad) == 1 and bias_grad[0].read_bytes == 8 * 10 * 2  # the reduction reads grad_out
@@ -51,8 +54,11 @@ def test_autocast_casts_weight_and_bias_each_call_and_their_gradients_back() -> 
     casts = [k for k in fc2.kernels if isinstance(k, Stream) and not k.flops]  # the bias reduction computes
     # forward: weight 10 x 4096 and bias 10 read in fp32 (4 B), written in bf16 (2 B); backward the reverse
     assert [(c.read_bytes, c.written_bytes, c.pass_) for c in casts] == [
-        (40960 * 4, 40960 * 2, Pass.FORWARD), (10 * 4, 10 * 2, Pass.FORWARD),
-        (40960 * 2, 40960 * 4, Pass.BACKWARD), (10 * 2, 10 * 4, Pass.BACKWARD)]
+        (40960 * 4, 40960 * 2, Pass.FORWARD),
+        (10 * 4, 10 * 2, Pass.FORWARD),
+        (40960 * 2, 40960 * 4, Pass.BACKWARD),
+        (10 * 2, 10 * 4, Pass.BACKWARD),
+    ]
     assert fc2.host_ops == 3  # addmm and the two casts
 
 
@@ -111,7 +117,11 @@ def test_fused_attention_is_one_kernel_each_way() -> None:
     assert [k.pass_ for k in fused] == [Pass.FORWARD, Pass.BACKWARD]
     forward = fused[0]
     assert (forward.batch_heads, forward.q_len, forward.head_dim, forward.backend) == (
-        48, 128, 64, AttentionBackend.FLASH)
+        48,
+        128,
+        64,
+        AttentionBackend.FLASH,
+    )
     assert forward.flops == 2 * 48 * 128 * 128 * (64 + 64)  # QK^T and PV: 201,326,592
     assert fused[1].flops == forward.flops * 5 // 2  # backward recomputes the scores
 

@@ -33,8 +33,10 @@ def test_adam_step_holds_five_copies_of_the_weights() -> None:
 
 
 def test_optimizer_state_follows_the_rules_of_thumb() -> None:
-    states = {opt: estimate(mlp(), train(optimizer=opt)).memory.at_peak.optimizer_state
-              for opt in ("sgd", "sgd_momentum", "adam")}
+    states = {
+        opt: estimate(mlp(), train(optimizer=opt)).memory.at_peak.optimizer_state
+        for opt in ("sgd", "sgd_momentum", "adam")
+    }
     assert states["sgd"] == 0
     assert states["adam"] == 2 * states["sgd_momentum"] > 0
 

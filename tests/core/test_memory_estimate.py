@@ -1,6 +1,5 @@
 """One constructor of the memory figures, one fixed_bytes rule (core/estimate.py memory_estimate)."""
 
-
 from advisor.core.budget import REPLAY_MARGIN_BYTES
 from advisor.core.estimate import OPTIMIZER_PHASE, MemoryEstimate, memory_estimate
 from advisor.core.overheads import device_total_bytes
@@ -12,9 +11,17 @@ AT_PEAK = CategoryBytes(100 * MIB, 100 * MIB, 200 * MIB, 300 * MIB, 50 * MIB, 10
 
 
 def figures(phase: str, fixed_temporaries: int = 0) -> MemoryEstimate:
-    return memory_estimate(peak_bytes=AT_PEAK.total, at_peak=AT_PEAK, peak_phase=phase, peak_layer="fc",
-                           batch=10, replayed_reserved_bytes=700 * MIB, replayed_required_bytes=780 * MIB,
-                           conv_margin_bytes=5 * MIB, fixed_temporaries_bytes=fixed_temporaries)
+    return memory_estimate(
+        peak_bytes=AT_PEAK.total,
+        at_peak=AT_PEAK,
+        peak_phase=phase,
+        peak_layer="fc",
+        batch=10,
+        replayed_reserved_bytes=700 * MIB,
+        replayed_required_bytes=780 * MIB,
+        conv_margin_bytes=5 * MIB,
+        fixed_temporaries_bytes=fixed_temporaries,
+    )
 
 
 def test_model_state_is_fixed_and_the_rest_grows_with_the_batch() -> None:

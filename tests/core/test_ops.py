@@ -143,8 +143,11 @@ def test_both_descriptions_of_the_fused_kernel_keep_and_take_the_same() -> None:
     # memory-efficient (fp32): one float32 delta per query row, 12 * 1024 = 12,288
     fp32 = layer.for_dtype(4, autocast=False)
     mask = TensorSpec((1, 1024, 1024))
-    assert fp32.backward_workspace([qkv], out) == FusedSDPA(input_count=4).backward_workspace(
-        [q, q, q, mask], traced_out) == 12288  # fmt: skip
+    assert (
+        fp32.backward_workspace([qkv], out)
+        == FusedSDPA(input_count=4).backward_workspace([q, q, q, mask], traced_out)
+        == 12288
+    )
     lse = {s.what: (s.numel, s.dtype) for s in fp32.extra_saved([qkv], out, training=True)}
     assert lse["log-sum-exp"] == (12288, "float32")  # 12 * 1024, already a multiple of 32 rows
 
@@ -199,12 +202,14 @@ def test_builder_names_layers_and_rejects_duplicates() -> None:
 
 def test_the_registry_refuses_a_kind_claimed_twice_or_inherited() -> None:
     with pytest.raises(ValueError, match="'relu' is registered by both ReLU and OtherReLU"):
+
         @register_op
         @dataclass(frozen=True)
         class OtherReLU(ReLU):
             kind: ClassVar[str] = "relu"
 
     with pytest.raises(ValueError, match="CopiedReLU declares no kind of its own"):
+
         @register_op
         @dataclass(frozen=True)
         class CopiedReLU(ReLU):  # inherits "relu", as a copied class would

@@ -33,18 +33,25 @@ def with_loss(graph: Graph) -> Graph:
 
 def _bert(vocab: int, hidden: int, layers: int, inter: int) -> int:
     embeddings = vocab * hidden + 512 * hidden + 2 * hidden + 2 * hidden  # word, position, token type, LN
-    layer = (4 * (hidden * hidden + hidden)  # query, key, value, attention.output.dense
-             + (hidden * inter + inter) + (inter * hidden + hidden)  # intermediate.dense, output.dense
-             + 2 * 2 * hidden)  # two LayerNorms
+    layer = (
+        4 * (hidden * hidden + hidden)  # query, key, value, attention.output.dense
+        + (hidden * inter + inter)
+        + (inter * hidden + hidden)  # intermediate.dense, output.dense
+        + 2 * 2 * hidden
+    )  # two LayerNorms
     pooler = hidden * hidden + hidden
     return embeddings + layers * layer + pooler
 
 
 def _gpt2(hidden: int, layers: int) -> int:
     embeddings = 50257 * hidden + 1024 * hidden  # wte (also the tied lm_head, counted once), wpe
-    layer = (2 * 2 * hidden  # ln_1, ln_2
-             + (hidden * 3 * hidden + 3 * hidden) + (hidden * hidden + hidden)  # attn.c_attn, attn.c_proj
-             + (hidden * 4 * hidden + 4 * hidden) + (4 * hidden * hidden + hidden))  # mlp.c_fc, mlp.c_proj
+    layer = (
+        2 * 2 * hidden  # ln_1, ln_2
+        + (hidden * 3 * hidden + 3 * hidden)
+        + (hidden * hidden + hidden)  # attn.c_attn, attn.c_proj
+        + (hidden * 4 * hidden + 4 * hidden)
+        + (4 * hidden * hidden + hidden)
+    )  # mlp.c_fc, mlp.c_proj
     return embeddings + layers * layer + 2 * hidden  # + ln_f
 
 
@@ -67,16 +74,19 @@ def test_bert_parameter_counts_are_exact() -> None:
     assert MODELS["bert-large"](128).param_count == 335143938
 
 
-@pytest.mark.parametrize(("name", "hidden", "layers", "expected"), [
-    # gpt2: wte 38597376 + wpe 786432 + 12 * 7087872 + ln_f 1536
-    ("gpt2", 768, 12, 124439808),
-    # gpt2-medium: 51463168 + 1048576 + 24 * 12596224 + 2048
-    ("gpt2-medium", 1024, 24, 354823168),
-    # gpt2-large: 64328960 + 1310720 + 36 * 19677440 + 2560
-    ("gpt2-large", 1280, 36, 774030080),
-    # gpt2-xl: 80411200 + 1638400 + 48 * 30740800 + 3200
-    ("gpt2-xl", 1600, 48, 1557611200),
-])
+@pytest.mark.parametrize(
+    ("name", "hidden", "layers", "expected"),
+    [
+        # gpt2: wte 38597376 + wpe 786432 + 12 * 7087872 + ln_f 1536
+        ("gpt2", 768, 12, 124439808),
+        # gpt2-medium: 51463168 + 1048576 + 24 * 12596224 + 2048
+        ("gpt2-medium", 1024, 24, 354823168),
+        # gpt2-large: 64328960 + 1310720 + 36 * 19677440 + 2560
+        ("gpt2-large", 1280, 36, 774030080),
+        # gpt2-xl: 80411200 + 1638400 + 48 * 30740800 + 3200
+        ("gpt2-xl", 1600, 48, 1557611200),
+    ],
+)
 def test_gpt2_parameter_counts_are_exact(name: str, hidden: int, layers: int, expected: int) -> None:
     assert _gpt2(hidden, layers) == expected
     assert MODELS[name](1024).param_count == expected
@@ -125,8 +135,9 @@ def test_reference_numbers_agree_with_the_shared_file() -> None:
         assert int(row["n_params"]) == MODELS[name](seq_len).param_count
 
 
-@pytest.mark.parametrize(("name", "limit"), [("bert-base", 512), ("bert-large", 512), ("gpt2", 1024),
-                                             ("gpt2-xl", 1024)])
+@pytest.mark.parametrize(
+    ("name", "limit"), [("bert-base", 512), ("bert-large", 512), ("gpt2", 1024), ("gpt2-xl", 1024)]
+)
 def test_seq_len_beyond_the_position_table_is_an_error(name: str, limit: int) -> None:
     with pytest.raises(SpecError, match=r"seq_len.*max_position_embeddings.*got seq_len") as err:
         MODELS[name](limit + 1)

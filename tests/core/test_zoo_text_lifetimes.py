@@ -15,16 +15,20 @@ from advisor.core.zoo.text import BertConfig, GPT2Config, bert, gpt2
 TINY_GPT2 = GPT2Config(hidden=64, layers=2, heads=4, vocab=1000, max_positions=128)
 
 
-def test_gpt2_keeps_its_embeddings_and_block_locals_until_they_go_out_of_scope(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_gpt2_keeps_its_embeddings_and_block_locals_until_they_go_out_of_scope(monkeypatch: pytest.MonkeyPatch) -> None:
     # the plain graph without any held reference: not even the module calls' arguments of a hand-built graph
     monkeypatch.setattr(StepReplay, "_held_references", lambda self: held_until(self.graph))
     graph = gpt2(TINY_GPT2, 128, "gpt2")
     names = [n.name for n in graph.nodes]
     # as for every decoder; (a, b): held until b has run, i.e. released as node b + 1 starts
     held = {(names[a], names[b + 1]) for a, b in held_until(graph) if b + 1 < len(names)}
-    assert {("wte", "lm_head"), ("wpe", "lm_head"), ("h.1.ln_1", "h.1.add_attn"), ("h.1.ln_2", "h.1.add_mlp"),
-            ("h.1.attn.resid_dropout", "ln_f")} <= held
+    assert {
+        ("wte", "lm_head"),
+        ("wpe", "lm_head"),
+        ("h.1.ln_1", "h.1.add_attn"),
+        ("h.1.ln_2", "h.1.add_mlp"),
+        ("h.1.attn.resid_dropout", "ln_f"),
+    } <= held
     # inference at batch 4, fp32, right after h.1's GELU: besides what any order of freeing keeps, the wte
     # output 4*128*64*4 = 131,072 B and wpe's shared (1, 128, 64) rows 32,768 B are held, and so are block
     # 0's output, ln_2's and attn_output (131,072 B each); the base model also keeps its position ids,

@@ -26,16 +26,29 @@ from advisor.core.zoo.vision import MODELS
 
 # torchvision weights meta: (num_params, _ops as published, in GMACs). shufflenet_v2_x1_0 publishes 0.145.
 PUBLISHED: dict[str, tuple[int, str]] = {
-    "alexnet": (61100840, "0.714"), "vgg11": (132863336, "7.609"), "vgg16": (138357544, "15.47"),
-    "vgg19": (143667240, "19.632"), "resnet18": (11689512, "1.814"), "resnet34": (21797672, "3.664"),
-    "resnet50": (25557032, "4.089"), "resnet101": (44549160, "7.801"), "resnet152": (60192808, "11.514"),
-    "densenet121": (7978856, "2.834"), "mobilenet_v2": (3504872, "0.301"),
-    "mobilenet_v3_small": (2542856, "0.057"), "mobilenet_v3_large": (5483032, "0.217"),
-    "efficientnet_b0": (5288548, "0.386"), "squeezenet1_0": (1248424, "0.819"),
-    "shufflenet_v2_x1_0": (2278604, "0.145"), "googlenet": (6624904, "1.498"),
-    "inception_v3": (27161264, "5.713"), "convnext_tiny": (28589128, "4.456"),
-    "regnet_y_400mf": (4344144, "0.402"), "vit_b_16": (86567656, "17.564"),
-    "vit_l_16": (304326632, "61.555"), "swin_t": (28288354, "4.491"),
+    "alexnet": (61100840, "0.714"),
+    "vgg11": (132863336, "7.609"),
+    "vgg16": (138357544, "15.47"),
+    "vgg19": (143667240, "19.632"),
+    "resnet18": (11689512, "1.814"),
+    "resnet34": (21797672, "3.664"),
+    "resnet50": (25557032, "4.089"),
+    "resnet101": (44549160, "7.801"),
+    "resnet152": (60192808, "11.514"),
+    "densenet121": (7978856, "2.834"),
+    "mobilenet_v2": (3504872, "0.301"),
+    "mobilenet_v3_small": (2542856, "0.057"),
+    "mobilenet_v3_large": (5483032, "0.217"),
+    "efficientnet_b0": (5288548, "0.386"),
+    "squeezenet1_0": (1248424, "0.819"),
+    "shufflenet_v2_x1_0": (2278604, "0.145"),
+    "googlenet": (6624904, "1.498"),
+    "inception_v3": (27161264, "5.713"),
+    "convnext_tiny": (28589128, "4.456"),
+    "regnet_y_400mf": (4344144, "0.402"),
+    "vit_b_16": (86567656, "17.564"),
+    "vit_l_16": (304326632, "61.555"),
+    "swin_t": (28288354, "4.491"),
 }
 
 
@@ -127,8 +140,13 @@ def test_swin_t_relative_position_tables() -> None:
     assert tables == 169 * 138
     # blocks 1, 3, 5 of stages 1-3 shift their windows; stage 4 (7x7, one window) never does
     shifted = [n.name for n in g.nodes if n.op.kind == "roll" and n.name.endswith("attn.roll")]
-    assert shifted == ["features.1.1.attn.roll", "features.3.1.attn.roll", "features.5.1.attn.roll",
-                       "features.5.3.attn.roll", "features.5.5.attn.roll"]
+    assert shifted == [
+        "features.1.1.attn.roll",
+        "features.3.1.attn.roll",
+        "features.5.1.attn.roll",
+        "features.5.3.attn.roll",
+        "features.5.5.attn.roll",
+    ]
 
 
 def test_inception_v3_aux_head_by_hand() -> None:

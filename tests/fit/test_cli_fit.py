@@ -15,13 +15,26 @@ KEYS = {"change", "peak_bytes", "fits", "step_time_s", "note", "required_bytes",
 
 
 def run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "advisor", "fit", *args, "--catalog", str(tmp_path / "c.sqlite3")],
-                          capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "advisor", "fit", *args, "--catalog", str(tmp_path / "c.sqlite3")],
+        capture_output=True,
+        text=True,
+    )
 
 
 def test_json_entries_carry_the_contract_keys_and_the_estimators_numbers(tmp_path: Path) -> None:
-    result = run(tmp_path, "zoo:gpt2-medium", "--seq-len", "1024", "--batch", "8", "--gpu", "RTX 3060 12GB",
-                 "--allow-8bit", "--json")
+    result = run(
+        tmp_path,
+        "zoo:gpt2-medium",
+        "--seq-len",
+        "1024",
+        "--batch",
+        "8",
+        "--gpu",
+        "RTX 3060 12GB",
+        "--allow-8bit",
+        "--json",
+    )
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     assert data["card"] == "GeForce RTX 3060" and data["needs_help"]
@@ -62,7 +75,7 @@ def test_missing_gpu_and_bad_spec_are_usage_errors(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "unknown zoo model" in bad.stderr and "Traceback" not in bad.stderr
 
 
-MODEL_FILE = '''
+MODEL_FILE = """
 import torch
 from torch import nn
 
@@ -72,7 +85,7 @@ def build_model():
 
 def example_inputs(batch_size):
     return (torch.randn(batch_size, 3, 224, 224),)
-'''
+"""
 
 
 def test_a_pytorch_module_is_simulated_where_the_change_is_a_workload_change(tmp_path: Path) -> None:
@@ -89,8 +102,23 @@ def test_a_pytorch_module_is_simulated_where_the_change_is_a_workload_change(tmp
 
 
 def test_generation_offers_quantized_weights_by_their_measured_bytes(tmp_path: Path) -> None:
-    result = run(tmp_path, "zoo:llama-3.1-8b", "--mode", "generate", "--precision", "bf16", "--batch", "1",
-                 "--prompt-len", "4096", "--new-tokens", "512", "--gpu", "RTX 4060 Ti 16GB", "--json")
+    result = run(
+        tmp_path,
+        "zoo:llama-3.1-8b",
+        "--mode",
+        "generate",
+        "--precision",
+        "bf16",
+        "--batch",
+        "1",
+        "--prompt-len",
+        "4096",
+        "--new-tokens",
+        "512",
+        "--gpu",
+        "RTX 4060 Ti 16GB",
+        "--json",
+    )
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     assert not data["current"]["fits"]

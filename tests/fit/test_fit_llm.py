@@ -27,8 +27,14 @@ def cards(tmp_path_factory: pytest.TempPathFactory) -> dict[str, CardRecord]:
 
 
 def llama8b(prompt: int = 4096, new: int = 512, batch: int = 1, weights: str | None = None) -> Subject:
-    workload = Workload("generate", batch, "bf16", weights=weights, prompt_len=prompt,  # type: ignore[arg-type]
-                        new_tokens=new)
+    workload = Workload(
+        "generate",
+        batch,
+        "bf16",
+        weights=weights,
+        prompt_len=prompt,  # type: ignore[arg-type]
+        new_tokens=new,
+    )
     return Subject(zoo.build("llama-3.1-8b", prompt + new), workload)
 
 
@@ -47,7 +53,8 @@ def test_8b_bf16_on_16_gb_fits_with_4_bit_weights_measured(cards: dict[str, Card
     # then, 4,096 x 131,072 B = 0.5 GiB of bf16 cache
     kv = singles["kv_fp8"]
     assert report.current.measured.required_bytes - kv.measured.required_bytes == pytest.approx(
-        4096 * 131_072 / 2, rel=0.05)
+        4096 * 131_072 / 2, rel=0.05
+    )
     assert "context" in singles and singles["context"].measured.estimate.workload.prompt_len < 4096
     assert report.recommended is not None and report.recommended.fits
 
@@ -87,8 +94,9 @@ def test_training_a_decoder_offers_lora_and_qlora_and_other_models_do_not(cards:
     assert llm_changes(Measurer(cnn, card), Variant(cnn.workload), card.usable_bytes) == []
 
 
-def test_a_model_too_big_for_one_card_is_offered_split_over_the_fewest_cards(tmp_path_factory: pytest.TempPathFactory
-                                                                              ) -> None:
+def test_a_model_too_big_for_one_card_is_offered_split_over_the_fewest_cards(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
     catalog = open_catalog(tmp_path_factory.mktemp("catalog") / "catalog.sqlite3")
     with catalog.read() as session:
         rtx3090 = target(find_card(session, "RTX 3090"))
@@ -107,7 +115,8 @@ def test_a_model_too_big_for_one_card_is_offered_split_over_the_fewest_cards(tmp
 
 
 def test_qlora_fine_tuning_of_an_8b_model_fits_a_4090_and_full_fine_tuning_does_not(
-        cards: dict[str, CardRecord]) -> None:
+    cards: dict[str, CardRecord],
+) -> None:
     card = target(cards["RTX 4090"])
     full = Subject(zoo.build("llama-3.1-8b", 512), Workload("train", 1, "bf16", "adam"))
     report = make_it_fit(full, card)

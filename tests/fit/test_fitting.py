@@ -43,8 +43,7 @@ def rtx3060(cards: dict[str, CardRecord]) -> Target:
 
 
 def gpt2(seq: int = 1024, batch: int = 8) -> Subject:
-    return Subject(zoo.build("gpt2-medium", seq), Workload(batch=batch), seq,
-                   lambda n: zoo.build("gpt2-medium", n))
+    return Subject(zoo.build("gpt2-medium", seq), Workload(batch=batch), seq, lambda n: zoo.build("gpt2-medium", n))
 
 
 def resnet50(batch: int = 128) -> Subject:
@@ -102,8 +101,9 @@ def test_mixed_precision_lowers_the_peak_and_bf16_needs_a_card_that_has_it(cards
     assert amp.peak_bytes < on_3060.current.measured.peak_bytes
     assert amp.step_time_s < on_3060.current.measured.step_time_s  # tensor cores
     pure = option(on_3060, "bf16").measured.estimate
-    assert pure.memory.at_peak.weights == pytest.approx(on_3060.current.measured.estimate.memory.at_peak.weights / 2,
-                                                        rel=1e-3)
+    assert pure.memory.at_peak.weights == pytest.approx(
+        on_3060.current.measured.estimate.memory.at_peak.weights / 2, rel=1e-3
+    )
     on_t4 = make_it_fit(subject, target(cards["T4"]))  # Turing: fp16 tensor cores, no bf16
     offered = {o.changes for o in on_t4.singles}
     assert ("amp_fp16",) in offered and ("amp_bf16",) not in offered and ("bf16",) not in offered

@@ -53,11 +53,33 @@ def _write_zip(path: Path, members: list[tuple[str, bytes, int, int, int]]) -> P
         offset = out.tell()
         out.write(struct.pack("<IHHHHHIIIHH", 0x04034B50, 20, 0, method, 0, 0x21, crc, len(data), size, len(raw), 0))
         out.write(raw + data)
-        central.write(struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 20, 20, 0, method, 0, 0x21, crc, len(data),
-                                  size, len(raw), 0, 0, 0, 0, 0, offset) + raw)  # fmt: skip
+        central.write(
+            struct.pack(
+                "<IHHHHHHIIIHHHHHII",
+                0x02014B50,
+                20,
+                20,
+                0,
+                method,
+                0,
+                0x21,
+                crc,
+                len(data),
+                size,
+                len(raw),
+                0,
+                0,
+                0,
+                0,
+                0,
+                offset,
+            )
+            + raw
+        )
     start, directory = out.tell(), central.getvalue()
-    out.write(directory + struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, len(members), len(members), len(directory),
-                                      start, 0))  # fmt: skip
+    out.write(
+        directory + struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, len(members), len(members), len(directory), start, 0)
+    )
     path.write_bytes(out.getvalue())
     return path
 
@@ -125,9 +147,12 @@ def _ts_bomb(which: Callable[[str], bool]) -> Builder:
 
 def _ts_torchbind(folder: Path) -> Path:
     """A code member that builds c10d's FileStore (a torchbind class that creates the file it names)."""
-    return _code_edit(lambda code: code.replace("return torch.matmul(x, weight)",
-                                                "_s = __torch__.torch.classes.dist_c10d.FileStore(\"m\", 1)\n"
-                                                "    return torch.matmul(x, weight)"))(folder)
+    return _code_edit(
+        lambda code: code.replace(
+            "return torch.matmul(x, weight)",
+            '_s = __torch__.torch.classes.dist_c10d.FileStore("m", 1)\n    return torch.matmul(x, weight)',
+        )
+    )(folder)
 
 
 # ---------------------------------------------------------------- torch.export (.pt2)
@@ -153,6 +178,7 @@ HELPER = "import pathlib\npathlib.Path(__file__).with_name('marker').touch()\ncl
 
 def _pt2_node(target: str, extra: list[dict[str, object]]) -> Builder:
     """A .pt2 whose first node calls `target` (with `extra` arguments before the input tensor)."""
+
     def build(folder: Path) -> Path:
         (folder / "evil_helper.py").write_text(HELPER)  # what the custom-autograd target would import
 
@@ -163,9 +189,17 @@ def _pt2_node(target: str, extra: list[dict[str, object]]) -> Builder:
             graph = program["graph_module"]["graph"]
             first = graph["nodes"][0]["inputs"][0]
             graph["tensor_values"]["evil_out"] = graph["tensor_values"][first["arg"]["as_tensor"]["name"]]
-            graph["nodes"].insert(0, {"target": target, "inputs": [*extra, first], "name": "evil", "metadata": {},
-                                      "outputs": [{"as_tensor": {"name": "evil_out"}}],
-                                      "is_hop_single_tensor_return": None})  # fmt: skip
+            graph["nodes"].insert(
+                0,
+                {
+                    "target": target,
+                    "inputs": [*extra, first],
+                    "name": "evil",
+                    "metadata": {},
+                    "outputs": [{"as_tensor": {"name": "evil_out"}}],
+                    "is_hop_single_tensor_return": None,
+                },
+            )
             return name, json.dumps(program).encode()
 
         return rewritten(exported_bytes(), folder / "evil.pt2", change)
@@ -199,8 +233,10 @@ def _onnx_external_cwd(folder: Path) -> Path:
         shape.external_data.add(key=key, value=value)
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 3 * 4999])
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
-    nodes = [helper.make_node("Identity", ["shape"], ["copied"], name="copy"),  # folded by onnx_fold.py
-             helper.make_node("Reshape", ["x", "copied"], ["y"], name="reshape")]
+    nodes = [
+        helper.make_node("Identity", ["shape"], ["copied"], name="copy"),  # folded by onnx_fold.py
+        helper.make_node("Reshape", ["x", "copied"], ["y"], name="reshape"),
+    ]
     graph = helper.make_graph(nodes, "g", [x], [y], [shape])
     path = folder / "external.onnx"
     save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
@@ -214,15 +250,23 @@ def _onnx_huge_dims(folder: Path) -> Path:
     weight = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[10**9, 10**9])
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 10**9])
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 10**9])
-    graph = helper.make_graph([helper.make_node("Gemm", ["x", "w"], ["y"], name="fc", transB=1)], "g", [x], [y],
-                              [weight])  # fmt: skip
+    graph = helper.make_graph(
+        [helper.make_node("Gemm", ["x", "w"], ["y"], name="fc", transB=1)], "g", [x], [y], [weight]
+    )
     path = folder / "huge.onnx"
     save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
     return path
 
 
-LLAMA = {"model_type": "llama", "hidden_size": 64, "intermediate_size": 128, "num_attention_heads": 4,
-         "num_key_value_heads": 4, "vocab_size": 100, "max_position_embeddings": 128}
+LLAMA = {
+    "model_type": "llama",
+    "hidden_size": 64,
+    "intermediate_size": 128,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 4,
+    "vocab_size": 100,
+    "max_position_embeddings": 128,
+}
 
 
 def _config(values: dict[str, object]) -> Builder:
@@ -252,6 +296,7 @@ def _safetensors_beside_unreadable_config(folder: Path) -> Path:
 
 def _sparse(name: str, size: int) -> Builder:
     """A file of `size` zero bytes that takes no disk (a hole): the size checks must act before any read."""
+
     def build(folder: Path) -> Path:
         path = folder / name
         with path.open("wb") as f:
@@ -263,16 +308,28 @@ def _sparse(name: str, size: int) -> Builder:
 
 # class -> (builder, the SPEC prefix, a regular expression the one-line refusal matches)
 CASES: dict[str, tuple[Builder, str, str]] = {
-    "ts-backslash-before-paren": (_code_edit(lambda c: c.replace("torch.from_file(", "torch.from_file\\\n  (")),
-                                  "", r"torch\.from_file"),
+    "ts-backslash-before-paren": (
+        _code_edit(lambda c: c.replace("torch.from_file(", "torch.from_file\\\n  (")),
+        "",
+        r"torch\.from_file",
+    ),
     "ts-comment-before-paren": (_code_edit(_comment_before_paren), "", r"torch\.from_file"),
-    "ts-parenthesised-callee": (_code_edit(lambda c: c.replace("torch.from_file(", "(torch.from_file)(")), "",
-                                r"torch\.from_file"),
+    "ts-parenthesised-callee": (
+        _code_edit(lambda c: c.replace("torch.from_file(", "(torch.from_file)(")),
+        "",
+        r"torch\.from_file",
+    ),
     "ts-code-member-builtins.PY": (_code_edit(lambda c: c, rename=".PY"), "", r"torch\.from_file in .*\.PY"),
-    "ts-getattr-computed": (_code_edit(lambda c: c.replace("torch.from_file(", 'getattr(torch, "from_" + "file")(')),
-                            "", r"getattr"),
-    "ts-custom-namespace": (_code_edit(lambda c: c.replace("torch.from_file(", "ops.image.read_file(")), "",
-                            r"ops\.image\.read_file"),
+    "ts-getattr-computed": (
+        _code_edit(lambda c: c.replace("torch.from_file(", 'getattr(torch, "from_" + "file")(')),
+        "",
+        r"getattr",
+    ),
+    "ts-custom-namespace": (
+        _code_edit(lambda c: c.replace("torch.from_file(", "ops.image.read_file(")),
+        "",
+        r"ops\.image\.read_file",
+    ),
     "ts-torchbind-filestore": (_ts_torchbind, "", r"torch\.classes\.dist_c10d\.FileStore"),
     "ts-debug_pkl-bomb-1GiB": (_ts_bomb(lambda n: n.endswith(".debug_pkl")), "", r"unpacks to 1\.0 GiB"),
     "ts-code-bomb-1GiB": (_ts_bomb(lambda n: "/code/" in n and n.endswith(".py")), "", r"unpacks to 1\.0 GiB"),
@@ -281,21 +338,30 @@ CASES: dict[str, tuple[Builder, str, str]] = {
     "pt2-python-function-target": (_pt2_node("builtins.exec", []), "", r"builtins\.exec"),
     "pt2-aten-from_file": (_pt2_node("torch.ops.aten.from_file.default", []), "", r"aten\.from_file"),
     "pt2-extension-op": (_pt2_node("#evil_helper:F", []), "", r"#evil_helper"),
-    "pt2-json-bomb-1GiB": (lambda f: with_bomb(exported_bytes(), f / "bomb.pt2", lambda n: n.endswith("model.json")),
-                           "", r"unpacks to 1\.0 GiB"),
-    "pth-data.pkl-bomb-1GiB": (lambda f: with_bomb(_state_dict_bytes(), f / "bomb.pth",
-                                                   lambda n: n.endswith("data.pkl")), "", r"unpacks to 1\.0 GiB"),
+    "pt2-json-bomb-1GiB": (
+        lambda f: with_bomb(exported_bytes(), f / "bomb.pt2", lambda n: n.endswith("model.json")),
+        "",
+        r"unpacks to 1\.0 GiB",
+    ),
+    "pth-data.pkl-bomb-1GiB": (
+        lambda f: with_bomb(_state_dict_bytes(), f / "bomb.pth", lambda n: n.endswith("data.pkl")),
+        "",
+        r"unpacks to 1\.0 GiB",
+    ),
     "onnx-external-data-from-cwd": (_onnx_external_cwd, "", r"."),
     "onnx-dims-1e9": (_onnx_huge_dims, "", r"out of range|parameters"),
     "onnx-over-2GiB": (_sparse("big.onnx", (2 << 30) + 1), "", r"larger than 2 GiB"),
     "network-json-over-64MiB": (_sparse("big.json", (64 << 20) + 1), "", r"larger than 64 MiB"),
     "hf-10000-layers": (_config({"num_hidden_layers": 10_000}), "hf:", r"num_hidden_layers must be .* 512"),
-    "hf-100000-experts": (_config({"model_type": "mixtral", "num_local_experts": 100_000}), "hf:",
-                          r"num_local_experts must be"),
+    "hf-100000-experts": (
+        _config({"model_type": "mixtral", "num_local_experts": 100_000}),
+        "hf:",
+        r"num_local_experts must be",
+    ),
     "hf-unreadable-config": (lambda f: _unreadable(f, "config.json"), "hf:", r"cannot read the config file"),
     "safetensors-unreadable": (lambda f: _unreadable(f, "model.safetensors"), "", r"cannot read"),
     "safetensors-unreadable-config-beside": (_safetensors_beside_unreadable_config, "", r"cannot read the config"),
-}  # fmt: skip
+}
 
 
 def build(case: str, folder: Path) -> str:

@@ -34,7 +34,11 @@ def test_onnx_graph_and_parameters(tmp_path: Path) -> None:
     path.write_bytes(onnx_mlp_bytes())
     graph = load_graph(str(path))
     assert [(n.name, n.op.kind, n.output.shape) for n in graph.nodes] == [
-        ("x", "input", (4,)), ("fc1", "linear", (8,)), ("relu", "relu", (8,)), ("fc2", "linear", (3,))]
+        ("x", "input", (4,)),
+        ("fc1", "linear", (8,)),
+        ("relu", "relu", (8,)),
+        ("fc2", "linear", (3,)),
+    ]
     assert graph.param_count == ONNX_MLP_PARAMS == 67
 
 
@@ -74,33 +78,49 @@ def _header_file(tmp_path: Path, header: object, data: bytes = b"", length: int 
     return path
 
 
-@pytest.mark.parametrize(("header", "data", "length", "message"), [
-    ({"w": {"dtype": "F32", "shape": [2**40, 2**40], "data_offsets": [0, 16]}}, bytes(16), None,
-     "needs more bytes than the file holds"),
-    ({"w": {"dtype": "F32", "shape": [4], "data_offsets": [0, 16]}}, bytes(8), None, "outside the file"),
-    ({"w": {"dtype": "Q7", "shape": [4], "data_offsets": [0, 16]}}, bytes(16), None, "unknown dtype"),
-    ({"w": {"dtype": "F32", "shape": [-1], "data_offsets": [0, 16]}}, bytes(16), None, "non-negative"),
-    ({"w": {"dtype": "F32", "shape": [3], "data_offsets": [0, 16]}}, bytes(16), None, "needs 12 bytes"),
-    ({"a": {"dtype": "F32", "shape": [4], "data_offsets": [0, 16]},
-      "b": {"dtype": "F32", "shape": [2], "data_offsets": [8, 16]}}, bytes(16), None, "overlap"),
-    ([1, 2], b"", None, "not a JSON object"),
-    ({}, b"", 10**12, "header length"),
-])
-def test_bad_safetensors_headers(tmp_path: Path, header: object, data: bytes, length: int | None,
-                                 message: str) -> None:
+@pytest.mark.parametrize(
+    ("header", "data", "length", "message"),
+    [
+        (
+            {"w": {"dtype": "F32", "shape": [2**40, 2**40], "data_offsets": [0, 16]}},
+            bytes(16),
+            None,
+            "needs more bytes than the file holds",
+        ),
+        ({"w": {"dtype": "F32", "shape": [4], "data_offsets": [0, 16]}}, bytes(8), None, "outside the file"),
+        ({"w": {"dtype": "Q7", "shape": [4], "data_offsets": [0, 16]}}, bytes(16), None, "unknown dtype"),
+        ({"w": {"dtype": "F32", "shape": [-1], "data_offsets": [0, 16]}}, bytes(16), None, "non-negative"),
+        ({"w": {"dtype": "F32", "shape": [3], "data_offsets": [0, 16]}}, bytes(16), None, "needs 12 bytes"),
+        (
+            {
+                "a": {"dtype": "F32", "shape": [4], "data_offsets": [0, 16]},
+                "b": {"dtype": "F32", "shape": [2], "data_offsets": [8, 16]},
+            },
+            bytes(16),
+            None,
+            "overlap",
+        ),
+        ([1, 2], b"", None, "not a JSON object"),
+        ({}, b"", 10**12, "header length"),
+    ],
+)
+def test_bad_safetensors_headers(tmp_path: Path, header: object, data: bytes, length: int | None, message: str) -> None:
     path = _header_file(tmp_path, header, data, length)
     with pytest.raises(SpecError) as error:
         load_graph(str(path))
     assert str(error.value).startswith(str(path)) and message in str(error.value)
 
 
-@pytest.mark.parametrize(("name", "content", "message"), [
-    ("model.onnx", b"\x00garbage\xff" * 10, "not a readable ONNX model"),
-    ("model.onnx", onnx_mlp_bytes()[:40], "not a readable ONNX model"),
-    ("model.safetensors", b"\x01\x02", "shorter than its 8-byte header length"),
-    ("model.pth", b"PK\x03\x04 truncated", "not a readable torch file"),
-    ("model.pt2", b"not a zip", "not a zip archive"),
-])
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("model.onnx", b"\x00garbage\xff" * 10, "not a readable ONNX model"),
+        ("model.onnx", onnx_mlp_bytes()[:40], "not a readable ONNX model"),
+        ("model.safetensors", b"\x01\x02", "shorter than its 8-byte header length"),
+        ("model.pth", b"PK\x03\x04 truncated", "not a readable torch file"),
+        ("model.pt2", b"not a zip", "not a zip archive"),
+    ],
+)
 def test_truncated_and_wrong_format_files(tmp_path: Path, name: str, content: bytes, message: str) -> None:
     if name.endswith((".pth", ".pt2")):
         pytest.importorskip("torch")
@@ -166,9 +186,22 @@ def test_without_torch_zoo_onnx_and_safetensors_work(tmp_path: Path) -> None:
     st_path = write_gpt2_safetensors(tmp_path)
     py_path = write(tmp_path / "cnn.py", TINY_CNN)
     (tmp_path / "w.pth").write_bytes(b"x")
-    result = subprocess.run([sys.executable, "-c", BLOCK, str(onnx_path), str(st_path), str(py_path),
-                             str(tmp_path / "w.pth"), "hf:" + str(tmp_path / "config.json")],
-                            capture_output=True, text=True, cwd=ROOT, timeout=120)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            BLOCK,
+            str(onnx_path),
+            str(st_path),
+            str(py_path),
+            str(tmp_path / "w.pth"),
+            "hf:" + str(tmp_path / "config.json"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[1:3] == ["67", "8704"]

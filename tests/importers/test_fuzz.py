@@ -22,8 +22,12 @@ COUNTS = {"safetensors": 150, "onnx": 150, "pth": 60, "pt2": 40, "pt": 60}
 
 @pytest.mark.parametrize("kind", list(COUNTS))
 def test_a_fuzzed_sample_never_crashes_or_runs_code(kind: str, tmp_path: Path) -> None:
-    result = subprocess.run([sys.executable, str(FUZZ), "--worker", kind, str(COUNTS[kind]), "20240611",
-                             str(tmp_path), "--hang-s", "0"], capture_output=True, text=True, cwd=ROOT)  # fmt: skip
+    result = subprocess.run(
+        [sys.executable, str(FUZZ), "--worker", kind, str(COUNTS[kind]), "20240611", str(tmp_path), "--hang-s", "0"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     report = json.loads(result.stdout.strip().splitlines()[-1])
     assert report["failure_count"] == 0, report["failures"]

@@ -41,8 +41,14 @@ def test_decoder_from_metadata_has_the_files_parameters(model: Path) -> None:
     graph = load_graph(str(model))
     assert graph.decoder is not None and graph.param_count == PARAMS
     spec = graph.decoder
-    assert (spec.hidden, spec.layers, spec.heads, spec.kv_heads, spec.intermediate, spec.vocab) == \
-        (H, LAYERS, HEADS, KV, FF, VOCAB)
+    assert (spec.hidden, spec.layers, spec.heads, spec.kv_heads, spec.intermediate, spec.vocab) == (
+        H,
+        LAYERS,
+        HEADS,
+        KV,
+        FF,
+        VOCAB,
+    )
     assert not spec.tied_embeddings  # output.weight is in the file
 
 
@@ -70,16 +76,19 @@ def _key(name: str, vtype: int) -> bytes:
     return struct.pack("<Q", len(raw)) + raw + struct.pack("<I", vtype)
 
 
-@pytest.mark.parametrize(("data", "words"), [
-    (b"PK\x03\x04" + bytes(40), "not a GGUF file"),
-    (b"GGUF" + struct.pack("<IQQ", 1, 0, 0), "version 1 is not supported"),
-    (_header(1 << 62), "at most 1,048,576"),  # a tensor count no file holds
-    (_header(1000), "cannot fit"),  # more tensors than this file has room for
-    (_header(0, struct.pack("<Q", 1 << 60), 1), "more than"),  # a key of 2**60 bytes
-    (_header(0, _key("tokenizer.ggml.tokens", 9) + struct.pack("<IQ", 8, 1 << 50), 1), "more than"),
-    (_header(0, _key("tokenizer.ggml.tokens", 9) + struct.pack("<IQ", 8, 1 << 20), 1), "needs"),  # past the end
-    (_header(0, _key("general.alignment", 4) + struct.pack("<I", 3), 1), "not a power of two"),
-])
+@pytest.mark.parametrize(
+    ("data", "words"),
+    [
+        (b"PK\x03\x04" + bytes(40), "not a GGUF file"),
+        (b"GGUF" + struct.pack("<IQQ", 1, 0, 0), "version 1 is not supported"),
+        (_header(1 << 62), "at most 1,048,576"),  # a tensor count no file holds
+        (_header(1000), "cannot fit"),  # more tensors than this file has room for
+        (_header(0, struct.pack("<Q", 1 << 60), 1), "more than"),  # a key of 2**60 bytes
+        (_header(0, _key("tokenizer.ggml.tokens", 9) + struct.pack("<IQ", 8, 1 << 50), 1), "more than"),
+        (_header(0, _key("tokenizer.ggml.tokens", 9) + struct.pack("<IQ", 8, 1 << 20), 1), "needs"),  # past the end
+        (_header(0, _key("general.alignment", 4) + struct.pack("<I", 3), 1), "not a power of two"),
+    ],
+)
 def test_hostile_headers_give_one_line_without_allocating(tmp_path: Path, data: bytes, words: str) -> None:
     path = tmp_path / "bad.gguf"
     path.write_bytes(data)
@@ -117,13 +126,33 @@ def test_truncated_file_names_the_tensor(model: Path, tmp_path: Path) -> None:
 
 
 def test_cli_estimates_a_gguf_file(model: Path, tmp_path: Path) -> None:
-    ok = subprocess.run([sys.executable, "-m", "advisor", "estimate", str(model), "--mode", "generate",
-                         "--batch", "1", "--precision", "fp16"], capture_output=True, text=True, timeout=120)
+    ok = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "advisor",
+            "estimate",
+            str(model),
+            "--mode",
+            "generate",
+            "--batch",
+            "1",
+            "--precision",
+            "fp16",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert ok.returncode == 0 and "q4_k_m" in ok.stdout, ok.stderr
     bad = tmp_path / "bad.gguf"
     bad.write_bytes(_header(1 << 62))
-    run = subprocess.run([sys.executable, "-m", "advisor", "estimate", str(bad), "--mode", "generate"],
-                         capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-m", "advisor", "estimate", str(bad), "--mode", "generate"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == 2 and "Traceback" not in run.stderr and len(run.stderr.strip().splitlines()) == 1
 
 
@@ -133,11 +162,25 @@ def test_deepseek_latent_attention_metadata_maps_back(tmp_path: Path) -> None:
     from advisor.core.llm.families import decoder_from_config
     from advisor.core.llm.tensors import tensor_groups
 
-    cfg = {"model_type": "deepseek_v3", "hidden_size": 64, "num_hidden_layers": 3, "num_attention_heads": 4,
-           "num_key_value_heads": 4, "intermediate_size": 128, "vocab_size": 100, "kv_lora_rank": 32,
-           "q_lora_rank": None, "qk_nope_head_dim": 16, "qk_rope_head_dim": 8, "v_head_dim": 16,
-           "n_routed_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 32, "n_shared_experts": 1,
-           "first_k_dense_replace": 1}
+    cfg = {
+        "model_type": "deepseek_v3",
+        "hidden_size": 64,
+        "num_hidden_layers": 3,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 4,
+        "intermediate_size": 128,
+        "vocab_size": 100,
+        "kv_lora_rank": 32,
+        "q_lora_rank": None,
+        "qk_nope_head_dim": 16,
+        "qk_rope_head_dim": 8,
+        "v_head_dim": 16,
+        "n_routed_experts": 4,
+        "num_experts_per_tok": 2,
+        "moe_intermediate_size": 32,
+        "n_shared_experts": 1,
+        "first_k_dense_replace": 1,
+    }
     spec = decoder_from_config(cfg, "tiny")
     assert spec is not None
     w = gguf.GGUFWriter(str(tmp_path / "ds.gguf"), "deepseek2")

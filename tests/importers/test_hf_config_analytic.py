@@ -12,8 +12,16 @@ from advisor.core.workload import Workload
 from advisor.importers.spec_graph import load_graph
 from tests.importers.model_files import safetensors_bytes
 
-MISTRAL = {"model_type": "mistral", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
-           "num_key_value_heads": 2, "intermediate_size": 96, "vocab_size": 128, "sliding_window": 16}
+MISTRAL = {
+    "model_type": "mistral",
+    "hidden_size": 64,
+    "num_hidden_layers": 2,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 2,
+    "intermediate_size": 96,
+    "vocab_size": 128,
+    "sliding_window": 16,
+}
 # embed 128x64, per layer q 64x64, k and v 32x64, o 64x64, gate/up/down 3 x 96x64, 2 norms x 64; norm; lm_head
 PARAMS = 128 * 64 + 2 * (64 * 64 + 2 * 32 * 64 + 64 * 64 + 3 * 96 * 64 + 2 * 64) + 64 + 128 * 64
 
@@ -33,8 +41,28 @@ def test_safetensors_with_a_mistral_config_has_macs(tmp_path: Path) -> None:
 def test_hf_config_generates_without_torch(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config = tmp_path / "config.json"
     config.write_text(json.dumps(MISTRAL))
-    assert main(["estimate", f"hf:{config}", "--method", "analytic", "--mode", "generate", "--batch", "3",
-                 "--prompt-len", "20", "--new-tokens", "12", "--precision", "bf16", "--json"]) == 0
+    assert (
+        main(
+            [
+                "estimate",
+                f"hf:{config}",
+                "--method",
+                "analytic",
+                "--mode",
+                "generate",
+                "--batch",
+                "3",
+                "--prompt-len",
+                "20",
+                "--new-tokens",
+                "12",
+                "--precision",
+                "bf16",
+                "--json",
+            ]
+        )
+        == 0
+    )
     data = json.loads(capsys.readouterr().out)
     assert data["params"] == PARAMS and data["method"] == "analytic"
     # 2 layers x 2 (K, V) x 2 KV heads x 16 head dim x 2 bytes, 32 tokens capped at the 16-token window
@@ -42,16 +70,27 @@ def test_hf_config_generates_without_torch(tmp_path: Path, capsys: pytest.Captur
 
 
 @pytest.mark.parametrize("model_type", ["mamba", "jamba"])
-def test_state_space_models_are_traced_and_cannot_generate(tmp_path: Path, model_type: str,
-                                                          capsys: pytest.CaptureFixture[str]) -> None:
+def test_state_space_models_are_traced_and_cannot_generate(
+    tmp_path: Path, model_type: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     """The decoder description has no state-space layers: the analytic method traces the transformers module
     instead, and generation (which needs a per-layer KV cache) is one line."""
     config = tmp_path / "config.json"
-    config.write_text(json.dumps({"model_type": model_type, "hidden_size": 64, "num_hidden_layers": 2,
-                                  "vocab_size": 1000, "intermediate_size": 128, "num_attention_heads": 4,
-                                  "num_key_value_heads": 2, "num_experts": 2}))
-    assert main(["estimate", f"hf:{config}", "--method", "analytic", "--seq-len", "16", "--batch", "2",
-                 "--json"]) == 0
+    config.write_text(
+        json.dumps(
+            {
+                "model_type": model_type,
+                "hidden_size": 64,
+                "num_hidden_layers": 2,
+                "vocab_size": 1000,
+                "intermediate_size": 128,
+                "num_attention_heads": 4,
+                "num_key_value_heads": 2,
+                "num_experts": 2,
+            }
+        )
+    )
+    assert main(["estimate", f"hf:{config}", "--method", "analytic", "--seq-len", "16", "--batch", "2", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["method"] == "analytic"
     assert main(["estimate", f"hf:{config}", "--mode", "generate", "--seq-len", "16"]) == 2
     err = capsys.readouterr().err.strip()
@@ -66,10 +105,17 @@ def test_bad_field_names_the_file_and_field(tmp_path: Path, capsys: pytest.Captu
     assert str(config) in err and "num_key_value_heads 3" in err
 
 
-@pytest.mark.parametrize("options", [["--mode", "generate"], ["--finetune", "qlora", "--seq-len", "8"],
-                                     ["--mode", "infer", "--weights", "int4", "--seq-len", "8"]])
-def test_auto_method_takes_llm_workloads_to_the_decoder_model(tmp_path: Path, options: list[str],
-                                                              capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    "options",
+    [
+        ["--mode", "generate"],
+        ["--finetune", "qlora", "--seq-len", "8"],
+        ["--mode", "infer", "--weights", "int4", "--seq-len", "8"],
+    ],
+)
+def test_auto_method_takes_llm_workloads_to_the_decoder_model(
+    tmp_path: Path, options: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
     config = tmp_path / "config.json"
     config.write_text(json.dumps(MISTRAL))
     assert main(["estimate", f"hf:{config}", "--batch", "2", *options, "--json"]) == 0

@@ -86,14 +86,17 @@ def test_second_run_and_offline_use_the_cache(hub: HubServer, monkeypatch: pytes
     assert ckpt.tensors is not None and sum(t.numel for t in ckpt.tensors) == PARAMS
 
 
-@pytest.mark.parametrize(("spec", "words"), [
-    ("hf:acme/gated", "gated repo: accept its license"),
-    ("hf:acme/missing", "no such model on the Hub"),
-    ("hf:acme/tiny-llama@v9", "no such revision"),
-    ("hf:acme/no-config", "has no config.json"),
-    ("hf:acme/busy", "rate-limited by the Hub (HTTP 429)"),  # on the safetensors header
-    ("hf:acme/busier", "rate-limited by the Hub (HTTP 429)"),  # on config.json
-])
+@pytest.mark.parametrize(
+    ("spec", "words"),
+    [
+        ("hf:acme/gated", "gated repo: accept its license"),
+        ("hf:acme/missing", "no such model on the Hub"),
+        ("hf:acme/tiny-llama@v9", "no such revision"),
+        ("hf:acme/no-config", "has no config.json"),
+        ("hf:acme/busy", "rate-limited by the Hub (HTTP 429)"),  # on the safetensors header
+        ("hf:acme/busier", "rate-limited by the Hub (HTTP 429)"),  # on config.json
+    ],
+)
 def test_refusals_give_one_line(hub: HubServer, spec: str, words: str) -> None:
     with pytest.raises(SpecError) as caught:
         load_graph(spec)
@@ -101,8 +104,9 @@ def test_refusals_give_one_line(hub: HubServer, spec: str, words: str) -> None:
     assert message.startswith(spec) and words in message and "\n" not in message
 
 
-def test_unreachable_hub_is_said_at_once_and_the_cache_still_answers(hub: HubServer,
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_unreachable_hub_is_said_at_once_and_the_cache_still_answers(
+    hub: HubServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     fetch("hf:acme/tiny-llama")
     with socket.socket() as probe:  # a port nothing listens on
         probe.bind(("127.0.0.1", 0))
@@ -123,7 +127,11 @@ def test_offline_without_cache_says_what_to_do(hub: HubServer, monkeypatch: pyte
 
 def test_cli_exit_code_2_and_token_is_sent(hub: HubServer, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HF_TOKEN", "hf_test_token")
-    run = subprocess.run([sys.executable, "-m", "advisor", "estimate", "hf:acme/gated", "--mode", "generate"],
-                         capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-m", "advisor", "estimate", "hf:acme/gated", "--mode", "generate"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == 2 and "gated repo" in run.stderr and "Traceback" not in run.stderr
     assert "Bearer hf_test_token" in hub.authorizations

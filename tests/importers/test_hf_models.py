@@ -19,8 +19,14 @@ from advisor.importers.simulate.step import SimulationError
 from advisor.importers.spec_estimate import estimate_spec
 from advisor.importers.torch_loader import load_module
 
-SMALL = {"num_hidden_layers": 2, "hidden_size": 64, "intermediate_size": 128, "num_attention_heads": 4,
-         "vocab_size": 1000, "max_position_embeddings": 128}
+SMALL = {
+    "num_hidden_layers": 2,
+    "hidden_size": 64,
+    "intermediate_size": 128,
+    "num_attention_heads": 4,
+    "vocab_size": 1000,
+    "max_position_embeddings": 128,
+}
 
 
 def write_config(tmp_path: Path, config: Any) -> str:
@@ -77,6 +83,7 @@ def test_grouped_query_attention_takes_flash_in_half_precision_without_copies() 
 def test_grouped_query_attention_in_float32_repeats_keys_and_values() -> None:
     """Memory-efficient attention has no GQA: the math path expands K and V to the query's 4 heads and keeps
     the 16 x 16 scores, so its forward allocates more than flash's output and log-sum-exp."""
+
     class Gqa(torch.nn.Module):
         def forward(self, q: torch.Tensor, kv: torch.Tensor) -> torch.Tensor:
             return F.scaled_dot_product_attention(q, kv, kv, enable_gqa=True)
@@ -97,7 +104,8 @@ def test_llama_file_py_with_gqa_estimates(tmp_path: Path) -> None:
         "def build_model():\n    return transformers.LlamaForCausalLM(CFG)\n"
         "def example_inputs(batch_size):\n"
         "    ids = torch.randint(0, 1000, (batch_size, 16))\n"
-        "    return {'input_ids': ids, 'labels': ids}\n")
+        "    return {'input_ids': ids, 'labels': ids}\n"
+    )
     for mode in ("train", "infer"):
         est = estimate_spec(str(file), Workload(mode, 2, "amp_bf16"))
         assert est.param_count == meta_params(str(file))
@@ -156,10 +164,18 @@ def test_a_view_of_a_parameter_is_a_node_of_its_own(tmp_path: Path) -> None:
 
 
 def test_t5_and_vit_configs_estimate(tmp_path: Path) -> None:
-    t5 = transformers.T5Config(num_layers=2, d_model=64, d_ff=128, num_heads=4, d_kv=16, vocab_size=1000,
-                               architectures=["T5ForConditionalGeneration"])
-    vit = transformers.ViTConfig(**{**SMALL, "vocab_size": None}, image_size=32, patch_size=8,
-                                 architectures=["ViTForImageClassification"])
+    t5 = transformers.T5Config(
+        num_layers=2,
+        d_model=64,
+        d_ff=128,
+        num_heads=4,
+        d_kv=16,
+        vocab_size=1000,
+        architectures=["T5ForConditionalGeneration"],
+    )
+    vit = transformers.ViTConfig(
+        **{**SMALL, "vocab_size": None}, image_size=32, patch_size=8, architectures=["ViTForImageClassification"]
+    )
     for index, cfg in enumerate((t5, vit)):
         folder = tmp_path / str(index)
         folder.mkdir()
@@ -170,7 +186,7 @@ def test_t5_and_vit_configs_estimate(tmp_path: Path) -> None:
                 assert est.param_count == meta_params(spec), (spec, mode, method)
 
 
-NEEDS_VALUES = '''
+NEEDS_VALUES = """
 import torch
 from torch import nn
 
@@ -196,7 +212,7 @@ def build_model():
 
 def example_inputs(batch_size):
     return (torch.randn(batch_size, 8),)
-'''
+"""
 
 
 def test_a_step_the_simulation_cannot_follow_is_one_line_naming_the_layer(tmp_path: Path) -> None:
@@ -216,7 +232,6 @@ def test_a_step_the_simulation_cannot_follow_is_one_line_naming_the_layer(tmp_pa
 
 def test_the_workload_precision_decides_the_weights_not_the_config_dtype(tmp_path: Path) -> None:
     """Published configs name dtype bfloat16; an fp32 workload still holds 4 bytes a parameter."""
-    cfg = transformers.LlamaConfig(**SMALL, num_key_value_heads=2, architectures=["LlamaForCausalLM"],
-                                   dtype="bfloat16")
+    cfg = transformers.LlamaConfig(**SMALL, num_key_value_heads=2, architectures=["LlamaForCausalLM"], dtype="bfloat16")
     est = estimate_spec(write_config(tmp_path, cfg), Workload("infer", 1, "fp32"), seq_len=16)
     assert est.memory.at_peak.weights >= 4 * 202048  # the Llama above: 202,048 parameters x 4 bytes

@@ -19,8 +19,9 @@ from hostile_files import CASES, SECRET_NUMBER, VICTIM_TEXT, build  # noqa: E402
 from advisor.cli import main  # noqa: E402
 
 
-def _refusal(case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) \
-        -> tuple[int, str, str]:
+def _refusal(
+    case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> tuple[int, str, str]:
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
     spec = build(case, tmp_path)
@@ -33,16 +34,18 @@ def _refusal(case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys:
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if not c.startswith("onnx-external")])
-def test_a_hostile_file_is_refused_in_one_line(case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                               capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_a_hostile_file_is_refused_in_one_line(
+    case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     code, _out, err = _refusal(case, tmp_path, monkeypatch, capsys)
     assert code == 2, err
     assert err.count("\n") == 1 and str(tmp_path) in err, err
     assert __import__("re").search(CASES[case][2], err), err
 
 
-def test_onnx_external_data_is_never_read_from_the_working_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_onnx_external_data_is_never_read_from_the_working_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     code, out, err = _refusal("onnx-external-data-from-cwd", tmp_path, monkeypatch, capsys)
     assert code in (0, 2) and err.count("\n") <= 1, err
     assert SECRET_NUMBER not in out + err  # the file's bytes (3, 4999) never become a shape
@@ -61,8 +64,10 @@ def test_the_custom_autograd_pt2_really_imports_what_it_names(tmp_path: Path, mo
     assert (tmp_path / "marker").exists()
 
 
-@pytest.mark.parametrize("case", ["ts-backslash-before-paren", "ts-comment-before-paren", "ts-parenthesised-callee",
-                                  "ts-code-member-builtins.PY"])
+@pytest.mark.parametrize(
+    "case",
+    ["ts-backslash-before-paren", "ts-comment-before-paren", "ts-parenthesised-callee", "ts-code-member-builtins.PY"],
+)
 def test_the_torchscript_variants_really_overwrite_the_victim(case: str, tmp_path: Path) -> None:
     """And torch.jit.load of each TorchScript variant does overwrite the victim: the check is what stops it."""
     torch.jit.load(build(case, tmp_path))
@@ -80,8 +85,13 @@ def test_ordinary_torchscript_passes_the_allowlist(tmp_path: Path) -> None:
     from advisor.importers.code_scan import torchscript_problems
 
     linear = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 2))
-    models = [torch.nn.LSTM(4, 8, 2), torch.nn.GRU(4, 8), torch.nn.MultiheadAttention(8, 2), _Forks(),
-              torch.ao.quantization.quantize_dynamic(linear, {torch.nn.Linear}, dtype=torch.qint8)]
+    models = [
+        torch.nn.LSTM(4, 8, 2),
+        torch.nn.GRU(4, 8),
+        torch.nn.MultiheadAttention(8, 2),
+        _Forks(),
+        torch.ao.quantization.quantize_dynamic(linear, {torch.nn.Linear}, dtype=torch.qint8),
+    ]
     for index, model in enumerate(models):
         path = tmp_path / f"plain{index}.pt"
         torch.jit.save(torch.jit.script(model), str(path))

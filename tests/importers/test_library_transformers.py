@@ -15,8 +15,19 @@ from advisor.core.zoo.llm import preset_config_path, preset_decoder
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
-NEW_FAMILIES = ["qwen3-0.6b", "qwen3-30b-a3b", "gemma-3-270m", "gemma-3-4b", "llama-4-scout", "deepseek-v3",
-                "glm-4.5-air", "olmo-3-7b", "smollm3-3b", "phi-3.5-moe", "mistral-small-3.2-24b"]
+NEW_FAMILIES = [
+    "qwen3-0.6b",
+    "qwen3-30b-a3b",
+    "gemma-3-270m",
+    "gemma-3-4b",
+    "llama-4-scout",
+    "deepseek-v3",
+    "glm-4.5-air",
+    "olmo-3-7b",
+    "smollm3-3b",
+    "phi-3.5-moe",
+    "mistral-small-3.2-24b",
+]
 
 
 @pytest.mark.parametrize("name", NEW_FAMILIES)

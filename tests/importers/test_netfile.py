@@ -29,25 +29,50 @@ def write(tmp_path: Path, layers: list[dict[str, object]]) -> Path:
 
 
 def test_hand_written_network_defaults_inputs_to_the_layer_before(tmp_path: Path) -> None:
-    path = write(tmp_path, [{"name": "x", "kind": "input", "params": {"shape": [784]}},
-                            {"name": "fc", "kind": "linear", "params": {"out_features": 10}}])
+    path = write(
+        tmp_path,
+        [
+            {"name": "x", "kind": "input", "params": {"shape": [784]}},
+            {"name": "fc", "kind": "linear", "params": {"out_features": 10}},
+        ],
+    )
     graph = load_graph_file(path)
     assert graph.nodes[1].inputs == (0,)
     assert graph.nodes[1].output.shape == (10,)
     assert "inputs" not in graph_to_json(graph)["layers"][1]
 
 
-@pytest.mark.parametrize(("layers", "message"), [
-    ([{"name": "x", "kind": "input", "params": {"shape": [8]}},
-      {"name": "fc", "kind": "linear", "params": {"out_features": "ten"}}], "fc: field out_features: expected a whole"),
-    ([{"name": "x", "kind": "input", "params": {"shape": [8]}},
-      {"name": "fc", "kind": "linaer"}], "fc: unknown layer kind 'linaer'"),
-    ([{"name": "x", "kind": "input", "params": {"shape": [8]}},
-      {"name": "c", "kind": "conv", "params": {"out_channels": 4, "kernel_size": 3}}], "c: "),
-    ([{"name": "x", "kind": "input", "params": {"shape": [8]}},
-      {"name": "fc", "kind": "linear", "inputs": ["y"]}], "fc: input 'y' is not a layer before"),
-    ([{"name": "x", "kind": "input", "params": {"shape": [8], "colour": 1}}], "x: input has no field 'colour'"),
-])
+@pytest.mark.parametrize(
+    ("layers", "message"),
+    [
+        (
+            [
+                {"name": "x", "kind": "input", "params": {"shape": [8]}},
+                {"name": "fc", "kind": "linear", "params": {"out_features": "ten"}},
+            ],
+            "fc: field out_features: expected a whole",
+        ),
+        (
+            [{"name": "x", "kind": "input", "params": {"shape": [8]}}, {"name": "fc", "kind": "linaer"}],
+            "fc: unknown layer kind 'linaer'",
+        ),
+        (
+            [
+                {"name": "x", "kind": "input", "params": {"shape": [8]}},
+                {"name": "c", "kind": "conv", "params": {"out_channels": 4, "kernel_size": 3}},
+            ],
+            "c: ",
+        ),
+        (
+            [
+                {"name": "x", "kind": "input", "params": {"shape": [8]}},
+                {"name": "fc", "kind": "linear", "inputs": ["y"]},
+            ],
+            "fc: input 'y' is not a layer before",
+        ),
+        ([{"name": "x", "kind": "input", "params": {"shape": [8], "colour": 1}}], "x: input has no field 'colour'"),
+    ],
+)
 def test_errors_name_the_file_layer_and_field(tmp_path: Path, layers: list[dict[str, object]], message: str) -> None:
     path = write(tmp_path, layers)
     with pytest.raises(SpecError) as caught:

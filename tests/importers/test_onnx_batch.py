@@ -14,9 +14,15 @@ import transformers
 from advisor.core.workload import Workload
 from advisor.importers.spec_estimate import estimate_spec
 
-CONFIG = transformers.BertConfig(num_hidden_layers=2, hidden_size=64, intermediate_size=128, num_attention_heads=4,
-                                 vocab_size=1000, max_position_embeddings=512,
-                                 architectures=["BertForSequenceClassification"])
+CONFIG = transformers.BertConfig(
+    num_hidden_layers=2,
+    hidden_size=64,
+    intermediate_size=128,
+    num_attention_heads=4,
+    vocab_size=1000,
+    max_position_embeddings=512,
+    architectures=["BertForSequenceClassification"],
+)
 
 
 @pytest.mark.parametrize("dynamic", [True, False], ids=["dynamic_batch", "static"])
@@ -24,8 +30,14 @@ def test_bert_export_has_its_real_sizes(tmp_path: Path, dynamic: bool) -> None:
     model = transformers.BertForSequenceClassification(CONFIG).eval()
     path = tmp_path / "bert.onnx"
     axes = {"input_ids": {0: "batch", 1: "seq"}} if dynamic else None
-    torch.onnx.export(model, (torch.randint(0, 1000, (1, 128)),), str(path), input_names=["input_ids"],
-                      dynamic_axes=axes, dynamo=False)
+    torch.onnx.export(
+        model,
+        (torch.randint(0, 1000, (1, 128)),),
+        str(path),
+        input_names=["input_ids"],
+        dynamic_axes=axes,
+        dynamo=False,
+    )
     config = tmp_path / "config.json"
     config.write_text(json.dumps(CONFIG.to_dict()))
     workload = Workload("infer", 8)

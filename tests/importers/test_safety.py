@@ -157,14 +157,26 @@ def test_a_clean_pt2_still_loads_with_its_weights_and_inputs(tmp_path: Path) -> 
     assert sum(p.numel() for p in loaded.module.parameters()) == 4 * 3 + 3  # weight 4x3, bias 3
 
 
-@pytest.mark.parametrize(("name", "risky"), [
-    ("ops.aten.from_file.default", True), ("ops.image.write_file.default", True), ("ops.image.read_file", True),
-    ("ops.mylib.anything.default", True), ("torch.from_file", True), ("torch.save", True),
-    ("ops.aten.linear.default", False), ("ops.aten.add.Tensor", False), ("torch.matmul", False),
-    ("ops.torchvision.nms.default", False), ("<built-in function getitem>", False),
-    ("torch.ops.profiler._record_function_enter_new", False), ("ops.aten._pad_packed_sequence", False),
-    ("torch._C._jit_pickle", True), ("torch.UntypedStorage.from_file", True),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("name", "risky"),
+    [
+        ("ops.aten.from_file.default", True),
+        ("ops.image.write_file.default", True),
+        ("ops.image.read_file", True),
+        ("ops.mylib.anything.default", True),
+        ("torch.from_file", True),
+        ("torch.save", True),
+        ("ops.aten.linear.default", False),
+        ("ops.aten.add.Tensor", False),
+        ("torch.matmul", False),
+        ("ops.torchvision.nms.default", False),
+        ("<built-in function getitem>", False),
+        ("torch.ops.profiler._record_function_enter_new", False),
+        ("ops.aten._pad_packed_sequence", False),
+        ("torch._C._jit_pickle", True),
+        ("torch.UntypedStorage.from_file", True),
+    ],
+)
 def test_operators_that_reach_files_are_named_risky(name: str, risky: bool) -> None:
     assert risky_name(name) is risky
 
@@ -172,8 +184,9 @@ def test_operators_that_reach_files_are_named_risky(name: str, risky: bool) -> N
 # --- TorchScript: code that reaches files is refused before torch.jit.load runs it (issue 16, item 1) ---------
 
 
-def test_torchscript_that_overwrites_a_file_on_load_is_refused(capsys: pytest.CaptureFixture[str],
-                                                               tmp_path: Path) -> None:  # fmt: skip
+def test_torchscript_that_overwrites_a_file_on_load_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     victim = tmp_path / "victim.txt"
     victim.write_text("precious")
     path = tmp_path / "evil.pt"
@@ -200,9 +213,11 @@ def test_an_onnx_graph_with_a_cycle_is_refused(tmp_path: Path) -> None:
 
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])
-    nodes = [helper.make_node("Add", ["x", "b"], ["a"], name="first"),  # reads b, which second makes from a
-             helper.make_node("Relu", ["a"], ["b"], name="second"),
-             helper.make_node("Relu", ["a"], ["y"], name="out")]  # fmt: skip
+    nodes = [
+        helper.make_node("Add", ["x", "b"], ["a"], name="first"),  # reads b, which second makes from a
+        helper.make_node("Relu", ["a"], ["b"], name="second"),
+        helper.make_node("Relu", ["a"], ["y"], name="out"),
+    ]
     path = tmp_path / "cycle.onnx"
     onnx.save(helper.make_model(helper.make_graph(nodes, "cycle", [x], [y])), str(path))
     with pytest.raises(SpecError, match="'first' reads 'b' before any node makes it"):
@@ -210,7 +225,8 @@ def test_an_onnx_graph_with_a_cycle_is_refused(tmp_path: Path) -> None:
 
 
 def test_a_trusted_load_logs_nothing_even_from_loggers_torch_configures_meanwhile(
-        capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     """Issue 29 saw a 73-line logged traceback under --trust-pickle: a logger given its own level and handler
     while the file loads (as torch._logging does for its export loggers) must print nothing either."""
     import logging

@@ -43,8 +43,9 @@ def test_inference_of_one_linear_is_weights_input_and_output() -> None:
 
 def test_steady_state_adam_is_five_times_the_parameters_at_the_step() -> None:
     """Weights, gradients, exp_avg, exp_avg_sq and the foreach step's sqrt(exp_avg_sq) temporary."""
-    model = on_meta(lambda: nn.Sequential(nn.Linear(1024, 1024, bias=False), nn.ReLU(),
-                                          nn.Linear(1024, 1024, bias=False)))
+    model = on_meta(
+        lambda: nn.Sequential(nn.Linear(1024, 1024, bias=False), nn.ReLU(), nn.Linear(1024, 1024, bias=False))
+    )
     est = simulate_estimate(model, inputs_of(1024), Workload("train", 8, "fp32", "adam"), lambda out, _: out.sum())
     params = 2 * 1024 * 1024 * 4
     at_peak = est.memory.at_peak
@@ -59,15 +60,21 @@ def test_sgd_has_no_state_and_momentum_one_buffer() -> None:
     model = on_meta(lambda: nn.Linear(512, 512, bias=False))
     params = 512 * 512 * 4
     for optimizer, slots in (("sgd", 0), ("sgd_momentum", 1), ("adamw", 2)):
-        est = simulate_estimate(model, inputs_of(512), Workload("train", 4, "fp32", optimizer),
-                                lambda out, _: out.sum())
+        est = simulate_estimate(
+            model, inputs_of(512), Workload("train", 4, "fp32", optimizer), lambda out, _: out.sum()
+        )
         assert est.memory.at_peak.optimizer_state in (slots * params, 0), optimizer
         assert est.memory.peak_bytes >= (2 + slots) * params
 
 
 def _conv_bn_relu(inplace: bool) -> nn.Module:
-    return nn.Sequential(nn.Conv2d(3, 16, 3, padding=1, bias=False), nn.BatchNorm2d(16), nn.ReLU(inplace=inplace),
-                         nn.Flatten(), nn.Linear(16 * 32 * 32, 10))
+    return nn.Sequential(
+        nn.Conv2d(3, 16, 3, padding=1, bias=False),
+        nn.BatchNorm2d(16),
+        nn.ReLU(inplace=inplace),
+        nn.Flatten(),
+        nn.Linear(16 * 32 * 32, 10),
+    )
 
 
 def test_inplace_relu_allocates_nothing_but_autograd_keeps_the_same() -> None:
@@ -101,8 +108,9 @@ def test_amp_casts_the_weight_once_and_keeps_it_for_backward() -> None:
     # fp32 weights + bf16 weight cast + fp32 input + its bf16 cast + the bf16 output
     assert est.memory.peak_bytes == weights + cast + 8 * 1024 * 4 + 2 * 8 * 1024 * 2
     two = on_meta(lambda: nn.Sequential(nn.Linear(1024, 1024, bias=False), nn.Linear(1024, 1024, bias=False)))
-    train = simulate_estimate(two, inputs_of(1024), Workload("train", 8, "amp_bf16", "sgd"),
-                              lambda out, _: out.float().sum())
+    train = simulate_estimate(
+        two, inputs_of(1024), Workload("train", 8, "amp_bf16", "sgd"), lambda out, _: out.float().sum()
+    )
     kept = {r.name: r.kept_bytes for r in train.layers if r.kind == "Linear"}
     # the first layer's input needs no gradient, so only its input cast is kept (for the weight gradient);
     # the second keeps its cast weight too (for the input gradient)
@@ -134,8 +142,9 @@ class Block(nn.Module):
 def test_attention_keeps_log_sum_exp_not_the_score_matrix() -> None:
     batch, seq = 2, 1024
     model = on_meta(Block)
-    est = simulate_estimate(model, inputs_of(seq, 64), Workload("train", batch, "fp32", "sgd"),
-                            lambda out, _: out.sum())
+    est = simulate_estimate(
+        model, inputs_of(seq, 64), Workload("train", batch, "fp32", "sgd"), lambda out, _: out.sum()
+    )
     scores = batch * 2 * seq * seq * 4  # what the math path (CPU kernels) would keep: 16 MiB
     assert est.memory.peak_bytes < scores
     attention_kept = next(r.kept_bytes for r in est.layers if r.name == "qkv")
@@ -162,8 +171,10 @@ def test_data_dependent_branch_gets_a_stand_in() -> None:
     assert est.forward_macs == 4 * 16 * 16
 
 
-@pytest.mark.parametrize(("name", "batch", "optimizer"), [("seed:mlp", 64, "adam"), ("seed:cnn", 4, "sgd"),
-                                                          ("seed:cnn_inplace", 4, "sgd_momentum")])
+@pytest.mark.parametrize(
+    ("name", "batch", "optimizer"),
+    [("seed:mlp", 64, "adam"), ("seed:cnn", 4, "sgd"), ("seed:cnn_inplace", 4, "sgd_momentum")],
+)
 def test_simulated_agrees_with_analytic_on_seed_models(name: str, batch: int, optimizer: str) -> None:
     path = Path(__file__).resolve().parents[2] / "benchmarks" / "models" / f"{name.replace(':', '_')}.py"
     workload = Workload("train", batch, "fp32", optimizer)  # type: ignore[arg-type]
@@ -213,9 +224,11 @@ def test_a_cpu_module_keeps_its_tied_weights_on_meta() -> None:
 
 def test_loader_reads_a_model_file(tmp_path: Path) -> None:
     file = tmp_path / "tiny.py"
-    file.write_text("import torch\nfrom torch import nn\n"
-                    "def build_model():\n    return nn.Linear(4, 2)\n"
-                    "def example_inputs(batch_size):\n    return torch.randn(batch_size, 4)\n")
+    file.write_text(
+        "import torch\nfrom torch import nn\n"
+        "def build_model():\n    return nn.Linear(4, 2)\n"
+        "def example_inputs(batch_size):\n    return torch.randn(batch_size, 4)\n"
+    )
     est = simulator(str(file))(Workload("train", 3, "fp32", "sgd"))
     assert est.param_count == 10 and est.method == "simulated"
 

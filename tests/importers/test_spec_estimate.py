@@ -15,7 +15,7 @@ from advisor.core.zoo.seed import mlp
 from advisor.importers.spec_estimate import estimate_spec
 from advisor.recommend.prepare import prepare_spec
 
-MODEL = '''
+MODEL = """
 import torch
 from torch import nn
 
@@ -25,7 +25,7 @@ def build_model():
 
 def example_inputs(batch_size):
     return (torch.randn(batch_size, 1, 28, 28),)
-'''
+"""
 
 
 @pytest.fixture
@@ -60,8 +60,11 @@ def test_only_modules_can_be_simulated() -> None:
 
 
 def test_cli_reports_the_method(model_file: Path) -> None:
-    result = subprocess.run([sys.executable, "-m", "advisor", "estimate", str(model_file), "--batch", "64",
-                             "--json"], capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "advisor", "estimate", str(model_file), "--batch", "64", "--json"],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["method"] == "simulated"
 
@@ -116,7 +119,8 @@ def example_inputs(batch_size):
 
 
 def test_a_step_the_meta_device_cannot_follow_falls_back_to_the_graph_for_the_estimate_and_the_ranking(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     path = tmp_path / "needs_values.py"
     path.write_text(META_REFUSING_MODEL)
     workload = Workload("train", 4, "fp32", "sgd")

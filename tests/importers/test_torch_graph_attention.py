@@ -33,8 +33,9 @@ class SelfAttention(nn.Module):
 
 
 def _graph() -> tuple[list[str], Graph]:
-    loaded = LoadedModel("m", SelfAttention(), lambda b: ((torch.randn(b, SEQ, HIDDEN),), {}), None, "m.py",
-                         "classification")
+    loaded = LoadedModel(
+        "m", SelfAttention(), lambda b: ((torch.randn(b, SEQ, HIDDEN),), {}), None, "m.py", "classification"
+    )
     graph = module_to_graph(loaded)
     return [n.op.kind for n in graph.nodes], graph
 

@@ -84,8 +84,9 @@ def test_copies_scalar_arithmetic_and_where_keep_what_autograd_keeps() -> None:
 
 
 def test_a_python_rms_norm_module_is_rmsnorm() -> None:
-    loaded = LoadedModel("m", nn.Sequential(RMSNormLike()), lambda b: ((torch.randn(b, 8, 16),), {}), None,
-                         "m.py", "classification")
+    loaded = LoadedModel(
+        "m", nn.Sequential(RMSNormLike()), lambda b: ((torch.randn(b, 8, 16),), {}), None, "m.py", "classification"
+    )
     node = module_to_graph(loaded).nodes[-1]
     # RMSNorm keeps the input, the normalised copy and one rsqrt per row: 16 weights
     assert node.op.kind == "rmsnorm" and node.op.param_count([node.output]) == 16
@@ -190,8 +191,7 @@ class MaskFromShape(nn.Module):
 
 
 def test_a_tensor_sized_by_the_batch_made_in_forward_is_a_node() -> None:
-    loaded = LoadedModel("m", MaskFromShape(), lambda b: ((torch.randn(b, 8, 16),), {}), None, "m.py",
-                         "classification")
+    loaded = LoadedModel("m", MaskFromShape(), lambda b: ((torch.randn(b, 8, 16),), {}), None, "m.py", "classification")
     graph = module_to_graph(loaded)
     ones = next(n for n in graph.nodes if n.name == "ones1")
     # 8 float32 ones per sample: 4 x 8 x 4 = 128 B at batch 4, made whatever the graph's inputs are
@@ -233,8 +233,7 @@ class ClassToken(nn.Module):
 
 
 def test_a_view_of_a_parameter_is_that_parameter_not_a_new_tensor() -> None:
-    loaded = LoadedModel("m", ClassToken(), lambda b: ((torch.randn(b, 8, 16),), {}), None, "m.py",
-                         "classification")
+    loaded = LoadedModel("m", ClassToken(), lambda b: ((torch.randn(b, 8, 16),), {}), None, "m.py", "classification")
     graph = module_to_graph(loaded)
     index = next(i for i, n in enumerate(graph.nodes) if n.name.startswith("expand"))
     assert graph.nodes[index].op.is_view and graph.nodes[index].op.param_count([]) == 16

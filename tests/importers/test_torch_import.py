@@ -59,7 +59,7 @@ def test_trace_leaves_the_module_as_it_was(cnn_file: Path) -> None:
 
 
 def test_tied_and_unused_parameters_are_counted_once(tmp_path: Path) -> None:
-    source = '''
+    source = """
 import torch
 from torch import nn
 class LM(nn.Module):
@@ -76,7 +76,7 @@ def build_model():
 def example_inputs(batch_size):
     return {"ids": torch.zeros(batch_size, 7, dtype=torch.long)}
 TASK = "language_model"
-'''
+"""
     loaded = load_module(str(write(tmp_path / "lm.py", source)))
     graph = module_to_graph(loaded)
     expected = sum(p.numel() for p in loaded.module.parameters())
@@ -88,7 +88,7 @@ TASK = "language_model"
 
 
 def test_unknown_module_becomes_opaque_with_its_parameters(tmp_path: Path) -> None:
-    source = '''
+    source = """
 import torch
 from torch import nn
 class Scale(nn.Module):
@@ -101,7 +101,7 @@ def build_model():
     return nn.Sequential(nn.Linear(4, 6), Scale(), nn.Linear(6, 2))
 def example_inputs(batch_size):
     return torch.randn(batch_size, 4)
-'''
+"""
     graph = module_to_graph(load_module(str(write(tmp_path / "custom.py", source))))
     scale = next(n for n in graph.nodes if n.name == "1")
     assert scale.op.kind == "opaque" and scale.op.param_count([]) == 6
@@ -109,7 +109,7 @@ def example_inputs(batch_size):
 
 
 def test_data_dependent_forward_falls_back_to_a_real_pass(tmp_path: Path) -> None:
-    source = '''
+    source = """
 import torch
 from torch import nn
 class Picky(nn.Module):
@@ -123,14 +123,15 @@ def build_model():
     return Picky()
 def example_inputs(batch_size):
     return (torch.randn(batch_size, 4),)
-'''
+"""
     graph = module_to_graph(load_module(str(write(tmp_path / "picky.py", source))))
     assert graph.param_count == 20 and graph.nodes[-1].output.shape == (4,)
 
 
 def test_exported_program_round_trip(tmp_path: Path) -> None:
-    model = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.ReLU(), torch.nn.Flatten(),
-                                torch.nn.Linear(4 * 6 * 6, 5))
+    model = torch.nn.Sequential(
+        torch.nn.Conv2d(3, 4, 3), torch.nn.ReLU(), torch.nn.Flatten(), torch.nn.Linear(4 * 6 * 6, 5)
+    )
     path = tmp_path / "model.pt2"
     torch.export.save(torch.export.export(model, (torch.randn(2, 3, 8, 8),)), str(path))
     loaded = load_module(str(path))
@@ -141,8 +142,9 @@ def test_exported_program_round_trip(tmp_path: Path) -> None:
 
 
 def test_torchscript_loads_without_pickle_and_probes_its_input(tmp_path: Path) -> None:
-    model = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(),
-                                torch.nn.Linear(4, 2))
+    model = torch.nn.Sequential(
+        torch.nn.Conv2d(3, 4, 3), torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(), torch.nn.Linear(4, 2)
+    )
     path = tmp_path / "scripted.pt"
     torch.jit.script(model).save(str(path))
     loaded = load_module(str(path))
@@ -152,16 +154,23 @@ def test_torchscript_loads_without_pickle_and_probes_its_input(tmp_path: Path) -
     assert graph.nodes[-1].output.shape == (2,)
 
 
-@pytest.mark.parametrize(("source", "message"), [
-    ("x = 1\n", "defines no build_model()"),
-    ("def build_model():\n    return 3\ndef example_inputs(b):\n    return ()\n",
-     "returned int, not a torch.nn.Module"),
-    ("def build_model():\n    raise ValueError('no weights')\ndef example_inputs(b):\n    return ()\n",
-     "build_model() failed: ValueError: no weights"),
-    ("import not_a_module_anywhere\n", "running it failed: ModuleNotFoundError"),
-    ("def broken(:\n", "running it failed: SyntaxError"),
-    ("raise SystemExit(3)\n", "running it failed: SystemExit"),
-])
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        ("x = 1\n", "defines no build_model()"),
+        (
+            "def build_model():\n    return 3\ndef example_inputs(b):\n    return ()\n",
+            "returned int, not a torch.nn.Module",
+        ),
+        (
+            "def build_model():\n    raise ValueError('no weights')\ndef example_inputs(b):\n    return ()\n",
+            "build_model() failed: ValueError: no weights",
+        ),
+        ("import not_a_module_anywhere\n", "running it failed: ModuleNotFoundError"),
+        ("def broken(:\n", "running it failed: SyntaxError"),
+        ("raise SystemExit(3)\n", "running it failed: SystemExit"),
+    ],
+)
 def test_bad_model_files_give_one_line(tmp_path: Path, source: str, message: str) -> None:
     path = write(tmp_path / "bad.py", source)
     with pytest.raises(SpecError) as error:
@@ -171,8 +180,9 @@ def test_bad_model_files_give_one_line(tmp_path: Path, source: str, message: str
 
 
 def test_example_inputs_of_the_wrong_kind(tmp_path: Path) -> None:
-    source = ("import torch\ndef build_model():\n    return torch.nn.Linear(2, 2)\n"
-              "def example_inputs(b):\n    return 7\n")
+    source = (
+        "import torch\ndef build_model():\n    return torch.nn.Linear(2, 2)\ndef example_inputs(b):\n    return 7\n"
+    )
     with pytest.raises(SpecError, match="example_inputs must return a tuple, dict or tensor, got int"):
         load_graph(str(write(tmp_path / "kind.py", source)))
 
@@ -200,7 +210,8 @@ def test_a_model_file_imports_helpers_beside_it(tmp_path: Path) -> None:
     (tmp_path / "net.py").write_text(
         "import torch\nfrom torch import nn\nfrom my_layers import head\n\n"
         "def build_model():\n    return nn.Sequential(nn.Linear(4, 8), nn.ReLU(), head())\n\n"
-        "def example_inputs(batch_size):\n    return (torch.randn(batch_size, 4),)\n")
+        "def example_inputs(batch_size):\n    return (torch.randn(batch_size, 4),)\n"
+    )
     graph = load_graph(str(tmp_path / "net.py"))
     assert graph.param_count == 4 * 8 + 8 + 8 * 3 + 3  # 67
 

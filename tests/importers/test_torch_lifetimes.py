@@ -82,8 +82,7 @@ def test_tracing_keeps_no_module_alive() -> None:
     with torch.device("meta"):  # as hf: models are built: the expanded view shares the parameter's storage
         module = ClassToken()  # a view of a parameter among the traced outputs
     alive = weakref.ref(module)
-    module_to_graph(LoadedModel("m", module, lambda b: ((torch.randn(b, 4, 16),), {}), None, "m.py",
-                                "classification"))
+    module_to_graph(LoadedModel("m", module, lambda b: ((torch.randn(b, 4, 16),), {}), None, "m.py", "classification"))
     del module
     gc.collect()
     # the lifetime pass's finalizers hold only small records, so the module (and its weights) can go

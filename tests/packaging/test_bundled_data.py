@@ -45,9 +45,24 @@ def test_the_wheel_carries_the_data(tmp_path: Path) -> None:
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(REPO / name, source / name)
     shutil.copytree(REPO / "advisor", source / "advisor", ignore=shutil.ignore_patterns("__pycache__"))
-    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-                            "--no-index", "--quiet", "-w", str(tmp_path / "dist"), str(source)],
-                           capture_output=True, text=True, timeout=300)  # fmt: skip
+    built = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "--quiet",
+            "-w",
+            str(tmp_path / "dist"),
+            str(source),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert built.returncode == 0, built.stderr
     (wheel,) = (tmp_path / "dist").glob("gpu_advisor-*.whl")  # the distribution gpu-advisor
     names = set(zipfile.ZipFile(wheel).namelist())

@@ -50,8 +50,19 @@ def test_spec_bundles_the_package_and_its_data_and_leaves_the_heavy_extras_out()
     assert {"torch", "onnx", "safetensors", "torchvision", "timm", "transformers"} <= set(spec_list("OPTIONAL_HEAVY"))
     # nothing the app imports is excluded
     excluded = set(spec_list("OPTIONAL_HEAVY")) | set(spec_list("UNUSED"))
-    used = {"PySide6.QtCore", "PySide6.QtGui", "PySide6.QtWidgets", "PySide6.QtSvg", "matplotlib", "numpy",
-            "sqlalchemy", "pynvml", "platformdirs", "psutil", "PIL"}
+    used = {
+        "PySide6.QtCore",
+        "PySide6.QtGui",
+        "PySide6.QtWidgets",
+        "PySide6.QtSvg",
+        "matplotlib",
+        "numpy",
+        "sqlalchemy",
+        "pynvml",
+        "platformdirs",
+        "psutil",
+        "PIL",
+    }
     assert not used & excluded
     compile(text, "advisor.spec", "exec")
 

@@ -26,12 +26,27 @@ def line(status: str, check: str) -> str:
 def test_passes_offscreen_and_leaves_the_users_files_alone(tmp_path: Path) -> None:
     home, temp = tmp_path / "home", tmp_path / "tmp"
     temp.mkdir()
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM", "ADVISOR_CATALOG")}  # fmt: skip
-    env.update(HOME=str(home), XDG_CONFIG_HOME=str(home / "config"), XDG_DATA_HOME=str(home / "data"),
-               XDG_CACHE_HOME=str(home / "cache"), TMPDIR=str(temp), PYTHONPATH=str(REPO))  # fmt: skip
-    done = subprocess.run([sys.executable, "-m", "advisor", "--self-check"], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=180)  # fmt: skip
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM", "ADVISOR_CATALOG")
+    }
+    env.update(
+        HOME=str(home),
+        XDG_CONFIG_HOME=str(home / "config"),
+        XDG_DATA_HOME=str(home / "data"),
+        XDG_CACHE_HOME=str(home / "cache"),
+        TMPDIR=str(temp),
+        PYTHONPATH=str(REPO),
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "advisor", "--self-check"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
     for check in ("data", "catalog", "estimate", "translations", "window"):
@@ -73,15 +88,18 @@ def test_a_window_that_cannot_be_built_fails_the_check(monkeypatch: pytest.Monke
     assert out.getvalue().splitlines()[-1].startswith("self-check FAILED (window) in ")
 
 
-@pytest.mark.parametrize(("environ", "system", "offscreen"), [
-    ({}, "Linux", True),
-    ({"DISPLAY": ":0"}, "Linux", False),
-    ({"WAYLAND_DISPLAY": "wayland-0"}, "Linux", False),
-    ({"QT_QPA_PLATFORM": "xcb"}, "Linux", False),  # the user's choice wins
-    ({}, "FreeBSD", True),
-    ({}, "Windows", False),
-    ({}, "Darwin", False),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("environ", "system", "offscreen"),
+    [
+        ({}, "Linux", True),
+        ({"DISPLAY": ":0"}, "Linux", False),
+        ({"WAYLAND_DISPLAY": "wayland-0"}, "Linux", False),
+        ({"QT_QPA_PLATFORM": "xcb"}, "Linux", False),  # the user's choice wins
+        ({}, "FreeBSD", True),
+        ({}, "Windows", False),
+        ({}, "Darwin", False),
+    ],
+)
 def test_offscreen_only_without_a_display(environ: dict[str, str], system: str, offscreen: bool) -> None:
     assert selfcheck.needs_offscreen(environ, system) is offscreen
 

@@ -29,8 +29,14 @@ def test_the_distribution_name_is_ours_everywhere() -> None:
 def test_wheel_installs_and_self_checks_in_a_clean_venv() -> None:
     pytest.importorskip("setuptools", minversion="77")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    done = subprocess.run(["bash", str(REPO / "scripts" / "wheel_check.sh"), sys.executable], cwd=REPO, env=env,
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        ["bash", str(REPO / "scripts" / "wheel_check.sh"), sys.executable],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     lines = done.stdout.splitlines()
     assert "(gpu-advisor on the package index;" in lines[0] and "/venv/lib/" in lines[0]  # the wheel's copy ran

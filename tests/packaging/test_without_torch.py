@@ -19,11 +19,13 @@ def test_torch_specs_name_the_extra(tmp_path: Path, command: str, spec: str) -> 
     model = tmp_path / "MODEL.py"
     model.write_text("import torch\n\ndef build_model():\n    return torch.nn.Linear(2, 2)\n")
     target = str(model) if spec == "MODEL.py" else spec
-    done = subprocess.run([sys.executable, "-c", BLOCK_TORCH, command, target], cwd=REPO, capture_output=True,
-                          text=True, timeout=120)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", BLOCK_TORCH, command, target], cwd=REPO, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 2, done.stderr
     assert done.stderr.strip().splitlines() == [
-        f"advisor {command}: error: {target}: needs the torch package (install gpu-advisor[torch])"]
+        f"advisor {command}: error: {target}: needs the torch package (install gpu-advisor[torch])"
+    ]
 
 
 def test_self_check_reports_torch_missing_without_failing() -> None:

@@ -8,18 +8,44 @@ from pathlib import Path
 
 import pytest
 
-KEYS = {"card", "count", "plan", "fits", "reason", "max_batch", "step_time_s", "throughput", "price_usd",
-        "price_date", "perf_per_dollar", "perf_per_watt"}
+KEYS = {
+    "card",
+    "count",
+    "plan",
+    "fits",
+    "reason",
+    "max_batch",
+    "step_time_s",
+    "throughput",
+    "price_usd",
+    "price_date",
+    "perf_per_dollar",
+    "perf_per_watt",
+}
 
 
 def run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "advisor", "recommend", *args,
-                           "--catalog", str(tmp_path / "c.sqlite3")], capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "advisor", "recommend", *args, "--catalog", str(tmp_path / "c.sqlite3")],
+        capture_output=True,
+        text=True,
+    )
 
 
 def test_json_lists_every_card_that_passes_the_filters(tmp_path: Path) -> None:
-    result = run(tmp_path, "zoo:resnet18", "--batch", "64", "--vendor", "NVIDIA", "--segment", "consumer",
-                 "--max-gpus", "2", "--json")
+    result = run(
+        tmp_path,
+        "zoo:resnet18",
+        "--batch",
+        "64",
+        "--vendor",
+        "NVIDIA",
+        "--segment",
+        "consumer",
+        "--max-gpus",
+        "2",
+        "--json",
+    )
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     entries = data["recommendations"]
@@ -43,11 +69,14 @@ def test_table_shows_one_row_per_card(tmp_path: Path) -> None:
     assert "Best: " in result.stdout
 
 
-@pytest.mark.parametrize("args, message", [
-    (["zoo:resnet18", "--budget", "-5"], "--budget: must be more than 0"),
-    (["zoo:resnet18", "--objective", "vibes"], "argument --objective: invalid choice"),
-    (["zoo:nope"], "unknown zoo model 'nope'"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["zoo:resnet18", "--budget", "-5"], "--budget: must be more than 0"),
+        (["zoo:resnet18", "--objective", "vibes"], "argument --objective: invalid choice"),
+        (["zoo:nope"], "unknown zoo model 'nope'"),
+    ],
+)
 def test_bad_input(tmp_path: Path, args: list[str], message: str) -> None:
     result = run(tmp_path, *args)
     assert result.returncode == 2
@@ -55,8 +84,23 @@ def test_bad_input(tmp_path: Path, args: list[str], message: str) -> None:
 
 
 def test_llama_70b_at_4_bit_on_two_3090s_fits_only_when_split(tmp_path: Path) -> None:
-    result = run(tmp_path, "zoo:llama-3.1-70b", "--mode", "generate", "--weights", "q4_k_m", "--precision", "bf16",
-                 "--batch", "1", "--vendor", "NVIDIA", "--max-gpus", "2", "--json")
+    result = run(
+        tmp_path,
+        "zoo:llama-3.1-70b",
+        "--mode",
+        "generate",
+        "--weights",
+        "q4_k_m",
+        "--precision",
+        "bf16",
+        "--batch",
+        "1",
+        "--vendor",
+        "NVIDIA",
+        "--max-gpus",
+        "2",
+        "--json",
+    )
     assert result.returncode == 0, result.stderr
     entries = json.loads(result.stdout)["recommendations"]
     on_3090 = {(e["count"], e["plan"]): e for e in entries if e["card"] == "GeForce RTX 3090"}

@@ -26,16 +26,30 @@ Q4_BYTES = 4_600_000_000  # ~4.6 bits per weight (Q4_K_M)
 LLAMA8B_Q4 = Profile(Q4_BYTES, Q4_BYTES, 131_072, 2 * 8e9 * 512, 2 * 8e9, 32, 4096, 8, 32, "llama.cpp", 0, 0)
 PARAMS = 8_000_000_000
 # 128 SMs x 2.52 GHz = 82.6 TFLOPS FP32 / (2 x 128 lanes) = 322.7e9 multiprocessor cycles per second
-RTX4090_LIKE = GenerationRates(bandwidth_gbs=1008.0, fp16_accumulate_tflops=330.3, hbm=False, half_tflops=165.2,
-                               tdp_w=450.0, sm_cycles_per_s=322.7e9)
+RTX4090_LIKE = GenerationRates(
+    bandwidth_gbs=1008.0,
+    fp16_accumulate_tflops=330.3,
+    hbm=False,
+    half_tflops=165.2,
+    tdp_w=450.0,
+    sm_cycles_per_s=322.7e9,
+)
 IDEAL = replace(FITTED, tensor=1.0, memory_gddr=1.0, memory_hbm=1.0, seconds_per_layer=0.0)
 HOST_OPS = 32 * 38  # ~38 ops per Llama layer as the estimate's rows count them
 
 
-def run(profile: Profile = LLAMA8B_Q4, batch: int = 1, prompt: int = 512, new: int = 128,
-        quantized: int = 0) -> GenerationRun:
-    return GenerationRun(profile=profile, param_count=PARAMS, batch=batch, prompt_len=prompt, new_tokens=new,
-                         host_ops=HOST_OPS, quantized_linears=quantized)
+def run(
+    profile: Profile = LLAMA8B_Q4, batch: int = 1, prompt: int = 512, new: int = 128, quantized: int = 0
+) -> GenerationRun:
+    return GenerationRun(
+        profile=profile,
+        param_count=PARAMS,
+        batch=batch,
+        prompt_len=prompt,
+        new_tokens=new,
+        host_ops=HOST_OPS,
+        quantized_linears=quantized,
+    )
 
 
 def test_decode_at_batch_one_reads_the_weights_and_the_cache_once_per_token() -> None:

@@ -54,9 +54,19 @@ def _hf_specs(tmp: Path) -> dict[str, str]:
         "qwen3": f"hf:{tmp / 'qwen3.json'}",
         "bert": _config(tmp, "bert", t.BertConfig(num_hidden_layers=4, architectures=["BertForMaskedLM"])),
         "gpt2": _config(tmp, "gpt2", t.GPT2Config(n_layer=4)),
-        "llama": _config(tmp, "llama", t.LlamaConfig(
-            hidden_size=1024, intermediate_size=2816, num_hidden_layers=4, num_attention_heads=16,
-            num_key_value_heads=4, vocab_size=32000, architectures=["LlamaForCausalLM"])),
+        "llama": _config(
+            tmp,
+            "llama",
+            t.LlamaConfig(
+                hidden_size=1024,
+                intermediate_size=2816,
+                num_hidden_layers=4,
+                num_attention_heads=16,
+                num_key_value_heads=4,
+                vocab_size=32000,
+                architectures=["LlamaForCausalLM"],
+            ),
+        ),
     }
 
 
@@ -80,10 +90,13 @@ def _spec(name: str, tmp: Path) -> str:
 
 @pytest.mark.parametrize(("network", "workload", "seq"), CASES, ids=lambda v: getattr(v, "mode", None) or str(v))
 def test_both_methods_time_the_same_network_alike_on_every_card(
-        network: str, workload: Workload, seq: int | None, cards: list[CardRecord], tmp_path: Path) -> None:
+    network: str, workload: Workload, seq: int | None, cards: list[CardRecord], tmp_path: Path
+) -> None:
     spec = _spec(network, tmp_path)
-    works = {method: step_work(estimate_spec(spec, workload, seq_len=seq, method=method), seq or 1)
-             for method in ("analytic", "simulated")}
+    works = {
+        method: step_work(estimate_spec(spec, workload, seq_len=seq, method=method), seq or 1)
+        for method in ("analytic", "simulated")
+    }
     ratios = {}
     for card in cards:
         dev = device(card, workload)
@@ -93,8 +106,9 @@ def test_both_methods_time_the_same_network_alike_on_every_card(
 
 
 @pytest.fixture
-def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> Callable[..., tuple[int, dict[str, object], str]]:
+def cli(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> Callable[..., tuple[int, dict[str, object], str]]:
     """`advisor ARGS --json` in this process, as the entry point runs it (a subprocess spent its seconds
     importing torch again): (exit code, the JSON answer or {}, stderr)."""
     monkeypatch.setenv("ADVISOR_CATALOG", str(tmp_path / "c.sqlite3"))
@@ -104,6 +118,7 @@ def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         code = main([*args, "--json"])
         out, err = capsys.readouterr()
         return code, (json.loads(out) if code == 0 else {}), err
+
     return run
 
 
@@ -134,8 +149,21 @@ def test_fit_times_a_file_by_either_method_alike(cli: Callable[..., tuple[int, d
     spec = str(MODELS / "mlp.py")
     seconds = {}
     for method in ("analytic", "simulated"):
-        report = _answer(cli, "fit", spec, "--gpu", "GeForce RTX 4090", "--batch", "256", "--precision",
-                      "amp_bf16", "--optimizer", "adamw", "--method", method)
+        report = _answer(
+            cli,
+            "fit",
+            spec,
+            "--gpu",
+            "GeForce RTX 4090",
+            "--batch",
+            "256",
+            "--precision",
+            "amp_bf16",
+            "--optimizer",
+            "adamw",
+            "--method",
+            method,
+        )
         seconds[method] = report["current"]["step_time_s"]  # type: ignore[index]
     assert seconds["simulated"] == pytest.approx(seconds["analytic"], rel=TOLERANCE)
     assert seconds["analytic"] < 0.1
@@ -146,7 +174,8 @@ LLAMA_1B = Path(advisor.__file__).parent / "data/llm_configs/llama-3.2-1b/config
 
 @pytest.mark.parametrize("weights", [None, "int4"])
 def test_a_generation_config_decodes_alike_by_either_route_on_every_card(
-        weights: str | None, cards: list[CardRecord]) -> None:
+    weights: str | None, cards: list[CardRecord]
+) -> None:
     """zoo:llama-3.2-1b and its hf: config describe the same decoder: prefill and decode times agree on every
     card (the eager host's ops per forward and the quantized linears included)."""
     workload = Workload("generate", 1, "bf16", prompt_len=512, new_tokens=128, weights=weights)  # type: ignore[arg-type]
@@ -162,9 +191,20 @@ def test_a_generation_config_decodes_alike_by_either_route_on_every_card(
 
 
 def test_recommend_and_fit_show_the_same_decode_speed_and_simulation_refuses_generation(
-        cli: Callable[..., tuple[int, dict[str, object], str]]) -> None:
-    options = ("--mode", "generate", "--precision", "bf16", "--batch", "1", "--prompt-len", "512",
-               "--new-tokens", "128")
+    cli: Callable[..., tuple[int, dict[str, object], str]],
+) -> None:
+    options = (
+        "--mode",
+        "generate",
+        "--precision",
+        "bf16",
+        "--batch",
+        "1",
+        "--prompt-len",
+        "512",
+        "--new-tokens",
+        "128",
+    )
     spec, card = f"hf:{LLAMA_1B}", "GeForce RTX 4090"
     entries = _answer(cli, "recommend", spec, *options, "--max-gpus", "1")["recommendations"]
     ranked = next(e for e in entries if e["card"] == card)  # type: ignore[union-attr]

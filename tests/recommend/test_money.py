@@ -25,17 +25,39 @@ from advisor.recommend.recommendation import Recommendation
 TODAY = date(2026, 6, 1)
 
 
-def price(amount: float, day: date, condition: str = "new", kind: str = "purchase", market: str = "retail",
-          user: bool = False, currency: str = "USD") -> PriceRecord:  # fmt: skip
+def price(
+    amount: float,
+    day: date,
+    condition: str = "new",
+    kind: str = "purchase",
+    market: str = "retail",
+    user: bool = False,
+    currency: str = "USD",
+) -> PriceRecord:
     return PriceRecord("Card", amount, currency, day, condition, "a shop", user, kind, market)
 
 
 def rec(**changes: Any) -> Recommendation:
     values: dict[str, Any] = dict(
-        card="Card", count=1, plan="single", fits=True, reasons=(), required_bytes=1, usable_bytes=2, max_batch=8,
-        step_time_s=0.1, throughput=100.0, throughput_unit="samples/s", price_usd=1000.0,
-        price_date=TODAY, price_condition="new", perf_per_dollar=0.1, perf_per_watt=1.0,
-        price_kind="purchase", power_w=500.0)  # fmt: skip
+        card="Card",
+        count=1,
+        plan="single",
+        fits=True,
+        reasons=(),
+        required_bytes=1,
+        usable_bytes=2,
+        max_batch=8,
+        step_time_s=0.1,
+        throughput=100.0,
+        throughput_unit="samples/s",
+        price_usd=1000.0,
+        price_date=TODAY,
+        price_condition="new",
+        perf_per_dollar=0.1,
+        perf_per_watt=1.0,
+        price_kind="purchase",
+        power_w=500.0,
+    )
     values.update(changes)
     return Recommendation(**values)
 
@@ -111,8 +133,7 @@ def test_rented_job_cost_and_tokens() -> None:
 
 def test_rent_cheaper_than_power_never_breaks_even_and_budget_rules() -> None:
     rent = price(0.05, TODAY, kind="rent_hour", market="cloud_on_demand")
-    done = costed(rec(power_w=1000.0), price(1000, TODAY), rent, 1, MoneyOptions(samples=1e6, kwh_usd=0.1,
-                                                                                   today=TODAY))  # fmt: skip
+    done = costed(rec(power_w=1000.0), price(1000, TODAY), rent, 1, MoneyOptions(samples=1e6, kwh_usd=0.1, today=TODAY))
     assert done.break_even_hours is None  # power alone costs 1 kW x 0.1 = 0.1 USD/h > 0.05 rent
     assert within_budget(rec(price_usd=999.0), 1000.0) and not within_budget(rec(price_usd=1001.0), 1000.0)
     assert within_budget(rec(price_usd=None), 1.0)  # unpriced rows stay, listed after the priced ones
@@ -120,12 +141,18 @@ def test_rent_cheaper_than_power_never_breaks_even_and_budget_rules() -> None:
 
 
 def test_money_objectives_rank_priced_fitting_rows_before_unpriced_ones() -> None:
-    rows = [rec(card="fast unpriced", price_usd=None, perf_per_dollar=None, throughput=1e6),
-            rec(card="slow priced", perf_per_dollar=0.01, throughput=10.0),
-            rec(card="good value", perf_per_dollar=0.5, throughput=500.0),
-            rec(card="too small", fits=False, perf_per_dollar=9.0)]  # fmt: skip
+    rows = [
+        rec(card="fast unpriced", price_usd=None, perf_per_dollar=None, throughput=1e6),
+        rec(card="slow priced", perf_per_dollar=0.01, throughput=10.0),
+        rec(card="good value", perf_per_dollar=0.5, throughput=500.0),
+        rec(card="too small", fits=False, perf_per_dollar=9.0),
+    ]
     assert [r.card for r in ordered(rows, "perf_per_dollar")] == [
-        "good value", "slow priced", "fast unpriced", "too small"]  # fmt: skip
+        "good value",
+        "slow priced",
+        "fast unpriced",
+        "too small",
+    ]
     assert [r.card for r in ordered(rows, "cheapest")][:3] == ["good value", "slow priced", "fast unpriced"]
     assert ordered(rows, "fastest")[0].card == "fast unpriced"
     cheap_job = rec(card="cheap job", price_usd=3000.0, job_cost_usd=3001.0)
@@ -134,20 +161,26 @@ def test_money_objectives_rank_priced_fitting_rows_before_unpriced_ones() -> Non
 
 
 def test_the_frontier_keeps_what_nothing_beats_on_both_time_and_cost() -> None:
-    rows = [rec(card="slow cheap", job_hours=100.0, job_cost_usd=50.0),
-            rec(card="fast dear", job_hours=1.0, job_cost_usd=900.0),
-            rec(card="middle", job_hours=10.0, job_cost_usd=300.0),
-            rec(card="beaten", job_hours=20.0, job_cost_usd=400.0),  # middle is faster and cheaper
-            rec(card="no fit", fits=False, job_hours=0.5, job_cost_usd=1.0),
-            rec(card="no size")]  # fmt: skip
+    rows = [
+        rec(card="slow cheap", job_hours=100.0, job_cost_usd=50.0),
+        rec(card="fast dear", job_hours=1.0, job_cost_usd=900.0),
+        rec(card="middle", job_hours=10.0, job_cost_usd=300.0),
+        rec(card="beaten", job_hours=20.0, job_cost_usd=400.0),  # middle is faster and cheaper
+        rec(card="no fit", fits=False, job_hours=0.5, job_cost_usd=1.0),
+        rec(card="no size"),
+    ]
     assert [r.card for r in frontier(rows)] == ["fast dear", "middle", "slow cheap"]
 
 
 def test_a_perf_per_dollar_tie_goes_to_fewer_cards() -> None:
     # data parallel: 8 cards give 8 x the throughput for 8 x the price, the same value to 3 figures
     one = rec(card="A580", count=1, throughput=100.0, price_usd=180.0, perf_per_dollar=100.0 / 180.0)
-    eight = rec(card="A580", count=8, plan="data_parallel", throughput=799.99, price_usd=1440.0,
-                perf_per_dollar=799.99 / 1440.0)  # 0.555549 vs 0.555556: equal to 4 significant figures
+    eight = rec(
+        card="A580", count=8, plan="data_parallel", throughput=799.99, price_usd=1440.0, perf_per_dollar=799.99 / 1440.0
+    )  # 0.555549 vs 0.555556: equal to 4 significant figures
     better = rec(card="B580", count=2, throughput=230.0, price_usd=400.0, perf_per_dollar=230.0 / 400.0)
     assert [(r.card, r.count) for r in ordered([eight, one, better], "perf_per_dollar")] == [
-        ("B580", 2), ("A580", 1), ("A580", 8)]  # 0.575 beats 0.556; the tie goes to 1 card, not 8
+        ("B580", 2),
+        ("A580", 1),
+        ("A580", 8),
+    ]  # 0.575 beats 0.556; the tie goes to 1 card, not 8

@@ -69,14 +69,46 @@ def test_software_filter_keeps_one_path(catalog: Catalog, gpt2: RankingInput) ->
 
 
 def test_cli_json_carries_the_price_and_job_keys(tmp_path: Path) -> None:
-    result = subprocess.run([sys.executable, "-m", "advisor", "recommend", "zoo:resnet18", "--vendor", "NVIDIA",
-                             "--segment", "consumer", "--max-gpus", "1", "--samples", "1e6", "--kwh-usd", "0.2",
-                             "--software", "cuda", "--json", "--catalog", str(tmp_path / "c.sqlite3")],
-                            capture_output=True, text=True)  # fmt: skip
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "advisor",
+            "recommend",
+            "zoo:resnet18",
+            "--vendor",
+            "NVIDIA",
+            "--segment",
+            "consumer",
+            "--max-gpus",
+            "1",
+            "--samples",
+            "1e6",
+            "--kwh-usd",
+            "0.2",
+            "--software",
+            "cuda",
+            "--json",
+            "--catalog",
+            str(tmp_path / "c.sqlite3"),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stderr
     entries = json.loads(result.stdout)["recommendations"]
-    keys = {"price_usd", "price_date", "price_condition", "price_kind", "price_source", "job_hours",
-            "job_cost_usd", "break_even_hours", "software", "price_old"}  # fmt: skip
+    keys = {
+        "price_usd",
+        "price_date",
+        "price_condition",
+        "price_kind",
+        "price_source",
+        "job_hours",
+        "job_cost_usd",
+        "break_even_hours",
+        "software",
+        "price_old",
+    }
     assert all(keys <= set(e) for e in entries)
     priced = [e for e in entries if e["price_usd"] is not None]
     assert priced and all(e["job_hours"] == pytest.approx(1e6 / e["throughput"] / 3600) for e in priced)
@@ -85,13 +117,27 @@ def test_cli_json_carries_the_price_and_job_keys(tmp_path: Path) -> None:
 
 
 def test_cli_rejects_a_bad_money_option_in_one_line(tmp_path: Path) -> None:
-    result = subprocess.run([sys.executable, "-m", "advisor", "recommend", "zoo:resnet18", "--samples", "-5",
-                             "--catalog", str(tmp_path / "c.sqlite3")], capture_output=True, text=True)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "advisor",
+            "recommend",
+            "zoo:resnet18",
+            "--samples",
+            "-5",
+            "--catalog",
+            str(tmp_path / "c.sqlite3"),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 2 and result.stderr.strip().count("\n") == 0 and "--samples" in result.stderr
 
 
 def test_a_small_llm_best_value_is_one_card_and_eight_consumer_cards_say_they_need_more_than_a_desktop(
-        catalog: Catalog) -> None:
+    catalog: Catalog,
+) -> None:
     job = prepare_graph(zoo.build("llama-3.2-1b", 512), Workload("infer", 1, "bf16"))
     entries = ranking(catalog, job, CardFilter(), RankingOptions("perf_per_dollar"))
     assert entries[0].fits and entries[0].count == 1  # it fits one card: no 8 x Arc A580 headline

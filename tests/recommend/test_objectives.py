@@ -20,10 +20,24 @@ HOMES = {"recommend/objectives.py", "i18n/zh_CN.py"}
 
 
 def row(card: str, fits: bool, throughput: float, price_usd: float | None) -> Recommendation:
-    return Recommendation(card=card, count=1, plan=Plan.SINGLE, fits=fits, reasons=(), required_bytes=1,
-                          usable_bytes=2, max_batch=1, step_time_s=1.0, throughput=throughput,
-                          throughput_unit="samples/s", price_usd=price_usd, price_date=None, price_condition=None,
-                          perf_per_dollar=throughput / price_usd if price_usd else None, perf_per_watt=1.0)
+    return Recommendation(
+        card=card,
+        count=1,
+        plan=Plan.SINGLE,
+        fits=fits,
+        reasons=(),
+        required_bytes=1,
+        usable_bytes=2,
+        max_batch=1,
+        step_time_s=1.0,
+        throughput=throughput,
+        throughput_unit="samples/s",
+        price_usd=price_usd,
+        price_date=None,
+        price_condition=None,
+        perf_per_dollar=throughput / price_usd if price_usd else None,
+        perf_per_watt=1.0,
+    )
 
 
 def test_every_objective_puts_fitting_configurations_first() -> None:

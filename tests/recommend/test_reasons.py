@@ -13,10 +13,12 @@ def fields(text: str) -> set[str]:
 
 
 def test_bytes_are_printed_as_bytes_and_the_rest_as_given() -> None:
-    verdict = reason(ReasonCode.FITS, required_bytes=3 * GIB, batch=8, memory_bytes=24 * GIB,
-                     usable_bytes=22 * GIB + GIB // 2)
-    assert reason_text(verdict) == ("fits: needs 3.00 GiB per card at batch 8; 24.00 GiB card has 22.50 GiB usable "
-                                    "after the CUDA context")
+    verdict = reason(
+        ReasonCode.FITS, required_bytes=3 * GIB, batch=8, memory_bytes=24 * GIB, usable_bytes=22 * GIB + GIB // 2
+    )
+    assert reason_text(verdict) == (
+        "fits: needs 3.00 GiB per card at batch 8; 24.00 GiB card has 22.50 GiB usable after the CUDA context"
+    )
     sharded = reason(ReasonCode.ONLY_SHARDED)
     assert reasons_text([verdict, sharded]).endswith("; fits only because model state is sharded")
 

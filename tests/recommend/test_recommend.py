@@ -131,8 +131,7 @@ def test_a_recommendation_is_built_by_keyword_only() -> None:
         Recommendation("RTX 4090", 1, "single")  # type: ignore[misc]
 
 
-@pytest.mark.parametrize(("name", "software"), [("Gaudi 3", "Gaudi"), ("Instinct MI300X", "ROCm"),
-                                                ("Arc B580", "XPU")])
+@pytest.mark.parametrize(("name", "software"), [("Gaudi 3", "Gaudi"), ("Instinct MI300X", "ROCm"), ("Arc B580", "XPU")])
 def test_a_card_off_cuda_says_which_software_path_runs_it(catalog: Catalog, name: str, software: str) -> None:
     with catalog.read() as s:
         card = find_card(s, name)

@@ -22,13 +22,20 @@ def catalog(tmp_path_factory: pytest.TempPathFactory) -> Catalog:
 
 
 def generate(model: str, weights: str | None = None, batch: int = 1, prompt: int = 512, new: int = 128) -> RankingInput:
-    workload = Workload("generate", batch, "bf16", weights=weights, prompt_len=prompt,  # type: ignore[arg-type]
-                        new_tokens=new)
+    workload = Workload(
+        "generate",
+        batch,
+        "bf16",
+        weights=weights,
+        prompt_len=prompt,  # type: ignore[arg-type]
+        new_tokens=new,
+    )
     return prepare_graph(zoo.build(model, prompt + new), workload)
 
 
-def ranked(catalog: Catalog, job: RankingInput, card: str,
-           counts: tuple[int, ...]) -> dict[tuple[int, str], Recommendation]:
+def ranked(
+    catalog: Catalog, job: RankingInput, card: str, counts: tuple[int, ...]
+) -> dict[tuple[int, str], Recommendation]:
     with catalog.read() as s:
         record = find_card(s, card)
     return {(e.count, e.plan): e for e in rank(job, [record], {}, RankingOptions(counts=counts))}
@@ -42,8 +49,11 @@ def test_llama_70b_at_4_bit_fits_two_3090s_only_split_and_not_at_16_bit(catalog:
     for plan in ("tensor_parallel", "layer_split"):
         entry = q4[(2, plan)]
         assert entry.fits, reasons_text(entry.reasons)
-        split = "weights and KV cache are split over 2 cards" if plan == "tensor_parallel" else \
-            "layers are split over 2 cards"
+        split = (
+            "weights and KV cache are split over 2 cards"
+            if plan == "tensor_parallel"
+            else "layers are split over 2 cards"
+        )
         assert reasons_text(entry.reasons).endswith("fits only because " + split)
         assert weights / 2 < entry.required_bytes < weights / 2 + 2 * GIB  # its half, plus the unsplit rest
     # a token passes both cards in turn under layer split; tensor parallel reads half the weights per card

@@ -23,9 +23,21 @@ from advisor.recommend.optimizer_kernels import optimizer_work
 
 def card(sms: int = 4, tflops: float = 100.0, bandwidth_gbs: float = 1e6) -> Device:
     """A made-up card: `tflops` half-precision tensor rate, 1 FP32 TFLOPS, huge bandwidth unless given."""
-    return Device(name="test", vendor="NVIDIA", memory_bytes=2**34, usable_bytes=2**33, bandwidth_gbs=bandwidth_gbs,
-                  matmul_tflops=tflops, conv_tflops=tflops, fp32_tflops=1.0, tdp_w=300.0, link_gbs=32.0,
-                  link_name="PCIe", sm_count=sms, tensor_cores=True)
+    return Device(
+        name="test",
+        vendor="NVIDIA",
+        memory_bytes=2**34,
+        usable_bytes=2**33,
+        bandwidth_gbs=bandwidth_gbs,
+        matmul_tflops=tflops,
+        conv_tflops=tflops,
+        fp32_tflops=1.0,
+        tdp_w=300.0,
+        link_gbs=32.0,
+        link_name="PCIe",
+        sm_count=sms,
+        tensor_cores=True,
+    )
 
 
 def per_sm_rate(dev: Device) -> float:
@@ -90,17 +102,21 @@ def test_many_tensors_need_several_launches() -> None:
 
 
 def _record(name: str, architecture: str, fp32: float, tf32: float | None = None, memory: str = "HBM") -> CardRecord:
-    return CardRecord(name, "NVIDIA", architecture, "datacenter", 2**36, memory, 2000.0, fp32, 400, "test",
-                      tf32_tflops=tf32)
+    return CardRecord(
+        name, "NVIDIA", architecture, "datacenter", 2**36, memory, 2000.0, fp32, 400, "test", tf32_tflops=tf32
+    )
 
 
-@pytest.mark.parametrize(("record", "expected"), [
-    (_record("H200", "Hopper", 67.0, 494.5), 132),  # 67e12 / (2 x 128 x 1.98e9) = 132.2
-    (_record("A100", "Ampere", 19.5, 156.0), 108),  # GA100: 19.5e12 / (2 x 64 x 1.41e9) = 108.0
-    (_record("RTX 3090", "Ampere", 35.6, 35.6), 82),  # GA102: 35.6e12 / (2 x 128 x 1.70e9) = 81.8
-    (_record("B200", "Blackwell", 75.0, 1125.0), 148),  # GB100 dies: 75e12 / (2 x 128 x 1.98e9) = 148.0
-    (_record("RTX 5090", "Blackwell", 104.8, 104.8, "GDDR7"), 170),  # GB202: 104.8e12 / (2 x 128 x 2.41e9)
-])
+@pytest.mark.parametrize(
+    ("record", "expected"),
+    [
+        (_record("H200", "Hopper", 67.0, 494.5), 132),  # 67e12 / (2 x 128 x 1.98e9) = 132.2
+        (_record("A100", "Ampere", 19.5, 156.0), 108),  # GA100: 19.5e12 / (2 x 64 x 1.41e9) = 108.0
+        (_record("RTX 3090", "Ampere", 35.6, 35.6), 82),  # GA102: 35.6e12 / (2 x 128 x 1.70e9) = 81.8
+        (_record("B200", "Blackwell", 75.0, 1125.0), 148),  # GB100 dies: 75e12 / (2 x 128 x 1.98e9) = 148.0
+        (_record("RTX 5090", "Blackwell", 104.8, 104.8, "GDDR7"), 170),  # GB202: 104.8e12 / (2 x 128 x 2.41e9)
+    ],
+)
 def test_sm_count_from_fp32_rate(record: CardRecord, expected: int) -> None:
     assert sm_count(record) == expected
 

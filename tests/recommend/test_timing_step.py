@@ -16,21 +16,55 @@ from advisor.recommend.step_layers import Gemm, LayerWork, layer_works
 from advisor.recommend.timing import STEP_HOST_SECONDS, Efficiency, StepWork, step_seconds
 from tests.recommend.test_timing_kernels import card
 
-EFF = Efficiency(python_op_seconds=10e-6, backward_node_seconds=5e-6, tensor=1.0, unaligned=1.0, conv=1.0,
-                 attention=1.0, stream=1.0, sm_stream_bytes_per_s=math.inf, kernel_seconds=LAUNCH_DEVICE_SECONDS,
-                 backward=1.0)
+EFF = Efficiency(
+    python_op_seconds=10e-6,
+    backward_node_seconds=5e-6,
+    tensor=1.0,
+    unaligned=1.0,
+    conv=1.0,
+    attention=1.0,
+    stream=1.0,
+    sm_stream_bytes_per_s=math.inf,
+    kernel_seconds=LAUNCH_DEVICE_SECONDS,
+    backward=1.0,
+)
 
 
-def _work(gemms: tuple[Gemm, ...] = (), stream_bytes: float = 0.0, simt_flops: float = 0.0, kernels: int = 1,
-          host_ops: int = 1) -> LayerWork:
-    return LayerWork(gemms=gemms, attention_flops=0.0, stream_bytes=stream_bytes, simt_flops=simt_flops,
-                     kernels=kernels, host_ops=host_ops, param_tensors=0, untracked_ops=0)
+def _work(
+    gemms: tuple[Gemm, ...] = (),
+    stream_bytes: float = 0.0,
+    simt_flops: float = 0.0,
+    kernels: int = 1,
+    host_ops: int = 1,
+) -> LayerWork:
+    return LayerWork(
+        gemms=gemms,
+        attention_flops=0.0,
+        stream_bytes=stream_bytes,
+        simt_flops=simt_flops,
+        kernels=kernels,
+        host_ops=host_ops,
+        param_tensors=0,
+        untracked_ops=0,
+    )
 
 
 def _row(kernels: tuple[Kernel, ...], host_ops: int = 1, autograd_nodes: int = 1) -> LayerRow:
-    return LayerRow(name="l", kind="anything", output_shape=(1,), param_count=0, forward_macs=0, forward_flops=0,
-                    backward_flops=0, output_bytes=0, kept_bytes=0, kernels=kernels, host_ops=host_ops,
-                    autograd_nodes=autograd_nodes, param_tensors=0)
+    return LayerRow(
+        name="l",
+        kind="anything",
+        output_shape=(1,),
+        param_count=0,
+        forward_macs=0,
+        forward_flops=0,
+        backward_flops=0,
+        output_bytes=0,
+        kept_bytes=0,
+        kernels=kernels,
+        host_ops=host_ops,
+        autograd_nodes=autograd_nodes,
+        param_tensors=0,
+    )
 
 
 def test_the_time_model_reads_kernels_not_kinds() -> None:
@@ -53,8 +87,17 @@ def test_a_batched_and_repeated_matmul() -> None:
 
 def test_depthwise_convolution_streams_memory() -> None:
     # 32 channels of 112 x 112 at batch 2, 9 MACs per output (3 x 3 depthwise) < 64: no GEMM
-    dw = Convolution(batch=2, in_channels=32, out_channels=32, groups=32, kernel_volume=9, input_pixels=112 * 112,
-                     output_pixels=112 * 112, dtype_bytes=4, pass_=Pass.FORWARD)
+    dw = Convolution(
+        batch=2,
+        in_channels=32,
+        out_channels=32,
+        groups=32,
+        kernel_volume=9,
+        input_pixels=112 * 112,
+        output_pixels=112 * 112,
+        dtype_bytes=4,
+        pass_=Pass.FORWARD,
+    )
     (work,) = layer_works([_row((dw,))], training=False)
     assert work.gemms == ()
     # reads the input and writes the output: 2 x 4 B x 802,816 elements, plus the 288 weights
@@ -109,8 +152,17 @@ def test_few_multiprocessors_cannot_keep_a_fast_memory_busy() -> None:
 
 def _conv3x3(dtype_bytes: int, stride: int = 1) -> LayerRow:
     pixels = 32 * 32
-    conv = Convolution(batch=8, in_channels=64, out_channels=64, groups=1, kernel_volume=9, input_pixels=pixels,
-                       output_pixels=pixels // stride**2, dtype_bytes=dtype_bytes, pass_=Pass.FORWARD)
+    conv = Convolution(
+        batch=8,
+        in_channels=64,
+        out_channels=64,
+        groups=1,
+        kernel_volume=9,
+        input_pixels=pixels,
+        output_pixels=pixels // stride**2,
+        dtype_bytes=dtype_bytes,
+        pass_=Pass.FORWARD,
+    )
     return _row((conv,))
 
 

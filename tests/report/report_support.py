@@ -21,9 +21,15 @@ TELEMETRY = Path(__file__).resolve().parents[1] / "telemetry" / "fixtures"
 WHEN = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
 
 
-def make_report(catalog_path: Path, spec: str = "zoo:gpt2", workload: Workload | None = None,
-                cards: CardFilter = CardFilter(), options: RankingOptions = RankingOptions(),  # noqa: B008
-                gpus: bool = True, seq_len: int | None = 512) -> Report:
+def make_report(
+    catalog_path: Path,
+    spec: str = "zoo:gpt2",
+    workload: Workload | None = None,
+    cards: CardFilter = CardFilter(),  # noqa: B008
+    options: RankingOptions = RankingOptions(),  # noqa: B008
+    gpus: bool = True,
+    seq_len: int | None = 512,
+) -> Report:
     job = prepare_spec(spec, workload or Workload("train", 8, "amp_bf16", "adamw"), seq_len=seq_len)
     catalog = open_catalog(catalog_path)
     try:

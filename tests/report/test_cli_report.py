@@ -15,12 +15,34 @@ from advisor.cli import main
 from advisor.report.tounicode import fix_to_unicode
 
 
-def test_report_command_writes_a_letter_pdf(catalog_path: Path, tmp_path: Path,
-                                           capsys: pytest.CaptureFixture[str]) -> None:
+def test_report_command_writes_a_letter_pdf(
+    catalog_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "resnet.pdf"
-    code = main(["report", "zoo:resnet50", "--batch", "16", "--objective", "fastest", "--max-gpus", "2",
-                 "--top", "5", "--catalog", str(catalog_path), "--lang", "en", "--paper", "letter",
-                 "--no-local-gpus", "--out", str(out), "--json"])
+    code = main(
+        [
+            "report",
+            "zoo:resnet50",
+            "--batch",
+            "16",
+            "--objective",
+            "fastest",
+            "--max-gpus",
+            "2",
+            "--top",
+            "5",
+            "--catalog",
+            str(catalog_path),
+            "--lang",
+            "en",
+            "--paper",
+            "letter",
+            "--no-local-gpus",
+            "--out",
+            str(out),
+            "--json",
+        ]
+    )
     assert code == 0
     printed = json.loads(capsys.readouterr().out)
     assert printed == {"path": str(out), "pages": printed["pages"], "language": "en", "paper": "letter"}
@@ -38,8 +60,9 @@ def test_report_command_looks_at_the_local_gpus(catalog_path: Path, tmp_path: Pa
 
 
 def test_unwritable_path_is_one_line_and_exit_2(catalog_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["report", "zoo:resnet18", "--catalog", str(catalog_path), "--no-local-gpus",
-                 "--out", "/proc/report.pdf"])
+    code = main(
+        ["report", "zoo:resnet18", "--catalog", str(catalog_path), "--no-local-gpus", "--out", "/proc/report.pdf"]
+    )
     assert code == 2
     err = capsys.readouterr().err
     assert err.startswith("advisor report: error: cannot write /proc/report.pdf") and err.count("\n") == 1
@@ -55,8 +78,10 @@ def test_missing_spec_and_bad_paper(capsys: pytest.CaptureFixture[str], tmp_path
 
 
 def test_radicals_in_the_to_unicode_table_become_ideographs() -> None:
-    cmap = (b"/CMapName /Adobe-Identity-UCS def\n2 beginbfrange\n<0001> <0003> [<0048> <2F50> <2EDA> ]\n"
-            b"<2F50> <2F50> <2F50>\nendbfrange\n1 beginbfchar\n<2F00> <2F00>\nendbfchar\nendcmap")
+    cmap = (
+        b"/CMapName /Adobe-Identity-UCS def\n2 beginbfrange\n<0001> <0003> [<0048> <2F50> <2EDA> ]\n"
+        b"<2F50> <2F50> <2F50>\nendbfrange\n1 beginbfchar\n<2F00> <2F00>\nendbfchar\nendcmap"
+    )
     fixed = fix_to_unicode(b"%PDF " + cmap, ("Noto Sans CJK SC", "DejaVu Sans"))
     assert len(fixed) == len(cmap) + 5  # byte offsets of everything after stay valid
     assert b"[<0048> <6BD4> <9875> ]" in fixed  # 比 and 页, not the radicals ⽐ and ⻚
@@ -67,6 +92,8 @@ def test_radicals_in_the_to_unicode_table_become_ideographs() -> None:
 def test_the_report_package_loads_no_widgets() -> None:
     """DESIGN: PySide6 widgets only in advisor/ui; the report uses QtGui and QtSvg (import-linter cannot name a
     subpackage of PySide6, so this checks it)."""
-    code = ("import sys, advisor.report, advisor.report.pdf, advisor.commands.report; "
-            "sys.exit('PySide6.QtWidgets' in sys.modules or 'advisor.ui.main_window' in sys.modules)")
+    code = (
+        "import sys, advisor.report, advisor.report.pdf, advisor.commands.report; "
+        "sys.exit('PySide6.QtWidgets' in sys.modules or 'advisor.ui.main_window' in sys.modules)"
+    )
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0

@@ -16,8 +16,9 @@ from advisor.report import write_pdf
 
 def test_a_job_size_adds_the_cost_of_the_job_with_its_best_choices(catalog_path: Path, tmp_path: Path) -> None:
     options = RankingOptions(counts=(1, 2), money=MoneyOptions("rent", samples=1e7))
-    report = make_report(catalog_path, cards=CardFilter(price_basis="rent", segment="datacenter"),
-                         options=options, gpus=False)  # fmt: skip
+    report = make_report(
+        catalog_path, cards=CardFilter(price_basis="rent", segment="datacenter"), options=options, gpus=False
+    )
     costed = report.ranking.costed
     assert costed and all(e.fits and e.job_cost_usd is not None for e in costed)
     best = frontier(costed)

@@ -21,8 +21,7 @@ def _text(html: list[str]) -> str:
 
 def test_a_generation_report_names_the_mode_the_tokens_and_the_formats(catalog_path: Path) -> None:
     workload = Workload("generate", 4, "bf16", prompt_len=1000, new_tokens=256, weights="int4", kv_cache="fp8")
-    report = make_report(catalog_path, "zoo:llama-3.2-1b", workload, options=RankingOptions(counts=(1, 2)),
-                         gpus=False)
+    report = make_report(catalog_path, "zoo:llama-3.2-1b", workload, options=RankingOptions(counts=(1, 2)), gpus=False)
     text = _text(html_parts(report, str))
     assert "Mode Generation" in text and "Mode Inference" not in text
     assert "Prompt length 1,000" in text and "New tokens 256" in text  # 1,000 prompt + 256 generated
@@ -32,16 +31,20 @@ def test_a_generation_report_names_the_mode_the_tokens_and_the_formats(catalog_p
 
 def test_every_plan_has_one_wording_in_the_app_and_the_pdf() -> None:
     # the PDF's own plan_label turned every plan but two into "ZeRO-" + the rest: "ZeRO-tensor_parallel"
-    assert [plan_label(p) for p in ("single", "data_parallel", "zero1", "zero3", "tensor_parallel",
-                                     "layer_split")] == [
-        "one card", "data parallel", "ZeRO-1", "ZeRO-3", "tensor parallel", "layer split"]
+    assert [plan_label(p) for p in ("single", "data_parallel", "zero1", "zero3", "tensor_parallel", "layer_split")] == [
+        "one card",
+        "data parallel",
+        "ZeRO-1",
+        "ZeRO-3",
+        "tensor parallel",
+        "layer split",
+    ]
     assert report_plan_label is plan_label
 
 
 def test_a_qlora_report_says_qlora(catalog_path: Path) -> None:
     workload = Workload("train", 2, "amp_bf16", "adamw", finetune="qlora", lora_rank=8)
-    report = make_report(catalog_path, "zoo:llama-3.2-1b", workload, options=RankingOptions(counts=(1,)),
-                         gpus=False)
+    report = make_report(catalog_path, "zoo:llama-3.2-1b", workload, options=RankingOptions(counts=(1,)), gpus=False)
     text = _text(html_parts(report, str))
     assert "Fine-tuning QLoRA (4-bit frozen base + LoRA adapters), rank 8" in text
 
@@ -50,8 +53,14 @@ def test_an_inference_report_charts_the_layers_outputs_not_nothing(catalog_path:
     from advisor.charts import ChartStyle
     from advisor.report.figures import chart_builders
 
-    report = make_report(catalog_path, "zoo:resnet18", Workload("infer", 8), options=RankingOptions(counts=(1,)),
-                         gpus=False, seq_len=None)
+    report = make_report(
+        catalog_path,
+        "zoo:resnet18",
+        Workload("infer", 8),
+        options=RankingOptions(counts=(1,)),
+        gpus=False,
+        seq_len=None,
+    )
     text = _text(html_parts(report, str))
     assert "Bytes of each layer&#x27;s output" in text  # the markup escapes the apostrophe
     chart = chart_builders(report, ChartStyle())["layers_memory"]()

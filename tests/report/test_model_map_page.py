@@ -11,9 +11,25 @@ import pytest
 
 def report_text(tmp_path: Path, spec: str, *extra: str) -> str:
     out = tmp_path / "r.pdf"
-    result = subprocess.run([sys.executable, "-m", "advisor", "report", spec, "--out", str(out), "--no-local-gpus",
-                             "--catalog", str(tmp_path / "c.sqlite3"), "--lang", "en", *extra],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "advisor",
+            "report",
+            spec,
+            "--out",
+            str(out),
+            "--no-local-gpus",
+            "--catalog",
+            str(tmp_path / "c.sqlite3"),
+            "--lang",
+            "en",
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stderr
     return subprocess.run(["pdftotext", "-layout", str(out), "-"], capture_output=True, text=True).stdout
 

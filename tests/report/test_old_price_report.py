@@ -21,8 +21,12 @@ def _ranked_on(catalog_path: Path, today: date) -> Report:
     """GeForce cards of 16 GB and more, one card each: GPT-2 fits every one, so the table holds the same ten
     cards however the estimate moves, launch MSRPs of 2020-2025 beside retail prices of 2026."""
     cards = CardFilter(vendor="NVIDIA", segment="consumer", min_memory_bytes=16 * 2**30)
-    return make_report(catalog_path, cards=cards, options=RankingOptions(counts=(1,), money=MoneyOptions(
-        "new", today=today)), gpus=False)
+    return make_report(
+        catalog_path,
+        cards=cards,
+        options=RankingOptions(counts=(1,), money=MoneyOptions("new", today=today)),
+        gpus=False,
+    )
 
 
 def test_the_pdf_table_marks_old_prices_as_the_command_line_does(catalog_path: Path, tmp_path: Path) -> None:

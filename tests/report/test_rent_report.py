@@ -13,8 +13,12 @@ from advisor.report import write_pdf
 
 
 def test_a_rent_ranking_prints_prices_per_hour(catalog_path: Path, tmp_path: Path) -> None:
-    report = make_report(catalog_path, cards=CardFilter(segment="datacenter", price_basis="rent"),
-                         options=RankingOptions(money=MoneyOptions("rent")), gpus=False)  # fmt: skip
+    report = make_report(
+        catalog_path,
+        cards=CardFilter(segment="datacenter", price_basis="rent"),
+        options=RankingOptions(money=MoneyOptions("rent")),
+        gpus=False,
+    )
     best = report.best
     assert best is not None and best.price_kind == "rent_hour" and best.price_usd is not None
     assert next(s for s in report.ranking.sources if s.card == best.card).price_kind == "rent_hour"

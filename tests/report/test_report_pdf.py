@@ -48,16 +48,25 @@ def test_every_page_renders_with_ink(english: Made, tmp_path: Path) -> None:
     assert len(images) == pages
     for image_path in images:
         image = QImage(str(image_path)).convertToFormat(QImage.Format.Format_Grayscale8)
-        dark = sum(1 for y in range(0, image.height(), 2) for x in range(0, image.width(), 2)
-                   if image.pixelColor(x, y).lightness() < 200)
+        dark = sum(
+            1
+            for y in range(0, image.height(), 2)
+            for x in range(0, image.width(), 2)
+            if image.pixelColor(x, y).lightness() < 200
+        )
         assert dark > 200, f"{image_path.name} is (nearly) blank"
 
 
 def test_charts_are_vectors_with_real_text(english: Made) -> None:
     _report, path, _pages = english
     text = pdf_text(path)
-    for label in ("Memory at the peak", "Batch size", "Memory per card", "Kept for backward",
-                  "FLOPs per step (forward + backward)"):
+    for label in (
+        "Memory at the peak",
+        "Batch size",
+        "Memory per card",
+        "Kept for backward",
+        "FLOPs per step (forward + backward)",
+    ):
         assert label in text, label  # axis labels are text, not pixels
     images = poppler("pdfimages", "-list", path).strip().splitlines()
     assert len(images) == 2, images  # only pdfimages' two header lines: no raster image at all
@@ -66,8 +75,15 @@ def test_charts_are_vectors_with_real_text(english: Made) -> None:
 def test_chinese_report_extracts_as_chinese(chinese: Made) -> None:
     _report, path, pages = chinese
     text = words(pdf_text(path))
-    for phrase in ("显存明细", "推荐显卡", "显存不会在多卡之间合并", "每美元吞吐量", "假设与数据来源", "批大小",
-                   f"第 {pages} 页，共 {pages} 页"):
+    for phrase in (
+        "显存明细",
+        "推荐显卡",
+        "显存不会在多卡之间合并",
+        "每美元吞吐量",
+        "假设与数据来源",
+        "批大小",
+        f"第 {pages} 页，共 {pages} 页",
+    ):
         assert phrase in text, phrase
     # Latin runs keep their digits (Noto Sans CJK SC's locl swaps them for glyphs the text layer cannot map),
     # in the page text and in the charts' text alike.
@@ -95,8 +111,12 @@ def test_an_inference_report_without_local_gpus(catalog_path: Path) -> None:
 
 
 def test_a_report_where_nothing_fits(catalog_path: Path, tmp_path: Path) -> None:
-    report = make_report(catalog_path, workload=Workload("train", 100_000, "fp32", "adam"),
-                         options=RankingOptions(max_gpus=1), gpus=False)
+    report = make_report(
+        catalog_path,
+        workload=Workload("train", 100_000, "fp32", "adam"),
+        options=RankingOptions(max_gpus=1),
+        gpus=False,
+    )
     assert report.best is None
     path, _pages = write_pdf(tmp_path / "none.pdf", report)
     text = words(pdf_text(path))

@@ -34,8 +34,14 @@ def _laid_out(report: Report) -> tuple[int, list[tuple[object, int]]]:
 
 
 def test_no_row_is_split_across_pages(catalog_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    report = make_report(catalog_path, "zoo:resnet50", Workload("train", 32, "amp_bf16", "adam"), seq_len=None,
-                         options=RankingOptions(money=MoneyOptions(samples=1e6)), gpus=False)
+    report = make_report(
+        catalog_path,
+        "zoo:resnet50",
+        Workload("train", 32, "amp_bf16", "adam"),
+        seq_len=None,
+        options=RankingOptions(money=MoneyOptions(samples=1e6)),
+        gpus=False,
+    )
     monkeypatch.setattr(pdf, "keep_rows_together", lambda doc: None)
     pages, split = _laid_out(report)
     assert split, "the fixture no longer crosses a page inside a row: the test would prove nothing"

@@ -16,12 +16,15 @@ from advisor.cli import main
 MODELS = Path(__file__).resolve().parents[1] / "recommend" / "speed_models"
 OPTIONS = ("--batch", "256", "--precision", "amp_bf16", "--optimizer", "adamw", "--max-gpus", "1")
 # a row's first line: rank, card, fits, needs, max batch, step ms, throughput (pdftotext -layout)
-ROW = re.compile(r"^\s*\d+ (?P<card>\S.*?)\s{2,}(?:yes|no)\s+[\d.]+ \w?i?B\s+\d+\s+"
-                 r"(?P<ms>[\d,.]+)\s+(?P<tput>[\d,]+)\s")
+ROW = re.compile(
+    r"^\s*\d+ (?P<card>\S.*?)\s{2,}(?:yes|no)\s+[\d.]+ \w?i?B\s+\d+\s+"
+    r"(?P<ms>[\d,.]+)\s+(?P<tput>[\d,]+)\s"
+)
 
 
-def test_the_pdf_prints_recommends_speed_of_a_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_pdf_prints_recommends_speed_of_a_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     spec, pdf = str(MODELS / "mlp.py"), tmp_path / "mlp.pdf"
     monkeypatch.setenv("ADVISOR_CATALOG", str(tmp_path / "c.sqlite3"))  # a fresh copy of the bundled catalog
 
@@ -35,8 +38,10 @@ def test_the_pdf_prints_recommends_speed_of_a_file(tmp_path: Path, monkeypatch: 
     rows = {m["card"]: m for m in map(ROW.match, text.splitlines()) if m}
     assert len(rows) == 10, rows.keys()  # the report's top ten cards
     assert "one card of each kind" in text and "1 to 1 cards" not in text  # --max-gpus 1 in words
-    ranked = [json.loads(advisor("recommend", spec, *OPTIONS, *method, "--json"))["recommendations"]
-              for method in ((), ("--method", "analytic"))]  # FILE.py: simulated by default
+    ranked = [
+        json.loads(advisor("recommend", spec, *OPTIONS, *method, "--json"))["recommendations"]
+        for method in ((), ("--method", "analytic"))
+    ]  # FILE.py: simulated by default
     cli, analytic = ({r["card"]: r for r in entries} for entries in ranked)
     for card, row in rows.items():
         step_s, throughput = cli[card]["step_time_s"], cli[card]["throughput"]

@@ -19,8 +19,9 @@ FIELDS = re.compile(r"\b(peak|required|reserved|device_total)_bytes\b")
 
 def test_field_names_become_the_words_of_the_memory_table() -> None:
     said = "cuDNN/cuBLAS workspaces are not in peak_bytes (they depend on the algorithm cuDNN picks)."
-    assert plain_words(said, str) == ("cuDNN/cuBLAS workspaces are not in the peak allocated memory (they depend "
-                                      "on the algorithm cuDNN picks).")
+    assert plain_words(said, str) == (
+        "cuDNN/cuBLAS workspaces are not in the peak allocated memory (they depend on the algorithm cuDNN picks)."
+    )
     assert plain_words("required_bytes replays", str) == "The required memory replays"
     assert plain_words("FLOPs = 2 x MACs; seq x seq", str) == "FLOPs = 2 × MACs; seq × seq"
     set_language("zh_CN")

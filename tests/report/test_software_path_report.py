@@ -13,8 +13,12 @@ from advisor.report import write_pdf
 
 
 def test_the_pdf_names_rocm_beside_an_amd_card(catalog_path: Path, tmp_path: Path) -> None:
-    report = make_report(catalog_path, cards=CardFilter(vendor="AMD", segment="datacenter"),
-                         options=RankingOptions(counts=(1,)), gpus=False)  # fmt: skip
+    report = make_report(
+        catalog_path,
+        cards=CardFilter(vendor="AMD", segment="datacenter"),
+        options=RankingOptions(counts=(1,)),
+        gpus=False,
+    )
     rows = report.ranking.rows
     assert rows and {r.software for r in rows} == {"ROCm"}
     path, _pages = write_pdf(tmp_path / "amd.pdf", report)

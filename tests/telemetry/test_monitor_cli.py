@@ -24,8 +24,14 @@ def with_fake(monkeypatch: pytest.MonkeyPatch, fake: FakeReader) -> FakeReader:
 
 def test_no_gpu_json_from_a_real_process_exits_0() -> None:
     """End to end through the real pynvml on this machine; where NVML exists the devices list is just not empty."""
-    done = subprocess.run([sys.executable, "-m", "advisor", "monitor", "--json"], cwd=REPO,
-                          capture_output=True, text=True, timeout=60, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "advisor", "monitor", "--json"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     answer = json.loads(done.stdout)
     assert set(answer) >= {"devices", "message"}

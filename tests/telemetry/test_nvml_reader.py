@@ -101,8 +101,11 @@ def test_not_supported_becomes_none_without_error(fake: FakeReader, monkeypatch:
     monkeypatch.setattr(fake.fake, call, unsupported)
     device = fake.read().devices[0]
     assert device.error is None
-    field = {"nvmlDeviceGetPowerUsage": "power_draw_w", "nvmlDeviceGetMemoryInfo": "memory_total_bytes",
-             "nvmlDeviceGetTemperature": "temperature_c"}[call]
+    field = {
+        "nvmlDeviceGetPowerUsage": "power_draw_w",
+        "nvmlDeviceGetMemoryInfo": "memory_total_bytes",
+        "nvmlDeviceGetTemperature": "temperature_c",
+    }[call]
     assert getattr(device, field) is None
     assert device.power_limit_w == 700.0  # the other figures are still read
 

@@ -43,8 +43,10 @@ def test_messages_are_translated_part_by_part() -> None:
     try:
         assert error_text("conv3: kernel 7x7 larger than padded input 5x5") == "conv3：卷积核 7x7 大于填充后的输入 5x5"
         # the place, the frame, then Python's own words, which stay as Python wrote them
-        assert error_text("/m.py: build_model() failed: NameError: name 'x' is not defined (line 3)") == \
-            "/m.py：build_model() 失败：NameError: name 'x' is not defined (line 3)"
+        assert (
+            error_text("/m.py: build_model() failed: NameError: name 'x' is not defined (line 3)")
+            == "/m.py：build_model() 失败：NameError: name 'x' is not defined (line 3)"
+        )
         assert error_text("zoo:x: nothing we catalogued") == "zoo:x: nothing we catalogued"  # not half translated
     finally:
         set_language("en")
@@ -62,12 +64,22 @@ def test_the_builder_says_a_bad_layer_in_chinese(qtbot: QtBot, window: QtMainWin
     qtbot.waitUntil(lambda: "卷积核" in window.breakdown.error.text(), timeout=5000)
 
 
-@pytest.mark.parametrize(("content", "name", "said"), [
-    (BROKEN, "broken.py", "build_model() 失败：NameError"),
-    ("{not json", "net.json", "不是有效的 JSON"),
-])
-def test_an_import_error_in_chinese(qtbot: QtBot, window: QtMainWindow, tmp_path: Path, content: str, name: str,
-                                    said: str, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("content", "name", "said"),
+    [
+        (BROKEN, "broken.py", "build_model() 失败：NameError"),
+        ("{not json", "net.json", "不是有效的 JSON"),
+    ],
+)
+def test_an_import_error_in_chinese(
+    qtbot: QtBot,
+    window: QtMainWindow,
+    tmp_path: Path,
+    content: str,
+    name: str,
+    said: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     path = tmp_path / name
     path.write_text(content)
     window.switch_language("zh_CN")
@@ -86,10 +98,14 @@ def test_every_sentence_template_keeps_the_placeholders() -> None:
         assert _names(english) == _names(chinese), english
 
 
-@pytest.mark.parametrize("workload", [
-    Workload("generate", 4, "bf16", weights="int4"),
-    Workload("train", 4, "amp_bf16", "adamw", finetune="qlora", lora_rank=16),
-], ids=["generate-int4", "qlora"])
+@pytest.mark.parametrize(
+    "workload",
+    [
+        Workload("generate", 4, "bf16", weights="int4"),
+        Workload("train", 4, "amp_bf16", "adamw", finetune="qlora", lora_rank=16),
+    ],
+    ids=["generate-int4", "qlora"],
+)
 def test_the_assumptions_of_a_language_model_read_in_chinese(workload: Workload) -> None:
     """The PDF printed the generation and QLoRA assumptions in English (they carry figures, so no exact entry
     matched); tr() falls back to their templates."""
@@ -116,7 +132,7 @@ def test_chinese_is_punctuated_with_full_width_marks() -> None:
 
 
 def test_the_chinese_verdict_has_no_ascii_punctuation(qtbot: QtBot, window: QtMainWindow) -> None:
-    """"（每千美元 696 样本/秒; 价格已超过一年）": the old price's note was joined with an ASCII semicolon."""
+    """ "（每千美元 696 样本/秒; 价格已超过一年）": the old price's note was joined with an ASCII semicolon."""
     window.switch_language("zh_CN")
     with qtbot.waitSignal(window.recommendations.ranked, timeout=30000):
         window.recommendations.refresh()

@@ -81,13 +81,23 @@ def test_save_and_open_a_network_file(qtbot: QtBot, window: QtMainWindow, tmp_pa
     assert peak(window) > 0
 
 
-def test_bad_files_show_a_dialog_naming_the_file_and_lose_nothing(qtbot: QtBot, window: QtMainWindow,
-                                                                  tmp_path: Path) -> None:
+def test_bad_files_show_a_dialog_naming_the_file_and_lose_nothing(
+    qtbot: QtBot, window: QtMainWindow, tmp_path: Path
+) -> None:
     build_mlp(window)
     bad = tmp_path / "broken.json"
-    bad.write_text(json.dumps({"format": "advisor-network", "version": 1, "layers": [
-        {"name": "x", "kind": "input", "params": {"shape": [8]}},
-        {"name": "fc", "kind": "linear", "params": {"out_features": -3}}]}))
+    bad.write_text(
+        json.dumps(
+            {
+                "format": "advisor-network",
+                "version": 1,
+                "layers": [
+                    {"name": "x", "kind": "input", "params": {"shape": [8]}},
+                    {"name": "fc", "kind": "linear", "params": {"out_features": -3}},
+                ],
+            }
+        )
+    )
     window.open_file(str(bad))
     qtbot.waitUntil(lambda: bool(dialogs(window)), timeout=5000)
     (box,) = dialogs(window)
@@ -98,8 +108,9 @@ def test_bad_files_show_a_dialog_naming_the_file_and_lose_nothing(qtbot: QtBot, 
     assert [r.kind for r in window.state.draft.rows] == ["input", "linear", "relu"]  # nothing lost
 
 
-def test_settings_and_last_model_persist(qtbot: QtBot, window: QtMainWindow, settings: QSettings,
-                                         catalog_file: Path) -> None:
+def test_settings_and_last_model_persist(
+    qtbot: QtBot, window: QtMainWindow, settings: QSettings, catalog_file: Path
+) -> None:
     build_mlp(window)
     window.workload.batch.setValue(77)
     window.workload.inplace.setChecked(True)
@@ -168,8 +179,10 @@ def test_live_gpus_tab_compares_the_workload_with_the_local_card(qtbot: QtBot, w
     assert result is not None
     needed_gib = (result.estimate.memory.required_bytes + PROCESS_OVERHEAD_BYTES) / 2**30
     assert card.title.text() == "[0] NVIDIA H200"
-    assert card.fit.text().startswith(f"{result.estimate.model} training b{result.estimate.workload.batch} fits on "
-                                      f"your NVIDIA H200: {needed_gib:.1f} of ")
+    assert card.fit.text().startswith(
+        f"{result.estimate.model} training b{result.estimate.workload.batch} fits on "
+        f"your NVIDIA H200: {needed_gib:.1f} of "
+    )
     window.state.set_choice(batch=4096)  # far more than 140 GiB of activations
     window.state.recompute()
     assert "does not fit on your NVIDIA H200" in card.fit.text()
@@ -224,8 +237,11 @@ def test_builder_fields_have_human_labels_with_units(qtbot: QtBot, window: QtMai
     build_mlp(window)
     window.model_panel.builder.select(1)  # the linear layer
     form = window.model_panel.builder.form
-    labels = [form.form.itemAt(r, form.form.ItemRole.LabelRole).widget().text()
-              for r in range(form.form.rowCount()) if form.form.itemAt(r, form.form.ItemRole.LabelRole)]
+    labels = [
+        form.form.itemAt(r, form.form.ItemRole.LabelRole).widget().text()
+        for r in range(form.form.rowCount())
+        if form.form.itemAt(r, form.form.ItemRole.LabelRole)
+    ]
     assert "Output features" in labels and "out_features" not in labels
     assert "inplace_" not in labels and "tied_to" not in labels
 

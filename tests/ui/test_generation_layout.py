@@ -21,13 +21,16 @@ def _generate(qtbot: QtBot, window: QtMainWindow, **choice: object) -> None:
     window.model_panel.load_zoo("llama-3.1-8b")
     window.state.set_choice(mode="generate", precision="bf16", batch=1, **choice)
     window.state.recompute()
-    qtbot.waitUntil(lambda: window.state.result is not None
-                    and window.state.result.estimate.workload.mode == "generate", timeout=10000)
+    qtbot.waitUntil(
+        lambda: window.state.result is not None and window.state.result.estimate.workload.mode == "generate",
+        timeout=10000,
+    )
 
 
 @pytest.mark.parametrize("language", ["en", "zh_CN"])
-def test_the_generation_table_is_in_view_at_1280x720(qtbot: QtBot, window: QtMainWindow, wait_ranked: Ranked,
-                                                      language: str) -> None:
+def test_the_generation_table_is_in_view_at_1280x720(
+    qtbot: QtBot, window: QtMainWindow, wait_ranked: Ranked, language: str
+) -> None:
     if language != "en":
         window.switch_language(language)
     window.resize(1280, 720)
@@ -53,13 +56,30 @@ def test_the_generation_table_is_in_view_at_1280x720(qtbot: QtBot, window: QtMai
         assert header.sectionSize(column) >= max(map(header.fontMetrics().horizontalAdvance, lines)), lines
 
 
-def test_generation_shows_the_prompts_layer_shapes(qtbot: QtBot, window: QtMainWindow,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_generation_shows_the_prompts_layer_shapes(
+    qtbot: QtBot, window: QtMainWindow, capsys: pytest.CaptureFixture[str]
+) -> None:
     """The layer list showed the training sequence length (512) in generation; it shows the prompt's prefill,
     as `advisor estimate --mode generate` lists it, and the training length again in training."""
     _generate(qtbot, window, prompt_len=1000)
-    assert main(["estimate", "zoo:llama-3.1-8b", "--mode", "generate", "--precision", "bf16", "--batch", "1",
-                 "--prompt-len", "1000", "--json"]) == 0
+    assert (
+        main(
+            [
+                "estimate",
+                "zoo:llama-3.1-8b",
+                "--mode",
+                "generate",
+                "--precision",
+                "bf16",
+                "--batch",
+                "1",
+                "--prompt-len",
+                "1000",
+                "--json",
+            ]
+        )
+        == 0
+    )
     cli = {row["name"]: tuple(row["output_shape"]) for row in json.loads(capsys.readouterr().out)["layers"]}
     shown = {node.name: node.output.shape for node in window.state.draft.result.graph.nodes}  # type: ignore[union-attr]
     assert shown["embed_tokens"] == cli["embed_tokens"] == (1000, 4096)  # 1000 prompt tokens x hidden 4096
@@ -73,8 +93,9 @@ def test_generation_shows_the_prompts_layer_shapes(qtbot: QtBot, window: QtMainW
 
 
 @pytest.mark.parametrize("language", ["en", "zh_CN"])
-def test_the_rent_value_column_is_in_view_at_1280x720(qtbot: QtBot, window: QtMainWindow, wait_ranked: Ranked,
-                                                      language: str) -> None:
+def test_the_rent_value_column_is_in_view_at_1280x720(
+    qtbot: QtBot, window: QtMainWindow, wait_ranked: Ranked, language: str
+) -> None:
     """Ranked on rent with a job size, every value cell said "... samples/s per $1/h of rent" and the column
     ran off the screen (the walk's restart shot): the header says per $1/h, the cells the figure."""
     if language != "en":

@@ -54,7 +54,8 @@ def controls(qtbot: QtBot) -> tuple[AppState, QtWorkloadControls]:
 
 
 def test_generation_sets_the_workload_the_command_line_does(
-        controls: tuple[AppState, QtWorkloadControls], capsys: pytest.CaptureFixture[str]) -> None:
+    controls: tuple[AppState, QtWorkloadControls], capsys: pytest.CaptureFixture[str]
+) -> None:
     state, panel = controls
     choose(panel.mode, "generate")
     choose(panel.precision, "bf16")
@@ -65,8 +66,21 @@ def test_generation_sets_the_workload_the_command_line_does(
     state.recompute()
     assert state.error == "" and state.result is not None
     app = state.result.estimate
-    cli = cli_json("--mode", "generate", "--precision", "bf16", "--batch", "2", "--prompt-len", "1000",
-                   "--new-tokens", "200", "--weights", "bf16", capsys=capsys)
+    cli = cli_json(
+        "--mode",
+        "generate",
+        "--precision",
+        "bf16",
+        "--batch",
+        "2",
+        "--prompt-len",
+        "1000",
+        "--new-tokens",
+        "200",
+        "--weights",
+        "bf16",
+        capsys=capsys,
+    )
     memory = cli["memory"]
     assert isinstance(memory, dict)
     assert app.memory.peak_bytes == memory["peak_bytes"]
@@ -81,7 +95,8 @@ def test_generation_sets_the_workload_the_command_line_does(
 
 
 def test_quantized_weights_and_an_fp8_cache_match_too(
-        controls: tuple[AppState, QtWorkloadControls], capsys: pytest.CaptureFixture[str]) -> None:
+    controls: tuple[AppState, QtWorkloadControls], capsys: pytest.CaptureFixture[str]
+) -> None:
     state, panel = controls
     choose(panel.mode, "generate")
     choose(panel.llm.weights, "q4_k_m")
@@ -122,7 +137,8 @@ def test_generation_is_offered_for_language_models_only(controls: tuple[AppState
 
 
 def test_lora_in_the_app_is_the_command_lines_lora(
-        controls: tuple[AppState, QtWorkloadControls], capsys: pytest.CaptureFixture[str]) -> None:
+    controls: tuple[AppState, QtWorkloadControls], capsys: pytest.CaptureFixture[str]
+) -> None:
     state, panel = controls
     choose(panel.precision, "amp_bf16")
     panel.batch.setValue(1)
@@ -132,8 +148,21 @@ def test_lora_in_the_app_is_the_command_lines_lora(
     panel.llm.lora_targets.editingFinished.emit()
     state.recompute()
     assert state.result is not None and state.error == ""
-    cli = cli_json("--precision", "amp_bf16", "--batch", "1", "--seq-len", "512", "--finetune", "lora",
-                   "--lora-rank", "8", "--lora-targets", "q_proj,v_proj", capsys=capsys)
+    cli = cli_json(
+        "--precision",
+        "amp_bf16",
+        "--batch",
+        "1",
+        "--seq-len",
+        "512",
+        "--finetune",
+        "lora",
+        "--lora-rank",
+        "8",
+        "--lora-targets",
+        "q_proj,v_proj",
+        capsys=capsys,
+    )
     memory = cli["memory"]
     assert isinstance(memory, dict)
     assert state.result.estimate.memory.required_bytes == memory["required_bytes"]
@@ -144,8 +173,9 @@ def test_lora_in_the_app_is_the_command_lines_lora(
     assert state.error.startswith("lora_targets: unknown wq")
 
 
-def test_the_language_model_choices_persist(qtbot: QtBot, tmp_path: Path,
-                                            controls: tuple[AppState, QtWorkloadControls]) -> None:
+def test_the_language_model_choices_persist(
+    qtbot: QtBot, tmp_path: Path, controls: tuple[AppState, QtWorkloadControls]
+) -> None:
     state, panel = controls
     choose(panel.mode, "generate")
     panel.llm.prompt_len.setValue(4096)
@@ -161,7 +191,8 @@ def test_the_language_model_choices_persist(qtbot: QtBot, tmp_path: Path,
 
 
 def test_a_safetensors_file_generates_as_on_the_command_line(
-        qtbot: QtBot, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    qtbot: QtBot, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from tests.importers.model_files import write_gpt2_safetensors
 
     path = str(write_gpt2_safetensors(tmp_path))
@@ -192,8 +223,9 @@ def test_an_edit_makes_the_decoder_description_stale(controls: tuple[AppState, Q
     assert state.draft.result.graph is not None and state.draft.result.graph.decoder is not None
 
 
-def test_generation_columns_and_a_split_plan_explained(qtbot: QtBot, window: QtMainWindow, wait_ranked: Ranked,
-                                                       capsys: pytest.CaptureFixture[str]) -> None:
+def test_generation_columns_and_a_split_plan_explained(
+    qtbot: QtBot, window: QtMainWindow, wait_ranked: Ranked, capsys: pytest.CaptureFixture[str]
+) -> None:
     window.model_panel.load_zoo("llama-3.1-70b")
     panel, controls = window.recommendations, window.workload
     choose(controls.mode, "generate")
@@ -202,12 +234,15 @@ def test_generation_columns_and_a_split_plan_explained(qtbot: QtBot, window: QtM
     window.state.recompute()
     panel.all_configs.setChecked(True)
     wait_ranked(qtbot, window)
-    headers = [panel.proxy.headerData(c, Qt.Orientation.Horizontal).replace("\n", " ")  # two lines in generation
-               for c in range(panel.proxy.columnCount())]
+    headers = [
+        panel.proxy.headerData(c, Qt.Orientation.Horizontal).replace("\n", " ")  # two lines in generation
+        for c in range(panel.proxy.columnCount())
+    ]
     assert "Prefill tok/s" in headers and "Decode tok/s" in headers and "Throughput" not in headers
     header = panel.table.horizontalHeader()
     assert not header.isSectionHidden(headers.index("Prefill tok/s")) and not header.isSectionHidden(
-        headers.index("Plan"))
+        headers.index("Plan")
+    )
     entries = panel.model.entries
     split = next(e for e in entries if e.plan == "tensor_parallel" and e.fits and e.count == 2)
     assert split.prefill_tokens_per_s and split.decode_tokens_per_s == split.throughput
@@ -215,18 +250,26 @@ def test_generation_columns_and_a_split_plan_explained(qtbot: QtBot, window: QtM
     assert panel.model.index(row, headers.index("Plan")).data() == "tensor parallel"
     assert panel.model.index(row, headers.index("Prefill tok/s")).data() == f"{split.prefill_tokens_per_s:,.0f}"
     # the same speeds as `advisor recommend` on the same catalog (ADVISOR_CATALOG is the window's copy)
-    assert main(["recommend", "zoo:llama-3.1-70b", "--mode", "generate", "--precision", "bf16", "--batch", "1",
-                 "--json"]) == 0
-    cli = next(e for e in json.loads(capsys.readouterr().out)["recommendations"]
-               if (e["card"], e["count"], e["plan"]) == (split.card, 2, "tensor_parallel"))
-    assert (cli["prefill_tokens_per_s"], cli["decode_tokens_per_s"]) == (split.prefill_tokens_per_s,
-                                                                         split.decode_tokens_per_s)
+    assert (
+        main(["recommend", "zoo:llama-3.1-70b", "--mode", "generate", "--precision", "bf16", "--batch", "1", "--json"])
+        == 0
+    )
+    cli = next(
+        e
+        for e in json.loads(capsys.readouterr().out)["recommendations"]
+        if (e["card"], e["count"], e["plan"]) == (split.card, 2, "tensor_parallel")
+    )
+    assert (cli["prefill_tokens_per_s"], cli["decode_tokens_per_s"]) == (
+        split.prefill_tokens_per_s,
+        split.decode_tokens_per_s,
+    )
     panel.table.selectRow(panel.proxy.mapFromSource(panel.model.index(row, 0)).row())
     estimate = window.state.result.estimate  # type: ignore[union-attr]
     # tensor parallel on 2 cards: each holds half of the 70B model's bf16 weights and of its KV cache
     half_weights = format_bytes(estimate.memory.at_peak.weights // 2)
-    assert f"Each card holds {half_weights} of the {format_bytes(estimate.memory.at_peak.weights)}" \
-        in panel.detail.text()
+    assert (
+        f"Each card holds {half_weights} of the {format_bytes(estimate.memory.at_peak.weights)}" in panel.detail.text()
+    )
     assert "Fits only because weights and KV cache are split over 2 cards." in panel.detail.text()
 
 

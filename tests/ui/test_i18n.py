@@ -31,9 +31,14 @@ def literals() -> list[str]:
     for folder in ("ui", "charts", "report"):
         for path in sorted((ROOT / folder).rglob("*.py")):
             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-                if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("tr", "t")
-                        and node.args and isinstance(node.args[0], ast.Constant)
-                        and isinstance(node.args[0].value, str)):
+                if (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Name)
+                    and node.func.id in ("tr", "t")
+                    and node.args
+                    and isinstance(node.args[0], ast.Constant)
+                    and isinstance(node.args[0].value, str)
+                ):
                     found.append(node.args[0].value)
     return sorted(set(found))
 

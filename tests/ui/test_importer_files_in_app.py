@@ -26,6 +26,7 @@ def _py(text: str) -> Callable[[Path], Path]:
         path = folder / "model.py"
         path.write_text(text)
         return path
+
     return write
 
 
@@ -47,8 +48,14 @@ def _netfile(folder: Path) -> Path:
     return path
 
 
-FILES = {"tiny_cnn.py": _py(TINY_CNN), "opaque_ops.py": _py(TINY_RES), "state_dict.pth": _state_dict,
-         "mlp.onnx": _onnx, "gpt2.safetensors": write_gpt2_safetensors, "network.json": _netfile}
+FILES = {
+    "tiny_cnn.py": _py(TINY_CNN),
+    "opaque_ops.py": _py(TINY_RES),
+    "state_dict.pth": _state_dict,
+    "mlp.onnx": _onnx,
+    "gpt2.safetensors": write_gpt2_safetensors,
+    "network.json": _netfile,
+}
 
 
 @pytest.mark.parametrize("name", sorted(FILES))

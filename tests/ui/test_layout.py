@@ -18,8 +18,13 @@ Ranked = Callable[[QtBot, QtMainWindow], None]
 
 def key_widgets(window: QtMainWindow) -> list[QWidget]:
     """Per tab, what must be seen whole: the breakdown's charts, the ranking, the catalog, the GPUs, the map."""
-    return [window.breakdown.views, window.recommendations.table, window.catalog_editor.table, window.live,
-            window.model_map.chart]
+    return [
+        window.breakdown.views,
+        window.recommendations.table,
+        window.catalog_editor.table,
+        window.live,
+        window.model_map.chart,
+    ]
 
 
 def inside(window: QtMainWindow, widget: QWidget) -> bool:
@@ -41,27 +46,33 @@ def test_every_tab_fits_1280x720(qtbot: QtBot, window: QtMainWindow, wait_ranked
         assert widget.isVisible(), window.tabs.tabText(index)
         assert inside(window, widget), window.tabs.tabText(index)
         hint = widget.minimumSizeHint()
-        assert widget.width() >= hint.width() and widget.height() >= max(hint.height(), 150), \
-            window.tabs.tabText(index)
+        assert widget.width() >= hint.width() and widget.height() >= max(hint.height(), 150), window.tabs.tabText(index)
         assert window.verdict.isVisible() and inside(window, window.verdict)
 
 
-def test_recommendations_show_the_essentials_without_scrolling_at_1366(qtbot: QtBot, window: QtMainWindow,
-                                                                       wait_ranked: Ranked) -> None:
+def test_recommendations_show_the_essentials_without_scrolling_at_1366(
+    qtbot: QtBot, window: QtMainWindow, wait_ranked: Ranked
+) -> None:
     window.resize(1366, 768)
     window.tabs.setCurrentIndex(1)
     wait_ranked(qtbot, window)
     qtbot.wait(30)
     table = window.recommendations.table
     header = table.horizontalHeader()
-    shown = [str(table.model().headerData(c, header.orientation())) for c in range(header.count())
-             if not header.isSectionHidden(c)]
+    shown = [
+        str(table.model().headerData(c, header.orientation()))
+        for c in range(header.count())
+        if not header.isSectionHidden(c)
+    ]
     for essential in ("Card", "Software", "Fits", "Needs/card", "Max batch", "Throughput", "Price USD", "Per $1k"):
         assert essential in shown
     assert not table.horizontalScrollBar().isVisible()
     header.setSectionHidden(4, False)  # what the column chooser does for "Plan"
-    assert "Plan" in [str(table.model().headerData(c, header.orientation())) for c in range(header.count())
-                      if not header.isSectionHidden(c)]
+    assert "Plan" in [
+        str(table.model().headerData(c, header.orientation()))
+        for c in range(header.count())
+        if not header.isSectionHidden(c)
+    ]
 
 
 def test_layer_table_starts_in_network_order(qtbot: QtBot, window: QtMainWindow) -> None:
@@ -72,8 +83,9 @@ def test_layer_table_starts_in_network_order(qtbot: QtBot, window: QtMainWindow)
     assert window.breakdown.table.horizontalHeader().sortIndicatorSection() == -1
 
 
-def test_verdict_names_the_need_the_count_and_the_choices(qtbot: QtBot, window: QtMainWindow,
-                                                          wait_ranked: Ranked) -> None:
+def test_verdict_names_the_need_the_count_and_the_choices(
+    qtbot: QtBot, window: QtMainWindow, wait_ranked: Ranked
+) -> None:
     from advisor.core.units import format_bytes
 
     wait_ranked(qtbot, window)
@@ -95,11 +107,18 @@ def test_the_language_model_rows_are_in_view_at_1280x720(qtbot: QtBot, window: Q
     window.resize(1280, 720)
     window.model_panel.load_zoo("llama-3.2-1b")
     llm = window.workload.llm
-    for mode, finetune, rows in (("generate", "full", (llm.prompt_len, llm.new_tokens, llm.weights, llm.kv_cache)),
-                                 ("train", "qlora", (llm.finetune, llm.lora_rank, llm.lora_targets))):
+    for mode, finetune, rows in (
+        ("generate", "full", (llm.prompt_len, llm.new_tokens, llm.weights, llm.kv_cache)),
+        ("train", "qlora", (llm.finetune, llm.lora_rank, llm.lora_targets)),
+    ):
         window.state.set_choice(mode=mode, finetune=finetune)
-        qtbot.waitUntil(lambda m=mode: window.state.result is not None  # type: ignore[misc]
-                        and window.state.result.estimate.workload.mode == m, timeout=10000)
+        qtbot.waitUntil(
+            lambda m=mode: (
+                window.state.result is not None  # type: ignore[misc]
+                and window.state.result.estimate.workload.mode == m
+            ),
+            timeout=10000,
+        )
         qtbot.wait(30)
         viewport = window.left_scroll.viewport()
         assert window.left_scroll.verticalScrollBar().value() == 0
@@ -110,8 +129,9 @@ def test_the_language_model_rows_are_in_view_at_1280x720(qtbot: QtBot, window: Q
 
 
 @pytest.mark.parametrize("language", ["en", "zh_CN"])
-def test_the_value_column_is_in_view_at_1280x720(qtbot: QtBot, window: QtMainWindow, wait_ranked: Ranked,
-                                                 language: str) -> None:
+def test_the_value_column_is_in_view_at_1280x720(
+    qtbot: QtBot, window: QtMainWindow, wait_ranked: Ranked, language: str
+) -> None:
     """Per $1k was off-screen at 1280x720 (issue 27): the card column gives way first."""
     if language != "en":
         window.switch_language(language)

@@ -63,8 +63,9 @@ def test_history_chart_gets_points_from_the_background_poller(qtbot: QtBot) -> N
     panel = make_panel(qtbot, poller, refresh_ms=20)  # the panel's own QTimer pulls the state
     poller.start()
     try:
-        qtbot.waitUntil(lambda: bool(panel.cards) and len(only_card(panel).charts.lines["power"].get_xdata()) >= 10,
-                        timeout=5000)
+        qtbot.waitUntil(
+            lambda: bool(panel.cards) and len(only_card(panel).charts.lines["power"].get_xdata()) >= 10, timeout=5000
+        )
     finally:
         poller.stop()
     charts = only_card(panel).charts
@@ -95,8 +96,12 @@ def not_supported(*args: object) -> None:
 
 def test_unsupported_figures_read_na(qtbot: QtBot, monkeypatch: pytest.MonkeyPatch) -> None:
     reader = make_reader()
-    for call in ("nvmlDeviceGetPowerUsage", "nvmlDeviceGetTemperature", "nvmlDeviceGetCurrPcieLinkGeneration",
-                 "nvmlDeviceGetCurrPcieLinkWidth"):
+    for call in (
+        "nvmlDeviceGetPowerUsage",
+        "nvmlDeviceGetTemperature",
+        "nvmlDeviceGetCurrPcieLinkGeneration",
+        "nvmlDeviceGetCurrPcieLinkWidth",
+    ):
         monkeypatch.setattr(reader.fake, call, not_supported)
     panel = make_panel(qtbot, polled(reader, 3))
     panel.refresh()

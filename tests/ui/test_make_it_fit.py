@@ -20,8 +20,14 @@ BATCH = 160
 def resnet50_too_big(qtbot: QtBot, window: QtMainWindow) -> None:
     window.model_panel.load_zoo("resnet50")
     window.workload.batch.setValue(BATCH)
-    qtbot.waitUntil(lambda: window.state.result is not None and window.state.result.estimate.workload.batch == BATCH
-                    and window.state.result.estimate.model == "resnet50", timeout=5000)
+    qtbot.waitUntil(
+        lambda: (
+            window.state.result is not None
+            and window.state.result.estimate.workload.batch == BATCH
+            and window.state.result.estimate.model == "resnet50"
+        ),
+        timeout=5000,
+    )
 
 
 def opened(qtbot: QtBot, window: QtMainWindow) -> QtMakeItFit:
@@ -39,14 +45,18 @@ def select(dialog: QtMakeItFit, *keys: str) -> FitOption:
     return option
 
 
-def test_the_row_action_opens_the_list_for_the_selected_card(qtbot: QtBot, window: QtMainWindow,
-                                                            wait_ranked: Ranked) -> None:
+def test_the_row_action_opens_the_list_for_the_selected_card(
+    qtbot: QtBot, window: QtMainWindow, wait_ranked: Ranked
+) -> None:
     resnet50_too_big(qtbot, window)
     wait_ranked(qtbot, window)
     panel = window.recommendations
     assert not panel.fit_button.isEnabled()
-    row = next(r for r in range(panel.proxy.rowCount())
-               if panel.model.entries[panel.proxy.mapToSource(panel.proxy.index(r, 0)).row()].card == CARD)
+    row = next(
+        r
+        for r in range(panel.proxy.rowCount())
+        if panel.model.entries[panel.proxy.mapToSource(panel.proxy.index(r, 0)).row()].card == CARD
+    )
     panel.table.selectRow(row)
     assert panel.fit_button.isEnabled()
     panel.fit_button.click()
@@ -64,8 +74,10 @@ def test_apply_sets_the_workload_controls(qtbot: QtBot, window: QtMainWindow) ->
     dialog.apply_button.click()
     assert window.state.choice.precision == "amp_bf16"
     assert window.workload.precision.currentData() == "amp_bf16"
-    qtbot.waitUntil(lambda: window.state.result is not None
-                    and window.state.result.estimate.workload.precision == "amp_bf16", timeout=5000)
+    qtbot.waitUntil(
+        lambda: window.state.result is not None and window.state.result.estimate.workload.precision == "amp_bf16",
+        timeout=5000,
+    )
     # the list follows the new workload: it now fits, with the measured requirement of the change
     qtbot.waitUntil(lambda: dialog.report is not None and dialog.report.current.fits, timeout=15000)
     assert dialog.report.current.measured.required_bytes == option.measured.required_bytes
@@ -80,8 +92,12 @@ def test_checkpointing_and_batch_apply_and_script_only_changes_do_not(qtbot: QtB
     batch = select(dialog, "batch")
     dialog.apply_selected()
     assert window.state.choice.batch == batch.settings["batch"] == window.workload.batch.value()
-    qtbot.waitUntil(lambda: dialog.report is not None and dialog.report.current.measured.samples_per_step
-                    == batch.settings["batch"], timeout=15000)
+    qtbot.waitUntil(
+        lambda: (
+            dialog.report is not None and dialog.report.current.measured.samples_per_step == batch.settings["batch"]
+        ),
+        timeout=15000,
+    )
     window.workload.batch.setValue(BATCH)
     qtbot.waitUntil(lambda: dialog.report is not None and not dialog.report.current.fits, timeout=15000)
     select(dialog, "checkpointing")
@@ -104,11 +120,11 @@ def test_screenshot_and_chinese(qtbot: QtBot, window: QtMainWindow) -> None:
         set_language("en")
 
 
-def test_a_card_that_already_fits_says_so_and_offers_only_speed_or_batch(qtbot: QtBot,
-                                                                          window: QtMainWindow) -> None:
+def test_a_card_that_already_fits_says_so_and_offers_only_speed_or_batch(qtbot: QtBot, window: QtMainWindow) -> None:
     window.model_panel.load_zoo("resnet18")  # batch 32 fp32: about 1.5 GiB on an 80 GB H100
-    qtbot.waitUntil(lambda: window.state.result is not None and window.state.result.estimate.model == "resnet18",
-                    timeout=5000)
+    qtbot.waitUntil(
+        lambda: window.state.result is not None and window.state.result.estimate.model == "resnet18", timeout=5000
+    )
     dialog = window.recommendations.make_it_fit("H100 SXM5")
     assert dialog is not None
     qtbot.waitUntil(lambda: dialog.report is not None, timeout=15000)

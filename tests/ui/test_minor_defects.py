@@ -29,8 +29,15 @@ def test_file_new_leaves_no_chart_and_no_ranking(qtbot: QtBot, window: QtMainWin
     window.new_network()
     qtbot.waitUntil(lambda: window.state.result is None, timeout=5000)
     qtbot.waitUntil(lambda: not window.recommendations.model.entries, timeout=5000)
-    assert all(chart.canvas is None for chart in (window.breakdown.category, window.breakdown.layer_chart,
-                                                  window.breakdown.timeline, window.breakdown.batch_chart))
+    assert all(
+        chart.canvas is None
+        for chart in (
+            window.breakdown.category,
+            window.breakdown.layer_chart,
+            window.breakdown.timeline,
+            window.breakdown.batch_chart,
+        )
+    )
     assert "No estimate yet" in window.verdict.text()
 
 
@@ -59,7 +66,8 @@ def test_value_for_money_reads_without_scientific_notation() -> None:
 
 
 def test_price_basis_and_job_size_survive_a_language_switch_and_a_restart(
-        qtbot: QtBot, window: QtMainWindow, settings: QSettings, catalog_file: Path) -> None:
+    qtbot: QtBot, window: QtMainWindow, settings: QSettings, catalog_file: Path
+) -> None:
     money = window.recommendations.money
     money.basis.setCurrentIndex(money.basis.findData("rent"))
     money.samples.setValue(1e8)
@@ -93,8 +101,10 @@ def test_lora_is_not_offered_for_a_cnn(qtbot: QtBot, window: QtMainWindow) -> No
 def test_the_verdict_says_qlora_and_checkpointing(qtbot: QtBot, window: QtMainWindow) -> None:
     window.model_panel.load_zoo("llama-3.2-1b")
     window.state.set_choice(mode="train", precision="amp_bf16", batch=2, finetune="qlora", lora_rank=8)
-    qtbot.waitUntil(lambda: window.state.result is not None
-                    and window.state.result.estimate.workload.finetune == "qlora", timeout=10000)
+    qtbot.waitUntil(
+        lambda: window.state.result is not None and window.state.result.estimate.workload.finetune == "qlora",
+        timeout=10000,
+    )
     assert "(training, QLoRA rank 8, no checkpointing, batch 2," in window.verdict.text()
     window.state.set_choice(checkpointing=True, finetune="full")
     qtbot.waitUntil(lambda: "(training, gradient checkpointing, batch 2," in window.verdict.text(), timeout=10000)
@@ -136,8 +146,12 @@ def test_chinese_says_ci_yuan_for_token_everywhere() -> None:
     from advisor.i18n import zh_CN, zh_CN_app, zh_CN_fields, zh_CN_llm
 
     texts = [t for m in (zh_CN, zh_CN_app, zh_CN_fields, zh_CN_llm) for t in m.MESSAGES.values()]
-    mixed = [text for text in texts if "token" in text.replace("{tokens}", "").replace("{per_token}", "")
-             and any("\u4e00" <= ch <= "\u9fff" for ch in text)]
+    mixed = [
+        text
+        for text in texts
+        if "token" in text.replace("{tokens}", "").replace("{per_token}", "")
+        and any("\u4e00" <= ch <= "\u9fff" for ch in text)
+    ]
     assert mixed == []  # "token" and "词元" were mixed in the Chinese text
 
 
@@ -155,8 +169,10 @@ def test_a_rents_value_is_per_dollar_of_hourly_rent() -> None:
 def test_the_headline_says_how_many_parameters_train_with_qlora(qtbot: QtBot, window: QtMainWindow) -> None:
     window.model_panel.load_zoo("llama-3.2-1b")
     window.state.set_choice(mode="train", batch=1, finetune="qlora", lora_rank=8)
-    qtbot.waitUntil(lambda: window.state.result is not None
-                    and window.state.result.estimate.workload.finetune == "qlora", timeout=10000)
+    qtbot.waitUntil(
+        lambda: window.state.result is not None and window.state.result.estimate.workload.finetune == "qlora",
+        timeout=10000,
+    )
     # 16 layers x 8 x 44,032 = 5,636,096 adapter parameters (tests/appstate/test_model.py)
     assert "(5.64M train)" in window.breakdown.summary.values["Parameters"].text()
 
@@ -216,8 +232,9 @@ def test_chinese_names_the_links_in_chinese(tmp_path: Path) -> None:
     set_language("zh_CN")
     try:
         assert [n for n in worded if tr(n) == n] == []  # every such name has a Chinese one
-        assert "NVLink 3 桥接器" in reason_text(reason(ReasonCode.ZERO, stage="ZERO2", count=2,
-                                                      link="NVLink 3 bridge"), tr)
+        assert "NVLink 3 桥接器" in reason_text(
+            reason(ReasonCode.ZERO, stage="ZERO2", count=2, link="NVLink 3 bridge"), tr
+        )
     finally:
         set_language("en")
 
@@ -235,7 +252,8 @@ def test_card_counts_read_with_a_times_sign_everywhere() -> None:
     graph = zoo.build("alexnet")
     job = prepare_graph(graph, Workload(batch=4))
     two = rec(card="RTX 3090", count=2, plan="data_parallel")
-    text = verdict_text(ShownEstimate(job, graph), RankingResult(RankingRequest(CardFilter(), RankingOptions()),
-                                                                 job, (two,)))
+    text = verdict_text(
+        ShownEstimate(job, graph), RankingResult(RankingRequest(CardFilter(), RankingOptions()), job, (two,))
+    )
     assert "2 × RTX 3090, data parallel" in text and "2 x " not in text  # "8 x" here, "8 ×" in the table
     assert explain(two, 4).startswith("<b>2 × RTX 3090, data parallel: Fits</b>")

@@ -39,7 +39,8 @@ def test_click_loads_the_model(qtbot: QtBot, window: QtMainWindow) -> None:
     view = window.model_map
     with qtbot.waitSignal(view.model_loaded, timeout=2000) as loaded:
         view.chart.canvas.callbacks.process(  # type: ignore[union-attr]
-            "button_press_event", event_at(view, "button_press_event", "mobilenet_v2"))
+            "button_press_event", event_at(view, "button_press_event", "mobilenet_v2")
+        )
     assert loaded.args == ["mobilenet_v2"]
     assert window.state.draft.source == "zoo:mobilenet_v2"
     assert window.model_panel.zoo.currentText() == "mobilenet_v2"

@@ -11,8 +11,9 @@ from advisor.ui.main_window import QtMainWindow
 Ranked = Callable[[QtBot, QtMainWindow], None]
 
 
-def test_software_and_rent_selectors_change_the_ranking(qtbot: QtBot, window: QtMainWindow,
-                                                        wait_ranked: Ranked) -> None:  # fmt: skip
+def test_software_and_rent_selectors_change_the_ranking(
+    qtbot: QtBot, window: QtMainWindow, wait_ranked: Ranked
+) -> None:
     panel = window.recommendations
     panel.money.software.setCurrentIndex(panel.money.software.findData("ROCm"))
     panel.money.basis.setCurrentIndex(panel.money.basis.findData("rent"))
@@ -22,15 +23,19 @@ def test_software_and_rent_selectors_change_the_ranking(qtbot: QtBot, window: Qt
     assert all(e.price_kind in (None, "rent_hour") for e in entries)  # rent basis: no purchase price
     panel.table.selectRow(0)
     assert panel.detail.text().count("PyTorch runs this card through ROCm") == 1  # said once, in the reason
-    unpriced = [r for r in range(panel.proxy.rowCount())
-                if panel.model.entries[panel.proxy.mapToSource(panel.proxy.index(r, 0)).row()].price_usd is None]
+    unpriced = [
+        r
+        for r in range(panel.proxy.rowCount())
+        if panel.model.entries[panel.proxy.mapToSource(panel.proxy.index(r, 0)).row()].price_usd is None
+    ]
     assert unpriced  # consumer Radeon cards are not rented by clouds
     panel.table.selectRow(unpriced[0])  # a card without a rent price says how to give it one
     assert "No price on this basis" in panel.detail.text()
 
 
-def test_a_job_size_adds_costs_and_the_time_against_cost_chart(qtbot: QtBot, window: QtMainWindow,
-                                                               wait_ranked: Ranked) -> None:  # fmt: skip
+def test_a_job_size_adds_costs_and_the_time_against_cost_chart(
+    qtbot: QtBot, window: QtMainWindow, wait_ranked: Ranked
+) -> None:
     panel = window.recommendations
     assert panel.job_chart.isHidden()  # no job size yet
     panel.money.samples.setValue(1e7)

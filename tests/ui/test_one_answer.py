@@ -11,7 +11,7 @@ from tests_ui_support import advisor_json
 from advisor.core.tracker import CATEGORIES
 from advisor.ui.main_window import QtMainWindow
 
-SMALL_CNN = '''
+SMALL_CNN = """
 import torch
 from torch import nn
 
@@ -25,23 +25,24 @@ def build_model():
 
 def example_inputs(batch_size):
     return (torch.randn(batch_size, 3, 32, 32),)
-'''
+"""
 
 
 def command_line(path: Path) -> dict[str, object]:
-    return advisor_json("estimate", str(path), "--batch", "128", "--precision", "amp_bf16", "--optimizer",
-                        "sgd_momentum")
+    return advisor_json(
+        "estimate", str(path), "--batch", "128", "--precision", "amp_bf16", "--optimizer", "sgd_momentum"
+    )
 
 
-def test_opened_file_is_simulated_like_the_command_line(qtbot: QtBot, window: QtMainWindow,
-                                                        tmp_path: Path) -> None:
+def test_opened_file_is_simulated_like_the_command_line(qtbot: QtBot, window: QtMainWindow, tmp_path: Path) -> None:
     path = tmp_path / "small_cnn.py"
     path.write_text(SMALL_CNN)
     window.state.set_choice(batch=128, precision="amp_bf16", optimizer="sgd_momentum")
     window.open_file(str(path))
     qtbot.waitUntil(lambda: window.state.draft.source == str(path), timeout=60000)
-    qtbot.waitUntil(lambda: window.state.result is not None and window.state.result.method == "simulated",
-                    timeout=120000)
+    qtbot.waitUntil(
+        lambda: window.state.result is not None and window.state.result.method == "simulated", timeout=120000
+    )
     result = window.state.result
     assert result is not None and not result.pending
     assert "simulated" in window.breakdown.method.text()
@@ -61,12 +62,12 @@ def test_opened_file_is_simulated_like_the_command_line(qtbot: QtBot, window: Qt
     editor = window.model_panel.builder.form.editors["out_features"]
     editor.setText("20")
     editor.textEdited.emit("20")
-    qtbot.waitUntil(lambda: window.state.result is not None and window.state.result.method == "analytic",
-                    timeout=10000)
+    qtbot.waitUntil(lambda: window.state.result is not None and window.state.result.method == "analytic", timeout=10000)
     assert "edited" in window.breakdown.method.text()
     window.state.draft.undo.undo()  # back to the file as written: simulated again (cached, no new run)
-    qtbot.waitUntil(lambda: window.state.result is not None and window.state.result.method == "simulated",
-                    timeout=10000)
+    qtbot.waitUntil(
+        lambda: window.state.result is not None and window.state.result.method == "simulated", timeout=10000
+    )
 
 
 def _mib(count: int) -> str:

@@ -43,11 +43,9 @@ def _attention_on_parameters() -> Graph:
     `self.q.expand(...)`): the draft must keep them unconnected, not wire them to the layer before."""
     b = GraphBuilder("sdpa_net")
     b.add(Input((4, 8)), [])
-    qkv = [b.add(Opaque(op_name=f"param{i}", shape=(2, 4, 8), input_count=0, keeps_inputs=False), [])
-           for i in range(3)]
+    qkv = [b.add(Opaque(op_name=f"param{i}", shape=(2, 4, 8), input_count=0, keeps_inputs=False), []) for i in range(3)]
     view = b.add(OpaqueView(op_name="expand", shape=(2, 4, 8), input_count=1), [qkv[0]])
-    scores = b.add(OpaqueMatmul(op_name="matmul", shape=(2, 4, 4), input_count=2, macs=2 * 4 * 4 * 8),
-                   [view, qkv[1]])
+    scores = b.add(OpaqueMatmul(op_name="matmul", shape=(2, 4, 4), input_count=2, macs=2 * 4 * 4 * 8), [view, qkv[1]])
     b.add(Softmax(), [scores])
     b.add(FusedSDPA(), [view, qkv[1], qkv[2]])
     return b.build()
@@ -56,8 +54,15 @@ def _attention_on_parameters() -> Graph:
 # kinds no zoo model uses, each in a small graph of its own
 EXAMPLES: tuple[Graph, ...] = (
     _chain("deconv", (3, 8, 8), ConvTranspose(out_channels=4, kernel=2, stride=2), GroupNorm(groups=2)),
-    _chain("rnn", (10, 6), LSTM(hidden_size=5), GRU(hidden_size=4, bidirectional=True), Linear(3),
-           QuickGELU(), CrossEntropy()),
+    _chain(
+        "rnn",
+        (10, 6),
+        LSTM(hidden_size=5),
+        GRU(hidden_size=4, bidirectional=True),
+        Linear(3),
+        QuickGELU(),
+        CrossEntropy(),
+    ),
     _attention_on_parameters(),
 )
 

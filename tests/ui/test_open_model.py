@@ -88,8 +88,9 @@ def test_dialog_imports_a_hub_id_with_progress(qtbot: QtBot, window: QtMainWindo
     assert not dialog.isVisible()
     assert (1, 1) in seen  # the one safetensors header of the single-file checkpoint
     # the estimate shown is of the checkpoint's layers: 106_816 parameters (tests/hub_server.py)
-    qtbot.waitUntil(lambda: window.state.result is not None and window.state.result.graph.param_count == PARAMS,
-                    timeout=20000)
+    qtbot.waitUntil(
+        lambda: window.state.result is not None and window.state.result.graph.param_count == PARAMS, timeout=20000
+    )
 
 
 def test_dialog_says_why_a_hub_id_fails(qtbot: QtBot, window: QtMainWindow, hub: HubServer) -> None:
@@ -134,11 +135,19 @@ def test_file_menu_has_open_by_name(window: QtMainWindow) -> None:
 
 def test_an_opened_gguf_runs_as_stored(qtbot: QtBot, window: QtMainWindow, tmp_path: Path) -> None:
     window.open_file(str(write_gguf(tmp_path / "tiny.gguf")))
-    qtbot.waitUntil(lambda: window.state.result is not None and window.state.result.graph.decoder is not None
-                    and window.state.result.graph.decoder.stored is not None, timeout=20000)
+    qtbot.waitUntil(
+        lambda: (
+            window.state.result is not None
+            and window.state.result.graph.decoder is not None
+            and window.state.result.graph.decoder.stored is not None
+        ),
+        timeout=20000,
+    )
     window.workload.mode.setCurrentIndex(window.workload.mode.findData("generate"))
-    qtbot.waitUntil(lambda: window.state.result is not None
-                    and window.state.result.estimate.workload.mode == "generate", timeout=20000)
+    qtbot.waitUntil(
+        lambda: window.state.result is not None and window.state.result.estimate.workload.mode == "generate",
+        timeout=20000,
+    )
     estimate = window.state.result.estimate
     assert estimate.workload.weights == "q4_k_m"  # the file's general.file_type, not the precision's dtype
     assert estimate.generation is not None and estimate.generation.weight_bytes == WEIGHT_BYTES

@@ -32,12 +32,14 @@ def test_a_rent_in_euros_is_saved_with_its_kind_market_and_source(qtbot: QtBot, 
     qtbot.waitUntil(lambda: editor.prices.count() > 0 and "EUR" in editor.prices.item(0).text(), timeout=10000)
     assert editor.prices.item(0).text() == (
         "2026-11-20  0.0556 EUR per GPU-hour  new · cloud, spot · entered by you · "
-        f"{age_text(date(2026, 11, 20), date.today())} old")
+        f"{age_text(date(2026, 11, 20), date.today())} old"
+    )
     assert window.catalog.catalog is not None
     with window.catalog.catalog.read() as session:
         mine = [p for p in price_history(session, "L40S") if p.user_owned]
     assert [(p.amount, p.currency, p.kind, p.market, p.date, p.source) for p in mine] == [
-        (0.0556, "EUR", "rent_hour", "cloud_spot", date(2026, 11, 20), "my cloud's price page")]
+        (0.0556, "EUR", "rent_hour", "cloud_spot", date(2026, 11, 20), "my cloud's price page")
+    ]
     assert form.source.text() == ""  # the next price is another listing: the form keeps no source (issue 27)
     rate = bundled_rates().in_usd(mine[0])
     assert rate is not None and rate.amount > 0.0556  # a euro buys more than a dollar: ranked at more USD

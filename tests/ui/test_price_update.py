@@ -21,8 +21,9 @@ def served() -> Iterator[Served]:
         yield it
 
 
-def test_the_update_button_fetches_the_feed_and_reports(qtbot: QtBot, window: QtMainWindow, served: Served,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_the_update_button_fetches_the_feed_and_reports(
+    qtbot: QtBot, window: QtMainWindow, served: Served, monkeypatch: pytest.MonkeyPatch
+) -> None:
     editor = window.catalog_editor
     qtbot.waitUntil(lambda: editor.proxy.rowCount() > 100, timeout=5000)
     served.content = feed(HEADER + NEW)
@@ -37,4 +38,5 @@ def test_the_update_button_fetches_the_feed_and_reports(qtbot: QtBot, window: Qt
     qtbot.waitUntil(lambda: editor.title.text() == "<b>GeForce RTX 4090</b>", timeout=10000)
     lines = [editor.prices.item(i).text() for i in range(editor.prices.count())]
     assert [t for t in lines if t.startswith("2026-11-20")] == [
-        f"2026-11-20  1,499.00 USD  new · shop · {age_text(date(2026, 11, 20), date.today())} old"], lines
+        f"2026-11-20  1,499.00 USD  new · shop · {age_text(date(2026, 11, 20), date.today())} old"
+    ], lines

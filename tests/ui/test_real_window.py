@@ -34,8 +34,11 @@ print(lit)
 def display() -> Iterator[str]:
     """A fresh Xvfb at 1366x768; -displayfd makes the server pick a free display number and tell us."""
     read_end, write_end = os.pipe()
-    server = subprocess.Popen(["Xvfb", "-displayfd", str(write_end), "-screen", "0", "1366x768x24", "-nolisten",
-                               "tcp"], pass_fds=(write_end,), stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(
+        ["Xvfb", "-displayfd", str(write_end), "-screen", "0", "1366x768x24", "-nolisten", "tcp"],
+        pass_fds=(write_end,),
+        stderr=subprocess.DEVNULL,
+    )
     os.close(write_end)
     with os.fdopen(read_end) as pipe:
         number = pipe.readline().strip()
@@ -51,10 +54,17 @@ def _window_listed(env: dict[str, str]) -> bool:
 
 
 def test_advisor_opens_a_real_window(display: str, tmp_path: Path, catalog_file: Path) -> None:
-    env = dict(os.environ, DISPLAY=display, QT_QPA_PLATFORM="xcb", HOME=str(tmp_path),
-               XDG_CONFIG_HOME=str(tmp_path / "config"), ADVISOR_CATALOG=str(catalog_file))
-    app = subprocess.Popen([sys.executable, "-m", "advisor"], env=env, stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, text=True)
+    env = dict(
+        os.environ,
+        DISPLAY=display,
+        QT_QPA_PLATFORM="xcb",
+        HOME=str(tmp_path),
+        XDG_CONFIG_HOME=str(tmp_path / "config"),
+        ADVISOR_CATALOG=str(catalog_file),
+    )
+    app = subprocess.Popen(
+        [sys.executable, "-m", "advisor"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
     try:
         deadline = time.monotonic() + 90
         while not _window_listed(env):
@@ -63,8 +73,14 @@ def test_advisor_opens_a_real_window(display: str, tmp_path: Path, catalog_file:
             time.sleep(0.5)
         time.sleep(2)  # let it paint
         shot = tmp_path / "real_window.png"
-        lit = subprocess.run([sys.executable, "-c", SCREENSHOT, str(shot)], env=env, capture_output=True,
-                             text=True, check=True, timeout=60)
+        lit = subprocess.run(
+            [sys.executable, "-c", SCREENSHOT, str(shot)],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=60,
+        )
         # Xvfb's root is black; the window (light widgets) covers much of the 171x96 sampled points
         assert int(lit.stdout.strip()) > 171 * 96 // 4
         assert shot.stat().st_size > 10_000

@@ -35,8 +35,11 @@ def test_every_row_says_how_pytorch_runs_its_card(qtbot: QtBot, window: QtMainWi
     proxy, software = window.recommendations.proxy, column(window, "Software")
     assert not window.recommendations.table.horizontalHeader().isSectionHidden(software)  # shown at first
     entries = window.recommendations.model.entries
-    by_card = {e.card: proxy.index(row, software).data() for row in range(proxy.rowCount())
-               for e in [entries[proxy.mapToSource(proxy.index(row, 0)).row()]]}  # fmt: skip
+    by_card = {
+        e.card: proxy.index(row, software).data()
+        for row in range(proxy.rowCount())
+        for e in [entries[proxy.mapToSource(proxy.index(row, 0)).row()]]
+    }
     assert by_card["Instinct MI300X"] == "ROCm" and by_card["Arc B580"] == "XPU" and by_card["H100 SXM5"] == "CUDA"
     assert by_card["Gaudi 3"] == software_path("Intel", "Gaudi 3") == "Gaudi"
 
@@ -61,8 +64,11 @@ def test_selecting_a_multi_gpu_row_explains_pooling(qtbot: QtBot, window: QtMain
     panel = window.recommendations
     panel.all_configs.setChecked(True)
     wait_ranked(qtbot, window)
-    rows = [r for r in range(panel.proxy.rowCount())
-            if panel.model.entries[panel.proxy.mapToSource(panel.proxy.index(r, 0)).row()].plan == "data_parallel"]
+    rows = [
+        r
+        for r in range(panel.proxy.rowCount())
+        if panel.model.entries[panel.proxy.mapToSource(panel.proxy.index(r, 0)).row()].plan == "data_parallel"
+    ]
     panel.table.selectRow(rows[0])
     assert "does not pool" in panel.detail.text()
     assert "per card at batch 32" in panel.detail.text()
@@ -144,8 +150,9 @@ def test_an_empty_card_is_refused_by_the_dialog(qtbot: QtBot, window: QtMainWind
     assert "a name" in text and "memory above 0 GiB" in text and "an FP32 rate above 0" in text
 
 
-def test_an_incomplete_card_ranks_last_and_the_rest_still_rank(qtbot: QtBot, window: QtMainWindow,
-                                                                wait_ranked: Ranked) -> None:
+def test_an_incomplete_card_ranks_last_and_the_rest_still_rank(
+    qtbot: QtBot, window: QtMainWindow, wait_ranked: Ranked
+) -> None:
     """A card stored without figures (an older version let one in) breaks nothing; it can be removed."""
     from advisor.catalog.orm import USER, Card
 
@@ -180,13 +187,29 @@ def test_a_negative_price_cannot_be_typed(qtbot: QtBot, window: QtMainWindow) ->
 
 def test_the_explanation_keeps_a_fit_that_only_splitting_buys_in_the_users_language() -> None:
     split = Recommendation(
-        card="RTX 3090", count=2, plan="layer_split", fits=True, required_bytes=20 * 2**30, usable_bytes=22 * 2**30,
-        max_batch=4, step_time_s=0.05, throughput=20.0, throughput_unit="tokens/s", price_usd=None, price_date=None,
-        price_condition=None, perf_per_dollar=None, perf_per_watt=0.1,
-        reasons=(reason(ReasonCode.FITS, required_bytes=20 * 2**30, batch=1, memory_bytes=24 * 2**30,
-                        usable_bytes=22 * 2**30),
-                 reason(ReasonCode.LAYER_SPLIT, count=2, link="PCIe 4.0 x16"),
-                 reason(ReasonCode.ONLY_LAYER_SPLIT, count=2)))
+        card="RTX 3090",
+        count=2,
+        plan="layer_split",
+        fits=True,
+        required_bytes=20 * 2**30,
+        usable_bytes=22 * 2**30,
+        max_batch=4,
+        step_time_s=0.05,
+        throughput=20.0,
+        throughput_unit="tokens/s",
+        price_usd=None,
+        price_date=None,
+        price_condition=None,
+        perf_per_dollar=None,
+        perf_per_watt=0.1,
+        reasons=(
+            reason(
+                ReasonCode.FITS, required_bytes=20 * 2**30, batch=1, memory_bytes=24 * 2**30, usable_bytes=22 * 2**30
+            ),
+            reason(ReasonCode.LAYER_SPLIT, count=2, link="PCIe 4.0 x16"),
+            reason(ReasonCode.ONLY_LAYER_SPLIT, count=2),
+        ),
+    )
     assert "Fits only because layers are split over 2 cards." in explain(split, 1)
     set_language("zh_CN")
     try:

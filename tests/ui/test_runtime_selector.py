@@ -39,7 +39,8 @@ def choose(box: object, value: object) -> None:
 
 
 def test_the_runtime_box_sets_what_the_command_line_sets(
-        panel: QtWorkloadControls, capsys: pytest.CaptureFixture[str]) -> None:
+    panel: QtWorkloadControls, capsys: pytest.CaptureFixture[str]
+) -> None:
     state = panel.state
     choose(panel.mode, "generate")
     choose(panel.precision, "bf16")
@@ -49,8 +50,24 @@ def test_the_runtime_box_sets_what_the_command_line_sets(
     state.recompute()
     assert state.error == "" and state.result is not None
     memory = state.result.estimate.memory
-    assert main(["estimate", f"zoo:{LLAMA}", "--json", "--mode", "generate", "--precision", "bf16", "--batch",
-                 "1", "--runtime", "vllm"]) == 0
+    assert (
+        main(
+            [
+                "estimate",
+                f"zoo:{LLAMA}",
+                "--json",
+                "--mode",
+                "generate",
+                "--precision",
+                "bf16",
+                "--batch",
+                "1",
+                "--runtime",
+                "vllm",
+            ]
+        )
+        == 0
+    )
     cli = json.loads(capsys.readouterr().out)
     assert memory.required_bytes == cli["memory"]["required_bytes"]
     # vLLM's blocks: 16 tokens x 32 layers x 8 KV heads x 128 x 2 (K, V) x 2 B = 2 MiB each; one sequence of

@@ -35,8 +35,9 @@ def chart_pixels(window: QtMainWindow) -> int:
     return int((rgba[..., :3].sum(axis=2) < 600).sum())
 
 
-def test_screenshots_in_both_languages(qtbot: QtBot, window: QtMainWindow, tmp_path: Path,
-                                       wait_ranked: Callable[[QtBot, QtMainWindow], None]) -> None:
+def test_screenshots_in_both_languages(
+    qtbot: QtBot, window: QtMainWindow, tmp_path: Path, wait_ranked: Callable[[QtBot, QtMainWindow], None]
+) -> None:
     folder = Path(os.environ.get("ADVISOR_SCREENSHOTS", tmp_path))
     folder.mkdir(parents=True, exist_ok=True)
     wait_ranked(qtbot, window)

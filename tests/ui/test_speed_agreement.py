@@ -27,16 +27,23 @@ def _times(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, float]:
     return {row["card"]: float(row["step_time_s"]) for row in rows}
 
 
-def test_the_apps_ranking_times_a_file_as_recommend_does(qtbot: QtBot, window: QtMainWindow,
-                                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_apps_ranking_times_a_file_as_recommend_does(
+    qtbot: QtBot, window: QtMainWindow, capsys: pytest.CaptureFixture[str]
+) -> None:
     spec = str(MODELS / "mlp.py")
     window.recommendations.max_gpus.setCurrentIndex(0)  # one card, as --max-gpus 1
     window.state.set_choice(batch=256, precision="amp_bf16", optimizer="adamw")
     window.open_file(spec)
     qtbot.waitUntil(lambda: window.state.draft.source == spec, timeout=60000)
-    qtbot.waitUntil(lambda: window.state.result is not None and window.state.result.method == "simulated"
-                    and window.state.model.shown_ranking() is not None
-                    and window.state.model.shown_ranking().job is window.state.result.job, timeout=120000)
+    qtbot.waitUntil(
+        lambda: (
+            window.state.result is not None
+            and window.state.result.method == "simulated"
+            and window.state.model.shown_ranking() is not None
+            and window.state.model.shown_ranking().job is window.state.result.job
+        ),
+        timeout=120000,
+    )
     ranking = window.state.model.shown_ranking()
     assert ranking is not None
     app = {e.card: e.step_time_s for e in ranking.entries if e.count == 1}

@@ -17,7 +17,7 @@ Ranked = Callable[[QtBot, QtMainWindow], None]
 
 # a residual CNN whose forward expands a parameter and repeats a tensor: opaque_view and opaque ops, the kinds
 # the hand-kept OP_TYPES tuple left out (issue 27's first blocker)
-TINY_RES = '''
+TINY_RES = """
 import torch
 from torch import nn
 
@@ -52,24 +52,27 @@ def build_model():
 
 def example_inputs(batch_size):
     return (torch.randn(batch_size, 3, 16, 16),)
-'''
+"""
 
 
 def _recommend_json(path: Path) -> dict[str, object]:
-    return advisor_json("recommend", str(path), "--batch", "32", "--precision", "fp32", "--optimizer", "adam",
-                        "--max-gpus", "2")
+    return advisor_json(
+        "recommend", str(path), "--batch", "32", "--precision", "fp32", "--optimizer", "adam", "--max-gpus", "2"
+    )
 
 
-def test_a_file_with_opaque_ops_gets_the_command_lines_figures(qtbot: QtBot, window: QtMainWindow,
-                                                              tmp_path: Path) -> None:
+def test_a_file_with_opaque_ops_gets_the_command_lines_figures(
+    qtbot: QtBot, window: QtMainWindow, tmp_path: Path
+) -> None:
     path = tmp_path / "tinyres.py"
     path.write_text(TINY_RES)
     window.recommendations.max_gpus.setCurrentIndex(1)  # up to 2 cards, as --max-gpus 2
     window.state.set_choice(batch=32, precision="fp32", optimizer="adam")
     window.open_file(str(path))
     qtbot.waitUntil(lambda: window.state.draft.source == str(path), timeout=60000)
-    qtbot.waitUntil(lambda: window.state.result is not None and window.state.result.method == "simulated",
-                    timeout=120000)
+    qtbot.waitUntil(
+        lambda: window.state.result is not None and window.state.result.method == "simulated", timeout=120000
+    )
     assert window.state.error == "" and not window.state.result.stale
     kinds = {row.kind for row in window.state.draft.rows}
     assert {"opaque", "opaque_view"} <= kinds
@@ -114,9 +117,15 @@ def test_cancel_leaves_no_ranking_the_cards(qtbot: QtBot, window: QtMainWindow, 
     wait_ranked(qtbot, window)
     window.state.set_choice(batch=48)
     model = window.state.model
-    qtbot.waitUntil(lambda: window.runner.running("recommend") and model.result is not None  # batch 48's ranking
-                    and model.result.estimate.workload.batch == 48 and model.ranking_job is model.result.job,
-                    timeout=10000)
+    qtbot.waitUntil(
+        lambda: (
+            window.runner.running("recommend")
+            and model.result is not None  # batch 48's ranking
+            and model.result.estimate.workload.batch == 48
+            and model.ranking_job is model.result.job
+        ),
+        timeout=10000,
+    )
     assert "ranking the cards" in window.verdict.text()
     window.task_bar.cancel_button.click()
     assert "ranking the cards" not in window.verdict.text()
@@ -127,8 +136,9 @@ def test_cancel_leaves_no_ranking_the_cards(qtbot: QtBot, window: QtMainWindow, 
     window.recommendations._refresh_if_asked()
     assert not window.runner.running("recommend") and "ranking cancelled" in window.verdict.text()
     window.recommendations.objective.setCurrentIndex(window.recommendations.objective.findData("fastest"))
-    qtbot.waitUntil(lambda: "fastest" in window.verdict.text() and "cancelled" not in window.verdict.text(),
-                    timeout=20000)  # a new question is ranked
+    qtbot.waitUntil(
+        lambda: "fastest" in window.verdict.text() and "cancelled" not in window.verdict.text(), timeout=20000
+    )  # a new question is ranked
 
 
 def test_cancel_mid_simulation_leaves_no_simulating(qtbot: QtBot, window: QtMainWindow, tmp_path: Path) -> None:

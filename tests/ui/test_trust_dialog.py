@@ -45,5 +45,6 @@ def test_trusting_the_file_opens_it(qtbot: QtBot, window: QtMainWindow, tmp_path
     trust.click()
     qtbot.waitUntil(lambda: window.state.draft.source == str(path), timeout=60000)
     assert [r.kind for r in window.state.draft.rows][-1] == "linear" and not dialogs(window)
-    qtbot.waitUntil(lambda: window.state.result is not None and window.state.result.estimate.param_count == 30730,
-                    timeout=10000)  # 3*32*32*10 + 10 = 30,730
+    qtbot.waitUntil(
+        lambda: window.state.result is not None and window.state.result.estimate.param_count == 30730, timeout=10000
+    )  # 3*32*32*10 + 10 = 30,730

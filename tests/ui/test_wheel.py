@@ -14,15 +14,28 @@ from advisor.ui.main_window import QtMainWindow
 
 def _wheel_down(widget: QWidget) -> None:
     centre = QPointF(widget.rect().center())
-    event = QWheelEvent(centre, QPointF(widget.mapToGlobal(centre.toPoint())), QPoint(0, 0), QPoint(0, -120),
-                        Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase, False)
+    event = QWheelEvent(
+        centre,
+        QPointF(widget.mapToGlobal(centre.toPoint())),
+        QPoint(0, 0),
+        QPoint(0, -120),
+        Qt.MouseButton.NoButton,
+        Qt.KeyboardModifier.NoModifier,
+        Qt.ScrollPhase.NoScrollPhase,
+        False,
+    )
     QCoreApplication.sendEvent(widget, event)
 
 
 def _values(window: QtMainWindow) -> tuple[object, ...]:
     w = window.workload
-    return (w.precision.currentIndex(), w.optimizer.currentIndex(), w.batch.value(),
-            window.recommendations.max_gpus.currentIndex(), window.recommendations.budget.value())
+    return (
+        w.precision.currentIndex(),
+        w.optimizer.currentIndex(),
+        w.batch.value(),
+        window.recommendations.max_gpus.currentIndex(),
+        window.recommendations.budget.value(),
+    )
 
 
 def test_the_wheel_leaves_unfocused_boxes_alone(qtbot: QtBot, window: QtMainWindow) -> None:

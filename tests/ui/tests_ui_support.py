@@ -55,7 +55,13 @@ def open_window(qtbot: QtBot, settings: QSettings, catalog_file: Path) -> QtMain
 
 def advisor_json(*args: str) -> dict[str, object]:
     """`advisor ARGS --json` in a subprocess, as a user runs it: the app's figures are compared with these."""
-    out = subprocess.run([sys.executable, "-m", "advisor", *args, "--json"], capture_output=True, text=True,
-                         check=True, timeout=300, env=dict(os.environ, QT_QPA_PLATFORM="offscreen"))
+    out = subprocess.run(
+        [sys.executable, "-m", "advisor", *args, "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+        env=dict(os.environ, QT_QPA_PLATFORM="offscreen"),
+    )
     answer: dict[str, object] = json.loads(out.stdout)
     return answer

@@ -63,6 +63,5 @@ class ConfigReader:
         if value is None:
             return tuple(default)
         if not isinstance(value, list) or len(value) != layers or not all(isinstance(v, str) for v in value):
-            raise SpecError(f"layer_types must list one attention type per layer ({layers}), "
-                            f"got {str(value)[:40]}")
+            raise SpecError(f"layer_types must list one attention type per layer ({layers}), got {str(value)[:40]}")
         return tuple(v == kind for v in value)

@@ -101,8 +101,10 @@ class DecoderSpec:
             if getattr(self, name) < 1:
                 raise SpecError(f"{self.name}: {name} must be at least 1, got {getattr(self, name)}")
         if self.heads % self.kv_heads:
-            raise SpecError(f"{self.name}: num_attention_heads {self.heads} must be a multiple of "
-                            f"num_key_value_heads {self.kv_heads}")
+            raise SpecError(
+                f"{self.name}: num_attention_heads {self.heads} must be a multiple of "
+                f"num_key_value_heads {self.kv_heads}"
+            )
         if self.sliding_layers and len(self.sliding_layers) != self.layers:
             raise SpecError(f"{self.name}: {len(self.sliding_layers)} layer types for {self.layers} layers")
 

@@ -14,8 +14,18 @@ from advisor.core.llm.decoder import DecoderSpec, MLASpec, MoESpec
 from advisor.core.llm.families_gpt import LEGACY_FAMILIES, gelu_kind
 
 # Families the analytic path does not describe: state-space and hybrid models have no KV cache per layer.
-NOT_MODELLED = ("mamba", "mamba2", "jamba", "falcon_mamba", "zamba", "zamba2", "rwkv", "recurrent_gemma",
-                "bamba", "falcon_h1")
+NOT_MODELLED = (
+    "mamba",
+    "mamba2",
+    "jamba",
+    "falcon_mamba",
+    "zamba",
+    "zamba2",
+    "rwkv",
+    "recurrent_gemma",
+    "bamba",
+    "falcon_h1",
+)
 # Multimodal configs whose text_config is a decoder family here (the vision tower is not counted).
 TEXT_OF = {"gemma3": "gemma3_text", "llama4": "llama4_text", "mistral3": "mistral"}
 
@@ -26,11 +36,20 @@ def _llama_like(r: ConfigReader, name: str, model_type: str, **fields: Any) -> D
     hidden, heads = r.integer("hidden_size"), r.integer("num_attention_heads")
     bias = r.flag("attention_bias", False)
     base: dict[str, Any] = dict(
-        name=name, model_type=model_type, hidden=hidden, layers=r.integer("num_hidden_layers"), heads=heads,
-        kv_heads=r.integer("num_key_value_heads", heads), head_dim=r.integer("head_dim", hidden // heads),
-        intermediate=r.integer("intermediate_size"), vocab=r.integer("vocab_size"),
-        tied_embeddings=r.flag("tie_word_embeddings", False), qkv_bias=bias, out_bias=bias,
-        mlp_bias=r.flag("mlp_bias", False))
+        name=name,
+        model_type=model_type,
+        hidden=hidden,
+        layers=r.integer("num_hidden_layers"),
+        heads=heads,
+        kv_heads=r.integer("num_key_value_heads", heads),
+        head_dim=r.integer("head_dim", hidden // heads),
+        intermediate=r.integer("intermediate_size"),
+        vocab=r.integer("vocab_size"),
+        tied_embeddings=r.flag("tie_word_embeddings", False),
+        qkv_bias=bias,
+        out_bias=bias,
+        mlp_bias=r.flag("mlp_bias", False),
+    )
     base.update(fields)
     return DecoderSpec(**base)
 
@@ -63,8 +82,9 @@ def qwen2(r: ConfigReader, name: str, t: str) -> DecoderSpec:
     """Qwen2Attention: q/k/v with bias, o_proj without; Qwen3 drops the biases and adds per-head q/k norms.
     Sliding windows only when use_sliding_window (Qwen2Config.layer_types)."""
     qwen3 = t.startswith("qwen3")
-    spec = _llama_like(r, name, t, qkv_bias=not qwen3 and r.flag("qkv_bias", True), out_bias=False,
-                       qk_norm="head" if qwen3 else "none")
+    spec = _llama_like(
+        r, name, t, qkv_bias=not qwen3 and r.flag("qkv_bias", True), out_bias=False, qk_norm="head" if qwen3 else "none"
+    )
     if qwen3:
         spec = replace(spec, qkv_bias=r.flag("attention_bias", False), out_bias=r.flag("attention_bias", False))
     if t.endswith("_moe"):
@@ -84,37 +104,65 @@ def _qwen_moe(r: ConfigReader, spec: DecoderSpec) -> MoESpec:
     dense = tuple(i for i in range(spec.layers) if i in only or (i + 1) % step)
     qwen2 = spec.model_type == "qwen2_moe"  # defaults of Qwen2MoeConfig, else Qwen3MoeConfig
     shared = r.integer("shared_expert_intermediate_size", 5632, minimum=0) if qwen2 else 0
-    return MoESpec(r.first_integer(("num_experts", "num_local_experts"), 60 if qwen2 else 128),
-                   r.integer("num_experts_per_tok", 4 if qwen2 else 8),
-                   r.integer("moe_intermediate_size", 1408 if qwen2 else 768),
-                   shared_intermediate=shared, shared_gate=bool(shared), dense_layers=dense,
-                   half_routing_weights=True)  # router_top_value.to(router_logits.dtype)
+    return MoESpec(
+        r.first_integer(("num_experts", "num_local_experts"), 60 if qwen2 else 128),
+        r.integer("num_experts_per_tok", 4 if qwen2 else 8),
+        r.integer("moe_intermediate_size", 1408 if qwen2 else 768),
+        shared_intermediate=shared,
+        shared_gate=bool(shared),
+        dense_layers=dense,
+        half_routing_weights=True,
+    )  # router_top_value.to(router_logits.dtype)
 
 
 def gemma(r: ConfigReader, name: str, t: str) -> DecoderSpec:
     """GemmaDecoderLayer: GeGLU (gelu tanh), head_dim 256, tied embeddings; Gemma 2 adds post-attention and
     post-feedforward norms (4 per layer) and alternates sliding and global layers; Gemma 3 adds per-head
     q/k norms and slides 5 of every 6 layers (sliding_window_pattern)."""
-    spec = _llama_like(r, name, t, tied_embeddings=r.flag("tie_word_embeddings", True), activation="gelu_tanh",
-                       head_dim=r.integer("head_dim", 256), embed_scaled=True)
+    spec = _llama_like(
+        r,
+        name,
+        t,
+        tied_embeddings=r.flag("tie_word_embeddings", True),
+        activation="gelu_tanh",
+        head_dim=r.integer("head_dim", 256),
+        embed_scaled=True,
+    )
     if t == "gemma":
         return spec
     pattern = 2 if t == "gemma2" else r.integer("sliding_window_pattern", 6)
     # Gemma2PreTrainedModel has no SDPA support (_supports_sdpa = False): eager attention, soft-capped
     capped = r.cfg.get("attn_logit_softcapping", 50.0) is not None  # Gemma2Config default 50.0; null = off
     final_cap = r.cfg.get("final_logit_softcapping", 30.0 if t == "gemma2" else None) is not None
-    return replace(spec, norms_per_layer=4, qk_norm="head" if t != "gemma2" else "none",
-                   eager_attention=t == "gemma2", attn_softcap=t == "gemma2" and capped, final_softcap=final_cap,
-                   **_window(r, spec.layers, pattern))
+    return replace(
+        spec,
+        norms_per_layer=4,
+        qk_norm="head" if t != "gemma2" else "none",
+        eager_attention=t == "gemma2",
+        attn_softcap=t == "gemma2" and capped,
+        final_softcap=final_cap,
+        **_window(r, spec.layers, pattern),
+    )
 
 
 def phi(r: ConfigReader, name: str, t: str) -> DecoderSpec:
     """PhiDecoderLayer (phi-1/1.5/2): one LayerNorm, attention and MLP in parallel, biases everywhere, plain
     gelu_new MLP (fc1, fc2), final_layernorm, untied lm_head with bias."""
-    return _llama_like(r, name, t, gated_mlp=False, activation=gelu_kind(r.text("hidden_act", "gelu_new")),
-                       norm="layer", norms_per_layer=1,
-                       parallel_block=True, qkv_bias=True, out_bias=True, mlp_bias=True, lm_head_bias=True,
-                       qk_norm="head" if r.flag("qk_layernorm", False) else "none")
+    return _llama_like(
+        r,
+        name,
+        t,
+        gated_mlp=False,
+        activation=gelu_kind(r.text("hidden_act", "gelu_new")),
+        norm="layer",
+        norms_per_layer=1,
+        parallel_block=True,
+        qkv_bias=True,
+        out_bias=True,
+        mlp_bias=True,
+        lm_head_bias=True,
+        qk_norm="head" if r.flag("qk_layernorm", False) else "none",
+    )
 
 
 def phimoe(r: ConfigReader, name: str, t: str) -> DecoderSpec:
@@ -129,8 +177,12 @@ def granitemoe(r: ConfigReader, name: str, t: str) -> DecoderSpec:
     GraniteMoeShared adds a shared gated MLP of shared_intermediate_size."""
     spec = _llama_like(r, name, t, logits_scaled=True)
     shared = r.integer("shared_intermediate_size", 0, minimum=0) if t == "granitemoeshared" else 0
-    moe = MoESpec(r.integer("num_local_experts", 8), r.integer("num_experts_per_tok", 2), spec.intermediate,
-                  shared_intermediate=shared)
+    moe = MoESpec(
+        r.integer("num_local_experts", 8),
+        r.integer("num_experts_per_tok", 2),
+        spec.intermediate,
+        shared_intermediate=shared,
+    )
     return replace(spec, moe=moe)
 
 
@@ -144,33 +196,62 @@ def olmo(r: ConfigReader, name: str, t: str) -> DecoderSpec:
     if t == "olmo3":  # Olmo3Config.layer_types: 3 sliding layers, then a full one
         spec = replace(spec, **_window(r, spec.layers, 4))
     if t == "olmoe":
-        spec = replace(spec, moe=MoESpec(r.integer("num_experts", 64), r.integer("num_experts_per_tok", 8),
-                                         spec.intermediate, half_routing_weights=True))  # OlmoeTopKRouter
+        spec = replace(
+            spec,
+            moe=MoESpec(
+                r.integer("num_experts", 64),
+                r.integer("num_experts_per_tok", 8),
+                spec.intermediate,
+                half_routing_weights=True,
+            ),
+        )  # OlmoeTopKRouter
     return spec
 
 
 def cohere(r: ConfigReader, name: str, t: str) -> DecoderSpec:
     """CohereDecoderLayer: one weight-only LayerNorm, attention and MLP in parallel, tied embeddings,
     optional q/k LayerNorms shaped (heads, head_dim)."""
-    return _llama_like(r, name, t, norm="cohere", norms_per_layer=1, parallel_block=True, logits_scaled=True,
-                       tied_embeddings=r.flag("tie_word_embeddings", True),
-                       qk_norm="full" if r.flag("use_qk_norm", False) else "none")
+    return _llama_like(
+        r,
+        name,
+        t,
+        norm="cohere",
+        norms_per_layer=1,
+        parallel_block=True,
+        logits_scaled=True,
+        tied_embeddings=r.flag("tie_word_embeddings", True),
+        qk_norm="full" if r.flag("use_qk_norm", False) else "none",
+    )
 
 
 def glm4(r: ConfigReader, name: str, t: str) -> DecoderSpec:
     """Glm4Attention: q/k/v bias from attention_bias, o_proj without; four RMSNorms per layer."""
-    return _llama_like(r, name, t, out_bias=False, norms_per_layer=4, qkv_bias=r.flag("attention_bias", True),
-                       fused_gate_up=True)  # Glm4MLP.gate_up_proj
+    return _llama_like(
+        r, name, t, out_bias=False, norms_per_layer=4, qkv_bias=r.flag("attention_bias", True), fused_gate_up=True
+    )  # Glm4MLP.gate_up_proj
 
 
 def gpt_oss(r: ConfigReader, name: str, t: str) -> DecoderSpec:
     """GptOssAttention: biases on q/k/v/o and one sink logit per head; GptOssMLP: router with bias and
     experts with biases; sliding window on every other layer."""
-    spec = _llama_like(r, name, t, qkv_bias=r.flag("attention_bias", True), out_bias=r.flag("attention_bias", True),
-                       attention_sinks=True, head_dim=r.integer("head_dim", 64),
-                       eager_attention=True)  # GptOssPreTrainedModel: _supports_sdpa = False
-    moe = MoESpec(r.integer("num_local_experts", 128), r.integer("num_experts_per_tok", 4), spec.intermediate,
-                  router_bias=True, expert_bias=True, clamped_swiglu=True)
+    spec = _llama_like(
+        r,
+        name,
+        t,
+        qkv_bias=r.flag("attention_bias", True),
+        out_bias=r.flag("attention_bias", True),
+        attention_sinks=True,
+        head_dim=r.integer("head_dim", 64),
+        eager_attention=True,
+    )  # GptOssPreTrainedModel: _supports_sdpa = False
+    moe = MoESpec(
+        r.integer("num_local_experts", 128),
+        r.integer("num_experts_per_tok", 4),
+        spec.intermediate,
+        router_bias=True,
+        expert_bias=True,
+        clamped_swiglu=True,
+    )
     return replace(spec, moe=moe, **_window(r, spec.layers, 2))
 
 
@@ -178,15 +259,25 @@ def deepseek(r: ConfigReader, name: str, t: str) -> DecoderSpec:
     """DeepseekV2/V3: multi-head latent attention; the first first_k_dense_replace layers are dense, the
     others route to n_routed_experts and always run n_shared_experts shared experts."""
     spec = _llama_like(r, name, t)
-    mla = MLASpec(r.integer("kv_lora_rank", 512), r.optional_int("q_lora_rank", 1536) or 0,
-                  r.integer("qk_nope_head_dim", 128), r.integer("qk_rope_head_dim", 64), r.integer("v_head_dim", 128))
+    mla = MLASpec(
+        r.integer("kv_lora_rank", 512),
+        r.optional_int("q_lora_rank", 1536) or 0,
+        r.integer("qk_nope_head_dim", 128),
+        r.integer("qk_rope_head_dim", 64),
+        r.integer("v_head_dim", 128),
+    )
     inter = r.integer("moe_intermediate_size", 1407)
     dense = tuple(range(min(r.integer("first_k_dense_replace", 0, minimum=0), spec.layers)))
     # V3 takes its top-k weights from sigmoid(router logits), half under autocast (F.linear is on its lower-
     # precision list); V2 from a softmax with dtype=float32
-    moe = MoESpec(r.integer("n_routed_experts", 64), r.integer("num_experts_per_tok", 6), inter,
-                  shared_intermediate=inter * r.integer("n_shared_experts", 2, minimum=0), dense_layers=dense,
-                  half_routing_weights=t != "deepseek_v2")
+    moe = MoESpec(
+        r.integer("n_routed_experts", 64),
+        r.integer("num_experts_per_tok", 6),
+        inter,
+        shared_intermediate=inter * r.integer("n_shared_experts", 2, minimum=0),
+        dense_layers=dense,
+        half_routing_weights=t != "deepseek_v2",
+    )
     return replace(spec, mla=mla, moe=moe, head_dim=mla.v_head_dim)
 
 
@@ -198,8 +289,13 @@ def glm4_moe(r: ConfigReader, name: str, t: str) -> DecoderSpec:
     spec = _llama_like(r, name, t, out_bias=False, qk_norm="head" if r.flag("use_qk_norm", False) else "none")
     inter = r.integer("moe_intermediate_size", 1408)
     dense = tuple(range(min(r.integer("first_k_dense_replace", 1, minimum=0), spec.layers)))
-    moe = MoESpec(r.integer("n_routed_experts", 128), r.integer("num_experts_per_tok", 8), inter,
-                  shared_intermediate=inter * r.integer("n_shared_experts", 1, minimum=0), dense_layers=dense)
+    moe = MoESpec(
+        r.integer("n_routed_experts", 128),
+        r.integer("num_experts_per_tok", 8),
+        inter,
+        shared_intermediate=inter * r.integer("n_shared_experts", 1, minimum=0),
+        dense_layers=dense,
+    )
     return replace(spec, moe=moe)
 
 
@@ -212,8 +308,13 @@ def llama4(r: ConfigReader, name: str, t: str) -> DecoderSpec:
     step = r.integer("interleave_moe_layer_step", 1)
     moe_layers = set(r.int_list("moe_layers")) or set(range(step - 1, spec.layers, step))
     expert = r.integer("intermediate_size", 8192)
-    moe = MoESpec(r.integer("num_local_experts", 16), r.integer("num_experts_per_tok", 1), expert,
-                  shared_intermediate=expert, dense_layers=tuple(i for i in range(spec.layers) if i not in moe_layers))
+    moe = MoESpec(
+        r.integer("num_local_experts", 16),
+        r.integer("num_experts_per_tok", 1),
+        expert,
+        shared_intermediate=expert,
+        dense_layers=tuple(i for i in range(spec.layers) if i not in moe_layers),
+    )
     chunk = r.optional_int("attention_chunk_size", 8192)
     if not chunk:
         return replace(spec, moe=moe)
@@ -225,13 +326,20 @@ def llama4(r: ConfigReader, name: str, t: str) -> DecoderSpec:
 
 FAMILIES: dict[str, Callable[[ConfigReader, str, str], DecoderSpec]] = {
     **dict.fromkeys(("llama", "mistral", "granite", "phi3", "smollm3"), llama),
-    "mixtral": mixtral, "phimoe": phimoe, "phi": phi,
+    "mixtral": mixtral,
+    "phimoe": phimoe,
+    "phi": phi,
     **dict.fromkeys(("qwen2", "qwen3", "qwen2_moe", "qwen3_moe"), qwen2),
     **dict.fromkeys(("gemma", "gemma2", "gemma3_text"), gemma),
     **dict.fromkeys(("granitemoe", "granitemoeshared"), granitemoe),
     **dict.fromkeys(("olmo", "olmo2", "olmo3", "olmoe"), olmo),
-    "cohere": cohere, "glm4": glm4, "llama4_text": llama4, "gpt_oss": gpt_oss,
-    "deepseek_v2": deepseek, "deepseek_v3": deepseek, "kimi_k2": deepseek,  # Kimi K2: DeepseekV3ForCausalLM
+    "cohere": cohere,
+    "glm4": glm4,
+    "llama4_text": llama4,
+    "gpt_oss": gpt_oss,
+    "deepseek_v2": deepseek,
+    "deepseek_v3": deepseek,
+    "kimi_k2": deepseek,  # Kimi K2: DeepseekV3ForCausalLM
     "glm4_moe": glm4_moe,
 }
 
@@ -240,8 +348,10 @@ def not_modelled(model_type: object) -> str | None:
     """Why a family known to transformers has no analytic description here, or None."""
     if model_type not in NOT_MODELLED:
         return None
-    return (f"model_type {model_type!r} is not modelled analytically (state-space or hybrid layers, no attention "
-            "KV cache per layer); use --method simulated")
+    return (
+        f"model_type {model_type!r} is not modelled analytically (state-space or hybrid layers, no attention "
+        "KV cache per layer); use --method simulated"
+    )
 
 
 def decoder_from_config(cfg: dict[str, Any], name: str) -> DecoderSpec | None:
@@ -268,8 +378,11 @@ def _rotary_dim(cfg: dict[str, Any], head_dim: int) -> int | None:
     if isinstance(dims, int) and not isinstance(dims, bool):
         return min(head_dim, max(0, dims))
     rope = cfg.get("rope_parameters")
-    factors = [rope.get("partial_rotary_factor") if isinstance(rope, dict) else None,
-               cfg.get("partial_rotary_factor"), cfg.get("rotary_pct")]
+    factors = [
+        rope.get("partial_rotary_factor") if isinstance(rope, dict) else None,
+        cfg.get("partial_rotary_factor"),
+        cfg.get("rotary_pct"),
+    ]
     for factor in factors:
         if isinstance(factor, (int, float)) and not isinstance(factor, bool) and 0 < factor <= 1:
             return int(head_dim * factor)

@@ -44,12 +44,12 @@ class FusedLinearCrossEntropy(CrossEntropy):
         tokens, hidden = self.target_count(inputs), inputs[0].shape[-1]
         return -(-tokens // -(-self.vocab // hidden))
 
-    def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[
-            SavedTensor, ...]:
+    def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[SavedTensor, ...]:
         return (SavedTensor("grad_input computed in forward", inputs[0].numel, "input"),)
 
-    def forward_transients(self, inputs: Sequence[TensorSpec], output: TensorSpec, saving: bool) -> tuple[
-            SavedTensor, ...]:
+    def forward_transients(
+        self, inputs: Sequence[TensorSpec], output: TensorSpec, saving: bool
+    ) -> tuple[SavedTensor, ...]:
         # one chunk's fp32 logits, turned into their gradient in place
         return (SavedTensor("one chunk of fp32 logits", self.chunk_tokens(inputs) * self.vocab, "float32"),)
 
@@ -64,6 +64,5 @@ def with_fused_loss(graph: Graph) -> Graph:
     head = graph.nodes[-1]
     if graph.task != "language_model" or head.name != "lm_head" or not isinstance(head.op, Linear):
         return graph
-    fused = FusedLinearCrossEntropy(upcast=True, vocab=head.op.out_features, bias=head.op.bias,
-                                    tied_to=head.op.tied_to)
+    fused = FusedLinearCrossEntropy(upcast=True, vocab=head.op.out_features, bias=head.op.bias, tied_to=head.op.tied_to)
     return GraphBuilder.copy_of(graph, lambda node: fused if node is head else node.op).build()

@@ -38,16 +38,21 @@ LOGIT_COPIES = 3
 
 def decoder_of(graph: Graph) -> DecoderSpec:
     if graph.decoder is None:
-        raise SpecError(f"mode generate: {graph.name} is not a decoder language model the analytic path "
-                        "describes (zoo LLMs, hf:CONFIG.json, .safetensors with config.json)")
+        raise SpecError(
+            f"mode generate: {graph.name} is not a decoder language model the analytic path "
+            "describes (zoo LLMs, hf:CONFIG.json, .safetensors with config.json)"
+        )
     return graph.decoder
 
 
 def decode_flops_per_token(spec: DecoderSpec, context: int) -> float:
     """2 x the multiply-adds of the matrices one token uses (chosen experts only, the LM head, not the
     embedding lookup) + attention over `context` keys per layer (QK^T and AV)."""
-    macs = sum(g.numel * g.active // g.count for g in tensor_groups(spec)
-               if g.is_matrix and g.role not in ("embed", "positions"))
+    macs = sum(
+        g.numel * g.active // g.count
+        for g in tensor_groups(spec)
+        if g.is_matrix and g.role not in ("embed", "positions")
+    )
     if spec.tied_embeddings:
         macs += spec.vocab * spec.hidden  # the LM head multiplies by the shared embedding matrix
     qk = spec.mla.qk_head_dim if spec.mla else spec.head_dim
@@ -67,9 +72,18 @@ def generation_profile(spec: DecoderSpec, w: Workload, prefill_flops: float) -> 
     tokens = w.prompt_len + w.new_tokens
     kv = kv_cache_bytes(spec, w.kv_cache_dtype, tokens, 1)
     return GenerationProfile(
-        weight_bytes(spec, w.weight_format), active_weight_bytes(spec, w.weight_format),
-        -(-kv // tokens), prefill_flops, decode_flops_per_token(spec, w.prompt_len + w.new_tokens // 2),
-        spec.layers, spec.hidden, spec.kv_heads, spec.heads, w.runtime_used.value, *host_bytes(spec, w))
+        weight_bytes(spec, w.weight_format),
+        active_weight_bytes(spec, w.weight_format),
+        -(-kv // tokens),
+        prefill_flops,
+        decode_flops_per_token(spec, w.prompt_len + w.new_tokens // 2),
+        spec.layers,
+        spec.hidden,
+        spec.kv_heads,
+        spec.heads,
+        w.runtime_used.value,
+        *host_bytes(spec, w),
+    )
 
 
 def _cat_transient(spec: DecoderSpec, w: Workload) -> int:
@@ -99,23 +113,36 @@ def _memory(profile: MemoryProfile, spec: DecoderSpec, w: Workload, weights: int
     peak = cats.total
     # the prefill pass replayed through the allocator under a limit: what its churn leaves unusable
     fragmentation = max(replayed_required_bytes(profile.events, w.expandable_segments) - profile.peak_bytes, 0)
-    return memory_estimate(peak_bytes=peak, at_peak=cats, peak_phase=phase, peak_layer=layer, batch=w.batch,
-                           replayed_reserved_bytes=peak, replayed_required_bytes=peak + fragmentation)
+    return memory_estimate(
+        peak_bytes=peak,
+        at_peak=cats,
+        peak_phase=phase,
+        peak_layer=layer,
+        batch=w.batch,
+        replayed_reserved_bytes=peak,
+        replayed_required_bytes=peak + fragmentation,
+    )
 
 
 def _fixed(w: Workload, cats: CategoryBytes, phase: str) -> MemoryEstimate:
     """An estimate of a runtime that allocates its buffers once, with cudaMalloc and no caching allocator (ggml's
     backend buffers): no churn and nothing the replay could miss, so reserved = required = peak."""
-    memory = memory_estimate(peak_bytes=cats.total, at_peak=cats, peak_phase=phase, peak_layer="", batch=w.batch,
-                             replayed_reserved_bytes=cats.total, replayed_required_bytes=cats.total)
+    memory = memory_estimate(
+        peak_bytes=cats.total,
+        at_peak=cats,
+        peak_phase=phase,
+        peak_layer="",
+        batch=w.batch,
+        replayed_reserved_bytes=cats.total,
+        replayed_required_bytes=cats.total,
+    )
     return replace(memory, required_bytes=cats.total)
 
 
 def _llama_cpp_memory(spec: DecoderSpec, w: Workload) -> MemoryEstimate:
     n_ctx = llama_cpp_context(w.prompt_len + w.new_tokens, w.batch)
     m = llama_cpp_memory(spec, w.weight_format, n_ctx, w.gpu_layers, w.kv_cache, w.attention != "eager")
-    return _fixed(w, CategoryBytes(m.weights_bytes, 0, 0, 0, m.workspace_bytes, 0, m.kv_cache_bytes),
-                  "context created")
+    return _fixed(w, CategoryBytes(m.weights_bytes, 0, 0, 0, m.workspace_bytes, 0, m.kv_cache_bytes), "context created")
 
 
 def _vllm_memory(spec: DecoderSpec, w: Workload, weights: int) -> MemoryEstimate:
@@ -126,18 +153,25 @@ def _vllm_memory(spec: DecoderSpec, w: Workload, weights: int) -> MemoryEstimate
     needed is held / 0.9; required_bytes is that less the context and workspaces every fit takes off a card's
     usable memory (recommend/devices.py PROCESS_OVERHEAD_BYTES, core/overheads.py), never below what is held."""
     tokens = min(VLLM_PROFILE_TOKENS, spec.max_positions or VLLM_PROFILE_TOKENS)
-    profiled = replay_step(decoder_graph(spec, tokens, last_token_logits=True),
-                           Workload("infer", 1, w.precision, weights=w.weights))
+    profiled = replay_step(
+        decoder_graph(spec, tokens, last_token_logits=True), Workload("infer", 1, w.precision, weights=w.weights)
+    )
     dtype_bytes = w.activation_bytes
-    workspace = vllm_workspace_bytes(spec, profiled.peak_bytes - profiled.at_peak.weights, dtype_bytes,
-                                     w.max_num_seqs)
+    workspace = vllm_workspace_bytes(spec, profiled.peak_bytes - profiled.at_peak.weights, dtype_bytes, w.max_num_seqs)
     kv = vllm_kv_bytes(spec, w.kv_cache_dtype, w.prompt_len + w.new_tokens, w.batch)
     cats = CategoryBytes(weights, 0, 0, 0, workspace, 0, kv)
     share = math.ceil(cats.total / w.gpu_memory_utilization)
     outside = DEFAULT_OVERHEAD.context_bytes + DEFAULT_OVERHEAD.workspace_bytes
     required = max(share - outside, cats.total)
-    memory = memory_estimate(peak_bytes=cats.total, at_peak=cats, peak_phase="engine started", peak_layer="",
-                             batch=w.batch, replayed_reserved_bytes=share, replayed_required_bytes=required)
+    memory = memory_estimate(
+        peak_bytes=cats.total,
+        at_peak=cats,
+        peak_phase="engine started",
+        peak_layer="",
+        batch=w.batch,
+        replayed_reserved_bytes=share,
+        replayed_required_bytes=required,
+    )
     return replace(memory, required_bytes=required)  # vLLM's own pool: no caching-allocator margin applies
 
 
@@ -155,26 +189,38 @@ def host_bytes(spec: DecoderSpec, w: Workload) -> tuple[int, int]:
 def estimate_generation(graph: Graph, w: Workload) -> Estimate:
     spec = decoder_of(graph)
     if spec.max_positions and w.prompt_len + w.new_tokens > spec.max_positions:
-        raise SpecError(f"new_tokens: {spec.name} has {spec.max_positions} learned positions; prompt_len "
-                        f"{w.prompt_len} + new_tokens {w.new_tokens} exceeds them")
+        raise SpecError(
+            f"new_tokens: {spec.name} has {spec.max_positions} learned positions; prompt_len "
+            f"{w.prompt_len} + new_tokens {w.new_tokens} exceeds them"
+        )
     prefill_graph = decoder_graph(spec, w.prompt_len, last_token_logits=True)
     prefill = replace(w, mode="infer", runtime=None, gpu_layers=None)  # the prefill: a forward without autograd
     profile = replay_step(prefill_graph, prefill)
-    rows = layer_rows(prefill_graph, prefill, profile.kept_bytes,
-                      w.activation_bytes)
+    rows = layer_rows(prefill_graph, prefill, profile.kept_bytes, w.activation_bytes)
     forward_flops = sum(r.forward_flops for r in rows)
     gen = generation_profile(spec, w, float(forward_flops))
     weights = gen.weight_bytes
     memory = _memory(profile, spec, w, weights)
-    shift = weights - profile.at_peak.weights + kv_cache_bytes(spec, w.kv_cache_dtype, w.prompt_len + w.new_tokens,
-                                                                w.batch)
+    shift = (
+        weights - profile.at_peak.weights + kv_cache_bytes(spec, w.kv_cache_dtype, w.prompt_len + w.new_tokens, w.batch)
+    )
     timeline = tuple(TimelinePoint("prefill", p.layer, p.total_bytes + shift) for p in profile.timeline)
     step_flops = forward_flops + int(gen.decode_flops_per_token * w.new_tokens * w.batch)
-    return Estimate(model=graph.name, workload=w, method="analytic", param_count=prefill_graph.param_count,
-                    trainable_param_count=0,
-                    layers=tuple(rows), forward_macs=sum(r.forward_macs for r in rows), forward_flops=forward_flops,
-                    step_flops=step_flops, memory=memory, timeline=timeline, assumptions=_assumptions(spec, w),
-                    generation=gen)
+    return Estimate(
+        model=graph.name,
+        workload=w,
+        method="analytic",
+        param_count=prefill_graph.param_count,
+        trainable_param_count=0,
+        layers=tuple(rows),
+        forward_macs=sum(r.forward_macs for r in rows),
+        forward_flops=forward_flops,
+        step_flops=step_flops,
+        memory=memory,
+        timeline=timeline,
+        assumptions=_assumptions(spec, w),
+        generation=gen,
+    )
 
 
 def _assumptions(spec: DecoderSpec, w: Workload) -> tuple[str, ...]:
@@ -192,12 +238,15 @@ def _assumptions(spec: DecoderSpec, w: Workload) -> tuple[str, ...]:
         "required_bytes = the peak + what the caching allocator, limited to a budget, cannot reuse while the "
         f"prefill pass allocates and frees (replayed) + {REPLAY_MARGIN_BYTES // 2**20} MiB (one large-pool "
         "segment, the replay's granule)."
-        if w.runtime_used == Runtime.TRANSFORMERS else "",
+        if w.runtime_used == Runtime.TRANSFORMERS
+        else "",
         "decode_flops_per_token is taken at the mean context length (prompt + half the new tokens).",
     ]
     if spec.moe:
-        notes.append(f"Mixture of experts: all {spec.moe.experts} experts per layer in memory, "
-                     f"{spec.moe.experts_per_token} per token in compute and in the bytes a decode step reads.")
+        notes.append(
+            f"Mixture of experts: all {spec.moe.experts} experts per layer in memory, "
+            f"{spec.moe.experts_per_token} per token in compute and in the bytes a decode step reads."
+        )
     return tuple(note for note in notes + default_notes(w) if note)
 
 
@@ -208,18 +257,24 @@ def _runtime_notes(w: Workload) -> list[str]:
     if w.runtime_used == Runtime.LLAMA_CPP:
         n_ctx = llama_cpp_context(tokens, w.batch)
         layers = "all layers and the output" if w.gpu_layers is None else f"{w.gpu_layers} layers (-ngl)"
-        return [f"Runtime llama.cpp ({how}): the f16 KV cache of the whole context (n_ctx {n_ctx} = {w.batch} "
-                f"x {tokens} tokens, padded to 256) and the compute buffers (worst graph of n_ubatch 512 "
-                f"tokens, flash attention) are allocated when the context is created; {layers} on the GPU, "
-                "the token embedding and the rest in system RAM (generation.host_bytes)."]
+        return [
+            f"Runtime llama.cpp ({how}): the f16 KV cache of the whole context (n_ctx {n_ctx} = {w.batch} "
+            f"x {tokens} tokens, padded to 256) and the compute buffers (worst graph of n_ubatch 512 "
+            f"tokens, flash attention) are allocated when the context is created; {layers} on the GPU, "
+            "the token embedding and the rest in system RAM (generation.host_bytes)."
+        ]
     if w.runtime_used == Runtime.VLLM:
-        return [f"Runtime vLLM ({how}): the engine claims gpu_memory_utilization {w.gpu_memory_utilization} "
-                "of the card; inside it the weights, the activations of a profiling forward over "
-                f"{VLLM_PROFILE_TOKENS} tokens or its sampler's sort of {w.max_num_seqs} vocabulary rows "
-                "(--max-num-seqs), the CUDA-graph pool and paged KV blocks of 16 tokens; peak_bytes "
-                f"counts the blocks of {w.batch} sequences of {tokens} tokens, required_bytes the card memory "
-                "whose share holds that, less the CUDA context that lies outside the share (vLLM fills the "
-                "rest of its share with more blocks)."]
-    return [f"Runtime transformers ({how}): generate() grows the DynamicCache by torch.cat each step (the old "
-            "and new keys of a layer live during the cat), keeps fp32 logits, scores and probabilities of the "
-            "last position; the prefill holds the prompt's cache."]
+        return [
+            f"Runtime vLLM ({how}): the engine claims gpu_memory_utilization {w.gpu_memory_utilization} "
+            "of the card; inside it the weights, the activations of a profiling forward over "
+            f"{VLLM_PROFILE_TOKENS} tokens or its sampler's sort of {w.max_num_seqs} vocabulary rows "
+            "(--max-num-seqs), the CUDA-graph pool and paged KV blocks of 16 tokens; peak_bytes "
+            f"counts the blocks of {w.batch} sequences of {tokens} tokens, required_bytes the card memory "
+            "whose share holds that, less the CUDA context that lies outside the share (vLLM fills the "
+            "rest of its share with more blocks)."
+        ]
+    return [
+        f"Runtime transformers ({how}): generate() grows the DynamicCache by torch.cat each step (the old "
+        "and new keys of a layer live during the cat), keeps fp32 logits, scores and probabilities of the "
+        "last position; the prefill holds the prompt's cache."
+    ]

@@ -25,19 +25,66 @@ from advisor.core.llm.tensors import TensorGroup
 
 # type -> (bytes per block, weights per block)
 GGUF_BLOCKS: dict[str, tuple[int, int]] = {
-    "q4_0": (18, 32), "q4_1": (20, 32), "q5_0": (22, 32), "q5_1": (24, 32), "q8_0": (34, 32), "iq4_nl": (18, 32),
-    "q2_k": (84, 256), "q3_k": (110, 256), "q4_k": (144, 256), "q5_k": (176, 256), "q6_k": (210, 256),
-    "iq1_s": (50, 256), "iq1_m": (56, 256), "iq2_xxs": (66, 256), "iq2_xs": (74, 256), "iq2_s": (82, 256),
-    "iq3_xxs": (98, 256), "iq3_s": (110, 256), "iq4_xs": (136, 256), "f16": (2, 1), "bf16": (2, 1), "f32": (4, 1)}
+    "q4_0": (18, 32),
+    "q4_1": (20, 32),
+    "q5_0": (22, 32),
+    "q5_1": (24, 32),
+    "q8_0": (34, 32),
+    "iq4_nl": (18, 32),
+    "q2_k": (84, 256),
+    "q3_k": (110, 256),
+    "q4_k": (144, 256),
+    "q5_k": (176, 256),
+    "q6_k": (210, 256),
+    "iq1_s": (50, 256),
+    "iq1_m": (56, 256),
+    "iq2_xxs": (66, 256),
+    "iq2_xs": (74, 256),
+    "iq2_s": (82, 256),
+    "iq3_xxs": (98, 256),
+    "iq3_s": (110, 256),
+    "iq4_xs": (136, 256),
+    "f16": (2, 1),
+    "bf16": (2, 1),
+    "f32": (4, 1),
+}
 # file type (llama-quantize's name) -> its default tensor type (llama-quant.cpp llama_model_quantize_impl)
 FILE_TYPES: dict[str, str] = {
-    "q2_k": "q2_k", "q3_k_s": "q3_k", "q3_k_m": "q3_k", "q3_k_l": "q3_k", "q4_0": "q4_0", "q4_1": "q4_1",
-    "q4_k_s": "q4_k", "q4_k_m": "q4_k", "q5_0": "q5_0", "q5_1": "q5_1", "q5_k_s": "q5_k", "q5_k_m": "q5_k",
-    "q6_k": "q6_k", "q8_0": "q8_0", "iq1_s": "iq1_s", "iq1_m": "iq1_m", "iq2_xxs": "iq2_xxs", "iq2_xs": "iq2_xs",
-    "iq2_s": "iq2_xs", "iq2_m": "iq2_s", "iq3_xxs": "iq3_xxs", "iq3_xs": "iq3_s", "iq3_s": "iq3_s", "iq3_m": "iq3_s",
-    "iq4_nl": "iq4_nl", "iq4_xs": "iq4_xs"}
-_FALLBACK = {"q4_k": "q5_0", "q5_k": "q5_1", "q6_k": "q8_0", **dict.fromkeys(
-    ("q2_k", "q3_k", "iq1_s", "iq1_m", "iq2_xxs", "iq2_xs", "iq2_s", "iq3_xxs", "iq3_s", "iq4_xs"), "iq4_nl")}
+    "q2_k": "q2_k",
+    "q3_k_s": "q3_k",
+    "q3_k_m": "q3_k",
+    "q3_k_l": "q3_k",
+    "q4_0": "q4_0",
+    "q4_1": "q4_1",
+    "q4_k_s": "q4_k",
+    "q4_k_m": "q4_k",
+    "q5_0": "q5_0",
+    "q5_1": "q5_1",
+    "q5_k_s": "q5_k",
+    "q5_k_m": "q5_k",
+    "q6_k": "q6_k",
+    "q8_0": "q8_0",
+    "iq1_s": "iq1_s",
+    "iq1_m": "iq1_m",
+    "iq2_xxs": "iq2_xxs",
+    "iq2_xs": "iq2_xs",
+    "iq2_s": "iq2_xs",
+    "iq2_m": "iq2_s",
+    "iq3_xxs": "iq3_xxs",
+    "iq3_xs": "iq3_s",
+    "iq3_s": "iq3_s",
+    "iq3_m": "iq3_s",
+    "iq4_nl": "iq4_nl",
+    "iq4_xs": "iq4_xs",
+}
+_FALLBACK = {
+    "q4_k": "q5_0",
+    "q5_k": "q5_1",
+    "q6_k": "q8_0",
+    **dict.fromkeys(
+        ("q2_k", "q3_k", "iq1_s", "iq1_m", "iq2_xxs", "iq2_xs", "iq2_s", "iq3_xxs", "iq3_s", "iq4_xs"), "iq4_nl"
+    ),
+}
 LOW_IQ = frozenset({"iq1_s", "iq1_m", "iq2_xxs", "iq2_xs", "iq2_s", "iq2_m"})
 
 
@@ -74,11 +121,18 @@ def _attn_v(ftype: str, layer: int, spec: DecoderSpec) -> str:
     experts = spec.moe.experts if spec.moe else 0
     if ftype in LOW_IQ:
         return "q4_k" if gqa >= 4 or experts >= 4 else "iq3_s" if ftype in ("iq2_s", "iq2_m") else "q2_k"
-    rules = {"q2_k": "q4_k" if gqa >= 4 else "q3_k", "iq3_xxs": "q4_k" if gqa >= 4 else "iq3_xxs",
-             "iq3_xs": "q4_k" if gqa >= 4 else base, "iq3_s": "q4_k" if gqa >= 4 else base, "iq3_m": "q4_k",
-             "q3_k_m": "q5_k" if layer < 2 else "q4_k", "q3_k_l": "q5_k",
-             "iq4_nl": "q5_k" if gqa >= 4 else base, "iq4_xs": "q5_k" if gqa >= 4 else base,
-             "q4_k_s": "q5_k" if layer < 4 else base}
+    rules = {
+        "q2_k": "q4_k" if gqa >= 4 else "q3_k",
+        "iq3_xxs": "q4_k" if gqa >= 4 else "iq3_xxs",
+        "iq3_xs": "q4_k" if gqa >= 4 else base,
+        "iq3_s": "q4_k" if gqa >= 4 else base,
+        "iq3_m": "q4_k",
+        "q3_k_m": "q5_k" if layer < 2 else "q4_k",
+        "q3_k_l": "q5_k",
+        "iq4_nl": "q5_k" if gqa >= 4 else base,
+        "iq4_xs": "q5_k" if gqa >= 4 else base,
+        "q4_k_s": "q5_k" if layer < 4 else base,
+    }
     chosen = rules.get(ftype, base)
     if ftype in ("q4_k_m", "q5_k_m") and use_more_bits(layer, spec.layers):
         chosen = "q6_k"
@@ -91,12 +145,18 @@ def _ffn_down(ftype: str, layer: int, spec: DecoderSpec) -> str:
         return ("iq3_s" if ftype in ("iq2_s", "iq2_m") else "q2_k") if layer < n // 8 else base
     more = use_more_bits(layer, n)
     experts = spec.moe.experts if spec.moe else 0
-    rules = {"q2_k": "q3_k", "q3_k_m": "q5_k" if layer < n // 16 else "q4_k", "q3_k_l": "q5_k",
-             "iq3_m": "q4_k" if layer < n // 8 or (experts == 8 and more) else base,
-             "q4_k_m": "q6_k" if more else base, "q5_k_m": "q6_k" if more else base,
-             "q4_k_s": "q5_k" if layer < n // 8 else base,
-             # with an imatrix the legacy types give the first eighth their one-step-larger sibling
-             "q4_0": "q4_1" if layer < n // 8 else base, "q5_0": "q5_1" if layer < n // 8 else base}
+    rules = {
+        "q2_k": "q3_k",
+        "q3_k_m": "q5_k" if layer < n // 16 else "q4_k",
+        "q3_k_l": "q5_k",
+        "iq3_m": "q4_k" if layer < n // 8 or (experts == 8 and more) else base,
+        "q4_k_m": "q6_k" if more else base,
+        "q5_k_m": "q6_k" if more else base,
+        "q4_k_s": "q5_k" if layer < n // 8 else base,
+        # with an imatrix the legacy types give the first eighth their one-step-larger sibling
+        "q4_0": "q4_1" if layer < n // 8 else base,
+        "q5_0": "q5_1" if layer < n // 8 else base,
+    }
     return rules.get(ftype, base)
 
 
@@ -105,8 +165,17 @@ def _attn_output(ftype: str, spec: DecoderSpec) -> str:
     if spec.moe is not None and spec.moe.experts == 8:
         bumped = ("q2_k", "iq3_xxs", "q3_k_s", "q3_k_m", "iq4_nl", "q4_k_s", "q4_k_m", "iq3_s", "iq3_m", "iq4_xs")
         return "q5_k" if ftype in bumped or ftype in LOW_IQ else base
-    rules = {"q2_k": "q3_k", "iq3_xxs": "iq3_s", "q3_k_m": "q4_k", "q3_k_l": "q5_k", "iq3_m": "q4_k",
-             "iq1_s": "iq2_xxs", "iq1_m": "iq2_xxs", "iq2_s": "iq3_s", "iq2_m": "iq3_s"}
+    rules = {
+        "q2_k": "q3_k",
+        "iq3_xxs": "iq3_s",
+        "q3_k_m": "q4_k",
+        "q3_k_l": "q5_k",
+        "iq3_m": "q4_k",
+        "iq1_s": "iq2_xxs",
+        "iq1_m": "iq2_xxs",
+        "iq2_s": "iq3_s",
+        "iq2_m": "iq3_s",
+    }
     return rules.get(ftype, base)
 
 

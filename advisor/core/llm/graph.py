@@ -51,8 +51,7 @@ def activation_op(spec: DecoderSpec) -> Op:
     if spec.activation == "relu":
         return ReLU()
     composite = spec.activation == "gelu_new" or spec.model_type in ("gpt2", "gpt_bigcode")
-    return GELUTanhComposite() if composite else GELU(
-        approximate="tanh" if spec.activation == "gelu_tanh" else "none")
+    return GELUTanhComposite() if composite else GELU(approximate="tanh" if spec.activation == "gelu_tanh" else "none")
 
 
 def _qk_norm(b: GraphBuilder, spec: DecoderSpec, x: int, heads: int, name: str) -> int:
@@ -81,9 +80,18 @@ def _projections(b: GraphBuilder, h: int, widths: dict[str, int], prefix: str, b
 
 def _attention(b: GraphBuilder, spec: DecoderSpec, h: int, layer: int) -> int:
     """q/k/v projections, optional q/k norms, rotary positions (none with a learned table), causal sdpa."""
-    q, k, v = _projections(b, h, {"q_proj": spec.heads * spec.head_dim, "k_proj": spec.kv_heads * spec.head_dim,
-                                  "v_proj": spec.kv_heads * spec.head_dim}, "self_attn.", spec.qkv_bias,
-                           "qkv_proj" if spec.fused_qkv else "")
+    q, k, v = _projections(
+        b,
+        h,
+        {
+            "q_proj": spec.heads * spec.head_dim,
+            "k_proj": spec.kv_heads * spec.head_dim,
+            "v_proj": spec.kv_heads * spec.head_dim,
+        },
+        "self_attn.",
+        spec.qkv_bias,
+        "qkv_proj" if spec.fused_qkv else "",
+    )
     q = _qk_norm(b, spec, q, spec.heads, "self_attn.q_norm")
     k = _qk_norm(b, spec, k, spec.kv_heads, "self_attn.k_norm")
     if spec.rotary_width:  # none with a learned table or ALiBi (BLOOM)
@@ -91,14 +99,24 @@ def _attention(b: GraphBuilder, spec: DecoderSpec, h: int, layer: int) -> int:
         k = b.add(Rotary(), [k], "self_attn.rotary_k")
     seq = b.spec(h).shape[0]
     masked = not spec.eager_attention and spec.is_sliding(layer) and seq >= spec.sliding_window
-    a = b.add(Attention(heads=spec.heads, kv_heads=spec.kv_heads, causal=True, sinks=spec.attention_sinks,
-                        kernel="eager" if spec.eager_attention else "fused", softcap=spec.attn_softcap,
-                        scores_held=spec.model_type == "bloom",  # modeling_bloom.py BloomAttention.forward
-                        # masked calls keep a second output-sized tensor in the simulated step (kernel
-                        # output and its copy): only unmasked flash calls are counted as one
-                        mask_bias=masked, token_major=not masked,
-                        enable_gqa=spec.model_type != "falcon"),  # FalconAttention broadcasts its K/V heads
-              [q, k, v], "self_attn.sdpa")
+    a = b.add(
+        Attention(
+            heads=spec.heads,
+            kv_heads=spec.kv_heads,
+            causal=True,
+            sinks=spec.attention_sinks,
+            kernel="eager" if spec.eager_attention else "fused",
+            softcap=spec.attn_softcap,
+            scores_held=spec.model_type == "bloom",  # modeling_bloom.py BloomAttention.forward
+            # masked calls keep a second output-sized tensor in the simulated step (kernel
+            # output and its copy): only unmasked flash calls are counted as one
+            mask_bias=masked,
+            token_major=not masked,
+            enable_gqa=spec.model_type != "falcon",
+        ),  # FalconAttention broadcasts its K/V heads
+        [q, k, v],
+        "self_attn.sdpa",
+    )
     return b.add(Linear(spec.hidden, bias=spec.out_bias), [a], "self_attn.o_proj")
 
 
@@ -116,17 +134,22 @@ def _mla(b: GraphBuilder, spec: DecoderSpec, h: int) -> int:
     q = b.add(Rotary(), [q], "self_attn.rotary_q")
     kv = b.add(Linear(m.kv_lora_rank + m.qk_rope_head_dim, bias=False), [h], "self_attn.kv_a_proj_with_mqa")
     latent = b.add(Slice(dim=1, start=0, stop=m.kv_lora_rank), [kv], "self_attn.latent")
-    rope = b.add(Slice(dim=1, start=m.kv_lora_rank, stop=m.kv_lora_rank + m.qk_rope_head_dim), [kv],
-                 "self_attn.k_rope")
+    rope = b.add(Slice(dim=1, start=m.kv_lora_rank, stop=m.kv_lora_rank + m.qk_rope_head_dim), [kv], "self_attn.k_rope")
     rope = b.add(Rotary(), [rope], "self_attn.rotary_k")
     latent = b.add(RMSNorm(llama_cast=True), [latent], "self_attn.kv_a_layernorm")
     kv = b.add(Linear(heads * (m.qk_nope_head_dim + m.v_head_dim), bias=False), [latent], "self_attn.kv_b_proj")
     k = b.add(Slice(dim=1, start=0, stop=heads * m.qk_nope_head_dim), [kv], "self_attn.k_nope")
-    v = b.add(Slice(dim=1, start=heads * m.qk_nope_head_dim, stop=heads * (m.qk_nope_head_dim + m.v_head_dim)),
-              [kv], "self_attn.value")
+    v = b.add(
+        Slice(dim=1, start=heads * m.qk_nope_head_dim, stop=heads * (m.qk_nope_head_dim + m.v_head_dim)),
+        [kv],
+        "self_attn.value",
+    )
     k = b.add(Concat(dim=1), [k, rope], "self_attn.key")
-    a = b.add(Attention(heads=heads, causal=True, v_head_dim=m.v_head_dim, shared_rope_dim=m.qk_rope_head_dim),
-              [q, k, v], "self_attn.sdpa")  # torch.cat((q_pass, q_rot)) makes q head-major: a copy follows
+    a = b.add(
+        Attention(heads=heads, causal=True, v_head_dim=m.v_head_dim, shared_rope_dim=m.qk_rope_head_dim),
+        [q, k, v],
+        "self_attn.sdpa",
+    )  # torch.cat((q_pass, q_rot)) makes q head-major: a copy follows
     return b.add(Linear(spec.hidden, bias=False), [a], "self_attn.o_proj")
 
 
@@ -136,8 +159,14 @@ def _dense_mlp(b: GraphBuilder, spec: DecoderSpec, h: int, width: int, prefix: s
         h = b.add(Linear(width, bias=spec.mlp_bias), [h], prefix + "up_proj")
         h = b.add(activation_op(spec), [h], prefix + "act_fn")
         return b.add(Linear(spec.hidden, bias=spec.mlp_bias), [h], prefix + "down_proj")
-    gate, up = _projections(b, h, {"gate_proj": width, "up_proj": width}, prefix, spec.mlp_bias,
-                            "gate_up_proj" if spec.fused_gate_up else "")
+    gate, up = _projections(
+        b,
+        h,
+        {"gate_proj": width, "up_proj": width},
+        prefix,
+        spec.mlp_bias,
+        "gate_up_proj" if spec.fused_gate_up else "",
+    )
     gate = b.add(activation_op(spec), [gate], prefix + "act_fn")
     h = b.add(Mul(), [gate, up], prefix + "mul")
     return b.add(Linear(spec.hidden, bias=spec.mlp_bias), [h], prefix + "down_proj")
@@ -147,8 +176,19 @@ def _moe(b: GraphBuilder, spec: DecoderSpec, h: int) -> int:
     assert spec.moe is not None
     m = spec.moe
     logits = b.add(Linear(m.experts, bias=m.router_bias), [h], "mlp.gate")  # the router
-    out = b.add(MoEExperts(m.experts, m.experts_per_token, m.expert_intermediate, spec.gated_mlp, m.expert_bias,
-                           m.half_routing_weights, m.clamped_swiglu), [h, logits], "mlp.experts")
+    out = b.add(
+        MoEExperts(
+            m.experts,
+            m.experts_per_token,
+            m.expert_intermediate,
+            spec.gated_mlp,
+            m.expert_bias,
+            m.half_routing_weights,
+            m.clamped_swiglu,
+        ),
+        [h, logits],
+        "mlp.experts",
+    )
     if not m.shared_intermediate:
         return out
     shared = _dense_mlp(b, spec, h, m.shared_intermediate, "mlp.shared_experts.")
@@ -201,8 +241,10 @@ def decoder_graph(spec: DecoderSpec, seq_len: int, *, last_token_logits: bool = 
     if seq_len < 1:
         raise SpecError(f"seq_len: {spec.name} needs at least 1 token, got {seq_len}")
     if spec.max_positions is not None and seq_len > spec.max_positions:
-        raise SpecError(f"seq_len: {spec.name} has {spec.max_positions} learned positions "
-                        f"(max_position_embeddings), got seq_len {seq_len}")
+        raise SpecError(
+            f"seq_len: {spec.name} has {spec.max_positions} learned positions "
+            f"(max_position_embeddings), got seq_len {seq_len}"
+        )
     b = GraphBuilder(spec.name, task="language_model", decoder=spec)
     ids = b.add(Input((seq_len,), "int64"), [], "input_ids")
     x = _embeddings(b, spec, ids)
@@ -213,8 +255,11 @@ def decoder_graph(spec: DecoderSpec, seq_len: int, *, last_token_logits: bool = 
         x = b.add(norm_op(spec), [x], "norm")
     if last_token_logits:
         x = b.add(Slice(dim=0, start=seq_len - 1, stop=seq_len), [x], "last_token")
-    x = b.add(Linear(spec.vocab, bias=spec.lm_head_bias, tied_to="embed_tokens" if spec.tied_embeddings else ""),
-              [x], "lm_head")
+    x = b.add(
+        Linear(spec.vocab, bias=spec.lm_head_bias, tied_to="embed_tokens" if spec.tied_embeddings else ""),
+        [x],
+        "lm_head",
+    )
     if spec.logits_scaled:  # a second logits-sized tensor (modeling_granite.py, modeling_cohere.py)
         x = b.add(ScaleBy(), [x], "logits_scale")
     if spec.final_softcap:  # Gemma2ForCausalLM: three more, tanh's result kept for backward
@@ -237,8 +282,9 @@ def with_attention(graph: Graph, w: Workload) -> Graph:
         if spec.eager_attention == eager:
             return graph
         last = any(node.name == "last_token" for node in graph.nodes)
-        return decoder_graph(replace(spec, eager_attention=eager), graph.nodes[0].output.shape[0],
-                             last_token_logits=last)
+        return decoder_graph(
+            replace(spec, eager_attention=eager), graph.nodes[0].output.shape[0], last_token_logits=last
+        )
     kernel: Literal["eager", "fused"] = "eager" if eager else "fused"
 
     def swap(node: Node) -> Op:

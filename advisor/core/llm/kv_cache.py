@@ -32,4 +32,3 @@ def kv_cache_bytes(spec: DecoderSpec, dtype: str, tokens: int, batch: int) -> in
     """The whole cache for batch sequences of `tokens` tokens each (prompt + generated)."""
     per_token = kv_bytes_per_layer_token(spec, dtype)
     return batch * per_token * sum(cached_tokens(spec, i, tokens) for i in range(spec.layers))
-

@@ -94,9 +94,11 @@ def base_model_tensors(graph: Graph, workload: Workload) -> list[HeldTensor]:
     embed = next(i for i, n in enumerate(graph.nodes) if n.op.kind == "embedding")
     head, seq, model = names.index("lm_head"), graph.nodes[embed].output.shape[0], workload.param_dtype_bytes
     masks = spec.eager_mask_elements(seq) * workload.batch * model + spec.sdpa_mask_bytes(seq)
-    held = [HeldTensor("attention masks", embed, head, masks),
-            HeldTensor("rotary cos and sin", embed, head, 2 * seq * spec.rotary_width * model),
-            HeldTensor("position ids", embed, head, 8 * seq)]
+    held = [
+        HeldTensor("attention masks", embed, head, masks),
+        HeldTensor("rotary cos and sin", embed, head, 2 * seq * spec.rotary_width * model),
+        HeldTensor("position ids", embed, head, 8 * seq),
+    ]
     if spec.eager_attention and not workload.training:  # training saves them anyway
         held += _returned_probabilities(graph, workload, head, seq)
     held += _rotated_halves(graph, workload)
@@ -131,6 +133,9 @@ def _returned_probabilities(graph: Graph, workload: Workload, head: int, seq: in
         release = members[-1] + 1
         if spec.model_type in RETURNS_ATTENTION_PROBS:
             release = blocks[k + 1][-1] + 1 if k + 1 < len(blocks) else head
-        held.append(HeldTensor("returned attention probabilities", sdpa, release,
-                               spec.heads * seq * columns * workload.batch * half))
+        held.append(
+            HeldTensor(
+                "returned attention probabilities", sdpa, release, spec.heads * seq * columns * workload.batch * half
+            )
+        )
     return held

@@ -50,18 +50,21 @@ class LoRALinear(Linear):
         tokens = output.numel // self.out_features
         return super().forward_macs(inputs, output) + tokens * self.adapter_count(inputs)
 
-    def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[
-            SavedTensor, ...]:
+    def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[SavedTensor, ...]:
         tokens = output.numel // self.out_features
         return (SavedTensor("lora_A output", tokens * self.lora_rank, "float32" if self.fp32_adapters else "act"),)
 
-    def forward_transients(self, inputs: Sequence[TensorSpec], output: TensorSpec, saving: bool) -> tuple[
-            SavedTensor, ...]:
+    def forward_transients(
+        self, inputs: Sequence[TensorSpec], output: TensorSpec, saving: bool
+    ) -> tuple[SavedTensor, ...]:
         clone = (SavedTensor("PEFT's clone of the 4-bit output", output.numel, "act"),) if self.quantized_base else ()
         if not self.fp32_adapters:
             return clone
-        return (*clone, SavedTensor("lora_B output", output.numel, "float32"),
-                SavedTensor("lora_B output x scaling", output.numel, "float32"))
+        return (
+            *clone,
+            SavedTensor("lora_B output", output.numel, "float32"),
+            SavedTensor("lora_B output x scaling", output.numel, "float32"),
+        )
 
     def backward_workspace(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
         """fp32 adapters: the output's gradient upcast for the scaling's and lora_B's backward (one fp32 tensor
@@ -90,8 +93,7 @@ class LoRAEmbedding(Embedding):
     def forward_macs(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
         return output.numel // self.embedding_dim * self.lora_rank * self.embedding_dim
 
-    def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[
-            SavedTensor, ...]:
+    def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[SavedTensor, ...]:
         return (SavedTensor("lora_embedding_A lookup", output.numel // self.embedding_dim * self.lora_rank, "act"),)
 
 
@@ -116,6 +118,8 @@ def with_adapters(graph: Graph, w: Workload) -> Graph:
 
     builder = GraphBuilder.copy_of(graph, adapt)
     if not adapted:
-        raise SpecError(f"lora_targets: {graph.name} has no linear layer named {', '.join(targets)} "
-                        "(LoRA adapts the q/k/v/o and gate/up/down projections of decoder blocks)")
+        raise SpecError(
+            f"lora_targets: {graph.name} has no linear layer named {', '.join(targets)} "
+            "(LoRA adapts the q/k/v/o and gate/up/down projections of decoder blocks)"
+        )
     return builder.build()

@@ -73,15 +73,16 @@ def quantized_matrices(op: Op, inputs: Sequence[TensorSpec], name: str) -> list[
     return []
 
 
-def stored_bytes(op: Op, inputs: Sequence[TensorSpec], name: str, fmt: str, adapter_bytes: int,
-                 plain_bytes: int) -> int:
+def stored_bytes(
+    op: Op, inputs: Sequence[TensorSpec], name: str, fmt: str, adapter_bytes: int, plain_bytes: int
+) -> int:
     """Weights and buffers of one frozen or inference layer as stored in format `fmt`: the quantized Linears
     of the blocks in their layout, the rest at `plain_bytes` (plain_dtype_bytes), LoRA adapters at
     `adapter_bytes`."""
     params, buffers, adapters = op.param_count(inputs), op.buffer_count(inputs), adapter_count(op, inputs)
     matrices = quantized_matrices(op, inputs, name) if fmt in QUANTIZED else []
     stored = sum(round(count * linear_bytes(fmt, rows, cols)) for count, rows, cols in matrices)
-    plain = (params - adapters + buffers - sum(count * rows * cols for count, rows, cols in matrices))
+    plain = params - adapters + buffers - sum(count * rows * cols for count, rows, cols in matrices)
     return stored + plain * plain_bytes + adapters * adapter_bytes
 
 

@@ -81,8 +81,9 @@ def _kv_layer_bytes(spec: DecoderSpec, layer: int, n_ctx: int, kv_cache: str | N
     return kv_bytes_per_layer_token(spec, "fp16") * element * cached_tokens(spec, layer, n_ctx)
 
 
-def llama_cpp_memory(spec: DecoderSpec, fmt: str, n_ctx: int, gpu_layers: int | None, kv_cache: str | None,
-                     flash_attention: bool = True) -> RuntimeMemory:
+def llama_cpp_memory(
+    spec: DecoderSpec, fmt: str, n_ctx: int, gpu_layers: int | None, kv_cache: str | None, flash_attention: bool = True
+) -> RuntimeMemory:
     """GPU and host bytes of llama.cpp for a model in GGUF format `fmt` at context n_ctx with -ngl gpu_layers
     (None: every layer and the output, as -ngl 99 does)."""
     on_gpu = spec.layers if gpu_layers is None else min(gpu_layers, spec.layers)
@@ -109,8 +110,13 @@ def llama_cpp_memory(spec: DecoderSpec, fmt: str, n_ctx: int, gpu_layers: int | 
     inputs = ubatch * spec.hidden * F32 + ubatch * n_ctx * F32
     host_compute = inputs if on_gpu == spec.layers else max(inputs, compute)
     # the host output buffer holds the f32 logits of one position per sequence (n_seq_max, here 1)
-    return RuntimeMemory(round(gpu), round(kv_gpu), compute if on_gpu else 0,
-                         round(host + kv_host) + host_compute + spec.vocab * F32, round(host - embed + kv_host))
+    return RuntimeMemory(
+        round(gpu),
+        round(kv_gpu),
+        compute if on_gpu else 0,
+        round(host + kv_host) + host_compute + spec.vocab * F32,
+        round(host - embed + kv_host),
+    )
 
 
 def _as_stored(spec: DecoderSpec, fmt: str, gpu: float, host: float, embed: float) -> tuple[float, float, float]:
@@ -134,8 +140,11 @@ def llama_cpp_compute_buffer(spec: DecoderSpec, n_ctx: int, output: bool, flash_
     state those stages read."""
     ubatch = min(n_ctx, LLAMA_CPP_UBATCH)
     width = spec.moe.expert_intermediate * spec.moe.experts_per_token if spec.moe else spec.intermediate
-    stages = [3 * ubatch * width * F32, ubatch * spec.vocab * F32 if output else 0,
-              0 if flash_attention else ubatch * n_ctx * spec.heads * F32]
+    stages = [
+        3 * ubatch * width * F32,
+        ubatch * spec.vocab * F32 if output else 0,
+        0 if flash_attention else ubatch * n_ctx * spec.heads * F32,
+    ]
     return max(stages) + ubatch * spec.hidden * F32
 
 
@@ -164,8 +173,9 @@ def vllm_sampler_bytes(spec: DecoderSpec, max_num_seqs: int) -> int:
     return max_num_seqs * spec.vocab * SAMPLER_BYTES_PER_ENTRY
 
 
-def vllm_workspace_bytes(spec: DecoderSpec, profile_activation_bytes: int, dtype_bytes: int,
-                         max_num_seqs: int = VLLM_MAX_SEQS) -> int:
+def vllm_workspace_bytes(
+    spec: DecoderSpec, profile_activation_bytes: int, dtype_bytes: int, max_num_seqs: int = VLLM_MAX_SEQS
+) -> int:
     """The profile's peak, the larger of its forward's activations (max_num_batched_tokens) and the sampler
     run that follows it while the forward's hidden states are still held (profile_run keeps them), plus the
     CUDA-graph pool: the decode activations of the largest captured batch."""

@@ -32,14 +32,17 @@ def _vec(layer: int, length: int, copies: int = 1) -> list[TensorGroup]:
 
 
 def _norm_params(spec: DecoderSpec, width: int) -> int:
-    return {"rms": width, "layer": 2 * width, "layer_nobias": width, "layer_noparam": 0,
-            "cohere": width}[spec.norm]
+    return {"rms": width, "layer": 2 * width, "layer_nobias": width, "layer_noparam": 0, "cohere": width}[spec.norm]
 
 
 def _attention(spec: DecoderSpec, i: int) -> list[TensorGroup]:
     h, hd, q, kv = spec.hidden, spec.head_dim, spec.heads * spec.head_dim, spec.kv_heads * spec.head_dim
-    groups = [TensorGroup("q_proj", i, q, h), TensorGroup("k_proj", i, kv, h), TensorGroup("v_proj", i, kv, h),
-              TensorGroup("o_proj", i, h, q)]
+    groups = [
+        TensorGroup("q_proj", i, q, h),
+        TensorGroup("k_proj", i, kv, h),
+        TensorGroup("v_proj", i, kv, h),
+        TensorGroup("o_proj", i, h, q),
+    ]
     if spec.qkv_bias:
         groups += _vec(i, q + 2 * kv)
     if spec.out_bias:
@@ -59,14 +62,20 @@ def _mla(spec: DecoderSpec, i: int) -> list[TensorGroup]:
     assert spec.mla is not None
     m, h, heads = spec.mla, spec.hidden, spec.heads
     if m.q_lora_rank:
-        groups = [TensorGroup("mla_q_a", i, m.q_lora_rank, h), *_vec(i, m.q_lora_rank),
-                  TensorGroup("q_proj", i, heads * m.qk_head_dim, m.q_lora_rank)]
+        groups = [
+            TensorGroup("mla_q_a", i, m.q_lora_rank, h),
+            *_vec(i, m.q_lora_rank),
+            TensorGroup("q_proj", i, heads * m.qk_head_dim, m.q_lora_rank),
+        ]
     else:
         groups = [TensorGroup("q_proj", i, heads * m.qk_head_dim, h)]
-    return [*groups, TensorGroup("mla_kv_a", i, m.kv_lora_rank + m.qk_rope_head_dim, h),
-            *_vec(i, m.kv_lora_rank),
-            TensorGroup("mla_kv_b", i, heads * (m.qk_nope_head_dim + m.v_head_dim), m.kv_lora_rank),
-            TensorGroup("o_proj", i, h, heads * m.v_head_dim)]
+    return [
+        *groups,
+        TensorGroup("mla_kv_a", i, m.kv_lora_rank + m.qk_rope_head_dim, h),
+        *_vec(i, m.kv_lora_rank),
+        TensorGroup("mla_kv_b", i, heads * (m.qk_nope_head_dim + m.v_head_dim), m.kv_lora_rank),
+        TensorGroup("o_proj", i, h, heads * m.v_head_dim),
+    ]
 
 
 def _mlp(spec: DecoderSpec, i: int, width: int, prefix: str = "") -> list[TensorGroup]:
@@ -86,8 +95,11 @@ def _moe(spec: DecoderSpec, i: int) -> list[TensorGroup]:
     m, h = spec.moe, spec.hidden
     e, k, w = m.experts, m.experts_per_token, m.expert_intermediate
     groups = [TensorGroup("router", i, e, h), *_vec(i, e if m.router_bias else 0)]
-    groups += [TensorGroup("expert_gate_proj", i, w, h, e, k), TensorGroup("expert_up_proj", i, w, h, e, k),
-               TensorGroup("expert_down_proj", i, h, w, e, k)]
+    groups += [
+        TensorGroup("expert_gate_proj", i, w, h, e, k),
+        TensorGroup("expert_up_proj", i, w, h, e, k),
+        TensorGroup("expert_down_proj", i, h, w, e, k),
+    ]
     if m.expert_bias:  # gpt-oss: gate_up_proj_bias (E, 2w) and down_proj_bias (E, h)
         groups += _vec(i, e * (2 * w + h))
     if m.shared_intermediate:

@@ -48,8 +48,7 @@ class _InputSaving(Activation):
     def inplace(self) -> bool:
         return self.inplace_
 
-    def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[
-            SavedTensor, ...]:
+    def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[SavedTensor, ...]:
         # the in-place variant overwrites the input its backward needs, so autograd keeps a copy
         return (SavedTensor("original input", output.numel, "act"),) if self.inplace_ else ()
 

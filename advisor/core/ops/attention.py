@@ -105,8 +105,11 @@ class Attention(Op):
             k_width = self._kv_heads * (hd - self.shared_rope_dim) + self.shared_rope_dim
             v_width = self._kv_heads * (self.v_head_dim or hd)
             if width % self.heads or (inputs[1].shape[-1], inputs[2].shape[-1]) != (k_width, v_width):
-                raise ShapeError(layer, f"q width {width} and k/v widths {[s.shape[-1] for s in inputs[1:]]} "
-                                        f"do not match {self.heads} heads and {self._kv_heads} kv heads")
+                raise ShapeError(
+                    layer,
+                    f"q width {width} and k/v widths {[s.shape[-1] for s in inputs[1:]]} "
+                    f"do not match {self.heads} heads and {self._kv_heads} kv heads",
+                )
         seq = inputs[0].shape[0]
         return same_shape(inputs[0], (seq, self.heads * (self.v_head_dim or self.head_dim(inputs))))
 
@@ -128,8 +131,7 @@ class Attention(Op):
         # dQ, dK, dV, dP plus recomputing P in the fused kernel: 2.5x the forward's matmuls
         return 5 * self.forward_macs(inputs, output) + 2 * self.other_flops(inputs, output)
 
-    def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[
-            SavedTensor, ...]:
+    def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[SavedTensor, ...]:
         seq_q, seq_k = inputs[0].shape[0], inputs[-1].shape[0]
         kernel_output = SavedTensor("kernel output", output.numel, "act")
         if self.kernel == "fused":
@@ -263,8 +265,7 @@ class FusedSDPA(Op):
         return product(q[:-2]), q[-2], k[-2], q[-1]
 
     def output_spec(self, inputs: Sequence[TensorSpec], layer: str) -> TensorSpec:
-        if len(inputs) != self.input_count or len(inputs) not in (3, 4) or \
-                any(len(s.shape) < 3 for s in inputs[:3]):
+        if len(inputs) != self.input_count or len(inputs) not in (3, 4) or any(len(s.shape) < 3 for s in inputs[:3]):
             raise ShapeError(layer, "scaled_dot_product_attention takes q, k, v (and a mask) of rank 3 or more")
         q, k, v = (s.shape for s in inputs[:3])
         if q[-1] != k[-1] or k[-2] != v[-2]:
@@ -282,8 +283,7 @@ class FusedSDPA(Op):
     def backward_flops(self, inputs: Sequence[TensorSpec], output: TensorSpec, input_grad: bool) -> int:
         return 5 * self.forward_macs(inputs, output) + 2 * self.other_flops(inputs, output)  # as Attention
 
-    def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[
-            SavedTensor, ...]:
+    def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[SavedTensor, ...]:
         rows, seq_q, _, _ = self._dims(inputs)
         return (fused_log_sum_exp(rows, seq_q, efficient=self.input_count == 4),)
 

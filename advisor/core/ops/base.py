@@ -87,8 +87,9 @@ class Op:
         beyond its output and what it saves (saving: autograd keeps its tensors; else they are transient)."""
         return 0
 
-    def forward_transients(self, inputs: Sequence[TensorSpec], output: TensorSpec, saving: bool) -> tuple[
-            SavedTensor, ...]:
+    def forward_transients(
+        self, inputs: Sequence[TensorSpec], output: TensorSpec, saving: bool
+    ) -> tuple[SavedTensor, ...]:
         """Tensors the kernel returns beside the output that the caller drops at once (not saved, dtype fixed)."""
         return ()
 
@@ -125,8 +126,7 @@ class Op:
         input_macs = macs if input_grad else 0
         return 2 * (weight_macs + input_macs) + 2 * self.other_flops(inputs, output)
 
-    def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[
-            SavedTensor, ...]:
+    def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[SavedTensor, ...]:
         return ()
 
 

@@ -44,8 +44,9 @@ class Conv(Op):
         if any(p < 0 for p in _tuple(self.padding, self.dims)):
             raise ShapeError(layer, f"padding must not be negative, got {self.padding}")
         if x.shape[0] % self.groups or self.out_channels % self.groups:
-            raise ShapeError(layer, f"groups {self.groups} must divide in_channels {x.shape[0]} "
-                                    f"and out_channels {self.out_channels}")
+            raise ShapeError(
+                layer, f"groups {self.groups} must divide in_channels {x.shape[0]} and out_channels {self.out_channels}"
+            )
 
     def output_spec(self, inputs: Sequence[TensorSpec], layer: str) -> TensorSpec:
         x = single_input(inputs, layer)
@@ -56,8 +57,9 @@ class Conv(Op):
         padded = tuple(n + 2 * pad for n, pad in zip(spatial, p, strict=True))
         reach = tuple(dil * (kk - 1) + 1 for kk, dil in zip(k, d, strict=True))
         if any(r > n for r, n in zip(reach, padded, strict=True)):
-            raise ShapeError(layer, f"kernel {'x'.join(map(str, reach))} larger than padded input "
-                                    f"{'x'.join(map(str, padded))}")
+            raise ShapeError(
+                layer, f"kernel {'x'.join(map(str, reach))} larger than padded input {'x'.join(map(str, padded))}"
+            )
         out = tuple((n - r) // st + 1 for n, r, st in zip(padded, reach, s, strict=True))
         return same_shape(x, (self.out_channels, *out))
 
@@ -90,15 +92,18 @@ class ConvTranspose(Op):
 
     def output_spec(self, inputs: Sequence[TensorSpec], layer: str) -> TensorSpec:
         x = single_input(inputs, layer)
-        Conv(self.out_channels, self.kernel, self.stride, self.padding, self.dilation, self.groups,
-             self.bias, self.dims)._check(x, layer)
+        Conv(
+            self.out_channels, self.kernel, self.stride, self.padding, self.dilation, self.groups, self.bias, self.dims
+        )._check(x, layer)
         k, s = _tuple(self.kernel, self.dims), _tuple(self.stride, self.dims)
         p, d = _tuple(self.padding, self.dims), _tuple(self.dilation, self.dims)
         op = _tuple(self.output_padding, self.dims)
         if any(o >= max(st, dl) for o, st, dl in zip(op, s, d, strict=True)):
             raise ShapeError(layer, f"output_padding {self.output_padding} must be smaller than stride or dilation")
-        out = tuple((n - 1) * st - 2 * pp + dl * (kk - 1) + o + 1
-                    for n, st, pp, dl, kk, o in zip(x.shape[1:], s, p, d, k, op, strict=True))
+        out = tuple(
+            (n - 1) * st - 2 * pp + dl * (kk - 1) + o + 1
+            for n, st, pp, dl, kk, o in zip(x.shape[1:], s, p, d, k, op, strict=True)
+        )
         return same_shape(x, (self.out_channels, *out))
 
     def param_count(self, inputs: Sequence[TensorSpec]) -> int:

@@ -30,6 +30,5 @@ class Dropout(Op):
     def other_flops(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
         return 2 * output.numel  # draw, scale
 
-    def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[
-            SavedTensor, ...]:
+    def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[SavedTensor, ...]:
         return (SavedTensor("mask", output.numel, "bool"),) if training and self.p > 0 else ()

@@ -45,10 +45,11 @@ class CrossEntropy(Op):
     def other_flops(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
         return 4 * inputs[0].numel  # max, exp, sum, log
 
-    def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[
-            SavedTensor, ...]:
-        return (SavedTensor("log-probabilities", inputs[0].numel, "act"),
-                SavedTensor("nll_loss's float32 copy of them", inputs[0].numel, "autocast_float32"))
+    def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[SavedTensor, ...]:
+        return (
+            SavedTensor("log-probabilities", inputs[0].numel, "act"),
+            SavedTensor("nll_loss's float32 copy of them", inputs[0].numel, "autocast_float32"),
+        )
 
     def backward_workspace(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
         return inputs[0].numel  # gradient of the log-probabilities

@@ -51,8 +51,7 @@ class MoEExperts(Op):
         if len(inputs) != 2 or inputs[1].shape[:-1] != inputs[0].shape[:-1] or inputs[1].shape[-1] != self.experts:
             raise ShapeError(layer, f"experts take the hidden states and the router's {self.experts} logits per token")
         x = inputs[0]
-        positive(layer, experts=self.experts, experts_per_token=self.experts_per_token,
-                 intermediate=self.intermediate)
+        positive(layer, experts=self.experts, experts_per_token=self.experts_per_token, intermediate=self.intermediate)
         if self.experts_per_token > self.experts:
             raise ShapeError(layer, f"{self.experts_per_token} experts per token of only {self.experts}")
         return x
@@ -81,8 +80,7 @@ class MoEExperts(Op):
         tokens = output.numel // output.shape[-1]
         return tokens, tokens * self.experts_per_token, output.shape[-1]
 
-    def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[
-            SavedTensor, ...]:
+    def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[SavedTensor, ...]:
         """What autograd keeps of grouped_mm_experts_forward: the gathered rows (the up GEMM's input), the
         up GEMM's output (the gate's and up's views of it), act(gate) and the product (the down GEMM's input)
         or the activation alone for a plain MLP, the down output (the routing-weight multiply's input), the
@@ -91,12 +89,14 @@ class MoEExperts(Op):
         inner = routed * self.intermediate
         expert = inner * (4 if self.gated else 2)  # gated: gate_up (2I), act(gate), product; else up, act
         expert += 3 * inner if self.clamped_swiglu else 0
-        return (SavedTensor("gathered rows", routed * hidden, "act"),
-                SavedTensor("expert activations", expert, "act"),
-                SavedTensor("expert outputs", routed * hidden, "act"),
-                SavedTensor("router probabilities", tokens * self.experts, "float32"),
-                SavedTensor("routing weights", routed, "float32"),
-                SavedTensor("routing indices", 3 * routed + tokens * self.experts_per_token, "int64"))
+        return (
+            SavedTensor("gathered rows", routed * hidden, "act"),
+            SavedTensor("expert activations", expert, "act"),
+            SavedTensor("expert outputs", routed * hidden, "act"),
+            SavedTensor("router probabilities", tokens * self.experts, "float32"),
+            SavedTensor("routing weights", routed, "float32"),
+            SavedTensor("routing indices", 3 * routed + tokens * self.experts_per_token, "int64"),
+        )
 
     def forward_workspace(self, inputs: Sequence[TensorSpec], output: TensorSpec, saving: bool) -> int:
         """In half-precision elements per routed row, beyond the output and the saved tensors. The fp32
@@ -116,8 +116,9 @@ class MoEExperts(Op):
             worst = max(hidden + 4 * inner + 8, 4 * hidden + 10)  # indices: 32 or 40 bytes, 4 a element
             return max(0, routed * worst - tokens * hidden)
         scaled = hidden if self.half_weights else 2 * hidden  # rows x routing weights, and un-permuted
-        worst = max(3 * hidden + 4 * inner + self._index_elements(False),
-                    3 * hidden + 2 * scaled + self._index_elements(True))
+        worst = max(
+            3 * hidden + 4 * inner + self._index_elements(False), 3 * hidden + 2 * scaled + self._index_elements(True)
+        )
         # the replay holds this op's half output and autocast's half copy of its input meanwhile; the real
         # experts cast nothing (the gather reads the fp32 rows) and return only after the worst moment
         return max(0, routed * worst - 2 * tokens * hidden)

@@ -69,13 +69,15 @@ class LayerNorm(Op):
     def other_flops(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
         return 5 * output.numel  # mean, variance, normalise, scale, shift
 
-    def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[
-            SavedTensor, ...]:
+    def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[SavedTensor, ...]:
         rows = output.numel // output.shape[-1]
         if self.composite:
-            return (SavedTensor("x - mean, for pow", output.numel, "float32"),
-                    SavedTensor("x - mean, for the product", output.numel, "float32"),
-                    SavedTensor("rsqrt", rows, "float32"), SavedTensor("normalised", output.numel, "float32"))
+            return (
+                SavedTensor("x - mean, for pow", output.numel, "float32"),
+                SavedTensor("x - mean, for the product", output.numel, "float32"),
+                SavedTensor("rsqrt", rows, "float32"),
+                SavedTensor("normalised", output.numel, "float32"),
+            )
         return (SavedTensor("mean", rows, "float32"), SavedTensor("rstd", rows, "float32"))
 
 
@@ -105,8 +107,7 @@ class RMSNorm(Op):
     def other_flops(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
         return 4 * output.numel  # square, mean, scale, weight
 
-    def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[
-            SavedTensor, ...]:
+    def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[SavedTensor, ...]:
         rows = output.numel // output.shape[-1]
         normalised = SavedTensor("normalised", output.numel, "input" if self.llama_cast else "act")
         return (normalised, SavedTensor("rstd", rows, "float32"))
@@ -134,6 +135,5 @@ class GroupNorm(Op):
     def other_flops(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
         return 5 * output.numel
 
-    def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[
-            SavedTensor, ...]:
+    def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[SavedTensor, ...]:
         return (SavedTensor("mean", self.groups, "float32"), SavedTensor("rstd", self.groups, "float32"))

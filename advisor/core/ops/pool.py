@@ -39,10 +39,11 @@ class _Pool(Op):
             raise ShapeError(layer, f"padding {self.padding} must be at most half the kernel {self.kernel}")
         spatial = x.shape[1:]
         if any(self.dilation * (self.kernel - 1) + 1 > n + 2 * self.padding for n in spatial):
-            raise ShapeError(layer, f"kernel {self.kernel} larger than padded input "
-                                    f"{'x'.join(str(n + 2 * self.padding) for n in spatial)}")
-        out = tuple(pooled_size(n, self.kernel, stride, self.padding, self.dilation, self.ceil_mode)
-                    for n in spatial)
+            raise ShapeError(
+                layer,
+                f"kernel {self.kernel} larger than padded input {'x'.join(str(n + 2 * self.padding) for n in spatial)}",
+            )
+        out = tuple(pooled_size(n, self.kernel, stride, self.padding, self.dilation, self.ceil_mode) for n in spatial)
         return same_shape(x, (x.shape[0], *out))
 
     def other_flops(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
@@ -55,12 +56,12 @@ class MaxPool(_Pool):
     kind: ClassVar[str] = "maxpool"
     saves_inputs: ClassVar[tuple[int, ...]] = (0,)
 
-    def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[
-            SavedTensor, ...]:
+    def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[SavedTensor, ...]:
         return (SavedTensor("argmax indices", output.numel, "int64"),)  # max_pool2d_with_indices
 
-    def forward_transients(self, inputs: Sequence[TensorSpec], output: TensorSpec, saving: bool) -> tuple[
-            SavedTensor, ...]:
+    def forward_transients(
+        self, inputs: Sequence[TensorSpec], output: TensorSpec, saving: bool
+    ) -> tuple[SavedTensor, ...]:
         # Without autograd the indices still exist for a moment: off the CPU, F.max_pool2d dispatches to
         # max_pool2d_with_indices and keeps only its output (aten/src/ATen/native/MaxPooling.cpp, max_pool2d:
         # "with_indices defines CUDA dispatch"); the int64 indices, output-sized, are freed as it returns.

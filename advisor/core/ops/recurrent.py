@@ -56,8 +56,7 @@ class _Recurrent(Op):
         seq = inputs[0].shape[0]
         return 6 * self.gates * self.hidden_size * seq * self.num_layers * self.directions
 
-    def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[
-            SavedTensor, ...]:
+    def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[SavedTensor, ...]:
         if not training:
             return ()
         seq = inputs[0].shape[0]

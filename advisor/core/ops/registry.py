@@ -50,6 +50,8 @@ def require_registered(graph: Graph, source: str) -> Graph:
     for node in graph.nodes:
         cls = OP_REGISTRY.get(node.op.kind)
         if cls is None or not isinstance(node.op, cls):
-            raise SpecError(f"{source}: layer {node.name}: kind {node.op.kind!r} ({type(node.op).__name__}) is "
-                            "not a registered layer kind (advisor/core/ops/registry.py)")
+            raise SpecError(
+                f"{source}: layer {node.name}: kind {node.op.kind!r} ({type(node.op).__name__}) is "
+                "not a registered layer kind (advisor/core/ops/registry.py)"
+            )
     return graph

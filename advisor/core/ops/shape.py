@@ -27,7 +27,7 @@ class Flatten(Op):
         x = single_input(inputs, layer)
         if not 0 <= self.start_dim < max(len(x.shape), 1):
             raise ShapeError(layer, f"start_dim {self.start_dim} outside input shape {x.shape}")
-        return same_shape(x, (*x.shape[: self.start_dim], product(x.shape[self.start_dim:])))
+        return same_shape(x, (*x.shape[: self.start_dim], product(x.shape[self.start_dim :])))
 
 
 @register_op
@@ -80,8 +80,8 @@ class Slice(Op):
             raise ShapeError(layer, f"slice {self.start}:{self.stop} of dim {self.dim} outside {x.shape}")
         size = self.stop - self.start
         if not self.keep_dim and size == 1:
-            return same_shape(x, x.shape[: self.dim] + x.shape[self.dim + 1:])
-        return same_shape(x, (*x.shape[: self.dim], size, *x.shape[self.dim + 1:]))
+            return same_shape(x, x.shape[: self.dim] + x.shape[self.dim + 1 :])
+        return same_shape(x, (*x.shape[: self.dim], size, *x.shape[self.dim + 1 :]))
 
 
 def broadcast(a: tuple[int, ...], b: tuple[int, ...], layer: str) -> tuple[int, ...]:
@@ -158,11 +158,11 @@ class Concat(Op):
         if not 0 <= self.dim < len(first):
             raise ShapeError(layer, f"concat dim {self.dim} outside input shape {first}")
         for spec in inputs[1:]:
-            rest = spec.shape[: self.dim] + spec.shape[self.dim + 1:]
-            if len(spec.shape) != len(first) or rest != first[: self.dim] + first[self.dim + 1:]:
+            rest = spec.shape[: self.dim] + spec.shape[self.dim + 1 :]
+            if len(spec.shape) != len(first) or rest != first[: self.dim] + first[self.dim + 1 :]:
                 raise ShapeError(layer, f"cannot concatenate {spec.shape} with {first} along dim {self.dim}")
         total = sum(s.shape[self.dim] for s in inputs)
-        return same_shape(inputs[0], (*first[: self.dim], total, *first[self.dim + 1:]))
+        return same_shape(inputs[0], (*first[: self.dim], total, *first[self.dim + 1 :]))
 
 
 @register_op

@@ -50,11 +50,13 @@ class GELUTanhComposite(Op):
         # pow (2 multiplies), 3 scalar multiplies, 2 adds, tanh (counted 1), the final multiply
         return 9 * output.numel
 
-    def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[
-            SavedTensor, ...]:
+    def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[SavedTensor, ...]:
         n = output.numel
-        return (SavedTensor("tanh result t", n, "act"), SavedTensor("0.5 * x", n, "input"),
-                SavedTensor("1 + t", n, "act"))
+        return (
+            SavedTensor("tanh result t", n, "act"),
+            SavedTensor("0.5 * x", n, "input"),
+            SavedTensor("1 + t", n, "act"),
+        )
 
     input_dtype_workspace: ClassVar[bool] = True
 
@@ -110,8 +112,7 @@ class QuickGELU(Op):
     def other_flops(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
         return 6 * output.numel  # scale, sigmoid (counted 4), product
 
-    def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[
-            SavedTensor, ...]:
+    def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[SavedTensor, ...]:
         return (SavedTensor("sigmoid(1.702 x)", output.numel, "act"),)
 
     def forward_workspace(self, inputs: Sequence[TensorSpec], output: TensorSpec, saving: bool) -> int:

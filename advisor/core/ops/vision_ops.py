@@ -69,8 +69,7 @@ class StochasticDepth(Op):
     def other_flops(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
         return output.numel
 
-    def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[
-            SavedTensor, ...]:
+    def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[SavedTensor, ...]:
         return (SavedTensor("row noise", 1, "act"),) if training and self.p > 0 else ()
 
 
@@ -148,8 +147,9 @@ class WindowMerge(Op):
         x = single_input(inputs, layer)
         require_rank(x, (3,), layer, "window merge (windows, tokens, C)")
         if x.shape[0] * x.shape[1] != self.height * self.width:
-            raise ShapeError(layer, f"{x.shape[0]} windows of {x.shape[1]} tokens do not tile "
-                                    f"{self.height}x{self.width}")
+            raise ShapeError(
+                layer, f"{x.shape[0]} windows of {x.shape[1]} tokens do not tile {self.height}x{self.width}"
+            )
         return same_shape(x, (self.height, self.width, x.shape[2]))
 
 
@@ -181,8 +181,7 @@ class WindowAttention(Op):
         if x.shape[1] != self.window * self.window:
             raise ShapeError(layer, f"windows of {x.shape[1]} tokens, expected {self.window}x{self.window}")
         if x.shape[2] % (3 * self.heads):
-            raise ShapeError(layer, f"packed qkv width {x.shape[2]} is not divisible by 3 x {self.heads} "
-                                    "heads")
+            raise ShapeError(layer, f"packed qkv width {x.shape[2]} is not divisible by 3 x {self.heads} heads")
         return same_shape(x, (x.shape[0], x.shape[1], x.shape[2] // 3))
 
     def _scores(self, inputs: Sequence[TensorSpec]) -> int:
@@ -205,10 +204,11 @@ class WindowAttention(Op):
         # dV, dP, dQ, dK: four matmuls, twice the forward's two
         return 4 * self.forward_macs(inputs, output) + 2 * self.other_flops(inputs, output)
 
-    def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[
-            SavedTensor, ...]:
-        return (SavedTensor("scaled q", output.numel, "act"),
-                SavedTensor("softmax probabilities", self._scores(inputs), "act"))
+    def extra_saved(self, inputs: Sequence[TensorSpec], output: TensorSpec, training: bool) -> tuple[SavedTensor, ...]:
+        return (
+            SavedTensor("scaled q", output.numel, "act"),
+            SavedTensor("softmax probabilities", self._scores(inputs), "act"),
+        )
 
     def backward_workspace(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
         return 2 * self._scores(inputs)  # gradients of the probabilities and of the scores

@@ -16,7 +16,15 @@ from advisor.core.ops.shape import Concat, Flatten
 
 # (out_channels, kernel, stride, padding) per conv, "M" a 3x3/2 max-pool: AlexNet.features
 _ALEXNET: list[tuple[int, int, int, int] | str] = [
-    (64, 11, 4, 2), "M", (192, 5, 1, 2), "M", (384, 3, 1, 1), (256, 3, 1, 1), (256, 3, 1, 1), "M"]
+    (64, 11, 4, 2),
+    "M",
+    (192, 5, 1, 2),
+    "M",
+    (384, 3, 1, 1),
+    (256, 3, 1, 1),
+    (256, 3, 1, 1),
+    "M",
+]
 
 
 def alexnet() -> Graph:
@@ -104,8 +112,16 @@ def squeezenet1_0() -> Graph:
     x = b.add(Conv(96, 7, 2), [x], "features.0")
     x = b.add(ReLU(inplace_=True), [x], "features.1")
     x = b.add(MaxPool(3, 2, ceil_mode=True), [x], "features.2")
-    fires = {3: (16, 64), 4: (16, 64), 5: (32, 128), 7: (32, 128), 8: (48, 192), 9: (48, 192),
-             10: (64, 256), 12: (64, 256)}
+    fires = {
+        3: (16, 64),
+        4: (16, 64),
+        5: (32, 128),
+        7: (32, 128),
+        8: (48, 192),
+        9: (48, 192),
+        10: (64, 256),
+        12: (64, 256),
+    }
     for index in range(3, 13):
         if index in fires:
             x = _fire(b, x, f"features.{index}", *fires[index])
@@ -120,5 +136,9 @@ def squeezenet1_0() -> Graph:
 
 
 MODELS: dict[str, Callable[[], Graph]] = {
-    "alexnet": alexnet, "vgg11": vgg11, "vgg16": vgg16, "vgg19": vgg19, "squeezenet1_0": squeezenet1_0,
+    "alexnet": alexnet,
+    "vgg11": vgg11,
+    "vgg16": vgg16,
+    "vgg19": vgg19,
+    "squeezenet1_0": squeezenet1_0,
 }

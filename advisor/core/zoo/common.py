@@ -39,8 +39,16 @@ def make_divisible(v: float, divisor: int, min_value: int | None = None) -> int:
     return new_v
 
 
-def conv_norm_act(b: GraphBuilder, x: int, name: str, out: int, kernel: int = 3, stride: int = 1,
-                  groups: int = 1, act: ActKind | None = "relu") -> int:
+def conv_norm_act(
+    b: GraphBuilder,
+    x: int,
+    name: str,
+    out: int,
+    kernel: int = 3,
+    stride: int = 1,
+    groups: int = 1,
+    act: ActKind | None = "relu",
+) -> int:
     """torchvision.ops.Conv2dNormActivation: conv (no bias, padding (k-1)//2) -> BatchNorm -> activation;
     ConvNormActivation's inplace defaults to True, so the activation is built inplace=True.
     Layers are `name.0`, `name.1`, `name.2`."""
@@ -52,8 +60,15 @@ def conv_norm_act(b: GraphBuilder, x: int, name: str, out: int, kernel: int = 3,
     return x
 
 
-def squeeze_excitation(b: GraphBuilder, x: int, name: str, squeeze: int, act: ActKind = "relu",
-                       act_inplace: bool = False, scale_act: ActKind = "sigmoid") -> int:
+def squeeze_excitation(
+    b: GraphBuilder,
+    x: int,
+    name: str,
+    squeeze: int,
+    act: ActKind = "relu",
+    act_inplace: bool = False,
+    scale_act: ActKind = "sigmoid",
+) -> int:
     """torchvision.ops.SqueezeExcitation: scale = scale_act(fc2(act(fc1(avgpool(x))))); return scale * x.
     The 1x1 convs carry biases; the module builds activation() and scale_activation() without inplace."""
     channels = b.spec(x).shape[0]

@@ -27,8 +27,7 @@ from advisor.core.zoo.common import pool_flatten
 Size = int | tuple[int, int]
 
 
-def _basic_conv(b: GraphBuilder, x: int, name: str, out: int, kernel: Size, stride: int = 1,
-                padding: Size = 0) -> int:
+def _basic_conv(b: GraphBuilder, x: int, name: str, out: int, kernel: Size, stride: int = 1, padding: Size = 0) -> int:
     x = b.add(Conv(out, kernel, stride, padding, bias=False), [x], f"{name}.conv")
     x = b.add(BatchNorm(), [x], f"{name}.bn")
     return b.add(ReLU(inplace_=True), [x], f"{name}.relu")
@@ -49,13 +48,17 @@ def _googlenet_inception(b: GraphBuilder, x: int, name: str, widths: tuple[int, 
 
 
 _GOOGLENET: list[tuple[str, tuple[int, ...]]] = [
-    ("inception3a", (64, 96, 128, 16, 32, 32)), ("inception3b", (128, 128, 192, 32, 96, 64)),
+    ("inception3a", (64, 96, 128, 16, 32, 32)),
+    ("inception3b", (128, 128, 192, 32, 96, 64)),
     ("maxpool3", (3, 2)),
-    ("inception4a", (192, 96, 208, 16, 48, 64)), ("inception4b", (160, 112, 224, 24, 64, 64)),
-    ("inception4c", (128, 128, 256, 24, 64, 64)), ("inception4d", (112, 144, 288, 32, 64, 64)),
+    ("inception4a", (192, 96, 208, 16, 48, 64)),
+    ("inception4b", (160, 112, 224, 24, 64, 64)),
+    ("inception4c", (128, 128, 256, 24, 64, 64)),
+    ("inception4d", (112, 144, 288, 32, 64, 64)),
     ("inception4e", (256, 160, 320, 32, 128, 128)),
     ("maxpool4", (2, 2)),
-    ("inception5a", (256, 160, 320, 32, 128, 128)), ("inception5b", (384, 192, 384, 48, 128, 128)),
+    ("inception5a", (256, 160, 320, 32, 128, 128)),
+    ("inception5b", (384, 192, 384, 48, 128, 128)),
 ]
 
 
@@ -176,11 +179,16 @@ def inception_v3() -> Graph:
     b = GraphBuilder("inception_v3")
     x = _inception_v3_stem(b, b.add(Input((3, 299, 299)), [], "input"))
     mixed: list[tuple[str, Callable[[int], int]]] = [
-        ("Mixed_5b", lambda v: _inception_a(b, v, 32)), ("Mixed_5c", lambda v: _inception_a(b, v, 64)),
-        ("Mixed_5d", lambda v: _inception_a(b, v, 64)), ("Mixed_6a", lambda v: _inception_b(b, v)),
-        ("Mixed_6b", lambda v: _inception_c(b, v, 128)), ("Mixed_6c", lambda v: _inception_c(b, v, 160)),
-        ("Mixed_6d", lambda v: _inception_c(b, v, 160)), ("Mixed_6e", lambda v: _inception_c(b, v, 192)),
-        ("Mixed_7a", lambda v: _inception_d(b, v)), ("Mixed_7b", lambda v: _inception_e(b, v)),
+        ("Mixed_5b", lambda v: _inception_a(b, v, 32)),
+        ("Mixed_5c", lambda v: _inception_a(b, v, 64)),
+        ("Mixed_5d", lambda v: _inception_a(b, v, 64)),
+        ("Mixed_6a", lambda v: _inception_b(b, v)),
+        ("Mixed_6b", lambda v: _inception_c(b, v, 128)),
+        ("Mixed_6c", lambda v: _inception_c(b, v, 160)),
+        ("Mixed_6d", lambda v: _inception_c(b, v, 160)),
+        ("Mixed_6e", lambda v: _inception_c(b, v, 192)),
+        ("Mixed_7a", lambda v: _inception_d(b, v)),
+        ("Mixed_7b", lambda v: _inception_e(b, v)),
         ("Mixed_7c", lambda v: _inception_e(b, v)),
     ]
     for name, build in mixed:

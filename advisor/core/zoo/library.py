@@ -94,8 +94,10 @@ def _entry(path_name: str, raw: Any) -> LibraryEntry:
 @cache
 def library() -> tuple[LibraryEntry, ...]:
     """Every bundled source.json, by name."""
-    return tuple(_entry(path.parent.name, json.loads(path.read_text(encoding="utf-8")))
-                 for path in sorted(CONFIG_DIR.glob("*/source.json")))
+    return tuple(
+        _entry(path.parent.name, json.loads(path.read_text(encoding="utf-8")))
+        for path in sorted(CONFIG_DIR.glob("*/source.json"))
+    )
 
 
 def entry(name: str) -> LibraryEntry | None:
@@ -115,8 +117,11 @@ def _size_matches(token: str, params: int) -> bool | None:
 
 
 def _token_matches(token: str, name: str, found: LibraryEntry | None) -> bool:
-    text = name.lower() if found is None else " ".join(
-        (found.name, found.family, found.hf_repo, "moe" if found.is_moe else "dense")).lower()
+    text = (
+        name.lower()
+        if found is None
+        else " ".join((found.name, found.family, found.hf_repo, "moe" if found.is_moe else "dense")).lower()
+    )
     if token in text:
         return True
     sized = None if found is None else _size_matches(token, found.published_params)

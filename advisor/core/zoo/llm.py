@@ -34,4 +34,5 @@ def _preset(name: str, seq_len: int = 2048) -> Graph:
 
 
 MODELS: dict[str, Callable[[int], Graph]] = {
-    path.parent.name: partial(_preset, path.parent.name) for path in sorted(CONFIG_DIR.glob("*/config.json"))}
+    path.parent.name: partial(_preset, path.parent.name) for path in sorted(CONFIG_DIR.glob("*/config.json"))
+}

@@ -27,8 +27,15 @@ from advisor.core.ops.vision_ops import StochasticDepth
 from advisor.core.zoo.common import ActKind, conv_norm_act, make_divisible, pool_flatten, squeeze_excitation
 
 # MobileNetV2: expand ratio t, output channels c, repeats n, first stride s
-_V2_SETTING = [(1, 16, 1, 1), (6, 24, 2, 2), (6, 32, 3, 2), (6, 64, 4, 2), (6, 96, 3, 1), (6, 160, 3, 2),
-               (6, 320, 1, 1)]
+_V2_SETTING = [
+    (1, 16, 1, 1),
+    (6, 24, 2, 2),
+    (6, 32, 3, 2),
+    (6, 64, 4, 2),
+    (6, 96, 3, 1),
+    (6, 160, 3, 2),
+    (6, 320, 1, 1),
+]
 
 
 def _v2_block(b: GraphBuilder, x: int, out: int, stride: int, expand: int) -> int:
@@ -66,16 +73,35 @@ def mobilenet_v2() -> Graph:
 # MobileNetV3 bneck_conf: input, kernel, expanded, out, use_se, activation, stride
 _V3Conf = tuple[int, int, int, int, bool, str, int]
 _V3_LARGE: list[_V3Conf] = [
-    (16, 3, 16, 16, False, "RE", 1), (16, 3, 64, 24, False, "RE", 2), (24, 3, 72, 24, False, "RE", 1),
-    (24, 5, 72, 40, True, "RE", 2), (40, 5, 120, 40, True, "RE", 1), (40, 5, 120, 40, True, "RE", 1),
-    (40, 3, 240, 80, False, "HS", 2), (80, 3, 200, 80, False, "HS", 1), (80, 3, 184, 80, False, "HS", 1),
-    (80, 3, 184, 80, False, "HS", 1), (80, 3, 480, 112, True, "HS", 1), (112, 3, 672, 112, True, "HS", 1),
-    (112, 5, 672, 160, True, "HS", 2), (160, 5, 960, 160, True, "HS", 1), (160, 5, 960, 160, True, "HS", 1)]
+    (16, 3, 16, 16, False, "RE", 1),
+    (16, 3, 64, 24, False, "RE", 2),
+    (24, 3, 72, 24, False, "RE", 1),
+    (24, 5, 72, 40, True, "RE", 2),
+    (40, 5, 120, 40, True, "RE", 1),
+    (40, 5, 120, 40, True, "RE", 1),
+    (40, 3, 240, 80, False, "HS", 2),
+    (80, 3, 200, 80, False, "HS", 1),
+    (80, 3, 184, 80, False, "HS", 1),
+    (80, 3, 184, 80, False, "HS", 1),
+    (80, 3, 480, 112, True, "HS", 1),
+    (112, 3, 672, 112, True, "HS", 1),
+    (112, 5, 672, 160, True, "HS", 2),
+    (160, 5, 960, 160, True, "HS", 1),
+    (160, 5, 960, 160, True, "HS", 1),
+]
 _V3_SMALL: list[_V3Conf] = [
-    (16, 3, 16, 16, True, "RE", 2), (16, 3, 72, 24, False, "RE", 2), (24, 3, 88, 24, False, "RE", 1),
-    (24, 5, 96, 40, True, "HS", 2), (40, 5, 240, 40, True, "HS", 1), (40, 5, 240, 40, True, "HS", 1),
-    (40, 5, 120, 48, True, "HS", 1), (48, 5, 144, 48, True, "HS", 1), (48, 5, 288, 96, True, "HS", 2),
-    (96, 5, 576, 96, True, "HS", 1), (96, 5, 576, 96, True, "HS", 1)]
+    (16, 3, 16, 16, True, "RE", 2),
+    (16, 3, 72, 24, False, "RE", 2),
+    (24, 3, 88, 24, False, "RE", 1),
+    (24, 5, 96, 40, True, "HS", 2),
+    (40, 5, 240, 40, True, "HS", 1),
+    (40, 5, 240, 40, True, "HS", 1),
+    (40, 5, 120, 48, True, "HS", 1),
+    (48, 5, 144, 48, True, "HS", 1),
+    (48, 5, 288, 96, True, "HS", 2),
+    (96, 5, 576, 96, True, "HS", 1),
+    (96, 5, 576, 96, True, "HS", 1),
+]
 
 
 def _v3_block(b: GraphBuilder, x: int, conf: _V3Conf) -> int:
@@ -88,8 +114,9 @@ def _v3_block(b: GraphBuilder, x: int, conf: _V3Conf) -> int:
     h = conv_norm_act(b, h, f"block.{index}", expanded, kernel, stride, groups=expanded, act=act)
     if use_se:
         index += 1
-        h = squeeze_excitation(b, h, f"block.{index}", make_divisible(expanded // 4, 8), "relu",
-                               scale_act="hardsigmoid")
+        h = squeeze_excitation(
+            b, h, f"block.{index}", make_divisible(expanded // 4, 8), "relu", scale_act="hardsigmoid"
+        )
     h = conv_norm_act(b, h, f"block.{index + 1}", out, 1, act=None)
     if stride == 1 and inp == out:
         h = b.add(Add(inplace_=True), [h, x], "add")  # result += input
@@ -122,8 +149,15 @@ def mobilenet_v3_small() -> Graph:
 
 
 # EfficientNet-B0 MBConvConfig: expand_ratio, kernel, stride, input, out, layers
-_B0_SETTING = [(1, 3, 1, 32, 16, 1), (6, 3, 2, 16, 24, 2), (6, 5, 2, 24, 40, 2), (6, 3, 2, 40, 80, 3),
-               (6, 5, 1, 80, 112, 3), (6, 5, 2, 112, 192, 4), (6, 3, 1, 192, 320, 1)]
+_B0_SETTING = [
+    (1, 3, 1, 32, 16, 1),
+    (6, 3, 2, 16, 24, 2),
+    (6, 5, 2, 24, 40, 2),
+    (6, 3, 2, 40, 80, 3),
+    (6, 5, 1, 80, 112, 3),
+    (6, 5, 2, 112, 192, 4),
+    (6, 3, 1, 192, 320, 1),
+]
 
 
 def _mbconv(b: GraphBuilder, x: int, expand: int, kernel: int, stride: int, out: int, sd_prob: float) -> int:
@@ -159,8 +193,9 @@ def efficientnet_b0() -> Graph:
     return b.build()
 
 
-def _conv_bn(b: GraphBuilder, x: int, name: str, index: int, out: int, kernel: int, stride: int = 1,
-             depthwise: bool = False) -> int:
+def _conv_bn(
+    b: GraphBuilder, x: int, name: str, index: int, out: int, kernel: int, stride: int = 1, depthwise: bool = False
+) -> int:
     groups = b.spec(x).shape[0] if depthwise else 1
     x = b.add(Conv(out, kernel, stride, kernel // 2, groups=groups, bias=False), [x], f"{name}.{index}")
     return b.add(BatchNorm(), [x], f"{name}.{index + 1}")
@@ -205,8 +240,7 @@ def shufflenet_v2_x1_0() -> Graph:
     return b.build()
 
 
-def regnet_stages(depth: int, w_0: int, w_a: float, w_m: float,
-                  group_width: int) -> list[tuple[int, int, int]]:
+def regnet_stages(depth: int, w_0: int, w_a: float, w_m: float, group_width: int) -> list[tuple[int, int, int]]:
     """BlockParams.from_init_params: per stage (width, depth, group width), bottleneck multiplier 1."""
     capacity = [round(math.log((i * w_a + w_0) / w_0) / math.log(w_m)) for i in range(depth)]
     widths = [round(w_0 * w_m**c / 8) * 8 for c in capacity]
@@ -250,7 +284,10 @@ def regnet_y_400mf() -> Graph:
 
 
 MODELS: dict[str, Callable[[], Graph]] = {
-    "mobilenet_v2": mobilenet_v2, "mobilenet_v3_large": mobilenet_v3_large,
-    "mobilenet_v3_small": mobilenet_v3_small, "efficientnet_b0": efficientnet_b0,
-    "shufflenet_v2_x1_0": shufflenet_v2_x1_0, "regnet_y_400mf": regnet_y_400mf,
+    "mobilenet_v2": mobilenet_v2,
+    "mobilenet_v3_large": mobilenet_v3_large,
+    "mobilenet_v3_small": mobilenet_v3_small,
+    "efficientnet_b0": efficientnet_b0,
+    "shufflenet_v2_x1_0": shufflenet_v2_x1_0,
+    "regnet_y_400mf": regnet_y_400mf,
 }

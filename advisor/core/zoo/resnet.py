@@ -134,6 +134,10 @@ def densenet121() -> Graph:
 
 
 MODELS: dict[str, Callable[[], Graph]] = {
-    "resnet18": resnet18, "resnet34": resnet34, "resnet50": resnet50, "resnet101": resnet101,
-    "resnet152": resnet152, "densenet121": densenet121,
+    "resnet18": resnet18,
+    "resnet34": resnet34,
+    "resnet50": resnet50,
+    "resnet101": resnet101,
+    "resnet152": resnet152,
+    "densenet121": densenet121,
 }

@@ -37,11 +37,13 @@ def _check_seq_len(model: str, seq_len: int, max_positions: int | None) -> None:
     if seq_len < 1:
         raise SpecError(f"seq_len: {model} needs at least 1 token, got {seq_len}")
     if max_positions is not None and seq_len > max_positions:
-        raise SpecError(f"seq_len: {model} has {max_positions} learned positions "
-                        f"(max_position_embeddings), got seq_len {seq_len}")
+        raise SpecError(
+            f"seq_len: {model} has {max_positions} learned positions (max_position_embeddings), got seq_len {seq_len}"
+        )
 
 
 # ---------------------------------------------------------------- BERT
+
 
 @dataclass(frozen=True)
 class BertConfig:
@@ -60,8 +62,7 @@ def _bert_embeddings(b: GraphBuilder, cfg: BertConfig, ids: int) -> int:
     """BertEmbeddings.forward: word + token_type (the all-zeros buffer expanded to the batch), then + position
     (position_ids is a (1, seq) buffer, so its embedding is shared by the batch), LayerNorm, dropout."""
     word = b.add(Embedding(cfg.vocab, cfg.hidden, "input"), [ids], "embeddings.word_embeddings")
-    types = b.add(Embedding(cfg.type_vocab, cfg.hidden, "constant"), [ids],
-                  "embeddings.token_type_embeddings")
+    types = b.add(Embedding(cfg.type_vocab, cfg.hidden, "constant"), [ids], "embeddings.token_type_embeddings")
     x = b.add(Add(), [word, types], "embeddings.add_token_type")
     pos = b.add(Embedding(cfg.max_positions, cfg.hidden, "position"), [ids], "embeddings.position_embeddings")
     x = b.add(Add(), [x, pos], "embeddings.add_position")
@@ -76,8 +77,7 @@ def _bert_layer(b: GraphBuilder, cfg: BertConfig, x: int) -> int:
     q = b.add(Linear(cfg.hidden), [x], "attention.self.query")
     k = b.add(Linear(cfg.hidden), [x], "attention.self.key")
     v = b.add(Linear(cfg.hidden), [x], "attention.self.value")
-    context = b.add(Attention(heads=cfg.heads, dropout=cfg.dropout, token_major=True), [q, k, v],
-                    "attention.self.sdpa")
+    context = b.add(Attention(heads=cfg.heads, dropout=cfg.dropout, token_major=True), [q, k, v], "attention.self.sdpa")
     a = b.add(Linear(cfg.hidden), [context], "attention.output.dense")
     dropped = b.add(Dropout(cfg.dropout), [a], "attention.output.dropout")
     a = b.add(Add(), [dropped, x], "attention.output.add")
@@ -120,6 +120,7 @@ def bert(cfg: BertConfig, seq_len: int, name: str) -> Graph:
 
 # ---------------------------------------------------------------- GPT-2
 
+
 @dataclass(frozen=True)
 class GPT2Config:
     hidden: int = 768  # n_embd
@@ -136,8 +137,7 @@ def _gpt2_block(b: GraphBuilder, cfg: GPT2Config, x: int) -> int:
     ln_2, mlp (c_fc, gelu_new = NewGELUActivation's Python formula, c_proj, dropout), residual add."""
     normed = b.add(LayerNorm(), [x], "ln_1")
     h = b.add(Linear(3 * cfg.hidden), [normed], "attn.c_attn")
-    h = b.add(Attention(heads=cfg.heads, causal=True, dropout=cfg.dropout, token_major=True), [h],
-              "attn.sdpa")
+    h = b.add(Attention(heads=cfg.heads, causal=True, dropout=cfg.dropout, token_major=True), [h], "attn.sdpa")
     h = b.add(Linear(cfg.hidden), [h], "attn.c_proj")
     attn_output = b.add(Dropout(cfg.dropout), [h], "attn.resid_dropout")
     x = b.add(Add(), [attn_output, x], "add_attn")  # attn_output + residual
@@ -153,10 +153,26 @@ def _gpt2_block(b: GraphBuilder, cfg: GPT2Config, x: int) -> int:
 
 def gpt2_decoder(cfg: GPT2Config, name: str) -> DecoderSpec:
     """The same model in the general decoder description (generation, quantization, LoRA use it)."""
-    return DecoderSpec(name, "gpt2", cfg.hidden, cfg.layers, cfg.heads, cfg.heads, cfg.hidden // cfg.heads,
-                       4 * cfg.hidden, cfg.vocab, tied_embeddings=True, gated_mlp=False, activation="gelu_tanh",
-                       norm="layer", qkv_bias=True, out_bias=True, mlp_bias=True,
-                       learned_positions=cfg.max_positions, max_positions=cfg.max_positions)
+    return DecoderSpec(
+        name,
+        "gpt2",
+        cfg.hidden,
+        cfg.layers,
+        cfg.heads,
+        cfg.heads,
+        cfg.hidden // cfg.heads,
+        4 * cfg.hidden,
+        cfg.vocab,
+        tied_embeddings=True,
+        gated_mlp=False,
+        activation="gelu_tanh",
+        norm="layer",
+        qkv_bias=True,
+        out_bias=True,
+        mlp_bias=True,
+        learned_positions=cfg.max_positions,
+        max_positions=cfg.max_positions,
+    )
 
 
 def gpt2(cfg: GPT2Config, seq_len: int, name: str) -> Graph:
@@ -179,6 +195,7 @@ def gpt2(cfg: GPT2Config, seq_len: int, name: str) -> Graph:
 
 # ---------------------------------------------------------------- Llama
 
+
 @dataclass(frozen=True)
 class LlamaConfig:
     hidden: int
@@ -193,14 +210,21 @@ class LlamaConfig:
         return self.hidden // self.heads
 
 
-def llama(hidden: int, layers: int, heads: int, kv_heads: int, intermediate: int, vocab: int, seq_len: int,
-          name: str = "llama") -> Graph:
+def llama(
+    hidden: int,
+    layers: int,
+    heads: int,
+    kv_heads: int,
+    intermediate: int,
+    vocab: int,
+    seq_len: int,
+    name: str = "llama",
+) -> Graph:
     """A Llama-style decoder (LlamaForCausalLM): embed_tokens, decoder layers, final RMSNorm, untied lm_head.
     Rotary positions have no learned table, so any seq_len >= 1 builds. The plain case of the general
     decoder builder (core/llm/graph.py)."""
     if hidden % heads or heads % kv_heads:
-        raise SpecError(f"{name}: heads {heads} must divide hidden {hidden}, "
-                        f"and kv_heads {kv_heads} must divide heads")
+        raise SpecError(f"{name}: heads {heads} must divide hidden {hidden}, and kv_heads {kv_heads} must divide heads")
     _check_seq_len(name, seq_len, None)
     spec = DecoderSpec(name, "llama", hidden, layers, heads, kv_heads, hidden // heads, intermediate, vocab)
     return decoder_graph(spec, seq_len)
@@ -222,8 +246,7 @@ LLAMA_CONFIGS: dict[str, LlamaConfig] = {
     "llama-7b": LlamaConfig(hidden=4096, layers=32, heads=32, kv_heads=32, intermediate=11008, vocab=32000),
     # LLaMA 13B (Touvron et al. 2023, Table 2: dimension 5120, 40 heads, 40 layers; FFN 13824 as in its config.json)
     "llama-13b": LlamaConfig(hidden=5120, layers=40, heads=40, kv_heads=40, intermediate=13824, vocab=32000),
-    "tinyllama-1.1b": LlamaConfig(hidden=2048, layers=22, heads=32, kv_heads=4, intermediate=5632,
-                                  vocab=32000),
+    "tinyllama-1.1b": LlamaConfig(hidden=2048, layers=22, heads=32, kv_heads=4, intermediate=5632, vocab=32000),
 }
 
 

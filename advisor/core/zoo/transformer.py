@@ -194,5 +194,8 @@ def convnext_tiny() -> Graph:
 
 
 MODELS: dict[str, Callable[[], Graph]] = {
-    "vit_b_16": vit_b_16, "vit_l_16": vit_l_16, "swin_t": swin_t, "convnext_tiny": convnext_tiny,
+    "vit_b_16": vit_b_16,
+    "vit_l_16": vit_l_16,
+    "swin_t": swin_t,
+    "convnext_tiny": convnext_tiny,
 }

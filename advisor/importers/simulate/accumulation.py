@@ -48,8 +48,12 @@ def non_overlapping_and_dense(tensor: torch.Tensor) -> bool:
 
 def _vanilla(tensor: Any) -> TypeGuard[torch.Tensor]:
     """A plain strided tensor: what can_accumulate_inplace() calls vanilla, sparse and nested excluded."""
-    return (type(tensor) is torch.Tensor and tensor.layout == torch.strided and not tensor.is_nested
-            and not tensor._is_zerotensor())
+    return (
+        type(tensor) is torch.Tensor
+        and tensor.layout == torch.strided
+        and not tensor.is_nested
+        and not tensor._is_zerotensor()
+    )
 
 
 class EngineWindow:
@@ -87,8 +91,9 @@ class EngineWindow:
         self.open = True
         self.arrivals = frozenset(id(g.untyped_storage()) for g in grad_inputs if _vanilla(g))  # sparse: no storage
 
-    def in_place_operand(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
-                         out: Any) -> torch.Tensor | None:
+    def in_place_operand(
+        self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any
+    ) -> torch.Tensor | None:
         """old_var when this op is the engine's `old_var + var` that plain PyTorch would do as
         old_var.add_(var), provided old_var has no other owner (the tracker checks that in the trace)."""
         if not self.open or func is not aten.add.Tensor or kwargs or len(args) != 2 or torch.is_grad_enabled():

@@ -31,8 +31,10 @@ class LoRALinear(nn.Module):
 def with_adapters(module: nn.Module, workload: Workload) -> nn.Module:
     """The module with its targeted linear layers adapted and everything else frozen (in place)."""
     if workload.finetune == "qlora":
-        raise SpecError("finetune qlora: the 4-bit base runs bitsandbytes' kernels, which cannot be simulated; "
-                        "use --method analytic (the default for hf: models)")
+        raise SpecError(
+            "finetune qlora: the 4-bit base runs bitsandbytes' kernels, which cannot be simulated; "
+            "use --method analytic (the default for hf: models)"
+        )
     targets = workload.adapters
     for param in module.parameters():
         param.requires_grad_(False)

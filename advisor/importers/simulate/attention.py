@@ -24,8 +24,9 @@ def _round_up(value: int, multiple: int) -> int:
     return -(-value // multiple) * multiple
 
 
-def choose_backend(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, attn_mask: torch.Tensor | None,
-                   enable_gqa: bool) -> str:
+def choose_backend(
+    query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, attn_mask: torch.Tensor | None, enable_gqa: bool
+) -> str:
     """sdp_utils.cpp checks, reduced to what decides the backend on an sm80+ card: flash needs half
     precision, no explicit mask, head_dim <= 256 and one head_dim for q, k and v (check_head_dim_size_flash);
     memory-efficient takes float32, masks and a narrower v too (DeepSeek's MLA) and needs head dims aligned
@@ -43,14 +44,20 @@ def choose_backend(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, 
     return "math"
 
 
-def cuda_sdpa(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
-              attn_mask: torch.Tensor | None = None, dropout_p: float = 0.0, is_causal: bool = False,
-              scale: float | None = None, enable_gqa: bool = False) -> Any:
+def cuda_sdpa(
+    query: torch.Tensor,
+    key: torch.Tensor,
+    value: torch.Tensor,
+    attn_mask: torch.Tensor | None = None,
+    dropout_p: float = 0.0,
+    is_causal: bool = False,
+    scale: float | None = None,
+    enable_gqa: bool = False,
+) -> Any:
     """F.scaled_dot_product_attention with the backend CUDA would pick (math falls through to torch)."""
     backend = choose_backend(query, key, value, attn_mask, enable_gqa)
     if backend == "flash":  # flash_api.cpp mha_fwd takes num_heads_k < num_heads: GQA/MQA without copies
-        return aten._scaled_dot_product_flash_attention(query, key, value, dropout_p, is_causal, False,
-                                                        scale=scale)[0]
+        return aten._scaled_dot_product_flash_attention(query, key, value, dropout_p, is_causal, False, scale=scale)[0]
     if backend == "efficient":
         needs_lse = torch.is_grad_enabled() and any(t.requires_grad for t in (query, key, value))
         bias = attn_mask
@@ -59,13 +66,15 @@ def cuda_sdpa(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
             bias = torch.zeros(bias.shape, dtype=query.dtype, device=bias.device).masked_fill_(~bias, -math.inf)
         if bias is not None:
             bias = bias.expand(query.size(0), query.size(1), query.size(2), key.size(2))
-        return aten._scaled_dot_product_efficient_attention(query, key, value, bias, needs_lse, dropout_p,
-                                                            is_causal, scale=scale)[0]
+        return aten._scaled_dot_product_efficient_attention(
+            query, key, value, bias, needs_lse, dropout_p, is_causal, scale=scale
+        )[0]
     # The math path (attention.cpp _scaled_dot_product_attention_math) repeat_interleaves K and V to the
     # query's heads under enable_gqa and keeps the seq x seq scores; calling it by its aten name rather than
     # F.scaled_dot_product_attention keeps the semantics mode from choosing a backend for it again.
-    return aten._scaled_dot_product_attention_math(query, key, value, attn_mask, dropout_p, is_causal, None,
-                                                   scale=scale, enable_gqa=enable_gqa)[0]
+    return aten._scaled_dot_product_attention_math(
+        query, key, value, attn_mask, dropout_p, is_causal, None, scale=scale, enable_gqa=enable_gqa
+    )[0]
 
 
 def backward_workspace_bytes(func: Any, args: tuple[Any, ...]) -> list[int]:

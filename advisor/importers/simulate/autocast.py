@@ -23,26 +23,117 @@ from typing import Any
 
 import torch
 
-LOWER_PRECISION = frozenset({
-    "_convolution", "conv1d", "conv2d", "conv3d", "conv_tbc", "conv_transpose1d", "conv_transpose2d",
-    "conv_transpose3d", "convolution", "prelu", "addmm", "addmv", "addr", "matmul", "__matmul__", "__rmatmul__",
-    "einsum", "mm", "mv", "linalg_vecdot", "linear", "addbmm", "baddbmm", "bmm", "chain_matmul",
-    "linalg_multi_dot", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell", "scaled_dot_product_attention",
-})
-FP32 = frozenset({
-    "acos", "asin", "cosh", "erfinv", "exp", "expm1", "log", "log10", "log2", "log1p", "reciprocal", "rsqrt",
-    "sinh", "tan", "pow", "__pow__", "__rpow__", "softplus", "layer_norm", "native_layer_norm", "group_norm",
-    "frobenius_norm", "nuclear_norm", "cosine_similarity", "poisson_nll_loss", "cosine_embedding_loss",
-    "nll_loss", "nll_loss2d", "hinge_embedding_loss", "kl_div", "l1_loss", "smooth_l1_loss", "huber_loss",
-    "mse_loss", "margin_ranking_loss", "multilabel_margin_loss", "soft_margin_loss", "triplet_margin_loss",
-    "multi_margin_loss", "binary_cross_entropy_with_logits", "dist", "pdist", "cdist", "renorm", "logsumexp",
-    "upsample_nearest1d", "upsample_nearest2d", "upsample_nearest3d", "upsample_linear1d", "upsample_bilinear2d",
-    "upsample_trilinear3d", "upsample_bicubic2d", "interpolate", "rms_norm",
-})
-FP32_SET_OPT_DTYPE = frozenset({"prod", "softmax", "log_softmax", "cumprod", "cumsum", "linalg_vector_norm",
-                                "linalg_matrix_norm", "sum"})
-PROMOTE = frozenset({"addcdiv", "addcmul", "atan2", "bilinear", "cross", "dot", "vdot", "grid_sampler",
-                     "index_put", "tensordot", "scatter_add"})
+LOWER_PRECISION = frozenset(
+    {
+        "_convolution",
+        "conv1d",
+        "conv2d",
+        "conv3d",
+        "conv_tbc",
+        "conv_transpose1d",
+        "conv_transpose2d",
+        "conv_transpose3d",
+        "convolution",
+        "prelu",
+        "addmm",
+        "addmv",
+        "addr",
+        "matmul",
+        "__matmul__",
+        "__rmatmul__",
+        "einsum",
+        "mm",
+        "mv",
+        "linalg_vecdot",
+        "linear",
+        "addbmm",
+        "baddbmm",
+        "bmm",
+        "chain_matmul",
+        "linalg_multi_dot",
+        "lstm_cell",
+        "gru_cell",
+        "rnn_tanh_cell",
+        "rnn_relu_cell",
+        "scaled_dot_product_attention",
+    }
+)
+FP32 = frozenset(
+    {
+        "acos",
+        "asin",
+        "cosh",
+        "erfinv",
+        "exp",
+        "expm1",
+        "log",
+        "log10",
+        "log2",
+        "log1p",
+        "reciprocal",
+        "rsqrt",
+        "sinh",
+        "tan",
+        "pow",
+        "__pow__",
+        "__rpow__",
+        "softplus",
+        "layer_norm",
+        "native_layer_norm",
+        "group_norm",
+        "frobenius_norm",
+        "nuclear_norm",
+        "cosine_similarity",
+        "poisson_nll_loss",
+        "cosine_embedding_loss",
+        "nll_loss",
+        "nll_loss2d",
+        "hinge_embedding_loss",
+        "kl_div",
+        "l1_loss",
+        "smooth_l1_loss",
+        "huber_loss",
+        "mse_loss",
+        "margin_ranking_loss",
+        "multilabel_margin_loss",
+        "soft_margin_loss",
+        "triplet_margin_loss",
+        "multi_margin_loss",
+        "binary_cross_entropy_with_logits",
+        "dist",
+        "pdist",
+        "cdist",
+        "renorm",
+        "logsumexp",
+        "upsample_nearest1d",
+        "upsample_nearest2d",
+        "upsample_nearest3d",
+        "upsample_linear1d",
+        "upsample_bilinear2d",
+        "upsample_trilinear3d",
+        "upsample_bicubic2d",
+        "interpolate",
+        "rms_norm",
+    }
+)
+FP32_SET_OPT_DTYPE = frozenset(
+    {"prod", "softmax", "log_softmax", "cumprod", "cumsum", "linalg_vector_norm", "linalg_matrix_norm", "sum"}
+)
+PROMOTE = frozenset(
+    {
+        "addcdiv",
+        "addcmul",
+        "atan2",
+        "bilinear",
+        "cross",
+        "dot",
+        "vdot",
+        "grid_sampler",
+        "index_put",
+        "tensordot",
+        "scatter_add",
+    }
+)
 
 
 def _is_float(value: Any) -> bool:
@@ -62,8 +153,14 @@ class AutocastPolicy:
     def cast(self, value: Any, dtype: torch.dtype) -> Any:
         if not _is_float(value) or value.dtype == dtype:
             return value
-        cacheable = (dtype == self.dtype and value.requires_grad and value.is_leaf and value.dtype == torch.float32
-                     and not value._is_view() and not torch.is_inference_mode_enabled())
+        cacheable = (
+            dtype == self.dtype
+            and value.requires_grad
+            and value.is_leaf
+            and value.dtype == torch.float32
+            and not value._is_view()
+            and not torch.is_inference_mode_enabled()
+        )
         if cacheable and id(value) in self.cache:
             return self.cache[id(value)][1]
         result = value.to(dtype)
@@ -71,16 +168,19 @@ class AutocastPolicy:
             self.cache[id(value)] = (value, result)
         return result
 
-    def _cast_all(self, args: tuple[Any, ...], kwargs: dict[str, Any], dtype: torch.dtype
-                  ) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    def _cast_all(
+        self, args: tuple[Any, ...], kwargs: dict[str, Any], dtype: torch.dtype
+    ) -> tuple[tuple[Any, ...], dict[str, Any]]:
         def one(v: Any) -> Any:
             if isinstance(v, (list, tuple)):
                 return type(v)(self.cast(x, dtype) for x in v)
             return self.cast(v, dtype)
+
         return tuple(one(a) for a in args), {k: one(v) for k, v in kwargs.items()}
 
-    def apply(self, name: str, func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
-              ) -> tuple[tuple[Any, ...], dict[str, Any]] | None:
+    def apply(
+        self, name: str, func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> tuple[tuple[Any, ...], dict[str, Any]] | None:
         """The (args, kwargs) to call func with under autocast, or None when the policy leaves it alone."""
         tensors = [a for a in (*args, *kwargs.values()) if _is_float(a)]
         if not tensors:

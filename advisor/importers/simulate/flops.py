@@ -28,8 +28,7 @@ class FlopCounter:
     def reset(self) -> None:
         self.by_layer.clear()
 
-    def count(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any, phase: str,
-              layer: str) -> None:
+    def count(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any, phase: str, layer: str) -> None:
         packet = func._overloadpacket
         if packet is aten.convolution_backward:
             self.by_layer[(phase, layer)] += _conv_backward_flops(args)

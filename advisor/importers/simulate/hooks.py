@@ -70,6 +70,7 @@ class LayerWatch:
         def hook(module: nn.Module, args: Any) -> None:
             self.stack.append(name)
             self.tracker.at(self._phase(), name)
+
         return hook
 
     def _post(self, name: str) -> Any:
@@ -88,6 +89,7 @@ class LayerWatch:
             if node is not None and id(node) not in self.claimed:  # the innermost module names the node
                 self.claimed.add(id(node))
                 node.register_prehook(self._backward(name))
+
         return hook
 
     def _phase(self) -> str:
@@ -97,6 +99,7 @@ class LayerWatch:
     def _backward(self, name: str) -> Any:
         def hook(grad_outputs: Any) -> None:
             self.tracker.at("backward", name)
+
         return hook
 
     @contextmanager

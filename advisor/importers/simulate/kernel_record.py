@@ -22,18 +22,34 @@ from advisor.core.kernels import Attention, AttentionBackend, Convolution, Kerne
 aten = torch.ops.aten
 
 # Ops that allocate without writing, or only touch metadata: no kernel on CUDA.
-NO_KERNEL = frozenset({
-    aten.empty, aten.empty_like, aten.empty_strided, aten.new_empty, aten.new_empty_strided, aten.detach,
-    aten.lift_fresh, aten._local_scalar_dense, aten.sym_size, aten.sym_stride, aten.sym_numel, aten.is_nonzero,
-    aten.set_, aten.resize_, aten._unsafe_view,
-})
+NO_KERNEL = frozenset(
+    {
+        aten.empty,
+        aten.empty_like,
+        aten.empty_strided,
+        aten.new_empty,
+        aten.new_empty_strided,
+        aten.detach,
+        aten.lift_fresh,
+        aten._local_scalar_dense,
+        aten.sym_size,
+        aten.sym_stride,
+        aten.sym_numel,
+        aten.is_nonzero,
+        aten.set_,
+        aten.resize_,
+        aten._unsafe_view,
+    }
+)
 # Batch norm in training reads its input twice (the statistics, then the normalisation) and its backward
 # reads the input and the output's gradient twice (the weight-gradient reductions, then the input's):
 # cuDNN's and ATen's batch_norm_collect_statistics + batch_norm_elemt kernels (Normalization.cuh).
-BATCH_NORM_TRAINING = frozenset({aten.cudnn_batch_norm, aten.native_batch_norm, aten._native_batch_norm_legit,
-                                 aten.miopen_batch_norm})
-BATCH_NORM_BACKWARD = frozenset({aten.cudnn_batch_norm_backward, aten.native_batch_norm_backward,
-                                 aten.miopen_batch_norm_backward})
+BATCH_NORM_TRAINING = frozenset(
+    {aten.cudnn_batch_norm, aten.native_batch_norm, aten._native_batch_norm_legit, aten.miopen_batch_norm}
+)
+BATCH_NORM_BACKWARD = frozenset(
+    {aten.cudnn_batch_norm_backward, aten.native_batch_norm_backward, aten.miopen_batch_norm_backward}
+)
 # Gathers read the rows they index, not the whole table: an embedding lookup touches batch x seq rows of the
 # vocabulary (indexSelectLargeIndex / embedding's kernels in ATen/native/cuda/Indexing.cu, Embedding.cu).
 GATHERS = frozenset({aten.embedding, aten.index_select, aten.gather})
@@ -58,32 +74,59 @@ def _matmul(func: Any, args: tuple[Any, ...], out: torch.Tensor, pass_: Pass) ->
     a, b = (args[1], args[2]) if func in (aten.addmm, aten.baddbmm) else (args[0], args[1])
     batches = a.shape[0] if a.dim() == 3 else 1
     n = b.shape[-1] if b.dim() > 1 else 1
-    return Matmul(m=a.shape[-2], n=n, k=a.shape[-1], batches=batches, launches=1, dtype_bytes=a.element_size(),
-                  pass_=pass_)
+    return Matmul(
+        m=a.shape[-2], n=n, k=a.shape[-1], batches=batches, launches=1, dtype_bytes=a.element_size(), pass_=pass_
+    )
 
 
-def _convolution(x: torch.Tensor, weight: torch.Tensor, out: torch.Tensor, transposed: bool, groups: int,
-                 pass_: Pass) -> Convolution:
+def _convolution(
+    x: torch.Tensor, weight: torch.Tensor, out: torch.Tensor, transposed: bool, groups: int, pass_: Pass
+) -> Convolution:
     """As core.kernel_formulas describes them; a transposed convolution is the data gradient of the convolution
     from its output back to its input."""
     volume = math.prod(weight.shape[2:])
     if transposed:
-        return Convolution(batch=x.shape[0], in_channels=weight.shape[1] * groups, out_channels=x.shape[1],
-                           groups=groups, kernel_volume=volume, input_pixels=math.prod(out.shape[2:]),
-                           output_pixels=math.prod(x.shape[2:]), dtype_bytes=x.element_size(), pass_=pass_)
-    return Convolution(batch=x.shape[0], in_channels=x.shape[1], out_channels=weight.shape[0], groups=groups,
-                       kernel_volume=volume, input_pixels=math.prod(x.shape[2:]),
-                       output_pixels=math.prod(out.shape[2:]), dtype_bytes=x.element_size(), pass_=pass_)
+        return Convolution(
+            batch=x.shape[0],
+            in_channels=weight.shape[1] * groups,
+            out_channels=x.shape[1],
+            groups=groups,
+            kernel_volume=volume,
+            input_pixels=math.prod(out.shape[2:]),
+            output_pixels=math.prod(x.shape[2:]),
+            dtype_bytes=x.element_size(),
+            pass_=pass_,
+        )
+    return Convolution(
+        batch=x.shape[0],
+        in_channels=x.shape[1],
+        out_channels=weight.shape[0],
+        groups=groups,
+        kernel_volume=volume,
+        input_pixels=math.prod(x.shape[2:]),
+        output_pixels=math.prod(out.shape[2:]),
+        dtype_bytes=x.element_size(),
+        pass_=pass_,
+    )
 
 
 def _convolution_backward(args: tuple[Any, ...]) -> list[Kernel]:
     grad_out, x, weight = args[0], args[1], args[2]
     transposed, groups, mask = bool(args[7]), int(args[9]), args[10]
-    out: list[Kernel] = [_convolution(x, weight, grad_out, transposed, groups, pass_)
-                         for wanted, pass_ in zip(mask[:2], (Pass.INPUT_GRAD, Pass.WEIGHT_GRAD), strict=True) if wanted]
+    out: list[Kernel] = [
+        _convolution(x, weight, grad_out, transposed, groups, pass_)
+        for wanted, pass_ in zip(mask[:2], (Pass.INPUT_GRAD, Pass.WEIGHT_GRAD), strict=True)
+        if wanted
+    ]
     if mask[2]:
-        out.append(Stream(read_bytes=_bytes(grad_out), written_bytes=4 * grad_out.shape[1], flops=grad_out.numel(),
-                          pass_=Pass.BACKWARD))
+        out.append(
+            Stream(
+                read_bytes=_bytes(grad_out),
+                written_bytes=4 * grad_out.shape[1],
+                flops=grad_out.numel(),
+                pass_=Pass.BACKWARD,
+            )
+        )
     return out
 
 
@@ -101,15 +144,26 @@ def _attention(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any], backwar
     q, k, v = (argument(func, args, kwargs, n) for n in ("query", "key", "value"))
     causal = bool(argument(func, args, kwargs, "is_causal"))
     backend = AttentionBackend.FLASH if func._overloadpacket in FLASH else AttentionBackend.EFFICIENT
-    kernel = Attention(batch_heads=q.shape[0] * q.shape[1], q_len=q.shape[2], kv_len=k.shape[2],
-                       head_dim=q.shape[3], v_head_dim=v.shape[3], causal=causal, backend=backend,
-                       dtype_bytes=q.element_size(), pass_=Pass.BACKWARD if backward else Pass.FORWARD)
+    kernel = Attention(
+        batch_heads=q.shape[0] * q.shape[1],
+        q_len=q.shape[2],
+        kv_len=k.shape[2],
+        head_dim=q.shape[3],
+        v_head_dim=v.shape[3],
+        causal=causal,
+        backend=backend,
+        dtype_bytes=q.element_size(),
+        pass_=Pass.BACKWARD if backward else Pass.FORWARD,
+    )
     if not backward:
         return [kernel]
     rows = q.shape[0] * q.shape[1] * q.shape[2]
     # flash's backward preprocessing (dot(dO, O)) and the float32 dq_accum converted to dq (mha_bwd)
-    return [kernel, Stream(read_bytes=2 * _bytes(q), written_bytes=4 * rows, flops=0, pass_=Pass.BACKWARD),
-            Stream(read_bytes=4 * q.numel(), written_bytes=_bytes(q), flops=0, pass_=Pass.BACKWARD)]
+    return [
+        kernel,
+        Stream(read_bytes=2 * _bytes(q), written_bytes=4 * rows, flops=0, pass_=Pass.BACKWARD),
+        Stream(read_bytes=4 * q.numel(), written_bytes=_bytes(q), flops=0, pass_=Pass.BACKWARD),
+    ]
 
 
 def _is_view(func: Any, args: tuple[Any, ...], out: Any) -> bool:
@@ -126,8 +180,7 @@ def _gather_read(packet: Any, args: tuple[Any, ...], outputs: list[torch.Tensor]
     return _bytes(indices) + sum(_bytes(t) for t in outputs)
 
 
-def op_kernels(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any, pass_: Pass) -> list[
-        Kernel] | None:
+def op_kernels(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any, pass_: Pass) -> list[Kernel] | None:
     """The kernels one dispatched aten op launches; None for an op that launches none."""
     packet = func._overloadpacket
     if packet in (aten.mm, aten.addmm, aten.bmm, aten.baddbmm, aten.mv, aten.addmv):
@@ -145,13 +198,20 @@ def op_kernels(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any], out: An
         return None
     tensors = _tensors((args, kwargs))
     read = _gather_read(packet, args, outputs) if packet in GATHERS else sum(_bytes(t) for t in tensors)
-    if (packet in BATCH_NORM_TRAINING and bool(argument(func, args, kwargs, "training"))) or \
-            packet in BATCH_NORM_BACKWARD:
+    if (
+        packet in BATCH_NORM_TRAINING and bool(argument(func, args, kwargs, "training"))
+    ) or packet in BATCH_NORM_BACKWARD:
         read += _bytes(args[0]) + _bytes(args[1])  # the input (and grad) again
     written = sum(_bytes(t) for t in outputs)
     elements = max((t.numel() for t in (*outputs, *tensors)), default=0)
-    return [Stream(read_bytes=read, written_bytes=written, flops=elements,
-                   pass_=Pass.BACKWARD if pass_.backward else Pass.FORWARD)]
+    return [
+        Stream(
+            read_bytes=read,
+            written_bytes=written,
+            flops=elements,
+            pass_=Pass.BACKWARD if pass_.backward else Pass.FORWARD,
+        )
+    ]
 
 
 class KernelRecorder:
@@ -168,8 +228,9 @@ class KernelRecorder:
         self.host_ops.clear()
         self.autograd_nodes.clear()
 
-    def record(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any, phase: str,
-               layer: str) -> None:
+    def record(
+        self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any, phase: str, layer: str
+    ) -> None:
         if phase not in ("forward", "backward"):  # setup, zero_grad and the optimizer's step are timed apart
             return
         pass_ = Pass.FORWARD if phase == "forward" else Pass.BACKWARD
@@ -191,8 +252,11 @@ class KernelRecorder:
             self._cloned = None
             return
         storage = first.untyped_storage()._cdata
-        writes = bool(func._schema.arguments) and func._schema.arguments[0].alias_info is not None and \
-            func._schema.arguments[0].alias_info.is_write
+        writes = (
+            bool(func._schema.arguments)
+            and func._schema.arguments[0].alias_info is not None
+            and func._schema.arguments[0].alias_info.is_write
+        )
         if writes and storage == self._cloned and self.autograd_nodes[layer]:
             self.autograd_nodes[layer] -= 1
         self._cloned = storage if func._overloadpacket is aten.clone else None

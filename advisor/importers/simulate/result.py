@@ -24,14 +24,23 @@ def _layer_rows(run: StepRun, training: bool) -> tuple[LayerRow, ...]:
     rows = []
     for info in infos:
         forward = flops.layer("forward", info.name)
-        rows.append(LayerRow(
-            name=info.name, kind=info.kind, output_shape=info.output_shape, param_count=info.param_count,
-            forward_macs=forward // 2, forward_flops=forward,
-            backward_flops=flops.layer("backward", info.name) if training else 0, output_bytes=info.output_bytes,
-            kept_bytes=run.kept_by_layer.get(info.name, 0), kernels=tuple(recorded.kernels.get(info.name, ())),
-            host_ops=recorded.host_ops.get(info.name, 0),
-            autograd_nodes=recorded.autograd_nodes.get(info.name, 0) if training else 0,
-            param_tensors=watch.trainable_tensors.get(info.name, 0) if training else 0))
+        rows.append(
+            LayerRow(
+                name=info.name,
+                kind=info.kind,
+                output_shape=info.output_shape,
+                param_count=info.param_count,
+                forward_macs=forward // 2,
+                forward_flops=forward,
+                backward_flops=flops.layer("backward", info.name) if training else 0,
+                output_bytes=info.output_bytes,
+                kept_bytes=run.kept_by_layer.get(info.name, 0),
+                kernels=tuple(recorded.kernels.get(info.name, ())),
+                host_ops=recorded.host_ops.get(info.name, 0),
+                autograd_nodes=recorded.autograd_nodes.get(info.name, 0) if training else 0,
+                param_tensors=watch.trainable_tensors.get(info.name, 0) if training else 0,
+            )
+        )
     return tuple(rows)
 
 
@@ -39,14 +48,20 @@ def _memory(run: StepRun, workload: Workload, rows: tuple[LayerRow, ...]) -> Mem
     peak, events = run.tracker.peak, run.tracker.events
     free = free_replay(events, run.tracker.measured_from)  # one replay: the reservation and the bisection's bounds
     return memory_estimate(
-        peak_bytes=max(peak.bytes, free.measured_allocated_bytes), at_peak=CategoryBytes(**peak.totals),
-        peak_phase=peak.phase, peak_layer=peak.layer, batch=workload.batch,
-        replayed_reserved_bytes=free.reserved_bytes, replayed_required_bytes=required_budget_bytes(events, free),
-        conv_margin_bytes=conv_workspace_margin_bytes(rows))
+        peak_bytes=max(peak.bytes, free.measured_allocated_bytes),
+        at_peak=CategoryBytes(**peak.totals),
+        peak_phase=peak.phase,
+        peak_layer=peak.layer,
+        batch=workload.batch,
+        replayed_reserved_bytes=free.reserved_bytes,
+        replayed_required_bytes=required_budget_bytes(events, free),
+        conv_margin_bytes=conv_workspace_margin_bytes(rows),
+    )
 
 
-def simulate_estimate(module: nn.Module, make_inputs: MakeInputs, workload: Workload,
-                      loss_fn: LossFn | None = None, name: str = "model") -> Estimate:
+def simulate_estimate(
+    module: nn.Module, make_inputs: MakeInputs, workload: Workload, loss_fn: LossFn | None = None, name: str = "model"
+) -> Estimate:
     """Runs two steps of `module` on the meta device with CUDA semantics and measures the second.
 
     make_inputs(batch) -> (args, kwargs) is called under torch.device("meta"); loss_fn(output, (args, kwargs))
@@ -57,11 +72,20 @@ def simulate_estimate(module: nn.Module, make_inputs: MakeInputs, workload: Work
     forward = run.tracker.flops.total("forward")
     backward = run.tracker.flops.total("backward") if workload.training else 0
     timeline = tuple(TimelinePoint(p, layer, b) for p, layer, b in run.tracker.timeline)
-    return Estimate(model=name, workload=workload, method="simulated", param_count=run.param_count,
-                    trainable_param_count=run.trainable_param_count if workload.training else 0,
-                    layers=rows, forward_macs=forward // 2, forward_flops=forward, step_flops=forward + backward,
-                    memory=_memory(run, workload, rows), timeline=timeline,
-                    assumptions=_assumptions(workload, run.notes))
+    return Estimate(
+        model=name,
+        workload=workload,
+        method="simulated",
+        param_count=run.param_count,
+        trainable_param_count=run.trainable_param_count if workload.training else 0,
+        layers=rows,
+        forward_macs=forward // 2,
+        forward_flops=forward,
+        step_flops=forward + backward,
+        memory=_memory(run, workload, rows),
+        timeline=timeline,
+        assumptions=_assumptions(workload, run.notes),
+    )
 
 
 def _assumptions(workload: Workload, notes: list[str]) -> tuple[str, ...]:

@@ -27,8 +27,9 @@ from advisor.importers.simulate.autocast import AutocastPolicy
 COMPOSITES = frozenset({F.multi_head_attention_forward, torch.autograd.backward})
 
 
-def _fused_dropout(input: torch.Tensor, p: float = 0.5, training: bool = True, inplace: bool = False,
-                   train: bool | None = None) -> torch.Tensor:
+def _fused_dropout(
+    input: torch.Tensor, p: float = 0.5, training: bool = True, inplace: bool = False, train: bool | None = None
+) -> torch.Tensor:
     """aten/src/ATen/native/Dropout.cpp: CUDA tensors take the fused kernel (native_dropout), which keeps a
     one-byte boolean mask for backward; other devices multiply by a float noise tensor and keep that (four
     bytes per element), so meta execution would overcount every dropout."""
@@ -38,8 +39,9 @@ def _fused_dropout(input: torch.Tensor, p: float = 0.5, training: bool = True, i
     return torch.native_dropout(input, p, True)[0]
 
 
-def _grouped_mm(mat_a: torch.Tensor, mat_b: torch.Tensor, offs: Any = None, bias: Any = None,
-                out_dtype: Any = None) -> torch.Tensor | None:
+def _grouped_mm(
+    mat_a: torch.Tensor, mat_b: torch.Tensor, offs: Any = None, bias: Any = None, out_dtype: Any = None
+) -> torch.Tensor | None:
     """Mixture-of-experts grouped GEMM (transformers integrations/moe.py) outside bfloat16: the meta kernel
     accepts only bfloat16 (torch/_meta_registrations.py _meta_grouped_mm_common), while CUDA runs other
     dtypes group by group. Each token row meets one expert's matrix, so one (S, K) x (K, N) product has the
@@ -56,8 +58,9 @@ GROUPED_MM = ("grouped_mm", "_grouped_mm")
 class GroupedMmOnMeta(TorchFunctionMode):
     """Only the grouped-GEMM stand-in, for the analytic trace of mixture-of-experts models on meta."""
 
-    def __torch_function__(self, func: Callable[..., Any], types_: Any, args: tuple[Any, ...] = (),
-                           kwargs: dict[str, Any] | None = None) -> Any:
+    def __torch_function__(
+        self, func: Callable[..., Any], types_: Any, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
+    ) -> Any:
         kwargs = kwargs or {}
         grouped = _grouped_mm(*args, **kwargs) if getattr(func, "__name__", "") in GROUPED_MM else None
         return func(*args, **kwargs) if grouped is None else grouped
@@ -72,8 +75,9 @@ class CudaSemantics(TorchFunctionMode):
         if self.policy is not None:
             self.policy.clear()
 
-    def __torch_function__(self, func: Callable[..., Any], types_: Any, args: tuple[Any, ...] = (),
-                           kwargs: dict[str, Any] | None = None) -> Any:
+    def __torch_function__(
+        self, func: Callable[..., Any], types_: Any, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
+    ) -> Any:
         kwargs = kwargs or {}
         name = getattr(func, "__name__", "")
         if func is F.cross_entropy and self.policy is not None:
@@ -115,15 +119,24 @@ class CudaSemantics(TorchFunctionMode):
         finally:
             module_globals["has_torch_function"] = original
 
-    def _cross_entropy(self, logits: torch.Tensor, target: torch.Tensor, weight: Any = None,
-                       size_average: Any = None, ignore_index: int = -100, reduce: Any = None,
-                       reduction: str = "mean", label_smoothing: float = 0.0) -> Any:
+    def _cross_entropy(
+        self,
+        logits: torch.Tensor,
+        target: torch.Tensor,
+        weight: Any = None,
+        size_average: Any = None,
+        ignore_index: int = -100,
+        reduce: Any = None,
+        reduction: str = "mean",
+        label_smoothing: float = 0.0,
+    ) -> Any:
         """aten/src/ATen/native/LossNLL.cpp cross_entropy_loss calls log_softmax with an explicit dtype (the
         logits' own), so autocast keeps it in half precision; nll_loss is on the fp32 list, so its input is
         cast up. Label smoothing and probability targets take the generic path."""
         if label_smoothing or target.is_floating_point() or logits.dtype == torch.float32:
-            return F.cross_entropy(logits, target, weight, size_average, ignore_index, reduce, reduction,
-                                   label_smoothing)
+            return F.cross_entropy(
+                logits, target, weight, size_average, ignore_index, reduce, reduction, label_smoothing
+            )
         with self:
             log_probs = torch.log_softmax(logits, 1 if logits.dim() > 1 else 0, dtype=logits.dtype)
             return F.nll_loss(log_probs, target, weight, None, ignore_index, None, reduction)

@@ -53,8 +53,9 @@ class MetaScalars(TorchDispatchMode):  # type: ignore[no-untyped-call]
         super().__init__()  # type: ignore[no-untyped-call]
         self.stand_ins = StandIns()
 
-    def __torch_dispatch__(self, func: Any, types: Any, args: tuple[Any, ...] = (),
-                           kwargs: dict[str, Any] | None = None) -> Any:
+    def __torch_dispatch__(
+        self, func: Any, types: Any, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
+    ) -> Any:
         if self.stand_ins.wants(func, args):
             return self.stand_ins.value(args[0])
         out = func(*args, **(kwargs or {}))

@@ -100,15 +100,16 @@ def to_meta(module: nn.Module) -> nn.Module:
 def _cast_inputs(inputs: Inputs, dtype: torch.dtype | None) -> Inputs:
     if dtype is None:
         return inputs
+
     def cast(v: Any) -> Any:
         return v.to(dtype) if isinstance(v, torch.Tensor) and v.is_floating_point() else v
+
     args, kwargs = inputs
     return tuple(cast(a) for a in args), {k: cast(v) for k, v in kwargs.items()}
 
 
 class StepRunner:
-    def __init__(self, module: nn.Module, make_inputs: MakeInputs, workload: Workload,
-                 loss_fn: LossFn | None) -> None:
+    def __init__(self, module: nn.Module, make_inputs: MakeInputs, workload: Workload, loss_fn: LossFn | None) -> None:
         self.workload, self.make_inputs = workload, make_inputs
         self.loss_fn = loss_fn or default_loss
         self.tracker = MemoryTracker()
@@ -142,13 +143,15 @@ class StepRunner:
 
     def _checkpointing(self) -> None:
         # transformers 5 renamed gradient_checkpointing_enable (kept, deprecated) to activation_checkpointing_enable
-        enable = getattr(self.module, "activation_checkpointing_enable", None) or \
-            getattr(self.module, "gradient_checkpointing_enable", None)
+        enable = getattr(self.module, "activation_checkpointing_enable", None) or getattr(
+            self.module, "gradient_checkpointing_enable", None
+        )
         if callable(enable):
             enable()
         else:
-            self.notes.append("checkpointing requested, but the module has no gradient_checkpointing_enable(): "
-                              "simulated without it")
+            self.notes.append(
+                "checkpointing requested, but the module has no gradient_checkpointing_enable(): simulated without it"
+            )
 
     def run(self) -> StepRun:
         with self.tracker:
@@ -156,8 +159,9 @@ class StepRunner:
             kept: dict[str, int] = {}
             if self.workload.training:
                 self.module.train()
-                self.optimizer = make_optimizer([p for p in self.module.parameters() if p.requires_grad],
-                                                self.workload.optimizer)
+                self.optimizer = make_optimizer(
+                    [p for p in self.module.parameters() if p.requires_grad], self.workload.optimizer
+                )
                 self._grad_hooks()
                 for iteration in range(2):
                     kept = self._train_iteration(measured=iteration == 1)
@@ -168,14 +172,22 @@ class StepRunner:
             self.tracker.at("end", "")
         self.watch.remove()
         unique = {id(p): p for p in self.module.parameters()}
-        return StepRun(self.tracker, self.watch, kept, self.notes, sum(p.numel() for p in unique.values()),
-                       sum(p.numel() for p in unique.values() if p.requires_grad))
+        return StepRun(
+            self.tracker,
+            self.watch,
+            kept,
+            self.notes,
+            sum(p.numel() for p in unique.values()),
+            sum(p.numel() for p in unique.values() if p.requires_grad),
+        )
 
     def _grad_hooks(self) -> None:
         """A parameter's .grad becomes known when AccumulateGrad has run: recategorize it then."""
+
         def hook(param: torch.Tensor) -> None:
             if param.grad is not None:
                 self.tracker.recategorize(param.grad, "gradients")
+
         for param in self.module.parameters():
             if param.requires_grad:
                 param.register_post_accumulate_grad_hook(hook)  # type: ignore[no-untyped-call]

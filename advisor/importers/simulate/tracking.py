@@ -192,8 +192,9 @@ class MemoryTracker(TorchDispatchMode):  # type: ignore[no-untyped-call]
         return None if block is None else block.category
 
     # ---- the dispatcher
-    def __torch_dispatch__(self, func: Any, types: Any, args: tuple[Any, ...] = (),
-                           kwargs: dict[str, Any] | None = None) -> Any:
+    def __torch_dispatch__(
+        self, func: Any, types: Any, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
+    ) -> Any:
         kwargs = kwargs or {}
         self._settle()
         if self.stand_ins.wants(func, args):

@@ -18,6 +18,7 @@ from advisor.recommend.fit.measure import Measured, Measurer, Variant, largest_f
 
 Settings = dict[str, object]  # the app's workload controls (WorkloadChoice fields) a change sets
 
+
 @dataclass(frozen=True)
 class Change:
     key: ChangeKey
@@ -51,8 +52,13 @@ def _optimizers(v: Variant, allow_8bit: bool) -> list[Change]:
     # these keys are the optimizer names themselves (str values of the enum)
     changes = [Change(k, _workload(optimizer=str(k)), {"optimizer": str(k)}) for k in keys]
     if allow_8bit and current in ("adam", "adamw") and not v.optimizer_8bit:
-        changes.append(Change(ChangeKey.ADAM_8BIT, lambda x: replace(x, optimizer_8bit=True),
-                              note_fields={"dtype": v.workload.param_dtype_bytes}))
+        changes.append(
+            Change(
+                ChangeKey.ADAM_8BIT,
+                lambda x: replace(x, optimizer_8bit=True),
+                note_fields={"dtype": v.workload.param_dtype_bytes},
+            )
+        )
     return changes
 
 
@@ -68,8 +74,14 @@ def candidate_changes(m: Measurer, v: Variant, bf16_card: bool, allow_8bit: bool
         changes.append(Change(ChangeKey.CHECKPOINTING, _workload(checkpointing=True), {"checkpointing": True}))
     changes += _inplace(m, v) + _optimizers(v, allow_8bit)
     if not v.freeze and w.finetune == "full":  # adapters already freeze the base
-        changes += [Change(ChangeKey(f"freeze_{how}"), lambda x, how=how: replace(x, freeze=how),  # type: ignore[misc]
-                           note_fields={"frozen": _frozen_params(m, v, how)}) for how in ("half", "head")]
+        changes += [
+            Change(
+                ChangeKey(f"freeze_{how}"),
+                lambda x, how=how: replace(x, freeze=how),  # type: ignore[misc]
+                note_fields={"frozen": _frozen_params(m, v, how)},
+            )
+            for how in ("half", "head")
+        ]
     return changes
 
 
@@ -95,8 +107,9 @@ def shorter_sequence(m: Measurer, v: Variant, usable_bytes: int) -> Change | Non
             tokens //= 2
     except AdvisorError:  # a model file whose sequence length is fixed
         return None
-    return Change(ChangeKey.SEQ_LEN, lambda x: replace(x, seq_len=tokens), {"seq_len": tokens},
-                  {"tokens": tokens, "old": seq})
+    return Change(
+        ChangeKey.SEQ_LEN, lambda x: replace(x, seq_len=tokens), {"seq_len": tokens}, {"tokens": tokens, "old": seq}
+    )
 
 
 def accumulation(batch: int, largest_micro: int) -> tuple[int, int]:
@@ -127,9 +140,14 @@ def batch_changes(m: Measurer, v: Variant, usable_bytes: int) -> list[Change]:
         trial = replace(v, workload=replace(v.workload, batch=middle), accumulate=math.ceil(batch / middle))
         low, high = (middle, high) if m.measure(trial).fits(usable_bytes) else (low, middle - 1)
     steps, micro = accumulation(batch, low)
-    changes.append(Change(ChangeKey.ACCUMULATE, lambda x: replace(x, workload=replace(x.workload, batch=micro),
-                                                          accumulate=steps),
-                          {"batch": micro}, {"steps": steps, "batch": micro, "effective": steps * micro}))
+    changes.append(
+        Change(
+            ChangeKey.ACCUMULATE,
+            lambda x: replace(x, workload=replace(x.workload, batch=micro), accumulate=steps),
+            {"batch": micro},
+            {"steps": steps, "batch": micro, "effective": steps * micro},
+        )
+    )
     return changes
 
 

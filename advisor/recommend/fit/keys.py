@@ -53,68 +53,135 @@ class ChangeKind:
 K = ChangeKey
 CHANGES: dict[ChangeKey, ChangeKind] = {
     K.CURRENT: ChangeKind("as it is", "the workload as set"),
-    K.BATCH: ChangeKind("smaller batch", "largest batch that fits: {batch} instead of {old}; fewer samples per "
-                        "step changes training (scale the learning rate, or accumulate gradients)"),
-    K.ACCUMULATE: ChangeKind("gradient accumulation", "{steps} steps of batch {batch} per optimizer step "
-                             "(effective batch {effective}); the gradients stay allocated between steps",
-                             same_training=True),
-    K.AMP_BF16: ChangeKind("mixed precision (bf16 autocast)", "torch.autocast(dtype=torch.bfloat16): weights stay "
-                           "fp32, matmuls and convolutions run in bf16", same_training=True),
-    K.AMP_FP16: ChangeKind("mixed precision (fp16 autocast)",
-                           "torch.autocast(dtype=torch.float16) with a GradScaler: weights stay fp32",
-                           same_training=True),
-    K.BF16: ChangeKind("pure bf16", "weights, gradients and optimizer state in bf16: watch the numerics (Kahan "
-                       "summation or stochastic rounding help)"),
-    K.CHECKPOINTING: ChangeKind("gradient checkpointing", "recomputes each block in backward: {extra} more FLOPs "
-                                "per step ({share} of a forward)", same_training=True),
-    K.INPLACE: ChangeKind("in-place activations", "nn.ReLU(inplace=True) and friends write into their input",
-                          same_training=True),
-    K.SGD_MOMENTUM: ChangeKind("SGD with momentum instead of Adam", "one momentum buffer instead of Adam's two "
-                               "states; may need a retuned learning rate"),
+    K.BATCH: ChangeKind(
+        "smaller batch",
+        "largest batch that fits: {batch} instead of {old}; fewer samples per "
+        "step changes training (scale the learning rate, or accumulate gradients)",
+    ),
+    K.ACCUMULATE: ChangeKind(
+        "gradient accumulation",
+        "{steps} steps of batch {batch} per optimizer step "
+        "(effective batch {effective}); the gradients stay allocated between steps",
+        same_training=True,
+    ),
+    K.AMP_BF16: ChangeKind(
+        "mixed precision (bf16 autocast)",
+        "torch.autocast(dtype=torch.bfloat16): weights stay fp32, matmuls and convolutions run in bf16",
+        same_training=True,
+    ),
+    K.AMP_FP16: ChangeKind(
+        "mixed precision (fp16 autocast)",
+        "torch.autocast(dtype=torch.float16) with a GradScaler: weights stay fp32",
+        same_training=True,
+    ),
+    K.BF16: ChangeKind(
+        "pure bf16",
+        "weights, gradients and optimizer state in bf16: watch the numerics (Kahan "
+        "summation or stochastic rounding help)",
+    ),
+    K.CHECKPOINTING: ChangeKind(
+        "gradient checkpointing",
+        "recomputes each block in backward: {extra} more FLOPs per step ({share} of a forward)",
+        same_training=True,
+    ),
+    K.INPLACE: ChangeKind(
+        "in-place activations", "nn.ReLU(inplace=True) and friends write into their input", same_training=True
+    ),
+    K.SGD_MOMENTUM: ChangeKind(
+        "SGD with momentum instead of Adam",
+        "one momentum buffer instead of Adam's two states; may need a retuned learning rate",
+    ),
     K.SGD: ChangeKind("plain SGD instead of Adam", "no optimizer state at all; may converge slower than Adam"),
-    K.ADAM_8BIT: ChangeKind("8-bit optimizer state", "bitsandbytes-style 8-bit Adam: 1 byte per state element "
-                            "instead of {dtype}; modelled on the estimate (optimizer state scaled), not simulated",
-                            same_training=True, app_control=False),
-    K.FREEZE_HALF: ChangeKind("freeze the first half of the blocks", "fine-tuning: {frozen} parameters frozen (no "
-                              "gradients, optimizer state or saved activations for them)", app_control=False),
-    K.FREEZE_HEAD: ChangeKind("train only the last layer", "fine-tuning: {frozen} parameters frozen; only the last "
-                              "layer trains", app_control=False),
+    K.ADAM_8BIT: ChangeKind(
+        "8-bit optimizer state",
+        "bitsandbytes-style 8-bit Adam: 1 byte per state element "
+        "instead of {dtype}; modelled on the estimate (optimizer state scaled), not simulated",
+        same_training=True,
+        app_control=False,
+    ),
+    K.FREEZE_HALF: ChangeKind(
+        "freeze the first half of the blocks",
+        "fine-tuning: {frozen} parameters frozen (no gradients, optimizer state or saved activations for them)",
+        app_control=False,
+    ),
+    K.FREEZE_HEAD: ChangeKind(
+        "train only the last layer",
+        "fine-tuning: {frozen} parameters frozen; only the last layer trains",
+        app_control=False,
+    ),
     K.SEQ_LEN: ChangeKind("shorter sequences", "{tokens} tokens per sample instead of {old}"),
-    K.ZERO1: ChangeKind("ZeRO-1 sharding", "on {count} cards: optimizer state sharded over them ({link})",
-                        same_training=True, app_control=False),
-    K.ZERO2: ChangeKind("ZeRO-2 sharding", "on {count} cards: optimizer state and gradients sharded over them "
-                        "({link})", same_training=True, app_control=False),
-    K.ZERO3: ChangeKind("ZeRO-3 / FSDP sharding", "on {count} cards: parameters, gradients and optimizer state "
-                        "sharded over them ({link})", same_training=True, app_control=False),
-    K.LORA: ChangeKind("LoRA adapters on a frozen base", "fine-tuning: only rank-{rank} adapters train (gradients "
-                       "and optimizer state for them alone); activations are still saved through the frozen "
-                       "layers"),
-    K.QLORA: ChangeKind("QLoRA (4-bit frozen base + LoRA adapters)", "the frozen base in 4-bit NF4 with double "
-                        "quantization (bitsandbytes), rank-{rank} adapters train"),
-    K.WEIGHTS_INT8: ChangeKind("8-bit weights", "weights in 8 bits with per-channel scales: decode reads half the "
-                               "bytes of 16-bit; check the quality on your task"),
-    K.WEIGHTS_INT4: ChangeKind("4-bit weights (GPTQ/AWQ)",
-                               "weights in 4 bits with a scale and zero per 128-weight group: some quality loss"),
-    K.WEIGHTS_Q4_K_M: ChangeKind("4-bit weights (GGUF Q4_K_M)", "llama.cpp's 4-bit K-quant mix (about 4.8 bits "
-                                 "per weight): some quality loss"),
-    K.WEIGHTS_Q8_0: ChangeKind("8-bit weights (GGUF Q8_0)", "llama.cpp's 8-bit blocks (8.5 bits per weight): "
-                               "close to 16-bit quality"),
-    K.KV_FP8: ChangeKind("fp8 KV cache", "K and V cached in fp8 (vLLM --kv-cache-dtype fp8): half the cache of "
-                         "16-bit"),
-    K.CONTEXT: ChangeKind("shorter context", "{prompt} prompt + {new} generated tokens instead of {old_prompt} + "
-                          "{old_new}"),
-    K.TENSOR_PARALLEL: ChangeKind("tensor parallel", "on {count} cards: weights and KV cache split {count} ways, "
-                                  "two all-reduces per layer ({link})", same_training=True, app_control=False),
-    K.LAYER_SPLIT: ChangeKind("layers split over cards", "on {count} cards: layers divided between them ({link}); "
-                              "a token passes each in turn, so decoding runs at about one card's speed",
-                              same_training=True, app_control=False),
+    K.ZERO1: ChangeKind(
+        "ZeRO-1 sharding",
+        "on {count} cards: optimizer state sharded over them ({link})",
+        same_training=True,
+        app_control=False,
+    ),
+    K.ZERO2: ChangeKind(
+        "ZeRO-2 sharding",
+        "on {count} cards: optimizer state and gradients sharded over them ({link})",
+        same_training=True,
+        app_control=False,
+    ),
+    K.ZERO3: ChangeKind(
+        "ZeRO-3 / FSDP sharding",
+        "on {count} cards: parameters, gradients and optimizer state sharded over them ({link})",
+        same_training=True,
+        app_control=False,
+    ),
+    K.LORA: ChangeKind(
+        "LoRA adapters on a frozen base",
+        "fine-tuning: only rank-{rank} adapters train (gradients "
+        "and optimizer state for them alone); activations are still saved through the frozen "
+        "layers",
+    ),
+    K.QLORA: ChangeKind(
+        "QLoRA (4-bit frozen base + LoRA adapters)",
+        "the frozen base in 4-bit NF4 with double quantization (bitsandbytes), rank-{rank} adapters train",
+    ),
+    K.WEIGHTS_INT8: ChangeKind(
+        "8-bit weights",
+        "weights in 8 bits with per-channel scales: decode reads half the "
+        "bytes of 16-bit; check the quality on your task",
+    ),
+    K.WEIGHTS_INT4: ChangeKind(
+        "4-bit weights (GPTQ/AWQ)", "weights in 4 bits with a scale and zero per 128-weight group: some quality loss"
+    ),
+    K.WEIGHTS_Q4_K_M: ChangeKind(
+        "4-bit weights (GGUF Q4_K_M)", "llama.cpp's 4-bit K-quant mix (about 4.8 bits per weight): some quality loss"
+    ),
+    K.WEIGHTS_Q8_0: ChangeKind(
+        "8-bit weights (GGUF Q8_0)", "llama.cpp's 8-bit blocks (8.5 bits per weight): close to 16-bit quality"
+    ),
+    K.KV_FP8: ChangeKind("fp8 KV cache", "K and V cached in fp8 (vLLM --kv-cache-dtype fp8): half the cache of 16-bit"),
+    K.CONTEXT: ChangeKind(
+        "shorter context", "{prompt} prompt + {new} generated tokens instead of {old_prompt} + {old_new}"
+    ),
+    K.TENSOR_PARALLEL: ChangeKind(
+        "tensor parallel",
+        "on {count} cards: weights and KV cache split {count} ways, two all-reduces per layer ({link})",
+        same_training=True,
+        app_control=False,
+    ),
+    K.LAYER_SPLIT: ChangeKind(
+        "layers split over cards",
+        "on {count} cards: layers divided between them ({link}); "
+        "a token passes each in turn, so decoding runs at about one card's speed",
+        same_training=True,
+        app_control=False,
+    ),
 }
 
 # Changes that exclude each other: one precision, one optimizer, one way of freezing (adapters freeze the
 # base), one weight format.
 GROUPS: tuple[tuple[ChangeKey, ...], ...] = (
-    (K.AMP_BF16, K.AMP_FP16, K.BF16), (K.CHECKPOINTING,), (K.INPLACE,), (K.SGD_MOMENTUM, K.SGD, K.ADAM_8BIT),
-    (K.FREEZE_HALF, K.FREEZE_HEAD, K.LORA, K.QLORA), (K.SEQ_LEN,),
-    (K.WEIGHTS_INT8, K.WEIGHTS_INT4, K.WEIGHTS_Q4_K_M, K.WEIGHTS_Q8_0), (K.KV_FP8,), (K.CONTEXT,),
+    (K.AMP_BF16, K.AMP_FP16, K.BF16),
+    (K.CHECKPOINTING,),
+    (K.INPLACE,),
+    (K.SGD_MOMENTUM, K.SGD, K.ADAM_8BIT),
+    (K.FREEZE_HALF, K.FREEZE_HEAD, K.LORA, K.QLORA),
+    (K.SEQ_LEN,),
+    (K.WEIGHTS_INT8, K.WEIGHTS_INT4, K.WEIGHTS_Q4_K_M, K.WEIGHTS_Q8_0),
+    (K.KV_FP8,),
+    (K.CONTEXT,),
 )
 SAME_TRAINING = frozenset(key for key, kind in CHANGES.items() if kind.same_training)

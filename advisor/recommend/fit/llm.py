@@ -14,11 +14,21 @@ from advisor.recommend.fit.measure import Measurer, Variant
 
 # Weight formats a generating model can step down to, smallest last: 8-bit (bitsandbytes LLM.int8 / GPTQ
 # int8) and 4-bit with group scales (GPTQ/AWQ int4), the two that GPU serving stacks load.
-_SMALLER_WEIGHTS = {"fp32": ("int8", "int4"), "bf16": ("int8", "int4"), "fp16": ("int8", "int4"),
-                    "fp8": ("int4",), "int8": ("int4",), "q8_0": ("q4_k_m",)}
+_SMALLER_WEIGHTS = {
+    "fp32": ("int8", "int4"),
+    "bf16": ("int8", "int4"),
+    "fp16": ("int8", "int4"),
+    "fp8": ("int4",),
+    "int8": ("int4",),
+    "q8_0": ("q4_k_m",),
+}
 # llama.cpp steps down through GGUF files only
-_SMALLER_GGUF = {"fp32": ("q8_0", "q4_k_m"), "bf16": ("q8_0", "q4_k_m"), "fp16": ("q8_0", "q4_k_m"),
-                 **dict.fromkeys(("q8_0", "q6_k", "q5_k_m", "q5_k_s", "q5_1", "q5_0", "q4_1"), ("q4_k_m",))}
+_SMALLER_GGUF = {
+    "fp32": ("q8_0", "q4_k_m"),
+    "bf16": ("q8_0", "q4_k_m"),
+    "fp16": ("q8_0", "q4_k_m"),
+    **dict.fromkeys(("q8_0", "q6_k", "q5_k_m", "q5_k_s", "q5_1", "q5_0", "q4_1"), ("q4_k_m",)),
+}
 _WIDE_CACHE = ("fp32", "bf16", "fp16")
 SHORTEST_CONTEXT_SHARE = 8  # halve the context down to an eighth of what was asked, no further
 
@@ -51,8 +61,12 @@ def _finetune(v: Variant) -> list[Change]:
     w = v.workload
     keys = {"full": (ChangeKey.LORA, ChangeKey.QLORA), "lora": (ChangeKey.QLORA,)}.get(w.finetune, ())
     # these keys are the finetune names themselves (str values of the enum)
-    return [workload_change(k, {"rank": w.lora_rank}, finetune=str(k),
-                            **({"weights": None} if k is ChangeKey.QLORA else {})) for k in keys]
+    return [
+        workload_change(
+            k, {"rank": w.lora_rank}, finetune=str(k), **({"weights": None} if k is ChangeKey.QLORA else {})
+        )
+        for k in keys
+    ]
 
 
 def shorter_context(m: Measurer, v: Variant, usable_bytes: int) -> Change | None:
@@ -70,5 +84,9 @@ def shorter_context(m: Measurer, v: Variant, usable_bytes: int) -> Change | None
         prompt, new = max(prompt // 2, 1), max(new // 2, 1)
     if (prompt, new) == (w.prompt_len, w.new_tokens):
         prompt, new = max(prompt // 2, 1), max(new // 2, 1)  # already fits: the half, for speed or batch
-    return workload_change(ChangeKey.CONTEXT, {"prompt": prompt, "new": new, "old_prompt": w.prompt_len,
-                                       "old_new": w.new_tokens}, prompt_len=prompt, new_tokens=new)
+    return workload_change(
+        ChangeKey.CONTEXT,
+        {"prompt": prompt, "new": new, "old_prompt": w.prompt_len, "old_new": w.new_tokens},
+        prompt_len=prompt,
+        new_tokens=new,
+    )

@@ -131,8 +131,13 @@ class Measurer:
 
     def simulated(self, v: Variant) -> bool:
         """The simulator runs changes of the workload itself; graph rewrites and models go analytic."""
-        return (self.subject.simulate is not None and not v.inplace and not v.freeze and v.accumulate == 1
-                and v.seq_len in (None, self.subject.seq_len))
+        return (
+            self.subject.simulate is not None
+            and not v.inplace
+            and not v.freeze
+            and v.accumulate == 1
+            and v.seq_len in (None, self.subject.seq_len)
+        )
 
     def measure(self, v: Variant) -> Measured:
         if v not in self._cache:
@@ -166,8 +171,16 @@ class Measurer:
         if run is not None:  # generate: one decode step, generated tokens/s over the batch
             # required: core's rule (weights and KV cache are allocated once, they do not churn)
             speed = generation_speed(run, generation_rates(self.card.card))
-            return Measured(peak, result.memory.required_bytes, speed.decode_step_s, w.batch,
-                            speed.decode_tokens_per_s, int(result.forward_flops), method, result)
+            return Measured(
+                peak,
+                result.memory.required_bytes,
+                speed.decode_step_s,
+                w.batch,
+                speed.decode_tokens_per_s,
+                int(result.forward_flops),
+                method,
+                result,
+            )
         if v.accumulate > 1:
             micro = step_seconds(replace(work, optimizer_bytes=0.0), dev)
             seconds = v.accumulate * micro + step_seconds(replace(work, layers=()), dev)
@@ -175,9 +188,16 @@ class Measurer:
             seconds = step_seconds(work, dev)
         samples = w.batch * v.accumulate
         required = required_for_peak(peak, result.memory.peak_bytes, result.memory.required_bytes)
-        return Measured(peak, required, seconds, samples,
-                        samples * work.tokens_per_sample / seconds, v.accumulate * flops, method,
-                        result)
+        return Measured(
+            peak,
+            required,
+            seconds,
+            samples,
+            samples * work.tokens_per_sample / seconds,
+            v.accumulate * flops,
+            method,
+            result,
+        )
 
 
 def first_trained(graph: Graph, freeze: str) -> int:
@@ -224,7 +244,6 @@ def largest_fitting_batch(measurer: Measurer, v: Variant, usable_bytes: int) -> 
     """The largest batch whose required bytes fit: from the memory curve, checked by re-estimating (the
     curve ignores a little rounding), stepping down until the estimate agrees."""
     batch = measurer.required_curve(v).max_batch(usable_bytes, limit=v.workload.batch)
-    while batch >= 1 and not measurer.measure(replace(v, workload=replace(v.workload, batch=batch))).fits(
-            usable_bytes):
+    while batch >= 1 and not measurer.measure(replace(v, workload=replace(v.workload, batch=batch))).fits(usable_bytes):
         batch = min(batch - 1, math.floor(batch * 0.97))
     return max(batch, 0)

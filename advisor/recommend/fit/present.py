@@ -19,16 +19,24 @@ def speed_text(slowdown: float) -> str:
 
 def _row(o: FitOption) -> tuple[str, ...]:
     label = o.label + (f" x{o.cards} cards" if o.cards > 1 else "")
-    return (label, format_bytes(o.measured.peak_bytes), format_bytes(o.measured.required_bytes),
-            "yes" if o.fits else "no", f"{o.measured.step_time_s * 1e3:.1f}", speed_text(o.slowdown),
-            o.method, o.note)
+    return (
+        label,
+        format_bytes(o.measured.peak_bytes),
+        format_bytes(o.measured.required_bytes),
+        "yes" if o.fits else "no",
+        f"{o.measured.step_time_s * 1e3:.1f}",
+        speed_text(o.slowdown),
+        o.method,
+        o.note,
+    )
 
 
 def _table(options: list[FitOption]) -> list[str]:
     rows = [_HEADER] + [_row(o) for o in options]
     widths = [max(len(row[c]) for row in rows) for c in range(len(_HEADER) - 1)]
-    return ["  ".join([*(cell.ljust(w) for cell, w in zip(row, widths, strict=False)), row[-1]]).rstrip()
-            for row in rows]
+    return [
+        "  ".join([*(cell.ljust(w) for cell, w in zip(row, widths, strict=False)), row[-1]]).rstrip() for row in rows
+    ]
 
 
 def verdict(report: FitReport) -> str:
@@ -40,21 +48,30 @@ def verdict(report: FitReport) -> str:
         state = f"fits with only {format_bytes(spare)} to spare (under 10%)"
     else:
         state = f"fits with {format_bytes(spare)} to spare"
-    return (f"{workload_line(current.estimate)}\non {report.card}: needs {format_bytes(current.required_bytes)}, "
-            f"{format_bytes(report.usable_bytes)} usable: {state}")
+    return (
+        f"{workload_line(current.estimate)}\non {report.card}: needs {format_bytes(current.required_bytes)}, "
+        f"{format_bytes(report.usable_bytes)} usable: {state}"
+    )
 
 
 def render_text(report: FitReport) -> str:
     lines = [verdict(report)]
     best = report.recommended
     if best is not None:
-        lines.append(f"Recommended: {best.label} ({speed_text(best.slowdown)}, needs "
-                     f"{format_bytes(best.measured.required_bytes)})")
+        lines.append(
+            f"Recommended: {best.label} ({speed_text(best.slowdown)}, needs "
+            f"{format_bytes(best.measured.required_bytes)})"
+        )
     lines += ["", "Each change alone (measured by re-estimating; speed against the workload as set):"]
     lines += _table([report.current, *report.singles])
     cheapest = report.cheapest
-    which = ("keeping the training the same" if report.combinations_same_training else "changing the training"
-             if report.current.measured.estimate.workload.training else "changing the numbers the model computes")
+    which = (
+        "keeping the training the same"
+        if report.combinations_same_training
+        else "changing the training"
+        if report.current.measured.estimate.workload.training
+        else "changing the numbers the model computes"
+    )
     lines.append("")
     if cheapest is None:
         lines.append("No set of changes fits at this batch; see the batch and sharding options.")
@@ -70,21 +87,39 @@ def render_text(report: FitReport) -> str:
 
 
 def option_json(o: FitOption) -> dict[str, Any]:
-    return {"change": o.label, "changes": list(o.changes), "peak_bytes": o.measured.peak_bytes,
-            "required_bytes": o.measured.required_bytes, "usable_bytes": o.usable_bytes, "fits": o.fits,
-            "step_time_s": o.measured.step_time_s, "throughput": o.measured.throughput,
-            "samples_per_step": o.measured.samples_per_step, "step_flops": o.measured.step_flops,
-            "slowdown": o.slowdown, "same_training": o.same_training, "cards": o.cards, "method": o.method,
-            "note": o.note, "settings": o.settings}
+    return {
+        "change": o.label,
+        "changes": list(o.changes),
+        "peak_bytes": o.measured.peak_bytes,
+        "required_bytes": o.measured.required_bytes,
+        "usable_bytes": o.usable_bytes,
+        "fits": o.fits,
+        "step_time_s": o.measured.step_time_s,
+        "throughput": o.measured.throughput,
+        "samples_per_step": o.measured.samples_per_step,
+        "step_flops": o.measured.step_flops,
+        "slowdown": o.slowdown,
+        "same_training": o.same_training,
+        "cards": o.cards,
+        "method": o.method,
+        "note": o.note,
+        "settings": o.settings,
+    }
 
 
 def to_json(report: FitReport) -> dict[str, Any]:
     cheapest = report.cheapest
-    return {"model": report.model, "card": report.card, "usable_bytes": report.usable_bytes,
-            "needs_help": report.needs_help, "current": option_json(report.current),
-            "changes": [option_json(o) for o in report.singles],
-            "cheapest": option_json(cheapest) if cheapest else None,
-            "recommended": option_json(report.recommended) if report.recommended else None,
-            "combinations": [option_json(o) for o in report.combinations],
-            "combinations_same_training": report.combinations_same_training,
-            "sharding": [option_json(o) for o in report.sharding], "allow_8bit": report.allow_8bit}
+    return {
+        "model": report.model,
+        "card": report.card,
+        "usable_bytes": report.usable_bytes,
+        "needs_help": report.needs_help,
+        "current": option_json(report.current),
+        "changes": [option_json(o) for o in report.singles],
+        "cheapest": option_json(cheapest) if cheapest else None,
+        "recommended": option_json(report.recommended) if report.recommended else None,
+        "combinations": [option_json(o) for o in report.combinations],
+        "combinations_same_training": report.combinations_same_training,
+        "sharding": [option_json(o) for o in report.sharding],
+        "allow_8bit": report.allow_8bit,
+    }

@@ -102,7 +102,6 @@ class FitReport:
         """The fewest changes that fit while keeping the batch, and of those the one costing the least speed."""
         return self.combinations[0] if self.combinations else None
 
-
     @property
     def recommended(self) -> FitOption | None:
         """The fastest option that fits and keeps the training the same, gradient accumulation included;
@@ -121,21 +120,35 @@ class _Search:
         self.base = Variant(subject.workload, seq_len=subject.seq_len)
         self.baseline = self.m.measure(self.base)
 
-    def option(self, changes: Sequence[Change], variant: Variant, usable: int | None = None, cards: int = 1,
-               measured: Measured | None = None) -> FitOption:
+    def option(
+        self,
+        changes: Sequence[Change],
+        variant: Variant,
+        usable: int | None = None,
+        cards: int = 1,
+        measured: Measured | None = None,
+    ) -> FitOption:
         measured = measured or self.m.measure(variant)
         notes, settings = [], {}
         for change in changes:
             fields = change.note_fields
             if change.key is ChangeKey.CHECKPOINTING:
-                fields = checkpoint_fields(self.m.measure(replace(variant, workload=replace(
-                    variant.workload, checkpointing=False))), measured)
+                fields = checkpoint_fields(
+                    self.m.measure(replace(variant, workload=replace(variant.workload, checkpointing=False))), measured
+                )
             notes.append((change.key, fields))
             settings.update(change.settings)
         slowdown = self.baseline.throughput / measured.throughput - 1 if measured.throughput else float("inf")
-        return FitOption(changes=tuple(c.key for c in changes), measured=measured,
-                         usable_bytes=self.card.usable_bytes if usable is None else usable, slowdown=slowdown,
-                         notes=tuple(notes), settings=settings, cards=cards, method=measured.method)
+        return FitOption(
+            changes=tuple(c.key for c in changes),
+            measured=measured,
+            usable_bytes=self.card.usable_bytes if usable is None else usable,
+            slowdown=slowdown,
+            notes=tuple(notes),
+            settings=settings,
+            cards=cards,
+            method=measured.method,
+        )
 
     def singles(self, changes: list[Change]) -> list[FitOption]:
         options = [self.option([c], c.apply(self.base)) for c in changes]
@@ -175,15 +188,18 @@ class _Search:
                 peak = self.baseline.peak_bytes - cost.saved_bytes
                 seconds = self.baseline.step_time_s + cost.comm_bytes / (dev.link_gbs * 1e9)
                 required = required_for_peak(peak, self.baseline.peak_bytes, self.baseline.required_bytes)
-                per_card = replace(self.baseline, peak_bytes=peak, required_bytes=required,
-                                   step_time_s=seconds, throughput=self.baseline.throughput
-                                   * self.baseline.step_time_s / seconds)
+                per_card = replace(
+                    self.baseline,
+                    peak_bytes=peak,
+                    required_bytes=required,
+                    step_time_s=seconds,
+                    throughput=self.baseline.throughput * self.baseline.step_time_s / seconds,
+                )
                 if per_card.fits(self.card.usable_bytes) or count == SHARDING_COUNTS[-1]:
                     change = Change(ChangeKey(plan), lambda v: v, note_fields={"count": count, "link": dev.link_name})
                     options.append(self.option([change], self.base, cards=count, measured=per_card))
                     break
         return options
-
 
     def split_plans(self) -> list[FitOption]:
         """Generation: tensor parallel and layer split, each on the fewest cards (2, 4, 8) it fits on; memory
@@ -200,8 +216,13 @@ class _Search:
                 speed = split_speed(run, self.card.card, dev, cost)
                 state = result.memory.at_peak.weights + kv_cache_bytes(result)
                 peak = result.memory.peak_bytes - int(state * (1 - kept_share(cost, run.profile.layers)))
-                per_card = replace(self.baseline, peak_bytes=peak, required_bytes=required,
-                                   step_time_s=speed.decode_step_s, throughput=speed.decode_tokens_per_s)
+                per_card = replace(
+                    self.baseline,
+                    peak_bytes=peak,
+                    required_bytes=required,
+                    step_time_s=speed.decode_step_s,
+                    throughput=speed.decode_tokens_per_s,
+                )
                 change = Change(ChangeKey(plan), lambda v: v, note_fields={"count": cost.count, "link": dev.link_name})
                 options.append(self.option([change], self.base, cards=cost.count, measured=per_card))
                 break
@@ -233,5 +254,14 @@ def make_it_fit(subject: Subject, card: Target, allow_8bit: bool = False) -> Fit
     same = bool(combos)
     if not combos:
         combos = search.combinations(changes)
-    return FitReport(search.baseline.estimate.model, card.name, usable, search.option([], base),
-                     tuple(singles), tuple(combos), tuple(search.sharding()), same, allow_8bit)
+    return FitReport(
+        search.baseline.estimate.model,
+        card.name,
+        usable,
+        search.option([], base),
+        tuple(singles),
+        tuple(combos),
+        tuple(search.sharding()),
+        same,
+        allow_8bit,
+    )

@@ -12,8 +12,7 @@ from advisor.core.ops.moe import MoEExperts
 from advisor.core.tracker import rounded
 from advisor.core.workload import Workload
 
-SPEC = DecoderSpec("tiny", "llama", hidden=64, layers=2, heads=4, kv_heads=2, head_dim=16, intermediate=128,
-                   vocab=1000)
+SPEC = DecoderSpec("tiny", "llama", hidden=64, layers=2, heads=4, kv_heads=2, head_dim=16, intermediate=128, vocab=1000)
 
 
 def test_inference_mode_keeps_no_weight_cast_beyond_its_op() -> None:
@@ -28,8 +27,10 @@ def test_inference_mode_keeps_no_weight_cast_beyond_its_op() -> None:
 
 
 def test_granite_and_cohere_scale_a_second_copy_of_the_logits() -> None:
-    plain, scaled = (estimate(decoder_graph(s, 128), Workload("infer", 4, "amp_bf16")).memory
-                     for s in (SPEC, replace(SPEC, logits_scaled=True)))
+    plain, scaled = (
+        estimate(decoder_graph(s, 128), Workload("infer", 4, "amp_bf16")).memory
+        for s in (SPEC, replace(SPEC, logits_scaled=True))
+    )
     logits = rounded(4 * 128 * 1000 * 2)  # batch x seq x vocab, bf16
     assert scaled.peak_layer == "logits_scale"
     assert scaled.at_peak.activations >= 2 * logits
@@ -55,8 +56,11 @@ def test_eager_attention_keeps_the_fp32_softmax_and_its_half_copy() -> None:
     out = op.output_spec([q, kv, kv], "sdpa")
     probs = 4 * 128 * 128  # heads x seq_q x seq_k
     saved = {t.what: (t.numel, t.dtype) for t in op.extra_saved([q, kv, kv], out, True)}
-    assert saved == {"fp32 softmax": (probs, "float32"), "half probabilities": (probs, "act"),
-                     "soft-capped scores": (probs, "act")}
+    assert saved == {
+        "fp32 softmax": (probs, "float32"),
+        "half probabilities": (probs, "act"),
+        "soft-capped scores": (probs, "act"),
+    }
     assert op.forward_workspace([q, kv, kv], out, saving=True) == 3 * probs
     # inference: 4P plus repeat_kv's copies at all 4 heads of k (fp32 from the rotary: 2 x 128 x 4 x 16 half
     # elements) and v (128 x 4 x 16), before the output (128 x 4 x 16) exists
@@ -67,8 +71,9 @@ def test_eager_attention_keeps_the_fp32_softmax_and_its_half_copy() -> None:
 def test_the_base_model_keeps_its_input_embeddings_until_the_lm_head() -> None:
     graph = decoder_graph(SPEC, 128)
     infer = Workload("infer", 4, "amp_bf16")
-    pinned, plain = ({p.layer: p.total_bytes for p in estimate(g, infer).timeline}
-                     for g in (graph, replace(graph, decoder=None)))
+    pinned, plain = (
+        {p.layer: p.total_bytes for p in estimate(g, infer).timeline} for g in (graph, replace(graph, decoder=None))
+    )
     embeds = rounded(4 * 128 * 64 * 4)  # batch x seq x hidden, fp32 (the embedding table's dtype)
     rotary = rounded(2 * 128 * 16 * 4)  # cos and sin, seq x head_dim in fp32, one for the batch
     positions = rounded(8 * 128)  # position ids, int64
@@ -152,8 +157,12 @@ def test_cohere_layer_norm_saves_two_centred_copies_and_the_product() -> None:
     x = TensorSpec((128, 64), "float")
     saved = {t.what: (t.numel, t.dtype) for t in LayerNorm(bias=False, composite=True).extra_saved([x], x, True)}
     # (x - mean) twice, the normalised product: 128 x 64 fp32 each; rsqrt one per row (128)
-    assert saved == {"x - mean, for pow": (128 * 64, "float32"), "x - mean, for the product": (128 * 64, "float32"),
-                     "rsqrt": (128, "float32"), "normalised": (128 * 64, "float32")}
+    assert saved == {
+        "x - mean, for pow": (128 * 64, "float32"),
+        "x - mean, for the product": (128 * 64, "float32"),
+        "rsqrt": (128, "float32"),
+        "normalised": (128 * 64, "float32"),
+    }
     assert LayerNorm(bias=False, composite=True).saved_inputs() == ()  # the fp32 input itself is not kept
     assert LayerNorm().saved_inputs() == (0,)
 
@@ -188,8 +197,9 @@ def test_rotary_outputs_are_fp32_under_autocast_and_eager_attention_drops_its_ca
 
 def test_gpt_oss_clamped_swiglu_keeps_three_more_expert_tensors() -> None:
     hidden, logits = TensorSpec((128, 64), "float"), TensorSpec((128, 4), "float")
-    plain, clamped = (MoEExperts(experts=4, experts_per_token=2, intermediate=128, clamped_swiglu=c)
-                      for c in (False, True))
+    plain, clamped = (
+        MoEExperts(experts=4, experts_per_token=2, intermediate=128, clamped_swiglu=c) for c in (False, True)
+    )
     out = plain.output_spec([hidden, logits], "experts")
     saved = [{t.what: t.numel for t in op.extra_saved([hidden, logits], out, True)} for op in (plain, clamped)]
     # 256 routed rows x 128: the clamped gate, sigmoid(alpha * gate) and up + 1 beside gate_up, glu and product
@@ -260,8 +270,9 @@ def test_flash_output_in_q_layout_is_the_tensor_o_proj_reads() -> None:
     out = sdpa.output_spec([q, kv, kv], "sdpa")
     # only the log-sum-exp (4 heads x 128 rows, fp32) beside the output itself; no second (128 x 64) copy
     assert {t.what: t.numel for t in sdpa.extra_saved([q, kv, kv], out, True)} == {"log-sum-exp": 4 * 128}
-    windowed = next(n.op for n in decoder_graph(replace(SPEC, sliding_window=64), 128).nodes
-                    if isinstance(n.op, Attention))
+    windowed = next(
+        n.op for n in decoder_graph(replace(SPEC, sliding_window=64), 128).nodes if isinstance(n.op, Attention)
+    )
     assert not windowed.token_major  # masked: the memory-efficient kernel, counted with its own output copy
 
 
@@ -275,7 +286,8 @@ def test_fp32_grouped_query_attention_takes_the_math_path() -> None:
     # inference at the softmax: scores and softmax (2 x 4 x 128 x 128), repeated K, V and scaled q
     # (3 x 128 x 64), the causal mask (128 x 128 bytes = a quarter element each), before the output (128 x 64)
     assert math.forward_workspace([q, kv, kv], out, saving=False) == (
-        2 * 4 * 128 * 128 + 3 * 128 * 64 + 128 * 128 // 4 - 128 * 64)
+        2 * 4 * 128 * 128 + 3 * 128 * 64 + 128 * 128 // 4 - 128 * 64
+    )
 
 
 def test_fp32_experts_count_every_tensor_as_one_element() -> None:

@@ -9,8 +9,26 @@ from advisor.cli import main
 
 
 def test_generate_json(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["estimate", "zoo:llama-3.1-8b", "--mode", "generate", "--batch", "2", "--precision", "bf16",
-                 "--prompt-len", "1000", "--new-tokens", "24", "--json"]) == 0
+    assert (
+        main(
+            [
+                "estimate",
+                "zoo:llama-3.1-8b",
+                "--mode",
+                "generate",
+                "--batch",
+                "2",
+                "--precision",
+                "bf16",
+                "--prompt-len",
+                "1000",
+                "--new-tokens",
+                "24",
+                "--json",
+            ]
+        )
+        == 0
+    )
     data = json.loads(capsys.readouterr().out)
     # 32 layers x 2 (K, V) x 8 KV heads x 128 head dim x 2 bytes = 131,072 bytes per token
     assert data["generation"]["kv_bytes_per_token"] == 32 * 2 * 8 * 128 * 2
@@ -24,8 +42,27 @@ def test_generate_json(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_generate_text_shows_the_kv_cache(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["estimate", "zoo:qwen2.5-0.5b", "--mode", "generate", "--batch", "1", "--precision", "bf16",
-                 "--prompt-len", "100", "--new-tokens", "28", "--kv-cache", "fp8"]) == 0
+    assert (
+        main(
+            [
+                "estimate",
+                "zoo:qwen2.5-0.5b",
+                "--mode",
+                "generate",
+                "--batch",
+                "1",
+                "--precision",
+                "bf16",
+                "--prompt-len",
+                "100",
+                "--new-tokens",
+                "28",
+                "--kv-cache",
+                "fp8",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     # at the prefill's peak the cache holds the prompt: 24 layers x 2 x 2 KV heads x 64 head dim x 1 byte (fp8)
     # x 100 tokens = 614,400 bytes = 600 KiB
@@ -39,8 +76,28 @@ def test_generate_needs_a_decoder(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_lora_options_on_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["estimate", "zoo:llama-3.2-1b", "--finetune", "qlora", "--lora-rank", "8", "--lora-targets",
-                 "q_proj,v_proj", "--batch", "1", "--seq-len", "64", "--precision", "amp_bf16", "--json"]) == 0
+    assert (
+        main(
+            [
+                "estimate",
+                "zoo:llama-3.2-1b",
+                "--finetune",
+                "qlora",
+                "--lora-rank",
+                "8",
+                "--lora-targets",
+                "q_proj,v_proj",
+                "--batch",
+                "1",
+                "--seq-len",
+                "64",
+                "--precision",
+                "amp_bf16",
+                "--json",
+            ]
+        )
+        == 0
+    )
     data = json.loads(capsys.readouterr().out)
     assert data["config"]["finetune"] == "qlora" and data["config"]["weights"] == "nf4"
     assert data["config"]["lora_targets"] == ["q_proj", "v_proj"] and data["config"]["lora_rank"] == 8

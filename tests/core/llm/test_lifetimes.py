@@ -13,8 +13,18 @@ from advisor.core.memory import StepReplay
 from advisor.core.replay import replay_step
 from advisor.core.workload import Workload
 
-SPEC = DecoderSpec("tiny", "llama", hidden=64, layers=2, heads=4, kv_heads=2, head_dim=16, intermediate=128,
-                   vocab=1000, moe=MoESpec(4, 2, 128))
+SPEC = DecoderSpec(
+    "tiny",
+    "llama",
+    hidden=64,
+    layers=2,
+    heads=4,
+    kv_heads=2,
+    head_dim=16,
+    intermediate=128,
+    vocab=1000,
+    moe=MoESpec(4, 2, 128),
+)
 
 
 def test_layer_and_module_arguments_are_held_until_they_return() -> None:
@@ -22,14 +32,16 @@ def test_layer_and_module_arguments_are_held_until_they_return() -> None:
     names = [n.name for n in graph.nodes]
     # (node, until): held until `until` has run, i.e. released as the next node starts
     held = [(names[node], names[until + 1] if until + 1 < len(names) else "end") for node, until in held_until(graph)]
-    assert held == [("embed_tokens", "lm_head"),  # inputs_embeds, a local of the base model
-                    ("norm", "end"),  # hidden_states of the ForCausalLM forward, through the LM head and loss
-                    ("embed_tokens", "layers.1.input_layernorm"),  # layer 0's input, until layer 1 starts
-                    ("layers.0.input_layernorm", "layers.0.add_attn"),  # self_attn's argument
-                    ("layers.0.post_attention_layernorm", "layers.0.add_mlp"),  # the mlp's argument
-                    ("layers.0.add_mlp", "norm"),  # layer 1's input, until the final norm
-                    ("layers.1.input_layernorm", "layers.1.add_attn"),
-                    ("layers.1.post_attention_layernorm", "layers.1.add_mlp")]
+    assert held == [
+        ("embed_tokens", "lm_head"),  # inputs_embeds, a local of the base model
+        ("norm", "end"),  # hidden_states of the ForCausalLM forward, through the LM head and loss
+        ("embed_tokens", "layers.1.input_layernorm"),  # layer 0's input, until layer 1 starts
+        ("layers.0.input_layernorm", "layers.0.add_attn"),  # self_attn's argument
+        ("layers.0.post_attention_layernorm", "layers.0.add_mlp"),  # the mlp's argument
+        ("layers.0.add_mlp", "norm"),  # layer 1's input, until the final norm
+        ("layers.1.input_layernorm", "layers.1.add_attn"),
+        ("layers.1.post_attention_layernorm", "layers.1.add_mlp"),
+    ]
 
 
 def test_inference_inside_an_moe_layer_still_holds_the_layer_input(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -63,8 +75,12 @@ def test_gpt2_blocks_keep_the_attention_output_and_both_embeddings() -> None:
     names = [n.name for n in graph.nodes]
     held = {(names[node], names[until + 1]) for node, until in held_until(graph) if until + 1 < len(names)}
     # GPT2Model: inputs_embeds and position_embeds are locals to the end; GPT2Block: attn_output
-    assert {("wte", "lm_head"), ("wpe", "lm_head"), ("h.0.attn.resid_dropout", "h.1.ln_1"),
-            ("h.1.attn.resid_dropout", "ln_f")} <= held
+    assert {
+        ("wte", "lm_head"),
+        ("wpe", "lm_head"),
+        ("h.0.attn.resid_dropout", "h.1.ln_1"),
+        ("h.1.attn.resid_dropout", "ln_f"),
+    } <= held
 
 
 def test_a_sliding_window_shorter_than_the_sequence_needs_a_boolean_sdpa_mask() -> None:
@@ -77,8 +93,14 @@ def test_a_sliding_window_shorter_than_the_sequence_needs_a_boolean_sdpa_mask() 
 def test_rotary_tables_cover_the_rotated_dims_only() -> None:
     from advisor.core.llm.families import decoder_from_config
 
-    base = {"model_type": "gpt_neox", "hidden_size": 64, "num_attention_heads": 4, "num_hidden_layers": 2,
-            "intermediate_size": 128, "vocab_size": 1000}
+    base = {
+        "model_type": "gpt_neox",
+        "hidden_size": 64,
+        "num_attention_heads": 4,
+        "num_hidden_layers": 2,
+        "intermediate_size": 128,
+        "vocab_size": 1000,
+    }
     neox = decoder_from_config({**base, "rotary_pct": 0.25}, "neox")
     five = decoder_from_config({**base, "rope_parameters": {"partial_rotary_factor": 0.5}}, "neox")
     assert neox is not None and five is not None
@@ -92,23 +114,30 @@ def _probabilities(model_type: str, mode: str) -> list[tuple[int, str, str]]:
 
     graph = decoder_graph(replace(SPEC, model_type=model_type, moe=None, eager_attention=True), 128)
     names = [*(n.name for n in graph.nodes), "end"]
-    return [(t.nbytes, names[t.after], names[t.release])
-            for t in base_model_tensors(graph, Workload(mode, 4, "amp_bf16")) if "probabilities" in t.what]
+    return [
+        (t.nbytes, names[t.after], names[t.release])
+        for t in base_model_tensors(graph, Workload(mode, 4, "amp_bf16"))
+        if "probabilities" in t.what
+    ]
 
 
 def test_bloom_keeps_the_previous_block_probabilities_in_inference() -> None:
     # heads x seq x seq x batch, bf16: 4 x 128 x 128 x 4 x 2 bytes, per layer, until the next block returns
     probs = 4 * 128 * 128 * 4 * 2
-    assert _probabilities("bloom", "infer") == [(probs, "layers.0.self_attn.sdpa", "norm"),
-                                                (probs, "layers.1.self_attn.sdpa", "lm_head")]
+    assert _probabilities("bloom", "infer") == [
+        (probs, "layers.0.self_attn.sdpa", "norm"),
+        (probs, "layers.1.self_attn.sdpa", "lm_head"),
+    ]
     assert not _probabilities("bloom", "train")  # saved for backward anyway
 
 
 def test_eager_layers_keep_their_returned_probabilities_until_they_return() -> None:
     # `hidden_states, _ = self.self_attn(...)`: the half copy, 4 heads x 128 x 128 x batch 4 x 2 bytes
     probs = 4 * 128 * 128 * 4 * 2
-    assert _probabilities("gemma2", "infer") == [(probs, "layers.0.self_attn.sdpa", "layers.1.input_layernorm"),
-                                                 (probs, "layers.1.self_attn.sdpa", "norm")]
+    assert _probabilities("gemma2", "infer") == [
+        (probs, "layers.0.self_attn.sdpa", "layers.1.input_layernorm"),
+        (probs, "layers.1.self_attn.sdpa", "norm"),
+    ]
 
 
 def test_phi_keeps_the_rotary_inputs_and_the_rotated_halves_until_its_attention_returns() -> None:

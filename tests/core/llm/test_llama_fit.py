@@ -35,14 +35,17 @@ def test_published_16_bit_weights() -> None:
     assert generate("llama-3.1-70b", "bf16").memory.at_peak.weights / 1e9 == pytest.approx(141, rel=0.01)
 
 
-@pytest.mark.parametrize("name, weights, card_gib, fits", [
-    ("llama-3.1-8b", "bf16", 24, True),  # RTX 3090/4090
-    ("llama-3.1-8b", "bf16", 16, False),  # 16 GB of weights leave no room on a 16 GB card
-    ("llama-3.1-8b", "q4_k_m", 8, True),  # the usual 8 GB-card choice
-    ("llama-3.1-70b", "q4_k_m", 24, False),
-    ("llama-3.1-70b", "q4_k_m", 48, True),  # RTX A6000 / L40S
-    ("llama-3.1-70b", "bf16", 80, False),  # one A100/H100 80 GB
-])
+@pytest.mark.parametrize(
+    "name, weights, card_gib, fits",
+    [
+        ("llama-3.1-8b", "bf16", 24, True),  # RTX 3090/4090
+        ("llama-3.1-8b", "bf16", 16, False),  # 16 GB of weights leave no room on a 16 GB card
+        ("llama-3.1-8b", "q4_k_m", 8, True),  # the usual 8 GB-card choice
+        ("llama-3.1-70b", "q4_k_m", 24, False),
+        ("llama-3.1-70b", "q4_k_m", 48, True),  # RTX A6000 / L40S
+        ("llama-3.1-70b", "bf16", 80, False),  # one A100/H100 80 GB
+    ],
+)
 def test_fit_on_one_card(name: str, weights: str, card_gib: int, fits: bool) -> None:
     assert (needed_bytes(generate(name, weights)) <= card_gib * GIB) is fits
 

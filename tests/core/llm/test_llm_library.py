@@ -56,11 +56,25 @@ def test_active_as_published_leaves_out_the_tables_the_card_does() -> None:
 
 
 def _glm4_moe(**overrides: Any) -> dict[str, Any]:
-    cfg = {"model_type": "glm4_moe", "hidden_size": 64, "num_hidden_layers": 3, "num_attention_heads": 4,
-           "num_key_value_heads": 2, "head_dim": 16, "intermediate_size": 128, "moe_intermediate_size": 32,
-           "n_routed_experts": 4, "n_shared_experts": 1, "num_experts_per_tok": 2, "first_k_dense_replace": 1,
-           "vocab_size": 100, "attention_bias": True, "use_qk_norm": True, "partial_rotary_factor": 0.5,
-           "tie_word_embeddings": False}
+    cfg = {
+        "model_type": "glm4_moe",
+        "hidden_size": 64,
+        "num_hidden_layers": 3,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,
+        "head_dim": 16,
+        "intermediate_size": 128,
+        "moe_intermediate_size": 32,
+        "n_routed_experts": 4,
+        "n_shared_experts": 1,
+        "num_experts_per_tok": 2,
+        "first_k_dense_replace": 1,
+        "vocab_size": 100,
+        "attention_bias": True,
+        "use_qk_norm": True,
+        "partial_rotary_factor": 0.5,
+        "tie_word_embeddings": False,
+    }
     return {**cfg, **overrides}
 
 
@@ -106,8 +120,13 @@ def test_search_by_family_and_kind() -> None:
     names = zoo.zoo_names()
     assert library.search("qwen3 moe", names) == ["qwen3-235b-a22b-2507", "qwen3-30b-a3b", "qwen3-coder-480b-a35b"]
     assert library.search("GEMMA 3 270m", names) == ["gemma-3-270m"]
-    assert library.search("deepseek-ai", names) == ["deepseek-r1", "deepseek-r1-distill-llama-70b",
-                                                    "deepseek-r1-distill-qwen-32b", "deepseek-v2-lite", "deepseek-v3"]
+    assert library.search("deepseek-ai", names) == [
+        "deepseek-r1",
+        "deepseek-r1-distill-llama-70b",
+        "deepseek-r1-distill-qwen-32b",
+        "deepseek-v2-lite",
+        "deepseek-v3",
+    ]
     assert library.search("", names) == names
     assert library.search("resnet5", names) == ["resnet50"]  # outside the library: by name
     assert library.search("no-such-model", names) == []
@@ -121,8 +140,13 @@ def test_search_by_size() -> None:
     small = library.search("<1b", names)
     assert "gemma-3-270m" in small and "qwen3-0.6b" in small
     assert all((e := library.entry(n)) is None or e.published_params < 10**9 for n in small)
-    assert library.search(">=400b moe", names) == ["deepseek-r1", "deepseek-v3", "kimi-k2", "llama-4-maverick",
-                                                   "qwen3-coder-480b-a35b"]
+    assert library.search(">=400b moe", names) == [
+        "deepseek-r1",
+        "deepseek-v3",
+        "kimi-k2",
+        "llama-4-maverick",
+        "qwen3-coder-480b-a35b",
+    ]
 
 
 def test_size_labels() -> None:

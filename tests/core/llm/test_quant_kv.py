@@ -32,14 +32,17 @@ def test_gguf_block_layouts() -> None:
     assert gguf_bytes("q4_k", 1, 896) == 896 / 32 * 22
 
 
-@pytest.mark.parametrize("name, fmt, published_gb, source", [
-    ("llama-3.1-8b", "bf16", 16.06, "8,030,261,248 params x 2 bytes; HF safetensors 16.1 GB"),
-    ("llama-3.1-8b", "q4_k_m", 4.92, "bartowski/Meta-Llama-3.1-8B-Instruct-GGUF Q4_K_M 4.92 GB"),
-    ("llama-3.1-8b", "q5_k_m", 5.73, "bartowski/Meta-Llama-3.1-8B-Instruct-GGUF Q5_K_M 5.73 GB"),
-    ("llama-3.1-8b", "q8_0", 8.54, "bartowski/Meta-Llama-3.1-8B-Instruct-GGUF Q8_0 8.54 GB"),
-    ("llama-3.1-70b", "q4_k_m", 42.52, "bartowski/Meta-Llama-3.1-70B-Instruct-GGUF Q4_K_M 42.52 GB"),
-    ("qwen2.5-7b", "q4_k_m", 4.7, "ollama qwen2.5:7b q4_K_M 4.7 GB"),
-])
+@pytest.mark.parametrize(
+    "name, fmt, published_gb, source",
+    [
+        ("llama-3.1-8b", "bf16", 16.06, "8,030,261,248 params x 2 bytes; HF safetensors 16.1 GB"),
+        ("llama-3.1-8b", "q4_k_m", 4.92, "bartowski/Meta-Llama-3.1-8B-Instruct-GGUF Q4_K_M 4.92 GB"),
+        ("llama-3.1-8b", "q5_k_m", 5.73, "bartowski/Meta-Llama-3.1-8B-Instruct-GGUF Q5_K_M 5.73 GB"),
+        ("llama-3.1-8b", "q8_0", 8.54, "bartowski/Meta-Llama-3.1-8B-Instruct-GGUF Q8_0 8.54 GB"),
+        ("llama-3.1-70b", "q4_k_m", 42.52, "bartowski/Meta-Llama-3.1-70B-Instruct-GGUF Q4_K_M 42.52 GB"),
+        ("qwen2.5-7b", "q4_k_m", 4.7, "ollama qwen2.5:7b q4_K_M 4.7 GB"),
+    ],
+)
 def test_weight_bytes_against_published_files(name: str, fmt: str, published_gb: float, source: str) -> None:
     # a GGUF file adds its metadata and tokenizer (a few MB) to the tensors
     assert weight_bytes(preset_decoder(name), fmt) / 1e9 == pytest.approx(published_gb, rel=0.01), source

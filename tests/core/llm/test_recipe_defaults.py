@@ -16,8 +16,20 @@ def run_json(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, object
 
 
 def test_quantized_generation_computes_in_bf16(capsys: pytest.CaptureFixture[str]) -> None:
-    data = run_json(capsys, "zoo:llama-3.1-8b", "--mode", "generate", "--weights", "q4_k_m", "--batch", "8",
-                    "--prompt-len", "2048", "--new-tokens", "512")
+    data = run_json(
+        capsys,
+        "zoo:llama-3.1-8b",
+        "--mode",
+        "generate",
+        "--weights",
+        "q4_k_m",
+        "--batch",
+        "8",
+        "--prompt-len",
+        "2048",
+        "--new-tokens",
+        "512",
+    )
     config, memory = data["config"], data["memory"]
     assert isinstance(config, dict) and isinstance(memory, dict)
     # llama.cpp (the runtime of GGUF weights) caches f16: n_ctx 8 x 2,560 tokens x 32 layers x 2 (K, V) x 8
@@ -34,10 +46,22 @@ def test_explicit_precision_wins(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_qlora_checkpoints_unless_told_not_to(capsys: pytest.CaptureFixture[str]) -> None:
-    on = run_json(capsys, "zoo:qwen2.5-0.5b", "--finetune", "qlora", "--precision", "amp_bf16", "--batch", "1",
-                  "--seq-len", "512")
-    off = run_json(capsys, "zoo:qwen2.5-0.5b", "--finetune", "qlora", "--precision", "amp_bf16", "--batch", "1",
-                   "--seq-len", "512", "--no-checkpointing")
+    on = run_json(
+        capsys, "zoo:qwen2.5-0.5b", "--finetune", "qlora", "--precision", "amp_bf16", "--batch", "1", "--seq-len", "512"
+    )
+    off = run_json(
+        capsys,
+        "zoo:qwen2.5-0.5b",
+        "--finetune",
+        "qlora",
+        "--precision",
+        "amp_bf16",
+        "--batch",
+        "1",
+        "--seq-len",
+        "512",
+        "--no-checkpointing",
+    )
     assert on["config"]["checkpointing"] is True and off["config"]["checkpointing"] is False  # type: ignore[index]
     assert any("prepare_model_for_kbit_training" in n for n in on["assumptions"])  # type: ignore[attr-defined]
     assert on["memory"]["activations"] < off["memory"]["activations"]  # type: ignore[index]

@@ -103,8 +103,9 @@ def test_llama_cpp_partial_offload_moves_layers_and_their_cache_to_system_ram() 
     assert full.weights_bytes - half.weights_bytes > output
     assert half.host_bytes - full.host_bytes > full.weights_bytes - half.weights_bytes
     # what left the GPU is what the CPU streams each decode step (the token embedding only gives one row)
-    assert half.host_read_bytes == (full.weights_bytes - half.weights_bytes) + (full.kv_cache_bytes
-                                                                               - half.kv_cache_bytes)
+    assert half.host_read_bytes == (full.weights_bytes - half.weights_bytes) + (
+        full.kv_cache_bytes - half.kv_cache_bytes
+    )
     assert full.host_read_bytes == 0
 
 
@@ -113,8 +114,26 @@ def test_generate_runtime_defaults_follow_the_weights(capsys: pytest.CaptureFixt
 
     from advisor.cli import main
 
-    assert main(["estimate", "zoo:llama-3.1-8b", "--mode", "generate", "--weights", "q4_k_m", "--prompt-len",
-                 "3584", "--new-tokens", "512", "--batch", "1", "--json"]) == 0
+    assert (
+        main(
+            [
+                "estimate",
+                "zoo:llama-3.1-8b",
+                "--mode",
+                "generate",
+                "--weights",
+                "q4_k_m",
+                "--prompt-len",
+                "3584",
+                "--new-tokens",
+                "512",
+                "--batch",
+                "1",
+                "--json",
+            ]
+        )
+        == 0
+    )
     data = json.loads(capsys.readouterr().out)
     assert data["generation"]["runtime"] == "llama.cpp"
     assert any("the default for q4_k_m" in n for n in data["assumptions"])
@@ -154,15 +173,21 @@ def test_vllm_pool_and_concurrency() -> None:
     assert pool.budget_bytes == int(80 * GIB * 0.9)
     assert pool.blocks == (int(80 * GIB * 0.9) - 8_030_261_248 * 2 - 2 * GIB) // block
     assert pool.concurrent_sequences(8192) == pool.blocks // 512  # 8192 tokens = 512 blocks
-    e = estimate(zoo.build("llama-3.1-8b", 64), Workload("generate", 4, "bf16", prompt_len=1000, new_tokens=24,
-                                                       runtime=Runtime.VLLM))
+    e = estimate(
+        zoo.build("llama-3.1-8b", 64),
+        Workload("generate", 4, "bf16", prompt_len=1000, new_tokens=24, runtime=Runtime.VLLM),
+    )
     assert e.memory.at_peak.kv_cache == 4 * 64 * block  # 1024 tokens = 64 blocks per sequence
     # the card memory whose 0.9 holds it, less the CUDA context (726,466,560 B) and workspaces (77,594,624 B)
     # the fit takes off usable memory: vLLM's share of total memory leaves the context outside it
     outside = 726_466_560 + 77_594_624
     assert e.memory.required_bytes == math.ceil(e.memory.peak_bytes / 0.9) - outside
-    half = estimate(zoo.build("llama-3.1-8b", 64), Workload("generate", 4, "bf16", prompt_len=1000, new_tokens=24,
-                                                          runtime=Runtime.VLLM, gpu_memory_utilization=0.5))
+    half = estimate(
+        zoo.build("llama-3.1-8b", 64),
+        Workload(
+            "generate", 4, "bf16", prompt_len=1000, new_tokens=24, runtime=Runtime.VLLM, gpu_memory_utilization=0.5
+        ),
+    )
     assert half.memory.required_bytes == math.ceil(half.memory.peak_bytes / 0.5) - outside  # --gpu-memory-util.
 
 
@@ -184,18 +209,21 @@ def test_vllm_profile_sorts_a_vocabulary_row_per_sequence() -> None:
     assert vllm_workspace_bytes(spec, 6 * 10**9, 2, 1024) == 6 * 10**9 + graphs  # a larger forward sets it
 
 
-@pytest.mark.parametrize("optimizer, state_bytes", [
-    ("adamw", 2 * 4 * 41_943_040),  # two fp32 states per adapter weight: 335,544,320 B
-    # bitsandbytes blockwise 8-bit: per state 1 byte + an fp32 absmax per 256 = 2 x 1.015625 B per weight
-    ("adamw8bit", 2 * 41_943_040 + 2 * 41_943_040 // 256 * 4),  # 85,196,800 B
-    # paged: tensors of >= 100,000 elements (gate B, up B: 14336 x 16; down A: 16 x 14336) page out;
-    # 32 x (1,310,720 - 3 x 229,376) = 19,922,944 weights stay in device memory
-    ("paged_adamw8bit", 2 * 19_922_944 + 2 * 19_922_944 // 256 * 4),
-    ("lion", 4 * 41_943_040),  # one fp32 state
-    # Adafactor, no first moment: rows + cols fp32 per adapter matrix, per layer q 2 x 4112, k and v 4112 +
-    # 1040, o 2 x 4112, gate and up 4112 + 14352, down 14352 + 4112 = 82,144 values
-    ("adafactor", 32 * 82_144 * 4),
-])
+@pytest.mark.parametrize(
+    "optimizer, state_bytes",
+    [
+        ("adamw", 2 * 4 * 41_943_040),  # two fp32 states per adapter weight: 335,544,320 B
+        # bitsandbytes blockwise 8-bit: per state 1 byte + an fp32 absmax per 256 = 2 x 1.015625 B per weight
+        ("adamw8bit", 2 * 41_943_040 + 2 * 41_943_040 // 256 * 4),  # 85,196,800 B
+        # paged: tensors of >= 100,000 elements (gate B, up B: 14336 x 16; down A: 16 x 14336) page out;
+        # 32 x (1,310,720 - 3 x 229,376) = 19,922,944 weights stay in device memory
+        ("paged_adamw8bit", 2 * 19_922_944 + 2 * 19_922_944 // 256 * 4),
+        ("lion", 4 * 41_943_040),  # one fp32 state
+        # Adafactor, no first moment: rows + cols fp32 per adapter matrix, per layer q 2 x 4112, k and v 4112 +
+        # 1040, o 2 x 4112, gate and up 4112 + 14352, down 14352 + 4112 = 82,144 values
+        ("adafactor", 32 * 82_144 * 4),
+    ],
+)
 def test_optimizer_state_bytes_per_implementation(optimizer: str, state_bytes: int) -> None:
     w = Workload("train", 1, "amp_bf16", optimizer, finetune="lora")  # type: ignore[arg-type]
     e = estimate(zoo.build("llama-3.1-8b", 64), w)
@@ -245,8 +273,9 @@ def test_fused_linear_cross_entropy_never_holds_the_logits() -> None:
     graph = zoo.build("llama-3.1-8b", 4096)
 
     def run(loss: str) -> Estimate:
-        return estimate(graph, Workload("train", 1, "amp_bf16", "adamw", checkpointing=True, finetune="qlora",
-                                        loss=loss))  # type: ignore[arg-type]
+        return estimate(
+            graph, Workload("train", 1, "amp_bf16", "adamw", checkpointing=True, finetune="qlora", loss=loss)
+        )  # type: ignore[arg-type]
 
     plain, fused = run("standard"), run("fused")
     rows = {r.name: r for r in fused.layers}
@@ -265,8 +294,20 @@ def test_expandable_segments_leave_no_stranded_segments() -> None:
     graph = zoo.build("llama-3.1-8b", 12264)
 
     def run(expandable: bool) -> Estimate:
-        return estimate(graph, Workload("train", 1, "amp_bf16", "adamw8bit", checkpointing=True, finetune="qlora",
-                                        lora_rank=32, attention="flash", expandable_segments=expandable))
+        return estimate(
+            graph,
+            Workload(
+                "train",
+                1,
+                "amp_bf16",
+                "adamw8bit",
+                checkpointing=True,
+                finetune="qlora",
+                lora_rank=32,
+                attention="flash",
+                expandable_segments=expandable,
+            ),
+        )
 
     plain, expandable = run(False).memory, run(True).memory
     assert plain.peak_bytes == expandable.peak_bytes
@@ -282,8 +323,24 @@ def test_max_num_seqs_reaches_the_profile(capsys: pytest.CaptureFixture[str]) ->
     from advisor.cli import main
 
     def peak(seqs: str) -> int:
-        assert main(["estimate", "zoo:llama-3.1-8b", "--mode", "generate", "--precision", "bf16", "--runtime",
-                     "vllm", "--max-num-seqs", seqs, "--json"]) == 0
+        assert (
+            main(
+                [
+                    "estimate",
+                    "zoo:llama-3.1-8b",
+                    "--mode",
+                    "generate",
+                    "--precision",
+                    "bf16",
+                    "--runtime",
+                    "vllm",
+                    "--max-num-seqs",
+                    seqs,
+                    "--json",
+                ]
+            )
+            == 0
+        )
         return int(json.loads(capsys.readouterr().out)["memory"]["peak_bytes"])
 
     assert peak("2048") - peak("1024") == 1024 * 128_256 * 38 == 4_990_697_472

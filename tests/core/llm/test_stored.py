@@ -13,27 +13,43 @@ from advisor.core.llm.stored import StoredWeights, quantization_format
 from advisor.core.zoo.llm import preset_decoder
 
 
-@pytest.mark.parametrize(("qc", "fmt", "words"), [
-    ({"quant_method": "gptq", "bits": 4, "group_size": 128}, "int4", "GPTQ 4-bit, group size 128"),
-    ({"quant_method": "gptq", "bits": 8, "group_size": 128}, "int8", "GPTQ 8-bit"),
-    ({"quant_method": "awq", "bits": 4, "group_size": 128, "version": "gemm"}, "int4", "AWQ 4-bit"),
-    ({"quant_method": "bitsandbytes", "load_in_4bit": True, "bnb_4bit_quant_type": "nf4"}, "nf4", "4-bit nf4"),
-    ({"quant_method": "bitsandbytes", "load_in_8bit": True}, "int8", "LLM.int8"),
-    ({"quant_method": "fp8", "weight_block_size": [128, 128]}, "fp8", "8-bit float"),
-    ({"quant_method": "fbgemm_fp8"}, "fp8", "fbgemm_fp8"),
-    ({"quant_method": "mxfp4"}, "int4", "MXFP4"),
-    ({"quant_method": "compressed-tensors",
-      "config_groups": {"group_0": {"weights": {"num_bits": 8, "type": "float"}}}}, "fp8", "8-bit float"),
-    ({"quant_method": "compressed-tensors",
-      "config_groups": {"group_0": {"weights": {"num_bits": 4, "type": "int"}}}}, "int4", "4-bit int"),
-])
+@pytest.mark.parametrize(
+    ("qc", "fmt", "words"),
+    [
+        ({"quant_method": "gptq", "bits": 4, "group_size": 128}, "int4", "GPTQ 4-bit, group size 128"),
+        ({"quant_method": "gptq", "bits": 8, "group_size": 128}, "int8", "GPTQ 8-bit"),
+        ({"quant_method": "awq", "bits": 4, "group_size": 128, "version": "gemm"}, "int4", "AWQ 4-bit"),
+        ({"quant_method": "bitsandbytes", "load_in_4bit": True, "bnb_4bit_quant_type": "nf4"}, "nf4", "4-bit nf4"),
+        ({"quant_method": "bitsandbytes", "load_in_8bit": True}, "int8", "LLM.int8"),
+        ({"quant_method": "fp8", "weight_block_size": [128, 128]}, "fp8", "8-bit float"),
+        ({"quant_method": "fbgemm_fp8"}, "fp8", "fbgemm_fp8"),
+        ({"quant_method": "mxfp4"}, "int4", "MXFP4"),
+        (
+            {
+                "quant_method": "compressed-tensors",
+                "config_groups": {"group_0": {"weights": {"num_bits": 8, "type": "float"}}},
+            },
+            "fp8",
+            "8-bit float",
+        ),
+        (
+            {
+                "quant_method": "compressed-tensors",
+                "config_groups": {"group_0": {"weights": {"num_bits": 4, "type": "int"}}},
+            },
+            "int4",
+            "4-bit int",
+        ),
+    ],
+)
 def test_quantization_config_names_the_stored_format(qc: dict[str, object], fmt: str, words: str) -> None:
     found = quantization_format(qc)
     assert found is not None and found[0] == fmt and words in found[1]
 
 
-@pytest.mark.parametrize("qc", [None, "gptq", {"quant_method": "exl2"},
-                                {"quant_method": "compressed-tensors", "config_groups": {}}])
+@pytest.mark.parametrize(
+    "qc", [None, "gptq", {"quant_method": "exl2"}, {"quant_method": "compressed-tensors", "config_groups": {}}]
+)
 def test_unknown_or_malformed_quantization_has_no_format(qc: object) -> None:
     assert quantization_format(qc) is None
 

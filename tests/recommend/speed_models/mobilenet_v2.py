@@ -5,8 +5,10 @@ from torch import nn
 
 
 def conv_bn(inp: int, out: int, kernel: int, stride: int, groups: int = 1, act: bool = True) -> nn.Sequential:
-    layers: list[nn.Module] = [nn.Conv2d(inp, out, kernel, stride, kernel // 2, groups=groups, bias=False),
-                               nn.BatchNorm2d(out)]
+    layers: list[nn.Module] = [
+        nn.Conv2d(inp, out, kernel, stride, kernel // 2, groups=groups, bias=False),
+        nn.BatchNorm2d(out),
+    ]
     return nn.Sequential(*layers, nn.ReLU6(inplace=True)) if act else nn.Sequential(*layers)
 
 
@@ -28,8 +30,15 @@ class MobileNetV2(nn.Module):
         super().__init__()
         features: list[nn.Module] = [conv_bn(3, 32, 3, 2)]
         inp = 32
-        for t, c, n, s in ((1, 16, 1, 1), (6, 24, 2, 2), (6, 32, 3, 2), (6, 64, 4, 2), (6, 96, 3, 1),
-                           (6, 160, 3, 2), (6, 320, 1, 1)):
+        for t, c, n, s in (
+            (1, 16, 1, 1),
+            (6, 24, 2, 2),
+            (6, 32, 3, 2),
+            (6, 64, 4, 2),
+            (6, 96, 3, 1),
+            (6, 160, 3, 2),
+            (6, 320, 1, 1),
+        ):
             for i in range(n):
                 features.append(InvertedResidual(inp, c, s if i == 0 else 1, t))
                 inp = c
