@@ -48,3 +48,28 @@ def test_the_pdf_prints_recommends_speed_of_a_file(
         assert (row["ms"], row["tput"]) == (f"{step_s * 1e3:,.1f}", f"{throughput:,.0f}"), card
         assert step_s == pytest.approx(analytic[card]["step_time_s"], rel=0.10), card
         assert throughput == pytest.approx(256 / step_s), card  # samples/s = batch / step time, one card
+
+
+LLAMA_1B = Path(__file__).resolve().parents[2] / "advisor/data/llm_configs/llama-3.2-1b/config.json"
+GENERATE = ("--mode", "generate", "--precision", "bf16", "--batch", "1", "--prompt-len", "512", "--new-tokens", "128")
+
+
+def test_the_pdf_prints_recommends_decode_speed_of_a_generation_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Generation: each listed card's step is one decode step and its throughput the decode tokens/s that
+    `advisor recommend` gives (tests/recommend/test_methods_agree.py holds the zoo: and hf: routes alike)."""
+    spec, pdf = f"hf:{LLAMA_1B}", tmp_path / "llama.pdf"
+    monkeypatch.setenv("ADVISOR_CATALOG", str(tmp_path / "c.sqlite3"))
+    options = (*GENERATE, "--max-gpus", "1")
+    capsys.readouterr()
+    assert main(["report", spec, *options, "--out", str(pdf), "--no-local-gpus", "--lang", "en"]) == 0
+    rows = {m["card"]: m for m in map(ROW.match, poppler("pdftotext", "-layout", pdf, "-").splitlines()) if m}
+    assert len(rows) == 10, rows.keys()
+    capsys.readouterr()
+    assert main(["recommend", spec, *options, "--json"]) == 0
+    cli = {r["card"]: r for r in json.loads(capsys.readouterr().out)["recommendations"]}
+    for card, row in rows.items():
+        step_s, decode = cli[card]["step_time_s"], cli[card]["decode_tokens_per_s"]
+        assert (row["ms"], row["tput"]) == (f"{step_s * 1e3:,.1f}", f"{decode:,.0f}"), card
+        assert decode == pytest.approx(1 / step_s, rel=0.01), card  # batch 1: one token per decode step
