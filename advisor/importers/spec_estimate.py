@@ -72,15 +72,15 @@ def choose_method(spec: str, method: str, workload: Workload | None = None) -> L
             f"{spec}: generation (prefill, then decoding with a KV cache) is estimated from the "
             "decoder's description, not simulated; use --method analytic or auto"
         )
-    if method == "auto" and workload is not None and workload.generating:
-        return "analytic"  # any spec: only core's decoder model has a KV cache and a decode loop
-    if method == "auto" and workload is not None and spec.startswith("hf:") and _llm_workload(workload):
-        return "analytic"  # quantized storage and adapters are described by core's decoder model
+    if method == "auto" and workload is not None and (workload.generating or _llm_hub_workload(spec, workload)):
+        # only core's decoder model has a KV cache and a decode loop (any spec); it also describes an hf:
+        # decoder's quantized storage and adapters
+        return "analytic"
     return "simulated" if method != "analytic" and simulatable(spec) else "analytic"
 
 
-def _llm_workload(w: Workload) -> bool:
-    return w.generating or w.finetune != "full" or w.weights not in (None, "fp32", "bf16", "fp16")
+def _llm_hub_workload(spec: str, w: Workload) -> bool:
+    return spec.startswith("hf:") and (w.finetune != "full" or w.weights not in (None, "fp32", "bf16", "fp16"))
 
 
 def spec_estimator(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -22,17 +23,20 @@ ROW = re.compile(
 )
 
 
+def _advisor(capsys: pytest.CaptureFixture[str], *args: str) -> str:
+    """`advisor ARGS` in this process (a subprocess spent its time importing torch again): its stdout."""
+    capsys.readouterr()
+    assert main(list(args)) == 0
+    return capsys.readouterr().out
+
+
 def test_the_pdf_prints_recommends_speed_of_a_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     spec, pdf = str(MODELS / "mlp.py"), tmp_path / "mlp.pdf"
     monkeypatch.setenv("ADVISOR_CATALOG", str(tmp_path / "c.sqlite3"))  # a fresh copy of the bundled catalog
 
-    def advisor(*args: str) -> str:  # in this process: a subprocess spent its time importing torch again
-        capsys.readouterr()
-        assert main(list(args)) == 0
-        return capsys.readouterr().out
-
+    advisor = partial(_advisor, capsys)
     advisor("report", spec, *OPTIONS, "--out", str(pdf), "--no-local-gpus", "--lang", "en")
     text = poppler("pdftotext", "-layout", pdf, "-")
     rows = {m["card"]: m for m in map(ROW.match, text.splitlines()) if m}
@@ -62,13 +66,10 @@ def test_the_pdf_prints_recommends_decode_speed_of_a_generation_config(
     spec, pdf = f"hf:{LLAMA_1B}", tmp_path / "llama.pdf"
     monkeypatch.setenv("ADVISOR_CATALOG", str(tmp_path / "c.sqlite3"))
     options = (*GENERATE, "--max-gpus", "1")
-    capsys.readouterr()
-    assert main(["report", spec, *options, "--out", str(pdf), "--no-local-gpus", "--lang", "en"]) == 0
+    _advisor(capsys, "report", spec, *options, "--out", str(pdf), "--no-local-gpus", "--lang", "en")
     rows = {m["card"]: m for m in map(ROW.match, poppler("pdftotext", "-layout", pdf, "-").splitlines()) if m}
     assert len(rows) == 10, rows.keys()
-    capsys.readouterr()
-    assert main(["recommend", spec, *options, "--json"]) == 0
-    cli = {r["card"]: r for r in json.loads(capsys.readouterr().out)["recommendations"]}
+    cli = {r["card"]: r for r in json.loads(_advisor(capsys, "recommend", spec, *options, "--json"))["recommendations"]}
     for card, row in rows.items():
         step_s, decode = cli[card]["step_time_s"], cli[card]["decode_tokens_per_s"]
         assert (row["ms"], row["tput"]) == (f"{step_s * 1e3:,.1f}", f"{decode:,.0f}"), card
