@@ -221,3 +221,14 @@ def test_a_file_in_generation_mode_is_not_answered_with_a_forward_steps_speed(cl
     code, answer, err = cli("recommend", str(MODELS / "mlp.py"), "--mode", "generate", "--max-gpus", "1")
     assert (code, answer) == (2, {})
     assert "not a decoder language model" in err and len(err.strip().splitlines()) == 1
+
+
+def test_fit_by_simulation_measures_the_qlora_change_by_the_decoder_model(cli: Cli, tmp_path: Path) -> None:
+    """`fit --method simulated` on an hf: decoder once stopped at its QLoRA candidate (the 4-bit base cannot
+    be simulated); that change is measured analytically, as fit's other graph rewrites are."""
+    spec = _hf_specs(tmp_path)["qwen3"]
+    options = ("--gpu", "GeForce RTX 4090", "--batch", "2", "--seq-len", "512", "--precision", "amp_bf16")
+    report = _answer(cli, "fit", spec, *options, "--optimizer", "adamw", "--method", "simulated")
+    assert report["current"]["method"] == "simulated"  # type: ignore[index]
+    qlora = [e for e in report["changes"] if "qlora" in json.dumps(e).lower()]  # type: ignore[union-attr]
+    assert qlora and all(e["method"] == "analytic" for e in qlora)  # type: ignore[index]

@@ -137,6 +137,8 @@ class Measurer:
             and not v.freeze
             and v.accumulate == 1
             and v.seq_len in (None, self.subject.seq_len)
+            # a 4-bit base runs bitsandbytes' kernels, which the meta device has not (simulate/adapters.py)
+            and v.workload.finetune != "qlora"
         )
 
     def measure(self, v: Variant) -> Measured:
