@@ -31,6 +31,7 @@ from advisor.core import zoo
 from advisor.core.analytic import estimate
 from advisor.core.loss_head import with_loss_head
 from advisor.core.workload import Workload
+from advisor.recommend import tensor_power
 from advisor.recommend.devices import device
 from advisor.recommend.timing import FITTED, Efficiency, StepParts, combine, step_parts, step_seconds, step_work
 
@@ -194,6 +195,43 @@ def report(data: Sequence[Case], in_sample: Efficiency, group: Callable[[Case], 
     print(_line("overall", list(held.values()), list(inside.values())))
 
 
+# The graphics dies' saturation point (advisor/recommend/tensor_power.py) is scanned here, not by fit(): it moves
+# the GEMM times inside StepParts, so each value rebuilds the public cases. 1.0-4.0 W per TFLOPS: from about
+# Hopper's energy per FLOP to the T4-derived Turing figure.
+GRAPHICS_GRID = tuple(x / 4 for x in range(4, 17))
+
+
+def _loss(data: Sequence[Case]) -> float:
+    return statistics.fmean(abs(math.log1p(e)) for e in errors(data, FITTED))
+
+
+def graphics_held_out() -> None:
+    """The graphics-die saturation point that fits the public rows best with FITTED's other constants, and each
+    card it applies to predicted with the value fitted on the other such cards (leave-one-card-out)."""
+    held = tensor_power.GRAPHICS
+    try:
+        by_value: dict[float, list[Case]] = {}
+        for value in GRAPHICS_GRID:  # device() reads tensor_power.GRAPHICS at each call
+            tensor_power.GRAPHICS = tensor_power.TensorPower(held.maximum, value)
+            by_value[value] = public_cases()
+    finally:
+        tensor_power.GRAPHICS = held
+    first, last = by_value[GRAPHICS_GRID[0]], by_value[GRAPHICS_GRID[-1]]
+    cards = sorted({a.card for a, b in zip(first, last, strict=True) if a.parts != b.parts})
+
+    def best(names: Sequence[str]) -> float:
+        return min(GRAPHICS_GRID, key=lambda v: _loss([c for c in by_value[v] if c.card in names]))
+
+    print(f"\ngraphics-die saturation, W per TFLOPS (in code {held.saturation_w_per_tflops}): {best(cards)} on {cards}")
+    print(f"{'card held out':40} {'fitted':>6} {'med err':>8} {'med p/m':>8}")
+    for card in cards:
+        value = best([c for c in cards if c != card])
+        left = [c for c in by_value[value] if c.card == card]
+        errs = errors(left, FITTED)
+        ratio = statistics.median(1 / (1 + e) for e in errs)  # predicted / measured throughput
+        print(f"{card[:40]:40} {value:6.2f} {statistics.median(abs(e) for e in errs):8.1%} {ratio:8.2f}")
+
+
 def simulated_beside_analytic() -> None:
     """The H200 rows timed by both estimators of the same model file, as `advisor estimate FILE.py` runs it."""
     from accuracy_simulated import model_file, workload
@@ -250,6 +288,8 @@ def main() -> int:
             )
     report(data, fitted, lambda c: c.family, "leave one family out / family and mode")
     report(data, fitted, lambda c: c.card, "leave one card out / card and mode")
+    if "--h200-only" not in sys.argv:
+        graphics_held_out()
     return 0
 
 

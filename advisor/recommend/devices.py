@@ -8,6 +8,7 @@ from advisor.catalog.records import CardRecord, model_memory_bytes
 from advisor.core.overheads import HOPPER_MEASURED
 from advisor.core.workload import Precision, Workload
 from advisor.recommend.multiprocessors import lanes_and_clock, sm_count
+from advisor.recommend.tensor_power import HOPPER, TensorPower, tensor_power
 
 # The driver's own reservation scales with the card's memory (page tables, ECC): measured 644,939,776 B
 # used on an idle H200 (143,771 MiB) -> 0.43% of the memory. CUDA context, cuBLAS/cuDNN and their
@@ -39,6 +40,7 @@ class Device:
     # Ampere, Ada and Blackwell the TF32 rate equals the FP32 one, yet the tensor path is the one that runs
     tf32_conv: bool = False
     tf32_matmul: bool = False
+    tensor_power: TensorPower = HOPPER  # how the die's tensor clock falls under tdp_w (advisor.recommend.tensor_power)
 
 
 def matmul_rate(card: CardRecord, workload: Workload) -> float:
@@ -145,4 +147,5 @@ def device(card: CardRecord, workload: Workload) -> Device:
         tensor_cores=workload.precision is not Precision.FP32 and matmul > card.fp32_tflops,
         tf32_conv=tf32,
         tf32_matmul=tf32 and workload.tf32,
+        tensor_power=tensor_power(card),
     )

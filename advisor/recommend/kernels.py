@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 
 from advisor.recommend.devices import Device
+from advisor.recommend.tensor_power import HOPPER, TensorPower
 
 # Share of the datasheet peak that a large, well-shaped kernel reaches, measured on the H200 (shared/
 # calibration/h200/environment.json "calibration", against cards.csv's H200 SXM figures): bf16 matmul
@@ -21,35 +22,18 @@ H200_TENSOR_CEILING = 0.79
 SIMT_CEILING = 0.75
 BANDWIDTH_CEILING = 0.87
 # Tensor-core rates are quoted at the boost clock; under a full tensor load a board holds that clock only
-# where its power limit allows. The H200 runs 989.5 dense TFLOPS on 700 W (0.71 W per TFLOPS) and sustains
-# 0.79 of its peak; a GeForce RTX 4090 has 450 W for 165 TFLOPS (2.7 W) and holds its boost clock, the
-# 300 W RTX PRO 6000 Max-Q does not (its figures are the 600 W card's clocks cut down). The share reached is
-# TENSOR_CEILING_MAX x min(1, watts per TFLOPS / POWER_SATURATION_W_PER_TFLOPS) ^ POWER_EXPONENT: dynamic
-# power grows faster than the clock near the top of the voltage curve, so the clock falls off slowly with
-# the power per operation. The maximum and the exponent were fitted in an earlier revision and are held here
-# (benchmarks/time.py no longer refits them: scanning 0.85-1.0 and 0.5-1.75 with the other constants refitted
-# moved the public median by under 0.5 points); the saturation point is fixed by the H200's measured 0.79.
-# Known limit: the rule anchors every architecture's energy per tensor FLOP at Hopper's. Measured maximum
-# matmul rates (stas00/ml-engineering, compute/accelerator/README.md, "Maximum Achievable Matmul FLOPS
-# comparison table", read 2026-12-01) put the A100 SXM at 0.859 of peak (the rule: 0.95) and the B200 at
-# 0.776 (the rule: 0.55): Ampere spends more energy per FLOP than Hopper, Blackwell's data-centre die less,
-# and 300 W / 150 W boards with full-rate FP32-accumulate tensor cores (RTX 6000 Ada, A10) come out too fast.
-TENSOR_CEILING_MAX = 0.95
-POWER_EXPONENT = 0.75
-H200_WATTS_PER_TFLOPS = 700 / 989.5
+# where its power limit allows: a GeForce RTX 4090 has 450 W for 165 TFLOPS and holds it, the 300 W RTX PRO
+# 6000 Max-Q does not (its figures are the 600 W card's clocks cut down). How fast the clock falls with the
+# power per operation depends on the die's energy per FLOP (advisor.recommend.tensor_power).
 # TF32 GEMMs reach less than half-precision ones where power is plentiful (the H200's TF32 rate takes half
 # its bf16 power and still reaches only 0.81: operand bandwidth, not clocks, limits it): measured, a cap.
 TF32_CEILING = 0.81
 
 
-def tensor_ceiling(rate_tflops: float, tdp_w: float) -> float:
-    """Share of a tensor-core rate (dense TFLOPS) a large GEMM sustains within the board's power limit (the
-    module's constants are read at each call, so benchmarks/time.py can fit them)."""
-    maximum, exponent = TENSOR_CEILING_MAX, POWER_EXPONENT
-    saturation = H200_WATTS_PER_TFLOPS / (H200_TENSOR_CEILING / maximum) ** (1 / exponent)
-    if rate_tflops <= 0 or tdp_w <= 0:
-        return H200_TENSOR_CEILING
-    return float(maximum * min(1.0, tdp_w / rate_tflops / saturation) ** exponent)
+def tensor_ceiling(rate_tflops: float, tdp_w: float, power: TensorPower = HOPPER) -> float:
+    """Share of a tensor-core rate (dense TFLOPS) a large GEMM sustains within the board's power limit, by the
+    die's energy rule (Hopper's unless given)."""
+    return power.ceiling(rate_tflops, tdp_w)
 
 
 # Output tile of one thread block. Half-precision tensor-core GEMMs on Ampere/Hopper run 128x128 (and
@@ -74,10 +58,10 @@ def _ceiling_flops(dev: Device, dtype_bytes: int, conv: bool = False) -> float:
     cores for cuDNN convolutions (allow_tf32 is on for cuDNN, off for matmul in PyTorch unless the workload
     turns it on) else CUDA cores."""
     if dtype_bytes <= 2 and dev.tensor_cores:
-        return dev.matmul_tflops * 1e12 * tensor_ceiling(dev.matmul_tflops, dev.tdp_w)
+        return dev.matmul_tflops * 1e12 * tensor_ceiling(dev.matmul_tflops, dev.tdp_w, dev.tensor_power)
     if _tf32(dev, conv):
         rate = dev.conv_tflops if conv else dev.matmul_tflops
-        return rate * 1e12 * min(TF32_CEILING, tensor_ceiling(rate, dev.tdp_w))
+        return rate * 1e12 * min(TF32_CEILING, tensor_ceiling(rate, dev.tdp_w, dev.tensor_power))
     return simt_flops_per_s(dev)
 
 

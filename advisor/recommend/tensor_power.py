@@ -1,0 +1,77 @@
+"""How far a die's tensor-core clock falls under its board's power limit (advisor.recommend.kernels'
+tensor_ceiling): the energy a dense tensor-core FLOP costs differs by die, not only by board power.
+
+A large GEMM reaches `maximum` of the datasheet peak where the board has power to spare, and
+maximum x (board watts per dense TFLOPS / saturation_w_per_tflops) ^ POWER_EXPONENT below that point:
+saturation_w_per_tflops is the board power per peak TFLOPS at which the die just holds its boost clock under a
+tensor load, i.e. its energy per FLOP. Stable names: TensorPower, tensor_power, HOPPER.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from advisor.catalog.records import CardRecord
+
+# Dynamic power grows faster than the clock near the top of the voltage curve, so the clock falls off slowly
+# with the power per operation: clock share = (power share) ^ 0.75 (fitted in an earlier revision and held:
+# scanning 0.5-1.75 with the other constants refitted moved the public median by under 0.5 points).
+POWER_EXPONENT = 0.75
+
+
+@dataclass(frozen=True)
+class TensorPower:
+    maximum: float  # share of the boost-clock peak a large GEMM reaches with power to spare
+    saturation_w_per_tflops: float  # board watts per peak dense TFLOPS at which the boost clock just holds
+
+    def ceiling(self, rate_tflops: float, tdp_w: float) -> float:
+        """Share of a tensor rate (dense TFLOPS) a large GEMM sustains on a board of tdp_w watts."""
+        if rate_tflops <= 0 or tdp_w <= 0:
+            return self.maximum
+        return float(self.maximum * min(1.0, tdp_w / rate_tflops / self.saturation_w_per_tflops) ** POWER_EXPONENT)
+
+
+def _through(maximum: float, watts: float, tflops: float, measured: float) -> TensorPower:
+    """The saturation point that puts a measured share on a board of `watts` for `tflops` peak."""
+    return TensorPower(maximum, watts / tflops / (measured / maximum) ** (1 / POWER_EXPONENT))
+
+
+# Hopper (GH100): the H200 runs 989.5 dense TFLOPS on 700 W and its bf16 matmul sustains 782.7 / 989.5 = 0.79
+# of that (shared/calibration/h200/environment.json "calibration"); the maximum 0.95 was fitted in an earlier
+# revision and is held (scanning 0.85-1.0 moved the public median by under 0.5 points).
+HOPPER = _through(0.95, 700, 989.5, 0.79)
+# Measured maximum achievable matmul rates, bf16 (stas00/ml-engineering@744d01e18b79,
+# compute/accelerator/README.md, "Maximum Achievable Matmul FLOPS comparison table"):
+# - Ampere's data-centre die (GA100): A100 SXM (400 W, 312 TFLOPS) 271.2 = 0.869 of peak, power to spare (so
+#   0.869 is its maximum); A100 PCIe (250 W) 252.9 = 0.811 below it.
+GA100 = _through(0.869, 250, 312, 0.811)
+# - Blackwell's data-centre die (B200/B300): B200 (1000 W, 2250 TFLOPS) 1745 = 0.776, B300 (more power, same
+#   peak) 0.786: the B200 holds its clock at 0.44 W per TFLOPS, half of Hopper's energy per FLOP (tcgen05 reads
+#   its operands from shared memory and keeps the accumulator in tensor memory, not the register file).
+GB100 = TensorPower(0.776, 1000 / 2250)
+
+
+# Turing (TU10x, 12 nm): a T4 (70 W, 65 TFLOPS fp16) sustains about 24 TFLOPS in a 4096^3 cuBLAS GEMM loop,
+# 0.37 of peak, "due to power capping" (NVIDIA developer forum, "About GPU peak performance", 2023-08,
+# forums.developer.nvidia.com/t/264462, NVIDIA's answer): 3.8 W per TFLOPS to hold the boost clock, 5x Hopper's.
+TURING = _through(0.95, 70, 65, 24 / 65)
+# The graphics dies of Ampere, Ada and Blackwell (GA10x, AD10x, GB20x: GeForce, workstation and the GDDR data-
+# centre boards A10, L4, L40S) issue mma.sync from the register file like Turing: fitted, 2.25 W per TFLOPS (the
+# public rows of benchmarks/public_speed.py put every card's median in 0.85-1.15 from 2.0 to 2.5;
+# benchmarks/time.py prints it held out card by card). At 450 W for 165 TFLOPS a GeForce RTX 4090 holds its
+# clock; the 150 W A10 (125 TFLOPS) and the 300 W RTX 6000 Ada (364) do not.
+GRAPHICS_SATURATION_W_PER_TFLOPS = 2.25
+GRAPHICS = TensorPower(0.95, GRAPHICS_SATURATION_W_PER_TFLOPS)
+
+
+def tensor_power(card: CardRecord) -> TensorPower:
+    """The die's energy rule: NVIDIA's HBM data-centre dies and Turing from their measured matmul rates, the
+    other NVIDIA tensor-core dies by the graphics rule; AMD and Intel keep Hopper's."""
+    if card.vendor != "NVIDIA":
+        return HOPPER
+    hbm = card.memory_type.upper().startswith("HBM")
+    if card.architecture == "Turing":
+        return TURING
+    if card.architecture in ("Ampere", "Ada Lovelace", "Blackwell"):
+        return (GA100 if card.architecture == "Ampere" else GB100) if hbm else GRAPHICS
+    return HOPPER
