@@ -52,16 +52,24 @@ GB100 = TensorPower(0.776, 1000 / 2250)
 
 
 # Turing (TU10x, 12 nm): a T4 (70 W, 65 TFLOPS fp16) sustains about 24 TFLOPS in a 4096^3 cuBLAS GEMM loop,
-# 0.37 of peak, "due to power capping" (NVIDIA developer forum, "About GPU peak performance", 2023-08,
-# forums.developer.nvidia.com/t/264462, NVIDIA's answer): 3.8 W per TFLOPS to hold the boost clock, 5x Hopper's.
+# 0.37 of peak, "due to power capping" (NVIDIA developer forum, "About GPU peak performance",
+# forums.developer.nvidia.com/t/264462, NVIDIA's answer; read 2026-12-02): 3.8 W per TFLOPS to hold the boost
+# clock, 4x Hopper's.
 TURING = _through(0.95, 70, 65, 24 / 65)
 # The graphics dies of Ampere, Ada and Blackwell (GA10x, AD10x, GB20x: GeForce, workstation and the GDDR data-
-# centre boards A10, L4, L40S) issue mma.sync from the register file like Turing: fitted, 2.25 W per TFLOPS (the
-# public rows of benchmarks/public_speed.py put every card's median in 0.85-1.15 from 2.0 to 2.5;
-# benchmarks/time.py prints it held out card by card). At 450 W for 165 TFLOPS a GeForce RTX 4090 holds its
-# clock; the 150 W A10 (125 TFLOPS) and the 300 W RTX 6000 Ada (364) do not.
+# centre boards A10, L4, L40S) issue mma.sync from the register file like Turing.
+# - maximum 1.0: their rated boost clock is below the one they hold with power to spare. On a GeForce RTX 4090
+#   (165.2 TFLOPS fp16 with fp32 accumulate) tinygrad sets "165+ TFLOP ... FP16 with FP32 acc" as matching
+#   torch (tinygrad/tinygrad PR #13623, 2025-12-09), and PR #6926 (2024-10-07, the table of its description)
+#   ran 4096^3 1024 times at 166.3 TFLOPS, 1.007 of the peak.
+# - saturation: fitted, 2.25 W per TFLOPS (every card of benchmarks/public_speed.py has its median ratio in
+#   0.85-1.15 from 2.0 to 2.5; benchmarks/time.py prints it held out card by card). At 450 W for 165 TFLOPS
+#   the RTX 4090 holds its clock; the 150 W A10 (125 TFLOPS) and the 300 W RTX 6000 Ada (364) do not. Known
+#   tension: PR #6926's fp16-accumulate row, 339.8 TFLOPS (of 330.3 at 1.36 W per TFLOPS), says an
+#   fp16-accumulate FLOP costs less than the fitted figure; workstation boards run fp32 accumulation at full
+#   rate, which reads and writes twice the accumulator registers, and that is what the public rows time.
 GRAPHICS_SATURATION_W_PER_TFLOPS = 2.25
-GRAPHICS = TensorPower(0.95, GRAPHICS_SATURATION_W_PER_TFLOPS)
+GRAPHICS = TensorPower(1.0, GRAPHICS_SATURATION_W_PER_TFLOPS)
 
 
 def tensor_power(card: CardRecord) -> TensorPower:

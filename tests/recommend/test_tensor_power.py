@@ -37,11 +37,11 @@ def test_each_rule_puts_its_measured_share_on_its_board(
 
 
 def test_a_graphics_die_holds_its_clock_only_with_the_power_for_it() -> None:
-    # RTX 4090: 450 W / 165.2 TFLOPS = 2.72 W per TFLOPS, above the 2.25 saturation point: the maximum, 0.95
-    assert GRAPHICS.ceiling(165.2, 450) == pytest.approx(0.95)
-    # A10: 150 W / 125 TFLOPS = 1.2 W per TFLOPS: 0.95 x (1.2 / 2.25) ^ 0.75 = 0.95 x 0.6244 = 0.593
-    assert GRAPHICS.ceiling(125, 150) == pytest.approx(0.95 * (1.2 / GRAPHICS_SATURATION_W_PER_TFLOPS) ** 0.75)
-    assert GRAPHICS.ceiling(125, 150) == pytest.approx(0.593, abs=1e-3)
+    # RTX 4090: 450 W / 165.2 TFLOPS = 2.72 W per TFLOPS, above the 2.25 saturation point: the maximum, 1.0
+    assert GRAPHICS.ceiling(165.2, 450) == pytest.approx(1.0)
+    # A10: 150 W / 125 TFLOPS = 1.2 W per TFLOPS: 1.0 x (1.2 / 2.25) ^ 0.75 = 0.6244
+    assert GRAPHICS.ceiling(125, 150) == pytest.approx((1.2 / GRAPHICS_SATURATION_W_PER_TFLOPS) ** 0.75)
+    assert GRAPHICS.ceiling(125, 150) == pytest.approx(0.624, abs=1e-3)
     # the same 150 W board on Hopper's energy per FLOP would hold 0.95: 1.2 W per TFLOPS > 0.905
     assert HOPPER.ceiling(125, 150) == pytest.approx(0.95)
 
