@@ -195,10 +195,10 @@ def report(data: Sequence[Case], in_sample: Efficiency, group: Callable[[Case], 
     print(_line("overall", list(held.values()), list(inside.values())))
 
 
-# The graphics dies' saturation point (advisor/recommend/tensor_power.py) is scanned here, not by fit(): it moves
-# the GEMM times inside StepParts, so each value rebuilds the public cases. 1.0-4.0 W per TFLOPS: from about
-# Hopper's energy per FLOP to the T4-derived Turing figure.
-GRAPHICS_GRID = tuple(x / 4 for x in range(4, 17))
+# The graphics dies' energy ratio (advisor/recommend/tensor_power.py) is scanned here, not by fit(): it moves
+# the GEMM times inside StepParts, so each value rebuilds the public cases. 1.5-4.5 times the data-centre die's
+# energy per FLOP: from about Hopper's to past the T4-derived Turing figure (4x Hopper's).
+GRAPHICS_GRID = tuple(x / 4 for x in range(6, 19))
 
 
 def _loss(data: Sequence[Case]) -> float:
@@ -206,23 +206,23 @@ def _loss(data: Sequence[Case]) -> float:
 
 
 def graphics_held_out() -> None:
-    """The graphics-die saturation point that fits the public rows best with FITTED's other constants, and each
+    """The graphics dies' energy ratio that fits the public rows best with FITTED's other constants, and each
     card it applies to predicted with the value fitted on the other such cards (leave-one-card-out)."""
-    held = tensor_power.GRAPHICS
+    held = tensor_power.GRAPHICS_ENERGY_RATIO
     try:
         by_value: dict[float, list[Case]] = {}
-        for value in GRAPHICS_GRID:  # device() reads tensor_power.GRAPHICS at each call
-            tensor_power.GRAPHICS = tensor_power.TensorPower(held.maximum, value)
+        for value in GRAPHICS_GRID:  # device() reads tensor_power.GRAPHICS_ENERGY_RATIO at each call
+            tensor_power.GRAPHICS_ENERGY_RATIO = value
             by_value[value] = public_cases()
     finally:
-        tensor_power.GRAPHICS = held
+        tensor_power.GRAPHICS_ENERGY_RATIO = held
     first, last = by_value[GRAPHICS_GRID[0]], by_value[GRAPHICS_GRID[-1]]
     cards = sorted({a.card for a, b in zip(first, last, strict=True) if a.parts != b.parts})
 
     def best(names: Sequence[str]) -> float:
         return min(GRAPHICS_GRID, key=lambda v: _loss([c for c in by_value[v] if c.card in names]))
 
-    print(f"\ngraphics-die saturation, W per TFLOPS (in code {held.saturation_w_per_tflops}): {best(cards)} on {cards}")
+    print(f"\ngraphics-die energy ratio (in code {held}): {best(cards)} on {cards}")
     print(f"{'card held out':40} {'fitted':>6} {'med err':>8} {'med p/m':>8}")
     for card in cards:
         value = best([c for c in cards if c != card])

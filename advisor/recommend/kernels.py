@@ -25,9 +25,14 @@ BANDWIDTH_CEILING = 0.87
 # where its power limit allows: a GeForce RTX 4090 has 450 W for 165 TFLOPS and holds it, the 300 W RTX PRO
 # 6000 Max-Q does not (its figures are the 600 W card's clocks cut down). How fast the clock falls with the
 # power per operation depends on the die's energy per FLOP (advisor.recommend.tensor_power).
-# TF32 GEMMs reach less than half-precision ones where power is plentiful (the H200's TF32 rate takes half
-# its bf16 power and still reaches only 0.81: operand bandwidth, not clocks, limits it): measured, a cap.
+# A TF32 tensor-core GEMM draws the power of a half-precision one at half its FLOPs: mma.sync.m16n8k8.tf32 moves
+# the same fragments as mma.sync.m16n8k16.f16/.bf16 (A 4, B 2, C and D 4 32-bit registers a thread: PTX ISA,
+# "Matrix Fragments for mma.m16n8k8" and "for mma.m16n8k16") in half the multiply-adds, and the TF32 rate is
+# half the half-precision one, so both issue as many instructions a clock. Its clock share under the board's
+# power limit is the half-precision one (the H200: 0.79 by the rule, 402.9 / 494.5 = 0.81 measured), capped at
+# that measured 0.81 where power is plentiful.
 TF32_CEILING = 0.81
+TF32_POWER_PER_FLOP = 2  # board power per TF32 FLOP over a half-precision one's
 
 
 def tensor_ceiling(rate_tflops: float, tdp_w: float, power: TensorPower = HOPPER) -> float:
@@ -61,7 +66,7 @@ def _ceiling_flops(dev: Device, dtype_bytes: int, conv: bool = False) -> float:
         return dev.matmul_tflops * 1e12 * tensor_ceiling(dev.matmul_tflops, dev.tdp_w, dev.tensor_power)
     if _tf32(dev, conv):
         rate = dev.conv_tflops if conv else dev.matmul_tflops
-        return rate * 1e12 * min(TF32_CEILING, tensor_ceiling(rate, dev.tdp_w, dev.tensor_power))
+        return rate * 1e12 * min(TF32_CEILING, tensor_ceiling(rate * TF32_POWER_PER_FLOP, dev.tdp_w, dev.tensor_power))
     return simt_flops_per_s(dev)
 
 

@@ -4,7 +4,7 @@ tensor_ceiling): the energy a dense tensor-core FLOP costs differs by die, not o
 A large GEMM reaches `maximum` of the datasheet peak where the board has power to spare, and
 maximum x (board watts per dense TFLOPS / saturation_w_per_tflops) ^ POWER_EXPONENT below that point:
 saturation_w_per_tflops is the board power per peak TFLOPS at which the die just holds its boost clock under a
-tensor load, i.e. its energy per FLOP. Stable names: TensorPower, tensor_power, HOPPER.
+tensor load, i.e. its energy per FLOP. Stable names: TensorPower, tensor_power, graphics, HOPPER.
 """
 
 from __future__ import annotations
@@ -57,29 +57,42 @@ GB100 = TensorPower(0.776, 1000 / 2250)
 # clock, 4x Hopper's.
 TURING = _through(0.95, 70, 65, 24 / 65)
 # The graphics dies of Ampere, Ada and Blackwell (GA10x, AD10x, GB20x: GeForce, workstation and the GDDR data-
-# centre boards A10, L4, L40S) issue mma.sync from the register file like Turing.
+# centre boards A10, L4, L40S) spend more board power per tensor FLOP than the data-centre die of their
+# generation (mma.sync operands through the register file, where Hopper's wgmma and Blackwell's tcgen05 read
+# shared memory; GDDR and the board's fans inside the same limit): GRAPHICS_ENERGY_RATIO times its saturation
+# point, Ada beside Hopper (both TSMC 4N).
 # - maximum 1.0: their rated boost clock is below the one they hold with power to spare. On a GeForce RTX 4090
 #   (165.2 TFLOPS fp16 with fp32 accumulate) tinygrad sets "165+ TFLOP ... FP16 with FP32 acc" as matching
 #   torch (tinygrad/tinygrad PR #13623, 2025-12-09), and PR #6926 (2024-10-07, the table of its description)
 #   ran 4096^3 1024 times at 166.3 TFLOPS, 1.007 of the peak.
-# - saturation: fitted, 2.25 W per TFLOPS (every card of benchmarks/public_speed.py has its median ratio in
-#   0.85-1.15 from 2.0 to 2.5; benchmarks/time.py prints it held out card by card). At 450 W for 165 TFLOPS
-#   the RTX 4090 holds its clock; the 150 W A10 (125 TFLOPS) and the 300 W RTX 6000 Ada (364) do not. Known
-#   tension: PR #6926's fp16-accumulate row, 339.8 TFLOPS (of 330.3 at 1.36 W per TFLOPS), says an
-#   fp16-accumulate FLOP costs less than the fitted figure; workstation boards run fp32 accumulation at full
-#   rate, which reads and writes twice the accumulator registers, and that is what the public rows time.
-GRAPHICS_SATURATION_W_PER_TFLOPS = 2.25
-GRAPHICS = TensorPower(1.0, GRAPHICS_SATURATION_W_PER_TFLOPS)
+# - GRAPHICS_ENERGY_RATIO: fitted, 3.0, the best of benchmarks/time.py's scan (it prints each card held out);
+#   every card of benchmarks/public_speed.py has its median ratio in 0.85-1.15 from 2.4 to 3.3. That puts GA10x
+#   at 2.6, AD10x at 2.7 and GB20x at 1.3 W per TFLOPS: the 450 W RTX 4090 (2.7 W per TFLOPS) and RTX 5090 hold
+#   their clocks, the 150 W A10 (1.2), 300 W RTX 6000 Ada (0.82) and 300 W RTX PRO 6000 Max-Q (0.68) do not.
+#   Known tension: PR #6926's fp16-accumulate row, 339.8 TFLOPS (of 330.3, at 1.36 W per TFLOPS), says a 4090
+#   fp16-accumulate FLOP costs less than that; workstation boards run fp32 accumulation at full rate, which
+#   reads and writes twice the accumulator registers, and that is what the public rows time.
+GRAPHICS_MAXIMUM = 1.0
+GRAPHICS_ENERGY_RATIO = 3.0
+_DATA_CENTRE_SIBLING = {"Ampere": GA100, "Ada Lovelace": HOPPER, "Blackwell": GB100}
+
+
+def graphics(architecture: str) -> TensorPower:
+    """The rule of a graphics die of this generation (module constants read at each call: benchmarks/time.py
+    scans GRAPHICS_ENERGY_RATIO)."""
+    sibling = _DATA_CENTRE_SIBLING[architecture]
+    return TensorPower(GRAPHICS_MAXIMUM, GRAPHICS_ENERGY_RATIO * sibling.saturation_w_per_tflops)
 
 
 def tensor_power(card: CardRecord) -> TensorPower:
     """The die's energy rule: NVIDIA's HBM data-centre dies and Turing from their measured matmul rates, the
-    other NVIDIA tensor-core dies by the graphics rule; AMD and Intel keep Hopper's."""
+    other Ampere, Ada and Blackwell dies by the graphics rule; AMD and Intel keep Hopper's."""
     if card.vendor != "NVIDIA":
         return HOPPER
-    hbm = card.memory_type.upper().startswith("HBM")
     if card.architecture == "Turing":
         return TURING
-    if card.architecture in ("Ampere", "Ada Lovelace", "Blackwell"):
-        return (GA100 if card.architecture == "Ampere" else GB100) if hbm else GRAPHICS
-    return HOPPER
+    if card.architecture not in _DATA_CENTRE_SIBLING:
+        return HOPPER
+    if card.memory_type.upper().startswith("HBM"):
+        return _DATA_CENTRE_SIBLING[card.architecture]
+    return graphics(card.architecture)
