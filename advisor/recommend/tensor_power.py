@@ -54,7 +54,9 @@ GB100 = TensorPower(0.776, 1000 / 2250)
 # Turing (TU10x, 12 nm): a T4 (70 W, 65 TFLOPS fp16) sustains about 24 TFLOPS in a 4096^3 cuBLAS GEMM loop,
 # 0.37 of peak, "due to power capping" (NVIDIA developer forum, "About GPU peak performance",
 # forums.developer.nvidia.com/t/264462, NVIDIA's answer; read 2026-12-02): 3.8 W per TFLOPS to hold the boost
-# clock, 4x Hopper's.
+# clock, 4x Hopper's. Volta (GV100) is made on the same TSMC 12 nm node and takes the same figure: a V100 SXM2
+# (300 W, 125 TFLOPS) measured at most 94.8 TFLOPS, 0.76 of peak, where Hopper's rule gave 0.95 (and this one
+# 0.67; benchmarks/gemm_ceiling.py).
 TURING = _through(0.95, 70, 65, 24 / 65)
 # The graphics dies of Ampere, Ada and Blackwell (GA10x, AD10x, GB20x: GeForce, workstation and the GDDR data-
 # centre boards A10, L4, L40S) spend more board power per tensor FLOP than the data-centre die of their
@@ -69,9 +71,11 @@ TURING = _through(0.95, 70, 65, 24 / 65)
 #   every card of benchmarks/public_speed.py has its median ratio in 0.85-1.15 from 2.4 to 3.3. That puts GA10x
 #   at 2.6, AD10x at 2.7 and GB20x at 1.3 W per TFLOPS: the 450 W RTX 4090 (2.7 W per TFLOPS) and RTX 5090 hold
 #   their clocks, the 150 W A10 (1.2), 300 W RTX 6000 Ada (0.82) and 300 W RTX PRO 6000 Max-Q (0.68) do not.
-#   Known tension: PR #6926's fp16-accumulate row, 339.8 TFLOPS (of 330.3, at 1.36 W per TFLOPS), says a 4090
-#   fp16-accumulate FLOP costs less than that; workstation boards run fp32 accumulation at full rate, which
-#   reads and writes twice the accumulator registers, and that is what the public rows time.
+#   Measured large GEMMs that no constant was fitted on agree on the A40, RTX A6000 and L20 (predicted 0.98-1.00
+#   of measured) and put the RTX PRO 6000 (600 W) at 1.11 (benchmarks/gemm_ceiling.py); the low-power Ada boards
+#   run faster than the rule: the L4 (72 W) at 0.68, the L40S (350 W) at 0.62 of its best (burst) figure. So
+#   does a 4090 with fp16 accumulation (tinygrad PR #6926: 339.8 of 330.3 TFLOPS at 1.36 W per TFLOPS); the
+#   public rows time fp32 accumulation, which reads and writes twice the accumulator registers.
 GRAPHICS_MAXIMUM = 1.0
 GRAPHICS_ENERGY_RATIO = 3.0
 _DATA_CENTRE_SIBLING = {"Ampere": GA100, "Ada Lovelace": HOPPER, "Blackwell": GB100}
@@ -85,11 +89,11 @@ def graphics(architecture: str) -> TensorPower:
 
 
 def tensor_power(card: CardRecord) -> TensorPower:
-    """The die's energy rule: NVIDIA's HBM data-centre dies and Turing from their measured matmul rates, the
-    other Ampere, Ada and Blackwell dies by the graphics rule; AMD and Intel keep Hopper's."""
+    """The die's energy rule: NVIDIA's HBM data-centre dies and the 12 nm ones (Turing, Volta) from their measured
+    matmul rates, the other Ampere, Ada and Blackwell dies by the graphics rule; AMD and Intel keep Hopper's."""
     if card.vendor != "NVIDIA":
         return HOPPER
-    if card.architecture == "Turing":
+    if card.architecture in ("Turing", "Volta"):
         return TURING
     if card.architecture not in _DATA_CENTRE_SIBLING:
         return HOPPER

@@ -69,6 +69,7 @@ def _card(architecture: str, memory: str, vendor: str = "NVIDIA") -> CardRecord:
         (_card("Blackwell", "HBM3e"), GB100),
         (_card("Blackwell", "GDDR7"), graphics("Blackwell")),  # RTX 5090, RTX PRO 6000
         (_card("Turing", "GDDR6"), TURING),
+        (_card("Volta", "HBM2"), TURING),  # same 12 nm node
         (_card("CDNA 3", "HBM3", "AMD"), HOPPER),  # no measured rule of its own
     ],
 )
