@@ -109,6 +109,24 @@ def test_llama_cpp_partial_offload_moves_layers_and_their_cache_to_system_ram() 
     assert full.host_read_bytes == 0
 
 
+def test_llama_cpp_8b_f16_at_4k_fits_a_16_gib_card() -> None:
+    """Issue 25: llama.cpp ran Llama 3 8B F16 at a 4k context on a 16 GB RTX 4080, where we said it did not
+    fit. The token embedding stays in system RAM (llama.cpp keeps token_embd on the CPU: one row per token),
+    the f16 cache of n_ctx 4096 is allocated up front and the compute buffer holds one micro-batch's logits."""
+    from advisor.recommend.devices import usable_bytes
+
+    w = Workload("generate", 1, "fp16", weights="fp16", prompt_len=3584, new_tokens=512, runtime=Runtime.LLAMA_CPP)
+    m = estimate(zoo.build("llama-3.1-8b", 3584), w).memory
+    # every parameter but token_embd at 2 B: 15,009,849,344 (the norms too, which an F16 GGUF keeps in f32:
+    # 65 x 4096 x 2 B = 532,480 B more in the file, not modelled)
+    weights = (8_030_261_248 - 128256 * 4096) * 2
+    kv = 4096 * 32 * 2 * 8 * 128 * 2  # n_ctx 4096 x 32 layers x K,V x 8 heads x 128 x f16: 512 MiB
+    compute = 512 * 128256 * 4 + 512 * 4096 * 4  # n_ubatch 512: f32 logits + one f32 hidden state: 258.5 MiB
+    assert (m.at_peak.weights, m.at_peak.kv_cache, m.at_peak.temporaries) == (weights, kv, compute)
+    assert m.required_bytes == weights + kv + compute == 15_817_777_152  # 14.73 GiB: ggml buffers, no churn
+    assert m.required_bytes < usable_bytes(16 * GIB)  # 15.18 GiB usable of a 16 GiB card: it fits
+
+
 def test_generate_runtime_defaults_follow_the_weights(capsys: pytest.CaptureFixture[str]) -> None:
     import json
 
