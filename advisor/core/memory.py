@@ -141,8 +141,8 @@ class StepReplay:
         fp32_stored = (
             (self.workload.training and not self.frozen)
             or self.workload.weight_format == "fp32"
-            or (self.workload.kbit_prepared and not dequantized)
-        )  # the fp32 LM head of QLoRA
+            or (self.workload.kbit_prepared and not dequantized and i not in self.facts.int8_matmuls)
+        )  # the fp32 LM head of QLoRA and of LoRA on int8
         # offloaded training keeps 16-bit weights on the GPU: nothing for autocast to cast
         autocast = self.workload.amp and op.amp == "lower" and op.casts_weight and fp32_stored and not self.offload
         if dequantized or autocast:  # bnb dequantizes, autocast casts

@@ -292,10 +292,13 @@ class Workload:
 
     @property
     def kbit_prepared(self) -> bool:
-        """QLoRA under autocast, as PEFT/TRL recipes run it: prepare_model_for_kbit_training has cast the
-        unquantized weights to fp32 (pure-bf16 QLoRA, where that cast also makes the residual stream fp32, is
-        not modelled so)."""
-        return self.finetune == "qlora" and self.amp and self.training
+        """QLoRA, or LoRA on LLM.int8 weights, under autocast as PEFT/TRL recipes run it:
+        prepare_model_for_kbit_training has cast the unquantized weights to fp32 (pure-bf16 QLoRA, where that
+        cast also makes the residual stream fp32, is not modelled so). TRL's SFTTrainer has called it for
+        8-bit models since its first release (trl 5fb5af7, 2023-05-24: prepare_model_for_int8_training when
+        is_loaded_in_8bit), as PEFT's own int8 recipes do."""
+        lora_on_int8 = self.finetune == "lora" and self.weights == "int8"
+        return (self.finetune == "qlora" or lora_on_int8) and self.amp and self.training
 
     @property
     def trainable_dtype_bytes(self) -> int:

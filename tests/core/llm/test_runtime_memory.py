@@ -406,3 +406,28 @@ def test_peft_clones_the_4bit_base_output() -> None:
     clone = q_op.forward_transients([x], y, True)
     assert [(t.numel, t.dtype) for t in clone] == [(512 * 14336, "act")] and 512 * 14336 == 7_340_032
     assert l_op.forward_transients([x], y, True) == ()
+
+
+def test_lora_on_int8_weights_is_prepared_as_trl_does() -> None:
+    """LoRA on LLM.int8 weights under autocast: TRL's SFTTrainer calls prepare_model_for_int8_training on an
+    8-bit model (trl 5fb5af7, 2023-05-24), which casts every fp16 parameter that is not int8 to fp32 (peft
+    3714aa2 utils/other.py): embeddings, LM head and norms. Autocast then casts the fp32 LM head back to
+    fp16 for its matmul; the int8 layers go through bitsandbytes' MatMul8bitLt, which autocast leaves alone."""
+    from advisor.core.llm.lora import with_adapters
+    from advisor.core.replay import model_facts, replay_step
+    from advisor.core.tracker import Store
+
+    graph = zoo.build("llama-7b", 256)
+    amp = Workload("train", 1, "amp_fp16", "adamw", weights="int8", finetune="lora", lora_targets=("q_proj",))
+    pure = Workload("train", 1, "fp16", "adamw", weights="int8", finetune="lora", lora_targets=("q_proj",))
+    assert amp.kbit_prepared and not pure.kbit_prepared
+    prepared, half = (model_facts(graph, w) for w in (amp, pure))
+    plain = 2 * 32000 * 4096 + 65 * 4096  # embed_tokens, lm_head, 65 RMSNorm weights: 262,410,240 parameters
+    assert sum(prepared.stored_weight_bytes) - sum(half.stored_weight_bytes) == plain * (4 - 2)  # 524,820,480 B
+    assert len(prepared.int8_matmuls) == 32 * 7  # the blocks' seven projections; the LM head stays 16-bit
+    adapted = with_adapters(graph, amp)
+    assert len(model_facts(adapted, amp).int8_matmuls) == 32 * 7  # q_proj keeps its int8 base under the adapter
+    names = [n.name for n in adapted.nodes]
+    events = replay_step(adapted, amp).events
+    casts = {names[k.node]: size for k, size in events if k.store == Store.WEIGHT_CAST and size > 0}
+    assert casts == {"lm_head": 32000 * 4096 * 2}  # one fp16 copy of the fp32 head: 262,144,000 B
