@@ -56,6 +56,7 @@ def workload(row: dict[str, str]) -> Workload:
         attention=row["attention"] or None,
         gpu_memory_utilization=float(row["utilization"] or 0.9),  # type: ignore[arg-type]
         max_num_seqs=int(row["max_num_seqs"] or 256),
+        drops_logits=bool(row["drops_logits"]),
     )
 
 

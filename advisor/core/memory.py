@@ -58,9 +58,10 @@ class StepReplay:
         )
         self.requires_grad = requires_grad(graph, workload)
         self.blocks = self._checkpoint_blocks() if workload.checkpointing and workload.training else []
-        # the caller keeps the model's output (and the loss) referenced until the step ends
+        # the caller keeps the model's output (and the loss) referenced until the step ends, unless its loop
+        # drops the output before backward (Workload.drops_logits)
         self.outputs = {i for i, users in enumerate(self.consumers) if not users}
-        if isinstance(self.nodes[-1].op, CrossEntropy):
+        if isinstance(self.nodes[-1].op, CrossEntropy) and not workload.drops_logits:
             self.outputs.update(self.nodes[-1].inputs)
 
     # ---- static facts

@@ -3,11 +3,13 @@ beside the bytes it expects."""
 
 import json
 import math
+from dataclasses import replace
 
 import pytest
 
 from advisor.core import zoo
 from advisor.core.analytic import estimate
+from advisor.core.errors import SpecError
 from advisor.core.estimate import Estimate
 from advisor.core.workload import Runtime, Workload
 
@@ -431,3 +433,24 @@ def test_lora_on_int8_weights_is_prepared_as_trl_does() -> None:
     events = replay_step(adapted, amp).events
     casts = {names[k.node]: size for k, size in events if k.store == Store.WEIGHT_CAST and size > 0}
     assert casts == {"lm_head": 32000 * 4096 * 2}  # one fp16 copy of the fp32 head: 262,144,000 B
+
+
+def test_a_loop_that_drops_the_logits_frees_them_before_backward(capsys: pytest.CaptureFixture[str]) -> None:
+    """Qwen2.5 7B full fine-tune, 2,048 tokens: a plain loop keeps the bf16 logits to the optimizer step;
+    transformers' Trainer (compute_loss returns the loss alone) and torchtune (`del logits` in _loss_step)
+    free them once the loss exists, so backward and the step run without 2048 x 152064 x 2 B."""
+    from advisor.cli import main
+
+    graph = zoo.build("qwen2.5-7b", 2048)
+    kept = estimate(graph, qwen7b_full(True)).memory
+    dropped = estimate(graph, replace(qwen7b_full(True), drops_logits=True)).memory
+    logits = 2048 * 152064 * 2  # 622,854,144 B
+    assert kept.at_peak.activations == logits + 512  # + the loss
+    assert dropped.at_peak.activations == 512  # the loss alone
+    assert kept.peak_bytes - dropped.peak_bytes == logits  # the optimizer step sets both peaks
+    with pytest.raises(SpecError, match="drops_logits"):
+        Workload("infer", 1, drops_logits=True)
+    argv = ["estimate", "zoo:qwen2.5-0.5b", "--seq-len", "64", "--batch", "1", "--json"]
+    assert main([*argv, "--drop-logits"]) == 0
+    notes = json.loads(capsys.readouterr().out)["assumptions"]
+    assert any("drops the model output before backward" in n for n in notes)
