@@ -36,6 +36,7 @@ from advisor.recommend.devices import usable_bytes  # noqa: E402
 
 RUNS = HERE / "data" / "llm_memory_runs.csv"
 GIB = 2**30
+CLOSE_CALL = 0.10
 
 
 def workload(row: dict[str, str]) -> Workload:
@@ -56,6 +57,7 @@ def workload(row: dict[str, str]) -> Workload:
         attention=row["attention"] or None,
         gpu_memory_utilization=float(row["utilization"] or 0.9),  # type: ignore[arg-type]
         max_num_seqs=int(row["max_num_seqs"] or 256),
+        drops_logits=bool(row["drops_logits"]),
     )
 
 
@@ -81,6 +83,7 @@ class Outcome:
     error: float | None  # predicted / measured - 1, where the source gives bytes
     agrees: bool  # our fit verdict is what happened
     agrees_expandable: bool | None  # the same with expandable_segments:True (training rows)
+    margin: float  # required / usable - 1: how close the call was
 
 
 def evaluate(row: dict[str, str]) -> Outcome:
@@ -95,7 +98,7 @@ def evaluate(row: dict[str, str]) -> Outcome:
         f"{'' if error is None else f'{error:+.1%}':>7} {e.memory.required_bytes / GIB:9.2f} "
         f"{usable:7.2f} {row['outcome']:>7} {'fit' if fits else 'oom':>5}"
     )
-    return Outcome(row, error, fits == fitted, expandable)
+    return Outcome(row, error, fits == fitted, expandable, e.memory.required_bytes / GIB / usable - 1)
 
 
 def summary(name: str, outcomes: list[Outcome]) -> str:
@@ -127,6 +130,11 @@ def main() -> int:
     for runtime in sorted({o.row["runtime"] for o in outcomes}):
         print(summary(runtime, [o for o in outcomes if o.row["runtime"] == runtime]))
     print(summary("all", outcomes))
+    close = [o for o in outcomes if abs(o.margin) <= CLOSE_CALL]
+    print(
+        f"close calls (required within {CLOSE_CALL:.0%} of usable): "
+        f"fit/OOM agreement {sum(o.agrees for o in close)}/{len(close)}"
+    )
     expandable = [o.agrees_expandable for o in outcomes if o.agrees_expandable is not None]
     print(
         f"training rows again with --expandable-segments (the sources do not say which allocator ran): "

@@ -156,6 +156,12 @@ def _add_llm_options(parser: argparse.ArgumentParser) -> None:
         help="PyTorch's allocator runs with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
     )
     parser.add_argument(
+        "--drop-logits",
+        action="store_true",
+        help="train: the loop drops the model's output before backward, as transformers' Trainer and "
+        "torchtune's recipes do (default: kept until the step ends, as a plain loop keeps it)",
+    )
+    parser.add_argument(
         "--attention",
         choices=get_args(AttentionImpl),
         default=None,
@@ -212,6 +218,7 @@ def workload_from(args: argparse.Namespace) -> Workload:
         gpu_memory_utilization=args.gpu_memory_utilization,
         max_num_seqs=args.max_num_seqs,
         expandable_segments=args.expandable_segments,
+        drops_logits=args.drop_logits,
     )
 
 

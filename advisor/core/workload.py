@@ -162,6 +162,10 @@ class Workload:
     gpu_memory_utilization: float = 0.9  # vLLM: the share of the card's memory the engine claims
     max_num_seqs: int = 256  # vLLM --max-num-seqs: sequences its profile samples for (core/llm/runtime.py)
     expandable_segments: bool = False  # PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (core/budget.py)
+    # train: the loop lets go of the model's output (the logits) before backward, keeping only the loss:
+    # transformers' Trainer.compute_loss returns the loss alone, torchtune's recipes `del logits` in
+    # _loss_step. False: a plain loop's `out = model(x)` keeps them referenced until the step ends.
+    drops_logits: bool = False
 
     def __post_init__(self) -> None:
         if self.mode not in get_args(Mode):
@@ -192,6 +196,8 @@ class Workload:
             raise SpecError(f"gpu_memory_utilization: must be above 0 and at most 1, got {self.gpu_memory_utilization}")
         if self.offload is not None and self.mode != "train":
             raise SpecError(f"offload: {self.offload} offload is a training option (--mode train)")
+        if self.drops_logits and self.mode != "train":
+            raise SpecError("drops_logits: the training loop's option (--mode train)")
         unknown = [t for t in self.lora_targets if t not in (*LORA_TARGETS, *LORA_EXTRA_TARGETS)]
         if unknown:
             raise SpecError(
@@ -292,10 +298,13 @@ class Workload:
 
     @property
     def kbit_prepared(self) -> bool:
-        """QLoRA under autocast, as PEFT/TRL recipes run it: prepare_model_for_kbit_training has cast the
-        unquantized weights to fp32 (pure-bf16 QLoRA, where that cast also makes the residual stream fp32, is
-        not modelled so)."""
-        return self.finetune == "qlora" and self.amp and self.training
+        """QLoRA, or LoRA on LLM.int8 weights, under autocast as PEFT/TRL recipes run it:
+        prepare_model_for_kbit_training has cast the unquantized weights to fp32 (pure-bf16 QLoRA, where that
+        cast also makes the residual stream fp32, is not modelled so). TRL's SFTTrainer has called it for
+        8-bit models since its first release (trl 5fb5af7, 2023-05-24: prepare_model_for_int8_training when
+        is_loaded_in_8bit), as PEFT's own int8 recipes do."""
+        lora_on_int8 = self.finetune == "lora" and self.weights == "int8"
+        return (self.finetune == "qlora" or lora_on_int8) and self.amp and self.training
 
     @property
     def trainable_dtype_bytes(self) -> int:
