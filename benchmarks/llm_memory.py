@@ -57,6 +57,8 @@ def workload(row: dict[str, str]) -> Workload:
         attention=row["attention"] or None,
         gpu_memory_utilization=float(row["utilization"] or 0.9),  # type: ignore[arg-type]
         max_num_seqs=int(row["max_num_seqs"] or 256),
+        max_num_batched_tokens=int(row["max_num_batched_tokens"] or 8192),
+        offload=row["offload"] or None,  # type: ignore[arg-type]
         drops_logits=bool(row["drops_logits"]),
     )
 

@@ -161,6 +161,9 @@ class Workload:
     loss: LossImpl = "standard"
     gpu_memory_utilization: float = 0.9  # vLLM: the share of the card's memory the engine claims
     max_num_seqs: int = 256  # vLLM --max-num-seqs: sequences its profile samples for (core/llm/runtime.py)
+    # vLLM --max-num-batched-tokens: the tokens of its profiling forward (V1 profile_run's _dummy_run(
+    # max_num_tokens)); engines before chunked prefill (0.2-0.5) took max(max_model_len, 2048)
+    max_num_batched_tokens: int = 8192
     expandable_segments: bool = False  # PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (core/budget.py)
     # train: the loop lets go of the model's output (the logits) before backward, keeping only the loss:
     # transformers' Trainer.compute_loss returns the loss alone, torchtune's recipes `del logits` in
@@ -178,7 +181,7 @@ class Workload:
         self._check_llm_fields()
 
     def _check_llm_fields(self) -> None:
-        for name in ("prompt_len", "new_tokens", "lora_rank", "max_num_seqs"):
+        for name in ("prompt_len", "new_tokens", "lora_rank", "max_num_seqs", "max_num_batched_tokens"):
             if getattr(self, name) < 1:
                 raise SpecError(f"{name}: must be at least 1, got {getattr(self, name)}")
         if self.lora_rank > MAX_LORA_RANK:  # 10**12 was accepted (issue 29); published adapters use 4 to 256

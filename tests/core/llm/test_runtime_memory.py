@@ -454,3 +454,27 @@ def test_a_loop_that_drops_the_logits_frees_them_before_backward(capsys: pytest.
     assert main([*argv, "--drop-logits"]) == 0
     notes = json.loads(capsys.readouterr().out)["assumptions"]
     assert any("drops the model output before backward" in n for n in notes)
+
+
+def test_max_num_batched_tokens_sizes_the_vllm_profile() -> None:
+    """vLLM profiles one forward over max_num_batched_tokens (V1 profile_run: _dummy_run(max_num_tokens); before
+    chunked prefill, 0.2-0.5, SchedulerConfig made it max(max_model_len, 2048)). Llama 3.1 8B with 1,024
+    sequences, where the sampler's sort sets the profile's peak: the hidden states it holds meanwhile are
+    tokens x 4,096 x 2 B, so 8,192 tokens hold (8,192 - 2,048) x 4,096 x 2 = 50,331,648 B more than 2,048."""
+
+    def peak(tokens: int) -> int:
+        w = Workload(
+            "generate",
+            1,
+            "bf16",
+            prompt_len=1000,
+            new_tokens=24,
+            runtime=Runtime.VLLM,
+            max_num_seqs=1024,
+            max_num_batched_tokens=tokens,
+        )
+        return estimate(zoo.build("llama-3.1-8b", 64), w).memory.peak_bytes
+
+    assert peak(8192) - peak(2048) == (8192 - 2048) * 4096 * 2 == 50_331_648
+    with pytest.raises(SpecError, match="max_num_batched_tokens: must be at least 1"):
+        Workload("generate", 1, "bf16", runtime=Runtime.VLLM, max_num_batched_tokens=0)
