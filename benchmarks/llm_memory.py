@@ -11,7 +11,9 @@ What each runtime's measured figure is compared with:
   reserved_bytes where the CSV's measured_is says "reserved", as torchtune's README tables report).
 A run fits when required_bytes is within the card's usable memory (recommend.devices.usable_bytes). card_gib is
 the memory CUDA sees where the source prints it (79.18 GiB for an H100, 14.74 for a T4), else the catalog's
-size; max_num_seqs is vLLM's default for the engine and card that ran (256; V1 on an H100: 1024).
+size; max_num_seqs is vLLM's default for the engine and card that ran (256; V1 on an H100: 1024), and
+max_num_batched_tokens its profile's tokens where that engine's default differs from 8192 (V0 without
+chunked prefill: max(max_model_len, 2048), vllm/config.py SchedulerConfig).
 
 Run: .venv/bin/python benchmarks/llm_memory.py
 """
