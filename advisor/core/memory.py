@@ -58,9 +58,10 @@ class StepReplay:
         )
         self.requires_grad = requires_grad(graph, workload)
         self.blocks = self._checkpoint_blocks() if workload.checkpointing and workload.training else []
-        # the caller keeps the model's output (and the loss) referenced until the step ends
+        # the caller keeps the model's output (and the loss) referenced until the step ends, unless its loop
+        # drops the output before backward (Workload.drops_logits)
         self.outputs = {i for i, users in enumerate(self.consumers) if not users}
-        if isinstance(self.nodes[-1].op, CrossEntropy):
+        if isinstance(self.nodes[-1].op, CrossEntropy) and not workload.drops_logits:
             self.outputs.update(self.nodes[-1].inputs)
 
     # ---- static facts
@@ -141,8 +142,8 @@ class StepReplay:
         fp32_stored = (
             (self.workload.training and not self.frozen)
             or self.workload.weight_format == "fp32"
-            or (self.workload.kbit_prepared and not dequantized)
-        )  # the fp32 LM head of QLoRA
+            or (self.workload.kbit_prepared and not dequantized and i not in self.facts.int8_matmuls)
+        )  # the fp32 LM head of QLoRA and of LoRA on int8
         # offloaded training keeps 16-bit weights on the GPU: nothing for autocast to cast
         autocast = self.workload.amp and op.amp == "lower" and op.casts_weight and fp32_stored and not self.offload
         if dequantized or autocast:  # bnb dequantizes, autocast casts

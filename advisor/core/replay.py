@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from advisor.core.graph import Graph
 from advisor.core.llm.lifetimes import base_model_tensors, held_until
-from advisor.core.llm.quant import exact_scale, plain_dtype_bytes, stored_bytes
+from advisor.core.llm.quant import exact_scale, plain_dtype_bytes, quantized_matrices, stored_bytes
 from advisor.core.memory import StepReplay
 from advisor.core.ops.linear import Linear
 from advisor.core.step_records import MemoryProfile, ModelFacts
@@ -31,11 +31,13 @@ def model_facts(graph: Graph, workload: Workload) -> ModelFacts:
     # bitsandbytes' MatMul4Bit dequantizes an nf4 weight to 16 bit in forward and again in backward; the LM
     # head stays 16-bit (core/llm/quant.py)
     dequantizes = tuple(isinstance(node.op, Linear) and fmt == "nf4" and node.name != "lm_head" for node in graph.nodes)
+    int8 = (i for i, n in enumerate(graph.nodes) if quantized_matrices(n.op, graph.input_specs(n), n.name))
     return ModelFacts(
         stored_weight_bytes=tuple(round(b * scale) for b in stored),
         dequantizes=dequantizes,
         held_references=tuple(held_until(graph)),
         extra_tensors=tuple(base_model_tensors(graph, workload)),
+        int8_matmuls=frozenset(int8) if fmt == "int8" else frozenset(),
     )
 
 

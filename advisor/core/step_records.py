@@ -29,12 +29,14 @@ class ModelFacts:
     stored_weight_bytes: per node, its weights and buffers as stored when they do not train (the storage
     format's layout); dequantizes: per node, whether it dequantizes its weight to 16 bit for each matmul
     (bitsandbytes MatMul4Bit); held_references: (node, until) references the model's Python code keeps;
-    extra_tensors: tensors the model's code builds outside every layer."""
+    extra_tensors: tensors the model's code builds outside every layer; int8_matmuls: nodes whose int8
+    weight bitsandbytes' MatMul8bitLt multiplies as it is (an autograd Function: autocast casts nothing)."""
 
     stored_weight_bytes: tuple[int, ...]
     dequantizes: tuple[bool, ...]
     held_references: tuple[tuple[int, int], ...] = ()
     extra_tensors: tuple[ExtraTensor, ...] = ()
+    int8_matmuls: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True)
