@@ -11,11 +11,12 @@ log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
 
 static_checks() {
-  local failed=()
+  local failed=() start=$SECONDS
   .venv/bin/ruff check advisor tests benchmarks || failed+=("ruff check")
   .venv/bin/ruff format --check advisor tests benchmarks scripts || failed+=("ruff format --check")
   .venv/bin/mypy || failed+=("mypy")
   .venv/bin/lint-imports || failed+=("lint-imports")
+  echo "scripts/test.sh: the static checks took $((SECONDS - start)) s"
   printf '%s\n' "${failed[@]}" >"$log/failed"
 }
 static_checks >"$log/static.txt" 2>&1 &
