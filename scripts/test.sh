@@ -22,8 +22,9 @@ static_checks() {
 static_checks >"$log/static.txt" 2>&1 &
 checks=$!
 
-# worksteal: a worker that runs out of tests takes queued ones from the other, so both finish together
-.venv/bin/python -m pytest -q -n 2 --dist worksteal "$@"
+# worksteal: a worker that runs out of tests takes queued ones from the other, so both finish together;
+# --durations: the slowest tests in every log, where the 5-minute budget is kept
+.venv/bin/python -m pytest -q -n 2 --dist worksteal --durations=15 "$@"
 tests=$?
 
 wait "$checks"
