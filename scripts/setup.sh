@@ -37,13 +37,15 @@ python=${PYTHON:-python3}
 if [ "$dev" = 1 ]; then
   # torch 2.13.0 is the CPU build the tests use; any other version pulls a multi-GB CUDA build.
   # setuptools>=77 in the environment itself: scripts/wheel_check.sh builds without build isolation (offline)
+  # --no-compile: pip would byte-compile all ~12,500 .py files of these packages up front (transformers and
+  # sympy alone: 11 s of CPU, measured); Python compiles the modules the tests import when they first import them
   .venv/bin/python -m pip install -q --disable-pip-version-check "setuptools>=77" 2>&1 | grep -v "is ignored" || true
-  .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[dev]" 2>&1 | grep -v "is ignored" || true
+  .venv/bin/python -m pip install -q --disable-pip-version-check --no-compile -e ".[dev]" 2>&1 | grep -v "is ignored" || true
   # the optional packages users install, so their tests run: torch pinned to the CPU wheel by a
   # constraints file (an unpinned dependency would swap it for a multi-GB CUDA build), the newest
   # transformers, onnx, safetensors, huggingface_hub (hf:ORG/NAME), gguf (FILE.gguf), and psycopg for a
   # team catalog on PostgreSQL
-  .venv/bin/python -m pip install -q --disable-pip-version-check -c scripts/constraints.txt "torch==2.13.0" \
+  .venv/bin/python -m pip install -q --disable-pip-version-check --no-compile -c scripts/constraints.txt "torch==2.13.0" \
     "onnx>=1.15" "safetensors>=0.4" transformers "huggingface_hub>=0.34" "gguf>=0.10" "psycopg[binary]>=3.1" 2>&1 | grep -v "is ignored" || true
 else
   .venv/bin/python -m pip install -q --disable-pip-version-check -e . 2>&1 | grep -v "is ignored" || true

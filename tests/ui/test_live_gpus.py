@@ -61,6 +61,7 @@ def test_history_chart_gets_points_from_the_background_poller(qtbot: QtBot) -> N
     reader = make_reader()
     poller = Poller(reader, interval_s=0.01)
     panel = make_panel(qtbot, poller, refresh_ms=20)  # the panel's own QTimer pulls the state
+    panel.show()  # while it is on screen: a hidden panel waits for its showEvent
     poller.start()
     try:
         qtbot.waitUntil(
@@ -201,3 +202,15 @@ def test_screenshot(qtbot: QtBot) -> None:
     only_card(panel).charts.canvas.draw()
     assert panel.grab().save(str(SCREENSHOT))
     assert SCREENSHOT.stat().st_size > 10_000
+
+
+def test_a_hidden_panel_catches_up_when_shown(qtbot: QtBot) -> None:
+    poller = polled(make_reader(), 1)
+    panel = make_panel(qtbot, poller, refresh_ms=20)
+    qtbot.wait(100)  # five ticks of its timer, all while hidden: nothing drawn
+    assert not panel.isVisible() and not panel.cards
+    panel.show()
+    assert only_card(panel).values["Power"].text() != ""  # drawn at once on show, not at the next tick
+    polls = len(only_card(panel).charts.lines["power"].get_xdata())
+    poller.poll_once()
+    qtbot.waitUntil(lambda: len(only_card(panel).charts.lines["power"].get_xdata()) == polls + 1, timeout=2000)

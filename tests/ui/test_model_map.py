@@ -5,7 +5,7 @@ from __future__ import annotations
 from matplotlib.backend_bases import MouseEvent
 from pytestqt.qtbot import QtBot
 
-from advisor.charts.zoo_map import OWN_GID
+from advisor.charts.zoo_map import CURRENT_GID, OWN_GID
 from advisor.core import zoo
 from advisor.core.graph import Graph
 from advisor.ui import draft_edits
@@ -37,6 +37,7 @@ def test_hover_shows_the_numbers(qtbot: QtBot, window: QtMainWindow) -> None:
 
 def test_click_loads_the_model(qtbot: QtBot, window: QtMainWindow) -> None:
     view = window.model_map
+    window.tabs.setCurrentWidget(view)  # the map is drawn once its tab is shown
     with qtbot.waitSignal(view.model_loaded, timeout=2000) as loaded:
         view.chart.canvas.callbacks.process(  # type: ignore[union-attr]
             "button_press_event", event_at(view, "button_press_event", "mobilenet_v2")
@@ -54,6 +55,7 @@ def renamed(graph: Graph, name: str) -> Graph:
 
 def test_own_imagenet_classifier_is_a_line_with_accuracy_unknown(qtbot: QtBot, window: QtMainWindow) -> None:
     view = window.model_map
+    window.tabs.setCurrentWidget(view)
     draft_edits.load_graph_into(window.state.draft, renamed(zoo.build("resnet18"), "my_net"), "my_net.json")
     window.state.recompute()
     figure = view.chart.figure
@@ -66,3 +68,17 @@ def test_own_imagenet_classifier_is_a_line_with_accuracy_unknown(qtbot: QtBot, w
     window.model_panel.load_zoo("gpt2")  # a language model has no place on the map
     window.state.recompute()
     assert view.shown_own == (None, "gpt2")  # no own point; gpt2 is not on the map, so nothing is ringed
+
+
+def test_a_hidden_map_is_drawn_when_its_tab_is_shown(qtbot: QtBot, window: QtMainWindow) -> None:
+    view = window.model_map
+    assert not view.isVisible() and view.chart.canvas is None  # not built behind the first tab
+    window.tabs.setCurrentWidget(view)
+    assert view.shown_own == (None, "resnet50") and view.chart.figure is not None  # the window's first model
+    window.tabs.setCurrentIndex(0)
+    window.model_panel.load_zoo("resnet18")  # a new model while the map is hidden: redrawn on the next show
+    window.state.recompute()
+    assert view.stale and view.shown_own == (None, "resnet50")
+    window.tabs.setCurrentWidget(view)
+    assert not view.stale and view.shown_own == (None, "resnet18")
+    assert [c for c in view.chart.figure.axes[0].collections if c.get_gid() == CURRENT_GID]  # resnet18 ringed
