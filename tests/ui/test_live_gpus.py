@@ -65,7 +65,8 @@ def test_history_chart_gets_points_from_the_background_poller(qtbot: QtBot) -> N
     poller.start()
     try:
         qtbot.waitUntil(
-            lambda: bool(panel.cards) and len(only_card(panel).charts.lines["power"].get_xdata()) >= 10, timeout=5000
+            lambda: bool(panel.cards) and len(only_card(panel).charts.lines["power"].get_xdata()) >= 10,
+            timeout=20000,  # ten redraws of matplotlib charts: seconds on a loaded 2-core CI machine
         )
     finally:
         poller.stop()
