@@ -134,3 +134,11 @@ def exact_scale(spec: DecoderSpec | None, fmt: str, described_bytes: int) -> flo
     if spec is None or spec.stored is None or not spec.stored.exact_for(fmt) or described_bytes <= 0:
         return 1.0
     return (spec.stored.weight_bytes or described_bytes) / described_bytes
+
+
+def dequantized_per_matmul(op: Op, name: str, fmt: str) -> bool:
+    """bitsandbytes' MatMul4Bit dequantizes an nf4 weight to 16 bit in forward and again in backward; the LM
+    head stays 16-bit. A MoE router (kept 16-bit by quantized_matrices) is still counted as dequantized, as
+    the replay has always counted it: a few kB per layer, left so to keep the figures of issue 31's
+    restructuring byte-identical."""
+    return fmt == "nf4" and isinstance(op, Linear) and name != "lm_head"
