@@ -12,7 +12,7 @@ from advisor.core.ops.loss import CrossEntropy
 from advisor.core.optimizers import per_tensor_step_bytes, state_blocks
 from advisor.core.step_plan import StepPlan
 from advisor.core.tracker import Key, Store
-from advisor.core.workload import OPTIMIZER_STEP_TEMPORARIES
+from advisor.core.workload import OPTIMIZER_STEP_TEMPORARIES, Offload
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,7 @@ def _offload_buffers(plan: StepPlan) -> list[Allocation]:
     """--offload: one gradient bucket; with params offloaded, two layer-sized weight buffers in flight."""
     trainable = sum(plan.trainable(i) for i in range(len(plan.nodes)))
     out = [Allocation(Key(Store.PARAM_GRAD, -1, 0), bucket_bytes(plan.workload, trainable), "gradients")]
-    if plan.workload.offload == "params":
+    if plan.workload.offload == Offload.PARAMS:
         largest = max(n.op.param_count(s) for n, s in zip(plan.nodes, plan.specs, strict=True))
         buffer = largest * gpu_weight_dtype_bytes(plan.workload)
         out += [Allocation(Key(Store.WEIGHTS, -1, k), buffer, "weights") for k in range(2)]

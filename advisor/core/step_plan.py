@@ -17,7 +17,7 @@ from advisor.core.ops.linear import Linear
 from advisor.core.ops.loss import CrossEntropy
 from advisor.core.step_dtypes import cast_bytes, element_bytes
 from advisor.core.step_records import ExtraTensor, ModelFacts
-from advisor.core.workload import Workload
+from advisor.core.workload import Finetune, Offload, WeightFormat, Workload
 
 SAVED_BYTES = {"float32": 4, "int64": 8, "bool": 1, "autocast_float32": 4}
 
@@ -67,7 +67,7 @@ class StepPlan:
     @property
     def frozen(self) -> bool:
         """LoRA/QLoRA: only the adapters train."""
-        return self.workload.finetune != "full"
+        return self.workload.finetune != Finetune.FULL
 
     @property
     def offload(self) -> bool:
@@ -108,7 +108,7 @@ class StepPlan:
         op, w, dequantized = self.nodes[i].op, self.workload, self.dequantizes(i)
         fp32_stored = (
             (w.training and not self.frozen)
-            or w.weight_format == "fp32"
+            or w.weight_format == WeightFormat.FP32
             or (w.kbit_prepared and not dequantized)  # the fp32 LM head of QLoRA
         )
         # offloaded training keeps 16-bit weights on the GPU: nothing for autocast to cast
@@ -120,9 +120,9 @@ class StepPlan:
         inference weights as the node's storage format keeps them (Node.stored; a graph no format was applied
         to keeps them in the parameter dtype)."""
         node, dtype = self.nodes[i], self.workload.param_dtype_bytes
-        if self.workload.offload == "params":
+        if self.workload.offload == Offload.PARAMS:
             return 0
-        if self.workload.offload == "optimizer":
+        if self.workload.offload == Offload.OPTIMIZER:
             dtype = gpu_weight_dtype_bytes(self.workload)
         if (self.workload.training and not self.frozen) or node.stored is None:
             return (node.op.param_count(self.specs[i]) + node.op.buffer_count(self.specs[i])) * dtype
