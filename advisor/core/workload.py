@@ -392,7 +392,7 @@ def recipe_defaults(
       default (peft/utils/other.py)."""
     defaulted: list[str] = []
     if precision is None:
-        quantized = weights in GGUF_WEIGHTS or weights in QUANTIZED_WEIGHTS
+        quantized = weights in GGUF_WEIGHTS or weights in QUANTIZED_WEIGHTS  # argparse hands in text
         precision = Precision.BF16 if mode == Mode.GENERATE and quantized else Precision.FP32
         if precision is not Precision.FP32:
             defaulted.append("precision")
