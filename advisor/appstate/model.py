@@ -18,7 +18,7 @@ from advisor.appstate.signals import Signal
 from advisor.core.curve import MemoryCurve
 from advisor.core.estimate import Estimate
 from advisor.core.graph import Graph
-from advisor.core.llm.lora import adapter_count, with_adapters
+from advisor.core.llm.lora import with_adapters
 from advisor.core.workload import (
     Finetune,
     KVCacheFormat,
@@ -118,7 +118,7 @@ class ShownEstimate:
         if not w.adapters:
             return None
         adapted = with_adapters(self.graph, w)
-        return sum(adapter_count(node.op, [adapted.nodes[i].output for i in node.inputs]) for node in adapted.nodes)
+        return sum(node.op.adapter_count(adapted.input_specs(node)) for node in adapted.nodes)
 
 
 @dataclass(frozen=True)

@@ -97,10 +97,6 @@ class LoRAEmbedding(Embedding):
         return (SavedTensor("lora_embedding_A lookup", output.numel // self.embedding_dim * self.lora_rank, "act"),)
 
 
-def adapter_count(op: object, inputs: Sequence[TensorSpec]) -> int:
-    return op.adapter_count(inputs) if isinstance(op, LoRALinear | LoRAEmbedding) else 0
-
-
 def with_adapters(graph: Graph, w: Workload) -> Graph:
     """The graph with every Linear whose module name is one of the workload's targets adapted."""
     targets, adapted = w.adapters, []
