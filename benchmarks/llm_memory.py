@@ -11,7 +11,9 @@ What each runtime's measured figure is compared with:
   reserved_bytes where the CSV's measured_is says "reserved", as torchtune's README tables report).
 A run fits when required_bytes is within the card's usable memory (recommend.devices.usable_bytes). card_gib is
 the memory CUDA sees where the source prints it (79.18 GiB for an H100, 14.74 for a T4), else the catalog's
-size; max_num_seqs is vLLM's default for the engine and card that ran (256; V1 on an H100: 1024).
+size; max_num_seqs is vLLM's default for the engine and card that ran (256; V1 on an H100: 1024), and
+max_num_batched_tokens its profile's tokens where that engine's default differs from 8192 (V0 without
+chunked prefill: max(max_model_len, 2048), vllm/config.py SchedulerConfig).
 
 Run: .venv/bin/python benchmarks/llm_memory.py
 """
@@ -36,6 +38,7 @@ from advisor.recommend.devices import usable_bytes  # noqa: E402
 
 RUNS = HERE / "data" / "llm_memory_runs.csv"
 GIB = 2**30
+CLOSE_CALL = 0.10
 
 
 def workload(row: dict[str, str]) -> Workload:
@@ -56,6 +59,9 @@ def workload(row: dict[str, str]) -> Workload:
         attention=row["attention"] or None,
         gpu_memory_utilization=float(row["utilization"] or 0.9),  # type: ignore[arg-type]
         max_num_seqs=int(row["max_num_seqs"] or 256),
+        max_num_batched_tokens=int(row["max_num_batched_tokens"] or 8192),
+        offload=row["offload"] or None,  # type: ignore[arg-type]
+        drops_logits=bool(row["drops_logits"]),
     )
 
 
@@ -81,6 +87,7 @@ class Outcome:
     error: float | None  # predicted / measured - 1, where the source gives bytes
     agrees: bool  # our fit verdict is what happened
     agrees_expandable: bool | None  # the same with expandable_segments:True (training rows)
+    margin: float  # required / usable - 1: how close the call was
 
 
 def evaluate(row: dict[str, str]) -> Outcome:
@@ -95,7 +102,7 @@ def evaluate(row: dict[str, str]) -> Outcome:
         f"{'' if error is None else f'{error:+.1%}':>7} {e.memory.required_bytes / GIB:9.2f} "
         f"{usable:7.2f} {row['outcome']:>7} {'fit' if fits else 'oom':>5}"
     )
-    return Outcome(row, error, fits == fitted, expandable)
+    return Outcome(row, error, fits == fitted, expandable, e.memory.required_bytes / GIB / usable - 1)
 
 
 def summary(name: str, outcomes: list[Outcome]) -> str:
@@ -127,6 +134,11 @@ def main() -> int:
     for runtime in sorted({o.row["runtime"] for o in outcomes}):
         print(summary(runtime, [o for o in outcomes if o.row["runtime"] == runtime]))
     print(summary("all", outcomes))
+    close = [o for o in outcomes if abs(o.margin) <= CLOSE_CALL]
+    print(
+        f"close calls (required within {CLOSE_CALL:.0%} of usable): "
+        f"fit/OOM agreement {sum(o.agrees for o in close)}/{len(close)}"
+    )
     expandable = [o.agrees_expandable for o in outcomes if o.agrees_expandable is not None]
     print(
         f"training rows again with --expandable-segments (the sources do not say which allocator ran): "

@@ -8,7 +8,12 @@ Data (benchmarks/data/):
   graphs (same parameter count and MACs) at the zoo's input size.
 - public_finetune_speed.csv: torchtune's README speed tables (pytorch/torchtune): Llama-2-7B LoRA and full
   fine-tuning on one RTX 4090 (batch 4, seq 2048), Llama 3.2 3B packed full fine-tuning on an A100; its
-  compiled, multi-GPU and unpacked rows are kept as excluded.
+  compiled, multi-GPU and unpacked rows are kept as excluded. Answer.AI's FSDP+QLoRA benchmarks
+  (AnswerDotAI/fsdp_qlora, benchmarks_03_2024.md): Llama-2-7B LoRA and QLoRA (bitsandbytes NF4) on two RTX
+  4090s at 2048 tokens, data parallel (FSDP NO_SHARD) or fully sharded (ZeRO-3); a row's `cards` and `plan`
+  say which, and its samples/s is per card (the run's 1,024 samples / 2 / seconds). A multi-card row's step
+  is one card's step plus its plan's communication over the card's link (advisor.recommend.plans, as
+  `advisor recommend` ranks N cards).
 - public_training_speed.csv: Lambda's deeplearning-benchmark (lambdal/deeplearning-benchmark), 1-GPU training
   throughput of NVIDIA DeepLearningExamples' ResNet-50 v1.5 (SGD momentum, synthetic data) and BERT base/large
   SQuAD fine-tuning (seq 384, Adam family: modelled as adamw) in NGC containers, whose "fp32" runs TF32 tensor
@@ -46,8 +51,11 @@ from pathlib import Path
 from advisor.catalog import find_card, open_catalog
 from advisor.core import zoo
 from advisor.core.analytic import estimate
+from advisor.core.estimate import Estimate
+from advisor.core.graph import Graph
 from advisor.core.workload import Workload
 from advisor.recommend.devices import Device, device
+from advisor.recommend.plans import plan_cost
 from advisor.recommend.timing import StepWork, step_seconds, step_work
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -68,6 +76,8 @@ class Row:
     measured_samples_per_s: float
     torch: str
     source: str
+    cards: int = 1  # a multi-card run (Answer.AI's 2 x RTX 4090): measured and predicted per card
+    plan: str = "single"  # advisor.recommend.plans: data_parallel, zero3 (FSDP FULL_SHARD)
 
     @property
     def project(self) -> str:
@@ -79,7 +89,8 @@ class Row:
         w = self.workload
         seq = f"@{self.seq_len}" if self.seq_len else ""
         extra = f" {w.finetune} r{w.lora_rank}" if w.finetune != "full" else ""
-        return f"{self.model}{seq} {w.mode} {w.precision}{extra} b{w.batch}{' ckpt' if w.checkpointing else ''}"
+        cards = f" {self.cards}x {self.plan}" if self.cards > 1 else ""
+        return f"{self.model}{seq} {w.mode} {w.precision}{extra} b{w.batch}{' ckpt' if w.checkpointing else ''}{cards}"
 
 
 def _row(r: dict[str, str]) -> Row:
@@ -105,7 +116,10 @@ def _row(r: dict[str, str]) -> Row:
         attention="eager" if "eager attention" in r.get("notes", "") else None,
         **adapters,
     )  # type: ignore[arg-type]
-    return Row(r["model"], seq, r["family"], r["card"], workload, float(r["samples_per_s"]), r["torch"], r["source"])
+    cards = int(r.get("cards") or 1)
+    plan = r.get("plan") or ("single" if cards == 1 else "data_parallel")
+    measured = float(r["samples_per_s"])
+    return Row(r["model"], seq, r["family"], r["card"], workload, measured, r["torch"], r["source"], cards, plan)
 
 
 def load(files: Iterable[str] = FILES) -> tuple[list[Row], dict[str, int]]:
@@ -143,9 +157,26 @@ def newest(rows: Sequence[Row]) -> list[Row]:
 
 
 @cache
+def _graph(model: str, seq_len: int | None) -> Graph:
+    return zoo.build(model, seq_len)
+
+
+@cache
+def _estimate(model: str, seq_len: int | None, workload: Workload) -> Estimate:
+    return estimate(_graph(model, seq_len), workload)
+
+
+@cache
 def _work(model: str, seq_len: int | None, workload: Workload) -> StepWork:
-    graph = zoo.build(model, seq_len)
-    return step_work(estimate(graph, workload), graph.tokens_per_sample)
+    return step_work(_estimate(model, seq_len, workload), _graph(model, seq_len).tokens_per_sample)
+
+
+def comm_seconds(r: Row, dev: Device) -> float:
+    """A multi-card row's communication per step, as `advisor recommend` adds it: its plan's bytes per card
+    over the card's link, without overlap (0 on one card)."""
+    if r.cards == 1:
+        return 0.0
+    return plan_cost(_estimate(r.model, r.seq_len, r.workload), r.plan, r.cards).comm_bytes / (dev.link_gbs * 1e9)
 
 
 def predict(rows: Sequence[Row], seconds: Predictor = step_seconds) -> list[float]:
@@ -159,9 +190,13 @@ def predict(rows: Sequence[Row], seconds: Predictor = step_seconds) -> list[floa
                 if (r.card, r.workload) not in devices:
                     devices[(r.card, r.workload)] = device(find_card(session, r.card), r.workload)
         catalog.close()
-    return [
-        r.workload.batch / seconds(_work(r.model, r.seq_len, r.workload), devices[(r.card, r.workload)]) for r in rows
-    ]
+    predicted = []
+    for r in rows:
+        dev = devices[(r.card, r.workload)]
+        predicted.append(
+            r.workload.batch / (seconds(_work(r.model, r.seq_len, r.workload), dev) + comm_seconds(r, dev))
+        )
+    return predicted
 
 
 def _ranks(values: Sequence[float]) -> list[float]:

@@ -150,9 +150,23 @@ def _add_llm_options(parser: argparse.ArgumentParser) -> None:
         "1024 for V1 on cards of 70 GiB or more other than the A100)",
     )
     parser.add_argument(
+        "--max-num-batched-tokens",
+        type=positive_int,
+        default=8192,
+        metavar="N",
+        help="vllm: tokens of its startup profile's forward (default 8192; vLLM before chunked prefill, "
+        "0.2-0.5, used max(max_model_len, 2048))",
+    )
+    parser.add_argument(
         "--expandable-segments",
         action="store_true",
         help="PyTorch's allocator runs with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
+    )
+    parser.add_argument(
+        "--drop-logits",
+        action="store_true",
+        help="train: the loop drops the model's output before backward, as transformers' Trainer and "
+        "torchtune's recipes do (default: kept until the step ends, as a plain loop keeps it)",
     )
     parser.add_argument(
         "--attention",
@@ -210,7 +224,9 @@ def workload_from(args: argparse.Namespace) -> Workload:
         loss=args.loss,
         gpu_memory_utilization=args.gpu_memory_utilization,
         max_num_seqs=args.max_num_seqs,
+        max_num_batched_tokens=args.max_num_batched_tokens,
         expandable_segments=args.expandable_segments,
+        drops_logits=args.drop_logits,
     )
 
 

@@ -1,11 +1,14 @@
 """A model of PyTorch's CUDA caching allocator, replaying a step's allocations to predict what it reserves.
 
-Rules from c10/cuda/CUDACachingAllocator.cpp (defaults, no PYTORCH_CUDA_ALLOC_CONF):
-- requests of at most 1 MiB come from the small pool, carved out of 2 MiB segments;
-- larger requests come from the large pool: under 10 MiB from 20 MiB segments, otherwise from a segment
-  of exactly the request rounded up to 2 MiB;
-- a request takes the smallest cached free block that fits (best fit); the rest of the block is split
-  off when more than 512 bytes (small pool) or 1 MiB (large pool) would remain;
+Rules from c10/cuda/CUDACachingAllocator.cpp (pytorch 001074d2, defaults, no PYTORCH_CUDA_ALLOC_CONF):
+- requests of at most 1 MiB (kSmallSize) come from the small pool, carved out of 2 MiB segments
+  (kSmallBuffer);
+- larger requests come from the large pool: under 10 MiB (kMinLargeAlloc) from 20 MiB segments
+  (kLargeBuffer), otherwise from a segment of exactly the request rounded up to 2 MiB (kRoundLarge):
+  get_allocation_size;
+- a request takes the smallest cached free block that fits (best fit: get_free_block's lower_bound; its
+  "oversize" refusals apply only once max_split_size_mb is set); should_split splits off the rest of the
+  block when at least 512 bytes (kMinBlockSize, small pool) or more than 1 MiB (large pool) would remain;
 - freed blocks merge with free neighbours of the same segment; segments are kept (no empty_cache).
 
 Under a limit (torch.cuda.set_per_process_memory_fraction, or simply the card's memory) a new segment that
@@ -32,8 +35,8 @@ SMALL_SEGMENT = 2 * MIB
 LARGE_SEGMENT = 20 * MIB
 MIN_LARGE_ALLOC = 10 * MIB
 ROUND_LARGE = 2 * MIB
-MIN_LARGE_SPLIT_REMAINDER = 1 * MIB
-MIN_SMALL_SPLIT_REMAINDER = 512
+MIN_LARGE_SPLIT_REMAINDER = 1 * MIB  # split when the remainder is more than this (remaining > kSmallSize)
+MIN_SMALL_SPLIT_REMAINDER = 512  # split when the remainder is at least this (remaining >= kMinBlockSize)
 
 
 def segment_size(request: int) -> int:
@@ -64,9 +67,13 @@ class UsedBlock(NamedTuple):
 class _Pool:
     """Free blocks of one pool, sorted for best-fit lookup."""
 
-    def __init__(self, split_remainder: int) -> None:
+    def __init__(self, small: bool) -> None:
         self.free: list[FreeBlock] = []
-        self.split_remainder = split_remainder
+        self.small = small
+
+    def splits(self, remainder: int) -> bool:
+        """should_split: whether a block handed out leaves `remainder` bytes behind as a free block."""
+        return remainder >= MIN_SMALL_SPLIT_REMAINDER if self.small else remainder > MIN_LARGE_SPLIT_REMAINDER
 
     def take(self, size: int) -> FreeBlock | None:
         index = bisect.bisect_left(self.free, FreeBlock(size, -1, -1))
@@ -85,7 +92,7 @@ class OutOfBudget(Exception):
 class CachingAllocatorModel:
     def __init__(self, budget_bytes: int | None = None) -> None:
         self.budget_bytes = budget_bytes
-        self.pools = {True: _Pool(MIN_SMALL_SPLIT_REMAINDER), False: _Pool(MIN_LARGE_SPLIT_REMAINDER)}
+        self.pools = {True: _Pool(small=True), False: _Pool(small=False)}
         self.segments: list[int] = []  # sizes by segment id
         self.blocks: dict[Key, UsedBlock] = {}
         self.free_at: dict[tuple[int, int], int] = {}  # (segment, offset) -> size of a free block there
@@ -112,7 +119,7 @@ class CachingAllocatorModel:
             del self.free_at[(block.segment, block.offset)]
             del self.free_ending[(block.segment, block.offset + block.size)]
         block_size, segment, offset = block
-        if block_size - size > pool.split_remainder:
+        if pool.splits(block_size - size):
             self._add_free(small, segment, offset + size, block_size - size)
             block_size = size
         self.blocks[key] = UsedBlock(small, segment, offset, block_size)

@@ -219,7 +219,13 @@ def _assumptions(workload: Workload) -> tuple[str, ...]:
         "peak = fixed + batch x per-sample only while the peak stays in the same phase of the step; "
         "at small batches the optimizer step or the weights can set the peak instead.",
     ]
-    if workload.training:
+    if workload.training and workload.drops_logits:
+        notes.append(
+            "Training: zero_grad(set_to_none=True), foreach optimizer implementations (Adam keeps "
+            "two states and one parameter-sized temporary in its step); the loop drops the model output "
+            "before backward and keeps only the loss (transformers' Trainer, torchtune)."
+        )
+    elif workload.training:
         notes.append(
             "Training: zero_grad(set_to_none=True), foreach optimizer implementations (Adam keeps "
             "two states and one parameter-sized temporary in its step); the model output is kept "

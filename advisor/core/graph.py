@@ -47,6 +47,9 @@ class StoredWeights:
     # the weight is dequantized to 16 bit for each matmul, in forward and again in backward (bitsandbytes
     # MatMul4Bit), so a 16-bit copy of it lives while the op runs
     dequantized_per_matmul: bool = False
+    # bitsandbytes' MatMul8bitLt multiplies the int8 weight as stored (an autograd Function: autocast casts
+    # nothing for it, though prepare_model_for_kbit_training left the layers around it in fp32)
+    int8_matmul: bool = False
 
 
 @dataclass(frozen=True)

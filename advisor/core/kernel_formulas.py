@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from advisor.core.graph import TensorSpec
 from advisor.core.kernels import Convolution, Kernel, Matmul, Pass, Stream
 from advisor.core.llm.lora import LoRALinear
+from advisor.core.llm.quant import NF4_BLOCK, NF4_BLOCKS_PER_ABSMAX
 from advisor.core.ops.activation import _InputSaving
 from advisor.core.ops.attention import Rotary
 from advisor.core.ops.base import Op, SavedTensor, product
@@ -265,9 +266,9 @@ def _linear(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, step: OpSt
     assert isinstance(op, Linear)
     n, k = op.out_features, inputs[0].shape[-1]
     m = output.numel * step.rows // n
-    kernels: list[Kernel] = [*_dequantize(n * k, step), matmul_kernel(m, n, k, step, Pass.FORWARD)]
+    kernels: list[Kernel] = [*_dequantize(n * k, step, Pass.FORWARD), matmul_kernel(m, n, k, step, Pass.FORWARD)]
     if runs_backward(step):
-        kernels += _dequantize(n * k, step) if step.input_grad else []
+        kernels += _dequantize(n * k, step, Pass.BACKWARD) if step.input_grad else []
         kernels += _gemm_backward(m, n, k, step, step.weight_grad)
         if op.bias and step.weight_grad:
             kernels.append(
@@ -277,23 +278,32 @@ def _linear(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, step: OpSt
             kernels.append(Stream(read_bytes=8 * n * k, written_bytes=4 * n * k, flops=n * k, pass_=Pass.BACKWARD))
     kernels += _casts(step)
     ops = 1 + len(step.weight_casts)
-    return OpKernels(kernels=tuple(kernels), host_ops=ops, autograd_nodes=ops)
+    return OpKernels(kernels=tuple(kernels), host_ops=ops + _dequantize_ops(step), autograd_nodes=ops)
 
 
-def _dequantize(elements: int, step: OpStep) -> list[Kernel]:
-    """QLoRA: bitsandbytes' matmul_4bit dequantizes the whole NF4 weight to half before every GEMM, forward
-    and backward (bitsandbytes/autograd/_functions.py MatMul4Bit: dequantize_4bit, then torch.matmul); 4 bits
-    a weight plus a float32 absmax per 64 (quantized again in blocks of 256: ~0.127 bits, QLoRA paper)."""
+def _dequantize(elements: int, step: OpStep, pass_: Pass) -> list[Kernel]:
+    """QLoRA: bitsandbytes' MatMul4Bit dequantizes the whole NF4 weight to 16 bit before each GEMM: in forward
+    (`linear(A, dequantize_4bit(B).to(A.dtype).t())`) and again in backward for the input's gradient
+    (`matmul(grad_output, dequantize_4bit(B).t())`), never a weight gradient (bitsandbytes-foundation/
+    bitsandbytes@012c660699cc bitsandbytes/autograd/_functions.py MatMul4Bit). With double quantization
+    (QLoRA's default) dequantize_4bit runs three kernels (bitsandbytes 0.45.3 functional.py L1352-1356):
+    dequantize_blockwise turns the 8-bit absmax (one per 64 weights, core.llm.quant NF4_BLOCK) into float32
+    using one float32 absmax per 256 of them, `absmax += offset` adds the mean back, and kDequantizeBlockwise
+    reads the packed 4 bits per weight with the float32 absmax and writes the 16-bit weight."""
     if not step.quantized_base:
         return []
+    blocks = -(-elements // NF4_BLOCK)
+    second = -(-blocks // NF4_BLOCKS_PER_ABSMAX)
     return [
-        Stream(
-            read_bytes=elements // 2 + elements // 64,
-            written_bytes=2 * elements,
-            flops=2 * elements,
-            pass_=Pass.FORWARD,
-        )
+        Stream(read_bytes=blocks + 4 * second, written_bytes=4 * blocks, flops=blocks, pass_=pass_),
+        Stream(read_bytes=4 * blocks, written_bytes=4 * blocks, flops=blocks, pass_=pass_),
+        Stream(read_bytes=elements // 2 + 4 * blocks, written_bytes=2 * elements, flops=2 * elements, pass_=pass_),
     ]
+
+
+def _dequantize_ops(step: OpStep) -> int:
+    """The forward's dequantize_4bit kernels Python dispatches (inside MatMul4Bit: no autograd node)."""
+    return 3 if step.quantized_base else 0
 
 
 @formula(LoRALinear)
@@ -305,7 +315,7 @@ def _lora_linear(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, step:
     m = output.numel * step.rows // n
     out_bytes = m * n * step.dtype_bytes
     kernels: list[Kernel] = [
-        *_dequantize(n * k, step),
+        *_dequantize(n * k, step, Pass.FORWARD),
         matmul_kernel(m, n, k, step, Pass.FORWARD),
         matmul_kernel(m, r, k, step, Pass.FORWARD),
         matmul_kernel(m, n, r, step, Pass.FORWARD),
@@ -321,7 +331,7 @@ def _lora_linear(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, step:
         ]
         if step.input_grad:  # through the base and through A, summed
             kernels += [
-                *_dequantize(n * k, step),
+                *_dequantize(n * k, step, Pass.BACKWARD),
                 matmul_kernel(m, k, n, step, Pass.INPUT_GRAD),
                 matmul_kernel(m, k, r, step, Pass.INPUT_GRAD),
                 Stream(
@@ -331,7 +341,7 @@ def _lora_linear(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, step:
                     pass_=Pass.BACKWARD,
                 ),
             ]
-    return OpKernels(kernels=tuple(kernels), host_ops=5, autograd_nodes=5)
+    return OpKernels(kernels=tuple(kernels), host_ops=5 + _dequantize_ops(step), autograd_nodes=5)
 
 
 def _conv_kernels(conv: Convolution, step: OpStep, has_bias: bool) -> OpKernels:

@@ -11,11 +11,17 @@ from dataclasses import replace
 
 from advisor.core.graph import Graph, StoredWeights
 from advisor.core.llm.lifetimes import base_model_tensors, held_until
-from advisor.core.llm.quant import dequantized_per_matmul, exact_scale, plain_dtype_bytes, stored_bytes
+from advisor.core.llm.quant import (
+    dequantized_per_matmul,
+    exact_scale,
+    plain_dtype_bytes,
+    quantized_matrices,
+    stored_bytes,
+)
 from advisor.core.memory import StepReplay
 from advisor.core.step_plan import StepPlan
 from advisor.core.step_records import MemoryProfile, ModelFacts
-from advisor.core.workload import Workload
+from advisor.core.workload import WeightFormat, Workload
 
 
 def stored_graph(graph: Graph, workload: Workload) -> Graph:
@@ -32,7 +38,16 @@ def stored_graph(graph: Graph, workload: Workload) -> Graph:
     exact = spec is not None and spec.stored is not None and spec.stored.exact_for(fmt)
     scale = exact_scale(spec, fmt, sum(stored)) if exact else 1.0
     nodes = tuple(
-        replace(node, stored=StoredWeights(round(b * scale), dequantized_per_matmul(node.op, node.name, fmt)))
+        replace(
+            node,
+            stored=StoredWeights(
+                round(b * scale),
+                dequantized_per_matmul(node.op, node.name, fmt),
+                # bitsandbytes' MatMul8bitLt multiplies the int8 weights of the layers it quantized as they are
+                int8_matmul=fmt == WeightFormat.INT8
+                and bool(quantized_matrices(node.op, graph.input_specs(node), node.name)),
+            ),
+        )
         for node, b in zip(graph.nodes, stored, strict=True)
     )
     return replace(graph, nodes=nodes)

@@ -48,8 +48,10 @@ class StepPlan:
         dtype = tuple(element_bytes(graph.nodes, specs, workload))
         nodes = tuple(replace(n, op=n.op.for_dtype(d, workload.amp)) for n, d in zip(graph.nodes, dtype, strict=True))
         checkpointed = workload.checkpointing and workload.training
+        # the caller keeps the model's output (and the loss) referenced until the step ends, unless its loop
+        # drops the output before backward (Workload.drops_logits)
         outputs = {i for i, users in enumerate(consumers) if not users}
-        if isinstance(nodes[-1].op, CrossEntropy):
+        if isinstance(nodes[-1].op, CrossEntropy) and not workload.drops_logits:
             outputs.update(nodes[-1].inputs)
         return cls(
             graph,
@@ -109,11 +111,16 @@ class StepPlan:
         fp32_stored = (
             (w.training and not self.frozen)
             or w.weight_format == WeightFormat.FP32
-            or (w.kbit_prepared and not dequantized)  # the fp32 LM head of QLoRA
-        )
+            or (w.kbit_prepared and not dequantized and not self.int8_matmul(i))  # the fp32 LM head of QLoRA
+        )  # and of LoRA on int8
         # offloaded training keeps 16-bit weights on the GPU: nothing for autocast to cast
         autocast = w.amp and op.amp == "lower" and op.casts_weight and fp32_stored and not self.offload
         return 2 * self.weight_numel(i) if dequantized or autocast else None
+
+    def int8_matmul(self, i: int) -> bool:
+        """bitsandbytes multiplies node i's int8 weight as stored (Node.stored): autocast casts nothing."""
+        stored = self.nodes[i].stored
+        return stored is not None and stored.int8_matmul
 
     def stored_weight_bytes(self, i: int) -> int:
         """Weights and buffers of node i as stored: trained weights in the parameter dtype; frozen or

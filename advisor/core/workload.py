@@ -119,7 +119,14 @@ class Workload:
     loss: LossImpl = LossImpl.STANDARD
     gpu_memory_utilization: float = 0.9  # vLLM: the share of the card's memory the engine claims
     max_num_seqs: int = 256  # vLLM --max-num-seqs: sequences its profile samples for (core/llm/runtime.py)
+    # vLLM --max-num-batched-tokens: the tokens of its profiling forward (V1 profile_run's _dummy_run(
+    # max_num_tokens)); engines before chunked prefill (0.2-0.5) took max(max_model_len, 2048)
+    max_num_batched_tokens: int = 8192
     expandable_segments: bool = False  # PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (core/budget.py)
+    # train: the loop lets go of the model's output (the logits) before backward, keeping only the loss:
+    # transformers' Trainer.compute_loss returns the loss alone, torchtune's recipes `del logits` in
+    # _loss_step. False: a plain loop's `out = model(x)` keeps them referenced until the step ends.
+    drops_logits: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "mode", as_member(Mode, "mode", self.mode))
@@ -130,7 +137,7 @@ class Workload:
         self._check_llm_fields()
 
     def _check_llm_fields(self) -> None:
-        for name in ("prompt_len", "new_tokens", "lora_rank", "max_num_seqs"):
+        for name in ("prompt_len", "new_tokens", "lora_rank", "max_num_seqs", "max_num_batched_tokens"):
             if getattr(self, name) < 1:
                 raise SpecError(f"{name}: must be at least 1, got {getattr(self, name)}")
         if self.lora_rank > MAX_LORA_RANK:  # 10**12 was accepted (issue 29); published adapters use 4 to 256
@@ -148,6 +155,8 @@ class Workload:
             raise SpecError(f"gpu_memory_utilization: must be above 0 and at most 1, got {self.gpu_memory_utilization}")
         if self.offload is not None and self.mode != Mode.TRAIN:
             raise SpecError(f"offload: {self.offload} offload is a training option (--mode train)")
+        if self.drops_logits and self.mode != Mode.TRAIN:
+            raise SpecError("drops_logits: the training loop's option (--mode train)")
         unknown = [t for t in self.lora_targets if t not in (*LORA_TARGETS, *LORA_EXTRA_TARGETS)]
         if unknown:
             raise SpecError(
@@ -248,10 +257,13 @@ class Workload:
 
     @property
     def kbit_prepared(self) -> bool:
-        """QLoRA under autocast, as PEFT/TRL recipes run it: prepare_model_for_kbit_training has cast the
-        unquantized weights to fp32 (pure-bf16 QLoRA, where that cast also makes the residual stream fp32, is
-        not modelled so)."""
-        return self.finetune == Finetune.QLORA and self.amp and self.training
+        """QLoRA, or LoRA on LLM.int8 weights, under autocast as PEFT/TRL recipes run it:
+        prepare_model_for_kbit_training has cast the unquantized weights to fp32 (pure-bf16 QLoRA, where that
+        cast also makes the residual stream fp32, is not modelled so). TRL's SFTTrainer has called it for
+        8-bit models since its first release (trl 5fb5af7, 2023-05-24: prepare_model_for_int8_training when
+        is_loaded_in_8bit), as PEFT's own int8 recipes do."""
+        lora_on_int8 = self.finetune == Finetune.LORA and self.weights == WeightFormat.INT8
+        return (self.finetune == Finetune.QLORA or lora_on_int8) and self.amp and self.training
 
     @property
     def trainable_dtype_bytes(self) -> int:

@@ -438,6 +438,11 @@ MESSAGES: dict[str, str] = {
     "parameter-sized temporary in its step); the model output is kept by the caller until the step ends.":
         "训练：zero_grad(set_to_none=True)，优化器使用 foreach 实现（Adam 保留两份状态，更新时还有一份与参数同样大小"
         "的临时张量）；模型输出由调用方保留到这一步结束。",
+    "Training: zero_grad(set_to_none=True), foreach optimizer implementations (Adam keeps two states and one "
+    "parameter-sized temporary in its step); the loop drops the model output before backward and keeps only "
+    "the loss (transformers' Trainer, torchtune).":
+        "训练：zero_grad(set_to_none=True)，优化器使用 foreach 实现（Adam 保留两份状态，更新时还有一份与参数同样大小"
+        "的临时张量）；训练循环在反向传播前释放模型输出，只保留损失（transformers 的 Trainer、torchtune）。",
     "cuDNN/cuBLAS workspaces are not in peak_bytes (they depend on the algorithm cuDNN picks).":
         "peak_bytes 不含 cuDNN/cuBLAS 工作区（取决于 cuDNN 选择的算法）。",
     "peak = fixed + batch x per-sample only while the peak stays in the same phase of the step; at small batches "

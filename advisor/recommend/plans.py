@@ -9,6 +9,9 @@ also the gradients, stage 3 also the weights (each layer's weights are gathered 
 backward: two layer-sized gather buffers). Communication per step (ring collectives move (N-1)/N of the
 data per card): all-reduce of gradients = 2x gradient bytes for data parallel and ZeRO-1/2; ZeRO-3
 all-gathers weights twice and reduce-scatters gradients = 3x. No overlap with compute is assumed.
+A frozen base (LoRA/QLoRA under FSDP, as Answer.AI's fsdp_qlora runs it) is gathered as it is stored (QLoRA:
+the packed NF4 bytes; bitsandbytes' quant_storage lets FSDP shard them like any flat parameter) and only the
+adapters' gradients are reduce-scattered: 2x the stored weights + 1x the adapters' gradients.
 
 Generation adds two ways of splitting one model over N cards (advisor.recommend.generation_speed times them):
 tensor_parallel (Megatron-LM, Shoeybi et al. 2019; vLLM's --tensor-parallel-size) splits every layer's
@@ -103,13 +106,21 @@ def largest_layer_params(e: Estimate) -> int:
     return max((row.param_count for row in e.layers), default=0)
 
 
+def gathered_weight_bytes(e: Estimate) -> float:
+    """The weights ZeRO-3 / FSDP all-gathers once per pass: the parameters in their dtype for full training
+    (the existing rule), the weights as stored (e.g. 4-bit NF4) where the base is frozen."""
+    if e.workload.finetune == "full":
+        return float(e.param_count * e.workload.param_dtype_bytes)
+    return float(e.memory.at_peak.weights)
+
+
 def plan_cost(e: Estimate, plan: Plan | str, count: int) -> PlanCost:
     """`plan` on `count` cards; a plan's text (a fit change's key, a test's) is taken as the member."""
     plan = Plan(plan)
-    m, dtype = e.memory.at_peak, e.workload.param_dtype_bytes
+    m = e.memory.at_peak
     grad_dtype = e.workload.trainable_dtype_bytes
     share = (count - 1) / count
-    params_bytes = e.param_count * dtype
+    gathered = gathered_weight_bytes(e)
     # DDP's buckets and the all-reduce cover only parameters that require grad (torch/nn/parallel/
     # distributed.py _build_params_for_reducer skips the rest): the adapters under LoRA/QLoRA
     grads = e.trainable_param_count * grad_dtype
@@ -121,7 +132,7 @@ def plan_cost(e: Estimate, plan: Plan | str, count: int) -> PlanCost:
     if plan.zero_stage >= 2:
         saved += share * m.gradients
     comm = 2 * share * grads
-    if plan.zero_stage == 3:
-        saved += share * m.weights - 2 * largest_layer_params(e) * dtype
-        comm = share * params_bytes * (3 if e.workload.training else 1)
+    if plan.zero_stage == 3:  # two gather buffers of the largest layer, at the gathered bytes per parameter
+        saved += share * m.weights - 2 * largest_layer_params(e) * gathered / max(e.param_count, 1)
+        comm = share * (2 * gathered + grads if e.workload.training else gathered)
     return PlanCost(plan, count, int(saved), comm)

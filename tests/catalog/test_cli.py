@@ -42,7 +42,7 @@ def test_list_table_is_readable(run: Runner) -> None:
     code, out, _ = run("list", "--vendor", "intel")
     lines = out.splitlines()
     assert code == 0 and lines[0].split()[:3] == ["name", "vendor", "segment"]
-    assert len(lines) == 2 + 14  # header, rule, the 8 Arc cards, Arc Pro B50 / B60 / B70, Gaudi 2, Gaudi 3 (OAM, PCIe)
+    assert len(lines) == 2 + 15  # header, rule, the 8 Arc cards, Arc Pro B50 / B60 / B65 / B70, Gaudi 2, Gaudi 3 x 2
 
 
 def test_show_accepts_any_alias(run: Runner) -> None:

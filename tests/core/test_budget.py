@@ -67,6 +67,15 @@ def test_small_requests_share_two_mib_segments() -> None:
     assert not runs_within(events, 2 * MIB - 1)
 
 
+def test_a_small_block_splits_off_a_remainder_of_exactly_512_bytes() -> None:
+    # should_split (CUDACachingAllocator.cpp, small pool): remaining >= kMinBlockSize. 1 MiB takes half of a
+    # 2 MiB segment; 1 MiB - 512 B takes the other half and leaves 512 B free, which the last 512 B request
+    # gets: one segment, 1,048,576 + 1,048,064 + 512 = 2,097,152 B (a strict > 512 would need a second one)
+    events = [(("a", 0, 0), MIB), (("b", 0, 0), MIB - 512), (("c", 0, 0), 512)]
+    assert runs_within(events, 2 * MIB)
+    assert free_replay(events).reserved_bytes == 2 * MIB
+
+
 def test_the_first_iteration_creates_the_optimizer_state_at_its_step() -> None:
     step = [
         (Key("weights", 0, 0), 100),

@@ -3,8 +3,11 @@ checked on small graphs with the arithmetic written out."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
+from advisor.core import zoo
 from advisor.core.analytic import estimate
 from advisor.core.estimate import LayerRow
 from advisor.core.graph import Graph, GraphBuilder
@@ -146,3 +149,29 @@ def test_the_loss_streams_its_logits() -> None:
 def test_a_formula_registered_twice_is_an_error() -> None:
     with pytest.raises(ValueError, match="Linear"):
         formula(Linear)(FORMULAS[Linear])
+
+
+def _dequantize_streams(row: LayerRow) -> list[tuple[int, int, Pass]]:
+    return [(k.read_bytes, k.written_bytes, k.pass_) for k in row.kernels if isinstance(k, Stream) and k.read_bytes]
+
+
+@pytest.mark.parametrize("checkpointing", [False, True])
+def test_a_qlora_projection_dequantizes_its_nf4_base_each_pass_and_has_no_base_weight_gradient(
+    checkpointing: bool,
+) -> None:
+    graph = zoo.build("smollm2-135m", 64)
+    w = Workload("train", 2, "bf16", "adamw", finetune="qlora", lora_rank=8, checkpointing=checkpointing)
+    q = _row(graph, w, "layers.1.self_attn.q_proj")  # 576 x 576 base, rank 8, 2 x 64 = 128 tokens
+    # dequantize_4bit of 576 x 576 = 331,776 weights: 5,184 absmax bytes (one per 64), 21 float32 second-level
+    # absmax (one per 256 blocks); kernels: absmax 8 bit -> fp32 (read 5,184 + 84, write 4 x 5,184 = 20,736),
+    # absmax += offset (20,736 each way), then 4-bit -> bf16 (read 331,776 / 2 + 20,736 = 186,624, write 2 x 331,776)
+    one = [(5268, 20736), (20736, 20736), (186624, 663552)]
+    passes = [Pass.FORWARD, Pass.BACKWARD] + ([Pass.BACKWARD] if checkpointing else [])  # + the recompute
+    streams = [s for s in _dequantize_streams(q) if (s[0], s[1]) in one]
+    assert streams == [(r, wr, p) for p in passes for r, wr in one]
+    # the only weight-gradient GEMMs are the adapters': lora_B (576 x 8 by the 128 tokens), lora_A (8 x 576)
+    wgrad = [(k.m, k.n, k.k) for k in q.kernels if isinstance(k, Matmul) and k.pass_ is Pass.WEIGHT_GRAD]
+    assert wgrad == [(576, 8, 128), (8, 576, 128)]
+    assert q.host_ops == 5 + 3  # PEFT's five forward ops and dequantize_4bit's three kernels
+    lora = _row(graph, replace(w, finetune="lora"), "layers.1.self_attn.q_proj")
+    assert not [s for s in _dequantize_streams(lora) if (s[0], s[1]) in one] and lora.host_ops == 5

@@ -105,6 +105,10 @@ def test_llama_parameter_counts_are_exact() -> None:
     # 12688179200; + norm 5120 -> 13015864320 (LLaMA's 13.0B)
     assert _llama(5120, 40, 40, 40, 13824, 32000) == 13015864320
     assert MODELS["llama-13b"](16).param_count == 13015864320
+    # llama-2-70b: 2 * 32000 * 8192 = 524288000; kv width 8 * 128 = 1024; layer 2*8192^2 + 2*8192*1024 +
+    # 3*8192*28672 + 16384 = 855654400, x80 = 68452352000; + norm 8192 -> 68976648192 (Llama 2's 69.0B)
+    assert _llama(8192, 80, 64, 8, 28672, 32000) == 68976648192
+    assert MODELS["llama-2-70b"](16).param_count == 68976648192
 
 
 # FlopCounterMode at batch 1 (../shared/calibration/h200/torch_flop_counter.csv): fwd_flops = 2 x MACs.

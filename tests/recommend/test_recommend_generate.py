@@ -63,6 +63,28 @@ def test_llama_70b_at_4_bit_fits_two_3090s_only_split_and_not_at_16_bit(catalog:
     assert not any(e.fits for e in bf16.values())
 
 
+def test_llama_70b_q4_k_m_per_card_bytes_over_two_3090s(catalog: Catalog) -> None:
+    """Issue 25: llama.cpp ran Llama 3 70B Q4_K_M split over two RTX 3090s, where we asked 23.54 GiB a card of
+    the 23.15 usable. One card holds llama.cpp's buffers; the layer split takes the other card's 40 of the 80
+    layers, with their weights and cache, off it."""
+    from advisor.core.llm.quant import weight_bytes
+    from advisor.core.zoo.llm import preset_decoder
+    from advisor.recommend.devices import usable_bytes
+
+    q4 = ranked(catalog, generate("llama-3.1-70b", "q4_k_m"), "RTX 3090", (1, 2))
+    token_embd = 128256 * 8192 * 144 // 256  # Q4_K, 144 B per 256 weights, kept in system RAM: 591,003,648 B
+    gpu_weights = weight_bytes(preset_decoder("llama-3.1-70b"), "q4_k_m") - token_embd  # 41,921,527,808 B
+    kv_ctx = 768 * 80 * 2 * 8 * 128 * 2  # n_ctx 768 (512 + 128 tokens, rounded up to 256), f16: 240 MiB
+    compute = 512 * 128256 * 4 + 512 * 8192 * 4  # n_ubatch 512: f32 logits and one f32 hidden state
+    single = gpu_weights + kv_ctx + compute
+    assert q4[(1, "single")].required_bytes == single == 42_452_631_552  # 39.54 GiB: one card cannot
+    # the split moves half the cache of the workload's 640 tokens (plans.split_cost), not of the 768 n_ctx
+    # allocates: 128 x 80 x 2 x 8 x 128 x 2 / 2 = 20 MiB a card more than llama.cpp holds
+    kv_tokens = 640 * 80 * 2 * 8 * 128 * 2
+    per_card = single - (gpu_weights + kv_tokens) // 2  # 21,387,010,048 B = 19.92 GiB
+    assert q4[(2, "layer_split")].required_bytes == per_card < usable_bytes(24 * GIB)  # 23.15 GiB usable
+
+
 def test_layer_split_decodes_about_as_fast_as_one_card(catalog: Catalog) -> None:
     # 8B at 4-bit fits one 24 GB card: splitting its layers over two only adds a hop per token
     entries = ranked(catalog, generate("llama-3.1-8b", "q4_k_m"), "RTX 4090", (1, 2))

@@ -17,7 +17,6 @@ from advisor.core.llm.graph import decoder_graph
 from advisor.core.llm.kv_cache import cached_tokens, kv_bytes_per_layer_token, kv_cache_bytes
 from advisor.core.llm.quant import active_weight_bytes, weight_bytes
 from advisor.core.llm.runtime import (
-    VLLM_PROFILE_TOKENS,
     llama_cpp_context,
     llama_cpp_memory,
     vllm_kv_bytes,
@@ -152,12 +151,13 @@ def _vllm_memory(spec: DecoderSpec, w: Workload, weights: int) -> MemoryEstimate
     gpu_memory_utilization, checked against the memory free once the context exists), so the card memory
     needed is held / 0.9; required_bytes is that less the context and workspaces every fit takes off a card's
     usable memory (recommend/devices.py PROCESS_OVERHEAD_BYTES, core/overheads.py), never below what is held."""
-    tokens = min(VLLM_PROFILE_TOKENS, spec.max_positions or VLLM_PROFILE_TOKENS)
+    tokens = min(w.max_num_batched_tokens, spec.max_positions or w.max_num_batched_tokens)
     profiled = replay_step(
         decoder_graph(spec, tokens, last_token_logits=True), Workload(Mode.INFER, 1, w.precision, weights=w.weights)
     )
     dtype_bytes = w.activation_bytes
-    workspace = vllm_workspace_bytes(spec, profiled.peak_bytes - profiled.at_peak.weights, dtype_bytes, w.max_num_seqs)
+    activations = profiled.peak_bytes - profiled.at_peak.weights
+    workspace = vllm_workspace_bytes(spec, activations, dtype_bytes, w.max_num_seqs, tokens)
     kv = vllm_kv_bytes(spec, w.kv_cache_dtype, w.prompt_len + w.new_tokens, w.batch)
     cats = CategoryBytes(weights, 0, 0, 0, workspace, 0, kv)
     share = math.ceil(cats.total / w.gpu_memory_utilization)
@@ -267,7 +267,8 @@ def _runtime_notes(w: Workload) -> list[str]:
         return [
             f"Runtime vLLM ({how}): the engine claims gpu_memory_utilization {w.gpu_memory_utilization} "
             "of the card; inside it the weights, the activations of a profiling forward over "
-            f"{VLLM_PROFILE_TOKENS} tokens or its sampler's sort of {w.max_num_seqs} vocabulary rows "
+            f"{w.max_num_batched_tokens} tokens (--max-num-batched-tokens) or its sampler's sort of "
+            f"{w.max_num_seqs} vocabulary rows "
             "(--max-num-seqs), the CUDA-graph pool and paged KV blocks of 16 tokens; peak_bytes "
             f"counts the blocks of {w.batch} sequences of {tokens} tokens, required_bytes the card memory "
             "whose share holds that, less the CUDA context that lies outside the share (vLLM fills the "

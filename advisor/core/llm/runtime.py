@@ -174,13 +174,17 @@ def vllm_sampler_bytes(spec: DecoderSpec, max_num_seqs: int) -> int:
 
 
 def vllm_workspace_bytes(
-    spec: DecoderSpec, profile_activation_bytes: int, dtype_bytes: int, max_num_seqs: int = VLLM_MAX_SEQS
+    spec: DecoderSpec,
+    profile_activation_bytes: int,
+    dtype_bytes: int,
+    max_num_seqs: int = VLLM_MAX_SEQS,
+    profile_tokens: int = VLLM_PROFILE_TOKENS,
 ) -> int:
     """The profile's peak, the larger of its forward's activations (max_num_batched_tokens) and the sampler
     run that follows it while the forward's hidden states are still held (profile_run keeps them), plus the
     CUDA-graph pool: the decode activations of the largest captured batch."""
     width = spec.moe.expert_intermediate * spec.moe.experts_per_token if spec.moe else spec.intermediate
-    hidden_states = VLLM_PROFILE_TOKENS * spec.hidden * dtype_bytes
+    hidden_states = profile_tokens * spec.hidden * dtype_bytes
     profile = max(profile_activation_bytes, hidden_states + vllm_sampler_bytes(spec, max_num_seqs))
     graphs = VLLM_GRAPH_TOKENS * ((4 * spec.hidden + 3 * width) * dtype_bytes + spec.vocab * dtype_bytes)
     return profile + graphs

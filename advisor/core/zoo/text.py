@@ -247,6 +247,10 @@ LLAMA_CONFIGS: dict[str, LlamaConfig] = {
     # LLaMA 13B (Touvron et al. 2023, Table 2: dimension 5120, 40 heads, 40 layers; FFN 13824 as in its config.json)
     "llama-13b": LlamaConfig(hidden=5120, layers=40, heads=40, kv_heads=40, intermediate=13824, vocab=32000),
     "tinyllama-1.1b": LlamaConfig(hidden=2048, layers=22, heads=32, kv_heads=4, intermediate=5632, vocab=32000),
+    # Llama 2 70B (meta-llama/Llama-2-70b-hf config.json: hidden_size 8192, 80 layers, 64 heads, 8 KV heads,
+    # intermediate_size 28672, vocab_size 32000; Touvron et al. 2023, "Llama 2", GQA for 34B/70B): Answer.AI's
+    # FSDP+QLoRA benchmarks train it (benchmarks/public_speed.py)
+    "llama-2-70b": LlamaConfig(hidden=8192, layers=80, heads=64, kv_heads=8, intermediate=28672, vocab=32000),
 }
 
 

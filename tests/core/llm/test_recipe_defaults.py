@@ -66,6 +66,17 @@ def test_qlora_checkpoints_unless_told_not_to(capsys: pytest.CaptureFixture[str]
     assert any("prepare_model_for_kbit_training" in n for n in on["assumptions"])  # type: ignore[attr-defined]
     assert on["memory"]["activations"] < off["memory"]["activations"]  # type: ignore[index]
 
+    def block_kept(data: dict[str, object]) -> dict[str, int]:
+        return {r["name"]: r["kept_bytes"] for r in data["layers"] if r["name"].startswith("layers.0.")}  # type: ignore[attr-defined, index]
+
+    # checkpointed, a block keeps only its output for the next block's recompute: the fp32 residual stream
+    # that prepare_model_for_kbit_training's fp32 embeddings make, 512 tokens x 896 x 4 B = 1,835,008 B
+    kept = block_kept(on)
+    assert kept.pop("layers.0.add_mlp") == 512 * 896 * 4 and not any(kept.values())
+    # without it every adapted layer keeps, among others, the bf16 copy of its input that lora_A saves under
+    # autocast: 512 x 896 x 2 B = 917,504 B for q_proj
+    assert block_kept(off)["layers.0.self_attn.q_proj"] > 512 * 896 * 2
+
 
 def test_recipe_defaults_leave_other_workloads_alone() -> None:
     assert recipe_defaults("train", None, "full", None, None) == ("fp32", False, ())

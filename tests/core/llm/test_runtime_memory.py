@@ -3,11 +3,13 @@ beside the bytes it expects."""
 
 import json
 import math
+from dataclasses import replace
 
 import pytest
 
 from advisor.core import zoo
 from advisor.core.analytic import estimate
+from advisor.core.errors import SpecError
 from advisor.core.estimate import Estimate
 from advisor.core.workload import Runtime, Workload
 
@@ -107,6 +109,24 @@ def test_llama_cpp_partial_offload_moves_layers_and_their_cache_to_system_ram() 
         full.kv_cache_bytes - half.kv_cache_bytes
     )
     assert full.host_read_bytes == 0
+
+
+def test_llama_cpp_8b_f16_at_4k_fits_a_16_gib_card() -> None:
+    """Issue 25: llama.cpp ran Llama 3 8B F16 at a 4k context on a 16 GB RTX 4080, where we said it did not
+    fit. The token embedding stays in system RAM (llama.cpp keeps token_embd on the CPU: one row per token),
+    the f16 cache of n_ctx 4096 is allocated up front and the compute buffer holds one micro-batch's logits."""
+    from advisor.recommend.devices import usable_bytes
+
+    w = Workload("generate", 1, "fp16", weights="fp16", prompt_len=3584, new_tokens=512, runtime=Runtime.LLAMA_CPP)
+    m = estimate(zoo.build("llama-3.1-8b", 3584), w).memory
+    # every parameter but token_embd at 2 B: 15,009,849,344 (the norms too, which an F16 GGUF keeps in f32:
+    # 65 x 4096 x 2 B = 532,480 B more in the file, not modelled)
+    weights = (8_030_261_248 - 128256 * 4096) * 2
+    kv = 4096 * 32 * 2 * 8 * 128 * 2  # n_ctx 4096 x 32 layers x K,V x 8 heads x 128 x f16: 512 MiB
+    compute = 512 * 128256 * 4 + 512 * 4096 * 4  # n_ubatch 512: f32 logits + one f32 hidden state: 258.5 MiB
+    assert (m.at_peak.weights, m.at_peak.kv_cache, m.at_peak.temporaries) == (weights, kv, compute)
+    assert m.required_bytes == weights + kv + compute == 15_817_777_152  # 14.73 GiB: ggml buffers, no churn
+    assert m.required_bytes < usable_bytes(16 * GIB)  # 15.18 GiB usable of a 16 GiB card: it fits
 
 
 def test_generate_runtime_defaults_follow_the_weights(capsys: pytest.CaptureFixture[str]) -> None:
@@ -388,3 +408,74 @@ def test_peft_clones_the_4bit_base_output() -> None:
     clone = q_op.forward_transients([x], y, True)
     assert [(t.numel, t.dtype) for t in clone] == [(512 * 14336, "act")] and 512 * 14336 == 7_340_032
     assert l_op.forward_transients([x], y, True) == ()
+
+
+def test_lora_on_int8_weights_is_prepared_as_trl_does() -> None:
+    """LoRA on LLM.int8 weights under autocast: TRL's SFTTrainer calls prepare_model_for_int8_training on an
+    8-bit model (trl 5fb5af7, 2023-05-24), which casts every fp16 parameter that is not int8 to fp32 (peft
+    3714aa2 utils/other.py): embeddings, LM head and norms. Autocast then casts the fp32 LM head back to
+    fp16 for its matmul; the int8 layers go through bitsandbytes' MatMul8bitLt, which autocast leaves alone."""
+    from advisor.core.llm.lora import with_adapters
+    from advisor.core.replay import replay_step, stored_graph
+    from advisor.core.tracker import Store
+
+    graph = zoo.build("llama-7b", 256)
+    amp = Workload("train", 1, "amp_fp16", "adamw", weights="int8", finetune="lora", lora_targets=("q_proj",))
+    pure = Workload("train", 1, "fp16", "adamw", weights="int8", finetune="lora", lora_targets=("q_proj",))
+    assert amp.kbit_prepared and not pure.kbit_prepared
+    prepared, half = ([n.stored for n in stored_graph(graph, w).nodes if n.stored] for w in (amp, pure))
+    plain = 2 * 32000 * 4096 + 65 * 4096  # embed_tokens, lm_head, 65 RMSNorm weights: 262,410,240 parameters
+    assert sum(s.nbytes for s in prepared) - sum(s.nbytes for s in half) == plain * (4 - 2)  # 524,820,480 B
+    assert sum(s.int8_matmul for s in prepared) == 32 * 7  # the blocks' seven projections; the LM head stays 16-bit
+    adapted = with_adapters(graph, amp)
+    int8 = [n for n in stored_graph(adapted, amp).nodes if n.stored and n.stored.int8_matmul]
+    assert len(int8) == 32 * 7  # q_proj keeps its int8 base under the adapter
+    names = [n.name for n in adapted.nodes]
+    events = replay_step(adapted, amp).events
+    casts = {names[k.node]: size for k, size in events if k.store == Store.WEIGHT_CAST and size > 0}
+    assert casts == {"lm_head": 32000 * 4096 * 2}  # one fp16 copy of the fp32 head: 262,144,000 B
+
+
+def test_a_loop_that_drops_the_logits_frees_them_before_backward(capsys: pytest.CaptureFixture[str]) -> None:
+    """Qwen2.5 7B full fine-tune, 2,048 tokens: a plain loop keeps the bf16 logits to the optimizer step;
+    transformers' Trainer (compute_loss returns the loss alone) and torchtune (`del logits` in _loss_step)
+    free them once the loss exists, so backward and the step run without 2048 x 152064 x 2 B."""
+    from advisor.cli import main
+
+    graph = zoo.build("qwen2.5-7b", 2048)
+    kept = estimate(graph, qwen7b_full(True)).memory
+    dropped = estimate(graph, replace(qwen7b_full(True), drops_logits=True)).memory
+    logits = 2048 * 152064 * 2  # 622,854,144 B
+    assert kept.at_peak.activations == logits + 512  # + the loss
+    assert dropped.at_peak.activations == 512  # the loss alone
+    assert kept.peak_bytes - dropped.peak_bytes == logits  # the optimizer step sets both peaks
+    with pytest.raises(SpecError, match="drops_logits"):
+        Workload("infer", 1, drops_logits=True)
+    argv = ["estimate", "zoo:qwen2.5-0.5b", "--seq-len", "64", "--batch", "1", "--json"]
+    assert main([*argv, "--drop-logits"]) == 0
+    notes = json.loads(capsys.readouterr().out)["assumptions"]
+    assert any("drops the model output before backward" in n for n in notes)
+
+
+def test_max_num_batched_tokens_sizes_the_vllm_profile() -> None:
+    """vLLM profiles one forward over max_num_batched_tokens (V1 profile_run: _dummy_run(max_num_tokens); before
+    chunked prefill, 0.2-0.5, SchedulerConfig made it max(max_model_len, 2048)). Llama 3.1 8B with 1,024
+    sequences, where the sampler's sort sets the profile's peak: the hidden states it holds meanwhile are
+    tokens x 4,096 x 2 B, so 8,192 tokens hold (8,192 - 2,048) x 4,096 x 2 = 50,331,648 B more than 2,048."""
+
+    def peak(tokens: int) -> int:
+        w = Workload(
+            "generate",
+            1,
+            "bf16",
+            prompt_len=1000,
+            new_tokens=24,
+            runtime=Runtime.VLLM,
+            max_num_seqs=1024,
+            max_num_batched_tokens=tokens,
+        )
+        return estimate(zoo.build("llama-3.1-8b", 64), w).memory.peak_bytes
+
+    assert peak(8192) - peak(2048) == (8192 - 2048) * 4096 * 2 == 50_331_648
+    with pytest.raises(SpecError, match="max_num_batched_tokens: must be at least 1"):
+        Workload("generate", 1, "bf16", runtime=Runtime.VLLM, max_num_batched_tokens=0)

@@ -1,0 +1,51 @@
+"""ZeRO-3 / FSDP with a frozen base (LoRA, QLoRA): the base is all-gathered as it is stored (4-bit NF4 under
+QLoRA) twice a step, and only the adapters' gradients are reduce-scattered (advisor.recommend.plans)."""
+
+from functools import cache
+
+import pytest
+
+from advisor.core import zoo
+from advisor.core.analytic import estimate
+from advisor.core.estimate import Estimate
+from advisor.core.workload import Finetune, Workload
+from advisor.recommend.plans import largest_layer_params, plan_cost
+
+# Answer.AI's fsdp_qlora defaults (train.py at AnswerDotAI/fsdp_qlora@4cd69234f84d): rank 64 on six projections
+TARGETS = ("q_proj", "k_proj", "v_proj", "gate_proj", "up_proj", "down_proj")
+
+
+@cache
+def _llama2_7b(finetune: Finetune) -> Estimate:
+    w = Workload("train", 1, "bf16", "adamw", checkpointing=True, finetune=finetune, lora_rank=64, lora_targets=TARGETS)
+    return estimate(zoo.build("llama-7b", 2048), w)
+
+
+def test_qlora_under_zero3_gathers_the_nf4_base_and_reduces_only_the_adapters() -> None:
+    e = _llama2_7b("qlora")
+    weights, adapters = e.memory.at_peak.weights, e.trainable_param_count
+    # rank 64 per layer: q, k, v 3 x 64 x (4096 + 4096), gate, up, down 3 x 64 x (4096 + 11008); 32 layers
+    assert adapters == 32 * (3 * 64 * 8192 + 3 * 64 * 15104) == 143_130_624
+    full_bf16 = _llama2_7b("full").param_count * 2
+    assert weights < 0.35 * full_bf16  # NF4 blocks (~4.13 bits) + bf16 embeddings + fp32 adapters
+    cost = plan_cost(e, "zero3", 2)
+    # each card sends (N-1)/N = 1/2 of: two all-gathers of the stored weights + the fp32 adapter gradients
+    assert cost.comm_bytes == pytest.approx(0.5 * (2 * weights + 4 * adapters))
+    largest = largest_layer_params(e)  # the 32,000 x 4096 embedding: its gather buffer at the mean stored width
+    m = e.memory.at_peak
+    expected = 0.5 * (m.optimizer_state + m.gradients + weights) - 2 * largest * weights / e.param_count
+    assert cost.saved_bytes == int(expected)
+    lora = plan_cost(_llama2_7b("lora"), "zero3", 2)  # the bf16 base: about 3x the bytes to gather
+    assert lora.comm_bytes > 2.9 * cost.comm_bytes
+
+
+def test_full_training_under_zero3_still_moves_three_times_the_parameters() -> None:
+    e = _llama2_7b("full")
+    # pure bf16: 2 all-gathers + 1 reduce-scatter of 2 B per parameter, half of it per card on 2 cards
+    assert plan_cost(e, "zero3", 2).comm_bytes == pytest.approx(0.5 * 3 * e.param_count * 2)
+
+
+def test_data_parallel_all_reduces_only_the_adapters() -> None:
+    e = _llama2_7b("qlora")
+    # ring all-reduce: 2 x (N-1)/N x the fp32 adapter gradients = 143,130,624 x 4 B on 2 cards
+    assert plan_cost(e, "data_parallel", 2).comm_bytes == 2 * 0.5 * 4 * 143_130_624
