@@ -232,3 +232,21 @@ def test_the_installed_command_exits_2_with_one_line(argv: list[str]) -> None:
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+
+
+@pytest.mark.parametrize(
+    ("argv", "listed"),
+    [
+        (["estimate", "zoo:resnet50", "--mode", "xx"], "'train', 'infer', 'generate'"),
+        (["estimate", "zoo:resnet50", "--precision", "xx"], "'fp32', 'amp_bf16'"),
+        (["estimate", "zoo:resnet50", "--weights", "xx"], "'nf4', 'q2_k'"),
+        (["recommend", "zoo:resnet50", "--objective", "xx"], "'perf_per_dollar', 'cheapest'"),
+        (["recommend", "zoo:resnet50", "--price-basis", "xx"], "'new', 'used'"),
+    ],
+)
+def test_a_bad_vocabulary_word_lists_the_choices_as_text(argv: list[str], listed: str) -> None:
+    # the choices are StrEnum members' texts: argparse lists repr(choice), which for a member itself read
+    # <Precision.FP32: 'fp32'>
+    code, err = run(argv)
+    assert_one_line_error((code, err))
+    assert listed in err and "<" not in err, err

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import get_args
 
 from advisor.commands import types
 from advisor.core import zoo
@@ -48,16 +47,16 @@ def add_workload_options(parser: argparse.ArgumentParser) -> None:
         help="zoo:NAME, or a model file (see DESIGN.md); a FILE.py is Python "
         "code and runs, every other file is read as data",
     )
-    parser.add_argument("--mode", choices=get_args(Mode), default="train")
+    parser.add_argument("--mode", choices=[m.value for m in Mode], default="train")
     parser.add_argument("--batch", type=types.batch_size, default=32, help="samples per step (per card)")
     parser.add_argument("--seq-len", type=types.sequence_length, default=None, help="tokens per sample")
     parser.add_argument(
         "--precision",
-        choices=list(Precision),
+        choices=[m.value for m in Precision],
         default=None,
         help="default fp32; bf16 when generating from quantized weights",
     )
-    parser.add_argument("--optimizer", choices=get_args(OptimizerName), default="adam")
+    parser.add_argument("--optimizer", choices=[m.value for m in OptimizerName], default="adam")
     parser.add_argument(
         "--checkpointing",
         action=argparse.BooleanOptionalAction,
@@ -105,19 +104,19 @@ def _add_llm_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--weights",
-        choices=get_args(WeightFormat),
+        choices=[m.value for m in WeightFormat],
         default=None,
         help="how the weights are stored (default: the precision's dtype)",
     )
     parser.add_argument(
         "--kv-cache",
-        choices=get_args(KVCacheFormat),
+        choices=[k.value for k in KVCacheFormat],
         default=None,
         help="generate: KV-cache storage (default: the compute dtype)",
     )
     parser.add_argument(
         "--finetune",
-        choices=get_args(Finetune),
+        choices=[m.value for m in Finetune],
         default="full",
         help="train all weights, or LoRA adapters on a frozen base (QLoRA: nf4 base)",
     )
@@ -171,20 +170,20 @@ def _add_llm_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--attention",
-        choices=get_args(AttentionImpl),
+        choices=[a.value for a in AttentionImpl],
         default=None,
         help="attention implementation (default: the model's, sdpa where it has it)",
     )
     parser.add_argument(
         "--offload",
-        choices=get_args(Offload),
+        choices=[o.value for o in Offload],
         default=None,
         help="train: keep the optimizer state (params: also the weights) in system RAM, as "
         "DeepSpeed ZeRO-Offload / FSDP CPU offload do",
     )
     parser.add_argument(
         "--loss",
-        choices=get_args(LossImpl),
+        choices=[loss.value for loss in LossImpl],
         default="standard",
         help="train: fused computes the LM head and cross-entropy chunk by chunk (Liger, Cut "
         "Cross-Entropy): no full logits",

@@ -7,6 +7,7 @@ from typing import Any
 
 from advisor.core.estimate import Estimate
 from advisor.core.units import format_bytes, format_count, format_shape
+from advisor.core.workload import Finetune
 
 _COLUMNS = ("Layer", "Kind", "Output shape", "Params", "MACs", "Kept for backward")
 
@@ -26,9 +27,9 @@ def _llm_parts(e: Estimate) -> list[str]:
     w, parts = e.workload, []
     if w.generating:
         parts.append(f"prompt {w.prompt_len} + {w.new_tokens} new tokens, KV cache {w.kv_cache_dtype}")
-    if w.weights is not None or w.finetune == "qlora":
+    if w.weights is not None or w.finetune == Finetune.QLORA:
         parts.append(f"weights {w.weight_format}")
-    if w.finetune != "full":
+    if w.finetune != Finetune.FULL:
         parts.append(f"{w.finetune} r={w.lora_rank} on {','.join(w.adapters)}")
     return parts
 

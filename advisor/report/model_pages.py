@@ -6,6 +6,7 @@ from advisor.catalog.present import amount_text
 from advisor.core.budget import REPLAY_MARGIN_BYTES
 from advisor.core.estimate import Estimate
 from advisor.core.units import format_bytes, format_count
+from advisor.core.workload import Finetune
 from advisor.recommend.objectives import Objective
 from advisor.recommend.present import plan_label
 from advisor.report.content import Report
@@ -136,10 +137,10 @@ def _storage_rows(e: Estimate, t: Text) -> list[tuple[str, str]]:
     w = e.workload
     if w.generating:
         return [(t("Weights"), w.weight_format), (t("KV cache"), w.kv_cache_dtype)]
-    if w.training and w.finetune != "full":
+    if w.training and w.finetune != Finetune.FULL:
         kind = (
             t("QLoRA (4-bit frozen base + LoRA adapters)")
-            if w.finetune == "qlora"
+            if w.finetune == Finetune.QLORA
             else t("LoRA adapters on a frozen base")
         )
         return [(t("Fine-tuning"), t("{kind}, rank {rank}").format(kind=kind, rank=w.lora_rank))]

@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QLabel, QWidget
 
 from advisor.appstate import RankingResult, ShownEstimate
 from advisor.core.units import format_bytes
+from advisor.core.workload import Finetune
 from advisor.recommend.plans import Plan
 from advisor.recommend.present import best_per_card
 from advisor.recommend.recommendation import Recommendation
@@ -40,9 +41,9 @@ def _training_setup(result: ShownEstimate) -> str:
     if not w.training:
         return tr(w.mode)
     parts = [tr(w.mode)]
-    if w.finetune != "full":
+    if w.finetune != Finetune.FULL:
         parts.append(
-            tr("{kind} rank {rank}").format(kind="QLoRA" if w.finetune == "qlora" else "LoRA", rank=w.lora_rank)
+            tr("{kind} rank {rank}").format(kind="QLoRA" if w.finetune == Finetune.QLORA else "LoRA", rank=w.lora_rank)
         )
     parts.append(tr("gradient checkpointing") if w.checkpointing else tr("no checkpointing"))
     return ("，" if language() != "en" else ", ").join(parts)
