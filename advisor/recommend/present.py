@@ -127,11 +127,14 @@ def render_table(entries: list[Recommendation], top: int) -> str:
     if fitting:
         best = fitting[0]
         lines += ["", f"Best: {best.count} x {best.card} ({best.plan}): {reasons_text(best.reasons)}"]
-        if fitting[0].price_usd is None:
+        # any fitting priced row, not the best one: under --objective fastest the fastest may be unpriced
+        if all(r.price_usd is None for r in fitting):
             lines.append(
                 "No fitting configuration has a price on this basis: set one with "
                 "`advisor catalog set-price` or `advisor catalog import-prices`."
             )
+    elif not entries:  # the filters left no card: nothing was measured, so no advice about the workload
+        lines += ["", "No card in the catalog passes the filters (vendor, segment, memory, software path, budget)."]
     else:
         lines += ["", "No configuration fits; try a smaller batch, mixed precision or gradient checkpointing."]
     lines.append(
