@@ -200,7 +200,7 @@ def _add_llm_options(parser: argparse.ArgumentParser) -> None:
 
 def _given(args: argparse.Namespace, dest: str, default: T) -> T:
     value = getattr(args, dest)
-    return default if value is None else value  # type: ignore[no-any-return]
+    return default if value is None else value
 
 
 def workload_from(args: argparse.Namespace) -> Workload:
