@@ -153,7 +153,10 @@ def memory(report: Report, t: Text) -> str:
             t("Peak allocated"),
             lines(
                 format_bytes(m.peak_bytes),
-                t("at {phase}, layer {layer}").format(phase=t(m.peak_phase), layer=m.peak_layer),
+                # a runtime's setup (llama.cpp's context, vLLM's engine) peaks before any layer runs
+                t("at {phase}, layer {layer}").format(phase=t(m.peak_phase), layer=m.peak_layer)
+                if m.peak_layer
+                else t("at {phase}").format(phase=t(m.peak_phase)),
             ),
         ),
         (
