@@ -36,8 +36,12 @@ def summary(report: Report, t: Text) -> str:
     best = report.best
     objective = objective_text(report.ranking.options.objective, t)
     if best is None:
+        # no card passed the filters: nothing was measured, so no advice about the workload (as `recommend`)
+        empty = not report.ranking.rows
         return paragraph(
-            t("No listed configuration fits; try a smaller batch, mixed precision or gradient checkpointing."),
+            t("No card of the catalog matches the filters.")
+            if empty
+            else t("No listed configuration fits; try a smaller batch, mixed precision or gradient checkpointing."),
             "font-weight: bold",
         )
     text = t("Best under “{objective}”: {count} × {card} ({plan}), {throughput} {unit}, price {price}.").format(

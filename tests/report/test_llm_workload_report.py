@@ -88,3 +88,16 @@ def test_a_peak_at_the_runtimes_setup_is_named_without_an_empty_layer(catalog_pa
     finally:
         set_language("en")
     assert "（创建上下文）" in how, how
+
+
+def test_filters_that_leave_no_card_are_not_called_a_workload_that_does_not_fit(catalog_path: Path) -> None:
+    # --vendor Foo: the headline said "No listed configuration fits; try a smaller batch" over an empty table
+    from advisor.recommend.service import CardFilter
+    from advisor.report.model_pages import summary
+
+    report = make_report(
+        catalog_path, "zoo:resnet18", Workload("train", 8), cards=CardFilter(vendor="Foo"), gpus=False, seq_len=None
+    )
+    assert not report.ranking.rows
+    text = _text([summary(report, str)])
+    assert "No card of the catalog matches the filters" in text and "smaller batch" not in text
