@@ -29,6 +29,7 @@ from advisor.core.workload import (
 )
 from advisor.core.zoo import library
 from advisor.importers.spec_estimate import METHODS, estimate_spec
+from advisor.importers.torch_loader import TORCH_PREFIXES, TORCH_SUFFIXES
 
 T = TypeVar("T")
 
@@ -265,6 +266,11 @@ def refuse_inapplicable(args: argparse.Namespace, workload: Workload) -> None:
     for flag, dest, scope, applies in _APPLIES:
         if getattr(args, dest, None) is not None and not applies(workload):
             raise SpecError(f"{flag}: applies only to {scope}")
+    spec = args.spec or ""
+    # a PyTorch file's example_inputs (or its exported or traced graph) fix the shapes: `estimate mlp.py
+    # --seq-len 10` ran the file's own. The app passes its sequence box to every import, so the check is here.
+    if args.seq_len is not None and spec.lower().endswith(TORCH_SUFFIXES) and not spec.startswith(TORCH_PREFIXES):
+        raise SpecError(f"--seq-len: {spec} sets its own tokens per sample (its example inputs); leave --seq-len out")
 
 
 def register(parser: argparse.ArgumentParser) -> None:
