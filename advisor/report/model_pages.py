@@ -7,7 +7,7 @@ from advisor.core.budget import REPLAY_MARGIN_BYTES
 from advisor.core.estimate import Estimate
 from advisor.core.units import format_bytes, format_count
 from advisor.recommend.objectives import Objective
-from advisor.recommend.present import plan_label
+from advisor.recommend.present import plan_label, rate_text
 from advisor.report.content import Report
 from advisor.report.markup import Text, chart, facts, figure, heading, lines, paragraph, side_by_side
 
@@ -49,7 +49,7 @@ def summary(report: Report, t: Text) -> str:
         count=best.count,
         card=best.card,
         plan=plan_label(best.plan, t),
-        throughput=f"{best.throughput:,.0f}",
+        throughput=rate_text(best.throughput),
         unit=t(best.throughput_unit),
         price=price_text(best.price_usd, best.price_condition, t, best.price_kind),
     )

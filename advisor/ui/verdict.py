@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QLabel, QWidget
 from advisor.appstate import RankingResult, ShownEstimate
 from advisor.core.units import format_bytes
 from advisor.recommend.plans import Plan
-from advisor.recommend.present import best_per_card
+from advisor.recommend.present import best_per_card, rate_text
 from advisor.recommend.recommendation import Recommendation
 from advisor.ui.i18n import language, tr
 from advisor.ui.recommend_model import per_thousand_usd, plan_name
@@ -94,8 +94,8 @@ def verdict_text(result: ShownEstimate | None, ranking: RankingResult | None) ->
         parts.append(tr("best value: <b>{choice}</b> ({value})").format(choice=_choice(best), value=value))
     fastest = max(fitting, key=lambda r: r.throughput)
     parts.append(
-        tr("fastest: <b>{choice}</b> ({speed:,.0f} {unit})").format(
-            choice=_choice(fastest), speed=fastest.throughput, unit=tr(fastest.throughput_unit)
+        tr("fastest: <b>{choice}</b> ({speed} {unit})").format(
+            choice=_choice(fastest), speed=rate_text(fastest.throughput), unit=tr(fastest.throughput_unit)
         )
     )
     return " · ".join(parts)

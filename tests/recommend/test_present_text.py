@@ -39,3 +39,14 @@ def test_filters_that_leave_no_card_are_not_called_a_workload_that_does_not_fit(
     text = render_table([], 5)  # e.g. --vendor Foo
     assert "No card in the catalog passes the filters" in text
     assert "No configuration fits" not in text and "smaller batch" not in text
+
+
+def test_a_speed_below_one_per_second_is_not_printed_as_zero(unpriced: list[Recommendation]) -> None:
+    # DeepSeek-V3 int4 through transformers decodes 0.42 tokens/s: the table said "0 tokens/s" on every row
+    from advisor.recommend.present import rate_text
+    from advisor.report.card_pages import _row as pdf_row
+
+    assert (rate_text(0.42), rate_text(9.5), rate_text(22_168.4)) == ("0.42", "9.5", "22,168")
+    slow = replace(unpriced[0], throughput=0.42)
+    assert "0.42 samples/s" in render_table([slow], 5)
+    assert "0.42" in pdf_row(1, slow, str)  # the PDF's cell is the same figure
