@@ -204,6 +204,18 @@ def _given(args: argparse.Namespace, dest: str, default: T) -> T:
     return default if value is None else value
 
 
+def _runtime(args: argparse.Namespace) -> Runtime | None:
+    """The --runtime given; with -ngl on a .gguf file, llama.cpp, the file's own runtime. The workload only
+    learns the file's format later (importers/stored_estimate.py), so `estimate model.gguf --mode generate
+    -ngl 20` was refused as "-ngl is a llama.cpp option"."""
+    if args.runtime:
+        return Runtime(args.runtime)
+    gguf = (args.spec or "").lower().endswith(".gguf")
+    if gguf and args.gpu_layers is not None and args.weights is None and args.mode == "generate":
+        return Runtime.LLAMA_CPP
+    return None
+
+
 def workload_from(args: argparse.Namespace) -> Workload:
     precision, checkpointing, defaulted = recipe_defaults(
         args.mode, args.weights, args.finetune, args.precision, args.checkpointing
@@ -224,7 +236,7 @@ def workload_from(args: argparse.Namespace) -> Workload:
         lora_targets=_given(args, "lora_targets", base.lora_targets),
         tf32=args.tf32,
         defaulted=defaulted,
-        runtime=Runtime(args.runtime) if args.runtime else None,
+        runtime=_runtime(args),
         gpu_layers=args.gpu_layers,
         attention=args.attention,
         offload=args.offload,
