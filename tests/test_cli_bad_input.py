@@ -116,6 +116,7 @@ CASES: list[tuple[list[str], str]] = [
     (["estimate", "zoo:llama-3.2-1b", "--mode", "generate", "--runtime", "vllm", "--max-num-seqs", "1e9"], "whole"),
     (["estimate", "zoo:llama-3.2-1b", "--mode", "generate", "--new-tokens", str(2**23)], "at most 4,194,304"),
     (["estimate", str(Path(__file__).parent / "recommend/speed_models/mlp.py"), "--seq-len", "10"], "sets its own"),
+    (["recommend", "zoo:resnet50", "--price-basis", "rent", "--budget", "100"], "give --samples N or --tokens N"),
 ]
 
 
