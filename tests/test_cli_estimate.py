@@ -132,3 +132,11 @@ def test_a_peak_without_a_layer_names_only_its_phase() -> None:
     assert result.memory.peak_layer == ""  # the premise: no layer at this peak
     line = next(line for line in render_text(result).splitlines() if line.startswith("Memory at the peak"))
     assert line == f"Memory at the peak ({result.memory.peak_phase}):"
+
+
+def test_help_lists_the_spec_forms_and_says_a_python_file_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    # the help sent users to DESIGN.md, which an installed package does not have
+    with pytest.raises(SystemExit):
+        main(["estimate", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "DESIGN.md" not in text and "hf:ORG/NAME" in text and ".gguf" in text and "Python code and runs" in text

@@ -59,8 +59,10 @@ def add_workload_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "spec",
         nargs="?",
-        help="zoo:NAME, or a model file (see DESIGN.md); a FILE.py is Python "
-        "code and runs, every other file is read as data",
+        # the forms themselves: DESIGN.md, named here before, is not in an installed package
+        help="zoo:NAME (--list), hf:CONFIG.json or hf:ORG/NAME, torchvision:NAME, timm:NAME, or a model file "
+        "(.py, .pt2, .pt, .pth, .bin, .onnx, .safetensors, .json, .gguf); a FILE.py is Python code and runs, "
+        "every other file is read as data",
     )
     parser.add_argument("--mode", choices=get_args(Mode), default="train")
     parser.add_argument("--batch", type=types.batch_size, default=32, help="samples per step (per card)")
