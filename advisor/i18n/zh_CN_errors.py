@@ -26,6 +26,8 @@ MESSAGES: dict[str, str] = {
     "\"inputs\" must be a list of layer names": "\"inputs\" 必须是层名的列表",
     "\"params\" must be an object": "\"params\" 必须是一个对象",
     "\"layers\" must be a list": "\"layers\" 必须是列表",
+    "a transformers config.json, not an advisor network: give it as hf:PATH":
+        "这是 transformers 的 config.json，不是 advisor 网络文件：请写成 hf:路径",
     "not an advisor network (expected \"format\": \"{format}\")":
         "不是 advisor 网络文件（应有 \"format\": \"{format}\"）",
     "network format version {version} is not supported (expected {expected})":
