@@ -50,3 +50,17 @@ def test_a_speed_below_one_per_second_is_not_printed_as_zero(unpriced: list[Reco
     slow = replace(unpriced[0], throughput=0.42)
     assert "0.42 samples/s" in render_table([slow], 5)
     assert "0.42" in pdf_row(1, slow, str)  # the PDF's cell is the same figure
+
+
+def test_a_sharded_plan_is_spelled_zero_n_in_its_reason(tmp_path: Path) -> None:
+    # the reason read "ZERO3 shards model state over 8 cards" beside "ZeRO-3" in the table and the fit list
+    from advisor.recommend.reasons import reasons_text
+
+    catalog: Catalog = open_catalog(tmp_path / "catalog.sqlite3")
+    with catalog.read() as s:
+        cards = [find_card(s, "RTX 4090")]
+    job = prepare_graph(zoo.build("resnet18"), Workload("train", 8))
+    sharded = [e for e in rank(job, cards, {}, RankingOptions(counts=(2,))) if e.plan.sharded]
+    assert {e.plan.zero_stage for e in sharded} == {1, 2, 3}
+    for e in sharded:
+        assert f"ZeRO-{e.plan.zero_stage} shards model state over 2 cards" in reasons_text(e.reasons)
