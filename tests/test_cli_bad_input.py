@@ -118,6 +118,7 @@ CASES: list[tuple[list[str], str]] = [
     (["estimate", str(Path(__file__).parent / "recommend/speed_models/mlp.py"), "--seq-len", "10"], "sets its own"),
     (["recommend", "zoo:resnet50", "--price-basis", "rent", "--budget", "100"], "give --samples N or --tokens N"),
     (["estimate", str(Path(__file__).parents[1] / "advisor/data/llm_configs/qwen3-8b/config.json")], "as hf:PATH"),
+    (["estimate", f"hf:{Path(__file__).parents[1] / 'advisor/data/llm_configs/qwen3-8b'}"], "qwen3-8b/config.json"),
 ]
 
 
