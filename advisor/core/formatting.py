@@ -69,7 +69,8 @@ def summary(e: Estimate) -> list[str]:
         f"Forward: {format_count(e.forward_macs)} MACs = {format_count(e.forward_flops)} FLOPs "
         f"(FLOPs = 2 x MACs + elementwise)",
         f"Step: {format_count(e.step_flops)} FLOPs" + (" (forward + backward)" if e.workload.training else ""),
-        f"Memory at the peak ({m.peak_phase}, {m.peak_layer}):",
+        # a generation peak at a runtime's setup (llama.cpp's context) has no layer: no "(context created, )"
+        f"Memory at the peak ({', '.join(part for part in (m.peak_phase, m.peak_layer) if part)}):",
     ]
     lines += [
         f"  {name:<16}{format_bytes(value):>12}"

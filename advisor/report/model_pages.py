@@ -8,7 +8,7 @@ from advisor.core.estimate import Estimate
 from advisor.core.units import format_bytes, format_count
 from advisor.core.workload import Finetune
 from advisor.recommend.objectives import Objective
-from advisor.recommend.present import plan_label
+from advisor.recommend.present import plan_label, rate_text
 from advisor.report.content import Report
 from advisor.report.markup import Text, chart, facts, figure, heading, lines, paragraph, side_by_side
 
@@ -37,8 +37,12 @@ def summary(report: Report, t: Text) -> str:
     best = report.best
     objective = objective_text(report.ranking.options.objective, t)
     if best is None:
+        # no card passed the filters: nothing was measured, so no advice about the workload (as `recommend`)
+        empty = not report.ranking.rows
         return paragraph(
-            t("No listed configuration fits; try a smaller batch, mixed precision or gradient checkpointing."),
+            t("No card of the catalog matches the filters.")
+            if empty
+            else t("No listed configuration fits; try a smaller batch, mixed precision or gradient checkpointing."),
             "font-weight: bold",
         )
     text = t("Best under “{objective}”: {count} × {card} ({plan}), {throughput} {unit}, price {price}.").format(
@@ -46,7 +50,7 @@ def summary(report: Report, t: Text) -> str:
         count=best.count,
         card=best.card,
         plan=plan_label(best.plan, t),
-        throughput=f"{best.throughput:,.0f}",
+        throughput=rate_text(best.throughput),
         unit=t(best.throughput_unit),
         price=price_text(best.price_usd, best.price_condition, t, best.price_kind),
     )
@@ -154,7 +158,10 @@ def memory(report: Report, t: Text) -> str:
             t("Peak allocated"),
             lines(
                 format_bytes(m.peak_bytes),
-                t("at {phase}, layer {layer}").format(phase=t(m.peak_phase), layer=m.peak_layer),
+                # a runtime's setup (llama.cpp's context, vLLM's engine) peaks before any layer runs
+                t("at {phase}, layer {layer}").format(phase=t(m.peak_phase), layer=m.peak_layer)
+                if m.peak_layer
+                else t("at {phase}").format(phase=t(m.peak_phase)),
             ),
         ),
         (
