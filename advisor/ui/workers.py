@@ -7,6 +7,7 @@ an older one the same way, so a slider or a filter never queues up stale work.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -52,9 +53,15 @@ class Task(QRunnable):
         try:
             result = self.work(self.cancelled)
         except Exception as error:  # delivered to the UI thread, which shows it in a dialog
-            self.relay.failed.emit(error)
+            self._deliver(self.relay.failed, error)
             return
-        self.relay.finished.emit(result)
+        self._deliver(self.relay.finished, result)
+
+    @staticmethod
+    def _deliver(signal: Any, payload: object) -> None:
+        # "Signal source has been deleted": the window closed while this ran, and no one waits for the result
+        with contextlib.suppress(RuntimeError):
+            signal.emit(payload)
 
 
 class TaskRunner(QObject):
