@@ -125,6 +125,14 @@ def link(card: CardRecord) -> tuple[float, str]:
     )
 
 
+def most_cards(card: CardRecord) -> int | None:
+    """How many of this card one plan may use (None: no limit of its own). A unified-memory machine's GPU is
+    part of its processor (GB10, Strix Halo), so a box holds one; with no GPU link between machines in the
+    catalog, "4 x Radeon 8060S tensor parallel over PCIe" was ranked first for DeepSeek-V3. GH200 names its
+    NVLink and scales like any data-centre GPU."""
+    return 1 if card.unified_memory_bytes and card.link_kind == "none" else None
+
+
 def device(card: CardRecord, workload: Workload) -> Device:
     per_gpu = max(card.devices, 1)
     memory = model_memory_bytes(card) // per_gpu  # with ECC on where the card ships with it (records.py)

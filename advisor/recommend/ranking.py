@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from advisor.catalog.records import CardRecord, PriceRecord, missing_figures
 from advisor.catalog.software import software_path
 from advisor.core.estimate import Estimate
-from advisor.recommend.devices import Device, device
+from advisor.recommend.devices import Device, device, most_cards
 from advisor.recommend.money import MoneyOptions, money_facts, within_budget
 from advisor.recommend.objectives import Objective, as_objective, ordered
 from advisor.recommend.plans import Plan, PlanCost, plan_cost, plans_for
@@ -168,7 +168,8 @@ def rank(
             continue
         dev = device(card, workload)
         single = step_seconds(given.work, dev)
-        for count in (c for c in options.counts if c <= options.max_gpus):
+        ceiling = min(options.max_gpus, most_cards(card) or options.max_gpus)
+        for count in (c for c in options.counts if c <= ceiling):
             for cost in _costs(given.estimate, count):
                 entry = _entry(
                     given, card, dev, single, cost, prices.get(card.name), (rents or {}).get(card.name), options.money

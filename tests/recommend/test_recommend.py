@@ -145,3 +145,13 @@ def test_an_nvidia_card_gets_no_software_note(catalog: Catalog) -> None:
     cards, _ = classic_cards(catalog)
     entry = rank(job_needing(1.0), cards[:1], {}, RankingOptions(counts=(1,)))[0]
     assert entry.software == "CUDA" and ReasonCode.NOT_CUDA not in [r.code for r in entry.reasons]
+
+
+def test_a_unified_memory_machine_is_ranked_one_to_a_plan(catalog: Catalog) -> None:
+    """A GB10 or Strix Halo GPU is part of its processor: one box holds one, so no '4 x Radeon 8060S tensor
+    parallel'; a GH200 names its NVLink and is offered on 1, 2, 4 and 8 like any data-centre GPU."""
+    with catalog.read() as s:
+        cards = [find_card(s, name) for name in ("GB10 (DGX Spark)", "Radeon 8060S", "GH200")]
+    entries = rank(job_needing(2), cards, {}, RankingOptions(counts=(1, 2, 4, 8)))
+    counts = {card.name: sorted({e.count for e in entries if e.card == card.name}) for card in cards}
+    assert counts == {"GB10 (DGX Spark)": [1], "Radeon 8060S (Ryzen AI Max+ 395)": [1], "GH200": [1, 2, 4, 8]}
