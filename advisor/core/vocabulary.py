@@ -166,6 +166,11 @@ class Runtime(StrEnum):
     LLAMA_CPP = "llama.cpp"
     VLLM = "vllm"
 
+    @property
+    def pytorch(self) -> bool:
+        """Allocates through PyTorch's caching allocator (transformers, vLLM), not its own buffers (llama.cpp)."""
+        return self is not Runtime.LLAMA_CPP
+
 
 PLAIN_WEIGHTS = (WeightFormat.FP32, WeightFormat.BF16, WeightFormat.FP16)
 QUANTIZED_WEIGHTS = (WeightFormat.FP8, WeightFormat.INT8, WeightFormat.INT4, WeightFormat.NF4)

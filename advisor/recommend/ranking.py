@@ -51,7 +51,14 @@ DESKTOP_MAX_CARDS = 4
 
 
 def _reasons(
-    fits: bool, required: int, dev: Device, cost: PlanCost, batch: int, software: str, segment: str = "datacenter"
+    fits: bool,
+    required: int,
+    dev: Device,
+    cost: PlanCost,
+    batch: int,
+    software: str,
+    segment: str = "datacenter",
+    pytorch: bool = True,
 ) -> tuple[Reason, ...]:
     found = [
         reason(
@@ -62,7 +69,7 @@ def _reasons(
             usable_bytes=dev.usable_bytes,
         )
     ]
-    if software != "CUDA":
+    if software != "CUDA" and pytorch:  # llama.cpp sizes its own ggml buffers: no PyTorch allocator to model
         found.append(reason(ReasonCode.NOT_CUDA, software=software))
     if cost.plan is Plan.DATA_PARALLEL:
         found.append(reason(ReasonCode.DATA_PARALLEL))
@@ -107,7 +114,9 @@ def _entry(
         count=cost.count,
         plan=cost.plan,
         fits=fits,
-        reasons=_reasons(fits, required, dev, cost, batch, software, card.segment),
+        reasons=_reasons(
+            fits, required, dev, cost, batch, software, card.segment, given.estimate.workload.runtime_used.pytorch
+        ),
         required_bytes=required,
         usable_bytes=dev.usable_bytes,
         max_batch=max_batch,

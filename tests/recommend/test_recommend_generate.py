@@ -142,3 +142,12 @@ def test_one_card_needs_exactly_what_the_estimate_says(catalog: Catalog) -> None
         job = generate("llama-3.1-8b", weights, batch=4)
         single = ranked(catalog, job, "RTX 4090", (1,))[(1, "single")]
         assert single.required_bytes == pytest.approx(job.estimate.memory.required_bytes, abs=1)
+
+
+def test_the_pytorch_allocator_note_is_given_only_where_pytorch_allocates(catalog: Catalog) -> None:
+    """On a ROCm card the ranking says its memory is modelled on CUDA's allocator, as PyTorch runs it; llama.cpp
+    sizes its own ggml buffers, so a GGUF model there gets no such note (it said 'PyTorch runs this card')."""
+    for weights, noted in (("bf16", True), ("q4_k_m", False)):
+        rows = ranked(catalog, generate("llama-3.2-1b", weights), "Radeon RX 7900 XTX", (1,))
+        text = reasons_text(rows[(1, "single")].reasons)
+        assert ("CUDA's allocator" in text) is noted, (weights, text)
