@@ -88,6 +88,7 @@ class GenerationRates:
     half_tflops: float  # dense BF16/FP16 rate with FP32 accumulation (PyTorch's and vLLM's GEMMs)
     tdp_w: float  # board power, which caps the clock a tensor-core load holds (kernels.tensor_ceiling)
     sm_cycles_per_s: float  # multiprocessors x boost clock (peak FP32 / 2 FLOPs / FP32 lanes per SM)
+    tensor_power: TensorPower  # the die's energy rule, as training's GEMMs use it (advisor.recommend.tensor_power)
 
 
 def generation_rates(card: CardRecord) -> GenerationRates:
@@ -101,6 +102,7 @@ def generation_rates(card: CardRecord) -> GenerationRates:
         half / per_gpu,
         card.tdp_w / per_gpu,
         card.fp32_tflops * 1e12 / per_gpu / (2 * lanes),
+        tensor_power(card),
     )
 
 
