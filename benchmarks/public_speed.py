@@ -176,7 +176,8 @@ def comm_seconds(r: Row, dev: Device) -> float:
     over the card's link, without overlap (0 on one card)."""
     if r.cards == 1:
         return 0.0
-    return plan_cost(_estimate(r.model, r.seq_len, r.workload), r.plan, r.cards).comm_bytes / (dev.link_gbs * 1e9)
+    cost = plan_cost(_estimate(r.model, r.seq_len, r.workload), r.plan, r.cards)
+    return cost.comm_bytes / (dev.ring_gbs(r.cards) * 1e9)
 
 
 def predict(rows: Sequence[Row], seconds: Predictor = step_seconds) -> list[float]:

@@ -19,6 +19,7 @@ PROCESS_OVERHEAD_BYTES = HOPPER_MEASURED.context_bytes + HOPPER_MEASURED.workspa
 
 # PCIe bandwidth per direction for an x16 link, decimal GB/s (PCI-SIG: 8, 16, 32, 64 GT/s per lane).
 PCIE_X16_GBS = {2: 8.0, 3: 15.75, 4: 31.5, 5: 63.0, 6: 121.0}
+BRIDGED_BOARDS = 2  # boards one NVLink bridge joins (Device.ring_gbs)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -41,6 +42,16 @@ class Device:
     tf32_conv: bool = False
     tf32_matmul: bool = False
     tensor_power: TensorPower = HOPPER  # how the die's tensor clock falls under tdp_w (advisor.recommend.tensor_power)
+    bridge_pcie_gbs: float = 0.0  # a bridged board's PCIe rate, which rings over more than two boards fall to
+
+    def ring_gbs(self, count: int) -> float:
+        """Per-direction bandwidth of a ring collective over `count` cards: an NVLink bridge joins two boards
+        (NVIDIA's GA102 whitepaper, "Third-Generation NVLink": four x4 links, 56.25 GB/s each way "between two
+        GPUs"), so a ring over more of them runs its other hops, and so its pace, over PCIe."""
+        return self.bridge_pcie_gbs if self.bridge_pcie_gbs and count > BRIDGED_BOARDS else self.link_gbs
+
+    def ring_name(self, count: int) -> str:
+        return f"PCIe ({self.link_name} pairs two boards)" if self.ring_gbs(count) != self.link_gbs else self.link_name
 
 
 def matmul_rate(card: CardRecord, workload: Workload) -> float:
@@ -88,6 +99,7 @@ class GenerationRates:
     half_tflops: float  # dense BF16/FP16 rate with FP32 accumulation (PyTorch's and vLLM's GEMMs)
     tdp_w: float  # board power, which caps the clock a tensor-core load holds (kernels.tensor_ceiling)
     sm_cycles_per_s: float  # multiprocessors x boost clock (peak FP32 / 2 FLOPs / FP32 lanes per SM)
+    tensor_power: TensorPower  # the die's energy rule, as training's GEMMs use it (advisor.recommend.tensor_power)
 
 
 def generation_rates(card: CardRecord) -> GenerationRates:
@@ -101,6 +113,7 @@ def generation_rates(card: CardRecord) -> GenerationRates:
         half / per_gpu,
         card.tdp_w / per_gpu,
         card.fp32_tflops * 1e12 / per_gpu / (2 * lanes),
+        tensor_power(card),
     )
 
 
@@ -115,12 +128,22 @@ def local_need_bytes(required_bytes: int) -> int:
     return required_bytes + PROCESS_OVERHEAD_BYTES
 
 
+def _pcie_gbs(card: CardRecord) -> float:
+    return PCIE_X16_GBS.get(card.pcie_gen or 3, 15.75)
+
+
+def bridge_pcie_gbs(card: CardRecord) -> float:
+    """The PCIe rate of a board whose NVLink is a bridge (link_detail says so), else 0 (SXM boards reach every
+    peer through NVLink or NVSwitch)."""
+    bridged = card.link_kind == "nvlink" and "bridge" in (card.link_detail or "").lower()
+    return _pcie_gbs(card) if bridged else 0.0
+
+
 def link(card: CardRecord) -> tuple[float, str]:
     if card.link_kind in ("nvlink", "infinity_fabric", "xe_link") and card.link_bandwidth_gbs:
         # vendors quote NVLink as both directions together
         return card.link_bandwidth_gbs / 2, card.link_detail or card.link_kind
-    gen = card.pcie_gen or 3
-    return PCIE_X16_GBS.get(gen, 15.75), f"PCIe {gen}.0 x16" + (
+    return _pcie_gbs(card), f"PCIe {card.pcie_gen or 3}.0 x16" + (
         " (SLI bridge carries no compute data)" if card.link_kind == "sli" else ""
     )
 
@@ -156,4 +179,5 @@ def device(card: CardRecord, workload: Workload) -> Device:
         tf32_conv=tf32,
         tf32_matmul=tf32 and workload.tf32,
         tensor_power=tensor_power(card),
+        bridge_pcie_gbs=bridge_pcie_gbs(card),
     )

@@ -97,10 +97,11 @@ def _bandwidth(card: GenerationRates, eff: GenerationEfficiency) -> float:
 
 def _tensor_rate(card: GenerationRates, eff: GenerationEfficiency) -> float:
     """llama.cpp: its fitted share of the FP16-accumulate rate; the PyTorch runtimes: the FP32-accumulate
-    half-precision rate at the share a large GEMM holds under the board's power limit (kernels.tensor_ceiling)."""
+    half-precision rate at the share a large GEMM holds under the board's power limit, by the die's energy rule
+    as in training (kernels.tensor_ceiling, recommend.tensor_power)."""
     if eff.fp16_accumulate:
         return card.fp16_accumulate_tflops * 1e12 * eff.tensor
-    return card.half_tflops * 1e12 * eff.tensor * tensor_ceiling(card.half_tflops, card.tdp_w)
+    return card.half_tflops * 1e12 * eff.tensor * tensor_ceiling(card.half_tflops, card.tdp_w, card.tensor_power)
 
 
 def _comm_s(run: GenerationRun, split: Split, tokens: int) -> float:

@@ -75,7 +75,9 @@ def _reasons(
         found.append(reason(ReasonCode.DATA_PARALLEL))
     elif cost.plan.sharded:  # "ZeRO-3" as the table and the fit list spell it ("ZERO3" read like a typo)
         found.append(
-            reason(ReasonCode.ZERO, stage=f"ZeRO-{cost.plan.zero_stage}", count=cost.count, link=dev.link_name)
+            reason(
+                ReasonCode.ZERO, stage=f"ZeRO-{cost.plan.zero_stage}", count=cost.count, link=dev.ring_name(cost.count)
+            )
         )
     if segment == "consumer" and cost.count > DESKTOP_MAX_CARDS:
         found.append(reason(ReasonCode.BEYOND_DESKTOP, count=cost.count))
@@ -100,7 +102,7 @@ def _entry(
     fits = required <= dev.usable_bytes
     # the curve through a few batches can differ from the estimate by a rounding: keep the two consistent
     max_batch = max(max_batch, batch) if fits else min(max_batch, batch - 1)
-    step = single_step + cost.comm_bytes / (dev.link_gbs * 1e9)
+    step = single_step + cost.comm_bytes / (dev.ring_gbs(cost.count) * 1e9)
     throughput = cost.count * batch * given.work.tokens_per_sample / step
     speed = entry_speed(given.estimate, card, dev, cost)
     if speed is not None:  # generate mode: a step is one decode step; throughput is generated tokens/s

@@ -85,7 +85,8 @@ def generation_cost(e: Estimate, count: int) -> list[PlanCost]:
 
 
 def split_speed(run: GenerationRun, card: CardRecord, dev: Device, cost: PlanCost) -> GenerationSpeed:
-    return generation_speed(run, generation_rates(card), split=Split(cost.tensor_ways, cost.stages, dev.link_gbs))
+    split = Split(cost.tensor_ways, cost.stages, dev.ring_gbs(cost.count))
+    return generation_speed(run, generation_rates(card), split=split)
 
 
 def entry_speed(e: Estimate, card: CardRecord, dev: Device, cost: PlanCost) -> GenerationSpeed | None:
@@ -107,7 +108,7 @@ def serving_reasons(cost: PlanCost, dev: Device) -> tuple[Reason, ...]:
     codes = {Plan.TENSOR_PARALLEL: ReasonCode.TENSOR_PARALLEL, Plan.LAYER_SPLIT: ReasonCode.LAYER_SPLIT}
     if cost.plan not in codes:
         return ()
-    return (reason(codes[cost.plan], count=cost.count, link=dev.link_name),)
+    return (reason(codes[cost.plan], count=cost.count, link=dev.ring_name(cost.count)),)
 
 
 def kept_share(cost: PlanCost, layers: int) -> float:

@@ -67,9 +67,8 @@ TURING = _through(0.95, 70, 65, 24 / 65)
 #   (165.2 TFLOPS fp16 with fp32 accumulate) tinygrad sets "165+ TFLOP ... FP16 with FP32 acc" as matching
 #   torch (tinygrad/tinygrad PR #13623, 2025-12-09), and PR #6926 (2024-10-07, the table of its description)
 #   ran 4096^3 1024 times at 166.3 TFLOPS, 1.007 of the peak.
-# - GRAPHICS_ENERGY_RATIO: fitted, 3.0: benchmarks/time.py's scan (it prints each card held out) is best at 3.0
-#   on the single-card public rows and at 3.25 with the FSDP/QLoRA rows, which benchmarks/public_speed.py times
-#   better at 3.0 (10.2% median, 16 of 17 cards in band, against 10.5% and 15); every card of its 174
+# - GRAPHICS_ENERGY_RATIO: fitted, 3.0: benchmarks/time.py's scan (it prints each card held out) is best at 3.0,
+#   with the FSDP/QLoRA rows and their communication (it was 3.25 while time.py left that out); every card of its 174
 #   single-card rows has its median ratio in 0.85-1.15 from 2.4 to 3.3. That puts GA10x at 2.6, AD10x at 2.7
 #   and GB20x at 1.3 W per TFLOPS: the 450 W RTX 4090 (2.7 W per TFLOPS) and RTX 5090 hold their clocks, the
 #   150 W A10 (1.2), 300 W RTX 6000 Ada (0.82) and 300 W RTX PRO 6000 Max-Q (0.68) do not.

@@ -19,6 +19,7 @@ from advisor.recommend.generation_speed import (
 )
 from advisor.recommend.kernels import BANDWIDTH_CEILING
 from advisor.recommend.plans import plans_for, split_cost, tensor_parallel_fits
+from advisor.recommend.tensor_power import HOPPER, graphics
 
 # Llama 3 8B: 8.03e9 weights, 32 layers, hidden 4096, 32 query heads, 8 KV heads of 128;
 # K and V in fp16: 2 x 32 layers x 8 heads x 128 x 2 B = 131,072 B per token
@@ -33,6 +34,7 @@ RTX4090_LIKE = GenerationRates(
     half_tflops=165.2,
     tdp_w=450.0,
     sm_cycles_per_s=322.7e9,
+    tensor_power=graphics("Ada Lovelace"),
 )
 IDEAL = replace(FITTED, tensor=1.0, memory_gddr=1.0, memory_hbm=1.0, seconds_per_layer=0.0)
 HOST_OPS = 32 * 38  # ~38 ops per Llama layer as the estimate's rows count them
@@ -92,6 +94,18 @@ def test_prefill_is_compute_bound_and_quantized_weights_pay_their_fp16_expansion
     assert speed.prefill_tokens_per_s == pytest.approx(512 / q4)
 
 
+def test_pytorch_prefill_gemms_follow_the_dies_power_rule_as_training_does() -> None:
+    """vLLM's prefill GEMMs accumulate in FP32 at the share the die's power rule gives (recommend.tensor_power)."""
+    vllm = replace(VLLM, tensor=1.0, memory_gddr=1.0, seconds_per_layer=0.0, host_step_seconds=0.0)
+    bf16 = run(replace(BF16_8B, runtime="vllm"))
+    # a graphics Ada die holds its boost clock from 3.0 x Hopper's 0.905 = 2.71 W per TFLOPS; 450 W / 165.2 =
+    # 2.72: full peak, 8.192e12 FLOPs / 165.2e12 = 49.6 ms (the 16e9 B of weights take 15.9 ms)
+    assert prefill_seconds(bf16, RTX4090_LIKE, vllm) == pytest.approx(2 * 8e9 * 512 / 165.2e12)
+    # Hopper's rule (the one prefill used before) stops the same board at its maximum, 0.95 of peak
+    hopper = replace(RTX4090_LIKE, tensor_power=HOPPER)
+    assert prefill_seconds(bf16, hopper, vllm) == pytest.approx(2 * 8e9 * 512 / (165.2e12 * 0.95))
+
+
 def test_prefill_goes_in_chunks_of_512_tokens() -> None:
     four = run(batch=4)  # 4 x 512 = 2,048 tokens = 4 chunks, each re-expanding the quantized weights
     flops = replace(LLAMA8B_Q4, prefill_flops=4 * LLAMA8B_Q4.prefill_flops)
@@ -143,7 +157,7 @@ def test_partial_offload_decodes_at_host_memory_speed() -> None:
 
     host = 2_000_000_000  # 2 GB of layers on the CPU
     offloaded = replace(LLAMA8B_Q4, host_read_bytes=host)
-    card = GenerationRates(1008.0, 165.2, False, 82.6, 450.0, 322.7e9)
+    card = replace(RTX4090_LIKE, fp16_accumulate_tflops=165.2, half_tflops=82.6)
     full = decode_step(run(LLAMA8B_Q4), card)[0]
     partial = decode_step(run(offloaded), card)[0]
     gpu_share = host / (1008e9 * FITTED.memory_gddr)

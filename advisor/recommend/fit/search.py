@@ -186,7 +186,7 @@ class _Search:
             for count in SHARDING_COUNTS:
                 cost = plan_cost(result, plan, count)
                 peak = self.baseline.peak_bytes - cost.saved_bytes
-                seconds = self.baseline.step_time_s + cost.comm_bytes / (dev.link_gbs * 1e9)
+                seconds = self.baseline.step_time_s + cost.comm_bytes / (dev.ring_gbs(count) * 1e9)
                 required = required_for_peak(peak, self.baseline.peak_bytes, self.baseline.required_bytes)
                 per_card = replace(
                     self.baseline,
@@ -196,7 +196,8 @@ class _Search:
                     throughput=self.baseline.throughput * self.baseline.step_time_s / seconds,
                 )
                 if per_card.fits(self.card.usable_bytes) or count == SHARDING_COUNTS[-1]:
-                    change = Change(ChangeKey(plan), lambda v: v, note_fields={"count": count, "link": dev.link_name})
+                    notes = {"count": count, "link": dev.ring_name(count)}
+                    change = Change(ChangeKey(plan), lambda v: v, note_fields=notes)
                     options.append(self.option([change], self.base, cards=count, measured=per_card))
                     break
         return options
@@ -223,7 +224,8 @@ class _Search:
                     step_time_s=speed.decode_step_s,
                     throughput=speed.decode_tokens_per_s,
                 )
-                change = Change(ChangeKey(plan), lambda v: v, note_fields={"count": cost.count, "link": dev.link_name})
+                notes = {"count": cost.count, "link": dev.ring_name(cost.count)}
+                change = Change(ChangeKey(plan), lambda v: v, note_fields=notes)
                 options.append(self.option([change], self.base, cards=cost.count, measured=per_card))
                 break
         return options
