@@ -103,11 +103,13 @@ def check_catalog(path: Path) -> str:
 
 
 def check_estimate() -> str:
-    from advisor.core.workload import Precision, Workload
+    from advisor.core.workload import Mode, OptimizerName, Precision, Workload
     from advisor.importers.spec_estimate import estimate_spec
 
     result = estimate_spec(
-        MODEL, Workload(mode="train", batch=32, precision=Precision.FP32, optimizer="adam"), method="analytic"
+        MODEL,
+        Workload(mode=Mode.TRAIN, batch=32, precision=Precision.FP32, optimizer=OptimizerName.ADAM),
+        method="analytic",
     )
     if result.memory.peak_bytes <= 0 or result.param_count <= 0:
         raise CheckFailed(f"{MODEL}: implausible estimate (peak {result.memory.peak_bytes} bytes)")

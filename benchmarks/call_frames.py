@@ -22,7 +22,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from advisor.core.analytic import estimate  # noqa: E402
-from advisor.core.memory import StepReplay  # noqa: E402
+from advisor.core.step_plan import StepPlan  # noqa: E402
 from advisor.core.workload import Workload  # noqa: E402
 from advisor.core.zoo import build, zoo_names  # noqa: E402
 from advisor.importers.spec_estimate import simulator  # noqa: E402
@@ -67,7 +67,7 @@ def main() -> int:
                 continue
             graph = build(name)
             held = estimate(graph, w).memory.peak_bytes / truth - 1
-            with mock.patch.object(StepReplay, "_held_references", lambda self: []):
+            with mock.patch.object(StepPlan, "held_references", lambda self: []):
                 free = estimate(graph, w).memory.peak_bytes / truth - 1
             if w.mode == "infer":
                 errors["with"].append(abs(held))

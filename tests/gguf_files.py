@@ -24,8 +24,8 @@ LAYER_BYTES = (
     + 2 * 256 * 4
 )  # gate, up; down (Q6_K, 512 wide); 2 norms
 WEIGHT_BYTES = VOCAB * 144 + VOCAB * 210 + 256 * 4 + LAYERS * LAYER_BYTES  # embed Q4_K, output Q6_K, norm
-LAYER_PARAMS = 256 * 256 + 2 * 128 * 256 + 256 * 256 + 3 * 512 * 256 + 2 * 256  # = 590_592
-PARAMS = 2 * VOCAB * H + H + LAYERS * LAYER_PARAMS  # = 1_335_040
+LAYER_PARAMS = 256 * 256 + 2 * 128 * 256 + 256 * 256 + 3 * 512 * 256 + 2 * 256  # = 590_336
+PARAMS = 2 * VOCAB * H + H + LAYERS * LAYER_PARAMS  # = 1_334_528 (what `advisor estimate` prints)
 
 
 def _quantized(writer: object, name: str, rows: int, cols: int, qtype: object) -> None:

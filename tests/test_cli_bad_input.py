@@ -100,6 +100,25 @@ CASES: list[tuple[list[str], str]] = [
     (["catalog", "import", "/nonexistent/cards.csv"], "No such file"),
     (["monitor", "--watch", "inf"], "--watch"),
     (["monitor", "--watch", "nan"], "--watch"),
+    # options that the workload would ignore (each was dropped without a word) and counts without a ceiling
+    (["estimate", "zoo:llama-3.2-1b", "--finetune", "full", "--lora-rank", "8"], "--lora-rank: applies only to"),
+    (["estimate", "zoo:llama-3.2-1b", "--lora-targets", "q_proj"], "--lora-targets: applies only to"),
+    (["estimate", "zoo:llama-3.2-1b", "--mode", "generate", "--seq-len", "100"], "--seq-len: applies only to"),
+    (["estimate", "zoo:llama-3.2-1b", "--prompt-len", "100"], "--prompt-len: applies only to --mode generate"),
+    (["fit", "zoo:resnet50", "--gpu", "T4", "--kv-cache", "fp8"], "--kv-cache: applies only to --mode generate"),
+    (["recommend", "zoo:resnet50", "--mode", "infer", "--optimizer", "sgd"], "--optimizer: applies only to"),
+    (["estimate", "zoo:resnet50", "--mode", "infer", "--checkpointing"], "--checkpointing: applies only to"),
+    (["estimate", "zoo:llama-3.2-1b", "--mode", "infer", "--loss", "fused"], "--loss: applies only to"),
+    (["estimate", "zoo:llama-3.2-1b", "--mode", "generate", "--finetune", "lora"], "--finetune: applies only to"),
+    (["estimate", "zoo:llama-3.2-1b", "--mode", "generate", "--max-num-seqs", "4"], "applies only to --runtime vllm"),
+    (["report", "zoo:llama-3.2-1b", "--out", "x.pdf", "--mode", "generate", "--gpu-memory-utilization", "0.5"], "vllm"),
+    (["estimate", "zoo:llama-3.2-1b", "--mode", "generate", "--prompt-len", "99999999999"], "--prompt-len"),
+    (["estimate", "zoo:llama-3.2-1b", "--mode", "generate", "--runtime", "vllm", "--max-num-seqs", "1e9"], "whole"),
+    (["estimate", "zoo:llama-3.2-1b", "--mode", "generate", "--new-tokens", str(2**23)], "at most 4,194,304"),
+    (["estimate", str(Path(__file__).parent / "recommend/speed_models/mlp.py"), "--seq-len", "10"], "sets its own"),
+    (["recommend", "zoo:resnet50", "--price-basis", "rent", "--budget", "100"], "give --samples N or --tokens N"),
+    (["estimate", str(Path(__file__).parents[1] / "advisor/data/llm_configs/qwen3-8b/config.json")], "as hf:PATH"),
+    (["estimate", f"hf:{Path(__file__).parents[1] / 'advisor/data/llm_configs/qwen3-8b'}"], "qwen3-8b/config.json"),
 ]
 
 
@@ -232,3 +251,21 @@ def test_the_installed_command_exits_2_with_one_line(argv: list[str]) -> None:
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+
+
+@pytest.mark.parametrize(
+    ("argv", "listed"),
+    [
+        (["estimate", "zoo:resnet50", "--mode", "xx"], "'train', 'infer', 'generate'"),
+        (["estimate", "zoo:resnet50", "--precision", "xx"], "'fp32', 'amp_bf16'"),
+        (["estimate", "zoo:resnet50", "--weights", "xx"], "'nf4', 'q2_k'"),
+        (["recommend", "zoo:resnet50", "--objective", "xx"], "'perf_per_dollar', 'cheapest'"),
+        (["recommend", "zoo:resnet50", "--price-basis", "xx"], "'new', 'used'"),
+    ],
+)
+def test_a_bad_vocabulary_word_lists_the_choices_as_text(argv: list[str], listed: str) -> None:
+    # the choices are StrEnum members' texts: argparse lists repr(choice), which for a member itself read
+    # <Precision.FP32: 'fp32'>
+    code, err = run(argv)
+    assert_one_line_error((code, err))
+    assert listed in err and "<" not in err, err

@@ -120,3 +120,23 @@ def test_list_searches_the_library() -> None:
     assert missing.stderr.strip().splitlines() == [
         "advisor estimate: error: --list: no zoo model matches 'no-such-model'"
     ]
+
+
+def test_a_peak_without_a_layer_names_only_its_phase() -> None:
+    """llama.cpp allocates its context before any layer runs: the line read "(context created, )"."""
+    from advisor.core.formatting import render_text
+    from advisor.core.workload import Runtime, Workload
+    from advisor.importers.spec_estimate import estimate_spec
+
+    result = estimate_spec("zoo:llama-3.2-1b", Workload("generate", 1, runtime=Runtime.LLAMA_CPP))
+    assert result.memory.peak_layer == ""  # the premise: no layer at this peak
+    line = next(line for line in render_text(result).splitlines() if line.startswith("Memory at the peak"))
+    assert line == f"Memory at the peak ({result.memory.peak_phase}):"
+
+
+def test_help_lists_the_spec_forms_and_says_a_python_file_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    # the help sent users to DESIGN.md, which an installed package does not have
+    with pytest.raises(SystemExit):
+        main(["estimate", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "DESIGN.md" not in text and "hf:ORG/NAME" in text and ".gguf" in text and "Python code and runs" in text

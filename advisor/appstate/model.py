@@ -18,7 +18,7 @@ from advisor.appstate.signals import Signal
 from advisor.core.curve import MemoryCurve
 from advisor.core.estimate import Estimate
 from advisor.core.graph import Graph
-from advisor.core.llm.lora import adapter_count, with_adapters
+from advisor.core.llm.lora import with_adapters
 from advisor.core.workload import (
     Finetune,
     KVCacheFormat,
@@ -43,18 +43,18 @@ class WorkloadChoice:
     is the text field's comma-separated names ("" = every projection, as the command line's default); `runtime`
     None follows the weights (GGUF: llama.cpp, else transformers), as `--runtime` left out does."""
 
-    mode: Mode = "train"
+    mode: Mode = Mode.TRAIN
     batch: int = 32
     seq_len: int = 512
     precision: Precision = Precision.FP32
-    optimizer: OptimizerName = "adam"
+    optimizer: OptimizerName = OptimizerName.ADAM
     checkpointing: bool = False
     inplace: bool = False
     prompt_len: int = 512
     new_tokens: int = 128
     weights: WeightFormat | None = None
     kv_cache: KVCacheFormat | None = None
-    finetune: Finetune = "full"
+    finetune: Finetune = Finetune.FULL
     lora_rank: int = 16
     lora_targets: str = ""
     runtime: Runtime | None = None
@@ -64,12 +64,12 @@ class WorkloadChoice:
         """The tokens a zoo sequence model is built for: in generation the prompt, whose prefill `advisor
         estimate` lists layer by layer (core/llm/generate.py builds it at prompt_len); the sequence length
         otherwise. The layer shapes showed the training length in generation (issue 27)."""
-        return self.prompt_len if self.mode == "generate" else self.seq_len
+        return self.prompt_len if self.mode == Mode.GENERATE else self.seq_len
 
     def workload(self) -> Workload:
         """The core's Workload; it checks every value (a stored choice may hold any text)."""
-        generating, training = self.mode == "generate", self.mode == "train"
-        finetune: Finetune = self.finetune if training else "full"
+        generating, training = self.mode == Mode.GENERATE, self.mode == Mode.TRAIN
+        finetune = self.finetune if training else Finetune.FULL
         targets = tuple(name.strip() for name in self.lora_targets.split(",") if name.strip())
         return Workload(
             self.mode,
@@ -84,7 +84,7 @@ class WorkloadChoice:
             runtime=self.runtime if generating else None,
             finetune=finetune,
             lora_rank=self.lora_rank,
-            lora_targets=targets if finetune != "full" else (),
+            lora_targets=targets if finetune != Finetune.FULL else (),
         )
 
 
@@ -118,7 +118,7 @@ class ShownEstimate:
         if not w.adapters:
             return None
         adapted = with_adapters(self.graph, w)
-        return sum(adapter_count(node.op, [adapted.nodes[i].output for i in node.inputs]) for node in adapted.nodes)
+        return sum(node.op.adapter_count(adapted.input_specs(node)) for node in adapted.nodes)
 
 
 @dataclass(frozen=True)

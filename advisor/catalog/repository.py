@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 from advisor.catalog.errors import AmbiguousCardError, CatalogError, DuplicateCardError, UnknownCardError
 from advisor.catalog.names import match, normalize
 from advisor.catalog.orm import FIGURE_COLUMNS, USER, Alias, Card, Price
+from advisor.catalog.price_rows import EARLIEST_PRICE
 from advisor.catalog.records import CONDITIONS, KINDS, MARKETS, CardRecord, CardSpec, PriceRecord, missing_figures
 
 # Columns a spec shares with the cards table (every declared figure but the aliases, which have their own table).
@@ -298,6 +299,8 @@ def add_price(
             raise CatalogError(f"price {label} {value!r} is not one of {', '.join(options)}")
     if not (amount > 0 and math.isfinite(amount)):
         raise CatalogError(f"price {amount!r} is not a positive amount")
+    if origin == USER and on is not None:  # as import-prices checks each row (price_rows.py)
+        _check_seen_on(on)
     card = _require(session, card_name)
     record = PriceRecord(
         card.name,
@@ -315,6 +318,15 @@ def add_price(
     session.add(price)
     session.flush()
     return _price_record(price, card.name)
+
+
+def _check_seen_on(on: date) -> None:
+    """A typed price is dated the day it was seen: `set-price --date 2099-01-01` was kept and shown as
+    'today', the newest price of the card."""
+    if on > date.today():
+        raise CatalogError(f"price date {on} is in the future; give the day the price was seen")
+    if on < EARLIEST_PRICE:
+        raise CatalogError(f"price date {on} is before {EARLIEST_PRICE}, earlier than any GPU price")
 
 
 def default_market(condition: str, kind: str) -> str:

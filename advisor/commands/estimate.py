@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import get_args
+from collections.abc import Callable
+from typing import TypeVar
 
 from advisor.commands import types
 from advisor.core import zoo
@@ -28,16 +29,29 @@ from advisor.core.workload import (
 )
 from advisor.core.zoo import library
 from advisor.importers.spec_estimate import METHODS, estimate_spec
+from advisor.importers.torch_loader import TORCH_PREFIXES, TORCH_SUFFIXES
+
+T = TypeVar("T")
 
 
-def positive_int(text: str) -> int:
+def positive_int(text: str, high: int | None = None) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    if high is not None and value > high:  # --prompt-len 99999999999 printed 5e15 TFLOPs of prefill
+        raise argparse.ArgumentTypeError(f"must be at most {high:,}, got {value:,}")
     return value
+
+
+def _tokens(text: str) -> int:
+    return positive_int(text, types.MAX_SEQ_LEN)
+
+
+def _sequences(text: str) -> int:
+    return positive_int(text, types.MAX_BATCH)
 
 
 def add_workload_options(parser: argparse.ArgumentParser) -> None:
@@ -45,19 +59,23 @@ def add_workload_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "spec",
         nargs="?",
-        help="zoo:NAME, or a model file (see DESIGN.md); a FILE.py is Python "
-        "code and runs, every other file is read as data",
+        # the forms themselves: DESIGN.md, named here before, is not in an installed package
+        help="zoo:NAME (--list), hf:CONFIG.json or hf:ORG/NAME, torchvision:NAME, timm:NAME, or a model file "
+        "(.py, .pt2, .pt, .pth, .bin, .onnx, .safetensors, .json, .gguf); a FILE.py is Python code and runs, "
+        "every other file is read as data",
     )
-    parser.add_argument("--mode", choices=get_args(Mode), default="train")
+    parser.add_argument("--mode", choices=[m.value for m in Mode], default="train")
     parser.add_argument("--batch", type=types.batch_size, default=32, help="samples per step (per card)")
     parser.add_argument("--seq-len", type=types.sequence_length, default=None, help="tokens per sample")
     parser.add_argument(
         "--precision",
-        choices=list(Precision),
+        choices=[m.value for m in Precision],
         default=None,
         help="default fp32; bf16 when generating from quantized weights",
     )
-    parser.add_argument("--optimizer", choices=get_args(OptimizerName), default="adam")
+    parser.add_argument(
+        "--optimizer", choices=[m.value for m in OptimizerName], default=None, help="train: adam unless given"
+    )
     parser.add_argument(
         "--checkpointing",
         action=argparse.BooleanOptionalAction,
@@ -99,25 +117,25 @@ def lora_targets(text: str) -> tuple[str, ...]:
 
 def _add_llm_options(parser: argparse.ArgumentParser) -> None:
     """Language models: generation with a KV cache, quantized storage, LoRA/QLoRA fine-tuning."""
-    parser.add_argument("--prompt-len", type=positive_int, default=512, help="generate: prompt tokens (prefill)")
+    parser.add_argument("--prompt-len", type=_tokens, default=None, help="generate: prompt tokens (prefill; 512)")
     parser.add_argument(
-        "--new-tokens", type=positive_int, default=128, help="generate: tokens generated per sequence (decode)"
+        "--new-tokens", type=_tokens, default=None, help="generate: tokens generated per sequence (decode; 128)"
     )
     parser.add_argument(
         "--weights",
-        choices=get_args(WeightFormat),
+        choices=[m.value for m in WeightFormat],
         default=None,
         help="how the weights are stored (default: the precision's dtype)",
     )
     parser.add_argument(
         "--kv-cache",
-        choices=get_args(KVCacheFormat),
+        choices=[k.value for k in KVCacheFormat],
         default=None,
         help="generate: KV-cache storage (default: the compute dtype)",
     )
     parser.add_argument(
         "--finetune",
-        choices=get_args(Finetune),
+        choices=[m.value for m in Finetune],
         default="full",
         help="train all weights, or LoRA adapters on a frozen base (QLoRA: nf4 base)",
     )
@@ -138,14 +156,14 @@ def _add_llm_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--gpu-memory-utilization",
         type=types.positive_number(1.0),
-        default=0.9,
+        default=None,
         metavar="F",
         help="vllm: the share of the card's memory the engine claims (vLLM's default 0.9)",
     )
     parser.add_argument(
         "--max-num-seqs",
-        type=positive_int,
-        default=256,
+        type=_sequences,
+        default=None,
         metavar="N",
         help="vllm: sequences per step; its startup profile samples that many (vLLM's default 256, "
         "1024 for V1 on cards of 70 GiB or more other than the A100)",
@@ -153,7 +171,7 @@ def _add_llm_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--max-num-batched-tokens",
         type=positive_int,
-        default=8192,
+        default=None,
         metavar="N",
         help="vllm: tokens of its startup profile's forward (default 8192; vLLM before chunked prefill, "
         "0.2-0.5, used max(max_model_len, 2048))",
@@ -171,64 +189,121 @@ def _add_llm_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--attention",
-        choices=get_args(AttentionImpl),
+        choices=[a.value for a in AttentionImpl],
         default=None,
         help="attention implementation (default: the model's, sdpa where it has it)",
     )
     parser.add_argument(
         "--offload",
-        choices=get_args(Offload),
+        choices=[o.value for o in Offload],
         default=None,
         help="train: keep the optimizer state (params: also the weights) in system RAM, as "
         "DeepSpeed ZeRO-Offload / FSDP CPU offload do",
     )
     parser.add_argument(
         "--loss",
-        choices=get_args(LossImpl),
-        default="standard",
+        choices=[loss.value for loss in LossImpl],
+        default=None,
         help="train: fused computes the LM head and cross-entropy chunk by chunk (Liger, Cut "
         "Cross-Entropy): no full logits",
     )
-    parser.add_argument("--lora-rank", type=positive_int, default=16, help="LoRA rank r")
+    parser.add_argument("--lora-rank", type=positive_int, default=None, help="LoRA rank r (16)")
     parser.add_argument(
         "--lora-targets",
         type=lora_targets,
-        default=(),
+        default=None,
         help=f"comma-separated layers to adapt (default: all of {','.join(LORA_TARGETS)}; "
         "lm_head and embed_tokens when named)",
     )
+
+
+def _given(args: argparse.Namespace, dest: str, default: T) -> T:
+    value = getattr(args, dest)
+    return default if value is None else value
+
+
+def _runtime(args: argparse.Namespace) -> Runtime | None:
+    """The --runtime given; with -ngl on a .gguf file, llama.cpp, the file's own runtime. The workload only
+    learns the file's format later (importers/stored_estimate.py), so `estimate model.gguf --mode generate
+    -ngl 20` was refused as "-ngl is a llama.cpp option"."""
+    if args.runtime:
+        return Runtime(args.runtime)
+    gguf = (args.spec or "").lower().endswith(".gguf")
+    if gguf and args.gpu_layers is not None and args.weights is None and args.mode == "generate":
+        return Runtime.LLAMA_CPP
+    return None
 
 
 def workload_from(args: argparse.Namespace) -> Workload:
     precision, checkpointing, defaulted = recipe_defaults(
         args.mode, args.weights, args.finetune, args.precision, args.checkpointing
     )
-    return Workload(
+    base = Workload()  # the defaults of the options left unset are the Workload's own
+    workload = Workload(
         args.mode,
         args.batch,
         precision,
-        args.optimizer,
+        _given(args, "optimizer", base.optimizer),
         checkpointing,
-        prompt_len=args.prompt_len,
-        new_tokens=args.new_tokens,
+        prompt_len=_given(args, "prompt_len", base.prompt_len),
+        new_tokens=_given(args, "new_tokens", base.new_tokens),
         weights=args.weights,
         kv_cache=args.kv_cache,
         finetune=args.finetune,
-        lora_rank=args.lora_rank,
-        lora_targets=args.lora_targets,
+        lora_rank=_given(args, "lora_rank", base.lora_rank),
+        lora_targets=_given(args, "lora_targets", base.lora_targets),
         tf32=args.tf32,
         defaulted=defaulted,
-        runtime=Runtime(args.runtime) if args.runtime else None,
+        runtime=_runtime(args),
         gpu_layers=args.gpu_layers,
         attention=args.attention,
         offload=args.offload,
-        loss=args.loss,
-        gpu_memory_utilization=args.gpu_memory_utilization,
-        max_num_seqs=args.max_num_seqs,
-        max_num_batched_tokens=args.max_num_batched_tokens,
+        loss=_given(args, "loss", base.loss),
+        gpu_memory_utilization=_given(args, "gpu_memory_utilization", base.gpu_memory_utilization),
+        max_num_seqs=_given(args, "max_num_seqs", base.max_num_seqs),
+        max_num_batched_tokens=_given(args, "max_num_batched_tokens", base.max_num_batched_tokens),
         expandable_segments=args.expandable_segments,
         drops_logits=args.drop_logits,
     )
+    refuse_inapplicable(args, workload)
+    return workload
+
+
+# (option, its dest, what it applies to, whether it does for this workload). Given where it does not apply, an
+# option used to be dropped without a word: `--mode generate --seq-len 100` ran 512 + 128 tokens,
+# `--finetune full --lora-rank 8` trained every weight, `--kv-cache fp8` on a training step changed nothing.
+_APPLIES: tuple[tuple[str, str, str, Callable[[Workload], bool]], ...] = (
+    (
+        "--seq-len",
+        "seq_len",
+        "--mode train or infer; generation takes --prompt-len and --new-tokens",
+        lambda w: not w.generating,
+    ),
+    ("--prompt-len", "prompt_len", "--mode generate; training and inference take --seq-len", lambda w: w.generating),
+    ("--new-tokens", "new_tokens", "--mode generate", lambda w: w.generating),
+    ("--kv-cache", "kv_cache", "--mode generate", lambda w: w.generating),
+    ("--optimizer", "optimizer", "--mode train", lambda w: w.mode == Mode.TRAIN),
+    ("--checkpointing", "checkpointing", "--mode train", lambda w: w.mode == Mode.TRAIN or not w.checkpointing),
+    ("--loss", "loss", "--mode train", lambda w: w.mode == Mode.TRAIN),
+    ("--finetune", "finetune", "--mode train", lambda w: w.mode == Mode.TRAIN or w.finetune == Finetune.FULL),
+    ("--lora-rank", "lora_rank", "--finetune lora or qlora", lambda w: w.finetune != Finetune.FULL),
+    ("--lora-targets", "lora_targets", "--finetune lora or qlora", lambda w: w.finetune != Finetune.FULL),
+    ("--gpu-memory-utilization", "gpu_memory_utilization", "--runtime vllm", lambda w: w.runtime_used == Runtime.VLLM),
+    ("--max-num-seqs", "max_num_seqs", "--runtime vllm", lambda w: w.runtime_used == Runtime.VLLM),
+    ("--max-num-batched-tokens", "max_num_batched_tokens", "--runtime vllm", lambda w: w.runtime_used == Runtime.VLLM),
+)
+
+
+def refuse_inapplicable(args: argparse.Namespace, workload: Workload) -> None:
+    """One line naming an option the user gave that this workload would ignore."""
+    for flag, dest, scope, applies in _APPLIES:
+        if getattr(args, dest, None) is not None and not applies(workload):
+            raise SpecError(f"{flag}: applies only to {scope}")
+    spec = args.spec or ""
+    # a PyTorch file's example_inputs (or its exported or traced graph) fix the shapes: `estimate mlp.py
+    # --seq-len 10` ran the file's own. The app passes its sequence box to every import, so the check is here.
+    if args.seq_len is not None and spec.lower().endswith(TORCH_SUFFIXES) and not spec.startswith(TORCH_PREFIXES):
+        raise SpecError(f"--seq-len: {spec} sets its own tokens per sample (its example inputs); leave --seq-len out")
 
 
 def register(parser: argparse.ArgumentParser) -> None:

@@ -15,6 +15,7 @@ from advisor.core.errors import AdvisorError, SpecError
 from advisor.core.graph import Graph
 from advisor.importers.spec_estimate import choose_method, simulator
 from advisor.importers.spec_graph import load_graph
+from advisor.importers.stored_estimate import as_stored
 from advisor.recommend.fit.measure import Subject, target
 from advisor.recommend.fit.present import render_text, to_json
 from advisor.recommend.fit.search import make_it_fit
@@ -55,7 +56,9 @@ def subject_for(spec: str, args: argparse.Namespace) -> Subject:
     graph = load_graph(spec, args.seq_len, trust_pickle=trust)
     tokens = graph.tokens_per_sample
     seq_len = tokens if tokens > 1 else None
-    workload = workload_from(args)
+    # a GGUF file or a quantized Hub checkpoint runs as it is stored, as `estimate` and `recommend` run it
+    # (spec_estimate.spec_estimator); fitting from the precision's dtype judged another workload (issue 27)
+    workload = as_stored(workload_from(args), graph.decoder.stored if graph.decoder else None)[0]
     simulated = choose_method(spec, args.method, workload) == "simulated"
     simulate = simulator(spec, args.seq_len, trust) if simulated else None
     return Subject(graph, workload, seq_len, _rebuild(spec, trust) if seq_len else None, simulate)

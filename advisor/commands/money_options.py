@@ -23,7 +23,7 @@ def _software(text: str) -> str:
 def add_money_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--price-basis",
-        choices=BASES,
+        choices=[b.value for b in BASES],
         default=PriceBasis.NEW,
         help="rank on the price of a new card, a used one, rent per GPU-hour, or the lowest "
         "purchase price (default: new)",

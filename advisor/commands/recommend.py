@@ -15,6 +15,7 @@ from advisor.commands.estimate import add_workload_options, workload_from
 from advisor.commands.money_options import add_money_options, money_options
 from advisor.core import jsontext
 from advisor.core.errors import SpecError
+from advisor.recommend.money import PriceBasis
 from advisor.recommend.objectives import Objective
 from advisor.recommend.prepare import RankingInput, prepare_spec
 from advisor.recommend.present import render_table, to_json
@@ -28,7 +29,7 @@ def add_ranking_options(parser: argparse.ArgumentParser, top: int = 25) -> None:
     """The filters and objective every command that ranks cards shares (recommend, report)."""
     parser.add_argument("--budget", type=types.money, default=None, metavar="USD", help="most you will pay in all")
     parser.add_argument("--max-gpus", type=types.gpu_count, default=8, metavar="N")
-    parser.add_argument("--objective", choices=list(Objective), default=Objective.PERF_PER_DOLLAR)
+    parser.add_argument("--objective", choices=[o.value for o in Objective], default=Objective.PERF_PER_DOLLAR)
     parser.add_argument("--vendor", default=None)
     parser.add_argument("--segment", choices=("consumer", "workstation", "datacenter"), default=None)
     parser.add_argument("--min-memory", type=types.memory_gib, default=None, metavar="GB", help="per card, GiB")
@@ -49,6 +50,9 @@ def ranking_request(args: argparse.Namespace) -> tuple[CardFilter, RankingOption
         args.price_basis,
         args.software,
     )
+    if args.budget is not None and cards.basis == PriceBasis.RENT and args.samples is None and args.tokens is None:
+        # a rent has no total without a job size, so the budget capped nothing and was ignored without a word
+        raise SpecError("--budget: with --price-basis rent it caps the job's cost; give --samples N or --tokens N")
     return cards, RankingOptions(args.objective, args.budget, args.max_gpus, money=money_options(args, cards.basis))
 
 

@@ -96,9 +96,10 @@ def read_text_capped(path: str | os.PathLike[str], limit_bytes: int, error: type
         handle = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
     except OSError as failure:
         raise error(f"cannot read {shown}: {_reason(failure)}") from None
+    if not stat.S_ISREG(os.fstat(handle).st_mode):  # before fdopen, which raises IsADirectoryError on a folder
+        os.close(handle)
+        raise error(f"cannot read {shown}: not a regular file (a device, pipe or folder); give a file")
     with os.fdopen(handle, "rb") as stream:
-        if not stat.S_ISREG(os.fstat(handle).st_mode):
-            raise error(f"cannot read {shown}: not a regular file (a device, pipe or folder); give a file")
         try:
             data = stream.read(limit_bytes + 1)
         except OSError as failure:

@@ -7,6 +7,7 @@ from typing import Any
 
 from advisor.core.estimate import Estimate
 from advisor.core.units import format_bytes, format_count, format_shape
+from advisor.core.workload import Finetune
 
 _COLUMNS = ("Layer", "Kind", "Output shape", "Params", "MACs", "Kept for backward")
 
@@ -26,9 +27,9 @@ def _llm_parts(e: Estimate) -> list[str]:
     w, parts = e.workload, []
     if w.generating:
         parts.append(f"prompt {w.prompt_len} + {w.new_tokens} new tokens, KV cache {w.kv_cache_dtype}")
-    if w.weights is not None or w.finetune == "qlora":
+    if w.weights is not None or w.finetune == Finetune.QLORA:
         parts.append(f"weights {w.weight_format}")
-    if w.finetune != "full":
+    if w.finetune != Finetune.FULL:
         parts.append(f"{w.finetune} r={w.lora_rank} on {','.join(w.adapters)}")
     return parts
 
@@ -68,7 +69,8 @@ def summary(e: Estimate) -> list[str]:
         f"Forward: {format_count(e.forward_macs)} MACs = {format_count(e.forward_flops)} FLOPs "
         f"(FLOPs = 2 x MACs + elementwise)",
         f"Step: {format_count(e.step_flops)} FLOPs" + (" (forward + backward)" if e.workload.training else ""),
-        f"Memory at the peak ({m.peak_phase}, {m.peak_layer}):",
+        # a generation peak at a runtime's setup (llama.cpp's context) has no layer: no "(context created, )"
+        f"Memory at the peak ({', '.join(part for part in (m.peak_phase, m.peak_layer) if part)}):",
     ]
     lines += [
         f"  {name:<16}{format_bytes(value):>12}"

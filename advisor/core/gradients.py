@@ -9,19 +9,19 @@ from advisor.core.graph import Graph, TensorSpec
 from advisor.core.ops.base import Op
 from advisor.core.ops.embedding import Embedding
 from advisor.core.ops.linear import Linear
-from advisor.core.workload import Workload
+from advisor.core.workload import Finetune, Workload
 
 
 def trainable_params(op: Op, inputs: Sequence[TensorSpec], workload: Workload) -> int:
     """Parameters that get gradients and optimizer state: all of them in full fine-tuning, only the LoRA
     adapters when the base model is frozen (PEFT sets requires_grad=False on every base weight)."""
-    return op.adapter_count(inputs) if workload.finetune != "full" else op.param_count(inputs)
+    return op.adapter_count(inputs) if workload.finetune != Finetune.FULL else op.param_count(inputs)
 
 
 def trained_tensors(op: Op, inputs: Sequence[TensorSpec], workload: Workload) -> list[tuple[int, int]]:
     """(rows, cols) of each tensor of a layer that trains (cols 1 for a vector), for optimizers whose state
     depends on the tensor's shape or size (core/optimizers.py)."""
-    if workload.finetune != "full":
+    if workload.finetune != Finetune.FULL:
         return op.adapter_tensors(inputs)
     if isinstance(op, Linear):
         weight = [] if op.tied_to else [(op.out_features, inputs[0].shape[-1])]
@@ -44,7 +44,7 @@ def requires_grad(graph: Graph, workload: Workload) -> tuple[bool, ...]:
     """Per node: does autograd track its output? Only floating-point tensors can require grad; a node's
     output does when the node has trainable parameters (or a weight tied to a trained one, as GPT-2's LM head
     reuses the token embedding) or any input does (torch's requires_grad propagation)."""
-    full = workload.finetune == "full"
+    full = workload.finetune == Finetune.FULL
     flags: list[bool] = []
     for node in graph.nodes:
         inputs = graph.input_specs(node)

@@ -39,12 +39,27 @@ class TensorSpec:
 
 
 @dataclass(frozen=True)
+class StoredWeights:
+    """A node's weights and buffers as a storage format keeps them when they do not train, told by the layer
+    that knows the format (core/replay.py asks core/llm/quant.py); a graph as built or imported has none."""
+
+    nbytes: int
+    # the weight is dequantized to 16 bit for each matmul, in forward and again in backward (bitsandbytes
+    # MatMul4Bit), so a 16-bit copy of it lives while the op runs
+    dequantized_per_matmul: bool = False
+    # bitsandbytes' MatMul8bitLt multiplies the int8 weight as stored (an autograd Function: autocast casts
+    # nothing for it, though prepare_model_for_kbit_training left the layers around it in fp32)
+    int8_matmul: bool = False
+
+
+@dataclass(frozen=True)
 class Node:
     name: str
     op: Op
     inputs: tuple[int, ...]  # indices of the nodes whose outputs this node reads
     output: TensorSpec
     block: str = ""  # the repeated unit it belongs to (a residual block, a transformer layer)
+    stored: StoredWeights | None = field(default=None, compare=False)  # set only for the step replay
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from advisor.core.llm.lora import LoRALinear
 from advisor.core.ops.conv import Conv, ConvTranspose
 from advisor.core.ops.linear import Linear
 from advisor.core.step_dtypes import cast_bytes, element_bytes
-from advisor.core.workload import Workload
+from advisor.core.workload import Finetune, Workload
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -66,8 +66,8 @@ def _node_step(
             if w.training and needs_grad[source]:
                 casts.append(Stream(read_bytes=cast, written_bytes=stored, flops=0, pass_=Pass.BACKWARD))
         reads.append(cast or stored)
-    tied = w.training and w.finetune == "full" and bool(getattr(node.op, "tied_to", ""))
-    qlora = w.finetune == "qlora" and isinstance(node.op, Linear) and bool(node.block)
+    tied = w.training and w.finetune == Finetune.FULL and bool(getattr(node.op, "tied_to", ""))
+    qlora = w.finetune == Finetune.QLORA and isinstance(node.op, Linear) and bool(node.block)
     amp_casts = w.amp and node.op.amp == "lower" and node.op.casts_weight
     rows = w.batch if node.output.batched else 1
     step = OpStep(

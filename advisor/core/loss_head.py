@@ -6,7 +6,7 @@ from advisor.core.graph import Graph, GraphBuilder
 from advisor.core.llm.fused_loss import with_fused_loss
 from advisor.core.llm.graph import with_attention
 from advisor.core.ops.loss import CrossEntropy
-from advisor.core.workload import Workload
+from advisor.core.workload import LossImpl, Workload
 
 
 def with_loss_head(graph: Graph) -> Graph:
@@ -24,6 +24,6 @@ def step_graph(graph: Graph, workload: Workload) -> Graph:
     Every memory figure (estimate, curves, make-it-fit) goes through this, so none can forget the head (or
     the attention implementation the workload names)."""
     graph = with_attention(graph, workload)
-    if workload.training and workload.loss == "fused":
+    if workload.training and workload.loss == LossImpl.FUSED:
         graph = with_fused_loss(graph)
     return with_loss_head(graph) if workload.training else graph

@@ -14,7 +14,7 @@ params offloaded the 16-bit copy as well. Pinned staging buffers are not counted
 
 from __future__ import annotations
 
-from advisor.core.workload import Workload
+from advisor.core.workload import Offload, Workload
 
 REDUCE_BUCKET_ELEMENTS = 500_000_000
 F32 = 4
@@ -36,7 +36,7 @@ def host_bytes(w: Workload, params: int, trainable: int, state_bytes_per_weight:
     if w.offload is None or not w.training:
         return 0
     held = trainable * (2 * F32 + state_bytes_per_weight)
-    if w.offload == "params":
+    if w.offload == Offload.PARAMS:
         held += params * gpu_weight_dtype_bytes(w)
     return round(held)
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from advisor.core.workload import OPTIMIZER_STATE_SLOTS
+from advisor.core.workload import OPTIMIZER_STATE_SLOTS, OptimizerName
 
 BNB_BLOCK = 256
 BNB_MIN_8BIT_SIZE = 4096
@@ -35,20 +35,20 @@ Tensor = tuple[int, int]  # (rows, cols) of a trained tensor; cols 1 for a vecto
 
 def _tensor_state(optimizer: str, rows: int, cols: int, dtype_bytes: int) -> tuple[int, ...]:
     numel = rows * cols
-    if optimizer in ("adamw8bit", "paged_adamw8bit"):
+    if optimizer in (OptimizerName.ADAMW8BIT, OptimizerName.PAGED_ADAMW8BIT):
         if numel < BNB_MIN_8BIT_SIZE:
             return (numel * F32, numel * F32)
         each = numel + -(-numel // BNB_BLOCK) * F32  # uint8 state + an fp32 absmax per block
         return (each, each)
-    if optimizer == "lion":
+    if optimizer == OptimizerName.LION:
         return (numel * F32,)
-    if optimizer == "adafactor":
+    if optimizer == OptimizerName.ADAFACTOR:
         return ((rows + cols) * F32 if cols > 1 else numel * F32,)
     return tuple(numel * dtype_bytes for _ in range(OPTIMIZER_STATE_SLOTS[optimizer]))
 
 
 def _paged_out(optimizer: str, rows: int, cols: int) -> bool:
-    return optimizer == "paged_adamw8bit" and rows * cols >= BNB_PAGED_MIN_SIZE
+    return optimizer == OptimizerName.PAGED_ADAMW8BIT and rows * cols >= BNB_PAGED_MIN_SIZE
 
 
 def state_blocks(optimizer: str, tensors: Sequence[Tensor], dtype_bytes: int) -> tuple[int, ...]:

@@ -2,21 +2,30 @@
 
 core/memory.py replays any layer graph and knows no model family; what a decoder language model adds (its
 weights in a quantized storage format, the tensors transformers' Python code keeps alive) comes from
-core/llm and reaches the replay as ModelFacts, built here.
+core/llm: the stored weights on each node (Node.stored), the tensor lifetimes as ModelFacts, both built here.
 """
 
 from __future__ import annotations
 
-from advisor.core.graph import Graph
+from dataclasses import replace
+
+from advisor.core.graph import Graph, StoredWeights
 from advisor.core.llm.lifetimes import base_model_tensors, held_until
-from advisor.core.llm.quant import exact_scale, plain_dtype_bytes, quantized_matrices, stored_bytes
+from advisor.core.llm.quant import (
+    dequantized_per_matmul,
+    exact_scale,
+    plain_dtype_bytes,
+    quantized_matrices,
+    stored_bytes,
+)
 from advisor.core.memory import StepReplay
-from advisor.core.ops.linear import Linear
+from advisor.core.step_plan import StepPlan
 from advisor.core.step_records import MemoryProfile, ModelFacts
-from advisor.core.workload import Workload
+from advisor.core.workload import WeightFormat, Workload
 
 
-def model_facts(graph: Graph, workload: Workload) -> ModelFacts:
+def stored_graph(graph: Graph, workload: Workload) -> Graph:
+    """`graph` with each node's weights as the workload's storage format keeps them when they do not train."""
     w, fmt = workload, workload.weight_format
     plain = plain_dtype_bytes(fmt, w.kbit_prepared)
     stored = [
@@ -28,23 +37,34 @@ def model_facts(graph: Graph, workload: Workload) -> ModelFacts:
     spec = graph.decoder
     exact = spec is not None and spec.stored is not None and spec.stored.exact_for(fmt)
     scale = exact_scale(spec, fmt, sum(stored)) if exact else 1.0
-    # bitsandbytes' MatMul4Bit dequantizes an nf4 weight to 16 bit in forward and again in backward; the LM
-    # head stays 16-bit (core/llm/quant.py)
-    dequantizes = tuple(isinstance(node.op, Linear) and fmt == "nf4" and node.name != "lm_head" for node in graph.nodes)
-    int8 = (i for i, n in enumerate(graph.nodes) if quantized_matrices(n.op, graph.input_specs(n), n.name))
+    nodes = tuple(
+        replace(
+            node,
+            stored=StoredWeights(
+                round(b * scale),
+                dequantized_per_matmul(node.op, node.name, fmt),
+                # bitsandbytes' MatMul8bitLt multiplies the int8 weights of the layers it quantized as they are
+                int8_matmul=fmt == WeightFormat.INT8
+                and bool(quantized_matrices(node.op, graph.input_specs(node), node.name)),
+            ),
+        )
+        for node, b in zip(graph.nodes, stored, strict=True)
+    )
+    return replace(graph, nodes=nodes)
+
+
+def model_facts(graph: Graph, workload: Workload) -> ModelFacts:
     return ModelFacts(
-        stored_weight_bytes=tuple(round(b * scale) for b in stored),
-        dequantizes=dequantizes,
         held_references=tuple(held_until(graph)),
         extra_tensors=tuple(base_model_tensors(graph, workload)),
-        int8_matmuls=frozenset(int8) if fmt == "int8" else frozenset(),
     )
 
 
-def step_replay(graph: Graph, workload: Workload) -> StepReplay:
-    return StepReplay(graph, workload, model_facts(graph, workload))
+def step_plan(graph: Graph, workload: Workload) -> StepPlan:
+    """What the replay of one step of `graph` replays (its checkpointed blocks, which outputs need a gradient)."""
+    return StepPlan.of(stored_graph(graph, workload), workload, model_facts(graph, workload))
 
 
 def replay_step(graph: Graph, workload: Workload) -> MemoryProfile:
     """Every allocation and free of one step of `graph`, replayed analytically."""
-    return step_replay(graph, workload).run()
+    return StepReplay(step_plan(graph, workload)).run()

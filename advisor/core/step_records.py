@@ -24,19 +24,14 @@ class ExtraTensor(Protocol):
 @dataclass(frozen=True)
 class ModelFacts:
     """What the replay is told beyond the layer graph and the workload, by the layer that knows the model's
-    family and storage format (core/replay.py asks core/llm for decoders); a plain graph has none of it.
+    family (core/replay.py asks core/llm for decoders); a plain graph has none of it. A node's stored
+    weights come on the node itself (graph.py Node.stored).
 
-    stored_weight_bytes: per node, its weights and buffers as stored when they do not train (the storage
-    format's layout); dequantizes: per node, whether it dequantizes its weight to 16 bit for each matmul
-    (bitsandbytes MatMul4Bit); held_references: (node, until) references the model's Python code keeps;
-    extra_tensors: tensors the model's code builds outside every layer; int8_matmuls: nodes whose int8
-    weight bitsandbytes' MatMul8bitLt multiplies as it is (an autograd Function: autocast casts nothing)."""
+    held_references: (node, until) references the model's Python code keeps; extra_tensors: tensors the
+    model's code builds outside every layer."""
 
-    stored_weight_bytes: tuple[int, ...]
-    dequantizes: tuple[bool, ...]
     held_references: tuple[tuple[int, int], ...] = ()
     extra_tensors: tuple[ExtraTensor, ...] = ()
-    int8_matmuls: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True)

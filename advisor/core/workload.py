@@ -5,98 +5,56 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Literal, TypeVar, get_args
 
 from advisor.core.errors import SpecError
 
-Mode = Literal["train", "infer", "generate"]
-OptimizerName = Literal["sgd", "sgd_momentum", "adam", "adamw", "adamw8bit", "paged_adamw8bit", "adafactor", "lion"]
-# llama-quantize's file types (core/llm/gguf.py FILE_TYPES) after the transformers formats
-GGUFFormat = Literal[
-    "q2_k",
-    "q3_k_s",
-    "q3_k_m",
-    "q3_k_l",
-    "q4_0",
-    "q4_1",
-    "q4_k_s",
-    "q4_k_m",
-    "q5_0",
-    "q5_1",
-    "q5_k_s",
-    "q5_k_m",
-    "q6_k",
-    "q8_0",
-    "iq1_s",
-    "iq1_m",
-    "iq2_xxs",
-    "iq2_xs",
-    "iq2_s",
-    "iq2_m",
-    "iq3_xxs",
-    "iq3_xs",
-    "iq3_s",
-    "iq3_m",
-    "iq4_nl",
-    "iq4_xs",
+# The shared words live in core/vocabulary.py; they are named here too, as every layer imports them with the
+# Workload that holds them.
+from advisor.core.vocabulary import (
+    GGUF_WEIGHTS,
+    PLAIN_WEIGHTS,
+    QUANTIZED_WEIGHTS,
+    AttentionImpl,
+    ComputeDtype,
+    Finetune,
+    HalfDtype,
+    KVCacheFormat,
+    LossImpl,
+    Mode,
+    Offload,
+    OptimizerName,
+    Precision,
+    Runtime,
+    WeightFormat,
+    as_member,
+)
+
+__all__ = [
+    "GGUF_WEIGHTS",
+    "LORA_EXTRA_TARGETS",
+    "LORA_TARGETS",
+    "MAX_LORA_RANK",
+    "OPTIMIZER_STATE_SLOTS",
+    "OPTIMIZER_STEP_TEMPORARIES",
+    "QUANTIZED_WEIGHTS",
+    "AttentionImpl",
+    "ComputeDtype",
+    "Finetune",
+    "HalfDtype",
+    "KVCacheFormat",
+    "LossImpl",
+    "Mode",
+    "Offload",
+    "OptimizerName",
+    "Precision",
+    "Runtime",
+    "WeightFormat",
+    "Workload",
+    "as_member",
+    "default_notes",
+    "recipe_defaults",
 ]
-WeightFormat = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4", "nf4", GGUFFormat]
-KVCacheFormat = Literal["bf16", "fp16", "fp8", "int8"]
-Finetune = Literal["full", "lora", "qlora"]
-# transformers' attn_implementation: eager materialises the scores and probabilities (batch x heads x seq^2);
-# sdpa and flash_attention_2 run fused kernels that keep the output and the log-sum-exp
-AttentionImpl = Literal["eager", "sdpa", "flash"]
-Offload = Literal["optimizer", "params"]  # training state kept in system RAM (core/offload.py)
-LossImpl = Literal["standard", "fused"]  # fused: chunked LM head + cross-entropy (core/llm/fused_loss.py)
 
-
-HalfDtype = Literal["bf16", "fp16"]
-ComputeDtype = Literal["fp32", "bf16", "fp16"]
-
-
-class Precision(StrEnum):
-    """How a step computes and stores: fp32; autocast (amp_*: fp32 weights, half-precision matmuls and
-    activations, torch.autocast); or pure half (the model cast with .to(dtype): weights, gradients and
-    optimizer state in 16 bits). The facts every layer asks of it are answered here once."""
-
-    FP32 = "fp32"
-    AMP_BF16 = "amp_bf16"
-    AMP_FP16 = "amp_fp16"
-    BF16 = "bf16"
-    FP16 = "fp16"
-
-    @property
-    def amp(self) -> bool:
-        return self in (Precision.AMP_BF16, Precision.AMP_FP16)
-
-    @property
-    def pure_half(self) -> bool:
-        """The model itself is cast to 16 bits (module.to(dtype)), not autocast."""
-        return self in (Precision.BF16, Precision.FP16)
-
-    @property
-    def compute_dtype(self) -> ComputeDtype:
-        """The dtype the matmuls and the activations run in."""
-        if self is Precision.FP32:
-            return "fp32"
-        return "bf16" if self in (Precision.AMP_BF16, Precision.BF16) else "fp16"
-
-    @property
-    def activation_bytes(self) -> int:
-        """Bytes per element of the compute dtype: 4 in fp32, 2 under autocast and in pure half."""
-        return 4 if self is Precision.FP32 else 2
-
-
-class Runtime(StrEnum):
-    """What runs a generation workload: each allocates as its own code does (core/llm/runtime.py)."""
-
-    TRANSFORMERS = "transformers"
-    LLAMA_CPP = "llama.cpp"
-    VLLM = "vllm"
-
-
-GGUF_WEIGHTS: tuple[str, ...] = get_args(GGUFFormat)
-QUANTIZED_WEIGHTS = ("fp8", "int8", "int4", "nf4")
 # The linear layers of a decoder block that LoRA can adapt (PEFT's target_modules names, Llama spelling).
 LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 # Outside the blocks, adapted only when named (PEFT target_modules=[..., "lm_head", "embed_tokens"]): the LM head
@@ -136,16 +94,16 @@ MAX_LORA_RANK = 4096  # the app's LoRA rank box stops here too (ui/workload_llm.
 
 @dataclass(frozen=True)
 class Workload:
-    mode: Mode = "train"
+    mode: Mode = Mode.TRAIN  # like every vocabulary field: its text is accepted and made the member
     batch: int = 32
     precision: Precision = Precision.FP32  # a plain string is accepted and made the enum (__post_init__)
-    optimizer: OptimizerName = "adam"
+    optimizer: OptimizerName = OptimizerName.ADAM
     checkpointing: bool = False
     prompt_len: int = 512  # generate: tokens of the prompt (prefill)
     new_tokens: int = 128  # generate: tokens generated per sequence (decode)
     weights: WeightFormat | None = None  # None: stored in the precision's dtype
     kv_cache: KVCacheFormat | None = None  # None: the compute dtype
-    finetune: Finetune = "full"
+    finetune: Finetune = Finetune.FULL
     lora_rank: int = 16
     lora_targets: tuple[str, ...] = ()  # () = every linear layer of the blocks (LORA_TARGETS)
     # fp32 matmuls on TF32 tensor cores (torch.backends.cuda.matmul.allow_tf32 = True, or
@@ -158,7 +116,7 @@ class Workload:
     gpu_layers: int | None = None  # llama.cpp -ngl: repeating layers on the GPU (None: all and the output)
     attention: AttentionImpl | None = None  # None: the model's default (sdpa, or eager where it has no sdpa)
     offload: Offload | None = None  # train: optimizer state (and with "params" the weights) in system RAM
-    loss: LossImpl = "standard"
+    loss: LossImpl = LossImpl.STANDARD
     gpu_memory_utilization: float = 0.9  # vLLM: the share of the card's memory the engine claims
     max_num_seqs: int = 256  # vLLM --max-num-seqs: sequences its profile samples for (core/llm/runtime.py)
     # vLLM --max-num-batched-tokens: the tokens of its profiling forward (V1 profile_run's _dummy_run(
@@ -171,11 +129,9 @@ class Workload:
     drops_logits: bool = False
 
     def __post_init__(self) -> None:
-        if self.mode not in get_args(Mode):
-            raise SpecError(f"mode: must be one of {', '.join(get_args(Mode))}, got {self.mode!r}")
+        object.__setattr__(self, "mode", as_member(Mode, "mode", self.mode))
         object.__setattr__(self, "precision", as_member(Precision, "precision", self.precision))
-        if self.optimizer not in get_args(OptimizerName):
-            raise SpecError(f"optimizer: must be one of {', '.join(get_args(OptimizerName))}, got {self.optimizer!r}")
+        object.__setattr__(self, "optimizer", as_member(OptimizerName, "optimizer", self.optimizer))
         if self.batch < 1:
             raise SpecError(f"batch: must be at least 1, got {self.batch}")
         self._check_llm_fields()
@@ -189,17 +145,17 @@ class Workload:
                 f"lora_rank: at most {MAX_LORA_RANK:,} (an adapter's rank is below the layer's "
                 f"width), got {self.lora_rank:,}"
             )
-        _one_of("weights", self.weights, WeightFormat, optional=True)
-        _one_of("kv_cache", self.kv_cache, KVCacheFormat, optional=True)
-        _one_of("finetune", self.finetune, Finetune)
-        _one_of("attention", self.attention, AttentionImpl, optional=True)
-        _one_of("offload", self.offload, Offload, optional=True)
-        _one_of("loss", self.loss, LossImpl)
+        _set_member(self, "weights", WeightFormat)
+        _set_member(self, "kv_cache", KVCacheFormat)
+        _set_member(self, "finetune", Finetune)
+        _set_member(self, "attention", AttentionImpl)
+        _set_member(self, "offload", Offload)
+        _set_member(self, "loss", LossImpl)
         if not 0 < self.gpu_memory_utilization <= 1:
             raise SpecError(f"gpu_memory_utilization: must be above 0 and at most 1, got {self.gpu_memory_utilization}")
-        if self.offload is not None and self.mode != "train":
+        if self.offload is not None and self.mode != Mode.TRAIN:
             raise SpecError(f"offload: {self.offload} offload is a training option (--mode train)")
-        if self.drops_logits and self.mode != "train":
+        if self.drops_logits and self.mode != Mode.TRAIN:
             raise SpecError("drops_logits: the training loop's option (--mode train)")
         unknown = [t for t in self.lora_targets if t not in (*LORA_TARGETS, *LORA_EXTRA_TARGETS)]
         if unknown:
@@ -207,12 +163,12 @@ class Workload:
                 f"lora_targets: unknown {', '.join(unknown)}; choose from "
                 f"{', '.join((*LORA_TARGETS, *LORA_EXTRA_TARGETS))}"
             )
-        if self.finetune == "qlora" and self.weights not in (None, "nf4"):
-            raise SpecError(f"weights: QLoRA keeps the frozen base in nf4, got {self.weights!r}")
-        if self.weights in GGUF_WEIGHTS and self.mode == "train":
+        if self.finetune == Finetune.QLORA and self.weights not in (None, WeightFormat.NF4):
+            raise SpecError(f"weights: QLoRA keeps the frozen base in nf4, got '{self.weights}'")
+        if self.weights in GGUF_WEIGHTS and self.mode == Mode.TRAIN:
             raise SpecError(f"weights: {self.weights} is a llama.cpp format for inference; use --mode generate")
         self._check_runtime()
-        if self.weights in QUANTIZED_WEIGHTS and self.mode == "train" and self.finetune == "full":
+        if self.weights in QUANTIZED_WEIGHTS and self.mode == Mode.TRAIN and self.finetune == Finetune.FULL:
             raise SpecError(
                 f"weights: {self.weights} weights are frozen; train adapters on them with "
                 "--finetune lora (or qlora), or train in bf16/fp32"
@@ -221,10 +177,10 @@ class Workload:
     def _check_runtime(self) -> None:
         if self.runtime is not None:
             object.__setattr__(self, "runtime", as_member(Runtime, "runtime", self.runtime))
-            if self.mode != "generate":
+            if self.mode != Mode.GENERATE:
                 raise SpecError(f"runtime: {self.runtime} is a choice for --mode generate")
         used = self.runtime_used
-        if used == Runtime.LLAMA_CPP and self.weights not in (*GGUF_WEIGHTS, None, "fp32", "bf16", "fp16"):
+        if used == Runtime.LLAMA_CPP and self.weights not in (*GGUF_WEIGHTS, None, *PLAIN_WEIGHTS):
             raise SpecError(f"runtime: llama.cpp runs GGUF files (q4_k_m ... q8_0, f16), not {self.weights} weights")
         if used != Runtime.LLAMA_CPP and self.weights in GGUF_WEIGHTS and self.generating:
             raise SpecError(
@@ -244,16 +200,16 @@ class Workload:
 
     @property
     def generating(self) -> bool:
-        return self.mode == "generate"
+        return self.mode == Mode.GENERATE
 
     @property
     def weight_format(self) -> WeightFormat:
         """How the weights are stored: the explicit format, nf4 under QLoRA, else the precision's dtype."""
         if self.weights is not None:
             return self.weights
-        if self.finetune == "qlora":
-            return "nf4"
-        return self.compute_dtype if self.pure_half else "fp32"
+        if self.finetune == Finetune.QLORA:
+            return WeightFormat.NF4
+        return WeightFormat(self.compute_dtype) if self.pure_half else WeightFormat.FP32
 
     @property
     def kv_cache_dtype(self) -> str:
@@ -269,13 +225,13 @@ class Workload:
     def adapters(self) -> tuple[str, ...]:
         """The LoRA-adapted linear layers (empty for full fine-tuning, and outside training: inference of a
         LoRA workload, as advisor fit measures it, runs the base model)."""
-        if self.finetune == "full" or self.mode != "train":
+        if self.finetune == Finetune.FULL or self.mode != Mode.TRAIN:
             return ()
         return self.lora_targets or LORA_TARGETS
 
     @property
     def training(self) -> bool:
-        return self.mode == "train"
+        return self.mode == Mode.TRAIN
 
     @property
     def amp(self) -> bool:
@@ -306,15 +262,15 @@ class Workload:
         cast also makes the residual stream fp32, is not modelled so). TRL's SFTTrainer has called it for
         8-bit models since its first release (trl 5fb5af7, 2023-05-24: prepare_model_for_int8_training when
         is_loaded_in_8bit), as PEFT's own int8 recipes do."""
-        lora_on_int8 = self.finetune == "lora" and self.weights == "int8"
-        return (self.finetune == "qlora" or lora_on_int8) and self.amp and self.training
+        lora_on_int8 = self.finetune == Finetune.LORA and self.weights == WeightFormat.INT8
+        return (self.finetune == Finetune.QLORA or lora_on_int8) and self.amp and self.training
 
     @property
     def trainable_dtype_bytes(self) -> int:
         """Bytes per trained weight (and its gradient and optimizer state): LoRA adapters are fp32 on any
         base, as PEFT's get_peft_model(autocast_adapter_dtype=True), its default since 0.12, upcasts bf16 and
         fp16 adapters (peft/tuners/tuners_utils.py cast_adapter_dtype); full training in the parameters'."""
-        return 4 if self.finetune != "full" else self.param_dtype_bytes
+        return 4 if self.finetune != Finetune.FULL else self.param_dtype_bytes
 
 
 def recipe_defaults(
@@ -333,12 +289,12 @@ def recipe_defaults(
       default (peft/utils/other.py)."""
     defaulted: list[str] = []
     if precision is None:
-        quantized = weights in GGUF_WEIGHTS or weights in QUANTIZED_WEIGHTS
-        precision = Precision.BF16 if mode == "generate" and quantized else Precision.FP32
+        quantized = weights in GGUF_WEIGHTS or weights in QUANTIZED_WEIGHTS  # argparse hands in text
+        precision = Precision.BF16 if mode == Mode.GENERATE and quantized else Precision.FP32
         if precision is not Precision.FP32:
             defaulted.append("precision")
     if checkpointing is None:
-        checkpointing = mode == "train" and finetune == "qlora"
+        checkpointing = mode == Mode.TRAIN and finetune == Finetune.QLORA
         if checkpointing:
             defaulted.append("checkpointing")
     return precision, checkpointing, tuple(defaulted)
@@ -355,21 +311,8 @@ def default_notes(w: Workload) -> list[str]:
     return [notes[name] for name in w.defaulted if name in notes]
 
 
-E = TypeVar("E", bound=StrEnum)
-
-
-def as_member(kind: type[E], field: str, value: object) -> E:
-    """`value` (a member or its text, as the CLI, a JSON file or a test gives it) as a member of `kind`; any
-    other value is a SpecError naming the field and the choices."""
-    members = {member.value: member for member in kind}
-    if isinstance(value, str) and value in members:
-        return members[value]
-    raise SpecError(f"{field}: must be one of {', '.join(members)}, got {value!r}")
-
-
-def _one_of(field: str, value: object, allowed: object, optional: bool = False) -> None:
-    if optional and value is None:
-        return
-    choices = get_args(allowed)
-    if value not in choices:
-        raise SpecError(f"{field}: must be one of {', '.join(choices)}, got {value!r}")
+def _set_member(workload: Workload, field: str, kind: type[StrEnum]) -> None:
+    """The field's text made the member of `kind` (None stays None: the field's default rule)."""
+    value = getattr(workload, field)
+    if value is not None:
+        object.__setattr__(workload, field, as_member(kind, field, value))

@@ -5,8 +5,8 @@ A plain Python catalogue (zh_CN*.py) rather than Qt's .ts/.qm files: it is testa
 and the chart builders and the PDF report, which know nothing of Qt, translate through the same lookup.
 Placeholders use str.format names: t("batch {batch}").format(batch=32).
 
-The language is always passed in: the command line's --lang, the app's setting (advisor/ui/i18n keeps the
-app's one current language), never a module's global.
+The language is always passed in: the command line's --lang, the app's setting (the running QApplication
+owns it: advisor/ui/i18n AppLanguage), never a module's global.
 """
 
 from __future__ import annotations

@@ -5,6 +5,8 @@
 DYNAMIC: tuple[str, ...] = (
     "weights", "gradients", "optimizer_state", "activations", "temporaries", "inputs",
     "forward", "backward", "recompute", "optimizer step", "end", "setup",
+    # generation peaks at a runtime's setup (core/llm/generate.py): llama.cpp's context, vLLM's engine
+    "context created", "engine started",
     "consumer", "workstation", "datacenter", "new", "used", "refurbished",
     # the ranking objectives' names (recommend/objectives.py Objective.label)
     "best value (speed per dollar)", "cheapest that fits", "fastest", "samples/s", "tokens/s", "train", "infer",
@@ -15,7 +17,7 @@ MESSAGES: dict[str, str] = {
     "weights": "权重", "gradients": "梯度", "optimizer_state": "优化器状态", "activations": "激活值",
     "temporaries": "临时张量", "inputs": "输入",
     "forward": "前向", "backward": "反向", "recompute": "重计算", "optimizer step": "优化器更新",
-    "end": "结束", "setup": "准备",
+    "end": "结束", "setup": "准备", "context created": "创建上下文", "engine started": "引擎启动",
     "consumer": "消费级", "workstation": "工作站", "datacenter": "数据中心", "new": "全新", "used": "二手",
     "refurbished": "翻新",
     # price history chart (advisor/charts/prices.py)
@@ -120,6 +122,8 @@ MESSAGES: dict[str, str] = {
     "Largest total of live tensors while replaying one step ({phase}, {layer}); "
     "= {fixed} fixed + {batch} x {per} per sample":
         "重放一个训练步时存活张量总量的最大值（{phase}，{layer}）；= 固定 {fixed} + {batch} × 每样本 {per}",
+    "Largest total of live tensors while replaying one step ({phase}); = {fixed} fixed + {batch} x {per} per sample":
+        "重放一个训练步时存活张量总量的最大值（{phase}）；= 固定 {fixed} + {batch} × 每样本 {per}",
     "The smallest allocator budget the step runs in: PyTorch's caching allocator replayed under a limit (what "
     "it cannot reuse), plus {share} and, with convolutions, a cuDNN workspace":
         "该步能运行的最小分配器预算：在限定预算下重放 PyTorch 缓存分配器（计入它无法复用的部分），再加 {share}，"
@@ -355,6 +359,7 @@ MESSAGES: dict[str, str] = {
     "simulated: one real PyTorch step on the meta device, every allocation tracked":
         "模拟法：在 meta 设备上运行一次真实的 PyTorch 训练步，跟踪每一次显存分配",
     "Memory breakdown": "显存明细", "at {phase}, layer {layer}": "出现在{phase}阶段，层 {layer}",
+    "at {phase}": "出现在{phase}阶段",
     "Memory at the peak by category (what decides whether a card fits is the required memory, per card):":
         "峰值时各类显存占用（决定能否放进一张卡的是每卡所需显存）：",
     "Recommended cards": "推荐显卡",

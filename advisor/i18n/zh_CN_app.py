@@ -43,7 +43,7 @@ MESSAGES: dict[str, str] = {
     "Per watt": "每瓦",
     "Throughput per 1,000 USD of the price: value for money": "每 1000 美元价格的吞吐量：性价比",
     "best value: <b>{choice}</b> ({value})": "性价比最高：<b>{choice}</b>（{value}）",
-    "fastest: <b>{choice}</b> ({speed:,.0f} {unit})": "最快：<b>{choice}</b>（{speed:,.0f} {unit}）",
+    "fastest: <b>{choice}</b> ({speed} {unit})": "最快：<b>{choice}</b>（{speed} {unit}）",
     "ranking the cards…": "正在为显卡排名…",
     "{value} {unit} per $1k": "每千美元 {value} {unit}",
     "analytic": "解析估算",

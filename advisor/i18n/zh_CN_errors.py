@@ -26,6 +26,8 @@ MESSAGES: dict[str, str] = {
     "\"inputs\" must be a list of layer names": "\"inputs\" 必须是层名的列表",
     "\"params\" must be an object": "\"params\" 必须是一个对象",
     "\"layers\" must be a list": "\"layers\" 必须是列表",
+    "a transformers config.json, not an advisor network: give it as hf:PATH":
+        "这是 transformers 的 config.json，不是 advisor 网络文件：请写成 hf:路径",
     "not an advisor network (expected \"format\": \"{format}\")":
         "不是 advisor 网络文件（应有 \"format\": \"{format}\"）",
     "network format version {version} is not supported (expected {expected})":
@@ -90,6 +92,8 @@ MESSAGES: dict[str, str] = {
     # opening a file (importers)
     "no such file": "文件不存在",
     "not a regular file": "不是普通文件",
+    "a folder, not a file; give {path}": "这是文件夹，不是文件；请给出 {path}",
+    "a folder, not a file": "这是文件夹，不是文件",
     "file is larger than 1 TiB": "文件大于 1 TiB",
     "not a model spec; use zoo:NAME or a model file ({forms}; `advisor estimate --list` shows the zoo)":
         "不是模型描述；请使用 zoo:名称 或模型文件（{forms}；`advisor estimate --list` 列出模型库）",

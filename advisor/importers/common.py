@@ -69,6 +69,9 @@ def existing_file(spec: str) -> Path:
         raise fail(spec, "no such file") from None
     except OSError as error:  # a name over 255 bytes, a path under a file, no permission
         raise fail(spec, error.strerror or str(error)) from None
+    if stat.S_ISDIR(mode):  # `hf:FOLDER` as transformers takes it: name the config.json the folder holds
+        inside = path / "config.json"
+        raise fail(spec, f"a folder, not a file; give {inside}" if inside.is_file() else "a folder, not a file")
     if not stat.S_ISREG(mode):
         raise fail(spec, "not a regular file")
     if path.stat().st_size > MAX_FILE_BYTES:

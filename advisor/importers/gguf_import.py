@@ -69,7 +69,14 @@ FIELDS = {
 # the expert count's config.json name per family (MixtralConfig, GptOssConfig, DeepseekV2Config)
 EXPERT_COUNT = {"mixtral": "num_local_experts", "gpt_oss": "num_local_experts", "deepseek_v2": "n_routed_experts"}
 # general.file_type (gguf LlamaFileType) -> the --weights format of that name
-FILE_TYPES: dict[int, WeightFormat] = {0: "fp32", 1: "fp16", 32: "bf16", 7: "q8_0", 15: "q4_k_m", 17: "q5_k_m"}
+FILE_TYPES: dict[int, WeightFormat] = {
+    0: WeightFormat.FP32,
+    1: WeightFormat.FP16,
+    32: WeightFormat.BF16,
+    7: WeightFormat.Q8_0,
+    15: WeightFormat.Q4_K_M,
+    17: WeightFormat.Q5_K_M,
+}
 
 
 def config_of(path: Path, header: GGUFHeader) -> dict[str, Any] | None:
@@ -144,7 +151,8 @@ def stored_weights(header: GGUFHeader, tied: bool, experts: int, used: int) -> S
     bits = 8 * header.weight_bytes / max(header.numel, 1)
     fmt = FILE_TYPES.get(file_type) if type(file_type) is int else None
     if fmt is None:  # the vocabulary's nearest llama.cpp format; the bytes stay the file's own
-        fmt = "q4_k_m" if bits < 5 else "q5_k_m" if bits < 6 else "q8_0" if bits < 12 else "fp16"
+        nearest = "q4_k_m" if bits < 5 else "q5_k_m" if bits < 6 else "q8_0" if bits < 12 else "fp16"
+        fmt = WeightFormat(nearest)
     active = 0.0
     for t in header.tensors:
         if t.name.startswith("token_embd.") and not tied:

@@ -154,6 +154,9 @@ def _add_layer(builder: GraphBuilder, names: dict[str, int], entry: Any, index: 
 
 
 def graph_from_json(data: Any) -> Graph:
+    if isinstance(data, dict) and "format" not in data and ("model_type" in data or "architectures" in data):
+        # `estimate path/config.json` said only "not an advisor network"; the app opens such a file as hf:
+        raise SpecError("a transformers config.json, not an advisor network: give it as hf:PATH")
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise SpecError(f'not an advisor network (expected "format": "{FORMAT}")')
     if data.get("version") != VERSION:

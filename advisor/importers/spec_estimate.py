@@ -19,7 +19,7 @@ from advisor.core.errors import SpecError
 from advisor.core.estimate import Estimate
 from advisor.core.estimator import Estimator, analytic_estimator
 from advisor.core.graph import tokens_per_sample
-from advisor.core.workload import Workload
+from advisor.core.workload import Finetune, WeightFormat, Workload
 from advisor.importers.spec_graph import LIBRARY_FORMS, load_graph
 from advisor.importers.stored_estimate import with_stored
 
@@ -80,7 +80,9 @@ def choose_method(spec: str, method: str, workload: Workload | None = None) -> L
 
 
 def _llm_hub_workload(spec: str, w: Workload) -> bool:
-    return spec.startswith("hf:") and (w.finetune != "full" or w.weights not in (None, "fp32", "bf16", "fp16"))
+    return spec.startswith("hf:") and (
+        w.finetune != Finetune.FULL or w.weights not in (None, WeightFormat.FP32, WeightFormat.BF16, WeightFormat.FP16)
+    )
 
 
 def spec_estimator(

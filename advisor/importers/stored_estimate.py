@@ -8,14 +8,14 @@ from dataclasses import replace
 from advisor.core.estimate import Estimate
 from advisor.core.estimator import Estimator
 from advisor.core.llm.stored import StoredWeights
-from advisor.core.workload import Workload
+from advisor.core.workload import Finetune, Workload
 
 
 def as_stored(w: Workload, stored: StoredWeights | None) -> tuple[Workload, str | None]:
     """The workload with the checkpoint's storage format, and the sentence the estimate adds about it."""
-    if stored is None or w.weights is not None or w.finetune == "qlora":
+    if stored is None or w.weights is not None or w.finetune == Finetune.QLORA:
         return w, None
-    if w.training and w.finetune == "full":
+    if w.training and w.finetune == Finetune.FULL:
         return w, (
             f"The checkpoint stores its weights as {stored.format} ({stored.source}); full training "
             f"loads them in {w.weight_format}, as estimated."

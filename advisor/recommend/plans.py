@@ -28,6 +28,7 @@ from enum import StrEnum
 
 from advisor.core.estimate import Estimate
 from advisor.core.generation import GenerationProfile
+from advisor.core.workload import Finetune
 
 
 class Plan(StrEnum):
@@ -109,7 +110,7 @@ def largest_layer_params(e: Estimate) -> int:
 def gathered_weight_bytes(e: Estimate) -> float:
     """The weights ZeRO-3 / FSDP all-gathers once per pass: the parameters in their dtype for full training
     (the existing rule), the weights as stored (e.g. 4-bit NF4) where the base is frozen."""
-    if e.workload.finetune == "full":
+    if e.workload.finetune == Finetune.FULL:
         return float(e.param_count * e.workload.param_dtype_bytes)
     return float(e.memory.at_peak.weights)
 

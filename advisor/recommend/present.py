@@ -79,7 +79,7 @@ def _row(rank: int, r: Recommendation, job: bool) -> tuple[str, ...]:
         format_bytes(r.usable_bytes),
         str(r.max_batch),
         f"{r.step_time_s * 1e3:.1f}",
-        f"{r.throughput:,.0f} {r.throughput_unit}",
+        f"{rate_text(r.throughput)} {r.throughput_unit}",
         price_text(r),
         f"{r.perf_per_dollar:.3g}" if r.perf_per_dollar else "n/a",
         f"{r.perf_per_watt:.3g}",
@@ -105,7 +105,7 @@ def _with_generation(
 ) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
     """Generate mode: the prompt's speed beside the throughput (which is then the decode speed)."""
     at = header.index("Throughput") + 1
-    cells = [f"{r.prefill_tokens_per_s:,.0f}" if r.prefill_tokens_per_s else "n/a" for r in shown]
+    cells = [rate_text(r.prefill_tokens_per_s) if r.prefill_tokens_per_s else "n/a" for r in shown]
     return (
         (*header[:at], "Prefill tok/s", *header[at:]),
         [(*row[:at], cell, *row[at:]) for row, cell in zip(rows, cells, strict=True)],
@@ -127,11 +127,14 @@ def render_table(entries: list[Recommendation], top: int) -> str:
     if fitting:
         best = fitting[0]
         lines += ["", f"Best: {best.count} x {best.card} ({best.plan}): {reasons_text(best.reasons)}"]
-        if fitting[0].price_usd is None:
+        # any fitting priced row, not the best one: under --objective fastest the fastest may be unpriced
+        if all(r.price_usd is None for r in fitting):
             lines.append(
                 "No fitting configuration has a price on this basis: set one with "
                 "`advisor catalog set-price` or `advisor catalog import-prices`."
             )
+    elif not entries:  # the filters left no card: nothing was measured, so no advice about the workload
+        lines += ["", "No card in the catalog passes the filters (vendor, segment, memory, software path, budget)."]
     else:
         lines += ["", "No configuration fits; try a smaller batch, mixed precision or gradient checkpointing."]
     lines.append(
@@ -175,6 +178,12 @@ def to_json(entries: list[Recommendation]) -> list[dict[str, Any]]:
         }
         for r in entries
     ]
+
+
+def rate_text(value: float) -> str:
+    """Samples or tokens per second: whole numbers from 10 up (22,168), two significant figures below, so a
+    DeepSeek-V3 decode of 0.42 tokens/s is not printed as "0 tokens/s" (the table, the app and the PDF)."""
+    return f"{value:,.0f}" if abs(value) >= 10 else f"{value:.2g}"
 
 
 def three_figures(value: float) -> str:

@@ -66,8 +66,10 @@ def _reasons(
         found.append(reason(ReasonCode.NOT_CUDA, software=software))
     if cost.plan is Plan.DATA_PARALLEL:
         found.append(reason(ReasonCode.DATA_PARALLEL))
-    elif cost.plan.sharded:
-        found.append(reason(ReasonCode.ZERO, stage=cost.plan.upper(), count=cost.count, link=dev.link_name))
+    elif cost.plan.sharded:  # "ZeRO-3" as the table and the fit list spell it ("ZERO3" read like a typo)
+        found.append(
+            reason(ReasonCode.ZERO, stage=f"ZeRO-{cost.plan.zero_stage}", count=cost.count, link=dev.link_name)
+        )
     if segment == "consumer" and cost.count > DESKTOP_MAX_CARDS:
         found.append(reason(ReasonCode.BEYOND_DESKTOP, count=cost.count))
     return (*found, *serving_reasons(cost, dev))

@@ -11,7 +11,7 @@ from advisor.core.overheads import DEFAULT_OVERHEAD
 from advisor.core.units import format_bytes
 from advisor.recommend.devices import DRIVER_RESERVED_FRACTION, PROCESS_OVERHEAD_BYTES, local_need_bytes
 from advisor.recommend.money import frontier
-from advisor.recommend.present import job_cells, plan_label, three_figures
+from advisor.recommend.present import job_cells, plan_label, rate_text, three_figures
 from advisor.recommend.present import price_text as cell_price_text
 from advisor.recommend.recommendation import Recommendation
 from advisor.report.content import CardSource, Report, sharded_plans
@@ -45,7 +45,7 @@ def _row(rank: int, r: Recommendation, t: Text) -> list[str]:
         lines(format_bytes(r.required_bytes), t("of {usable}").format(usable=format_bytes(r.usable_bytes))),
         str(r.max_batch),
         f"{r.step_time_s * 1e3:,.1f}",
-        f"{r.throughput:,.0f}",
+        rate_text(r.throughput),
         price,
         _ratio(r.perf_per_dollar),
         _ratio(r.perf_per_watt),

@@ -6,8 +6,9 @@ from advisor.catalog.present import amount_text
 from advisor.core.budget import REPLAY_MARGIN_BYTES
 from advisor.core.estimate import Estimate
 from advisor.core.units import format_bytes, format_count
+from advisor.core.workload import Finetune
 from advisor.recommend.objectives import Objective
-from advisor.recommend.present import plan_label
+from advisor.recommend.present import plan_label, rate_text
 from advisor.report.content import Report
 from advisor.report.markup import Text, chart, facts, figure, heading, lines, paragraph, side_by_side
 
@@ -36,8 +37,12 @@ def summary(report: Report, t: Text) -> str:
     best = report.best
     objective = objective_text(report.ranking.options.objective, t)
     if best is None:
+        # no card passed the filters: nothing was measured, so no advice about the workload (as `recommend`)
+        empty = not report.ranking.rows
         return paragraph(
-            t("No listed configuration fits; try a smaller batch, mixed precision or gradient checkpointing."),
+            t("No card of the catalog matches the filters.")
+            if empty
+            else t("No listed configuration fits; try a smaller batch, mixed precision or gradient checkpointing."),
             "font-weight: bold",
         )
     text = t("Best under “{objective}”: {count} × {card} ({plan}), {throughput} {unit}, price {price}.").format(
@@ -45,7 +50,7 @@ def summary(report: Report, t: Text) -> str:
         count=best.count,
         card=best.card,
         plan=plan_label(best.plan, t),
-        throughput=f"{best.throughput:,.0f}",
+        throughput=rate_text(best.throughput),
         unit=t(best.throughput_unit),
         price=price_text(best.price_usd, best.price_condition, t, best.price_kind),
     )
@@ -136,10 +141,10 @@ def _storage_rows(e: Estimate, t: Text) -> list[tuple[str, str]]:
     w = e.workload
     if w.generating:
         return [(t("Weights"), w.weight_format), (t("KV cache"), w.kv_cache_dtype)]
-    if w.training and w.finetune != "full":
+    if w.training and w.finetune != Finetune.FULL:
         kind = (
             t("QLoRA (4-bit frozen base + LoRA adapters)")
-            if w.finetune == "qlora"
+            if w.finetune == Finetune.QLORA
             else t("LoRA adapters on a frozen base")
         )
         return [(t("Fine-tuning"), t("{kind}, rank {rank}").format(kind=kind, rank=w.lora_rank))]
@@ -153,7 +158,10 @@ def memory(report: Report, t: Text) -> str:
             t("Peak allocated"),
             lines(
                 format_bytes(m.peak_bytes),
-                t("at {phase}, layer {layer}").format(phase=t(m.peak_phase), layer=m.peak_layer),
+                # a runtime's setup (llama.cpp's context, vLLM's engine) peaks before any layer runs
+                t("at {phase}, layer {layer}").format(phase=t(m.peak_phase), layer=m.peak_layer)
+                if m.peak_layer
+                else t("at {phase}").format(phase=t(m.peak_phase)),
             ),
         ),
         (

@@ -13,31 +13,29 @@ from PySide6.QtWidgets import QApplication
 from advisor.telemetry.nvml import NvmlReader
 from advisor.telemetry.poller import Poller
 from advisor.telemetry.readings import Reader
-from advisor.ui.i18n import fonts, language, set_language, system_language
-
-_qt_translator: QTranslator | None = None
+from advisor.ui.i18n import app_language, fonts, set_language, system_language
 
 
 def apply_font() -> None:
     """The app's language for what Qt draws itself: the font (Chinese needs the SC variant of Noto Sans CJK by
     name; fontconfig would pick the Japanese one) and Qt's own strings (dialog buttons: OK, Cancel, ...),
     from the translations PySide6 ships."""
-    global _qt_translator
     app = QApplication.instance()
     if not isinstance(app, QApplication):
         return
+    held = app_language()
     font = QFont(app.font())
-    font.setFamilies(list(fonts()) if language() != "en" else [QFont().defaultFamily()])
+    font.setFamilies(list(fonts()) if held.code != "en" else [QFont().defaultFamily()])
     app.setFont(font)
-    if _qt_translator is not None:
-        app.removeTranslator(_qt_translator)
-        _qt_translator = None
-    if language() != "en":
+    if held.qt_translator is not None:
+        app.removeTranslator(held.qt_translator)
+        held.qt_translator = None
+    if held.code != "en":
         translator = QTranslator(app)
         folder = QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)
-        if translator.load(f"qtbase_{language()}", folder):
+        if translator.load(f"qtbase_{held.code}", folder):
             app.installTranslator(translator)
-            _qt_translator = translator
+            held.qt_translator = translator
 
 
 def make_window(

@@ -96,6 +96,7 @@ class QtPriceForm(QWidget):
         self.market = QComboBox()
         self.on = QDateEdit(QDate.currentDate())
         self.on.setCalendarPopup(True)
+        self.on.setMaximumDate(QDate.currentDate())  # a price is dated the day it was seen (catalog.add_price)
         self.on.setDisplayFormat("yyyy-MM-dd")
         self.on.setToolTip(tr("Date the price was seen"))
         self.condition = QComboBox()

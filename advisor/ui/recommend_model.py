@@ -10,7 +10,7 @@ from PySide6.QtGui import QBrush, QColor
 from advisor.core.estimate import Estimate
 from advisor.core.units import format_bytes
 from advisor.recommend.plans import Plan
-from advisor.recommend.present import plan_label, three_figures
+from advisor.recommend.present import plan_label, rate_text, three_figures
 from advisor.recommend.reasons import ReasonCode, reason_text
 from advisor.recommend.recommendation import Recommendation
 from advisor.recommend.serving import split_holdings
@@ -144,9 +144,9 @@ def _cells(rank: int, r: Recommendation) -> list[tuple[str, Any]]:
         (format_bytes(r.usable_bytes), r.usable_bytes),
         (str(r.max_batch), r.max_batch),
         (f"{r.step_time_s * 1e3:.1f}", r.step_time_s),
-        (f"{r.throughput:,.0f} {tr(r.throughput_unit)}", r.throughput),
+        (f"{rate_text(r.throughput)} {tr(r.throughput_unit)}", r.throughput),
         (
-            f"{r.prefill_tokens_per_s:,.0f}" if r.prefill_tokens_per_s is not None else tr("n/a"),
+            rate_text(r.prefill_tokens_per_s) if r.prefill_tokens_per_s is not None else tr("n/a"),
             r.prefill_tokens_per_s or 0.0,
         ),
         (price, r.price_usd if r.price_usd is not None else float("inf")),
@@ -262,7 +262,7 @@ class RecommendationTableModel(RecordTableModel):
         text, value = _cells(index.row() + 1, entry)[index.column()]
         if role == Qt.ItemDataRole.DisplayRole:
             if self.generating and index.column() == THROUGHPUT_COLUMN:
-                return f"{entry.throughput:,.0f}"  # the header says tok/s, as the prefill column's does
+                return rate_text(entry.throughput)  # the header says tok/s, as the prefill column's does
             if self.rent and index.column() == VALUE_COLUMN and entry.perf_per_dollar is not None:
                 return f"{_figures(entry.perf_per_dollar)} {tr(entry.throughput_unit)}"  # the header: per $1/h
             if (

@@ -20,6 +20,18 @@ def _step_how(e: Estimate) -> str:
     return tr("Inference: the forward pass only")
 
 
+def _peak_template(layer: str) -> str:
+    """The peak's place: its phase and layer, or the phase alone where no layer runs yet (llama.cpp's context)."""
+    if layer:
+        return tr(
+            "Largest total of live tensors while replaying one step ({phase}, {layer}); "
+            "= {fixed} fixed + {batch} x {per} per sample"
+        )
+    return tr(
+        "Largest total of live tensors while replaying one step ({phase}); = {fixed} fixed + {batch} x {per} per sample"
+    )
+
+
 def kv_cache_item(e: Estimate) -> list[tuple[str, str, str]]:
     """Generation's KV cache, with the arithmetic that gives it (none in the other modes)."""
     g, w = e.generation, e.workload
@@ -77,10 +89,7 @@ def summary_items(e: Estimate, trainable: int | None = None) -> list[tuple[str, 
         (
             tr("Peak allocated"),
             format_bytes(m.peak_bytes),
-            tr(
-                "Largest total of live tensors while replaying one step ({phase}, {layer}); "
-                "= {fixed} fixed + {batch} x {per} per sample"
-            ).format(
+            _peak_template(m.peak_layer).format(
                 phase=tr(m.peak_phase),
                 layer=m.peak_layer,
                 fixed=format_bytes(m.fixed_bytes),

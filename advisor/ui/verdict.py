@@ -9,8 +9,10 @@ from PySide6.QtWidgets import QLabel, QWidget
 
 from advisor.appstate import RankingResult, ShownEstimate
 from advisor.core.units import format_bytes
+from advisor.core.workload import Finetune
+from advisor.recommend.objectives import Objective, ordered
 from advisor.recommend.plans import Plan
-from advisor.recommend.present import best_per_card
+from advisor.recommend.present import best_per_card, rate_text
 from advisor.recommend.recommendation import Recommendation
 from advisor.ui.i18n import language, tr
 from advisor.ui.recommend_model import per_thousand_usd, plan_name
@@ -40,9 +42,9 @@ def _training_setup(result: ShownEstimate) -> str:
     if not w.training:
         return tr(w.mode)
     parts = [tr(w.mode)]
-    if w.finetune != "full":
+    if w.finetune != Finetune.FULL:
         parts.append(
-            tr("{kind} rank {rank}").format(kind="QLoRA" if w.finetune == "qlora" else "LoRA", rank=w.lora_rank)
+            tr("{kind} rank {rank}").format(kind="QLoRA" if w.finetune == Finetune.QLORA else "LoRA", rank=w.lora_rank)
         )
     parts.append(tr("gradient checkpointing") if w.checkpointing else tr("no checkpointing"))
     return ("，" if language() != "en" else ", ").join(parts)
@@ -92,10 +94,12 @@ def verdict_text(result: ShownEstimate | None, ranking: RankingResult | None) ->
         if best.price_old:  # the answer rests on a price over a year old: say so where it is given
             value = tr("{value}; price over a year old").format(value=value)  # "；" in Chinese
         parts.append(tr("best value: <b>{choice}</b> ({value})").format(choice=_choice(best), value=value))
-    fastest = max(fitting, key=lambda r: r.throughput)
+    # every fitting configuration, in `recommend --objective fastest`'s own order: each card's best-value row
+    # alone named 8 x Arc Pro B60 tensor parallel (15 tokens/s) where 8 x MI300X data parallel does 119
+    fastest = ordered([e for e in ranking.entries if e.fits], Objective.FASTEST)[0]
     parts.append(
-        tr("fastest: <b>{choice}</b> ({speed:,.0f} {unit})").format(
-            choice=_choice(fastest), speed=fastest.throughput, unit=tr(fastest.throughput_unit)
+        tr("fastest: <b>{choice}</b> ({speed} {unit})").format(
+            choice=_choice(fastest), speed=rate_text(fastest.throughput), unit=tr(fastest.throughput_unit)
         )
     )
     return " · ".join(parts)

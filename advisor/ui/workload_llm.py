@@ -6,14 +6,12 @@ AppState.choice, which builds the same core Workload the command line does."""
 
 from __future__ import annotations
 
-from typing import get_args
-
 from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import QComboBox, QFormLayout, QHBoxLayout, QLineEdit, QSpinBox, QWidget
 
 from advisor.core.graph import Graph
 from advisor.core.ops import Linear
-from advisor.core.workload import LORA_TARGETS, KVCacheFormat, Runtime, WeightFormat
+from advisor.core.workload import LORA_TARGETS, Finetune, KVCacheFormat, Mode, Runtime, WeightFormat
 from advisor.ui.controls import combo
 from advisor.ui.i18n import tr
 from advisor.ui.state import AppState, WorkloadChoice
@@ -85,9 +83,9 @@ class LanguageModelControls:
         self.new_tokens = _spin(MAX_TOKENS)
         self.prompt_len.setSuffix(tr(" tokens"))
         self.new_tokens.setSuffix(tr(" tokens"))
-        formats = [f for f in get_args(WeightFormat) if f != "fp32"]
+        formats = [f.value for f in WeightFormat if f is not WeightFormat.FP32]
         self.weights = combo([(DEFAULT, tr("as the precision")), *((f, f) for f in formats)], "")
-        self.kv_cache = combo([(DEFAULT, tr("as the compute dtype")), *((f, f) for f in get_args(KVCacheFormat))], "")
+        self.kv_cache = combo([(DEFAULT, tr("as the compute dtype")), *((f.value, f.value) for f in KVCacheFormat)], "")
         self.runtime = combo([(DEFAULT, tr("as the weights")), *((r.value, r.value) for r in Runtime)], "")
         self.finetune = combo([("full", tr("full (every weight)")), ("lora", "LoRA"), ("qlora", "QLoRA")], "")
         self.lora_rank = _spin(MAX_LORA_RANK)
@@ -142,7 +140,7 @@ class LanguageModelControls:
         self._show_what_applies(c)
 
     def _show_what_applies(self, c: WorkloadChoice) -> None:
-        generating, training = c.mode == "generate", c.mode == "train"
+        generating, training = c.mode == Mode.GENERATE, c.mode == Mode.TRAIN
         only_generation = tr("Applies to generation only: choose Mode > Generation")
         applies(self.prompt_len, generating, tr("Tokens of each prompt, processed at once (prefill)"), only_generation)
         applies(
@@ -184,7 +182,7 @@ class LanguageModelControls:
             tr("Train every weight, or rank-r LoRA adapters on a frozen base (QLoRA: the base in 4-bit nf4)"),
             tr("Applies to training only: inference and generation run the base model"),
         )
-        adapters = training and c.finetune != "full"
+        adapters = training and c.finetune != Finetune.FULL
         why = tr("Only with LoRA or QLoRA fine-tuning")
         applies(
             self.lora_rank, adapters, tr("Rank r of each adapter: r x (in + out) parameters per adapted layer"), why

@@ -7,6 +7,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QFormLayout, QHBoxLayout, QSlider, QSpinBox, QWidget
 
 from advisor.core import zoo
+from advisor.core.workload import Mode
 from advisor.recommend.rewrites import with_inplace_activations
 from advisor.ui.controls import combo
 from advisor.ui.i18n import tr
@@ -100,7 +101,7 @@ class QtWorkloadControls(QWidget):
         # a model whose activations already work in place (the zoo's ReLU(inplace=True)): ticked, nothing to add
         applies(
             self.inplace,
-            not built_in_place and c.mode != "generate",
+            not built_in_place and c.mode != Mode.GENERATE,
             tr("ReLU(inplace=True) and friends write into their input"),
             tr("This model's activations already work in place")
             if built_in_place
@@ -111,29 +112,29 @@ class QtWorkloadControls(QWidget):
         rebuilt = source.startswith("zoo:") and name in zoo.zoo_names() and zoo.takes_seq_len(name)
         applies(
             self.seq_len,
-            rebuilt and c.mode != "generate",
+            rebuilt and c.mode != Mode.GENERATE,
             tr("Tokens per sample for sequence models of the zoo"),
             tr("Generation uses the prompt length and new tokens")
-            if c.mode == "generate"
+            if c.mode == Mode.GENERATE
             else tr("Only the zoo's sequence models are rebuilt at another length"),
         )
         only_training = tr("Applies to training only")
         applies(
-            self.optimizer, c.mode == "train", tr("Adam keeps two states per parameter, momentum one"), only_training
+            self.optimizer, c.mode == Mode.TRAIN, tr("Adam keeps two states per parameter, momentum one"), only_training
         )
         applies(
             self.checkpointing,
-            c.mode == "train",
+            c.mode == Mode.TRAIN,
             tr("Recompute each block in backward: less memory, about one more forward"),
             only_training,
         )
         # a row that does not apply to the mode is hidden, not only greyed: at 1280x720 every row of the mode
         # chosen, the language-model ones included, is then in view without scrolling (issue 27)
         rows: tuple[tuple[QWidget, bool], ...] = (
-            (self.seq_len, c.mode != "generate"),
-            (self.optimizer, c.mode == "train"),
-            (self.checkpointing, c.mode == "train"),
-            (self.inplace, c.mode != "generate"),
+            (self.seq_len, c.mode != Mode.GENERATE),
+            (self.optimizer, c.mode == Mode.TRAIN),
+            (self.checkpointing, c.mode == Mode.TRAIN),
+            (self.inplace, c.mode != Mode.GENERATE),
         )
         for row_widget, shown in rows:
             self.form.setRowVisible(row_widget, shown)

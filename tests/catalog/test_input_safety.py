@@ -56,6 +56,13 @@ def test_import_prices_refuses_a_pipe_with_no_writer(tmp_path: Path) -> None:
     assert isinstance(error, CatalogError) and "not a regular file" in str(error)
 
 
+@pytest.mark.parametrize("read", [read_prices_file, read_cards_file], ids=["import-prices", "import"])
+def test_a_folder_is_one_line_not_a_traceback(tmp_path: Path, read: Any) -> None:
+    # `advisor catalog import FOLDER` printed IsADirectoryError's traceback: fdopen refuses a folder's handle
+    error = _finishes(lambda: read(tmp_path))
+    assert isinstance(error, CatalogError) and "not a regular file" in str(error)
+
+
 def test_a_file_over_the_size_cap_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("advisor.catalog.price_import.MAX_CSV_BYTES", 1000)
     big = tmp_path / "prices.csv"

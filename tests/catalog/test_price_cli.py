@@ -83,3 +83,12 @@ def test_set_price_records_a_rent_and_prices_shows_it(run: Runner) -> None:  # n
     assert code == 0 and out.strip() == "H100 SXM5: 2.99 USD per GPU-hour (new, cloud_on_demand) on 2026-04-01"
     code, out, _ = run("prices", "H100 SXM5")
     assert code == 0 and "2026-04-01" in out and "rent_hour" in out and "yours" in out
+
+
+def test_set_price_refuses_a_day_not_yet_come_or_before_any_gpu(run: Runner) -> None:  # noqa: F811
+    # --date 2099-01-01 was kept, shown as 'today' and ranked as the card's newest price
+    for day, words in (("2099-01-01", "in the future"), ("1980-01-01", "before 1990-01-01")):
+        code, _, err = run("set-price", "RTX 4090", "1500", "--date", day)
+        assert code == 2 and words in err and err.count("\n") == 1, err
+    code, out, _ = run("prices", "RTX 4090")
+    assert code == 0 and "2099" not in out and "1980" not in out

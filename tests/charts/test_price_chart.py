@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
+from PySide6.QtWidgets import QApplication
 
 from advisor.catalog.exchange import bundled_rates
 from advisor.catalog.records import PriceRecord
@@ -49,7 +50,7 @@ def test_a_euro_price_is_drawn_in_usd() -> None:
     assert list(figure.axes[0].get_lines()[0].get_ydata()) == pytest.approx([1000 * usd_per_eur])
 
 
-def test_the_chart_speaks_chinese() -> None:
+def test_the_chart_speaks_chinese(qapp: QApplication) -> None:
     from advisor.ui.chart_canvas import chart_style
     from advisor.ui.i18n import set_language
 

@@ -5,7 +5,7 @@ from advisor.core.analytic import estimate
 from advisor.core.gradients import requires_grad, trainable_params
 from advisor.core.llm.lora import with_adapters
 from advisor.core.loss_head import step_graph
-from advisor.core.replay import step_replay
+from advisor.core.replay import step_plan
 from advisor.core.workload import Workload
 
 FULL = Workload("train", 1, "amp_bf16", "adamw")
@@ -15,7 +15,7 @@ LORA = Workload("train", 1, "amp_bf16", "adamw", finetune="lora", weights="bf16"
 def flags(workload: Workload) -> dict[str, bool]:
     graph = zoo.build("llama-3.1-8b", 64)
     graph = step_graph(with_adapters(graph, workload) if workload.adapters else graph, workload)
-    assert step_replay(graph, workload).requires_grad == requires_grad(graph, workload)  # the replay's rule
+    assert step_plan(graph, workload).requires_grad == requires_grad(graph, workload)  # the replay's rule
     return {node.name: flag for node, flag in zip(graph.nodes, requires_grad(graph, workload), strict=True)}
 
 

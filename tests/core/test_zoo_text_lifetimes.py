@@ -5,10 +5,10 @@ import pytest
 
 from advisor.core.graph import Graph, GraphBuilder
 from advisor.core.llm.lifetimes import held_until
-from advisor.core.memory import StepReplay
 from advisor.core.ops import Attention, Input, Linear
 from advisor.core.ops.text_ops import GELUTanhComposite
 from advisor.core.replay import replay_step
+from advisor.core.step_plan import StepPlan
 from advisor.core.workload import Workload
 from advisor.core.zoo.text import BertConfig, GPT2Config, bert, gpt2
 
@@ -17,7 +17,7 @@ TINY_GPT2 = GPT2Config(hidden=64, layers=2, heads=4, vocab=1000, max_positions=1
 
 def test_gpt2_keeps_its_embeddings_and_block_locals_until_they_go_out_of_scope(monkeypatch: pytest.MonkeyPatch) -> None:
     # the plain graph without any held reference: not even the module calls' arguments of a hand-built graph
-    monkeypatch.setattr(StepReplay, "_held_references", lambda self: held_until(self.graph))
+    monkeypatch.setattr(StepPlan, "held_references", lambda self: held_until(self.graph))
     graph = gpt2(TINY_GPT2, 128, "gpt2")
     names = [n.name for n in graph.nodes]
     # as for every decoder; (a, b): held until b has run, i.e. released as node b + 1 starts

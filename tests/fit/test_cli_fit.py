@@ -161,3 +161,23 @@ def test_generation_offers_quantized_weights_by_their_measured_bytes(tmp_path: P
     changes = {tuple(e["changes"]): e for e in data["changes"]}
     assert changes[("weights_int4",)]["fits"] and changes[("weights_int4",)]["settings"] == {"weights": "int4"}
     assert changes[("weights_int4",)]["required_bytes"] < changes[("weights_int8",)]["required_bytes"]
+
+
+def test_a_gguf_file_is_fitted_as_it_is_stored_as_estimate_and_recommend_see_it(tmp_path: Path) -> None:
+    """`fit` judged a Q4_K_M file in fp32 weights (750 MiB where `estimate` said 24 MiB): the fit's workload
+    must be the file's own storage, the one `estimate` reports."""
+    from advisor.cli import build_parser
+    from advisor.commands.fit import _card, subject_for
+    from advisor.importers.spec_estimate import estimate_spec
+    from advisor.recommend.fit.measure import target
+    from advisor.recommend.fit.search import make_it_fit
+    from tests.gguf_files import write_gguf
+
+    model = str(write_gguf(tmp_path / "tiny-Q4_K_M.gguf"))
+    words = ["fit", model, "--mode", "generate", "--batch", "4", "--gpu", "T4"]
+    args = build_parser(words).parse_args(words)
+    subject = subject_for(model, args)
+    assert subject.workload.weights == "q4_k_m"  # general.file_type 15
+    report = make_it_fit(subject, target(_card("T4", str(tmp_path / "c.sqlite3"))))
+    direct = estimate_spec(model, subject.workload)
+    assert report.current.measured.required_bytes == direct.memory.required_bytes

@@ -59,6 +59,15 @@ def test_8b_bf16_on_16_gb_fits_with_4_bit_weights_measured(cards: dict[str, Card
     assert report.recommended is not None and report.recommended.fits
 
 
+def test_llama_cpp_is_not_offered_an_fp8_cache_it_does_not_have(cards: dict[str, CardRecord]) -> None:
+    # llama.cpp's cache types are f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1: the note "K and V
+    # cached in fp8 (vLLM --kv-cache-dtype fp8)" was offered to a GGUF generation all the same
+    report = make_it_fit(llama8b(weights="q8_0"), target(cards["RTX 4060 Ti 16GB"]))
+    assert report.current.measured.estimate.workload.runtime_used == "llama.cpp"
+    assert "kv_fp8" not in {o.changes[0] for o in report.singles}
+    assert "weights_q4_k_m" in {o.changes[0] for o in report.singles}  # the GGUF step down is still offered
+
+
 def test_a_generation_that_fits_says_so_and_keeps_only_changes_that_help(cards: dict[str, CardRecord]) -> None:
     report = make_it_fit(llama8b(prompt=512, new=128, weights="q4_k_m"), target(cards["RTX 4090"]))
     assert report.current.fits and not report.needs_help

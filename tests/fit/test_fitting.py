@@ -12,7 +12,7 @@ from advisor.catalog import CardRecord, find_card, open_catalog
 from advisor.core import zoo
 from advisor.core.analytic import estimate
 from advisor.core.loss_head import with_loss_head
-from advisor.core.replay import step_replay
+from advisor.core.replay import step_plan
 from advisor.core.tracker import rounded
 from advisor.core.workload import Workload
 from advisor.recommend.fit.keys import GROUPS, SAME_TRAINING
@@ -103,7 +103,7 @@ def test_checkpointing_lowers_the_peak_and_costs_about_one_forward(fit_on_3060: 
     plain, ckpt = report.current.measured, option(report, "checkpointing").measured
     direct = estimate(subject.graph, replace(subject.workload, checkpointing=True))
     assert ckpt.peak_bytes == direct.memory.peak_bytes < plain.peak_bytes
-    blocks = step_replay(with_loss_head(subject.graph), direct.workload).blocks
+    blocks = step_plan(with_loss_head(subject.graph), direct.workload).blocks
     recomputed = sum(direct.layers[i].forward_flops for block in blocks for i in block)
     assert ckpt.step_flops - plain.step_flops == recomputed
     # the 24 transformer layers are recomputed, the embeddings and the LM head are not

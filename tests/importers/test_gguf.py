@@ -66,6 +66,25 @@ def test_weights_take_their_exact_bytes(model: Path, mode: str) -> None:
         assert est.generation.active_weight_bytes == WEIGHT_BYTES - VOCAB * 144
 
 
+def test_gpu_layers_apply_to_a_gguf_file_without_naming_its_runtime(
+    model: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A GGUF file runs in llama.cpp by default, but -ngl on it was refused ("-ngl is a llama.cpp option, got
+    1"): the workload learnt the file's format only after the option was checked."""
+    import json
+
+    from advisor.cli import main
+
+    def weights_on_gpu(*extra: str) -> int:
+        assert main(["estimate", str(model), "--mode", "generate", "--batch", "1", "--json", *extra]) == 0
+        data = json.loads(capsys.readouterr().out)
+        assert data["generation"]["runtime"] == "llama.cpp"
+        return int(data["memory"]["weights"])
+
+    # one of the two layers on the GPU holds less than both; the file's tensors are the same
+    assert 0 < weights_on_gpu("-ngl", "1") < weights_on_gpu("-ngl", "2") <= weights_on_gpu()
+
+
 def _header(n_tensors: int, kvs: bytes = b"", n_kv: int = 0) -> bytes:
     """A header with room after it, so that only the value under test is wrong."""
     return b"GGUF" + struct.pack("<IQQ", 3, n_tensors, n_kv) + kvs + bytes(64)

@@ -92,7 +92,7 @@ def test_state_space_models_are_traced_and_cannot_generate(
     )
     assert main(["estimate", f"hf:{config}", "--method", "analytic", "--seq-len", "16", "--batch", "2", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["method"] == "analytic"
-    assert main(["estimate", f"hf:{config}", "--mode", "generate", "--seq-len", "16"]) == 2
+    assert main(["estimate", f"hf:{config}", "--mode", "generate", "--prompt-len", "16"]) == 2
     err = capsys.readouterr().err.strip()
     assert "not a decoder language model the analytic path describes" in err and "\n" not in err
 

@@ -7,7 +7,7 @@ import torch
 from torch import nn
 
 from advisor.core.analytic import estimate
-from advisor.core.replay import step_replay
+from advisor.core.replay import step_plan
 from advisor.core.workload import Workload
 from advisor.importers.simulate import simulate_estimate
 from advisor.importers.torch_graph import module_to_graph
@@ -33,12 +33,12 @@ def _loaded() -> LoadedModel:
 
 def test_a_slice_gets_a_gradient_of_its_whole_input_and_a_transpose_does_not() -> None:
     graph = module_to_graph(_loaded())
-    replay = step_replay(graph, Workload("train", 4, "fp32", "sgd"))
+    replay = step_plan(graph, Workload("train", 4, "fp32", "sgd"))
     kinds = {n.name: (i, n) for i, n in enumerate(graph.nodes)}
     slices = [i for i, n in kinds.values() if n.op.is_view and n.output.shape == (256,)]
     transpose = kinds["transpose1"][0]
-    assert len(slices) == 8 and all(replay._part_view(i, 0) for i in slices)  # (256,) of an (8, 256) sample
-    assert not replay._part_view(transpose, 0)  # the same elements: its gradient is a view of the output's
+    assert len(slices) == 8 and all(replay.part_view(i, 0) for i in slices)  # (256,) of an (8, 256) sample
+    assert not replay.part_view(transpose, 0)  # the same elements: its gradient is a view of the output's
 
 
 def test_the_scan_needs_about_what_the_real_step_needs() -> None:

@@ -65,3 +65,39 @@ def test_an_inference_report_charts_the_layers_outputs_not_nothing(catalog_path:
     assert "Bytes of each layer&#x27;s output" in text  # the markup escapes the apostrophe
     chart = chart_builders(report, ChartStyle())["layers_memory"]()
     assert not any(t.get_text() == "No layer uses any" for t in chart.texts)
+
+
+def test_a_peak_at_the_runtimes_setup_is_named_without_an_empty_layer(catalog_path: Path) -> None:
+    """llama.cpp peaks when its context is created, before any layer: the Chinese PDF printed
+    "出现在context created阶段，层" (the phase untranslated, then "layer" and nothing); the app's summary alike."""
+    from advisor.core.workload import Runtime
+    from advisor.i18n import translator
+    from advisor.report.model_pages import memory
+    from advisor.ui.i18n import set_language, tr
+    from advisor.ui.summary import summary_items
+
+    workload = Workload("generate", 1, "bf16", runtime=Runtime.LLAMA_CPP)
+    report = make_report(catalog_path, "zoo:llama-3.2-1b", workload, options=RankingOptions(counts=(1,)), gpus=False)
+    assert report.estimate.memory.peak_layer == ""  # the premise: no layer at this peak
+    assert "at context created" in _text([memory(report, str)]) and "layer" not in _text([memory(report, str)])
+    zh = _text([memory(report, translator("zh_CN"))])
+    assert "出现在创建上下文阶段" in zh and "context created" not in zh and "层" not in zh
+    set_language("zh_CN")
+    try:
+        how = next(how for label, _value, how in summary_items(report.estimate) if label == tr("Peak allocated"))
+    finally:
+        set_language("en")
+    assert "（创建上下文）" in how, how
+
+
+def test_filters_that_leave_no_card_are_not_called_a_workload_that_does_not_fit(catalog_path: Path) -> None:
+    # --vendor Foo: the headline said "No listed configuration fits; try a smaller batch" over an empty table
+    from advisor.recommend.service import CardFilter
+    from advisor.report.model_pages import summary
+
+    report = make_report(
+        catalog_path, "zoo:resnet18", Workload("train", 8), cards=CardFilter(vendor="Foo"), gpus=False, seq_len=None
+    )
+    assert not report.ranking.rows
+    text = _text([summary(report, str)])
+    assert "No card of the catalog matches the filters" in text and "smaller batch" not in text

@@ -8,6 +8,7 @@ import string
 from pathlib import Path
 
 import pytest
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 from tests_ui_support import dialogs
 
@@ -38,7 +39,7 @@ def test_every_translation_keeps_the_placeholders() -> None:
         assert pattern(english).fullmatch(english.replace("{", "<").replace("}", ">")) is not None, english
 
 
-def test_messages_are_translated_part_by_part() -> None:
+def test_messages_are_translated_part_by_part(qapp: QApplication) -> None:
     set_language("zh_CN")
     try:
         assert error_text("conv3: kernel 7x7 larger than padded input 5x5") == "conv3：卷积核 7x7 大于填充后的输入 5x5"

@@ -9,6 +9,7 @@ import string
 from pathlib import Path
 
 import pytest
+from PySide6.QtWidgets import QApplication
 
 import advisor
 from advisor.i18n.zh_CN import DYNAMIC
@@ -19,7 +20,7 @@ from advisor.i18n.zh_CN_llm import MESSAGES as LLM
 from advisor.i18n.zh_CN_open import MESSAGES as OPEN
 from advisor.i18n.zh_CN_prices import MESSAGES as PRICES
 from advisor.i18n.zh_CN_report import MESSAGES as REPORT
-from advisor.ui.i18n import set_language, tr
+from advisor.ui.i18n import AppLanguage, app_language, language, set_language, tr
 
 MESSAGES = {**SHARED, **APP, **FIELDS, **LLM, **OPEN, **PRICES, **REPORT}
 
@@ -61,7 +62,7 @@ def test_every_string_has_a_chinese_translation(text: str) -> None:
         assert re.search(r"[\u4e00-\u9fff]", translated), f"{text!r} is not translated"
 
 
-def test_tr_follows_the_language() -> None:
+def test_tr_follows_the_language(qapp: QApplication) -> None:
     set_language("zh_CN")
     try:
         assert tr("Batch size") == "批大小"
@@ -70,6 +71,18 @@ def test_tr_follows_the_language() -> None:
         set_language("en")
     assert tr("Batch size") == "Batch size"
     assert tr("optimizer_state") == "optimizer state"
+
+
+def test_the_language_is_state_of_the_application_not_of_a_module(qapp: QApplication) -> None:
+    held = app_language()
+    assert app_language() is held and qapp.findChild(AppLanguage) is held  # one, owned by the QApplication
+    set_language("zh_CN")
+    try:
+        assert held.code == language() == "zh_CN"
+        set_language("xx")  # an unshipped language falls back to English
+        assert held.code == "en"
+    finally:
+        set_language("en")
 
 
 def test_the_estimators_assumptions_are_translated() -> None:

@@ -257,3 +257,28 @@ def test_card_counts_read_with_a_times_sign_everywhere() -> None:
     )
     assert "2 × RTX 3090, data parallel" in text and "2 x " not in text  # "8 x" here, "8 ×" in the table
     assert explain(two, 4).startswith("<b>2 × RTX 3090, data parallel: Fits</b>")
+
+
+def test_the_verdicts_fastest_is_recommend_fastest_over_every_configuration() -> None:
+    """The verdict took the fastest of each card's best-value row: '8 × Arc Pro B60, tensor parallel (15
+    tokens/s)' for Llama 70B where `recommend --objective fastest` puts 8 × MI300X data parallel (119) first."""
+    from advisor.appstate import RankingRequest, RankingResult, ShownEstimate
+    from advisor.core import zoo
+    from advisor.core.workload import Workload
+    from advisor.recommend.objectives import Objective, ordered
+    from advisor.recommend.prepare import prepare_graph
+    from advisor.recommend.ranking import RankingOptions
+    from advisor.recommend.service import CardFilter
+    from advisor.ui.verdict import verdict_text
+
+    graph = zoo.build("alexnet")
+    job = prepare_graph(graph, Workload(batch=4))
+    one_b60 = rec(card="Arc Pro B60", throughput=15.0, perf_per_dollar=15 / 499)
+    eight_b60 = rec(card="Arc Pro B60", count=8, plan="tensor_parallel", throughput=15.0, perf_per_dollar=15 / 3992)
+    eight_mi300x = rec(card="Instinct MI300X", count=8, plan="data_parallel", throughput=119.0, perf_per_dollar=1e-3)
+    one_mi300x = rec(card="Instinct MI300X", throughput=15.0, perf_per_dollar=15 / 15000)  # its best-value row
+    entries = (one_b60, eight_b60, one_mi300x, eight_mi300x)  # the perf-per-dollar order
+    ranking = RankingResult(RankingRequest(CardFilter(), RankingOptions()), job, entries)
+    text = verdict_text(ShownEstimate(job, graph), ranking)
+    assert ordered(list(entries), Objective.FASTEST)[0] is eight_mi300x
+    assert "fastest: <b>8 × Instinct MI300X, data parallel</b> (119 samples/s)" in text, text

@@ -27,7 +27,7 @@ from advisor.core.overheads import DEFAULT_OVERHEAD
 from advisor.core.replay import replay_step
 from advisor.core.step_records import MemoryProfile
 from advisor.core.tracker import CategoryBytes, TimelinePoint
-from advisor.core.workload import Runtime, Workload, default_notes
+from advisor.core.workload import AttentionImpl, Mode, Runtime, Workload, default_notes
 
 FP32_BYTES = 4
 # generate() keeps the step's fp32 logits, their processed copy and the sampling probabilities
@@ -140,7 +140,7 @@ def _fixed(w: Workload, cats: CategoryBytes, phase: str) -> MemoryEstimate:
 
 def _llama_cpp_memory(spec: DecoderSpec, w: Workload) -> MemoryEstimate:
     n_ctx = llama_cpp_context(w.prompt_len + w.new_tokens, w.batch)
-    m = llama_cpp_memory(spec, w.weight_format, n_ctx, w.gpu_layers, w.kv_cache, w.attention != "eager")
+    m = llama_cpp_memory(spec, w.weight_format, n_ctx, w.gpu_layers, w.kv_cache, w.attention != AttentionImpl.EAGER)
     return _fixed(w, CategoryBytes(m.weights_bytes, 0, 0, 0, m.workspace_bytes, 0, m.kv_cache_bytes), "context created")
 
 
@@ -153,7 +153,7 @@ def _vllm_memory(spec: DecoderSpec, w: Workload, weights: int) -> MemoryEstimate
     usable memory (recommend/devices.py PROCESS_OVERHEAD_BYTES, core/overheads.py), never below what is held."""
     tokens = min(w.max_num_batched_tokens, spec.max_positions or w.max_num_batched_tokens)
     profiled = replay_step(
-        decoder_graph(spec, tokens, last_token_logits=True), Workload("infer", 1, w.precision, weights=w.weights)
+        decoder_graph(spec, tokens, last_token_logits=True), Workload(Mode.INFER, 1, w.precision, weights=w.weights)
     )
     dtype_bytes = w.activation_bytes
     activations = profiled.peak_bytes - profiled.at_peak.weights
@@ -182,7 +182,7 @@ def host_bytes(spec: DecoderSpec, w: Workload) -> tuple[int, int]:
     if w.runtime_used != Runtime.LLAMA_CPP:
         return 0, 0
     n_ctx = llama_cpp_context(w.prompt_len + w.new_tokens, w.batch)
-    m = llama_cpp_memory(spec, w.weight_format, n_ctx, w.gpu_layers, w.kv_cache, w.attention != "eager")
+    m = llama_cpp_memory(spec, w.weight_format, n_ctx, w.gpu_layers, w.kv_cache, w.attention != AttentionImpl.EAGER)
     return m.host_bytes, m.host_read_bytes
 
 
@@ -194,7 +194,7 @@ def estimate_generation(graph: Graph, w: Workload) -> Estimate:
             f"{w.prompt_len} + new_tokens {w.new_tokens} exceeds them"
         )
     prefill_graph = decoder_graph(spec, w.prompt_len, last_token_logits=True)
-    prefill = replace(w, mode="infer", runtime=None, gpu_layers=None)  # the prefill: a forward without autograd
+    prefill = replace(w, mode=Mode.INFER, runtime=None, gpu_layers=None)  # the prefill: a forward without autograd
     profile = replay_step(prefill_graph, prefill)
     rows = layer_rows(prefill_graph, prefill, profile.kept_bytes, w.activation_bytes)
     forward_flops = sum(r.forward_flops for r in rows)

@@ -32,7 +32,7 @@ from advisor.core.ops.base import Op
 from advisor.core.ops.moe import MoEExperts
 from advisor.core.ops.shape import Reshape
 from advisor.core.ops.text_ops import GELUTanhComposite, ScaleBy
-from advisor.core.workload import Workload
+from advisor.core.workload import AttentionImpl, Workload
 
 # RMSNorms that multiply the weight in fp32 before casting to the input's dtype (Gemma*RMSNorm,
 # Olmo2RMSNorm, GptOssRMSNorm); the others follow LlamaRMSNorm (see RMSNorm)
@@ -276,7 +276,7 @@ def with_attention(graph: Graph, w: Workload) -> Graph:
     backend keeps (output and log-sum-exp) and is modelled as sdpa. Idempotent."""
     if w.attention is None:
         return graph
-    eager = w.attention == "eager"
+    eager = w.attention == AttentionImpl.EAGER
     spec = graph.decoder
     if spec is not None:
         if spec.eager_attention == eager:

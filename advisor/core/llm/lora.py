@@ -14,7 +14,7 @@ from advisor.core.graph import Graph, GraphBuilder, Node, TensorSpec
 from advisor.core.ops.base import Op, SavedTensor
 from advisor.core.ops.embedding import Embedding
 from advisor.core.ops.linear import Linear
-from advisor.core.workload import Workload
+from advisor.core.workload import Finetune, Workload
 
 
 @dataclass(frozen=True)
@@ -97,10 +97,6 @@ class LoRAEmbedding(Embedding):
         return (SavedTensor("lora_embedding_A lookup", output.numel // self.embedding_dim * self.lora_rank, "act"),)
 
 
-def adapter_count(op: object, inputs: Sequence[TensorSpec]) -> int:
-    return op.adapter_count(inputs) if isinstance(op, LoRALinear | LoRAEmbedding) else 0
-
-
 def with_adapters(graph: Graph, w: Workload) -> Graph:
     """The graph with every Linear whose module name is one of the workload's targets adapted."""
     targets, adapted = w.adapters, []
@@ -110,7 +106,9 @@ def with_adapters(graph: Graph, w: Workload) -> Graph:
         leaf = node.name.rsplit(".", 1)[-1]
         if isinstance(op, Linear) and not isinstance(op, LoRALinear) and leaf in targets and not op.tied_to:
             adapted.append(node.name)
-            return LoRALinear(op.out_features, op.bias, lora_rank=w.lora_rank, quantized_base=w.finetune == "qlora")
+            return LoRALinear(
+                op.out_features, op.bias, lora_rank=w.lora_rank, quantized_base=w.finetune == Finetune.QLORA
+            )
         if type(op) is Embedding and leaf in targets and op.index == "input":
             adapted.append(node.name)
             return LoRAEmbedding(op.num_embeddings, op.embedding_dim, lora_rank=w.lora_rank)

@@ -23,7 +23,6 @@ from dataclasses import replace
 from advisor.core.graph import TensorSpec
 from advisor.core.llm.decoder import DecoderSpec
 from advisor.core.llm.gguf import FILE_TYPES, gguf_bytes, gguf_type
-from advisor.core.llm.lora import adapter_count
 from advisor.core.llm.tensors import TensorGroup, tensor_groups
 from advisor.core.ops.base import Op
 from advisor.core.ops.linear import Linear
@@ -79,7 +78,7 @@ def stored_bytes(
     """Weights and buffers of one frozen or inference layer as stored in format `fmt`: the quantized Linears
     of the blocks in their layout, the rest at `plain_bytes` (plain_dtype_bytes), LoRA adapters at
     `adapter_bytes`."""
-    params, buffers, adapters = op.param_count(inputs), op.buffer_count(inputs), adapter_count(op, inputs)
+    params, buffers, adapters = op.param_count(inputs), op.buffer_count(inputs), op.adapter_count(inputs)
     matrices = quantized_matrices(op, inputs, name) if fmt in QUANTIZED else []
     stored = sum(round(count * linear_bytes(fmt, rows, cols)) for count, rows, cols in matrices)
     plain = params - adapters + buffers - sum(count * rows * cols for count, rows, cols in matrices)
@@ -134,3 +133,11 @@ def exact_scale(spec: DecoderSpec | None, fmt: str, described_bytes: int) -> flo
     if spec is None or spec.stored is None or not spec.stored.exact_for(fmt) or described_bytes <= 0:
         return 1.0
     return (spec.stored.weight_bytes or described_bytes) / described_bytes
+
+
+def dequantized_per_matmul(op: Op, name: str, fmt: str) -> bool:
+    """bitsandbytes' MatMul4Bit dequantizes an nf4 weight to 16 bit in forward and again in backward; the LM
+    head stays 16-bit. A MoE router (kept 16-bit by quantized_matrices) is still counted as dequantized, as
+    the replay has always counted it: a few kB per layer, left so to keep the figures of issue 31's
+    restructuring byte-identical."""
+    return fmt == "nf4" and isinstance(op, Linear) and name != "lm_head"

@@ -15,7 +15,12 @@ from advisor.core.workload import WeightFormat
 # transformers' quantizers (quantizers/auto.py AUTO_QUANTIZER_MAPPING keys) -> the storage format whose
 # layout advisor/core/llm/quant.py describes; bits are read where the method has several.
 _BNB = "bitsandbytes"
-_INT_BITS: dict[int, WeightFormat] = {8: "int8", 4: "int4", 3: "int4", 2: "int4"}
+_INT_BITS: dict[int, WeightFormat] = {
+    8: WeightFormat.INT8,
+    4: WeightFormat.INT4,
+    3: WeightFormat.INT4,
+    2: WeightFormat.INT4,
+}
 
 
 @dataclass(frozen=True)
@@ -38,18 +43,18 @@ def quantization_format(qc: Any) -> tuple[WeightFormat, str] | None:
     bits = qc.get("bits", qc.get("w_bit", 4))
     bits = bits if type(bits) is int else 4
     if method in ("gptq", "awq", "hqq", "quanto", "aqlm", "eetq", "higgs"):
-        fmt: WeightFormat = _INT_BITS.get(bits) or ("int8" if bits > 4 else "int4")
+        fmt = _INT_BITS.get(bits) or (WeightFormat.INT8 if bits > 4 else WeightFormat.INT4)
         group = qc.get("group_size", qc.get("q_group_size", 128))
         return fmt, f"{method.upper()} {bits}-bit, group size {group} (config.json quantization_config)"
     if method == _BNB:
         if qc.get("load_in_8bit"):
-            return "int8", "bitsandbytes LLM.int8 (config.json quantization_config)"
+            return WeightFormat.INT8, "bitsandbytes LLM.int8 (config.json quantization_config)"
         kind = qc.get("bnb_4bit_quant_type", "nf4")
-        return "nf4", f"bitsandbytes 4-bit {kind} (config.json quantization_config)"
+        return WeightFormat.NF4, f"bitsandbytes 4-bit {kind} (config.json quantization_config)"
     if method in ("fp8", "fbgemm_fp8", "finegrained_fp8"):
-        return "fp8", f"{method} 8-bit float (config.json quantization_config)"
+        return WeightFormat.FP8, f"{method} 8-bit float (config.json quantization_config)"
     if method == "mxfp4":  # gpt-oss: MXFP4 experts, 4 bits + one 8-bit scale per 32 (4.25 bits per weight)
-        return "int4", "MXFP4 experts (config.json quantization_config), counted as 4-bit"
+        return WeightFormat.INT4, "MXFP4 experts (config.json quantization_config), counted as 4-bit"
     if method == "compressed-tensors":
         return _compressed_tensors(qc)
     return None
@@ -65,9 +70,9 @@ def _compressed_tensors(qc: dict[str, Any]) -> tuple[WeightFormat, str] | None:
         return None
     bits, kind = weights.get("num_bits"), weights.get("type", "int")
     if bits == 8:
-        fmt = "fp8" if kind == "float" else "int8"
+        fmt = WeightFormat.FP8 if kind == "float" else WeightFormat.INT8
     elif bits == 4:
-        fmt = "int4"
+        fmt = WeightFormat.INT4
     else:
         return None
     return fmt, f"compressed-tensors {bits}-bit {kind} (config.json quantization_config)"

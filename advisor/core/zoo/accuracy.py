@@ -15,7 +15,7 @@ from functools import cache
 from advisor.core import zoo
 from advisor.core.analytic import estimate
 from advisor.core.estimate import Estimate
-from advisor.core.workload import Workload
+from advisor.core.workload import Mode, Workload
 
 # torchvision's model documentation: acc@1 of each model's IMAGENET1K_V1 weights.
 SOURCE_URL = "https://pytorch.org/vision/stable/models.html"
@@ -65,7 +65,7 @@ def zoo_points() -> tuple[ModelPoint, ...]:
     """The zoo's ImageNet classifiers with published accuracy; MACs and parameters from their own graphs."""
     points = []
     for name, (weights, top1) in sorted(TOP1.items()):
-        result = estimate(zoo.build(name), Workload(mode="infer", batch=1))
+        result = estimate(zoo.build(name), Workload(mode=Mode.INFER, batch=1))
         points.append(ModelPoint(name, result.forward_macs, result.param_count, top1, weights))
     return tuple(points)
 

@@ -11,7 +11,7 @@ import torch
 from torch import nn
 
 from advisor.core.errors import SpecError
-from advisor.core.workload import Workload
+from advisor.core.workload import Finetune, Workload
 
 
 class LoRALinear(nn.Module):
@@ -30,7 +30,7 @@ class LoRALinear(nn.Module):
 
 def with_adapters(module: nn.Module, workload: Workload) -> nn.Module:
     """The module with its targeted linear layers adapted and everything else frozen (in place)."""
-    if workload.finetune == "qlora":
+    if workload.finetune == Finetune.QLORA:
         raise SpecError(
             "finetune qlora: the 4-bit base runs bitsandbytes' kernels, which cannot be simulated; "
             "use --method analytic (the default for hf: models)"

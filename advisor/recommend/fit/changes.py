@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 
 from advisor.core.errors import AdvisorError
 from advisor.core.units import format_count
-from advisor.core.workload import Precision
+from advisor.core.workload import Finetune, Precision
 from advisor.recommend.fit.keys import ChangeKey
 from advisor.recommend.fit.measure import Measured, Measurer, Variant, largest_fitting_batch
 
@@ -73,7 +73,7 @@ def candidate_changes(m: Measurer, v: Variant, bf16_card: bool, allow_8bit: bool
     if not w.checkpointing:
         changes.append(Change(ChangeKey.CHECKPOINTING, _workload(checkpointing=True), {"checkpointing": True}))
     changes += _inplace(m, v) + _optimizers(v, allow_8bit)
-    if not v.freeze and w.finetune == "full":  # adapters already freeze the base
+    if not v.freeze and w.finetune == Finetune.FULL:  # adapters already freeze the base
         changes += [
             Change(
                 ChangeKey(f"freeze_{how}"),

@@ -44,7 +44,9 @@ def llm_changes(m: Measurer, v: Variant, usable_bytes: int) -> list[Change]:
         return []
     smaller = _SMALLER_GGUF if w.runtime_used == Runtime.LLAMA_CPP else _SMALLER_WEIGHTS
     changes = [workload_change(ChangeKey(f"weights_{fmt}"), weights=fmt) for fmt in smaller.get(w.weight_format, ())]
-    if w.kv_cache_dtype in _WIDE_CACHE:
+    # llama.cpp has no fp8 cache (--cache-type-k: f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1; its
+    # README, ggml-org/llama.cpp tools/server): the fp8 change, worded as vLLM's option, is not offered there
+    if w.kv_cache_dtype in _WIDE_CACHE and w.runtime_used != Runtime.LLAMA_CPP:
         changes.append(workload_change(ChangeKey.KV_FP8, kv_cache="fp8"))
     shorter = shorter_context(m, v, usable_bytes)
     return changes + ([shorter] if shorter else [])

@@ -20,9 +20,9 @@ from advisor.core.curve import MemoryCurve
 from advisor.core.estimate import Estimate
 from advisor.core.graph import Graph
 from advisor.core.loss_head import with_loss_head
-from advisor.core.replay import replay_step, step_replay
+from advisor.core.replay import replay_step, step_plan
 from advisor.core.tracker import Store
-from advisor.core.workload import OPTIMIZER_STATE_SLOTS, Workload
+from advisor.core.workload import OPTIMIZER_STATE_SLOTS, Finetune, Workload
 from advisor.recommend.devices import Device, device, generation_rates
 from advisor.recommend.generation_speed import generation_speed
 from advisor.recommend.rewrites import freeze_before, trainable_layers, with_inplace_activations
@@ -138,7 +138,7 @@ class Measurer:
             and v.accumulate == 1
             and v.seq_len in (None, self.subject.seq_len)
             # a 4-bit base runs bitsandbytes' kernels, which the meta device has not (simulate/adapters.py)
-            and v.workload.finetune != "qlora"
+            and v.workload.finetune != Finetune.QLORA
         )
 
     def measure(self, v: Variant) -> Measured:
@@ -235,10 +235,10 @@ def _recompute_flops(result: Estimate, graph: Graph) -> int:
 
 def recompute_rows(result: Estimate, graph: Graph) -> list[int]:
     """Layers gradient checkpointing runs forward a second time, in backward: the blocks the memory replay
-    recomputes (StepReplay.blocks). A simulated estimate has no blocks: about one whole forward."""
+    recomputes (StepPlan.blocks). A simulated estimate has no blocks: about one whole forward."""
     if result.method != "analytic":
         return list(range(len(result.layers)))
-    sim = step_replay(with_loss_head(graph), result.workload)
+    sim = step_plan(with_loss_head(graph), result.workload)
     return [i for block in sim.blocks for i in block if i < len(result.layers)]
 
 

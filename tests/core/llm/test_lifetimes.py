@@ -9,8 +9,8 @@ from advisor.core.graph import Graph
 from advisor.core.llm.decoder import DecoderSpec, MoESpec
 from advisor.core.llm.graph import decoder_graph
 from advisor.core.llm.lifetimes import held_until
-from advisor.core.memory import StepReplay
 from advisor.core.replay import replay_step
+from advisor.core.step_plan import StepPlan
 from advisor.core.workload import Workload
 
 SPEC = DecoderSpec(
@@ -46,7 +46,7 @@ def test_layer_and_module_arguments_are_held_until_they_return() -> None:
 
 def test_inference_inside_an_moe_layer_still_holds_the_layer_input(monkeypatch: pytest.MonkeyPatch) -> None:
     # the bare graph without any held reference: not even the module calls' arguments of a hand-built graph
-    monkeypatch.setattr(StepReplay, "_held_references", lambda self: held_until(self.graph))
+    monkeypatch.setattr(StepPlan, "held_references", lambda self: held_until(self.graph))
     graph, infer = decoder_graph(SPEC, 128), Workload("infer", 4, "amp_bf16")
     held, bare = (estimate(g, infer).memory for g in (graph, replace(graph, decoder=None)))
     assert held.peak_layer == "layers.1.mlp.experts"

@@ -416,19 +416,20 @@ def test_lora_on_int8_weights_is_prepared_as_trl_does() -> None:
     3714aa2 utils/other.py): embeddings, LM head and norms. Autocast then casts the fp32 LM head back to
     fp16 for its matmul; the int8 layers go through bitsandbytes' MatMul8bitLt, which autocast leaves alone."""
     from advisor.core.llm.lora import with_adapters
-    from advisor.core.replay import model_facts, replay_step
+    from advisor.core.replay import replay_step, stored_graph
     from advisor.core.tracker import Store
 
     graph = zoo.build("llama-7b", 256)
     amp = Workload("train", 1, "amp_fp16", "adamw", weights="int8", finetune="lora", lora_targets=("q_proj",))
     pure = Workload("train", 1, "fp16", "adamw", weights="int8", finetune="lora", lora_targets=("q_proj",))
     assert amp.kbit_prepared and not pure.kbit_prepared
-    prepared, half = (model_facts(graph, w) for w in (amp, pure))
+    prepared, half = ([n.stored for n in stored_graph(graph, w).nodes if n.stored] for w in (amp, pure))
     plain = 2 * 32000 * 4096 + 65 * 4096  # embed_tokens, lm_head, 65 RMSNorm weights: 262,410,240 parameters
-    assert sum(prepared.stored_weight_bytes) - sum(half.stored_weight_bytes) == plain * (4 - 2)  # 524,820,480 B
-    assert len(prepared.int8_matmuls) == 32 * 7  # the blocks' seven projections; the LM head stays 16-bit
+    assert sum(s.nbytes for s in prepared) - sum(s.nbytes for s in half) == plain * (4 - 2)  # 524,820,480 B
+    assert sum(s.int8_matmul for s in prepared) == 32 * 7  # the blocks' seven projections; the LM head stays 16-bit
     adapted = with_adapters(graph, amp)
-    assert len(model_facts(adapted, amp).int8_matmuls) == 32 * 7  # q_proj keeps its int8 base under the adapter
+    int8 = [n for n in stored_graph(adapted, amp).nodes if n.stored and n.stored.int8_matmul]
+    assert len(int8) == 32 * 7  # q_proj keeps its int8 base under the adapter
     names = [n.name for n in adapted.nodes]
     events = replay_step(adapted, amp).events
     casts = {names[k.node]: size for k, size in events if k.store == Store.WEIGHT_CAST and size > 0}
