@@ -25,7 +25,6 @@ from __future__ import annotations
 import bisect
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
 
 from advisor.core.tracker import Key, Store
 
@@ -47,25 +46,15 @@ def segment_size(request: int) -> int:
     return -(-request // ROUND_LARGE) * ROUND_LARGE
 
 
-# Named tuples, not dataclasses: a budget search replays a step some twenty times, and the pools' bisection
-# compares blocks as tuples (size first: best fit).
-class FreeBlock(NamedTuple):
-    """A free block of a segment, ordered by size first: the best fit is the first one large enough."""
-
-    size: int
-    segment: int
-    offset: int
-
-
-class UsedBlock(NamedTuple):
-    small: bool  # from the small pool
-    segment: int
-    offset: int
-    size: int
+# Plain tuples, not dataclasses or named tuples: a budget search replays a step some twenty times (hundreds
+# of thousands of events), where building a named tuple costs a Python-level call per block; the pools'
+# bisection compares blocks as tuples (size first: best fit).
+FreeBlock = tuple[int, int, int]  # a free block of a segment: (size, segment, offset)
+UsedBlock = tuple[bool, int, int, int]  # a block in use: (from the small pool, segment, offset, size)
 
 
 class _Pool:
-    """Free blocks of one pool, sorted for best-fit lookup."""
+    """Free blocks of one pool, sorted for best-fit lookup: the best fit is the first one large enough."""
 
     def __init__(self, small: bool) -> None:
         self.free: list[FreeBlock] = []
@@ -74,15 +63,6 @@ class _Pool:
     def splits(self, remainder: int) -> bool:
         """should_split: whether a block handed out leaves `remainder` bytes behind as a free block."""
         return remainder >= MIN_SMALL_SPLIT_REMAINDER if self.small else remainder > MIN_LARGE_SPLIT_REMAINDER
-
-    def take(self, size: int) -> FreeBlock | None:
-        index = bisect.bisect_left(self.free, FreeBlock(size, -1, -1))
-        if index == len(self.free):
-            return None
-        return self.free.pop(index)
-
-    def give(self, block: FreeBlock) -> None:
-        bisect.insort(self.free, block)
 
 
 class OutOfBudget(Exception):
@@ -104,25 +84,26 @@ class CachingAllocatorModel:
     def malloc(self, key: Key, size: int) -> None:
         small = size <= SMALL_SIZE
         pool = self.pools[small]
-        block = pool.take(size)
-        if block is None:
-            seg_size = segment_size(size)
-            if self.budget_bytes is not None and self.reserved + seg_size > self.budget_bytes:
+        free = pool.free
+        index = bisect.bisect_left(free, (size, -1, -1))
+        if index == len(free):
+            block_size = segment_size(size)
+            if self.budget_bytes is not None and self.reserved + block_size > self.budget_bytes:
                 self.release_cached_segments()
-                if self.reserved + seg_size > self.budget_bytes:
-                    raise OutOfBudget(f"{seg_size} bytes more than the {self.budget_bytes}-byte budget allows")
-            self.segments.append(seg_size)
-            self.reserved += seg_size
+                if self.reserved + block_size > self.budget_bytes:
+                    raise OutOfBudget(f"{block_size} bytes more than the {self.budget_bytes}-byte budget allows")
+            self.segments.append(block_size)
+            self.reserved += block_size
             self.peak_reserved = max(self.peak_reserved, self.reserved)
-            block = FreeBlock(seg_size, len(self.segments) - 1, 0)
+            segment, offset = len(self.segments) - 1, 0
         else:
-            del self.free_at[(block.segment, block.offset)]
-            del self.free_ending[(block.segment, block.offset + block.size)]
-        block_size, segment, offset = block
+            block_size, segment, offset = free.pop(index)
+            del self.free_at[(segment, offset)]
+            del self.free_ending[(segment, offset + block_size)]
         if pool.splits(block_size - size):
-            self._add_free(small, segment, offset + size, block_size - size)
+            self._add_free(free, segment, offset + size, block_size - size)
             block_size = size
-        self.blocks[key] = UsedBlock(small, segment, offset, block_size)
+        self.blocks[key] = (small, segment, offset, block_size)
         self.allocated += block_size
 
     def apply(self, key: Key, size: int) -> bool:
@@ -136,39 +117,44 @@ class CachingAllocatorModel:
         return False
 
     def replay(self, events: Iterable[tuple[Key, int]]) -> None:
+        blocks, malloc, release = self.blocks, self.malloc, self.release  # apply(), without a call per event
         for key, size in events:
-            self.apply(key, size)
+            if size > 0:
+                if key not in blocks:
+                    malloc(key, size)
+            elif size < 0 and key in blocks:
+                release(key)
 
     def release(self, key: Key) -> None:
         small, segment, offset, size = self.blocks.pop(key)
         self.allocated -= size
+        free = self.pools[small].free
         after = self.free_at.get((segment, offset + size))
         if after is not None:
-            self._remove_free(small, segment, offset + size, after)
+            self._remove_free(free, segment, offset + size, after)
             size += after
         before = self.free_ending.get((segment, offset))
         if before is not None:
             before_size = self.free_at[(segment, before)]
-            self._remove_free(small, segment, before, before_size)
+            self._remove_free(free, segment, before, before_size)
             offset, size = before, size + before_size
-        self._add_free(small, segment, offset, size)
+        self._add_free(free, segment, offset, size)
 
     def release_cached_segments(self) -> None:
         """release_cached_blocks(): every segment that is one free block goes back to the driver."""
-        for small, pool in self.pools.items():
-            for size, segment, offset in [b for b in pool.free if b.offset == 0 and b.size == self.segments[b.segment]]:
-                self._remove_free(small, segment, offset, size)
+        for pool in self.pools.values():
+            for size, segment, offset in [b for b in pool.free if b[2] == 0 and b[0] == self.segments[b[1]]]:
+                self._remove_free(pool.free, segment, offset, size)
                 self.reserved -= size
                 self.segments[segment] = 0
 
-    def _add_free(self, small: bool, segment: int, offset: int, size: int) -> None:
-        self.pools[small].give(FreeBlock(size, segment, offset))
+    def _add_free(self, free: list[FreeBlock], segment: int, offset: int, size: int) -> None:
+        bisect.insort(free, (size, segment, offset))
         self.free_at[(segment, offset)] = size
         self.free_ending[(segment, offset + size)] = offset
 
-    def _remove_free(self, small: bool, segment: int, offset: int, size: int) -> None:
-        free = self.pools[small].free
-        free.pop(bisect.bisect_left(free, FreeBlock(size, segment, offset)))
+    def _remove_free(self, free: list[FreeBlock], segment: int, offset: int, size: int) -> None:
+        free.pop(bisect.bisect_left(free, (size, segment, offset)))
         del self.free_at[(segment, offset)]
         del self.free_ending[(segment, offset + size)]
 

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
-import subprocess
-import sys
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
+from advisor import cli
+from advisor.catalog import open_catalog
 from advisor.core import zoo
 from advisor.core.analytic import estimate
 from advisor.core.workload import Workload
@@ -14,15 +21,44 @@ from advisor.core.workload import Workload
 KEYS = {"change", "peak_bytes", "fits", "step_time_s", "note", "required_bytes", "usable_bytes"}
 
 
-def run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "advisor", "fit", *args, "--catalog", str(tmp_path / "c.sqlite3")],
-        capture_output=True,
-        text=True,
-    )
+@pytest.fixture(scope="module")
+def catalog_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One seeded catalog for the module; each run reads its own copy (tests/test_cli_bad_input.py's rule)."""
+    path = tmp_path_factory.mktemp("catalog") / "catalog.sqlite3"
+    open_catalog(path).close()
+    return path
 
 
-def test_json_entries_carry_the_contract_keys_and_the_estimators_numbers(tmp_path: Path) -> None:
+@dataclass(frozen=True)
+class Run:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+Fit = Callable[..., Run]
+
+
+@pytest.fixture
+def run(catalog_file: Path) -> Fit:
+    """`advisor fit ARGS` in this process: a subprocess per test spent its time importing the program and
+    seeding a catalog again; the real entry point is tested in tests/test_cli_bad_input.py."""
+
+    def fit(tmp_path: Path, *args: str) -> Run:
+        catalog = tmp_path / "c.sqlite3"
+        shutil.copyfile(catalog_file, catalog)
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = cli.main(["fit", *args, "--catalog", str(catalog)])
+            except SystemExit as exit_:  # argparse's own errors
+                code = exit_.code if isinstance(exit_.code, int) else 1
+        return Run(code, out.getvalue(), err.getvalue())
+
+    return fit
+
+
+def test_json_entries_carry_the_contract_keys_and_the_estimators_numbers(tmp_path: Path, run: Fit) -> None:
     result = run(
         tmp_path,
         "zoo:gpt2-medium",
@@ -53,7 +89,7 @@ def test_json_entries_carry_the_contract_keys_and_the_estimators_numbers(tmp_pat
     assert eight["method"] == "modelled" and "not simulated" in eight["note"]
 
 
-def test_text_lists_changes_and_the_cheapest_set(tmp_path: Path) -> None:
+def test_text_lists_changes_and_the_cheapest_set(tmp_path: Path, run: Fit) -> None:
     # batch 160: 128 needs 11.12 GiB of the 11.20 usable since the replay margin is 20 MiB, not 1% of the peak
     result = run(tmp_path, "zoo:resnet50", "--batch", "160", "--gpu", "RTX 3060 12GB")
     assert result.returncode == 0, result.stderr
@@ -63,13 +99,13 @@ def test_text_lists_changes_and_the_cheapest_set(tmp_path: Path) -> None:
     assert "--allow-8bit" in out
 
 
-def test_unknown_gpu_is_one_line_and_exit_2(tmp_path: Path) -> None:
+def test_unknown_gpu_is_one_line_and_exit_2(tmp_path: Path, run: Fit) -> None:
     result = run(tmp_path, "zoo:resnet50", "--gpu", "RTX 3O60")
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "unknown card" in result.stderr
 
 
-def test_missing_gpu_and_bad_spec_are_usage_errors(tmp_path: Path) -> None:
+def test_missing_gpu_and_bad_spec_are_usage_errors(tmp_path: Path, run: Fit) -> None:
     assert run(tmp_path, "zoo:resnet50").returncode == 2
     bad = run(tmp_path, "zoo:resnet5000", "--gpu", "T4")
     assert bad.returncode == 2 and "unknown zoo model" in bad.stderr and "Traceback" not in bad.stderr
@@ -88,7 +124,7 @@ def example_inputs(batch_size):
 """
 
 
-def test_a_pytorch_module_is_simulated_where_the_change_is_a_workload_change(tmp_path: Path) -> None:
+def test_a_pytorch_module_is_simulated_where_the_change_is_a_workload_change(tmp_path: Path, run: Fit) -> None:
     model = tmp_path / "convnet.py"
     model.write_text(MODEL_FILE)
     result = run(tmp_path, str(model), "--batch", "512", "--gpu", "T4", "--json")
@@ -101,7 +137,7 @@ def test_a_pytorch_module_is_simulated_where_the_change_is_a_workload_change(tmp
     assert ("amp_bf16",) not in methods  # a T4 has no bf16
 
 
-def test_generation_offers_quantized_weights_by_their_measured_bytes(tmp_path: Path) -> None:
+def test_generation_offers_quantized_weights_by_their_measured_bytes(tmp_path: Path, run: Fit) -> None:
     result = run(
         tmp_path,
         "zoo:llama-3.1-8b",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import replace
 
 import pytest
@@ -50,6 +51,24 @@ def resnet50(batch: int = 128) -> Subject:
     return Subject(zoo.build("resnet50"), Workload(batch=batch))
 
 
+FitOnRtx3060 = Callable[..., FitReport]
+
+
+@pytest.fixture(scope="module")
+def fit_on_3060(rtx3060: Target) -> FitOnRtx3060:
+    """make_it_fit(gpt2() or resnet50(), rtx3060[, allow_8bit]), searched once per module: several tests read
+    the same (frozen) report, each checking its own option; a search is some seconds of allocator replay."""
+    made: dict[tuple[str, bool], FitReport] = {}
+
+    def fit(subject: str, allow_8bit: bool = False) -> FitReport:
+        if (subject, allow_8bit) not in made:
+            build = {"gpt2": gpt2, "resnet50": resnet50}[subject]
+            made[(subject, allow_8bit)] = make_it_fit(build(), rtx3060, allow_8bit=allow_8bit)
+        return made[(subject, allow_8bit)]
+
+    return fit
+
+
 def option(report: FitReport, *keys: str) -> FitOption:
     for o in (*report.singles, *report.combinations, *report.sharding):
         if o.changes == keys:
@@ -63,8 +82,8 @@ def per_tensor_bytes(graph_name: str, dtype: int) -> int:
     return sum(rounded(n.op.param_count(graph.input_specs(n)) * dtype) for n in graph.nodes)
 
 
-def test_sgd_instead_of_adam_removes_exactly_two_fp32_states_per_parameter(rtx3060: Target) -> None:
-    report = make_it_fit(resnet50(), rtx3060)
+def test_sgd_instead_of_adam_removes_exactly_two_fp32_states_per_parameter(fit_on_3060: FitOnRtx3060) -> None:
+    report = fit_on_3060("resnet50")
     adam = report.current.measured.estimate
     sgd = option(report, "sgd").measured.estimate
     assert adam.memory.at_peak.optimizer_state == 2 * per_tensor_bytes("resnet50", 4)
@@ -78,9 +97,9 @@ def test_sgd_instead_of_adam_removes_exactly_two_fp32_states_per_parameter(rtx30
     assert momentum.memory.at_peak.optimizer_state == per_tensor_bytes("resnet50", 4)
 
 
-def test_checkpointing_lowers_the_peak_and_costs_about_one_forward(rtx3060: Target) -> None:
+def test_checkpointing_lowers_the_peak_and_costs_about_one_forward(fit_on_3060: FitOnRtx3060) -> None:
     subject = gpt2()
-    report = make_it_fit(subject, rtx3060)
+    report = fit_on_3060("gpt2")
     plain, ckpt = report.current.measured, option(report, "checkpointing").measured
     direct = estimate(subject.graph, replace(subject.workload, checkpointing=True))
     assert ckpt.peak_bytes == direct.memory.peak_bytes < plain.peak_bytes
@@ -93,9 +112,11 @@ def test_checkpointing_lowers_the_peak_and_costs_about_one_forward(rtx3060: Targ
     assert "87% of a forward" in option(report, "checkpointing").note
 
 
-def test_mixed_precision_lowers_the_peak_and_bf16_needs_a_card_that_has_it(cards: dict[str, CardRecord]) -> None:
+def test_mixed_precision_lowers_the_peak_and_bf16_needs_a_card_that_has_it(
+    cards: dict[str, CardRecord], fit_on_3060: FitOnRtx3060
+) -> None:
     subject = resnet50()
-    on_3060 = make_it_fit(subject, target(cards["RTX 3060 12GB"]))
+    on_3060 = fit_on_3060("resnet50")
     amp = option(on_3060, "amp_bf16").measured
     assert amp.peak_bytes == estimate(subject.graph, Workload(batch=128, precision="amp_bf16")).memory.peak_bytes
     assert amp.peak_bytes < on_3060.current.measured.peak_bytes
@@ -109,19 +130,18 @@ def test_mixed_precision_lowers_the_peak_and_bf16_needs_a_card_that_has_it(cards
     assert ("amp_fp16",) in offered and ("amp_bf16",) not in offered and ("bf16",) not in offered
 
 
-def test_eight_bit_state_is_modelled_as_a_quarter_of_adams(rtx3060: Target) -> None:
-    subject = resnet50()
-    assert ("adam_8bit",) not in {o.changes for o in make_it_fit(subject, rtx3060).singles}
-    report = make_it_fit(subject, rtx3060, allow_8bit=True)
+def test_eight_bit_state_is_modelled_as_a_quarter_of_adams(fit_on_3060: FitOnRtx3060) -> None:
+    assert ("adam_8bit",) not in {o.changes for o in fit_on_3060("resnet50").singles}
+    report = fit_on_3060("resnet50", allow_8bit=True)
     eight = option(report, "adam_8bit")
     state = report.current.measured.estimate.memory.at_peak.optimizer_state
     assert report.current.measured.peak_bytes - eight.measured.peak_bytes == state - state // 4
     assert eight.method == "modelled" and "not simulated" in eight.note
 
 
-def test_freezing_all_but_the_head_drops_gradients_state_and_saved_activations(rtx3060: Target) -> None:
+def test_freezing_all_but_the_head_drops_gradients_state_and_saved_activations(fit_on_3060: FitOnRtx3060) -> None:
     subject = resnet50()
-    report = make_it_fit(subject, rtx3060)
+    report = fit_on_3060("resnet50")
     head = option(report, "freeze_head").measured.estimate
     fc = subject.graph.nodes[trainable_layers(subject.graph)[-1]]
     assert fc.name == "fc"
@@ -146,8 +166,8 @@ def test_largest_batch_fits_and_one_more_does_not(rtx3060: Target) -> None:
         assert (result.memory.required_bytes <= rtx3060.usable_bytes) is fits
 
 
-def test_accumulation_keeps_the_effective_batch_and_its_gradients(rtx3060: Target) -> None:
-    report = make_it_fit(gpt2(), rtx3060)
+def test_accumulation_keeps_the_effective_batch_and_its_gradients(fit_on_3060: FitOnRtx3060) -> None:
+    report = fit_on_3060("gpt2")
     acc = option(report, "accumulate")
     steps, micro = acc.notes[0][1]["steps"], acc.notes[0][1]["batch"]
     assert isinstance(steps, int) and isinstance(micro, int)
@@ -159,8 +179,8 @@ def test_accumulation_keeps_the_effective_batch_and_its_gradients(rtx3060: Targe
     assert acc.fits and acc.same_training
 
 
-def test_shorter_sequences_are_the_model_rebuilt_at_that_length(rtx3060: Target) -> None:
-    report = make_it_fit(gpt2(), rtx3060)
+def test_shorter_sequences_are_the_model_rebuilt_at_that_length(fit_on_3060: FitOnRtx3060) -> None:
+    report = fit_on_3060("gpt2")
     short = option(report, "seq_len")
     tokens = short.settings["seq_len"]
     assert isinstance(tokens, int) and tokens < 1024 and short.fits
@@ -197,9 +217,11 @@ def pool(report: FitReport) -> list[list[str]]:
 
 
 @pytest.mark.parametrize("allow_8bit", [False, True])
-def test_the_cheapest_set_fits_and_no_smaller_set_does(rtx3060: Target, allow_8bit: bool) -> None:
+def test_the_cheapest_set_fits_and_no_smaller_set_does(
+    rtx3060: Target, fit_on_3060: FitOnRtx3060, allow_8bit: bool
+) -> None:
     subject = gpt2()
-    report = make_it_fit(subject, rtx3060, allow_8bit=allow_8bit)
+    report = fit_on_3060("gpt2", allow_8bit=allow_8bit)
     cheapest = report.cheapest
     assert cheapest is not None and cheapest.fits
     assert cheapest.slowdown == min(o.slowdown for o in report.combinations)
@@ -239,8 +261,8 @@ def test_a_workload_with_room_to_spare_needs_no_help(cards: dict[str, CardRecord
     assert report.current.fits and not report.needs_help
 
 
-def test_recommended_is_the_fastest_fitting_option_that_keeps_the_training(rtx3060: Target) -> None:
-    report = make_it_fit(gpt2(), rtx3060, allow_8bit=True)
+def test_recommended_is_the_fastest_fitting_option_that_keeps_the_training(fit_on_3060: FitOnRtx3060) -> None:
+    report = fit_on_3060("gpt2", allow_8bit=True)
     best = report.recommended
     assert best is not None and best.fits and best.same_training
     same = [o for o in (*report.singles, *report.combinations) if o.fits and o.same_training]

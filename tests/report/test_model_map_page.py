@@ -2,41 +2,26 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from report_support import poppler
+
+from advisor.cli import main
 
 
-def report_text(tmp_path: Path, spec: str, *extra: str) -> str:
+def report_text(catalog_path: Path, tmp_path: Path, spec: str, *extra: str) -> str:
+    """`advisor report` in this process (a subprocess spent its time importing the program and seeding a
+    catalog again), on the session's seeded catalog: the PDF's text."""
     out = tmp_path / "r.pdf"
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "advisor",
-            "report",
-            spec,
-            "--out",
-            str(out),
-            "--no-local-gpus",
-            "--catalog",
-            str(tmp_path / "c.sqlite3"),
-            "--lang",
-            "en",
-            *extra,
-        ],
-        capture_output=True,
-        text=True,
-    )
-    assert result.returncode == 0, result.stderr
-    return subprocess.run(["pdftotext", "-layout", str(out), "-"], capture_output=True, text=True).stdout
+    argv = ["report", spec, "--out", str(out), "--no-local-gpus", "--catalog", str(catalog_path), "--lang", "en"]
+    assert main([*argv, *extra]) == 0
+    return poppler("pdftotext", "-layout", out, "-")
 
 
 @pytest.mark.parametrize("spec, shown", [("zoo:resnet18", True), ("zoo:gpt2", False)])
-def test_model_map_for_image_classifiers_only(tmp_path: Path, spec: str, shown: bool) -> None:
-    text = report_text(tmp_path, spec, "--batch", "8")
+def test_model_map_for_image_classifiers_only(catalog_path: Path, tmp_path: Path, spec: str, shown: bool) -> None:
+    text = report_text(catalog_path, tmp_path, spec, "--batch", "8")
     assert ("Choose the model" in text) is shown
     assert ("Accuracy, compute and size of known models" in text) is shown  # the chart's own title, as text
     if shown:
