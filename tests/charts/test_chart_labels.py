@@ -9,6 +9,7 @@ import pytest
 from matplotlib.backend_bases import ResizeEvent
 from matplotlib.figure import Figure
 from matplotlib.text import Text
+from PySide6.QtWidgets import QApplication
 
 from advisor.catalog import open_catalog
 from advisor.charts import CardLine, ChartStyle, batch_curve_figure, category_figure, layer_figure
@@ -49,7 +50,8 @@ def costed(tmp_path_factory: pytest.TempPathFactory) -> list[Recommendation]:
 
 
 @pytest.mark.parametrize("language", ["en", "zh_CN"])
-def test_the_model_maps_names_cover_no_name_and_no_circle(language: str) -> None:
+def test_the_model_maps_names_cover_no_name_and_no_circle(language: str, qapp: QApplication) -> None:
+    # qapp: the app's language is held by its QApplication (advisor/ui/i18n)
     set_language(language)
     try:
         figure = zoo_map_figure(zoo_points(), None, _style(language, 7.2, 4.8))
@@ -68,7 +70,7 @@ def test_the_model_maps_names_cover_no_name_and_no_circle(language: str) -> None
 
 
 @pytest.mark.parametrize("language", ["en", "zh_CN"])
-def test_the_job_charts_names_do_not_overlap(costed: list[Recommendation], language: str) -> None:
+def test_the_job_charts_names_do_not_overlap(costed: list[Recommendation], language: str, qapp: QApplication) -> None:
     set_language(language)
     try:
         figure = job_cost_figure(costed, _style(language, 6.0, 3.0))
