@@ -284,9 +284,7 @@ def main() -> int:
     )
     if "--rows" in sys.argv:
         for c, err in zip(data, errors(data, fitted), strict=True):
-            print(
-                f"{c.label:72} {c.measured_s * 1e3:9.2f} ms {c.measured_s * (1 + err) * 1e3:9.2f} ms {err:+8.1%}"
-            )
+            print(f"{c.label:72} {c.measured_s * 1e3:9.2f} ms {c.measured_s * (1 + err) * 1e3:9.2f} ms {err:+8.1%}")
     report(data, fitted, lambda c: c.family, "leave one family out / family and mode")
     report(data, fitted, lambda c: c.card, "leave one card out / card and mode")
     if "--h200-only" not in sys.argv:
