@@ -106,6 +106,7 @@ CASES: list[tuple[list[str], str]] = [
     (["estimate", "zoo:llama-3.2-1b", "--mode", "generate", "--seq-len", "100"], "--seq-len: applies only to"),
     (["estimate", "zoo:llama-3.2-1b", "--prompt-len", "100"], "--prompt-len: applies only to --mode generate"),
     (["fit", "zoo:resnet50", "--gpu", "T4", "--kv-cache", "fp8"], "--kv-cache: applies only to --mode generate"),
+    (["estimate", "zoo:llama-3.2-1b", "--mode", "generate", "--weights", "q4_k_m", "--kv-cache", "fp8"], "no fp8"),
     (["recommend", "zoo:resnet50", "--mode", "infer", "--optimizer", "sgd"], "--optimizer: applies only to"),
     (["estimate", "zoo:resnet50", "--mode", "infer", "--checkpointing"], "--checkpointing: applies only to"),
     (["estimate", "zoo:llama-3.2-1b", "--mode", "infer", "--loss", "fused"], "--loss: applies only to"),

@@ -187,6 +187,11 @@ class Workload:
                 f"runtime: {self.weights} is a llama.cpp format; transformers and vLLM dequantize "
                 "GGUF files on load (use --runtime llama.cpp or a transformers format)"
             )
+        if used == Runtime.LLAMA_CPP and self.generating and self.kv_cache == KVCacheFormat.FP8:
+            raise SpecError(
+                "kv_cache: llama.cpp has no fp8 cache type (--cache-type-k/v f32, f16, bf16, q8_0, q4_0, q4_1, "
+                "iq4_nl, q5_0, q5_1); use --kv-cache int8 (its q8_0) or fp16"
+            )
         if self.gpu_layers is not None and (used != Runtime.LLAMA_CPP or self.gpu_layers < 0):
             raise SpecError(f"gpu_layers: -ngl is a llama.cpp option (0 or more layers), got {self.gpu_layers}")
 
@@ -215,9 +220,12 @@ class Workload:
     def kv_cache_dtype(self) -> str:
         """The KV cache's storage: the explicit format, else the dtype the attention computes in (fp32
         models cache fp32; autocast and half models cache half)."""
+        llama_cpp = self.generating and self.runtime_used == Runtime.LLAMA_CPP
+        if llama_cpp and self.kv_cache == KVCacheFormat.INT8:
+            return "q8_0"  # llama.cpp's 8-bit cache type (core/llm/kv_cache.py: 34 bytes per 32 values)
         if self.kv_cache is not None:
             return self.kv_cache
-        if self.generating and self.runtime_used == Runtime.LLAMA_CPP:
+        if llama_cpp:
             return "fp16"  # llama.cpp's cache types default to f16 (common.h cache_type_k/v)
         return self.compute_dtype
 

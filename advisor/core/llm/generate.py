@@ -140,7 +140,9 @@ def _fixed(w: Workload, cats: CategoryBytes, phase: str) -> MemoryEstimate:
 
 def _llama_cpp_memory(spec: DecoderSpec, w: Workload) -> MemoryEstimate:
     n_ctx = llama_cpp_context(w.prompt_len + w.new_tokens, w.batch)
-    m = llama_cpp_memory(spec, w.weight_format, n_ctx, w.gpu_layers, w.kv_cache, w.attention != AttentionImpl.EAGER)
+    m = llama_cpp_memory(
+        spec, w.weight_format, n_ctx, w.gpu_layers, w.kv_cache_dtype, w.attention != AttentionImpl.EAGER
+    )
     return _fixed(w, CategoryBytes(m.weights_bytes, 0, 0, 0, m.workspace_bytes, 0, m.kv_cache_bytes), "context created")
 
 
@@ -182,7 +184,9 @@ def host_bytes(spec: DecoderSpec, w: Workload) -> tuple[int, int]:
     if w.runtime_used != Runtime.LLAMA_CPP:
         return 0, 0
     n_ctx = llama_cpp_context(w.prompt_len + w.new_tokens, w.batch)
-    m = llama_cpp_memory(spec, w.weight_format, n_ctx, w.gpu_layers, w.kv_cache, w.attention != AttentionImpl.EAGER)
+    m = llama_cpp_memory(
+        spec, w.weight_format, n_ctx, w.gpu_layers, w.kv_cache_dtype, w.attention != AttentionImpl.EAGER
+    )
     return m.host_bytes, m.host_read_bytes
 
 
@@ -250,6 +254,16 @@ def _assumptions(spec: DecoderSpec, w: Workload) -> tuple[str, ...]:
     return tuple(note for note in notes + default_notes(w) if note)
 
 
+# llama.cpp's names for the cache types --kv-cache selects (Workload.kv_cache_dtype)
+_LLAMA_CPP_CACHE = {"fp16": "f16", "bf16": "bf16", "q8_0": "q8_0 (34 bytes per 32 values)", "fp32": "f32"}
+_NGL_0_NOTE = (
+    "-ngl 0: none of the model's weights and none of its KV cache are on the card (both in system RAM); a "
+    "CUDA build still reserves its compute buffer there (the memory above), because the scheduler runs the "
+    "prompt's matmuls of 32 or more rows on the GPU, uploading the weights each one reads (those per-op "
+    "copies are not counted). A CPU-only build, or --no-op-offload, uses no GPU memory."
+)
+
+
 def _runtime_notes(w: Workload) -> list[str]:
     """Which runtime, why (given or following the weights), and how it allocates."""
     how = "--runtime" if w.runtime is not None else f"the default for {w.weight_format} weights"
@@ -258,10 +272,11 @@ def _runtime_notes(w: Workload) -> list[str]:
         n_ctx = llama_cpp_context(tokens, w.batch)
         layers = "all layers and the output" if w.gpu_layers is None else f"{w.gpu_layers} layers (-ngl)"
         return [
-            f"Runtime llama.cpp ({how}): the f16 KV cache of the whole context (n_ctx {n_ctx} = {w.batch} "
-            f"x {tokens} tokens, padded to 256) and the compute buffers (worst graph of n_ubatch 512 "
-            f"tokens, flash attention) are allocated when the context is created; {layers} on the GPU, "
-            "the token embedding and the rest in system RAM (generation.host_bytes)."
+            f"Runtime llama.cpp ({how}): the {_LLAMA_CPP_CACHE[w.kv_cache_dtype]} KV cache of the whole "
+            f"context (n_ctx {n_ctx} = {w.batch} x {tokens} tokens, padded to 256) and the compute buffers "
+            "(worst graph of n_ubatch 512 tokens, flash attention) are allocated when the context is created; "
+            f"{layers} on the GPU, the token embedding and the rest in system RAM (generation.host_bytes).",
+            _NGL_0_NOTE if w.gpu_layers == 0 else "",
         ]
     if w.runtime_used == Runtime.VLLM:
         return [

@@ -38,8 +38,6 @@ __all__ = ["Runtime", "RuntimeMemory", "VLLMPool", "llama_cpp_context", "llama_c
 # llama.cpp common/common.h defaults (n_ubatch 512) and the context padding of its KV cache
 LLAMA_CPP_UBATCH = 512
 LLAMA_CPP_CTX_PAD = 256
-# q8_0 cache blocks (--cache-type-k/v q8_0): 34 bytes per 32 elements (ggml-common.h block_q8_0)
-Q8_0_BYTES_PER_ELEMENT = 34 / 32
 # vLLM defaults: EngineArgs gpu_memory_utilization 0.9, block_size 16; the LLM class's max_num_batched_tokens
 # 8192 and max_num_seqs 256 (vllm/engine/arg_utils.py EngineArgs.get_batch_defaults, below 70 GiB of card
 # memory and on the A100; V1 takes 16384 tokens and 1024 sequences on larger cards: --max-num-seqs 1024);
@@ -75,17 +73,29 @@ def llama_cpp_context(tokens: int, batch: int) -> int:
     return -(-batch * tokens // LLAMA_CPP_CTX_PAD) * LLAMA_CPP_CTX_PAD
 
 
-def _kv_layer_bytes(spec: DecoderSpec, layer: int, n_ctx: int, kv_cache: str | None) -> float:
-    """One layer's cache in llama.cpp: f16 by default, q8_0 when a quantized cache is asked for."""
-    element = Q8_0_BYTES_PER_ELEMENT / 2 if kv_cache in ("fp8", "int8") else 1.0
-    return kv_bytes_per_layer_token(spec, "fp16") * element * cached_tokens(spec, layer, n_ctx)
+def _kv_layer_bytes(spec: DecoderSpec, layer: int, n_ctx: int, kv_dtype: str) -> int:
+    """One layer's cache in llama.cpp (f16 by default, bf16, or q8_0: Workload.kv_cache_dtype)."""
+    return kv_bytes_per_layer_token(spec, kv_dtype) * cached_tokens(spec, layer, n_ctx)
 
 
 def llama_cpp_memory(
-    spec: DecoderSpec, fmt: str, n_ctx: int, gpu_layers: int | None, kv_cache: str | None, flash_attention: bool = True
+    spec: DecoderSpec,
+    fmt: str,
+    n_ctx: int,
+    gpu_layers: int | None,
+    kv_dtype: str = "fp16",
+    flash_attention: bool = True,
 ) -> RuntimeMemory:
     """GPU and host bytes of llama.cpp for a model in GGUF format `fmt` at context n_ctx with -ngl gpu_layers
-    (None: every layer and the output, as -ngl 99 does)."""
+    (None: every layer and the output, as -ngl 99 does). A CUDA build reserves its compute buffer on the
+    card at -ngl 0 too: the context creates a backend for every GPU device whatever -ngl is, and with op
+    offload on (the default; --no-op-offload turns it off) the scheduler runs a matmul whose weights sit in
+    host memory on the GPU when it has 32 rows or more (ggml/src/ggml-backend.cpp
+    ggml_backend_sched_backend_id_from_cur "1.off", ggml-cuda.cu ggml_backend_cuda_device_offload_op
+    min_batch_size 32; ggml-org/llama.cpp 5bc7a74), as the n_ubatch-token graph the buffers are reserved with
+    has. The copies of host-held weights those ops upload into that buffer (the inputs of each GPU split)
+    are not counted. The KV cache of a layer left on the CPU stays in host memory (offload_kqv is per
+    offloaded layer: llama-kv-cache.cpp takes the layer's device)."""
     on_gpu = spec.layers if gpu_layers is None else min(gpu_layers, spec.layers)
     output_on_gpu = gpu_layers is None or gpu_layers > spec.layers
     first_gpu_layer = spec.layers - on_gpu
@@ -101,8 +111,8 @@ def llama_cpp_memory(
         else:  # output, output_norm, learned positions
             gpu, host = (gpu + size, host) if output_on_gpu else (gpu, host + size)
     gpu, host, embed = _as_stored(spec, fmt, gpu, host, embed)
-    kv_gpu = sum(_kv_layer_bytes(spec, i, n_ctx, kv_cache) for i in range(first_gpu_layer, spec.layers))
-    kv_host = sum(_kv_layer_bytes(spec, i, n_ctx, kv_cache) for i in range(first_gpu_layer))
+    kv_gpu = sum(_kv_layer_bytes(spec, i, n_ctx, kv_dtype) for i in range(first_gpu_layer, spec.layers))
+    kv_host = sum(_kv_layer_bytes(spec, i, n_ctx, kv_dtype) for i in range(first_gpu_layer))
     compute = llama_cpp_compute_buffer(spec, n_ctx, output_on_gpu, flash_attention)
     ubatch = min(n_ctx, LLAMA_CPP_UBATCH)
     # CUDA_Host compute buffer: the f32 input embeddings and the f32 KQ mask of n_ubatch x n_ctx; the CPU
@@ -113,7 +123,7 @@ def llama_cpp_memory(
     return RuntimeMemory(
         round(gpu),
         round(kv_gpu),
-        compute if on_gpu else 0,
+        compute,
         round(host + kv_host) + host_compute + spec.vocab * F32,
         round(host - embed + kv_host),
     )

@@ -82,7 +82,7 @@ def test_llama_cpp_buffers_match_a_published_log() -> None:
     spec = preset_decoder("llama-3.1-8b")
     n_ctx = llama_cpp_context(400 + 112, 1)
     assert n_ctx == 512
-    m = llama_cpp_memory(spec, "q4_k_m", n_ctx, None, None, flash_attention=False)
+    m = llama_cpp_memory(spec, "q4_k_m", n_ctx, None, flash_attention=False)
     assert m.weights_bytes / MIB == pytest.approx(4403.49, abs=0.01)
     assert m.kv_cache_bytes == 512 * 32 * 2 * 8 * 128 * 2  # f16 K and V of 512 tokens: 64 MiB
     # logits of 512 tokens (512 x 128256 x 4 = 250.5 MiB) + one f32 hidden state (8 MiB) = 258.5 MiB
@@ -97,8 +97,8 @@ def test_llama_cpp_partial_offload_moves_layers_and_their_cache_to_system_ram() 
     from advisor.core.zoo.llm import preset_decoder
 
     spec = preset_decoder("llama-3.1-8b")
-    full = llama_cpp_memory(spec, "q4_k_m", 4096, None, None)
-    half = llama_cpp_memory(spec, "q4_k_m", 4096, 16, None)
+    full = llama_cpp_memory(spec, "q4_k_m", 4096, None)
+    half = llama_cpp_memory(spec, "q4_k_m", 4096, 16)
     assert half.kv_cache_bytes == full.kv_cache_bytes // 2  # 16 of 32 layers' cache: 256 MiB of 512
     # the output layer (Q6_K, 128256 x 4096 x 210/256 B = 411 MiB) and 16 layers move to the host
     output = 128256 * 4096 * 210 // 256
