@@ -13,7 +13,9 @@
   (`-fa auto`, on where the backend supports it) the largest buffer is the logits of n_ubatch tokens in
   f32; without it the n_ctx x n_ubatch x n_head f32 attention scores (softmax reuses them in place:
   ikawrakow/ik_llama.cpp PR 237, 2025-02-28). The token embedding stays in system RAM; `-ngl N` puts the last
-  N repeating layers (and their KV cache) on the GPU, the output layer only when N exceeds the layer count.
+  N repeating layers (and their KV cache) on the GPU, the output layer only when N exceeds the layer count;
+  at -ngl 0 a CUDA build still reserves the compute buffer there (llama_cpp_memory). Cache types: f16, bf16,
+  q8_0 (--kv-cache int8; no fp8 in llama.cpp).
 - vLLM: the engine takes gpu_memory_utilization (0.9) of the card's total memory for itself: weights, the
   activations of a profiling forward over max_num_batched_tokens, the CUDA-graph pool, and paged KV blocks
   of 16 tokens in everything that is left (vllm/v1/worker/gpu_worker.py determine_available_memory;
