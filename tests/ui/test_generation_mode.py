@@ -94,6 +94,15 @@ def test_generation_sets_the_workload_the_command_line_does(
     assert app.memory.at_peak.kv_cache > 0 and "kv_cache" in app.memory.at_peak.as_dict()
 
 
+def test_an_fp8_cache_for_gguf_weights_is_one_line_not_a_result(controls: tuple[AppState, QtWorkloadControls]) -> None:
+    state, panel = controls
+    choose(panel.mode, "generate")
+    choose(panel.llm.weights, "q4_k_m")  # GGUF weights run in llama.cpp, which has no fp8 cache type
+    choose(panel.llm.kv_cache, "fp8")
+    state.recompute()
+    assert state.error.startswith("kv_cache: llama.cpp has no fp8 cache type")
+
+
 def test_quantized_weights_and_an_8_bit_cache_match_too(
     controls: tuple[AppState, QtWorkloadControls], capsys: pytest.CaptureFixture[str]
 ) -> None:
