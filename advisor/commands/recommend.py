@@ -15,7 +15,7 @@ from advisor.commands.estimate import add_workload_options, workload_from
 from advisor.commands.money_options import add_money_options, money_options
 from advisor.core import jsontext
 from advisor.core.errors import SpecError
-from advisor.recommend.money import PriceBasis
+from advisor.recommend.money import budget_caps
 from advisor.recommend.objectives import Objective
 from advisor.recommend.prepare import RankingInput, prepare_spec
 from advisor.recommend.present import render_table, to_json
@@ -50,10 +50,11 @@ def ranking_request(args: argparse.Namespace) -> tuple[CardFilter, RankingOption
         args.price_basis,
         args.software,
     )
-    if args.budget is not None and cards.basis == PriceBasis.RENT and args.samples is None and args.tokens is None:
+    money = money_options(args, cards.basis)
+    if args.budget is not None and not budget_caps(money):
         # a rent has no total without a job size, so the budget capped nothing and was ignored without a word
         raise SpecError("--budget: with --price-basis rent it caps the job's cost; give --samples N or --tokens N")
-    return cards, RankingOptions(args.objective, args.budget, args.max_gpus, money=money_options(args, cards.basis))
+    return cards, RankingOptions(args.objective, args.budget, args.max_gpus, money=money)
 
 
 def ranked(

@@ -272,6 +272,18 @@ MESSAGES: dict[str, str] = {
     "Each change alone": "单项改动", "Fewest changes that fit, keeping the training the same":
         "放得下的最少改动（训练方式不变）",
     "Fewest changes that fit (they change the training)": "放得下的最少改动（会改变训练方式）",
+    # inference and generation: no backward pass, gradients, optimizer state or GradScaler
+    "Fewest changes that fit, keeping the outputs the same": "放得下的最少改动（输出不变）",
+    "Fewest changes that fit (they change the numbers the model computes)": "放得下的最少改动（会改变模型算出的数值）",
+    "the batch in parts": "分批依次计算",
+    "largest batch that fits: {batch} instead of {old}; fewer samples at a time, each computed as before":
+        "放得下的最大批大小：{batch}（原为 {old}）；每次处理的样本变少，每个样本的计算不变",
+    "{steps} passes of batch {batch} one after another ({effective} in all): the same outputs":
+        "依次运行 {steps} 次、每次批大小 {batch}（共 {effective}）：输出不变",
+    "torch.autocast(dtype=torch.float16): weights stay fp32, matmuls and convolutions run in fp16":
+        "torch.autocast(dtype=torch.float16)：权重保持 fp32，矩阵乘法和卷积以 fp16 计算",
+    "weights and activations in bf16 (model.to(torch.bfloat16)): check the outputs against fp32":
+        "权重和激活值都用 bf16（model.to(torch.bfloat16)）：请与 fp32 的输出对比检查",
     "Sharding over several cards": "在多张卡上分片", "Recommended: {change} ({speed}).": "推荐：{change}（{speed}）。",
     "Not a workload control: set it in your training script.": "这不是工作负载设置：请在训练脚本中修改。",
     "the workload as set": "当前设置的工作负载",

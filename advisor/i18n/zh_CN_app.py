@@ -95,4 +95,8 @@ MESSAGES: dict[str, str] = {
     "NVLink 3 bridge": "NVLink 3 桥接器", "NVLink 4 (8 links)": "NVLink 4（8 条链路）",
     "NVLink 4 bridge": "NVLink 4 桥接器",
     "PCIe 3.0 x16 (SLI bridge carries no compute data)": "PCIe 3.0 x16（SLI 桥不传输计算数据）",
+    # the budget box with rent and no job size
+    "(renting: give a job size to cap its cost)": "（租用：填写任务规模后才能限制其费用）",
+    "A rent per hour has no total to cap: give the job's size (samples) and the budget caps the job's cost":
+        "按小时租金没有可限制的总额：填写任务规模（样本数）后，预算才会限制整个任务的费用",
 }

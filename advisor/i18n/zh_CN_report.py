@@ -29,3 +29,5 @@ MESSAGES.update({
         "QLoRA 默认开启梯度检查点，与 PEFT 的 prepare_model_for_kbit_training 一致；--no-checkpointing 可关闭。",
     "the decode FLOPs per token": "每词元解码 FLOPs",
 })
+# the ranking's speed headers in generation (decode over its unit, prefill over its unit)
+MESSAGES.update({"Decode": "解码", "Prefill": "预填充"})

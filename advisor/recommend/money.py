@@ -171,6 +171,12 @@ def costed(
     return replace(entry, **facts._asdict())
 
 
+def budget_caps(money: MoneyOptions) -> bool:
+    """A budget has something to cap: a purchase price, or a rented job's cost; a rent without a job size has
+    no total, so a budget would be ignored (the command line refuses it, the app greys its budget box)."""
+    return money.basis is not PriceBasis.RENT or money.samples is not None or money.tokens is not None
+
+
 def within_budget(entry: Recommendation, budget_usd: float | None) -> bool:
     """A budget caps what is paid in all: the purchase price, or a rented job's cost (rent without a job
     size has no total, so the budget cannot judge it). Unpriced rows stay: they are listed after the rest."""

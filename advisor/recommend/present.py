@@ -105,7 +105,7 @@ def _with_generation(
 ) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
     """Generate mode: the prompt's speed beside the throughput (which is then the decode speed)."""
     at = header.index("Throughput") + 1
-    cells = [rate_text(r.prefill_tokens_per_s) if r.prefill_tokens_per_s else "n/a" for r in shown]
+    cells = [prefill_text(r) for r in shown]
     return (
         (*header[:at], "Prefill tok/s", *header[at:]),
         [(*row[:at], cell, *row[at:]) for row, cell in zip(rows, cells, strict=True)],
@@ -184,6 +184,11 @@ def rate_text(value: float) -> str:
     """Samples or tokens per second: whole numbers from 10 up (22,168), two significant figures below, so a
     DeepSeek-V3 decode of 0.42 tokens/s is not printed as "0 tokens/s" (the table, the app and the PDF)."""
     return f"{value:,.0f}" if abs(value) >= 10 else f"{value:.2g}"
+
+
+def prefill_text(r: Recommendation, missing: str = "n/a") -> str:
+    """A generate row's prefill tokens/s as the table, the app and the PDF print it (`missing` otherwise)."""
+    return rate_text(r.prefill_tokens_per_s) if r.prefill_tokens_per_s else missing
 
 
 def three_figures(value: float) -> str:

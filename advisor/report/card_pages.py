@@ -11,7 +11,7 @@ from advisor.core.overheads import DEFAULT_OVERHEAD
 from advisor.core.units import format_bytes
 from advisor.recommend.devices import DRIVER_RESERVED_FRACTION, PROCESS_OVERHEAD_BYTES, local_need_bytes
 from advisor.recommend.money import frontier
-from advisor.recommend.present import job_cells, plan_label, rate_text, three_figures
+from advisor.recommend.present import job_cells, plan_label, prefill_text, rate_text, three_figures
 from advisor.recommend.present import price_text as cell_price_text
 from advisor.recommend.recommendation import Recommendation
 from advisor.report.content import CardSource, Report, sharded_plans
@@ -36,7 +36,7 @@ def _card_cell(r: Recommendation, t: Text) -> str:
     return lines(r.card, f"{r.count} × {plan_label(r.plan, t)}, {r.software}")
 
 
-def _row(rank: int, r: Recommendation, t: Text) -> list[str]:
+def _row(rank: int, r: Recommendation, t: Text, generating: bool = False) -> list[str]:
     price = _price_cell(r, t)
     return [
         str(rank),
@@ -46,6 +46,7 @@ def _row(rank: int, r: Recommendation, t: Text) -> list[str]:
         str(r.max_batch),
         f"{r.step_time_s * 1e3:,.1f}",
         rate_text(r.throughput),
+        *([prefill_text(r, t("n/a"))] if generating else []),  # the command line's and the app's prefill cell
         price,
         _ratio(r.perf_per_dollar),
         _ratio(r.perf_per_watt),
@@ -93,24 +94,20 @@ def recommendations(report: Report, t: Text) -> str:
             t("No card of the catalog matches the filters.")
         )
     unit = t(rows[0].throughput_unit)
-    headers = [
-        "#",
-        t("Card"),
-        t("Fits"),
-        t("Needs/card"),
-        t("Max batch"),
-        t("Step ms"),
-        lines(t("Throughput"), unit, small=2),
-        t("Price USD"),
-        t("Perf/$"),
-        t("Perf/W"),
-    ]
+    # generation: the throughput is the decode speed, and the prompts' prefill speed follows it, as in
+    # `advisor recommend --mode generate` and the app
+    generating = any(r.decode_tokens_per_s is not None for r in rows)
+    speeds = [lines(t("Throughput"), unit, small=2)]
+    if generating:
+        speeds = [lines(t("Decode"), unit, small=2), lines(t("Prefill"), unit, small=2)]
+    headers = ["#", t("Card"), t("Fits"), t("Needs/card"), t("Max batch"), t("Step ms"), *speeds]
+    headers += [t("Price USD"), t("Perf/$"), t("Perf/W")]
     table = grid(
         headers,
-        [_row(i + 1, r, t) for i, r in enumerate(rows)],
-        numeric=(0, 3, 4, 5, 6, 8, 9),
+        [_row(i + 1, r, t, generating) for i, r in enumerate(rows)],
+        numeric=(0, 3, 4, 5, 6, 7, 9, 10) if generating else (0, 3, 4, 5, 6, 8, 9),
         muted=[i for i, r in enumerate(rows) if not r.fits],
-        widths=(4, 22, 6, 11, 7, 8, 12, 14, 8, 8),
+        widths=(3, 21, 6, 11, 7, 7, 9, 9, 11, 8, 8) if generating else (4, 22, 6, 11, 7, 8, 12, 14, 8, 8),
     )
     legend = t(
         "Needs/card: the step's required memory at this batch (its peak plus what the allocator cannot "

@@ -40,17 +40,17 @@ from advisor.ui.state import AppState, ShownEstimate
 from advisor.ui.workers import TaskRunner
 
 
-def change_label(key: ChangeKey) -> str:
-    return tr(CHANGES[key].label)
+def change_label(key: ChangeKey, training: bool = True) -> str:
+    return tr(CHANGES[key].words(training)[0])
 
 
 def option_label(o: FitOption) -> str:
-    text = " + ".join(change_label(c) for c in o.changes or (ChangeKey.CURRENT,))
+    text = " + ".join(change_label(c, o.training) for c in o.changes or (ChangeKey.CURRENT,))
     return text + (tr(" on {count} cards").format(count=o.cards) if o.cards > 1 else "")
 
 
 def option_note(o: FitOption) -> str:
-    return "; ".join(tr(CHANGES[key].note).format(**values) for key, values in o.notes)
+    return "; ".join(tr(CHANGES[key].words(o.training)[1]).format(**values) for key, values in o.notes)
 
 
 def speed(slowdown: float) -> str:
@@ -161,8 +161,12 @@ class QtMakeItFit(QDialog):
         self._section(tr("Each change alone"), [report.current, *report.singles])
         title = (
             tr("Fewest changes that fit, keeping the training the same")
+            if report.combinations_same_training and report.current.training
+            else tr("Fewest changes that fit, keeping the outputs the same")
             if report.combinations_same_training
             else tr("Fewest changes that fit (they change the training)")
+            if report.current.training
+            else tr("Fewest changes that fit (they change the numbers the model computes)")
         )
         self._section(title, list(report.combinations))
         self._section(tr("Sharding over several cards"), list(report.sharding))

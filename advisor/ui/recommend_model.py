@@ -10,7 +10,7 @@ from PySide6.QtGui import QBrush, QColor
 from advisor.core.estimate import Estimate
 from advisor.core.units import format_bytes
 from advisor.recommend.plans import Plan
-from advisor.recommend.present import plan_label, rate_text, three_figures
+from advisor.recommend.present import plan_label, prefill_text, rate_text, three_figures
 from advisor.recommend.reasons import ReasonCode, reason_text
 from advisor.recommend.recommendation import Recommendation
 from advisor.recommend.serving import split_holdings
@@ -145,10 +145,7 @@ def _cells(rank: int, r: Recommendation) -> list[tuple[str, Any]]:
         (str(r.max_batch), r.max_batch),
         (f"{r.step_time_s * 1e3:.1f}", r.step_time_s),
         (f"{rate_text(r.throughput)} {tr(r.throughput_unit)}", r.throughput),
-        (
-            rate_text(r.prefill_tokens_per_s) if r.prefill_tokens_per_s is not None else tr("n/a"),
-            r.prefill_tokens_per_s or 0.0,
-        ),
+        (prefill_text(r, tr("n/a")), r.prefill_tokens_per_s or 0.0),
         (price, r.price_usd if r.price_usd is not None else float("inf")),
         (_value_cell(r), r.perf_per_dollar or 0.0),
         (f"{r.perf_per_watt:.3g} {tr(r.throughput_unit)}/W", r.perf_per_watt),

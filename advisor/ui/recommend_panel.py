@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from advisor.appstate import RankingRequest
 from advisor.catalog import SEGMENTS, VENDORS
 from advisor.charts import CardLine
+from advisor.recommend.money import budget_caps
 from advisor.recommend.objectives import Objective
 from advisor.recommend.prepare import RankingInput
 from advisor.recommend.present import best_per_card
@@ -129,7 +130,6 @@ class QtRecommendations(QWidget):
         self.budget.setDecimals(0)
         self.budget.setSingleStep(500)
         self.budget.setSpecialValueText(tr("no limit"))
-        self.budget.setToolTip(tr("Most you will pay for all the cards together, in USD"))
         self.vendor = combo([(None, tr("any vendor")), *((v, v) for v in VENDORS)], tr("Card vendor"))
         self.segment = combo([(None, tr("any segment")), *((s, tr(s)) for s in SEGMENTS)], tr("Market segment"))
         self.max_gpus = combo(
@@ -144,8 +144,12 @@ class QtRecommendations(QWidget):
         self.filter_row = QVBoxLayout()
         first, second = QHBoxLayout(), QHBoxLayout()
         first.addWidget(QLabel(tr("Budget:")))
+        # rent with no job size has no total to cap: the box greys and this says why (budget_caps)
+        self.budget_note = QLabel(tr("(renting: give a job size to cap its cost)"))
+        self.budget_note.setStyleSheet("color: #666666")
+        self.budget_note.hide()
         for row, widgets in (
-            (first, (self.budget, self.vendor, self.segment)),
+            (first, (self.budget, self.budget_note, self.vendor, self.segment)),
             (second, (self.max_gpus, self.objective, self.all_configs)),
         ):
             for widget in widgets:
@@ -160,14 +164,33 @@ class QtRecommendations(QWidget):
         third = QHBoxLayout()  # the price basis (new, used, rent, lowest), software path and job size
         third.addStretch(1)
         self.filter_row.addLayout(third)
-        self.money = MoneyFilters(third, lambda: self._timer.start())
+        self.money = MoneyFilters(third, self._money_changed)
+        self._mirror_budget()
 
     def request(self) -> tuple[CardFilter, RankingOptions]:
-        budget = self.budget.value() or None
         cards = CardFilter(self.vendor.currentData(), self.segment.currentData(), None)
         cards = self.money.card_filter(cards)
-        return cards, RankingOptions(
-            self.objective.currentData(), budget, self.max_gpus.currentData(), money=self.money.options(cards.basis)
+        money = self.money.options(cards.basis)
+        # a budget that caps nothing is not asked for (the command line refuses it): the box greys instead
+        budget = (self.budget.value() or None) if budget_caps(money) else None
+        return cards, RankingOptions(self.objective.currentData(), budget, self.max_gpus.currentData(), money=money)
+
+    def _money_changed(self) -> None:
+        self._mirror_budget()
+        self._timer.start()
+
+    def _mirror_budget(self) -> None:
+        """The budget box as the request holds it: enabled where a budget caps a price or a job's cost, greyed
+        with a note and a tooltip saying why where it caps nothing (rent per hour without a job size)."""
+        caps = budget_caps(self.request()[1].money)
+        self.budget.setEnabled(caps)
+        self.budget_note.setVisible(not caps)
+        self.budget.setToolTip(
+            tr("Most you will pay for all the cards together, in USD")
+            if caps
+            else tr(
+                "A rent per hour has no total to cap: give the job's size (samples) and the budget caps the job's cost"
+            )
         )
 
     def _grey_if_stale(self) -> None:

@@ -181,3 +181,28 @@ def test_a_gguf_file_is_fitted_as_it_is_stored_as_estimate_and_recommend_see_it(
     report = make_it_fit(subject, target(_card("T4", str(tmp_path / "c.sqlite3"))))
     direct = estimate_spec(model, subject.workload)
     assert report.current.measured.required_bytes == direct.memory.required_bytes
+
+
+# What only training has: a backward pass, gradients, optimizer state (and its 8-bit footnote), a GradScaler
+TRAINING_WORDS = ("GradScaler", "gradient", "optimizer", "backward", "learning rate", "training", "--allow-8bit")
+LLAMA_1B = Path(__file__).resolve().parents[2] / "advisor/data/llm_configs/llama-3.2-1b/config.json"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        # batch 1024 of fp32: amp, pure bf16, the batch in parts and a smaller batch are all offered
+        ("zoo:resnet50", "--mode", "infer", "--batch", "1024"),
+        ("hf:" + str(LLAMA_1B), "--mode", "generate", "--batch", "64", "--precision", "bf16", "--prompt-len", "4096"),
+    ],
+)
+def test_inference_and_generation_notes_use_no_training_words(tmp_path: Path, run: Fit, args: tuple[str, ...]) -> None:
+    text = run(tmp_path, *args, "--gpu", "RTX 3060 12GB")
+    data = run(tmp_path, *args, "--gpu", "RTX 3060 12GB", "--json")
+    assert text.returncode == data.returncode == 0, text.stderr + data.stderr
+    entries = json.loads(data.stdout)
+    changes = {c for e in entries["changes"] for c in e["changes"]}
+    assert "accumulate" in changes and "batch" in changes, changes  # the changes with training words in training
+    words = text.stdout + " ".join(e["change"] + " " + e["note"] for e in (entries["current"], *entries["changes"]))
+    assert [w for w in TRAINING_WORDS if w.lower() in words.lower()] == []
+    assert "the batch in parts" in text.stdout and "the same outputs" in text.stdout

@@ -160,3 +160,7 @@ def test_every_fit_label_and_note_has_a_chinese_translation_with_the_same_fields
         assert kind.label in MESSAGES and kind.note in MESSAGES, key
         assert fields(MESSAGES[kind.note]) == fields(kind.note), key
         assert not fields(kind.label), key  # labels are plain words
+        label, note = kind.words(training=False)  # inference and generation: their own words, if any
+        assert label in MESSAGES and note in MESSAGES and fields(MESSAGES[note]) == fields(note), key
+        if kind.serving_note:  # no gradients, optimizer state or GradScaler in the Chinese either
+            assert not any(w in MESSAGES[label] + MESSAGES[note] for w in ("梯度", "优化器", "GradScaler")), key

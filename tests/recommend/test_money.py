@@ -12,6 +12,7 @@ from advisor.catalog.records import PriceRecord
 from advisor.core.errors import AdvisorError
 from advisor.recommend.money import (
     MoneyOptions,
+    budget_caps,
     choose_offer,
     costed,
     frontier,
@@ -138,6 +139,11 @@ def test_rent_cheaper_than_power_never_breaks_even_and_budget_rules() -> None:
     assert within_budget(rec(price_usd=999.0), 1000.0) and not within_budget(rec(price_usd=1001.0), 1000.0)
     assert within_budget(rec(price_usd=None), 1.0)  # unpriced rows stay, listed after the priced ones
     assert not within_budget(rec(price_kind="rent_hour", price_usd=5.0, job_cost_usd=2000.0), 1000.0)
+    # a rent per hour has a total only with a job size: without one a budget caps nothing (the CLI refuses it,
+    # the app greys its budget box)
+    assert within_budget(rec(price_kind="rent_hour", price_usd=5.0, job_cost_usd=None), 1.0)
+    assert [budget_caps(MoneyOptions(basis)) for basis in ("new", "used", "lowest", "rent")] == [True] * 3 + [False]
+    assert budget_caps(MoneyOptions("rent", samples=1e6)) and budget_caps(MoneyOptions("rent", tokens=1e9))
 
 
 def test_money_objectives_rank_priced_fitting_rows_before_unpriced_ones() -> None:

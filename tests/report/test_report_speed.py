@@ -54,6 +54,11 @@ def test_the_pdf_prints_recommends_speed_of_a_file(
         assert throughput == pytest.approx(256 / step_s), card  # samples/s = batch / step time, one card
 
 
+# generation adds the prefill tokens/s after the decode tokens/s; its narrower card column leaves pdftotext one
+# space between "GeForce GTX 1650 Super" and "yes"
+GENERATE_ROW = re.compile(
+    ROW.pattern.replace(r"\s{2,}(?:yes", r"\s+(?:yes").removesuffix(r"\s") + r"\s+(?P<prefill>[\d,]+)\s"
+)
 LLAMA_1B = Path(__file__).resolve().parents[2] / "advisor/data/llm_configs/llama-3.2-1b/config.json"
 GENERATE = ("--mode", "generate", "--precision", "bf16", "--batch", "1", "--prompt-len", "512", "--new-tokens", "128")
 
@@ -61,16 +66,25 @@ GENERATE = ("--mode", "generate", "--precision", "bf16", "--batch", "1", "--prom
 def test_the_pdf_prints_recommends_decode_speed_of_a_generation_config(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Generation: each listed card's step is one decode step and its throughput the decode tokens/s that
-    `advisor recommend` gives (tests/recommend/test_methods_agree.py holds the zoo: and hf: routes alike)."""
+    """Generation: each listed card's step is one decode step, its throughput the decode tokens/s and its prefill
+    column the prefill tokens/s that `advisor recommend` gives, in its JSON and its table (tests/recommend/
+    test_methods_agree.py holds the zoo: and hf: routes alike)."""
     spec, pdf = f"hf:{LLAMA_1B}", tmp_path / "llama.pdf"
     monkeypatch.setenv("ADVISOR_CATALOG", str(tmp_path / "c.sqlite3"))
     options = (*GENERATE, "--max-gpus", "1")
     _advisor(capsys, "report", spec, *options, "--out", str(pdf), "--no-local-gpus", "--lang", "en")
-    rows = {m["card"]: m for m in map(ROW.match, poppler("pdftotext", "-layout", pdf, "-").splitlines()) if m}
+    text = poppler("pdftotext", "-layout", pdf, "-")
+    rows = {m["card"]: m for m in map(GENERATE_ROW.match, text.splitlines()) if m}
     assert len(rows) == 10, rows.keys()
+    assert "Prefill" in text and "Decode" in text  # the two speeds' headers
     cli = {r["card"]: r for r in json.loads(_advisor(capsys, "recommend", spec, *options, "--json"))["recommendations"]}
+    header, _rule, *lines = _advisor(capsys, "recommend", spec, *options).splitlines()
+    prefill_at = re.split(r"\s{2,}", header).index("Prefill tok/s")
+    table = {cells[1]: cells[prefill_at] for cells in (re.split(r"\s{2,}", line) for line in lines) if len(cells) > 3}
     for card, row in rows.items():
-        step_s, decode = cli[card]["step_time_s"], cli[card]["decode_tokens_per_s"]
+        step_s, decode, prefill = (cli[card][k] for k in ("step_time_s", "decode_tokens_per_s", "prefill_tokens_per_s"))
         assert (row["ms"], row["tput"]) == (f"{step_s * 1e3:,.1f}", f"{decode:,.0f}"), card
         assert decode == pytest.approx(1 / step_s, rel=0.01), card  # batch 1: one token per decode step
+        assert row["prefill"] == f"{prefill:,.0f}", card  # the JSON's figure, as rate_text rounds it (>= 10)
+        assert prefill > decode, card  # 512 prompt tokens at once: compute-bound, faster than one token a step
+        assert table[card] == row["prefill"], card  # the command line's table prints the same figure

@@ -48,3 +48,24 @@ def test_a_job_size_adds_costs_and_the_time_against_cost_chart(
     # on screen, not merely "visible" in a splitter that gave it no room: beside the row's explanation
     chart, detail = panel.job_chart.geometry(), panel.detail.geometry()
     assert chart.width() > 200 and chart.height() > 150 and chart.left() >= detail.right()
+
+
+def test_the_budget_box_greys_with_a_reason_where_rent_without_a_job_size_leaves_nothing_to_cap(
+    qtbot: QtBot, window: QtMainWindow
+) -> None:
+    panel = window.recommendations
+    panel.budget.setValue(5000)
+    assert panel.budget.isEnabled() and panel.budget_note.isHidden()
+    assert panel.request()[1].budget_usd == 5000  # a purchase price: the budget caps it
+    panel.money.basis.setCurrentIndex(panel.money.basis.findData("rent"))
+    # rent per hour, no job size: no total, so no budget is asked for and the box says why (the CLI refuses)
+    assert not panel.budget.isEnabled() and not panel.budget_note.isHidden()
+    assert panel.request()[1].budget_usd is None
+    assert "no total to cap" in panel.budget.toolTip() and "job size" in panel.budget_note.text()
+    panel.money.samples.setValue(1e7)  # a job size: the budget caps the rented job's cost
+    assert panel.budget.isEnabled() and panel.budget_note.isHidden()
+    assert panel.request()[1].budget_usd == 5000 and "Most you will pay" in panel.budget.toolTip()
+    panel.money.samples.setValue(0)  # "no job size" again
+    assert not panel.budget.isEnabled()
+    panel.money.basis.setCurrentIndex(panel.money.basis.findData("new"))
+    assert panel.budget.isEnabled() and panel.budget.value() == 5000  # the value waited, unchanged

@@ -48,6 +48,17 @@ class ChangeKind:
     same_training: bool = False
     # the app's workload controls can set it; the others belong in the training script (or more cards)
     app_control: bool = True
+    # the words for inference and generation, where no backward pass runs and there are no gradients,
+    # optimizer state or GradScaler (a user read "with a GradScaler" in `advisor fit --mode generate`);
+    # None: the training words hold there too
+    serving_label: str | None = None
+    serving_note: str | None = None
+
+    def words(self, training: bool) -> tuple[str, str]:
+        """The label and the note template for a training workload, or for inference and generation."""
+        if training:
+            return self.label, self.note
+        return self.serving_label or self.label, self.serving_note or self.note
 
 
 K = ChangeKey
@@ -57,12 +68,16 @@ CHANGES: dict[ChangeKey, ChangeKind] = {
         "smaller batch",
         "largest batch that fits: {batch} instead of {old}; fewer samples per "
         "step changes training (scale the learning rate, or accumulate gradients)",
+        serving_note="largest batch that fits: {batch} instead of {old}; fewer samples at a time, "
+        "each computed as before",
     ),
     K.ACCUMULATE: ChangeKind(
         "gradient accumulation",
         "{steps} steps of batch {batch} per optimizer step "
         "(effective batch {effective}); the gradients stay allocated between steps",
         same_training=True,
+        serving_label="the batch in parts",
+        serving_note="{steps} passes of batch {batch} one after another ({effective} in all): the same outputs",
     ),
     K.AMP_BF16: ChangeKind(
         "mixed precision (bf16 autocast)",
@@ -73,11 +88,13 @@ CHANGES: dict[ChangeKey, ChangeKind] = {
         "mixed precision (fp16 autocast)",
         "torch.autocast(dtype=torch.float16) with a GradScaler: weights stay fp32",
         same_training=True,
+        serving_note="torch.autocast(dtype=torch.float16): weights stay fp32, matmuls and convolutions run in fp16",
     ),
     K.BF16: ChangeKind(
         "pure bf16",
         "weights, gradients and optimizer state in bf16: watch the numerics (Kahan "
         "summation or stochastic rounding help)",
+        serving_note="weights and activations in bf16 (model.to(torch.bfloat16)): check the outputs against fp32",
     ),
     K.CHECKPOINTING: ChangeKind(
         "gradient checkpointing",

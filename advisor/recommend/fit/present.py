@@ -65,13 +65,13 @@ def render_text(report: FitReport) -> str:
     lines += ["", "Each change alone (measured by re-estimating; speed against the workload as set):"]
     lines += _table([report.current, *report.singles])
     cheapest = report.cheapest
-    which = (
-        "keeping the training the same"
-        if report.combinations_same_training
-        else "changing the training"
-        if report.current.measured.estimate.workload.training
-        else "changing the numbers the model computes"
-    )
+    training = report.current.training
+    which = {
+        (True, True): "keeping the training the same",
+        (True, False): "keeping the outputs the same",
+        (False, True): "changing the training",
+        (False, False): "changing the numbers the model computes",
+    }[report.combinations_same_training, training]
     lines.append("")
     if cheapest is None:
         lines.append("No set of changes fits at this batch; see the batch and sharding options.")
@@ -81,7 +81,7 @@ def render_text(report: FitReport) -> str:
     if report.sharding:
         lines += ["", "Sharding over several cards (each holds a share of the model state):"]
         lines += _table(list(report.sharding))
-    if not report.allow_8bit:
+    if not report.allow_8bit and training:  # inference and generation hold no optimizer state
         lines += ["", "8-bit optimizer state (bitsandbytes) not considered; --allow-8bit to include it."]
     return "\n".join(lines) + "\n"
 

@@ -62,12 +62,17 @@ class FitOption:
         return self.measured.required_bytes <= self.usable_bytes
 
     @property
+    def training(self) -> bool:
+        """A training workload: the changes' training words; inference and generation have their own."""
+        return self.measured.estimate.workload.training
+
+    @property
     def label(self) -> str:
-        return " + ".join(CHANGES[c].label for c in self.changes or (ChangeKey.CURRENT,))
+        return " + ".join(CHANGES[c].words(self.training)[0] for c in self.changes or (ChangeKey.CURRENT,))
 
     @property
     def note(self) -> str:
-        return "; ".join(CHANGES[key].note.format(**values) for key, values in self.notes)
+        return "; ".join(CHANGES[key].words(self.training)[1].format(**values) for key, values in self.notes)
 
     @property
     def same_training(self) -> bool:
