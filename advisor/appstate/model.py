@@ -28,6 +28,7 @@ from advisor.core.workload import (
     Runtime,
     WeightFormat,
     Workload,
+    recipe_defaults,
 )
 from advisor.recommend.prepare import RankingInput
 from advisor.recommend.ranking import RankingOptions
@@ -46,7 +47,10 @@ class WorkloadChoice:
     mode: Mode = Mode.TRAIN
     batch: int = 32
     seq_len: int = 512
-    precision: Precision = Precision.FP32
+    # None until the user picks one: the recipe default, as --precision left out (core/workload.py
+    # recipe_defaults: fp32, bf16 when generating from quantized weights), so the app and the command line
+    # compute the same workload (the app had kept fp32 for a GGUF model the command line ran in bf16)
+    precision: Precision | None = None
     optimizer: OptimizerName = OptimizerName.ADAM
     checkpointing: bool = False
     inplace: bool = False
@@ -66,15 +70,23 @@ class WorkloadChoice:
         otherwise. The layer shapes showed the training length in generation (issue 27)."""
         return self.prompt_len if self.mode == Mode.GENERATE else self.seq_len
 
+    def effective_precision(self) -> tuple[Precision, tuple[str, ...]]:
+        """The precision the workload computes in, and ("precision",) where the recipe default chose it."""
+        weights = self.weights if self.mode == Mode.GENERATE else None
+        finetune = self.finetune if self.mode == Mode.TRAIN else Finetune.FULL
+        precision, _, defaulted = recipe_defaults(self.mode, weights, finetune, self.precision, self.checkpointing)
+        return precision, defaulted
+
     def workload(self) -> Workload:
         """The core's Workload; it checks every value (a stored choice may hold any text)."""
         generating, training = self.mode == Mode.GENERATE, self.mode == Mode.TRAIN
         finetune = self.finetune if training else Finetune.FULL
         targets = tuple(name.strip() for name in self.lora_targets.split(",") if name.strip())
+        precision, defaulted = self.effective_precision()
         return Workload(
             self.mode,
             self.batch,
-            self.precision,
+            precision,
             self.optimizer,
             self.checkpointing,
             prompt_len=self.prompt_len,
@@ -85,6 +97,7 @@ class WorkloadChoice:
             finetune=finetune,
             lora_rank=self.lora_rank,
             lora_targets=targets if finetune != Finetune.FULL else (),
+            defaulted=defaulted,
         )
 
 

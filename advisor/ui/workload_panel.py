@@ -80,7 +80,8 @@ class QtWorkloadControls(QWidget):
 
     def refresh(self) -> None:
         c = self.state.choice
-        for widget, value in ((self.mode, c.mode), (self.precision, c.precision), (self.optimizer, c.optimizer)):
+        combos = ((self.mode, c.mode), (self.precision, c.effective_precision()[0]), (self.optimizer, c.optimizer))
+        for widget, value in combos:
             widget.blockSignals(True)
             widget.setCurrentIndex(max(0, widget.findData(value)))
             widget.blockSignals(False)

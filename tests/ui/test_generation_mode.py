@@ -302,3 +302,24 @@ def test_make_it_fit_names_the_language_model_changes(qtbot: QtBot, window: QtMa
         assert tr("8-bit weights") == "8 位权重" and tr("layer split") == "按层拆分"
     finally:
         set_language("en")
+
+
+def test_an_unpicked_precision_follows_the_command_lines_recipe_default(
+    controls: tuple[AppState, QtWorkloadControls], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Generation from int4 (GPTQ/AWQ) weights computes in bf16 when no precision is given, on the command line
+    and now in the app too (it kept fp32 there); a precision the user picks wins in both."""
+    state, panel = controls
+    choose(panel.mode, "generate")
+    choose(panel.llm.weights, "int4")
+    state.recompute()
+    assert state.error == "" and state.result is not None
+    cli = cli_json("--mode", "generate", "--weights", "int4", capsys=capsys)
+    assert state.result.estimate.workload.precision == cli["config"]["precision"] == "bf16"  # type: ignore[index]
+    assert panel.precision.currentData() == "bf16"  # the box shows what runs
+    assert state.result.estimate.memory.required_bytes == cli["memory"]["required_bytes"]  # type: ignore[index]
+    assert any("bf16 by default" in note for note in state.result.estimate.assumptions)
+    choose(panel.precision, "fp32")
+    state.recompute()
+    assert state.result.estimate.workload.precision == "fp32"
+    assert not any("by default" in note for note in state.result.estimate.assumptions)
