@@ -71,7 +71,7 @@ def add_workload_options(parser: argparse.ArgumentParser) -> None:
         "--precision",
         choices=[m.value for m in Precision],
         default=None,
-        help="default fp32; bf16 when generating from quantized weights",
+        help="default fp32; bf16 when generating (--weights fp32 keeps fp32)",
     )
     parser.add_argument(
         "--optimizer", choices=[m.value for m in OptimizerName], default=None, help="train: adam unless given"

@@ -290,15 +290,16 @@ def recipe_defaults(
 ) -> tuple[Precision, bool, tuple[str, ...]]:
     """Precision and checkpointing where the user gave neither, as the common recipes set them, and the
     names of the fields so chosen:
-    - generation from quantized weights computes in half precision (bf16 on cards that have it, fp16 on
-      the others: the same bytes): GGUF runtimes, GPTQ/AWQ kernels and bitsandbytes all run 16-bit
-      activations, never fp32;
+    - generation computes in half precision (bf16 on cards that have it, fp16 on the others: the same
+      bytes) unless its weights are fp32: GGUF runtimes, GPTQ/AWQ kernels and bitsandbytes all run 16-bit
+      activations, and unquantized checkpoints are loaded in their 16-bit dtype;
     - QLoRA checkpoints, as PEFT's prepare_model_for_kbit_training(use_gradient_checkpointing=True) does by
       default (peft/utils/other.py)."""
     defaulted: list[str] = []
     if precision is None:
-        quantized = weights in GGUF_WEIGHTS or weights in QUANTIZED_WEIGHTS  # argparse hands in text
-        precision = Precision.BF16 if mode == Mode.GENERATE and quantized else Precision.FP32
+        # every generation recipe loads 16-bit weights (transformers' torch_dtype, vLLM's dtype "auto" takes the
+        # checkpoint's bf16/fp16; llama.cpp computes in f16/f32 from its own format): fp32 only when asked for
+        precision = Precision.BF16 if mode == Mode.GENERATE and weights != WeightFormat.FP32 else Precision.FP32
         if precision is not Precision.FP32:
             defaulted.append("precision")
     if checkpointing is None:
@@ -310,9 +311,15 @@ def recipe_defaults(
 
 def default_notes(w: Workload) -> list[str]:
     """One assumption line per field that took a recipe default."""
+    precision = (
+        f"Precision {w.precision} by default: generation from {w.weights} weights computes in "
+        "bf16 (fp16 on cards without bf16, the same bytes); --precision overrides it."
+        if w.weights is not None
+        else f"Precision {w.precision} by default: generation loads 16-bit weights, as transformers' torch_dtype, "
+        "vLLM's dtype auto and llama.cpp do (fp16 on cards without bf16, the same bytes); --precision overrides it."
+    )
     notes = {
-        "precision": f"Precision {w.precision} by default: generation from {w.weights} weights computes in "
-        "bf16 (fp16 on cards without bf16, the same bytes); --precision overrides it.",
+        "precision": precision,
         "checkpointing": "Gradient checkpointing on by default for QLoRA, as PEFT's "
         "prepare_model_for_kbit_training does; --no-checkpointing turns it off.",
     }

@@ -25,6 +25,10 @@ MESSAGES: dict[str, str] = {
     "pass allocates and frees (replayed) + {margin} MiB (one large-pool segment, the replay's granule).":
         "required_bytes = 峰值 + 限定预算的缓存分配器在预填充分配和释放期间（重放）无法复用的部分 + {margin} MiB"
         "（一个大池段，即重放的粒度）。",
+    "Precision {precision} by default: generation loads 16-bit weights, as transformers' torch_dtype, vLLM's dtype "
+    "auto and llama.cpp do (fp16 on cards without bf16, the same bytes); --precision overrides it.":
+        "默认精度 {precision}：生成时加载 16 位权重，与 transformers 的 torch_dtype、vLLM 的 dtype auto 和 llama.cpp "
+        "相同（不支持 bf16 的卡用 fp16，字节数相同）；--precision 可改。",
     "Precision {precision} by default: generation from {weights} weights computes in bf16 (fp16 on cards without "
     "bf16, the same bytes); --precision overrides it.":
         "默认精度 {precision}：由 {weights} 权重生成时以 bf16 计算（不支持 bf16 的卡用 fp16，字节数相同）；"

@@ -1,5 +1,5 @@
-"""Issue 25 item 2: where the user gives no --precision or --checkpointing, generation from quantized weights
-computes in half precision and QLoRA checkpoints, as the common recipes do; the assumptions say so."""
+"""Issue 25 item 2: where the user gives no --precision or --checkpointing, generation computes in half
+precision (unless its weights are fp32) and QLoRA checkpoints, as the common recipes do; the assumptions say so."""
 
 import json
 
@@ -80,6 +80,17 @@ def test_qlora_checkpoints_unless_told_not_to(capsys: pytest.CaptureFixture[str]
 
 def test_recipe_defaults_leave_other_workloads_alone() -> None:
     assert recipe_defaults("train", None, "full", None, None) == ("fp32", False, ())
-    assert recipe_defaults("generate", None, "full", None, None) == ("fp32", False, ())  # unquantized
+    # every generation recipe loads 16-bit weights (torch_dtype, vLLM's dtype auto); fp32 weights keep fp32
+    assert recipe_defaults("generate", None, "full", None, None) == ("bf16", False, ("precision",))
+    assert recipe_defaults("generate", "fp32", "full", None, None) == ("fp32", False, ())
     assert recipe_defaults("generate", "nf4", "full", None, None) == ("bf16", False, ("precision",))
     assert recipe_defaults("train", None, "qlora", "bf16", None) == ("bf16", True, ("checkpointing",))
+
+
+def test_plain_generation_computes_in_bf16_and_says_why(capsys: pytest.CaptureFixture[str]) -> None:
+    """`estimate zoo:llama-3.2-1b --mode generate` used fp32: twice the weights nobody loads for generation.
+    1,235,814,400 parameters x 2 B (bf16) = 2.30 GiB of weights, not 4.60 GiB."""
+    data = run_json(capsys, "zoo:llama-3.2-1b", "--mode", "generate", "--batch", "1")
+    assert data["config"]["precision"] == "bf16"  # type: ignore[index]
+    assert data["memory"]["weights"] == 1_235_814_400 * 2  # type: ignore[index]
+    assert any("generation loads 16-bit weights" in note for note in data["assumptions"])  # type: ignore[attr-defined]
