@@ -53,6 +53,7 @@ __all__ = [
     "as_member",
     "default_notes",
     "recipe_defaults",
+    "runtime_for",
 ]
 
 # The linear layers of a decoder block that LoRA can adapt (PEFT's target_modules names, Llama spelling).
@@ -197,11 +198,7 @@ class Workload:
 
     @property
     def runtime_used(self) -> Runtime:
-        """The explicit runtime, else the one the weights are made for: GGUF formats run in llama.cpp, the
-        rest (GPTQ/AWQ int4, bitsandbytes nf4/int8, fp8, 16-bit) in transformers."""
-        if self.runtime is not None:
-            return self.runtime
-        return Runtime.LLAMA_CPP if self.weights in GGUF_WEIGHTS else Runtime.TRANSFORMERS
+        return runtime_for(self.runtime, self.weights)
 
     @property
     def generating(self) -> bool:
@@ -279,6 +276,14 @@ class Workload:
         base, as PEFT's get_peft_model(autocast_adapter_dtype=True), its default since 0.12, upcasts bf16 and
         fp16 adapters (peft/tuners/tuners_utils.py cast_adapter_dtype); full training in the parameters'."""
         return 4 if self.finetune != Finetune.FULL else self.param_dtype_bytes
+
+
+def runtime_for(runtime: Runtime | None, weights: WeightFormat | None) -> Runtime:
+    """The explicit runtime, else the one the weights are made for: GGUF formats run in llama.cpp, the rest
+    (GPTQ/AWQ int4, bitsandbytes nf4/int8, fp8, 16-bit) in transformers."""
+    if runtime is not None:
+        return runtime
+    return Runtime.LLAMA_CPP if weights in GGUF_WEIGHTS else Runtime.TRANSFORMERS
 
 
 def recipe_defaults(

@@ -107,6 +107,7 @@ MESSAGES: dict[str, str] = {
     "Recompute each block in backward: less memory, about one more forward":
         "反向时重算每个模块：显存更少，约多一次前向计算",
     "ReLU(inplace=True) and friends write into their input": "ReLU(inplace=True) 等激活函数直接写回输入",
+    "llama.cpp has no fp8 cache type; int8 is its q8_0": "llama.cpp 没有 fp8 缓存类型；int8 即其 q8_0",
     # breakdown
     "Memory by category": "显存分类", "Per layer": "逐层", "Over the step": "训练步全过程",
     "Memory vs batch": "显存与批大小", "Memory kept for backward": "为反向保留的显存", "Output size": "输出大小",

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QComboBox, QFormLayout, QHBoxLayout, QLineEdit, QS
 
 from advisor.core.graph import Graph
 from advisor.core.ops import Linear
-from advisor.core.workload import LORA_TARGETS, Finetune, KVCacheFormat, Mode, Runtime, WeightFormat
+from advisor.core.workload import LORA_TARGETS, Finetune, KVCacheFormat, Mode, Runtime, WeightFormat, runtime_for
 from advisor.ui.controls import combo
 from advisor.ui.i18n import tr
 from advisor.ui.state import AppState, WorkloadChoice
@@ -47,6 +47,17 @@ def offer_generation(mode: QComboBox, graph: Graph | None, current: str) -> None
         if decoder
         else tr("For language models only: the zoo's LLMs, or a .safetensors file with its config.json, unedited")
     )
+
+
+def offer_cache_formats(box: QComboBox, choice: WorkloadChoice) -> None:
+    """llama.cpp has no fp8 cache type (core/workload.py refuses it): the entry is greyed with the reason where
+    llama.cpp runs, kept selectable while chosen so the error line can say why."""
+    model = box.model()
+    assert isinstance(model, QStandardItemModel)
+    item = model.item(box.findData(KVCacheFormat.FP8.value))
+    llama = runtime_for(choice.runtime, choice.weights) is Runtime.LLAMA_CPP
+    item.setEnabled(not llama or choice.kv_cache == KVCacheFormat.FP8)
+    item.setToolTip(tr("llama.cpp has no fp8 cache type; int8 is its q8_0") if llama else "")
 
 
 def adaptable(graph: Graph | None) -> bool:
@@ -137,6 +148,7 @@ class LanguageModelControls:
         if not self.lora_targets.hasFocus():  # never rewrite what the user is typing
             self.lora_targets.setText(c.lora_targets)
         offer_adapters(self.finetune, self.state.draft.result.graph, c.finetune)
+        offer_cache_formats(self.kv_cache, c)
         self._show_what_applies(c)
 
     def _show_what_applies(self, c: WorkloadChoice) -> None:

@@ -323,3 +323,14 @@ def test_an_unpicked_precision_follows_the_command_lines_recipe_default(
     state.recompute()
     assert state.result.estimate.workload.precision == "fp32"
     assert not any("by default" in note for note in state.result.estimate.assumptions)
+
+
+def test_the_fp8_cache_entry_is_greyed_where_llama_cpp_runs(controls: tuple[AppState, QtWorkloadControls]) -> None:
+    _state, panel = controls
+    choose(panel.mode, "generate")
+    fp8 = panel.llm.kv_cache.model().item(panel.llm.kv_cache.findData("fp8"))  # type: ignore[attr-defined]
+    assert fp8.isEnabled()  # transformers has an fp8 cache
+    choose(panel.llm.weights, "q4_k_m")  # GGUF weights run in llama.cpp
+    assert not fp8.isEnabled() and "q8_0" in fp8.toolTip()
+    choose(panel.llm.runtime, "vllm")  # an explicit runtime with an fp8 cache
+    assert fp8.isEnabled()
