@@ -177,7 +177,7 @@ def comm_seconds(r: Row, dev: Device) -> float:
     if r.cards == 1:
         return 0.0
     cost = plan_cost(_estimate(r.model, r.seq_len, r.workload), r.plan, r.cards)
-    return cost.comm_bytes / (dev.ring_gbs(r.cards) * 1e9)
+    return dev.comm_seconds(cost.comm_bytes, r.cards)
 
 
 def predict(rows: Sequence[Row], seconds: Predictor = step_seconds) -> list[float]:

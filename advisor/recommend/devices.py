@@ -50,6 +50,10 @@ class Device:
         GPUs"), so a ring over more of them runs its other hops, and so its pace, over PCIe."""
         return self.bridge_pcie_gbs if self.bridge_pcie_gbs and count > BRIDGED_BOARDS else self.link_gbs
 
+    def comm_seconds(self, comm_bytes: float, count: int) -> float:
+        """A plan's communication per step over `count` of these cards (plans.py: no overlap with compute)."""
+        return comm_bytes / (self.ring_gbs(count) * 1e9)
+
     def ring_name(self, count: int) -> str:
         return f"PCIe ({self.link_name} pairs two boards)" if self.ring_gbs(count) != self.link_gbs else self.link_name
 

@@ -102,7 +102,7 @@ def _entry(
     fits = required <= dev.usable_bytes
     # the curve through a few batches can differ from the estimate by a rounding: keep the two consistent
     max_batch = max(max_batch, batch) if fits else min(max_batch, batch - 1)
-    step = single_step + cost.comm_bytes / (dev.ring_gbs(cost.count) * 1e9)
+    step = single_step + dev.comm_seconds(cost.comm_bytes, cost.count)
     throughput = cost.count * batch * given.work.tokens_per_sample / step
     speed = entry_speed(given.estimate, card, dev, cost)
     if speed is not None:  # generate mode: a step is one decode step; throughput is generated tokens/s

@@ -191,7 +191,7 @@ class _Search:
             for count in SHARDING_COUNTS:
                 cost = plan_cost(result, plan, count)
                 peak = self.baseline.peak_bytes - cost.saved_bytes
-                seconds = self.baseline.step_time_s + cost.comm_bytes / (dev.ring_gbs(count) * 1e9)
+                seconds = self.baseline.step_time_s + dev.comm_seconds(cost.comm_bytes, count)
                 required = required_for_peak(peak, self.baseline.peak_bytes, self.baseline.required_bytes)
                 per_card = replace(
                     self.baseline,
