@@ -240,3 +240,26 @@ def test_loader_refuses_files_without_the_functions(tmp_path: Path) -> None:
         simulator(str(file))
     with pytest.raises(SpecError, match=r"no such file|not found|does not exist"):
         simulator(str(tmp_path / "missing.py"))
+
+
+class _Block(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.q_proj = nn.Linear(256, 256, bias=False)
+
+    def forward(self, x):  # type: ignore[no-untyped-def]
+        return self.q_proj(x)
+
+
+def test_a_module_simulated_twice_with_lora_and_in_bf16_is_left_as_it_came() -> None:
+    """recommend simulates one module at several batches: the second LoRA run found LoRALinear where q_proj had
+    been ("no linear layer named q_proj"), and a pure-bf16 run left the caller's weights in bf16."""
+    model = on_meta(_Block)
+    lora = Workload("train", 4, "bf16", "adam", finetune="lora", lora_rank=8, lora_targets=("q_proj",))
+    loss = lambda out, _: out.float().sum()  # noqa: E731
+    first = simulate_estimate(model, inputs_of(256), lora, loss)
+    second = simulate_estimate(model, inputs_of(256), lora, loss)
+    assert first.memory.peak_bytes == second.memory.peak_bytes
+    assert isinstance(model.q_proj, nn.Linear) and model.q_proj.weight.dtype == torch.float32
+    # the base frozen in bf16, 256 x 256 x 2 B, and two rank-8 adapters (8 x 256 each) trained in bf16
+    assert first.memory.at_peak.weights == 256 * 256 * 2 + 2 * 8 * 256 * 2

@@ -5,6 +5,7 @@ measured: optimizer state exists by then (peak_alloc_steady)."""
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -154,6 +155,13 @@ class StepRunner:
             )
 
     def run(self) -> StepRun:
+        w = self.workload
+        if w.pure_half or w.adapters or (w.training and w.checkpointing):
+            # .to(dtype), the adapters and gradient_checkpointing_enable() change a module in place: the caller's
+            # (simulated again at other batches, by recommend's curve or the app's next choice) stays as it came.
+            # A second LoRA run found LoRALinear where its nn.Linear targets had been and stopped with "no
+            # linear layer named q_proj"; a module checkpointed once stayed checkpointed.
+            self.module = copy.deepcopy(to_meta(self.module))
         with self.tracker:
             self.setup()
             kept: dict[str, int] = {}
