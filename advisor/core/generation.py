@@ -11,6 +11,20 @@ from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
+class WeightLayout:
+    """The stored weights as the plans that split one model over cards divide them (advisor.recommend.plans):
+    a pipeline stage takes whole blocks, the first stage the embedding, the last the output; tensor parallel
+    splits every matrix except those it replicates. Bytes as stored, summing to the profile's weight_bytes."""
+
+    layer_bytes: tuple[int, ...]  # each block's weights
+    first_bytes: int  # token embedding (and learned positions) on the GPU: the first stage's
+    last_bytes: int  # final norm and LM head (a tied head: its own copy of the embedding): the last stage's
+    replicated_bytes: int  # held whole on every tensor-parallel card: norms, biases, routers, MLA down-projections
+    kv_proj_bytes: int  # k_proj and v_proj: split by KV head, at least one head on every card
+    kv_heads_split: bool = True  # the KV cache divides by KV head (MLA's one latent per token does not)
+
+
+@dataclass(frozen=True)
 class GenerationProfile:
     weight_bytes: int  # all stored weights incl. quantization scales/zeros (every MoE expert)
     active_weight_bytes: int  # weight bytes read per decode step (MoE: routed + shared experts only)
@@ -26,6 +40,7 @@ class GenerationProfile:
     runtime: str  # transformers, llama.cpp or vllm (core.workload.Runtime)
     host_bytes: int  # system RAM the runtime keeps beside the card (llama.cpp: what -ngl leaves off the GPU)
     host_read_bytes: int  # of those, read by the CPU in each decode step (llama.cpp partial offload)
+    layout: WeightLayout | None = None  # how split plans divide the weights (None: evenly by layer)
 
 
-__all__ = ["GenerationProfile"]
+__all__ = ["GenerationProfile", "WeightLayout"]

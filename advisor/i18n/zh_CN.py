@@ -526,6 +526,10 @@ MESSAGES: dict[str, str] = {
     "layers split over {count} cards ({link}): memory adds up, but every token passes each card in turn, so "
     "decoding runs at about one card's speed":
         "按层拆分到 {count} 张卡上（{link}）：显存相加，但每个词元依次经过每张卡，所以解码速度约为一张卡的速度",
+    "layers split over {count} cards ({link}): each holds its layers' weights, gradients and optimizer state, "
+    "and one card computes at a time, so a step takes about one card's time":
+        "按层拆分到 {count} 张卡上（{link}）：每张卡保存其各层的权重、梯度和优化器状态，同一时刻只有一张卡在计算，"
+        "所以一步的时间约为一张卡的时间",
     "fits only because model state is sharded": "只因模型状态被分片才放得下",
     "fits only because weights and KV cache are split over {count} cards":
         "只因权重和 KV 缓存被拆分到 {count} 张卡上才放得下",

@@ -15,9 +15,14 @@ adapters' gradients are reduce-scattered: 2x the stored weights + 1x the adapter
 
 Generation adds two ways of splitting one model over N cards (advisor.recommend.generation_speed times them):
 tensor_parallel (Megatron-LM, Shoeybi et al. 2019; vLLM's --tensor-parallel-size) splits every layer's
-weights and its KV heads N ways, so N must divide the attention and the KV heads; layer_split (llama.cpp's
-default --split-mode layer, pipeline serving) gives each card a run of whole layers: memory adds up, but a
-token still passes every layer in turn. Data parallel still holds the whole model on each card.
+weights and its KV heads N ways, so N must divide the attention heads, and divide the KV heads or be a
+multiple of them (each card then keeps one replicated KV head); layer_split (llama.cpp's default
+--split-mode layer, vLLM's --pipeline-parallel-size) gives each card a run of whole layers and their KV
+cache: memory adds up, but a token still passes every layer in turn. What each card keeps follows the
+weights' layout (core/llm/layout.py): replicated norms and routers, the embedding on the first stage and the
+head on the last; the busiest card decides. Training splits layers too (transformers' device_map="auto"):
+each card its blocks' weights, gradients and optimizer state, one card at work at a time. Data parallel
+still holds the whole model on each card.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from advisor.core.estimate import Estimate
-from advisor.core.generation import GenerationProfile
+from advisor.core.generation import GenerationProfile, WeightLayout
 from advisor.core.workload import Finetune
 
 
@@ -59,7 +64,7 @@ class Plan(StrEnum):
         return self in (Plan.TENSOR_PARALLEL, Plan.LAYER_SPLIT)
 
 
-PLANS_TRAIN: tuple[Plan, ...] = (Plan.DATA_PARALLEL, Plan.ZERO1, Plan.ZERO2, Plan.ZERO3)
+PLANS_TRAIN: tuple[Plan, ...] = (Plan.DATA_PARALLEL, Plan.ZERO1, Plan.ZERO2, Plan.ZERO3, Plan.LAYER_SPLIT)
 PLANS_INFER: tuple[Plan, ...] = (Plan.DATA_PARALLEL, Plan.ZERO3)
 PLANS_GENERATE: tuple[Plan, ...] = (Plan.DATA_PARALLEL, Plan.TENSOR_PARALLEL, Plan.LAYER_SPLIT)
 SPLIT_PLANS: tuple[Plan, ...] = tuple(plan for plan in Plan if plan.splits_model)
@@ -73,6 +78,8 @@ class PlanCost:
     comm_bytes: float  # bytes each card sends per step
     tensor_ways: int = 1  # generation: cards each layer is split over
     stages: int = 1  # generation: cards the layers are divided between
+    weight_share: float = 1.0  # generation: share of the weights on the busiest card
+    kv_share: float = 1.0  # generation: share of the KV cache on that card
 
     @property
     def replicas(self) -> int:
@@ -89,22 +96,104 @@ def plans_for(count: int, training: bool, generating: bool = False) -> tuple[Pla
 
 
 def tensor_parallel_fits(profile: GenerationProfile, count: int) -> bool:
-    """Each card takes whole attention heads and whole KV heads (vLLM asserts both divide)."""
-    return profile.attention_heads % count == 0 and profile.kv_heads % count == 0
+    """Each card takes whole attention heads and whole KV heads, or one replicated KV head where there are
+    fewer KV heads than cards (vLLM's QKVParallelLinear divides one by the other, either way)."""
+    kv = profile.kv_heads
+    return profile.attention_heads % count == 0 and (kv % count == 0 or count % kv == 0)
+
+
+def pipeline_layers(layers: int, stages: int) -> tuple[int, ...]:
+    """Blocks per stage as vLLM assigns them: evenly, the remainder one each to the stages before the last,
+    from the second-to-last back (vllm/distributed/utils.py get_pp_indices @5a6541db)."""
+    partitions = [layers // stages] * stages
+    for i in range(2, layers % stages + 2):
+        partitions[-i] += 1
+    return tuple(partitions)
+
+
+def _tensor_shares(profile: GenerationProfile, layout: WeightLayout | None, count: int) -> tuple[float, float]:
+    kv_on_card = max(1, profile.kv_heads // count) / profile.kv_heads  # one replicated head at the least
+    if layout is None:
+        return 1 / count, kv_on_card
+    total = sum(layout.layer_bytes) + layout.first_bytes + layout.last_bytes
+    split = total - layout.replicated_bytes - layout.kv_proj_bytes
+    on_card = layout.replicated_bytes + layout.kv_proj_bytes * kv_on_card + split / count
+    return on_card / total, kv_on_card if layout.kv_heads_split else 1.0
+
+
+def _stage_shares(profile: GenerationProfile, layout: WeightLayout | None, count: int, kv: int) -> tuple[float, float]:
+    """The busiest stage's shares: its blocks, the embedding on the first, the head on the last."""
+    layers, start = profile.layers, 0
+    if layout is None:
+        busiest = math.ceil(layers / count) / layers
+        return busiest, busiest
+    total = sum(layout.layer_bytes) + layout.first_bytes + layout.last_bytes
+    shares = []
+    for stage, blocks in enumerate(pipeline_layers(layers, count)):
+        held = sum(layout.layer_bytes[start : start + blocks])
+        held += (layout.first_bytes if stage == 0 else 0) + (layout.last_bytes if stage == count - 1 else 0)
+        shares.append((held / total, blocks / layers))
+        start += blocks
+    return max(shares, key=lambda s: s[0] * profile.weight_bytes + s[1] * kv)
 
 
 def split_cost(profile: GenerationProfile, plan: Plan | str, count: int, kv_cache_bytes: int) -> PlanCost:
-    """Memory a split plan takes off each card: tensor parallel keeps 1/N of the weights and the KV cache
-    on each; layer split the share of the layers on its busiest card (ceil(layers / N) of them)."""
-    model_state, plan = profile.weight_bytes + kv_cache_bytes, Plan(plan)
-    if plan is Plan.TENSOR_PARALLEL:
-        return PlanCost(plan, count, int(model_state * (count - 1) / count), 0.0, tensor_ways=count)
-    busiest = math.ceil(profile.layers / count) / profile.layers
-    return PlanCost(plan, count, int(model_state * (1 - busiest)), 0.0, stages=count)
+    """Memory a split plan takes off the busiest card: its share of the weights and of the KV cache."""
+    plan = Plan(plan)
+    tensor = plan is Plan.TENSOR_PARALLEL
+    if tensor:
+        weight_share, kv_share = _tensor_shares(profile, profile.layout, count)
+    else:
+        weight_share, kv_share = _stage_shares(profile, profile.layout, count, kv_cache_bytes)
+    saved = profile.weight_bytes * (1 - weight_share) + kv_cache_bytes * (1 - kv_share)
+    ways, stages = (count, 1) if tensor else (1, count)
+    return PlanCost(plan, count, int(saved), 0.0, ways, stages, weight_share, kv_share)
+
+
+def _gather_unit(name: str) -> str:
+    """The module FSDP wraps and all-gathers as one: the repeated block a layer belongs to (`layers.3` of
+    `layers.3.mlp.up_proj`: the name up to its first index), else the layer itself (an embedding, a head)."""
+    parts = name.split(".")
+    index = next((i for i, part in enumerate(parts) if part.isdigit()), None)
+    return name if index is None else ".".join(parts[: index + 1])
+
+
+def _unit_params(e: Estimate) -> dict[str, int]:
+    """Parameters per gather unit, in the order of the layers."""
+    units: dict[str, int] = {}
+    for row in e.layers:
+        unit = _gather_unit(row.name)
+        units[unit] = units.get(unit, 0) + row.param_count
+    return units
+
+
+def stage_param_share(e: Estimate, count: int) -> float:
+    """The busiest card's share of the parameters when whole blocks are divided between `count` cards in
+    order (pipeline_layers), the layers before the blocks (the embedding) on the first and those after (the
+    final norm, the head) on the last, as transformers' device_map="auto" balances them (accelerate
+    get_balanced_memory, infer_auto_device_map: no block split, _no_split_modules)."""
+    units = _unit_params(e)
+    names = list(units)
+    blocks = [i for i, name in enumerate(names) if name.split(".")[-1].isdigit()]
+    total = sum(units.values())
+    if not blocks or total == 0:
+        return 1.0
+    first, last = blocks[0], blocks[-1]
+    edges = (sum(units[n] for n in names[:first]), sum(units[n] for n in names[last + 1 :]))
+    held, start = [], 0
+    for stage, size in enumerate(pipeline_layers(len(blocks), count)):
+        params = sum(units[names[i]] for i in blocks[start : start + size])
+        held.append(params + (edges[0] if stage == 0 else 0) + (edges[1] if stage == count - 1 else 0))
+        start += size
+    return max(held) / total
 
 
 def largest_layer_params(e: Estimate) -> int:
-    return max((row.param_count for row in e.layers), default=0)
+    """Parameters of the largest unit ZeRO-3 / FSDP gathers at once: a whole transformer block, as FSDP wraps
+    one (torchtune's shard_model fully_shards each decoder layer; accelerate's TRANSFORMER_BASED_WRAP wraps
+    the model's _no_split_modules), or a layer outside the blocks. DeepSpeed's stage3_prefetch_bucket_size
+    (5e8 parameters by default) can hold more gathered ahead; not counted."""
+    return max(_unit_params(e).values(), default=0)
 
 
 def gathered_weight_bytes(e: Estimate) -> float:
@@ -129,11 +218,15 @@ def plan_cost(e: Estimate, plan: Plan | str, count: int) -> PlanCost:
         return PlanCost(plan, 1, 0, 0.0)
     if plan is Plan.DATA_PARALLEL:
         return PlanCost(plan, count, -grads, 2 * share * grads)
+    if plan is Plan.LAYER_SPLIT:  # each card keeps its blocks' model state; activations stay whole (conservative)
+        kept = stage_param_share(e, count)
+        state = m.weights + m.gradients + m.optimizer_state
+        return PlanCost(plan, count, int(state * (1 - kept)), 0.0, stages=count, weight_share=kept)
     saved = share * m.optimizer_state
     if plan.zero_stage >= 2:
         saved += share * m.gradients
     comm = 2 * share * grads
-    if plan.zero_stage == 3:  # two gather buffers of the largest layer, at the gathered bytes per parameter
+    if plan.zero_stage == 3:  # two gather buffers (one unit and the next, prefetched), at the gathered bytes per param
         saved += share * m.weights - 2 * largest_layer_params(e) * gathered / max(e.param_count, 1)
         comm = share * (2 * gathered + grads if e.workload.training else gathered)
     return PlanCost(plan, count, int(saved), comm)

@@ -11,6 +11,7 @@ from advisor.core.estimate import Estimate
 from advisor.recommend.devices import Device, device, most_cards
 from advisor.recommend.money import MoneyOptions, money_facts, within_budget
 from advisor.recommend.objectives import Objective, as_objective, ordered
+from advisor.recommend.per_card import card_memory
 from advisor.recommend.plans import Plan, PlanCost, plan_cost, plans_for
 from advisor.recommend.prepare import RankingInput
 from advisor.recommend.reasons import Reason, ReasonCode, reason
@@ -41,7 +42,7 @@ def _required(given: RankingInput, batch: int, cost: PlanCost) -> int:
     """Per card, less the model state the plan moves off the card. At the estimated batch, the estimate's own
     required bytes (the headline "Required": one figure reads the same everywhere); else the required curve."""
     if batch == given.estimate.workload.batch:
-        return given.estimate.memory.required_bytes - cost.saved_bytes
+        return card_memory(given.estimate, cost).required_bytes
     return given.required.peak_bytes(batch) - cost.saved_bytes
 
 
@@ -59,6 +60,7 @@ def _reasons(
     software: str,
     segment: str = "datacenter",
     pytorch: bool = True,
+    training: bool = False,
 ) -> tuple[Reason, ...]:
     found = [
         reason(
@@ -81,7 +83,7 @@ def _reasons(
         )
     if segment == "consumer" and cost.count > DESKTOP_MAX_CARDS:
         found.append(reason(ReasonCode.BEYOND_DESKTOP, count=cost.count))
-    return (*found, *serving_reasons(cost, dev))
+    return (*found, *serving_reasons(cost, dev, training))
 
 
 def _entry(
@@ -103,7 +105,7 @@ def _entry(
     # the curve through a few batches can differ from the estimate by a rounding: keep the two consistent
     max_batch = max(max_batch, batch) if fits else min(max_batch, batch - 1)
     step = single_step + dev.comm_seconds(cost.comm_bytes, cost.count)
-    throughput = cost.count * batch * given.work.tokens_per_sample / step
+    throughput = cost.replicas * batch * given.work.tokens_per_sample / step  # a layer split is one replica
     speed = entry_speed(given.estimate, card, dev, cost)
     if speed is not None:  # generate mode: a step is one decode step; throughput is generated tokens/s
         step, throughput = speed.decode_step_s, cost.replicas * speed.decode_tokens_per_s
@@ -111,14 +113,13 @@ def _entry(
     power_w = dev.tdp_w * card.devices * cost.count
     facts = money_facts(price, rent, cost.count, throughput, power_w, given.work.tokens_per_sample, money)
     software = software_path(card.vendor, card.architecture)
+    w = given.estimate.workload
     return Recommendation(
         card=card.name,
         count=cost.count,
         plan=cost.plan,
         fits=fits,
-        reasons=_reasons(
-            fits, required, dev, cost, batch, software, card.segment, given.estimate.workload.runtime_used.pytorch
-        ),
+        reasons=_reasons(fits, required, dev, cost, batch, software, card.segment, w.runtime_used.pytorch, w.training),
         required_bytes=required,
         usable_bytes=dev.usable_bytes,
         max_batch=max_batch,

@@ -24,6 +24,7 @@ class ReasonCode(StrEnum):
     ZERO = "zero"
     TENSOR_PARALLEL = "tensor_parallel"
     LAYER_SPLIT = "layer_split"
+    LAYER_SPLIT_TRAIN = "layer_split_train"
     ONLY_SHARDED = "only_sharded"
     ONLY_TENSOR_SPLIT = "only_tensor_split"
     ONLY_LAYER_SPLIT = "only_layer_split"
@@ -55,6 +56,8 @@ TEMPLATES: dict[ReasonCode, str] = {
     "and KV cache, two all-reduces per layer",
     ReasonCode.LAYER_SPLIT: "layers split over {count} cards ({link}): memory adds up, but every token passes each "
     "card in turn, so decoding runs at about one card's speed",
+    ReasonCode.LAYER_SPLIT_TRAIN: "layers split over {count} cards ({link}): each holds its layers' weights, "
+    "gradients and optimizer state, and one card computes at a time, so a step takes about one card's time",
     ReasonCode.ONLY_SHARDED: "fits only because model state is sharded",
     ReasonCode.ONLY_TENSOR_SPLIT: "fits only because weights and KV cache are split over {count} cards",
     ReasonCode.ONLY_LAYER_SPLIT: "fits only because layers are split over {count} cards",

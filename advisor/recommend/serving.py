@@ -12,7 +12,8 @@ from dataclasses import replace
 from advisor.catalog.records import CardRecord
 from advisor.core.curve import MemoryCurve
 from advisor.core.estimate import Estimate
-from advisor.core.workload import LORA_TARGETS
+from advisor.core.llm.runtime import vllm_held_limit, vllm_required_bytes
+from advisor.core.workload import LORA_TARGETS, Runtime
 from advisor.recommend.devices import Device, generation_rates
 from advisor.recommend.generation_speed import GenerationRun, GenerationSpeed, Split, generation_speed
 from advisor.recommend.plans import (
@@ -103,22 +104,13 @@ def note_split(entry: Recommendation) -> Recommendation:
     return replace(entry, reasons=(*entry.reasons, reason(notes[entry.plan], count=entry.count)))
 
 
-def serving_reasons(cost: PlanCost, dev: Device) -> tuple[Reason, ...]:
+def serving_reasons(cost: PlanCost, dev: Device, training: bool = False) -> tuple[Reason, ...]:
     """What a split plan does (none for the other plans)."""
-    codes = {Plan.TENSOR_PARALLEL: ReasonCode.TENSOR_PARALLEL, Plan.LAYER_SPLIT: ReasonCode.LAYER_SPLIT}
+    split = ReasonCode.LAYER_SPLIT_TRAIN if training else ReasonCode.LAYER_SPLIT
+    codes = {Plan.TENSOR_PARALLEL: ReasonCode.TENSOR_PARALLEL, Plan.LAYER_SPLIT: split}
     if cost.plan not in codes:
         return ()
     return (reason(codes[cost.plan], count=cost.count, link=dev.ring_name(cost.count)),)
-
-
-def kept_share(cost: PlanCost, layers: int) -> float:
-    """Share of the weights and KV cache on each card: 1/N under tensor parallel, the busiest card's layers
-    under layer split (ceil(layers / N) of them), all of it otherwise."""
-    if cost.tensor_ways > 1:
-        return 1 / cost.tensor_ways
-    if cost.stages > 1:
-        return math.ceil(layers / cost.stages) / layers
-    return 1.0
 
 
 def split_holdings(e: Estimate, plan: str, count: int) -> tuple[int, int] | None:
@@ -129,8 +121,7 @@ def split_holdings(e: Estimate, plan: str, count: int) -> tuple[int, int] | None
     cost = next((c for c in generation_cost(e, count) if c.plan == plan and c.plan.splits_model), None)
     if cost is None:
         return None
-    share = kept_share(cost, e.generation.layers)
-    return int(e.memory.at_peak.weights * share), int(kv_cache_bytes(e) * share)
+    return int(e.memory.at_peak.weights * cost.weight_share), int(kv_cache_bytes(e) * cost.kv_share)
 
 
 def generation_curves(result: Estimate) -> tuple[MemoryCurve, MemoryCurve]:
@@ -141,20 +132,48 @@ def generation_curves(result: Estimate) -> tuple[MemoryCurve, MemoryCurve]:
     return line, line.transformed(1.0, m.required_bytes - m.peak_bytes, 0.0)
 
 
-def generation_memory(e: Estimate, cost: PlanCost, usable_bytes: int) -> tuple[int, int]:
-    """Bytes each card needs at the estimate's batch, and the largest batch that fits `usable_bytes`.
-
-    As core's generation estimate counts it: the peak plus what the allocator cannot reuse (required -
-    peak, core/budget.py); split plans keep their share of the weights and KV cache on each card (the rest,
-    and that overhead, stay whole: conservative)."""
+def _held(e: Estimate, cost: PlanCost) -> tuple[float, float]:
+    """The busiest card's bytes that do not grow with the batch, and those each sequence adds: its share of the
+    weights and of the KV cache (plans.split_cost), the prefill activations and workspaces whole (not split:
+    vLLM profiles the same activation peak at -tp 1 and 2, benchmarks/data/llm_memory_runs.csv)."""
     if e.generation is None:
         raise ValueError("generation_memory needs a generate-mode estimate")
     m, w = e.memory, e.workload
-    share = kept_share(cost, e.generation.layers)
     kv_per_sequence = kv_cache_bytes(e) / w.batch
     weights = m.at_peak.weights
-    fixed = weights * share + (m.fixed_bytes - weights) + (m.required_bytes - m.peak_bytes)
-    per_sequence = kv_per_sequence * share + (m.per_sample_bytes - kv_per_sequence)
-    required = int(fixed + w.batch * per_sequence)
-    largest = math.floor((usable_bytes - fixed) / per_sequence) if per_sequence > 0 else w.batch
-    return required, max(largest, 0)
+    fixed = weights * cost.weight_share + (m.fixed_bytes - weights)
+    return fixed, kv_per_sequence * cost.kv_share + (m.per_sample_bytes - kv_per_sequence)
+
+
+def _required_for(e: Estimate, held: int) -> int:
+    """What the runtime asks beyond what it holds: vLLM's share of each card (core/llm/runtime.py
+    vllm_required_bytes), else what the allocator cannot reuse (required - peak, core/budget.py), whole
+    (conservative)."""
+    if e.workload.runtime_used == Runtime.VLLM:
+        return vllm_required_bytes(held, e.workload.gpu_memory_utilization)
+    return held + e.memory.required_bytes - e.memory.peak_bytes
+
+
+def generation_required(e: Estimate, cost: PlanCost) -> int:
+    """Bytes the busiest card needs at the estimate's batch, as core's generation estimate counts them."""
+    fixed, per_sequence = _held(e, cost)
+    return _required_for(e, int(fixed + e.workload.batch * per_sequence))
+
+
+def generation_memory(e: Estimate, cost: PlanCost, usable_bytes: int) -> tuple[int, int]:
+    """Bytes each card needs at the estimate's batch (generation_required), and the largest batch that fits
+    `usable_bytes`."""
+    fixed, per_sequence = _held(e, cost)
+    w = e.workload
+    if w.runtime_used == Runtime.VLLM:
+        limit = vllm_held_limit(usable_bytes, w.gpu_memory_utilization)
+    else:
+        limit = usable_bytes - (e.memory.required_bytes - e.memory.peak_bytes)
+    largest = math.floor((limit - fixed) / per_sequence) if per_sequence > 0 else w.batch
+    return generation_required(e, cost), max(largest, 0)
+
+
+def generation_peak(e: Estimate, cost: PlanCost) -> int:
+    """The busiest card's peak under a generation plan: the estimate's, less the weights and cache it sheds."""
+    state = e.memory.at_peak.weights * (1 - cost.weight_share) + kv_cache_bytes(e) * (1 - cost.kv_share)
+    return e.memory.peak_bytes - int(state)

@@ -132,8 +132,9 @@ def test_layer_split_decodes_at_one_cards_speed_plus_the_hops() -> None:
 
 
 def test_tensor_parallel_needs_whole_heads_on_every_card() -> None:
-    # 32 query heads and 8 KV heads: 2, 4, 8 ways divide both; 3 and 16 do not
-    assert [n for n in (2, 3, 4, 8, 16) if tensor_parallel_fits(LLAMA8B_Q4, n)] == [2, 4, 8]
+    # 32 query heads and 8 KV heads: 2, 4, 8 ways divide both; 16 divides the query heads and is a multiple
+    # of the KV heads (vLLM keeps one KV head, replicated, on each card); 3 divides neither, 64 not the 32
+    assert [n for n in (2, 3, 4, 8, 16, 64) if tensor_parallel_fits(LLAMA8B_Q4, n)] == [2, 4, 8, 16]
 
 
 def test_split_plans_take_model_state_off_each_card() -> None:

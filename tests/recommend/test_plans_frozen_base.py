@@ -31,7 +31,7 @@ def test_qlora_under_zero3_gathers_the_nf4_base_and_reduces_only_the_adapters() 
     cost = plan_cost(e, "zero3", 2)
     # each card sends (N-1)/N = 1/2 of: two all-gathers of the stored weights + the fp32 adapter gradients
     assert cost.comm_bytes == pytest.approx(0.5 * (2 * weights + 4 * adapters))
-    largest = largest_layer_params(e)  # the 32,000 x 4096 embedding: its gather buffer at the mean stored width
+    largest = largest_layer_params(e)  # one decoder block (below): its gather buffer at the mean stored width
     m = e.memory.at_peak
     expected = 0.5 * (m.optimizer_state + m.gradients + weights) - 2 * largest * weights / e.param_count
     assert cost.saved_bytes == int(expected)
@@ -49,3 +49,12 @@ def test_data_parallel_all_reduces_only_the_adapters() -> None:
     e = _llama2_7b("qlora")
     # ring all-reduce: 2 x (N-1)/N x the fp32 adapter gradients = 143,130,624 x 4 B on 2 cards
     assert plan_cost(e, "data_parallel", 2).comm_bytes == 2 * 0.5 * 4 * 143_130_624
+
+
+def test_zero3_gathers_a_whole_decoder_block_at_once() -> None:
+    """FSDP all-gathers the module it wraps, a decoder layer (torchtune shard_model, accelerate's transformer
+    wrap), not one linear: the unit is layers.N, the 32,000 x 4096 embedding (131,072,000) is smaller."""
+    block = 4 * 4096 * 4096 + 3 * 4096 * 11008 + 2 * 4096  # q, k, v, o; gate, up, down; two RMSNorms
+    assert largest_layer_params(_llama2_7b("full")) == block == 202_383_360
+    # LoRA rank 64 adds its A and B to the six targets: 3 x 64 x (4096 + 4096) + 3 x 64 x (4096 + 11008)
+    assert largest_layer_params(_llama2_7b("lora")) == block + 3 * 64 * 8192 + 3 * 64 * 15104 == 206_856_192

@@ -15,15 +15,16 @@ from advisor.core.graph import Graph
 from advisor.core.llm.decoder import DecoderSpec
 from advisor.core.llm.graph import decoder_graph
 from advisor.core.llm.kv_cache import cached_tokens, kv_bytes_per_layer_token, kv_cache_bytes
+from advisor.core.llm.layout import weight_layout
 from advisor.core.llm.quant import active_weight_bytes, weight_bytes
 from advisor.core.llm.runtime import (
     llama_cpp_context,
     llama_cpp_memory,
     vllm_kv_bytes,
+    vllm_required_bytes,
     vllm_workspace_bytes,
 )
 from advisor.core.llm.tensors import tensor_groups
-from advisor.core.overheads import DEFAULT_OVERHEAD
 from advisor.core.replay import replay_step
 from advisor.core.step_records import MemoryProfile
 from advisor.core.tracker import CategoryBytes, TimelinePoint
@@ -82,6 +83,7 @@ def generation_profile(spec: DecoderSpec, w: Workload, prefill_flops: float) -> 
         spec.heads,
         w.runtime_used.value,
         *host_bytes(spec, w),
+        layout=weight_layout(spec, w.weight_format, w.runtime_used),
     )
 
 
@@ -163,8 +165,7 @@ def _vllm_memory(spec: DecoderSpec, w: Workload, weights: int) -> MemoryEstimate
     kv = vllm_kv_bytes(spec, w.kv_cache_dtype, w.prompt_len + w.new_tokens, w.batch)
     cats = CategoryBytes(weights, 0, 0, 0, workspace, 0, kv)
     share = math.ceil(cats.total / w.gpu_memory_utilization)
-    outside = DEFAULT_OVERHEAD.context_bytes + DEFAULT_OVERHEAD.workspace_bytes
-    required = max(share - outside, cats.total)
+    required = vllm_required_bytes(cats.total, w.gpu_memory_utilization)
     memory = memory_estimate(
         peak_bytes=cats.total,
         at_peak=cats,

@@ -31,6 +31,7 @@ from advisor.core.llm.decoder import DecoderSpec
 from advisor.core.llm.kv_cache import cached_tokens, kv_bytes_per_layer_token
 from advisor.core.llm.quant import group_bytes
 from advisor.core.llm.tensors import tensor_groups
+from advisor.core.overheads import DEFAULT_OVERHEAD
 from advisor.core.workload import Runtime
 
 F32 = 4
@@ -206,6 +207,23 @@ def vllm_pool(card_bytes: int, weights_bytes: int, workspace_bytes: int, block_b
     budget = int(card_bytes * VLLM_GPU_MEMORY_UTILIZATION)
     space = max(budget - weights_bytes - workspace_bytes, 0)
     return VLLMPool(budget, space, space // block_bytes, block_bytes)
+
+
+# the CUDA context and library workspaces every fit takes off a card's usable memory (recommend/devices.py
+# PROCESS_OVERHEAD_BYTES, core/overheads.py): vLLM's share is of the whole card, so they lie outside it
+VLLM_OUTSIDE_SHARE_BYTES = DEFAULT_OVERHEAD.context_bytes + DEFAULT_OVERHEAD.workspace_bytes
+
+
+def vllm_required_bytes(held_bytes: int, utilization: float) -> int:
+    """The usable card memory in which vLLM's share (utilization x the card) holds `held_bytes`: the card
+    needs held / utilization, less what lies outside the share; never below what is held. Per card: each
+    worker of a split engine takes that share of its own card (gpu_worker.py requested_memory)."""
+    return max(math.ceil(held_bytes / utilization) - VLLM_OUTSIDE_SHARE_BYTES, held_bytes)
+
+
+def vllm_held_limit(usable_bytes: int, utilization: float) -> int:
+    """The most vLLM can hold on a card with `usable_bytes` (vllm_required_bytes turned round)."""
+    return min(usable_bytes, int((usable_bytes + VLLM_OUTSIDE_SHARE_BYTES) * utilization))
 
 
 def vllm_kv_bytes(spec: DecoderSpec, kv_dtype: str, tokens: int, batch: int) -> int:

@@ -33,9 +33,8 @@ from advisor.recommend.plans import SPLIT_PLANS, Plan, plan_cost
 from advisor.recommend.serving import (
     generation_cost,
     generation_memory,
+    generation_peak,
     generation_run,
-    kept_share,
-    kv_cache_bytes,
     split_speed,
 )
 
@@ -220,11 +219,9 @@ class _Search:
                 if run is None or (required > self.card.usable_bytes and cost is not costs[-1]):
                     continue
                 speed = split_speed(run, self.card.card, dev, cost)
-                state = result.memory.at_peak.weights + kv_cache_bytes(result)
-                peak = result.memory.peak_bytes - int(state * (1 - kept_share(cost, run.profile.layers)))
                 per_card = replace(
                     self.baseline,
-                    peak_bytes=peak,
+                    peak_bytes=generation_peak(result, cost),
                     required_bytes=required,
                     step_time_s=speed.decode_step_s,
                     throughput=speed.decode_tokens_per_s,
