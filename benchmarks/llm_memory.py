@@ -9,6 +9,9 @@ What each runtime's measured figure is compared with:
 - llama.cpp: the CUDA0 buffers its log prints (model, KV cache, compute) against our peak;
 - transformers: torch.cuda.max_memory_allocated() where the source gives it, against our peak (against our
   reserved_bytes where the CSV's measured_is says "reserved", as torchtune's README tables report).
+Runs on several cards (columns `cards`, `plan`: tensor_parallel for vLLM's -tp, layer_split for its
+--pipeline-parallel-size, zero3 for FSDP) are compared card by card: the busiest card's figures as `advisor
+recommend` ranks that plan on that many cards (recommend.per_card.card_memory), one card's alone otherwise.
 A run fits when required_bytes is within the card's usable memory (recommend.devices.usable_bytes). card_gib is
 the memory CUDA sees where the source prints it (79.18 GiB for an H100, 14.74 for a T4), else the catalog's
 size; max_num_seqs is vLLM's default for the engine and card that ran (256; V1 on an H100: 1024), and
@@ -35,6 +38,7 @@ from advisor.core.errors import SpecError  # noqa: E402
 from advisor.core.estimate import Estimate  # noqa: E402
 from advisor.core.workload import Runtime, Workload  # noqa: E402
 from advisor.recommend.devices import usable_bytes  # noqa: E402
+from advisor.recommend.per_card import CardMemory, card_memory, named_cost  # noqa: E402
 
 RUNS = HERE / "data" / "llm_memory_runs.csv"
 GIB = 2**30
@@ -65,20 +69,24 @@ def workload(row: dict[str, str]) -> Workload:
     )
 
 
-def predicted_gib(row: dict[str, str], e: Estimate) -> float:
-    at = e.memory.at_peak
-    if row["runtime"] == Runtime.VLLM:
-        return (at.weights + at.temporaries) / GIB
+def predicted_gib(row: dict[str, str], card: CardMemory) -> float:
+    if row["runtime"] == Runtime.VLLM:  # everything but the KV cache: weights, workspace
+        return (card.peak_bytes - card.kv_cache_bytes) / GIB
     if row["measured_is"] == "reserved":  # torch.cuda.max_memory_reserved(), as torchtune's tables report
-        return e.memory.reserved_bytes / GIB
-    return e.memory.peak_bytes / GIB
+        return card.reserved_bytes / GIB
+    return card.peak_bytes / GIB
 
 
-def run(row: dict[str, str], expandable: bool = False) -> tuple[Estimate, bool]:
+def cards(row: dict[str, str]) -> int:
+    return int(row.get("cards") or 1)  # rows added before the column read it as missing
+
+
+def run(row: dict[str, str], expandable: bool = False) -> tuple[Estimate, CardMemory, bool]:
     seq = int(row["seq_len"]) if row["seq_len"] else int(row["prompt_len"] or 512)
     w = workload(row)
     e = estimate(zoo.build(row["model"], seq), replace(w, expandable_segments=expandable or w.expandable_segments))
-    return e, e.memory.required_bytes <= usable_bytes(int(float(row["card_gib"]) * GIB))
+    card = card_memory(e, named_cost(e, row.get("plan") or "single", cards(row)))
+    return e, card, card.required_bytes <= usable_bytes(int(float(row["card_gib"]) * GIB))
 
 
 @dataclass(frozen=True)
@@ -91,18 +99,20 @@ class Outcome:
 
 
 def evaluate(row: dict[str, str]) -> Outcome:
-    e, fits = run(row)
-    predicted, measured = predicted_gib(row, e), row["measured_gib"]
+    _, card, fits = run(row)
+    predicted, measured = predicted_gib(row, card), row["measured_gib"]
     error = predicted / float(measured) - 1 if measured else None
     fitted = row["outcome"] == "fit"
-    expandable = run(row, expandable=True)[1] == fitted if row["mode"] == "train" else None
+    expandable = run(row, expandable=True)[2] == fitted if row["mode"] == "train" else None
     usable = usable_bytes(int(float(row["card_gib"]) * GIB)) / GIB
+    required = card.required_bytes / GIB
+    plan = f" {cards(row)} x {card.cost.plan}" if cards(row) > 1 else ""
     print(
         f"{row['id']:26} {row['runtime']:12} {measured or '-':>9} {predicted:9.2f} "
-        f"{'' if error is None else f'{error:+.1%}':>7} {e.memory.required_bytes / GIB:9.2f} "
-        f"{usable:7.2f} {row['outcome']:>7} {'fit' if fits else 'oom':>5}"
+        f"{'' if error is None else f'{error:+.1%}':>7} {required:9.2f} "
+        f"{usable:7.2f} {row['outcome']:>7} {'fit' if fits else 'oom':>5}{plan}"
     )
-    return Outcome(row, error, fits == fitted, expandable, e.memory.required_bytes / GIB / usable - 1)
+    return Outcome(row, error, fits == fitted, expandable, required / usable - 1)
 
 
 def summary(name: str, outcomes: list[Outcome]) -> str:
@@ -134,6 +144,7 @@ def main() -> int:
     for runtime in sorted({o.row["runtime"] for o in outcomes}):
         print(summary(runtime, [o for o in outcomes if o.row["runtime"] == runtime]))
     print(summary("all", outcomes))
+    print(summary("multi-card", [o for o in outcomes if cards(o.row) > 1]))
     close = [o for o in outcomes if abs(o.margin) <= CLOSE_CALL]
     print(
         f"close calls (required within {CLOSE_CALL:.0%} of usable): "
