@@ -64,11 +64,10 @@ def _generation_run(e: Estimate) -> GenerationRun | None:
 
 
 def kv_cache_bytes(e: Estimate) -> int:
-    """The whole batch's cache at the end of generation: every prompt and generated token of every sequence."""
-    if e.generation is None:
-        return 0
-    w = e.workload
-    return e.generation.kv_bytes_per_token * w.batch * (w.prompt_len + w.new_tokens)
+    """The whole batch's KV cache in the estimate's peak, as its runtime holds it (core/llm/generate.py):
+    vLLM's whole blocks of every token (no sliding window in its one cache group), llama.cpp's cache of the
+    padded n_ctx, transformers' cache in the phase that peaks. A split divides this cache."""
+    return e.memory.at_peak.kv_cache if e.generation is not None else 0
 
 
 def generation_cost(e: Estimate, count: int) -> list[PlanCost]:

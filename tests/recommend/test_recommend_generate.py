@@ -81,12 +81,10 @@ def test_llama_70b_q4_k_m_per_card_bytes_over_two_3090s(catalog: Catalog) -> Non
     # the split takes layers 0-39 off the busiest card, which keeps layers 40-79 and the output (the last card
     # in llama.cpp and vLLM, core/llm/layout.py): the Q6_K lm_head 128256 x 8192 x 210 / 256 = 861,880,320 B
     # and its f32 norm 8192 x 4 B; the 80 layers are two alike halves of 20,529,807,360 B. It moves half the
-    # cache of the workload's 640 tokens (plans.split_cost), not of the 768 n_ctx allocates:
-    # 128 x 80 x 2 x 8 x 128 x 2 / 2 = 20 MiB a card more than llama.cpp holds
+    # cache llama.cpp holds, that of the 768-token n_ctx (serving.kv_cache_bytes)
     output = 128256 * 8192 * 210 // 256 + 8192 * 4
     first_layers = (gpu_weights - output) // 2
-    kv_tokens = 640 * 80 * 2 * 8 * 128 * 2
-    per_card = single - first_layers - kv_tokens // 2  # 21,817,966,592 B = 20.32 GiB
+    per_card = single - first_layers - kv_ctx // 2  # 21,796,995,072 B = 20.30 GiB
     assert q4[(2, "layer_split")].required_bytes == per_card < usable_bytes(24 * GIB)  # 23.15 GiB usable
 
 
