@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TypeVar
 
 from sqlalchemy.orm import Session
@@ -17,9 +18,12 @@ from advisor.core import jsontext
 from advisor.core.errors import SpecError
 from advisor.recommend.money import budget_caps
 from advisor.recommend.objectives import Objective
+from advisor.recommend.per_card import named_cost
+from advisor.recommend.plans import Plan
 from advisor.recommend.prepare import RankingInput, prepare_spec
 from advisor.recommend.present import render_table, to_json
 from advisor.recommend.ranking import RankingOptions
+from advisor.recommend.recommendation import Recommendation
 from advisor.recommend.service import CardFilter, recommend
 
 T = TypeVar("T")
@@ -54,7 +58,10 @@ def ranking_request(args: argparse.Namespace) -> tuple[CardFilter, RankingOption
     if args.budget is not None and not budget_caps(money):
         # a rent has no total without a job size, so the budget capped nothing and was ignored without a word
         raise SpecError("--budget: with --price-basis rent it caps the job's cost; give --samples N or --tokens N")
-    return cards, RankingOptions(args.objective, args.budget, args.max_gpus, money=money)
+    options = RankingOptions(args.objective, args.budget, args.max_gpus, money=money)
+    if getattr(args, "cards", None):  # recommend's --cards: that count only (report has no such option)
+        options = replace(options, counts=(args.cards,))
+    return cards, options
 
 
 def ranked(
@@ -80,11 +87,40 @@ def register(parser: argparse.ArgumentParser) -> None:
     """Configures the subcommand's parser, which advisor/cli.py made (with its one-line help)."""
     add_workload_options(parser)
     add_ranking_options(parser)
+    parser.add_argument(
+        "--cards", type=types.gpu_count, default=None, metavar="N", help="only configurations of N cards"
+    )
+    plans = [p.value for p in Plan if p is not Plan.INCOMPLETE]
+    parser.add_argument(
+        "--plan", choices=plans, default=None, help="only this plan; refused where it does not apply to the workload"
+    )
     parser.set_defaults(func=run)
 
 
+def _one_plan(args: argparse.Namespace, job: RankingInput, entries: list[Recommendation]) -> list[Recommendation]:
+    """The entries of --cards N and --plan P; a plan that does not apply to this workload on those cards is
+    refused as recommend.per_card.named_cost words it (exit 2), rather than answered by an empty table."""
+    if args.plan is None:
+        return [e for e in entries if args.cards is None or e.count == args.cards]
+    counts = (args.cards,) if args.cards else tuple(c for c in RankingOptions().counts if c <= args.max_gpus)
+    if not any(_applies(job, args.plan, count) for count in counts):
+        named_cost(job.estimate, args.plan, counts[-1])  # raises the refusal (SpecError: exit 2)
+    return [e for e in entries if e.plan == args.plan and (args.cards is None or e.count == args.cards)]
+
+
+def _applies(job: RankingInput, plan: str, count: int) -> bool:
+    try:
+        named_cost(job.estimate, plan, count)
+    except SpecError:
+        return False
+    return True
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.cards is not None:
+        args.max_gpus = max(args.max_gpus, args.cards)  # the card count asked for is ranked whatever --max-gpus says
     job, entries = ranked(args, "recommend", recommend)
+    entries = _one_plan(args, job, entries)
     if args.json:
         # jsontext: a non-finite figure (a price of 1e308 in an old catalog) is null, never `Infinity`.
         print(
