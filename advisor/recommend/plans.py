@@ -77,9 +77,9 @@ class PlanCost:
     saved_bytes: int  # model state this plan takes off each card (negative: it adds buffers)
     comm_bytes: float  # bytes each card sends per step
     tensor_ways: int = 1  # generation: cards each layer is split over
-    stages: int = 1  # generation: cards the layers are divided between
-    weight_share: float = 1.0  # generation: share of the weights on the busiest card
-    kv_share: float = 1.0  # generation: share of the KV cache on that card
+    stages: int = 1  # layer split: cards the layers are divided between
+    weight_share: float = 1.0  # split plans: share of the weights on the busiest card
+    kv_share: float = 1.0  # generation's split plans: share of the KV cache on that card
 
     @property
     def replicas(self) -> int:
