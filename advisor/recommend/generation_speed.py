@@ -169,8 +169,12 @@ def _device_decode(
     cache_rate = _bandwidth(card, eff)
     if eff.cache_bytes_per_sm_cycle:
         cache_rate = min(cache_rate, card.sm_cycles_per_s * eff.cache_bytes_per_sm_cycle)
+    # under tensor parallel a card holds kv_heads / ways KV heads, but one at least (vLLM replicates a KV head
+    # on ways / kv_heads cards: plans.tensor_parallel_fits); read per query head, the cache still divides by ways
+    kv_heads = max(p.kv_heads, 1)
+    read = cache * groups / ways if eff.cache_per_query_head else cache * max(1, kv_heads // ways) / kv_heads
     weights = (p.active_weight_bytes - p.host_read_bytes) / ways / _bandwidth(card, eff)
-    memory = weights + cache * groups / ways / cache_rate + p.host_read_bytes / HOST_DECODE_BANDWIDTH
+    memory = weights + read / cache_rate + p.host_read_bytes / HOST_DECODE_BANDWIDTH
     compute = run.batch * p.decode_flops_per_token / ways / _tensor_rate(card, eff)
     return memory, compute
 

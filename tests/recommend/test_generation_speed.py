@@ -124,6 +124,15 @@ def test_tensor_parallel_divides_the_reads_and_pays_two_all_reduces_per_layer() 
     assert two < single  # faster than one card, by less than 2x
 
 
+def test_tensor_parallel_past_the_kv_heads_reads_one_replicated_kv_head_per_card() -> None:
+    # 8 KV heads over 16 cards: vLLM keeps one on each (QKVParallelLinear replicates it), so each card reads
+    # 1/8 of the cache, not 1/16; the weights still divide by 16
+    sixteen, _ = decode_step(run(), RTX4090_LIKE, IDEAL, Split(tensor_ways=16, link_gbs=31.5))
+    comm = 64 * (20e-6 + 2 * 15 / 16 * 8192 / 31.5e9)  # 2 all-reduces x 32 layers over a 16-card ring
+    cache = 131_072 * 576  # mean context 512 + 128 / 2 tokens
+    assert sixteen == pytest.approx((Q4_BYTES / 16 + cache / 8) / 1008e9 + comm)
+
+
 def test_layer_split_decodes_at_one_cards_speed_plus_the_hops() -> None:
     single, _ = decode_step(run(), RTX4090_LIKE, IDEAL)
     three, _ = decode_step(run(), RTX4090_LIKE, IDEAL, Split(stages=3, link_gbs=31.5))
