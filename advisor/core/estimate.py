@@ -163,10 +163,6 @@ def layer_rows(graph: Graph, workload: Workload, kept: tuple[int, ...], dtype_by
 
 def estimate_step(graph: Graph, workload: Workload) -> Estimate:
     """One training or inference step of `graph` (core/analytic.py estimate chooses it, or generation)."""
-    if workload.adapters:
-        from advisor.core.llm.lora import with_adapters  # lora builds on the op and graph modules
-
-        graph = with_adapters(graph, workload)
     graph = step_graph(graph, workload)
     profile = replay_step(graph, workload)
     rows = layer_rows(graph, workload, profile.kept_bytes, workload.activation_bytes)

@@ -104,7 +104,10 @@ def with_adapters(graph: Graph, w: Workload) -> Graph:
     def adapt(node: Node) -> Op:
         op = node.op
         leaf = node.name.rsplit(".", 1)[-1]
-        if isinstance(op, Linear) and not isinstance(op, LoRALinear) and leaf in targets and not op.tied_to:
+        if isinstance(op, LoRALinear | LoRAEmbedding):  # adapted already: with_adapters is idempotent
+            adapted.append(node.name)
+            return op
+        if isinstance(op, Linear) and leaf in targets and not op.tied_to:
             adapted.append(node.name)
             return LoRALinear(
                 op.out_features, op.bias, lora_rank=w.lora_rank, quantized_base=w.finetune == Finetune.QLORA
