@@ -14,6 +14,7 @@ from advisor.core.formatting import render_text, to_json
 from advisor.core.workload import (
     LORA_EXTRA_TARGETS,
     LORA_TARGETS,
+    AdapterDtype,
     AttentionImpl,
     Finetune,
     KVCacheFormat,
@@ -215,6 +216,13 @@ def _add_llm_options(parser: argparse.ArgumentParser) -> None:
         help=f"comma-separated layers to adapt (default: all of {','.join(LORA_TARGETS)}; "
         "lm_head and embed_tokens when named)",
     )
+    parser.add_argument(
+        "--adapter-dtype",
+        choices=[d.value for d in AdapterDtype],
+        default=None,
+        help="LoRA adapters on a 16-bit base: fp32 as PEFT upcasts them (default), or base: the base's dtype, "
+        "as torchtune makes them and FSDP's mixed precision casts them",
+    )
 
 
 def _given(args: argparse.Namespace, dest: str, default: T) -> T:
@@ -252,6 +260,7 @@ def workload_from(args: argparse.Namespace) -> Workload:
         finetune=args.finetune,
         lora_rank=_given(args, "lora_rank", base.lora_rank),
         lora_targets=_given(args, "lora_targets", base.lora_targets),
+        adapter_dtype=_given(args, "adapter_dtype", base.adapter_dtype),
         tf32=args.tf32,
         defaulted=defaulted,
         runtime=_runtime(args),
@@ -288,6 +297,7 @@ _APPLIES: tuple[tuple[str, str, str, Callable[[Workload], bool]], ...] = (
     ("--finetune", "finetune", "--mode train", lambda w: w.mode == Mode.TRAIN or w.finetune == Finetune.FULL),
     ("--lora-rank", "lora_rank", "--finetune lora or qlora", lambda w: w.finetune != Finetune.FULL),
     ("--lora-targets", "lora_targets", "--finetune lora or qlora", lambda w: w.finetune != Finetune.FULL),
+    ("--adapter-dtype", "adapter_dtype", "--finetune lora or qlora", lambda w: w.finetune != Finetune.FULL),
     ("--gpu-memory-utilization", "gpu_memory_utilization", "--runtime vllm", lambda w: w.runtime_used == Runtime.VLLM),
     ("--max-num-seqs", "max_num_seqs", "--runtime vllm", lambda w: w.runtime_used == Runtime.VLLM),
     ("--max-num-batched-tokens", "max_num_batched_tokens", "--runtime vllm", lambda w: w.runtime_used == Runtime.VLLM),

@@ -115,6 +115,17 @@ class Offload(StrEnum):
     PARAMS = "params"
 
 
+class AdapterDtype(StrEnum):
+    """What LoRA adapters on a 16-bit base are stored and computed in. fp32: PEFT's get_peft_model
+    (autocast_adapter_dtype=True, its default since 0.12) upcasts bf16 and fp16 adapters (peft/tuners/
+    tuners_utils.py cast_adapter_dtype) and lora.Linear casts each input to them. base: the base's dtype, as
+    torchtune's LoRALinear makes them, FSDP's MixedPrecision(param_dtype) casts them, or PEFT with
+    autocast_adapter_dtype=False keeps them."""
+
+    FP32 = "fp32"
+    BASE = "base"
+
+
 class LossImpl(StrEnum):
     """fused: chunked LM head + cross-entropy (core/llm/fused_loss.py)."""
 
