@@ -159,7 +159,7 @@ def _vllm_memory(spec: DecoderSpec, w: Workload, weights: int) -> MemoryEstimate
     )
     dtype_bytes = w.activation_bytes
     activations = profiled.peak_bytes - profiled.at_peak.weights
-    workspace = vllm_workspace_bytes(spec, activations, dtype_bytes, w.max_num_seqs, tokens)
+    workspace = vllm_workspace_bytes(spec, activations, dtype_bytes, w.max_num_seqs, tokens, w.enforce_eager)
     kv = vllm_kv_bytes(spec, w.kv_cache_dtype, w.prompt_len + w.new_tokens, w.batch)
     cats = CategoryBytes(weights, 0, 0, 0, workspace, 0, kv)
     share = math.ceil(cats.total / w.gpu_memory_utilization)
@@ -264,6 +264,15 @@ _NGL_0_NOTE = (
 )
 
 
+def _graph_pool(w: Workload) -> str:
+    if w.enforce_eager:
+        return (
+            "no CUDA-graph pool (--enforce-eager: no graphs are captured; decode time is still estimated as "
+            "graph replay)"
+        )
+    return "the CUDA-graph pool"
+
+
 def _runtime_notes(w: Workload) -> list[str]:
     """Which runtime, why (given or following the weights), and how it allocates."""
     how = "--runtime" if w.runtime is not None else f"the default for {w.weight_format} weights"
@@ -284,7 +293,7 @@ def _runtime_notes(w: Workload) -> list[str]:
             "of the card; inside it the weights, the activations of a profiling forward over "
             f"{w.max_num_batched_tokens} tokens (--max-num-batched-tokens) or its sampler's sort of "
             f"{w.max_num_seqs} vocabulary rows "
-            "(--max-num-seqs), the CUDA-graph pool and paged KV blocks of 16 tokens; peak_bytes "
+            f"(--max-num-seqs), {_graph_pool(w)} and paged KV blocks of 16 tokens; peak_bytes "
             f"counts the blocks of {w.batch} sequences of {tokens} tokens, required_bytes the card memory "
             "whose share holds that, less the CUDA context that lies outside the share (vLLM fills the "
             "rest of its share with more blocks)."

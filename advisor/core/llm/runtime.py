@@ -191,15 +191,21 @@ def vllm_workspace_bytes(
     dtype_bytes: int,
     max_num_seqs: int = VLLM_MAX_SEQS,
     profile_tokens: int = VLLM_PROFILE_TOKENS,
+    enforce_eager: bool = False,
 ) -> int:
     """The profile's peak, the larger of its forward's activations (max_num_batched_tokens) and the sampler
     run that follows it while the forward's hidden states are still held (profile_run keeps them), plus the
-    CUDA-graph pool: the decode activations of the largest captured batch."""
-    width = spec.moe.expert_intermediate * spec.moe.experts_per_token if spec.moe else spec.intermediate
+    CUDA-graph pool: the decode activations of the largest captured batch (none under enforce_eager)."""
     hidden_states = profile_tokens * spec.hidden * dtype_bytes
     profile = max(profile_activation_bytes, hidden_states + vllm_sampler_bytes(spec, max_num_seqs))
-    graphs = VLLM_GRAPH_TOKENS * ((4 * spec.hidden + 3 * width) * dtype_bytes + spec.vocab * dtype_bytes)
-    return profile + graphs
+    return profile + (0 if enforce_eager else vllm_graph_bytes(spec, dtype_bytes))
+
+
+def vllm_graph_bytes(spec: DecoderSpec, dtype_bytes: int) -> int:
+    """The CUDA-graph pool: the decode activations (a few hidden-sized tensors, the MLP's intermediates, the
+    logits) of the largest captured batch, VLLM_GRAPH_TOKENS sequences."""
+    width = spec.moe.expert_intermediate * spec.moe.experts_per_token if spec.moe else spec.intermediate
+    return VLLM_GRAPH_TOKENS * ((4 * spec.hidden + 3 * width) * dtype_bytes + spec.vocab * dtype_bytes)
 
 
 def vllm_pool(card_bytes: int, weights_bytes: int, workspace_bytes: int, block_bytes: int) -> VLLMPool:

@@ -229,6 +229,24 @@ def test_vllm_profile_sorts_a_vocabulary_row_per_sequence() -> None:
     assert vllm_workspace_bytes(spec, 6 * 10**9, 2, 1024) == 6 * 10**9 + graphs  # a larger forward sets it
 
 
+def test_enforce_eager_captures_no_cuda_graphs() -> None:
+    """vLLM --enforce-eager captures no CUDA graphs: the workspace loses the graph pool, 512 decode tokens x
+    ((4 x 4,096 + 3 x 14,336) x 2 + 128,256 x 2) B = 192,151,552 B for Llama 3.1 8B in bf16, and so does the
+    engine's memory; nothing else moves."""
+    from advisor.core.llm.runtime import vllm_graph_bytes, vllm_workspace_bytes
+    from advisor.core.zoo.llm import preset_decoder
+
+    spec = preset_decoder("llama-3.1-8b")
+    assert vllm_graph_bytes(spec, 2) == 512 * ((4 * 4096 + 3 * 14336) * 2 + 128_256 * 2) == 192_151_552
+    eager = vllm_workspace_bytes(spec, 6 * 10**9, 2, 256, enforce_eager=True)
+    assert vllm_workspace_bytes(spec, 6 * 10**9, 2, 256) - eager == 192_151_552
+    w = Workload("generate", 1, "bf16", prompt_len=4000, new_tokens=96, runtime=Runtime.VLLM)
+    graphs, none = (estimate(zoo.build("llama-3.1-8b", 64), x) for x in (w, replace(w, enforce_eager=True)))
+    assert graphs.memory.at_peak.temporaries - none.memory.at_peak.temporaries == 192_151_552
+    assert graphs.memory.at_peak.kv_cache == none.memory.at_peak.kv_cache
+    assert any("no CUDA-graph pool (--enforce-eager" in note for note in none.assumptions)
+
+
 @pytest.mark.parametrize(
     "optimizer, state_bytes",
     [
