@@ -20,6 +20,7 @@ from advisor.core.llm.runtime import (
     llama_cpp_context,
     llama_cpp_memory,
     vllm_kv_bytes,
+    vllm_profile_spec,
     vllm_workspace_bytes,
 )
 from advisor.core.llm.tensors import tensor_groups
@@ -155,7 +156,8 @@ def _vllm_memory(spec: DecoderSpec, w: Workload, weights: int) -> MemoryEstimate
     usable memory (recommend/devices.py PROCESS_OVERHEAD_BYTES, core/overheads.py), never below what is held."""
     tokens = min(w.max_num_batched_tokens, spec.max_positions or w.max_num_batched_tokens)
     profiled = replay_step(
-        decoder_graph(spec, tokens, last_token_logits=True), Workload(Mode.INFER, 1, w.precision, weights=w.weights)
+        decoder_graph(vllm_profile_spec(spec), tokens, last_token_logits=True),
+        Workload(Mode.INFER, 1, w.precision, weights=w.weights),
     )
     dtype_bytes = w.activation_bytes
     activations = profiled.peak_bytes - profiled.at_peak.weights

@@ -25,7 +25,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from advisor.core.llm.decoder import DecoderSpec
 from advisor.core.llm.kv_cache import cached_tokens, kv_bytes_per_layer_token
@@ -36,7 +36,15 @@ from advisor.core.workload import Runtime
 F32 = 4
 
 
-__all__ = ["Runtime", "RuntimeMemory", "VLLMPool", "llama_cpp_context", "llama_cpp_memory", "vllm_pool"]
+__all__ = [
+    "Runtime",
+    "RuntimeMemory",
+    "VLLMPool",
+    "llama_cpp_context",
+    "llama_cpp_memory",
+    "vllm_pool",
+    "vllm_profile_spec",
+]
 # llama.cpp common/common.h defaults (n_ubatch 512) and the context padding of its KV cache
 LLAMA_CPP_UBATCH = 512
 LLAMA_CPP_CTX_PAD = 256
@@ -178,6 +186,16 @@ def vllm_block_bytes(spec: DecoderSpec, kv_dtype: str) -> int:
     """One paged block: 16 tokens of every layer (sliding-window layers keep full blocks too in vLLM's
     default single KV-cache group)."""
     return VLLM_BLOCK_TOKENS * kv_bytes_per_layer_token(spec, kv_dtype) * spec.layers
+
+
+def vllm_profile_spec(spec: DecoderSpec) -> DecoderSpec:
+    """The decoder as vLLM's profiling forward runs it: its attention backends (FlashAttention, xFormers,
+    FlashInfer, Triton) are fused kernels that take the causal and sliding-window extents as arguments
+    (FlashAttention's window_size, xFormers' BlockDiagonalCausalLocalAttentionMask, gpt-oss's sinks in
+    FlashAttention 3 / Triton), so no (seq, seq) mask or score matrix exists: none of transformers' eager
+    attention (gpt-oss, Gemma 2) or of the boolean mask its SDPA path builds for a window shorter than the
+    sequence (masking_utils.sdpa_mask). The window still bounds nothing in the profile: every block is full."""
+    return replace(spec, eager_attention=False, sliding_window=0, sliding_layers=())
 
 
 def vllm_sampler_bytes(spec: DecoderSpec, max_num_seqs: int) -> int:

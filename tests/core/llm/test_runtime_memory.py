@@ -229,6 +229,29 @@ def test_vllm_profile_sorts_a_vocabulary_row_per_sequence() -> None:
     assert vllm_workspace_bytes(spec, 6 * 10**9, 2, 1024) == 6 * 10**9 + graphs  # a larger forward sets it
 
 
+def test_vllm_profiles_with_its_fused_attention() -> None:
+    """vLLM's attention backends take the window as an argument: its profiling forward of Mistral 7B over
+    32,768 tokens builds no (seq, seq) mask, where transformers' SDPA path builds a boolean one (32,768^2 B =
+    1 GiB) and an additive bias for each masked call; so vLLM's workspace is that of the same model without
+    a window. gpt-oss's profile runs fused attention too, not transformers' eager scores."""
+    from advisor.core.graph import Graph
+    from advisor.core.llm.graph import decoder_graph
+    from advisor.core.llm.runtime import vllm_profile_spec
+    from advisor.core.zoo.llm import preset_decoder
+
+    spec = preset_decoder("mistral-7b")
+    assert spec.sliding_window == 4096 and vllm_profile_spec(spec).sliding_window == 0
+    assert not vllm_profile_spec(preset_decoder("gpt-oss-20b")).eager_attention
+
+    def workspace(graph: Graph) -> int:
+        w = Workload("generate", 1, "fp16", prompt_len=32767, new_tokens=1, runtime=Runtime.VLLM)
+        return estimate(graph, replace(w, max_num_batched_tokens=32768)).memory.at_peak.temporaries
+
+    windowless = decoder_graph(replace(spec, sliding_window=0, sliding_layers=()), 64)
+    assert workspace(zoo.build("mistral-7b", 64)) == workspace(windowless)
+    assert spec.sdpa_mask_bytes(32768) == 32768 * 32768  # what transformers would hold and vLLM does not
+
+
 def test_enforce_eager_captures_no_cuda_graphs() -> None:
     """vLLM --enforce-eager captures no CUDA graphs: the workspace loses the graph pool, 512 decode tokens x
     ((4 x 4,096 + 3 x 14,336) x 2 + 128,256 x 2) B = 192,151,552 B for Llama 3.1 8B in bf16, and so does the
