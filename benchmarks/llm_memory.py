@@ -62,6 +62,7 @@ def workload(row: dict[str, str]) -> Workload:
         max_num_batched_tokens=int(row["max_num_batched_tokens"] or 8192),
         offload=row["offload"] or None,  # type: ignore[arg-type]
         drops_logits=bool(row["drops_logits"]),
+        enforce_eager=bool(row["enforce_eager"]),
     )
 
 
