@@ -260,7 +260,7 @@ def test_the_installed_command_exits_2_with_one_line(argv: list[str]) -> None:
     [
         (["estimate", "zoo:resnet50", "--mode", "xx"], "'train', 'infer', 'generate'"),
         (["estimate", "zoo:resnet50", "--precision", "xx"], "'fp32', 'amp_bf16'"),
-        (["estimate", "zoo:resnet50", "--weights", "xx"], "'nf4', 'q2_k'"),
+        (["estimate", "zoo:resnet50", "--weights", "xx"], "'nf4', 'mxfp4', 'q2_k'"),
         (["recommend", "zoo:resnet50", "--objective", "xx"], "'perf_per_dollar', 'cheapest'"),
         (["recommend", "zoo:resnet50", "--price-basis", "xx"], "'new', 'used'"),
     ],
