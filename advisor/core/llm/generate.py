@@ -21,6 +21,7 @@ from advisor.core.llm.runtime import (
     llama_cpp_memory,
     vllm_kv_bytes,
     vllm_profile_spec,
+    vllm_weight_bytes,
     vllm_workspace_bytes,
 )
 from advisor.core.llm.tensors import tensor_groups
@@ -28,7 +29,7 @@ from advisor.core.overheads import DEFAULT_OVERHEAD
 from advisor.core.replay import replay_step
 from advisor.core.step_records import MemoryProfile
 from advisor.core.tracker import CategoryBytes, TimelinePoint
-from advisor.core.workload import AttentionImpl, Mode, Runtime, Workload, default_notes
+from advisor.core.workload import AttentionImpl, Mode, Runtime, WeightFormat, Workload, default_notes
 
 FP32_BYTES = 4
 # generate() keeps the step's fp32 logits, their processed copy and the sampling probabilities
@@ -163,7 +164,7 @@ def _vllm_memory(spec: DecoderSpec, w: Workload, weights: int) -> MemoryEstimate
     activations = profiled.peak_bytes - profiled.at_peak.weights
     workspace = vllm_workspace_bytes(spec, activations, dtype_bytes, w.max_num_seqs, tokens, w.enforce_eager)
     kv = vllm_kv_bytes(spec, w.kv_cache_dtype, w.prompt_len + w.new_tokens, w.batch)
-    cats = CategoryBytes(weights, 0, 0, 0, workspace, 0, kv)
+    cats = CategoryBytes(vllm_weight_bytes(spec, w.weight_format, weights), 0, 0, 0, workspace, 0, kv)
     share = math.ceil(cats.total / w.gpu_memory_utilization)
     outside = DEFAULT_OVERHEAD.context_bytes + DEFAULT_OVERHEAD.workspace_bytes
     required = max(share - outside, cats.total)
@@ -298,7 +299,11 @@ def _runtime_notes(w: Workload) -> list[str]:
             f"(--max-num-seqs), {_graph_pool(w)} and paged KV blocks of 16 tokens; peak_bytes "
             f"counts the blocks of {w.batch} sequences of {tokens} tokens, required_bytes the card memory "
             "whose share holds that, less the CUDA context that lies outside the share (vLLM fills the "
-            "rest of its share with more blocks)."
+            "rest of its share with more blocks).",
+            "MXFP4 experts in vLLM: its Triton MoE backend (Hopper's default) keeps the checkpoint's scales beside "
+            "their swizzled copy and holds the experts' biases in fp32 (counted in the weights)."
+            if w.weight_format == WeightFormat.MXFP4
+            else "",
         ]
     return [
         f"Runtime transformers ({how}): generate() grows the DynamicCache by torch.cat each step (the old "

@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 
 from advisor.core.llm.decoder import DecoderSpec
 from advisor.core.llm.kv_cache import cached_tokens, kv_bytes_per_layer_token
-from advisor.core.llm.quant import group_bytes
+from advisor.core.llm.quant import EXPERTS_ONLY, MXFP4_BLOCK, group_bytes
 from advisor.core.llm.tensors import tensor_groups
 from advisor.core.workload import Runtime
 
@@ -44,6 +44,7 @@ __all__ = [
     "llama_cpp_memory",
     "vllm_pool",
     "vllm_profile_spec",
+    "vllm_weight_bytes",
 ]
 # llama.cpp common/common.h defaults (n_ubatch 512) and the context padding of its KV cache
 LLAMA_CPP_UBATCH = 512
@@ -186,6 +187,24 @@ def vllm_block_bytes(spec: DecoderSpec, kv_dtype: str) -> int:
     """One paged block: 16 tokens of every layer (sliding-window layers keep full blocks too in vLLM's
     default single KV-cache group)."""
     return VLLM_BLOCK_TOKENS * kv_bytes_per_layer_token(spec, kv_dtype) * spec.layers
+
+
+def vllm_weight_bytes(spec: DecoderSpec, fmt: str, file_bytes: int) -> int:
+    """What vLLM holds of the weights: the checkpoint's bytes, and with MXFP4 experts what its Triton MoE
+    backend adds (Mxfp4Backend.TRITON, Hopper's default unless VLLM_USE_FLASHINFER_MOE_MXFP4_BF16 is set;
+    vllm/model_executor/layers/quantization/mxfp4.py process_weights_after_loading): _swizzle_mxfp4 makes
+    new swizzled tensors of the values and scales and the old values are deleted, but the checkpoint's scales
+    stay registered (layer.w13_weight_scale, w2_weight_scale), so every E8M0 scale is held twice; and the
+    experts' bf16 biases become fp32 (w13_bias.to(torch.float32)): 2 more bytes each. Blackwell's FlashInfer
+    backends pad the experts to multiples of 256 instead; not modelled."""
+    if fmt not in EXPERTS_ONLY or spec.moe is None:
+        return file_bytes
+    experts = [g for g in tensor_groups(spec) if g.role.startswith("expert_")]
+    scales = sum(g.count * g.rows * -(-g.cols // MXFP4_BLOCK) for g in experts)
+    m = spec.moe
+    moe_layers = sum(spec.is_moe_layer(i) for i in range(spec.layers))
+    biases = moe_layers * m.experts * (2 * m.expert_intermediate + spec.hidden) if m.expert_bias else 0
+    return file_bytes + scales + 2 * biases
 
 
 def vllm_profile_spec(spec: DecoderSpec) -> DecoderSpec:

@@ -252,6 +252,24 @@ def test_vllm_profiles_with_its_fused_attention() -> None:
     assert spec.sdpa_mask_bytes(32768) == 32768 * 32768  # what transformers would hold and vLLM does not
 
 
+def test_vllm_holds_mxfp4_scales_twice_and_expert_biases_in_fp32() -> None:
+    """vLLM's Triton MoE backend (Hopper) swizzles the MXFP4 values and scales into new tensors but keeps the
+    checkpoint's scales registered, and turns the experts' biases to fp32. gpt-oss-20b: the file's
+    13,761,264,768 B + one E8M0 byte per 32 of the 19,110,297,600 expert weights (597,196,800 B) + 2 B more
+    for each of the 24 x 32 x (2 x 2,880 + 2,880) = 6,635,520 biases = 14,371,732,608 B = 13.385 GiB
+    (llm-d's H100 log: 13.47 GiB)."""
+    from advisor.core.llm.quant import weight_bytes
+    from advisor.core.llm.runtime import vllm_weight_bytes
+    from advisor.core.zoo.llm import preset_decoder
+
+    spec = preset_decoder("gpt-oss-20b")
+    file_bytes = weight_bytes(spec, "mxfp4")
+    assert vllm_weight_bytes(spec, "mxfp4", file_bytes) == file_bytes + 597_196_800 + 2 * 6_635_520 == 14_371_732_608
+    assert vllm_weight_bytes(spec, "bf16", 123) == 123  # other formats: the file's bytes
+    w = Workload("generate", 1, "bf16", prompt_len=4000, new_tokens=96, runtime=Runtime.VLLM, weights="mxfp4")
+    assert estimate(zoo.build("gpt-oss-20b", 64), w).memory.at_peak.weights == 14_371_732_608
+
+
 def test_enforce_eager_captures_no_cuda_graphs() -> None:
     """vLLM --enforce-eager captures no CUDA graphs: the workspace loses the graph pool, 512 decode tokens x
     ((4 x 4,096 + 3 x 14,336) x 2 + 128,256 x 2) B = 192,151,552 B for Llama 3.1 8B in bf16, and so does the
