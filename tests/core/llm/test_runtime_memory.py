@@ -428,6 +428,19 @@ def test_max_num_seqs_reaches_the_profile(capsys: pytest.CaptureFixture[str]) ->
     assert refused.value.code == 2 and "--max-num-seqs: must be at least 1" in capsys.readouterr().err
 
 
+def test_enforce_eager_reaches_the_engine(capsys: pytest.CaptureFixture[str]) -> None:
+    """--enforce-eager on the command line takes the CUDA-graph pool out of vLLM's memory: Llama 3.2 1B in bf16,
+    512 x ((4 x 2,048 + 3 x 8,192) x 2 + 128,256 x 2) B = 164,888,576 B."""
+    from advisor.cli import main
+
+    def peak(*extra: str) -> int:
+        argv = ["estimate", "zoo:llama-3.2-1b", "--mode", "generate", "--precision", "bf16", "--runtime", "vllm"]
+        assert main([*argv, *extra, "--json"]) == 0
+        return int(json.loads(capsys.readouterr().out)["memory"]["peak_bytes"])
+
+    assert peak() - peak("--enforce-eager") == 512 * ((4 * 2048 + 3 * 8192) * 2 + 128_256 * 2) == 164_888_576
+
+
 def test_bitsandbytes_4bit_layers_hand_back_their_input_dtype() -> None:
     """QLoRA under autocast: prepare_model_for_kbit_training leaves an fp32 residual stream, and bitsandbytes'
     Linear4bit returns its input's dtype (out.to(inp_dtype)): q_proj and down_proj (fp32 inputs) give 4 bytes
