@@ -112,6 +112,7 @@ CASES: list[tuple[list[str], str]] = [
     (["estimate", "zoo:llama-3.2-1b", "--mode", "infer", "--loss", "fused"], "--loss: applies only to"),
     (["estimate", "zoo:llama-3.2-1b", "--mode", "generate", "--finetune", "lora"], "--finetune: applies only to"),
     (["estimate", "zoo:llama-3.2-1b", "--mode", "generate", "--max-num-seqs", "4"], "applies only to --runtime vllm"),
+    (["estimate", "zoo:llama-3.2-1b", "--mode", "generate", "--enforce-eager"], "--enforce-eager: applies only to"),
     (["report", "zoo:llama-3.2-1b", "--out", "x.pdf", "--mode", "generate", "--gpu-memory-utilization", "0.5"], "vllm"),
     (["estimate", "zoo:llama-3.2-1b", "--mode", "generate", "--prompt-len", "99999999999"], "--prompt-len"),
     (["estimate", "zoo:llama-3.2-1b", "--mode", "generate", "--runtime", "vllm", "--max-num-seqs", "1e9"], "whole"),
@@ -259,7 +260,7 @@ def test_the_installed_command_exits_2_with_one_line(argv: list[str]) -> None:
     [
         (["estimate", "zoo:resnet50", "--mode", "xx"], "'train', 'infer', 'generate'"),
         (["estimate", "zoo:resnet50", "--precision", "xx"], "'fp32', 'amp_bf16'"),
-        (["estimate", "zoo:resnet50", "--weights", "xx"], "'nf4', 'q2_k'"),
+        (["estimate", "zoo:resnet50", "--weights", "xx"], "'nf4', 'mxfp4', 'q2_k'"),
         (["recommend", "zoo:resnet50", "--objective", "xx"], "'perf_per_dollar', 'cheapest'"),
         (["recommend", "zoo:resnet50", "--price-basis", "xx"], "'new', 'used'"),
     ],

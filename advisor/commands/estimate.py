@@ -178,6 +178,12 @@ def _add_llm_options(parser: argparse.ArgumentParser) -> None:
         "0.2-0.5, used max(max_model_len, 2048))",
     )
     parser.add_argument(
+        "--enforce-eager",
+        action="store_true",
+        default=None,
+        help="vllm: run the model eagerly, capturing no CUDA graphs (no graph memory)",
+    )
+    parser.add_argument(
         "--expandable-segments",
         action="store_true",
         help="PyTorch's allocator runs with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
@@ -271,6 +277,7 @@ def workload_from(args: argparse.Namespace) -> Workload:
         gpu_memory_utilization=_given(args, "gpu_memory_utilization", base.gpu_memory_utilization),
         max_num_seqs=_given(args, "max_num_seqs", base.max_num_seqs),
         max_num_batched_tokens=_given(args, "max_num_batched_tokens", base.max_num_batched_tokens),
+        enforce_eager=_given(args, "enforce_eager", base.enforce_eager),
         expandable_segments=args.expandable_segments,
         drops_logits=args.drop_logits,
     )
@@ -301,6 +308,7 @@ _APPLIES: tuple[tuple[str, str, str, Callable[[Workload], bool]], ...] = (
     ("--gpu-memory-utilization", "gpu_memory_utilization", "--runtime vllm", lambda w: w.runtime_used == Runtime.VLLM),
     ("--max-num-seqs", "max_num_seqs", "--runtime vllm", lambda w: w.runtime_used == Runtime.VLLM),
     ("--max-num-batched-tokens", "max_num_batched_tokens", "--runtime vllm", lambda w: w.runtime_used == Runtime.VLLM),
+    ("--enforce-eager", "enforce_eager", "--runtime vllm", lambda w: w.runtime_used == Runtime.VLLM),
 )
 
 

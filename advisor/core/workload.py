@@ -126,6 +126,10 @@ class Workload:
     # vLLM --max-num-batched-tokens: the tokens of its profiling forward (V1 profile_run's _dummy_run(
     # max_num_tokens)); engines before chunked prefill (0.2-0.5) took max(max_model_len, 2048)
     max_num_batched_tokens: int = 8192
+    # vLLM --enforce-eager (LLM(enforce_eager=True)): no CUDA graphs are captured, so the engine holds no graph
+    # pool (vllm/worker/worker.py warm_up_model, V0, and vllm/v1/worker/gpu_worker.py compile_or_warm_up_model:
+    # `if not self.model_config.enforce_eager: ... capture_model()`)
+    enforce_eager: bool = False
     expandable_segments: bool = False  # PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (core/budget.py)
     # train: the loop lets go of the model's output (the logits) before backward, keeping only the loss:
     # transformers' Trainer.compute_loss returns the loss alone, torchtune's recipes `del logits` in
