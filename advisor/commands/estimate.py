@@ -64,17 +64,17 @@ def add_workload_options(parser: argparse.ArgumentParser) -> None:
         "(.py, .pt2, .pt, .pth, .bin, .onnx, .safetensors, .json, .gguf); a FILE.py is Python code and runs, "
         "every other file is read as data",
     )
-    parser.add_argument("--mode", choices=[m.value for m in Mode], default="train")
+    parser.add_argument("--mode", choices=types.choices_of(Mode), default="train")
     parser.add_argument("--batch", type=types.batch_size, default=32, help="samples per step (per card)")
     parser.add_argument("--seq-len", type=types.sequence_length, default=None, help="tokens per sample")
     parser.add_argument(
         "--precision",
-        choices=[m.value for m in Precision],
+        choices=types.choices_of(Precision),
         default=None,
         help="default fp32; bf16 when generating (--weights fp32 keeps fp32)",
     )
     parser.add_argument(
-        "--optimizer", choices=[m.value for m in OptimizerName], default=None, help="train: adam unless given"
+        "--optimizer", choices=types.choices_of(OptimizerName), default=None, help="train: adam unless given"
     )
     parser.add_argument(
         "--checkpointing",
@@ -123,25 +123,25 @@ def _add_llm_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--weights",
-        choices=[m.value for m in WeightFormat],
+        choices=types.choices_of(WeightFormat),
         default=None,
         help="how the weights are stored (default: the precision's dtype)",
     )
     parser.add_argument(
         "--kv-cache",
-        choices=[k.value for k in KVCacheFormat],
+        choices=types.choices_of(KVCacheFormat),
         default=None,
         help="generate: KV-cache storage (default: the compute dtype)",
     )
     parser.add_argument(
         "--finetune",
-        choices=[m.value for m in Finetune],
+        choices=types.choices_of(Finetune),
         default="full",
         help="train all weights, or LoRA adapters on a frozen base (QLoRA: nf4 base)",
     )
     parser.add_argument(
         "--runtime",
-        choices=[r.value for r in Runtime],
+        choices=types.choices_of(Runtime),
         default=None,
         help="generate: what runs it (default: llama.cpp for GGUF weights, else transformers)",
     )
@@ -189,20 +189,20 @@ def _add_llm_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--attention",
-        choices=[a.value for a in AttentionImpl],
+        choices=types.choices_of(AttentionImpl),
         default=None,
         help="attention implementation (default: the model's, sdpa where it has it)",
     )
     parser.add_argument(
         "--offload",
-        choices=[o.value for o in Offload],
+        choices=types.choices_of(Offload),
         default=None,
         help="train: keep the optimizer state (params: also the weights) in system RAM, as "
         "DeepSpeed ZeRO-Offload / FSDP CPU offload do",
     )
     parser.add_argument(
         "--loss",
-        choices=[loss.value for loss in LossImpl],
+        choices=types.choices_of(LossImpl),
         default=None,
         help="train: fused computes the LM head and cross-entropy chunk by chunk (Liger, Cut "
         "Cross-Entropy): no full logits",

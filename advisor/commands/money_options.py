@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from advisor.catalog.software import parse_software
-from advisor.commands.types import positive_number
+from advisor.commands.types import choices_of, positive_number
 from advisor.recommend.money import BASES, DEFAULT_KWH_USD, MoneyOptions, PriceBasis
 
 # A job of up to 10^18 samples or tokens (far past any training run); electricity up to 100 USD per kWh.
@@ -23,7 +23,7 @@ def _software(text: str) -> str:
 def add_money_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--price-basis",
-        choices=[b.value for b in BASES],
+        choices=choices_of(BASES),
         default=PriceBasis.NEW,
         help="rank on the price of a new card, a used one, rent per GPU-hour, or the lowest "
         "purchase price (default: new)",

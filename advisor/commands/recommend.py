@@ -29,7 +29,7 @@ def add_ranking_options(parser: argparse.ArgumentParser, top: int = 25) -> None:
     """The filters and objective every command that ranks cards shares (recommend, report)."""
     parser.add_argument("--budget", type=types.money, default=None, metavar="USD", help="most you will pay in all")
     parser.add_argument("--max-gpus", type=types.gpu_count, default=8, metavar="N")
-    parser.add_argument("--objective", choices=[o.value for o in Objective], default=Objective.PERF_PER_DOLLAR)
+    parser.add_argument("--objective", choices=types.choices_of(Objective), default=Objective.PERF_PER_DOLLAR)
     parser.add_argument("--vendor", default=None)
     parser.add_argument("--segment", choices=("consumer", "workstation", "datacenter"), default=None)
     parser.add_argument("--min-memory", type=types.memory_gib, default=None, metavar="GB", help="per card, GiB")

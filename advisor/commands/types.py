@@ -10,7 +10,8 @@ from __future__ import annotations
 import argparse
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from enum import StrEnum
 
 # Ceilings, each far above what a real job asks for, far below what would make the arithmetic or the
 # search unbounded: 2**24 samples per card per step, 2**22 tokens of context (4M, past every published
@@ -47,6 +48,13 @@ def positive_number(high: float, unit: str = "") -> Callable[[str], float]:
         return value
 
     return parse
+
+
+def choices_of(vocabulary: Iterable[StrEnum]) -> list[str]:
+    """The values an option over an enum takes, for argparse's `choices`: its help and usage show them as
+    {a,b,c}, and a wrong value stops with "argument --x: invalid choice: 'y' (choose from 'a', 'b', 'c')",
+    exit code 2. One spelling for every enum option, in the enum's order."""
+    return [member.value for member in vocabulary]
 
 
 def currency_code(text: str) -> str:
