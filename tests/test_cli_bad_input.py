@@ -110,6 +110,10 @@ CASES: list[tuple[list[str], str]] = [
     (["recommend", "zoo:resnet50", "--mode", "infer", "--optimizer", "sgd"], "--optimizer: applies only to"),
     (["estimate", "zoo:resnet50", "--mode", "infer", "--checkpointing"], "--checkpointing: applies only to"),
     (["estimate", "zoo:llama-3.2-1b", "--mode", "infer", "--loss", "fused"], "--loss: applies only to"),
+    # refused by the flag the user typed, not by the Workload's field (drops_logits: the training loop's option)
+    (["estimate", "zoo:llama-3.2-1b", "--mode", "generate", "--drop-logits"], "--drop-logits: applies only to"),
+    (["recommend", "zoo:llama-3.2-1b", "--mode", "infer", "--drop-logits"], "--drop-logits: applies only to"),
+    (["fit", "zoo:resnet50", "--gpu", "T4", "--mode", "infer", "--offload", "optimizer"], "--offload: applies only"),
     (["estimate", "zoo:llama-3.2-1b", "--mode", "generate", "--finetune", "lora"], "--finetune: applies only to"),
     (["estimate", "zoo:llama-3.2-1b", "--mode", "generate", "--max-num-seqs", "4"], "applies only to --runtime vllm"),
     (["report", "zoo:llama-3.2-1b", "--out", "x.pdf", "--mode", "generate", "--gpu-memory-utilization", "0.5"], "vllm"),

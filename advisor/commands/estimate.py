@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TypeVar
 
 from advisor.commands import types
@@ -184,6 +185,7 @@ def _add_llm_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--drop-logits",
         action="store_true",
+        default=None,  # None: not given, so that refuse_inapplicable can tell it was
         help="train: the loop drops the model's output before backward, as transformers' Trainer and "
         "torchtune's recipes do (default: kept until the step ends, as a plain loop keeps it)",
     )
@@ -257,16 +259,16 @@ def workload_from(args: argparse.Namespace) -> Workload:
         runtime=_runtime(args),
         gpu_layers=args.gpu_layers,
         attention=args.attention,
-        offload=args.offload,
         loss=_given(args, "loss", base.loss),
         gpu_memory_utilization=_given(args, "gpu_memory_utilization", base.gpu_memory_utilization),
         max_num_seqs=_given(args, "max_num_seqs", base.max_num_seqs),
         max_num_batched_tokens=_given(args, "max_num_batched_tokens", base.max_num_batched_tokens),
         expandable_segments=args.expandable_segments,
-        drops_logits=args.drop_logits,
     )
     refuse_inapplicable(args, workload)
-    return workload
+    # the training loop's options join once refused by flag: the Workload refuses them outside training too,
+    # but by its field's name (drops_logits), which the user never typed
+    return replace(workload, offload=args.offload, drops_logits=bool(args.drop_logits))
 
 
 # (option, its dest, what it applies to, whether it does for this workload). Given where it does not apply, an
@@ -285,6 +287,8 @@ _APPLIES: tuple[tuple[str, str, str, Callable[[Workload], bool]], ...] = (
     ("--optimizer", "optimizer", "--mode train", lambda w: w.mode == Mode.TRAIN),
     ("--checkpointing", "checkpointing", "--mode train", lambda w: w.mode == Mode.TRAIN or not w.checkpointing),
     ("--loss", "loss", "--mode train", lambda w: w.mode == Mode.TRAIN),
+    ("--drop-logits", "drop_logits", "--mode train", lambda w: w.mode == Mode.TRAIN),
+    ("--offload", "offload", "--mode train", lambda w: w.mode == Mode.TRAIN),
     ("--finetune", "finetune", "--mode train", lambda w: w.mode == Mode.TRAIN or w.finetune == Finetune.FULL),
     ("--lora-rank", "lora_rank", "--finetune lora or qlora", lambda w: w.finetune != Finetune.FULL),
     ("--lora-targets", "lora_targets", "--finetune lora or qlora", lambda w: w.finetune != Finetune.FULL),
