@@ -61,9 +61,9 @@ def add_workload_options(parser: argparse.ArgumentParser) -> None:
         "spec",
         nargs="?",
         # the forms themselves: DESIGN.md, named here before, is not in an installed package
-        help="zoo:NAME (--list), hf:CONFIG.json or hf:ORG/NAME, torchvision:NAME, timm:NAME, or a model file "
-        "(.py, .pt2, .pt, .pth, .bin, .onnx, .safetensors, .json, .gguf); a FILE.py is Python code and runs, "
-        "every other file is read as data",
+        help="zoo:NAME (`advisor estimate --list` shows them), hf:CONFIG.json or hf:ORG/NAME, torchvision:NAME, "
+        "timm:NAME, or a model file (.py, .pt2, .pt, .pth, .bin, .onnx, .safetensors, .json, .gguf); a FILE.py "
+        "is Python code and runs, every other file is read as data",
     )
     parser.add_argument("--mode", choices=types.choices_of(Mode), default="train")
     parser.add_argument("--batch", type=types.batch_size, default=32, help="samples per step (per card)")
