@@ -37,12 +37,16 @@ FP32_BYTES = 4
 LOGIT_COPIES = 3
 
 
+def not_a_decoder(name: str) -> SpecError:
+    return SpecError(
+        f"mode generate: {name} is not a decoder language model the analytic path "
+        "describes (zoo LLMs, hf:CONFIG.json, .safetensors with config.json)"
+    )
+
+
 def decoder_of(graph: Graph) -> DecoderSpec:
     if graph.decoder is None:
-        raise SpecError(
-            f"mode generate: {graph.name} is not a decoder language model the analytic path "
-            "describes (zoo LLMs, hf:CONFIG.json, .safetensors with config.json)"
-        )
+        raise not_a_decoder(graph.name)
     return graph.decoder
 
 
