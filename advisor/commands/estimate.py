@@ -226,7 +226,7 @@ def _add_llm_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--adapter-dtype",
-        choices=choices_of(AdapterDtype),
+        choices=types.choices_of(AdapterDtype),
         default=None,
         help="LoRA adapters on a 16-bit base: fp32 as PEFT upcasts them (default), or base: the base's dtype, "
         "as torchtune makes them and FSDP's mixed precision casts them",
