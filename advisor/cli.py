@@ -70,7 +70,11 @@ def run_gui(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else list(argv)
-    args = build_parser(words).parse_args(words)
+    parser = build_parser(words)
+    args, extra = parser.parse_known_args(words)
+    if extra:  # parse_args let the top parser say it, as "advisor: error: ...", whichever subcommand it was
+        where = f"advisor {args.command}" if args.command else "advisor"
+        parser.exit(EXIT_USAGE, f"{where}: error: unrecognized arguments: {' '.join(extra)}\n")
     if args.self_check:
         from advisor.selfcheck import run
 

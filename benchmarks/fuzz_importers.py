@@ -163,9 +163,8 @@ def malicious_seeds(kind: str, honest: bytes, directory: Path) -> list[bytes]:
     return []
 
 
-def makers(kind: str, directory: Path) -> list[tuple[float, Maker]]:
-    """(share, maker) pairs: how the files of one importer are made."""
-    honest = honest_seed(kind, directory)
+def makers(kind: str, directory: Path, honest: bytes) -> list[tuple[float, Maker]]:
+    """(share, maker) pairs: how the files of one importer are made from its honest seed."""
     found: list[tuple[float, Maker]] = [(1.0, lambda rng: mutate(honest, rng))]
     if kind == "safetensors":
         found.append((1.0, mutate_json_header))
@@ -229,10 +228,11 @@ def run(
         return run_hostile(count, seed, directory, hang_s)
     rng = random.Random(seed)
     (directory / "canary").write_bytes(CANARY_TEXT)
-    table = makers(kind, directory)
+    honest = honest_seed(kind, directory)  # once: a .pt2 seed is a torch.export run (1.5 s on 2 cores)
+    table = makers(kind, directory, honest)
     shares, choices = [s for s, _ in table], [m for _, m in table]
     path = directory / f"fuzzed.{kind}"
-    path.write_bytes(honest_seed(kind, directory))
+    path.write_bytes(honest)
     load_graph(str(path))  # untimed: first-use imports (seconds) must not count as a hang, nor be cut by one
     signal.signal(signal.SIGALRM, _alarm)
     counts = {"imported": 0, "spec_error": 0, "hang": 0, "failure": 0, "side_effect": 0}
@@ -384,14 +384,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=20240611)
     parser.add_argument("--hang-s", type=float, default=10.0, help="a file taking longer is a hang (0: no limit)")
     parser.add_argument("--progress", type=int, default=0, metavar="N", help="a progress line every N files")
-    parser.add_argument("--worker", nargs=4, metavar=("KIND", "COUNT", "SEED", "DIR"), help=argparse.SUPPRESS)
+    parser.add_argument("--worker", nargs=4, metavar=("KINDS", "COUNTS", "SEED", "DIR"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
         import warnings
 
         warnings.simplefilter("ignore")
-        kind, count, seed, folder = args.worker
-        print(json.dumps(run(kind, int(count), int(seed), Path(folder), args.hang_s or None, args.progress)))
+        kinds, counts, seed, folder = args.worker
+        # several importers ("pt,pt2" "60,40"), each in a folder of its own, share one process: the test's
+        # sample imports torch once rather than once an importer; every file is still read in a forked,
+        # capped child (advisor/importers/sandbox.py), so a parser's crash stays one file's failure
+        several = "," in kinds
+        for kind, count in zip(kinds.split(","), counts.split(","), strict=True):
+            where = Path(folder) / kind if several else Path(folder)
+            where.mkdir(exist_ok=True)
+            print(json.dumps(run(kind, int(count), int(seed), where, args.hang_s or None, args.progress)), flush=True)
         return 0
     unknown = [kind for kind in args.kinds if kind not in KINDS]
     if unknown:

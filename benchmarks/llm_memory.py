@@ -16,7 +16,8 @@ A run fits when required_bytes is within the card's usable memory (recommend.dev
 the memory CUDA sees where the source prints it (79.18 GiB for an H100, 14.74 for a T4), else the catalog's
 size; max_num_seqs is vLLM's default for the engine and card that ran (256; V1 on an H100: 1024), and
 max_num_batched_tokens its profile's tokens where that engine's default differs from 8192 (V0 without
-chunked prefill: max(max_model_len, 2048), vllm/config.py SchedulerConfig).
+chunked prefill: max(max_model_len, 2048), vllm/config.py SchedulerConfig); enforce_eager is 1 where the run
+passed --enforce-eager (no CUDA graphs).
 
 Run: .venv/bin/python benchmarks/llm_memory.py
 """
@@ -66,6 +67,7 @@ def workload(row: dict[str, str]) -> Workload:
         max_num_batched_tokens=int(row["max_num_batched_tokens"] or 8192),
         offload=row["offload"] or None,  # type: ignore[arg-type]
         drops_logits=bool(row["drops_logits"]),
+        enforce_eager=bool(row["enforce_eager"]),
     )
 
 

@@ -13,7 +13,9 @@ Data (benchmarks/data/):
   4090s at 2048 tokens, data parallel (FSDP NO_SHARD) or fully sharded (ZeRO-3); a row's `cards` and `plan`
   say which, and its samples/s is per card (the run's 1,024 samples / 2 / seconds). A multi-card row's step
   is one card's step plus its plan's communication over the card's link (advisor.recommend.plans, as
-  `advisor recommend` ranks N cards).
+  `advisor recommend` ranks N cards). Both sources' adapters compute in the base's bf16 (`adapter_dtype`
+  base): torchtune's LoRALinear is built in the model's dtype, and Answer.AI's train.py wraps every run in
+  FSDP with MixedPrecision(param_dtype=bfloat16), which casts PEFT's adapters for the forward and backward.
 - public_training_speed.csv: Lambda's deeplearning-benchmark (lambdal/deeplearning-benchmark), 1-GPU training
   throughput of NVIDIA DeepLearningExamples' ResNet-50 v1.5 (SGD momentum, synthetic data) and BERT base/large
   SQuAD fine-tuning (seq 384, Adam family: modelled as adamw) in NGC containers, whose "fp32" runs TF32 tensor
@@ -100,6 +102,7 @@ def _row(r: dict[str, str]) -> Row:
             "finetune": r["finetune"],
             "lora_rank": int(r["lora_rank"]),
             "lora_targets": tuple(r["lora_targets"].split(";")),
+            "adapter_dtype": r["adapter_dtype"] or "fp32",
         }
         if r.get("lora_rank")
         else {}

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from advisor import cli
 from advisor.catalog import open_catalog
+from advisor.commands import types
 
 ROOT = Path(__file__).resolve().parents[1]
 Outcome = tuple[int, str]
@@ -110,8 +111,13 @@ CASES: list[tuple[list[str], str]] = [
     (["recommend", "zoo:resnet50", "--mode", "infer", "--optimizer", "sgd"], "--optimizer: applies only to"),
     (["estimate", "zoo:resnet50", "--mode", "infer", "--checkpointing"], "--checkpointing: applies only to"),
     (["estimate", "zoo:llama-3.2-1b", "--mode", "infer", "--loss", "fused"], "--loss: applies only to"),
+    # refused by the flag the user typed, not by the Workload's field (drops_logits: the training loop's option)
+    (["estimate", "zoo:llama-3.2-1b", "--mode", "generate", "--drop-logits"], "--drop-logits: applies only to"),
+    (["recommend", "zoo:llama-3.2-1b", "--mode", "infer", "--drop-logits"], "--drop-logits: applies only to"),
+    (["fit", "zoo:resnet50", "--gpu", "T4", "--mode", "infer", "--offload", "optimizer"], "--offload: applies only"),
     (["estimate", "zoo:llama-3.2-1b", "--mode", "generate", "--finetune", "lora"], "--finetune: applies only to"),
     (["estimate", "zoo:llama-3.2-1b", "--mode", "generate", "--max-num-seqs", "4"], "applies only to --runtime vllm"),
+    (["estimate", "zoo:llama-3.2-1b", "--mode", "generate", "--enforce-eager"], "--enforce-eager: applies only to"),
     (["report", "zoo:llama-3.2-1b", "--out", "x.pdf", "--mode", "generate", "--gpu-memory-utilization", "0.5"], "vllm"),
     (["estimate", "zoo:llama-3.2-1b", "--mode", "generate", "--prompt-len", "99999999999"], "--prompt-len"),
     (["estimate", "zoo:llama-3.2-1b", "--mode", "generate", "--runtime", "vllm", "--max-num-seqs", "1e9"], "whole"),
@@ -128,6 +134,59 @@ def test_each_reported_case_is_one_line_and_exit_2(argv: list[str], word: str) -
     outcome = run(argv)
     assert_one_line_error(outcome)
     assert word in outcome[1]
+
+
+# A new user's mistakes with files (issue 16's walk, repeated): each names the file and what is wrong with it
+FILE_MISTAKES: list[tuple[list[str], str]] = [
+    (["estimate", "{empty}.onnx"], "{empty}.onnx: the file is empty (0 bytes)"),  # was "the graph has no inputs"
+    (["estimate", "{empty}.pt"], "{empty}.pt: the file is empty (0 bytes)"),  # was "... EOFError:"
+    (["estimate", "{empty}.pt", "--trust-pickle"], "{empty}.pt: the file is empty"),
+    (["fit", "{empty}.gguf", "--gpu", "4090"], "{empty}.gguf: the file is empty"),
+    (["recommend", "{empty}.safetensors"], "{empty}.safetensors: the file is empty"),
+    (["estimate", "{folder}"], "{folder}: a folder, not a file"),  # was "not a model spec"
+    (["estimate", "{hf_folder}"], "a folder, not a file; give hf:{hf_folder}/config.json"),
+    (["recommend", "zoo:resnet50", "--vendor", "nvida"], "argument --vendor: 'nvida' is not one of NVIDIA, AMD, Intel"),
+    (["catalog", "list", "--vendor", "nvida"], "argument --vendor: 'nvida' is not one of"),  # was "no cards match"
+    (["report", "zoo:seed:cnn", "--out", "{folder}/r.txt"], "the report is a PDF; give a file name ending in .pdf"),
+    (["report", "zoo:seed:cnn", "--out", ""], "argument --out: '': the report is a PDF"),  # was "<cwd>: is a folder"
+    (["catalog", "export", "{folder}/cards.pdf"], "the catalog is written as CSV; give a file name ending in .csv"),
+    (["catalog", "import", "{folder}/cards.json"], "cards and prices are read as CSV"),  # was "missing column(s)"
+    (["catalog", "import-prices", "{folder}/prices.txt"], "cards and prices are read as CSV"),
+    (["catalog", "update", "/dev/zero"], "cannot read /dev/zero: not a regular file"),  # was read without end
+    (["catalog", "update", "{folder}/feed.csv"], "cannot read {folder}/feed.csv: No such file or directory"),
+    (["catalog", "set-price", "4090", "100", "--date", "2026-02-30"], "'2026-02-30' is not a calendar day"),
+    (["estimate", "zoo:resnet50", "--bogus"], "advisor estimate: error: unrecognized arguments: --bogus"),
+]
+
+
+@pytest.mark.parametrize(("argv", "said"), FILE_MISTAKES, ids=[" ".join(a)[:50] for a, _ in FILE_MISTAKES])
+def test_a_new_users_file_mistake_is_one_line_naming_the_file(tmp_path: Path, argv: list[str], said: str) -> None:
+    folder, hf_folder = tmp_path / "models", tmp_path / "qwen"
+    folder.mkdir()
+    hf_folder.mkdir()
+    (hf_folder / "config.json").write_text("{}")
+    for suffix in (".onnx", ".pt", ".gguf", ".safetensors"):
+        (tmp_path / f"empty{suffix}").write_bytes(b"")
+    names = {"empty": str(tmp_path / "empty"), "folder": str(folder), "hf_folder": str(hf_folder)}
+    code, err = run([word.format(**names) for word in argv])
+    assert_one_line_error((code, err))
+    assert said.format(**names) in err, err
+    assert sorted(p.name for p in folder.iterdir()) == []  # nothing written where it was refused
+
+
+def test_the_same_files_with_the_right_names_still_work(tmp_path: Path) -> None:
+    assert types.pdf_file("r.PDF") == "r.PDF" and types.csv_output("-") == "-"  # any case; '-' is stdout
+    assert run(["catalog", "export", str(tmp_path / "cards.CSV")])[0] == 0
+    assert run(["catalog", "import", str(tmp_path / "cards.CSV")])[0] == 0  # the export reads back
+    assert run(["recommend", "zoo:seed:cnn", "--vendor", "amd", "--top", "1"])[0] == 0  # any case, as the catalog
+
+
+def test_the_spec_help_of_every_command_points_at_the_one_zoo_list() -> None:
+    for command in ("estimate", "recommend", "fit", "report"):  # `recommend --list` is not an option
+        err = io.StringIO()
+        with contextlib.redirect_stdout(err), pytest.raises(SystemExit):
+            cli.main([command, "--help"])
+        assert "zoo:NAME (`advisor estimate --list` shows them)" in " ".join(err.getvalue().split()), command
 
 
 @pytest.mark.parametrize("where", ["folder", "/dev/null", "under a file", "long name"])
@@ -259,7 +318,7 @@ def test_the_installed_command_exits_2_with_one_line(argv: list[str]) -> None:
     [
         (["estimate", "zoo:resnet50", "--mode", "xx"], "'train', 'infer', 'generate'"),
         (["estimate", "zoo:resnet50", "--precision", "xx"], "'fp32', 'amp_bf16'"),
-        (["estimate", "zoo:resnet50", "--weights", "xx"], "'nf4', 'q2_k'"),
+        (["estimate", "zoo:resnet50", "--weights", "xx"], "'nf4', 'mxfp4', 'q2_k'"),
         (["recommend", "zoo:resnet50", "--objective", "xx"], "'perf_per_dollar', 'cheapest'"),
         (["recommend", "zoo:resnet50", "--price-basis", "xx"], "'new', 'used'"),
     ],

@@ -100,7 +100,9 @@ def _memory_bytes(text: str) -> int:
     return round(value * GIB)
 
 
-def _choice(options: tuple[str, ...]) -> Callable[[str], str]:
+def choice(options: tuple[str, ...]) -> Callable[[str], str]:
+    """A word of `options` in any case, as the options spell it ("nvidia" -> "NVIDIA")."""
+
     def parse(text: str) -> str:
         for option in options:
             if text.lower() == option.lower():
@@ -120,7 +122,7 @@ def parser(item: Figure) -> Callable[[str], Any]:
         case Kind.TEXT:
             return str.strip
         case Kind.CHOICE:
-            return _choice(item.choices)
+            return choice(item.choices)
         case Kind.DATE:
             return date.fromisoformat
         case Kind.RATE:

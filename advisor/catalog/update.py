@@ -38,6 +38,7 @@ from advisor.catalog.price_import import price_fact, read_prices
 from advisor.catalog.price_rows import PRICE_COLUMNS, Source
 from advisor.catalog.records import PriceRecord
 from advisor.catalog.repository import price_orm, price_record, resolve_card
+from advisor.core.files import read_text_capped
 
 FEED_ORIGIN = "update"
 MAGIC = "# advisor prices feed"
@@ -160,10 +161,9 @@ def fetch(source: str | None) -> tuple[str, str]:
     where = source or os.environ.get(URL_ENV_VAR) or DEFAULT_URL
     if not where.startswith(("http://", "https://")):
         path = Path(where.removeprefix("file://"))
-        try:
-            return path.read_text(encoding="utf-8-sig"), str(path)
-        except (OSError, UnicodeDecodeError) as error:
-            raise CatalogError(f"{path}: cannot read: {error}") from None
+        # the imports' reader: /dev/zero or a pipe given as the feed was read without end, and a missing file
+        # said "cannot read: [Errno 2] No such file or directory: '<the path again>'"
+        return read_text_capped(path, MAX_FEED_BYTES, CatalogError), str(path)
     try:
         request = urllib.request.Request(where, headers={"User-Agent": "advisor"})
         with urllib.request.urlopen(request, timeout=TIMEOUT_S) as answer:

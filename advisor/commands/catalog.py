@@ -19,6 +19,7 @@ from typing import Any
 from advisor.catalog import (
     SEGMENTS,
     SORT_KEYS,
+    VENDORS,
     Catalog,
     CatalogError,
     add_card,
@@ -32,6 +33,7 @@ from advisor.catalog import (
 )
 from advisor.catalog.csvio import card_row, parse_card_row, read_cards_file, write_cards
 from advisor.catalog.exchange import bundled_rates, price_problems
+from advisor.catalog.figures import choice
 from advisor.catalog.present import amount_text, card_detail, card_json, cards_table, price_json, prices_table
 from advisor.catalog.price_import import import_prices, read_prices_file
 from advisor.catalog.price_rows import PRICE_COLUMNS
@@ -150,7 +152,8 @@ def cmd_set_price(args: argparse.Namespace) -> int:
     try:
         on = date.fromisoformat(args.date) if args.date else date.today()
     except ValueError as error:
-        raise CatalogError(f"--date {args.date!r} is not YYYY-MM-DD") from error
+        # 2026-02-30 is written YYYY-MM-DD and was told it was not; it is no day of the calendar
+        raise CatalogError(f"--date {args.date!r} is not a calendar day written YYYY-MM-DD") from error
     condition = "used" if args.used else args.condition
     wrong = price_problems(args.amount, args.currency, args.kind, bundled_rates())
     if wrong:  # the same checks as import-prices: no 1e-7 USD card, no currency without a rate
@@ -292,7 +295,7 @@ def register(catalog: argparse.ArgumentParser) -> None:
 
 def _register_reading(actions: Any, common: argparse.ArgumentParser) -> None:
     listing = _add(actions, "list", cmd_list, "cards, filtered and sorted", common)
-    listing.add_argument("--vendor", help="NVIDIA, AMD or Intel")
+    listing.add_argument("--vendor", type=types.argument(choice(VENDORS)), help=", ".join(VENDORS))
     listing.add_argument("--min-memory", type=types.memory_gib, metavar="GB", help="at least this much memory (GiB)")
     listing.add_argument("--segment", help=", ".join(SEGMENTS))
     listing.add_argument("--sort", default="name", choices=list(SORT_KEYS), help="sort key (default: name)")
@@ -302,7 +305,7 @@ def _register_reading(actions: Any, common: argparse.ArgumentParser) -> None:
     show.add_argument("name", help="canonical name or any alias, e.g. 4090")
     _json_option(show)
     exporting = _add(actions, "export", cmd_export, "write every card to a CSV file ('-': stdout)", common)
-    exporting.add_argument("file")
+    exporting.add_argument("file", type=types.csv_output)
 
 
 def _register_writing(actions: Any, common: argparse.ArgumentParser) -> None:
@@ -346,7 +349,11 @@ def _register_writing(actions: Any, common: argparse.ArgumentParser) -> None:
     history.add_argument("name", help="canonical name or any alias")
     _json_option(history)
     prices = _add(actions, "import-prices", cmd_import_prices, "add your prices from a CSV file", common)
-    prices.add_argument("file", help="CSV with columns " + ",".join(PRICE_COLUMNS) + " (see README: Prices)")
+    prices.add_argument(
+        "file",
+        type=types.csv_file,
+        help="CSV with columns " + ",".join(PRICE_COLUMNS) + " (see README: Prices)",
+    )
 
     update = _add(actions, "update", cmd_update, "bring prices up to date from the project's dated price feed", common)
     update.add_argument(
@@ -359,4 +366,8 @@ def _register_writing(actions: Any, common: argparse.ArgumentParser) -> None:
     )
 
     importing = _add(actions, "import", cmd_import, "add or change cards from a CSV file", common)
-    importing.add_argument("file", help="CSV in the format of advisor/data/cards.csv (see advisor/data/README.md)")
+    importing.add_argument(
+        "file",
+        type=types.csv_file,
+        help="CSV in the format of advisor/data/cards.csv (see advisor/data/README.md)",
+    )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TypeVar
 
 from advisor.commands import types
@@ -14,6 +15,7 @@ from advisor.core.formatting import render_text, to_json
 from advisor.core.workload import (
     LORA_EXTRA_TARGETS,
     LORA_TARGETS,
+    AdapterDtype,
     AttentionImpl,
     Finetune,
     KVCacheFormat,
@@ -60,21 +62,21 @@ def add_workload_options(parser: argparse.ArgumentParser) -> None:
         "spec",
         nargs="?",
         # the forms themselves: DESIGN.md, named here before, is not in an installed package
-        help="zoo:NAME (--list), hf:CONFIG.json or hf:ORG/NAME, torchvision:NAME, timm:NAME, or a model file "
-        "(.py, .pt2, .pt, .pth, .bin, .onnx, .safetensors, .json, .gguf); a FILE.py is Python code and runs, "
-        "every other file is read as data",
+        help="zoo:NAME (`advisor estimate --list` shows them), hf:CONFIG.json or hf:ORG/NAME, torchvision:NAME, "
+        "timm:NAME, or a model file (.py, .pt2, .pt, .pth, .bin, .onnx, .safetensors, .json, .gguf); a FILE.py "
+        "is Python code and runs, every other file is read as data",
     )
-    parser.add_argument("--mode", choices=[m.value for m in Mode], default="train")
+    parser.add_argument("--mode", choices=types.choices_of(Mode), default="train")
     parser.add_argument("--batch", type=types.batch_size, default=32, help="samples per step (per card)")
     parser.add_argument("--seq-len", type=types.sequence_length, default=None, help="tokens per sample")
     parser.add_argument(
         "--precision",
-        choices=[m.value for m in Precision],
+        choices=types.choices_of(Precision),
         default=None,
         help="default fp32; bf16 when generating (--weights fp32 keeps fp32)",
     )
     parser.add_argument(
-        "--optimizer", choices=[m.value for m in OptimizerName], default=None, help="train: adam unless given"
+        "--optimizer", choices=types.choices_of(OptimizerName), default=None, help="train: adam unless given"
     )
     parser.add_argument(
         "--checkpointing",
@@ -123,25 +125,25 @@ def _add_llm_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--weights",
-        choices=[m.value for m in WeightFormat],
+        choices=types.choices_of(WeightFormat),
         default=None,
         help="how the weights are stored (default: the precision's dtype)",
     )
     parser.add_argument(
         "--kv-cache",
-        choices=[k.value for k in KVCacheFormat],
+        choices=types.choices_of(KVCacheFormat),
         default=None,
         help="generate: KV-cache storage (default: the compute dtype)",
     )
     parser.add_argument(
         "--finetune",
-        choices=[m.value for m in Finetune],
+        choices=types.choices_of(Finetune),
         default="full",
         help="train all weights, or LoRA adapters on a frozen base (QLoRA: nf4 base)",
     )
     parser.add_argument(
         "--runtime",
-        choices=[r.value for r in Runtime],
+        choices=types.choices_of(Runtime),
         default=None,
         help="generate: what runs it (default: llama.cpp for GGUF weights, else transformers)",
     )
@@ -177,6 +179,12 @@ def _add_llm_options(parser: argparse.ArgumentParser) -> None:
         "0.2-0.5, used max(max_model_len, 2048))",
     )
     parser.add_argument(
+        "--enforce-eager",
+        action="store_true",
+        default=None,
+        help="vllm: run the model eagerly, capturing no CUDA graphs (no graph memory)",
+    )
+    parser.add_argument(
         "--expandable-segments",
         action="store_true",
         help="PyTorch's allocator runs with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
@@ -184,25 +192,26 @@ def _add_llm_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--drop-logits",
         action="store_true",
+        default=None,  # None: not given, so that refuse_inapplicable can tell it was
         help="train: the loop drops the model's output before backward, as transformers' Trainer and "
         "torchtune's recipes do (default: kept until the step ends, as a plain loop keeps it)",
     )
     parser.add_argument(
         "--attention",
-        choices=[a.value for a in AttentionImpl],
+        choices=types.choices_of(AttentionImpl),
         default=None,
         help="attention implementation (default: the model's, sdpa where it has it)",
     )
     parser.add_argument(
         "--offload",
-        choices=[o.value for o in Offload],
+        choices=types.choices_of(Offload),
         default=None,
         help="train: keep the optimizer state (params: also the weights) in system RAM, as "
         "DeepSpeed ZeRO-Offload / FSDP CPU offload do",
     )
     parser.add_argument(
         "--loss",
-        choices=[loss.value for loss in LossImpl],
+        choices=types.choices_of(LossImpl),
         default=None,
         help="train: fused computes the LM head and cross-entropy chunk by chunk (Liger, Cut "
         "Cross-Entropy): no full logits",
@@ -214,6 +223,13 @@ def _add_llm_options(parser: argparse.ArgumentParser) -> None:
         default=None,
         help=f"comma-separated layers to adapt (default: all of {','.join(LORA_TARGETS)}; "
         "lm_head and embed_tokens when named)",
+    )
+    parser.add_argument(
+        "--adapter-dtype",
+        choices=types.choices_of(AdapterDtype),
+        default=None,
+        help="LoRA adapters on a 16-bit base: fp32 as PEFT upcasts them (default), or base: the base's dtype, "
+        "as torchtune makes them and FSDP's mixed precision casts them",
     )
 
 
@@ -252,21 +268,23 @@ def workload_from(args: argparse.Namespace) -> Workload:
         finetune=args.finetune,
         lora_rank=_given(args, "lora_rank", base.lora_rank),
         lora_targets=_given(args, "lora_targets", base.lora_targets),
+        adapter_dtype=_given(args, "adapter_dtype", base.adapter_dtype),
         tf32=args.tf32,
         defaulted=defaulted,
         runtime=_runtime(args),
         gpu_layers=args.gpu_layers,
         attention=args.attention,
-        offload=args.offload,
         loss=_given(args, "loss", base.loss),
         gpu_memory_utilization=_given(args, "gpu_memory_utilization", base.gpu_memory_utilization),
         max_num_seqs=_given(args, "max_num_seqs", base.max_num_seqs),
         max_num_batched_tokens=_given(args, "max_num_batched_tokens", base.max_num_batched_tokens),
+        enforce_eager=_given(args, "enforce_eager", base.enforce_eager),
         expandable_segments=args.expandable_segments,
-        drops_logits=args.drop_logits,
     )
     refuse_inapplicable(args, workload)
-    return workload
+    # the training loop's options join once refused by flag: the Workload refuses them outside training too,
+    # but by its field's name (drops_logits), which the user never typed
+    return replace(workload, offload=args.offload, drops_logits=bool(args.drop_logits))
 
 
 # (option, its dest, what it applies to, whether it does for this workload). Given where it does not apply, an
@@ -285,12 +303,16 @@ _APPLIES: tuple[tuple[str, str, str, Callable[[Workload], bool]], ...] = (
     ("--optimizer", "optimizer", "--mode train", lambda w: w.mode == Mode.TRAIN),
     ("--checkpointing", "checkpointing", "--mode train", lambda w: w.mode == Mode.TRAIN or not w.checkpointing),
     ("--loss", "loss", "--mode train", lambda w: w.mode == Mode.TRAIN),
+    ("--drop-logits", "drop_logits", "--mode train", lambda w: w.mode == Mode.TRAIN),
+    ("--offload", "offload", "--mode train", lambda w: w.mode == Mode.TRAIN),
     ("--finetune", "finetune", "--mode train", lambda w: w.mode == Mode.TRAIN or w.finetune == Finetune.FULL),
     ("--lora-rank", "lora_rank", "--finetune lora or qlora", lambda w: w.finetune != Finetune.FULL),
     ("--lora-targets", "lora_targets", "--finetune lora or qlora", lambda w: w.finetune != Finetune.FULL),
+    ("--adapter-dtype", "adapter_dtype", "--finetune lora or qlora", lambda w: w.finetune != Finetune.FULL),
     ("--gpu-memory-utilization", "gpu_memory_utilization", "--runtime vllm", lambda w: w.runtime_used == Runtime.VLLM),
     ("--max-num-seqs", "max_num_seqs", "--runtime vllm", lambda w: w.runtime_used == Runtime.VLLM),
     ("--max-num-batched-tokens", "max_num_batched_tokens", "--runtime vllm", lambda w: w.runtime_used == Runtime.VLLM),
+    ("--enforce-eager", "enforce_eager", "--runtime vllm", lambda w: w.runtime_used == Runtime.VLLM),
 )
 
 

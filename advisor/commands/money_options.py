@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from advisor.catalog.software import parse_software
-from advisor.commands.types import positive_number
+from advisor.commands.types import argument, choices_of, positive_number
 from advisor.recommend.money import BASES, DEFAULT_KWH_USD, MoneyOptions, PriceBasis
 
 # A job of up to 10^18 samples or tokens (far past any training run); electricity up to 100 USD per kWh.
@@ -13,24 +13,17 @@ job_size = positive_number(1e18)
 kwh_price = positive_number(100.0, " USD per kWh")
 
 
-def _software(text: str) -> str:
-    try:
-        return parse_software(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
 def add_money_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--price-basis",
-        choices=[b.value for b in BASES],
+        choices=choices_of(BASES),
         default=PriceBasis.NEW,
         help="rank on the price of a new card, a used one, rent per GPU-hour, or the lowest "
         "purchase price (default: new)",
     )
     parser.add_argument(
         "--software",
-        type=_software,
+        type=argument(parse_software),
         default=None,
         metavar="cuda|rocm|xpu|gaudi",
         help="only cards PyTorch runs through this software path",

@@ -10,7 +10,8 @@ from typing import TypeVar
 
 from sqlalchemy.orm import Session
 
-from advisor.catalog import open_catalog
+from advisor.catalog import SEGMENTS, VENDORS, open_catalog
+from advisor.catalog.figures import choice
 from advisor.commands import types
 from advisor.commands.estimate import add_workload_options, workload_from
 from advisor.commands.money_options import add_money_options, money_options
@@ -33,9 +34,9 @@ def add_ranking_options(parser: argparse.ArgumentParser, top: int = 25) -> None:
     """The filters and objective every command that ranks cards shares (recommend, report)."""
     parser.add_argument("--budget", type=types.money, default=None, metavar="USD", help="most you will pay in all")
     parser.add_argument("--max-gpus", type=types.gpu_count, default=8, metavar="N")
-    parser.add_argument("--objective", choices=[o.value for o in Objective], default=Objective.PERF_PER_DOLLAR)
-    parser.add_argument("--vendor", default=None)
-    parser.add_argument("--segment", choices=("consumer", "workstation", "datacenter"), default=None)
+    parser.add_argument("--objective", choices=types.choices_of(Objective), default=Objective.PERF_PER_DOLLAR)
+    parser.add_argument("--vendor", type=types.argument(choice(VENDORS)), default=None, help=", ".join(VENDORS))
+    parser.add_argument("--segment", choices=SEGMENTS, default=None)
     parser.add_argument("--min-memory", type=types.memory_gib, default=None, metavar="GB", help="per card, GiB")
     parser.add_argument("--used", action="store_true", help="same as --price-basis lowest")
     add_money_options(parser)

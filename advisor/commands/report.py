@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from advisor.commands import types
 from advisor.commands.estimate import add_workload_options
 from advisor.commands.recommend import add_ranking_options, ranked
 from advisor.report import DEFAULT_TOP, PAPERS, build_report, default_paper, rank_for_report, write_pdf
@@ -23,7 +24,7 @@ def register(parser: argparse.ArgumentParser) -> None:
     """Configures the subcommand's parser, which advisor/cli.py made (with its one-line help)."""
     add_workload_options(parser)
     add_ranking_options(parser, top=DEFAULT_TOP)
-    parser.add_argument("--out", required=True, metavar="FILE.pdf", help="where to write the PDF")
+    parser.add_argument("--out", required=True, type=types.pdf_file, metavar="FILE.pdf", help="where to write the PDF")
     parser.add_argument("--lang", choices=LANGUAGES, default=None, help="default: the system's language")
     parser.add_argument(
         "--paper", choices=tuple(PAPERS), default=None, help="default: letter in the US and Canada, else a4"

@@ -80,10 +80,13 @@ def required_from_peaks(
 ) -> MemoryCurve:
     """required(batch) from the peak curve: the replay's fragmentation (required - peak) measured at two
     batches and taken as affine in the batch between and beyond them, the convolution margin per sample, and
-    the bytes the replay cannot see (REPLAY_MARGIN_BYTES)."""
+    the bytes the replay cannot see (REPLAY_MARGIN_BYTES). Fragmentation is never negative (required_bytes
+    takes at least the peak), so below the first probe the line stops at the peak curve: a LoRA step whose
+    logits strand 14 times more at batch 64 than at 16 had its line cross under the peak at batch 1."""
     (b0, f0), (b1, f1) = sorted(probes)
     slope = max((f1 - f0) / (b1 - b0), 0.0)
-    return peak_curve.transformed(1, f0 - b0 * slope + REPLAY_MARGIN_BYTES, slope + conv_margin_per_sample)
+    fragmented = peak_curve.transformed(1, f0 - b0 * slope + REPLAY_MARGIN_BYTES, slope + conv_margin_per_sample)
+    return fragmented.maximum(peak_curve.transformed(1, REPLAY_MARGIN_BYTES, conv_margin_per_sample))
 
 
 _PROBES = (16, 64)

@@ -50,6 +50,10 @@ class MemoryCurve:
             math.ceil(self.slack_bytes * factor),
         )
 
+    def maximum(self, other: MemoryCurve) -> MemoryCurve:
+        """max(this, other) at every batch: the upper envelope of both curves' lines."""
+        return MemoryCurve(_upper_envelope([*self.lines, *other.lines]), max(self.slack_bytes, other.slack_bytes))
+
 
 def _upper_envelope(lines: list[tuple[float, float]]) -> tuple[tuple[float, float], ...]:
     """Lines that are the maximum somewhere on batch >= 1 (monotone-chain hull over slopes)."""

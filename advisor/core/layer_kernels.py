@@ -116,7 +116,9 @@ def graph_kernels(graph: Graph, w: Workload, needs_grad: tuple[bool, ...]) -> li
                 pass_=Pass.BACKWARD,
             )
         ] * sums_at[i]
-        made = op_kernels(node.op, specs[i], node.output, step)
+        # the op as the step's dtype makes it (core/step_plan.py: fp32 LoRA adapters on a half base, fp32
+        # attention and MoE without autocast), as the memory replay sees it
+        made = op_kernels(node.op.for_dtype(out_bytes[i], w.amp), specs[i], node.output, step)
         if not made.kernels:  # a view or an identity: nothing of its own, nor a cast
             casts = []
         host = made.host_ops + sum(1 for k in casts if k.pass_ is Pass.FORWARD)

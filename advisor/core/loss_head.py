@@ -5,6 +5,7 @@ from __future__ import annotations
 from advisor.core.graph import Graph, GraphBuilder
 from advisor.core.llm.fused_loss import with_fused_loss
 from advisor.core.llm.graph import with_attention
+from advisor.core.llm.lora import with_adapters
 from advisor.core.ops.loss import CrossEntropy
 from advisor.core.workload import LossImpl, Workload
 
@@ -21,9 +22,12 @@ def with_loss_head(graph: Graph) -> Graph:
 
 def step_graph(graph: Graph, workload: Workload) -> Graph:
     """The graph one step of `workload` runs: with the loss head when training, as it is for inference.
-    Every memory figure (estimate, curves, make-it-fit) goes through this, so none can forget the head (or
-    the attention implementation the workload names)."""
+    Every memory figure (estimate, curves, make-it-fit) goes through this, so none can forget the head, the
+    attention implementation the workload names or its LoRA adapters (the ranking's curves once replayed a
+    LoRA step as a full fine-tune, so the largest batch disagreed with the estimate by half)."""
     graph = with_attention(graph, workload)
+    if workload.adapters:
+        graph = with_adapters(graph, workload)
     if workload.training and workload.loss == LossImpl.FUSED:
         graph = with_fused_loss(graph)
     return with_loss_head(graph) if workload.training else graph

@@ -122,6 +122,10 @@ class StepReplay:
         for j in () if self.plan.frozen_linear(i) else op.inputs_saved(needs):
             if j < len(node.inputs):
                 self._save(i, casts.get(j, self.storage[node.inputs[j]]))
+        if self.plan.int8_matmul(i) and needs[:1] == [True]:
+            # MatMul8bitLt keeps its input as it came (`ctx.tensors = (CAt, subA, A)` when
+            # any(ctx.needs_input_grad[:2]), bitsandbytes 0.39.0 0f40fa3 and 95f9af3), frozen or adapted alike
+            self._save(i, self.storage[node.inputs[0]])
         if op.saves_result():
             self._save(i, self.storage[i])
         for k, extra in enumerate(op.extra_saved(self.plan.specs[i], node.output, True)):
@@ -271,8 +275,9 @@ class StepReplay:
             self.saved_by[i].remove(key)
             self.savers[key].discard(i)
             self._maybe_free(key)
-        if self.plan.dequantizes(i):  # freed with the workspace, once the input's gradient exists
-            self.tracker.alloc(Key(Store.WORKSPACE, i, 1), 2 * self.plan.weight_numel(i), "temporaries")
+        weight = self.plan.backward_weight_bytes(i)
+        if weight:  # freed with the workspace, once the input's gradient exists
+            self.tracker.alloc(Key(Store.WORKSPACE, i, 1), weight, "temporaries")
         self._input_grads(i, grad)
         self._param_grads(i)
         self.tracker.free(Key(Store.WORKSPACE, i, 0))

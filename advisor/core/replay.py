@@ -16,6 +16,7 @@ from advisor.core.llm.quant import (
     exact_scale,
     plain_dtype_bytes,
     quantized_matrices,
+    require_experts,
     stored_bytes,
 )
 from advisor.core.memory import StepReplay
@@ -27,6 +28,7 @@ from advisor.core.workload import WeightFormat, Workload
 def stored_graph(graph: Graph, workload: Workload) -> Graph:
     """`graph` with each node's weights as the workload's storage format keeps them when they do not train."""
     w, fmt = workload, workload.weight_format
+    require_experts(fmt, [node.op for node in graph.nodes], graph.name)
     plain = plain_dtype_bytes(fmt, w.kbit_prepared)
     stored = [
         stored_bytes(node.op, graph.input_specs(node), node.name, fmt, w.trainable_dtype_bytes, plain)

@@ -28,19 +28,23 @@ def element_bytes(nodes: Sequence[Node], specs: Sequence[Sequence[TensorSpec]], 
             out.append(4)
         elif isinstance(node.op, Input) or not amp:
             out.append(2 if half else 4)
-        elif node.op.is_view or node.op.inplace or node.op.amp == "promote" or _bnb_4bit(node, workload):
+        elif node.op.is_view or node.op.inplace or node.op.amp == "promote" or _bnb_layer(node, workload):
             out.append(max(floats, default=4))
         else:
             out.append(2 if node.op.amp == "lower" else 4)
     return out
 
 
-def _bnb_4bit(node: Node, workload: Workload) -> bool:
-    """A bitsandbytes 4-bit layer computes in its compute dtype and hands back its input's dtype
-    (bitsandbytes nn/modules.py Linear4bit.forward: `inp_dtype = x.dtype; x = x.to(self.compute_dtype)` ...
-    `.to(inp_dtype)`): on QLoRA's fp32 residual stream (prepare_model_for_kbit_training) its outputs are fp32,
+def _bnb_layer(node: Node, workload: Workload) -> bool:
+    """A bitsandbytes layer hands back its input's dtype, whatever autocast would pick: Linear4bit computes in
+    its compute dtype (bitsandbytes nn/modules.py Linear4bit.forward: `inp_dtype = x.dtype; x =
+    x.to(self.compute_dtype)` ... `.to(inp_dtype)`), and MatMul8bitLt, an autograd Function autocast leaves
+    alone, dequantizes its int8 product to A's dtype (bitsandbytes 0.39.0 0f40fa3 autograd/_functions.py:
+    `output = output.to(A.dtype)`; 95f9af3 (2026): `int8_scaled_mm(..., dtype=A.dtype)`). On the fp32
+    residual stream prepare_model_for_kbit_training leaves (its norms cast to fp32), their outputs are fp32,
     not autocast's half. lm_head stays 16-bit (transformers skips it when quantizing)."""
-    return workload.weight_format == "nf4" and isinstance(node.op, Linear) and node.name != "lm_head"
+    quantized = workload.weight_format in ("nf4", "int8")
+    return quantized and isinstance(node.op, Linear) and node.name != "lm_head"
 
 
 def cast_bytes(node: Node, spec: TensorSpec, source_bytes: int, workload: Workload) -> int:

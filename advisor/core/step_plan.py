@@ -122,6 +122,19 @@ class StepPlan:
         stored = self.nodes[i].stored
         return stored is not None and stored.int8_matmul
 
+    def backward_weight_bytes(self, i: int) -> int:
+        """The weight a bitsandbytes matmul rebuilds in backward for its input's gradient, held until that
+        gradient exists: MatMul4Bit dequantizes to 16 bit; MatMul8bitLt dequantizes its int8 CB in its input's
+        dtype (`CB = state.CB.to(ctx.dtype_A, copy=True).mul_(state.SCB ...)`, bitsandbytes 0.39.0 0f40fa3 and
+        95f9af3 autograd/_functions.py; 0.39 on Turing/Ampere first undoes the col_turing layout of CxB, an
+        int8 copy freed by then), only when that input needs a gradient (`if req_gradA`)."""
+        if self.dequantizes(i):
+            return 2 * self.weight_numel(i)
+        op, inputs = self.nodes[i].op, self.nodes[i].inputs
+        if not (self.int8_matmul(i) and isinstance(op, Linear) and inputs and self.requires_grad[inputs[0]]):
+            return 0
+        return self.dtype[inputs[0]] * self.specs[i][0].shape[-1] * op.out_features  # the int8 base alone
+
     def stored_weight_bytes(self, i: int) -> int:
         """Weights and buffers of node i as stored: trained weights in the parameter dtype; frozen or
         inference weights as the node's storage format keeps them (Node.stored; a graph no format was applied

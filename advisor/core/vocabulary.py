@@ -35,7 +35,8 @@ class OptimizerName(StrEnum):
 
 class WeightFormat(StrEnum):
     """How the weights are stored: plain floats, the transformers quantizers' formats (fp8, bitsandbytes int8
-    and nf4, GPTQ/AWQ int4), then llama-quantize's file types (core/llm/gguf.py FILE_TYPES)."""
+    and nf4, GPTQ/AWQ int4, gpt-oss's MXFP4 experts), then llama-quantize's file types (core/llm/gguf.py
+    FILE_TYPES)."""
 
     FP32 = "fp32"
     BF16 = "bf16"
@@ -44,6 +45,7 @@ class WeightFormat(StrEnum):
     INT8 = "int8"
     INT4 = "int4"
     NF4 = "nf4"
+    MXFP4 = "mxfp4"
     Q2_K = "q2_k"
     Q3_K_S = "q3_k_s"
     Q3_K_M = "q3_k_m"
@@ -115,6 +117,17 @@ class Offload(StrEnum):
     PARAMS = "params"
 
 
+class AdapterDtype(StrEnum):
+    """What LoRA adapters on a 16-bit base are stored and computed in. fp32: PEFT's get_peft_model
+    (autocast_adapter_dtype=True, its default since 0.12) upcasts bf16 and fp16 adapters (peft/tuners/
+    tuners_utils.py cast_adapter_dtype) and lora.Linear casts each input to them. base: the base's dtype, as
+    torchtune's LoRALinear makes them, FSDP's MixedPrecision(param_dtype) casts them, or PEFT with
+    autocast_adapter_dtype=False keeps them."""
+
+    FP32 = "fp32"
+    BASE = "base"
+
+
 class LossImpl(StrEnum):
     """fused: chunked LM head + cross-entropy (core/llm/fused_loss.py)."""
 
@@ -173,7 +186,7 @@ class Runtime(StrEnum):
 
 
 PLAIN_WEIGHTS = (WeightFormat.FP32, WeightFormat.BF16, WeightFormat.FP16)
-QUANTIZED_WEIGHTS = (WeightFormat.FP8, WeightFormat.INT8, WeightFormat.INT4, WeightFormat.NF4)
+QUANTIZED_WEIGHTS = (WeightFormat.FP8, WeightFormat.INT8, WeightFormat.INT4, WeightFormat.NF4, WeightFormat.MXFP4)
 # every member after the transformers formats: llama-quantize's file types
 GGUF_WEIGHTS = tuple(f for f in WeightFormat if f not in (*PLAIN_WEIGHTS, *QUANTIZED_WEIGHTS))
 

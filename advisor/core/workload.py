@@ -14,6 +14,7 @@ from advisor.core.vocabulary import (
     GGUF_WEIGHTS,
     PLAIN_WEIGHTS,
     QUANTIZED_WEIGHTS,
+    AdapterDtype,
     AttentionImpl,
     ComputeDtype,
     Finetune,
@@ -37,6 +38,7 @@ __all__ = [
     "OPTIMIZER_STATE_SLOTS",
     "OPTIMIZER_STEP_TEMPORARIES",
     "QUANTIZED_WEIGHTS",
+    "AdapterDtype",
     "AttentionImpl",
     "ComputeDtype",
     "Finetune",
@@ -107,6 +109,7 @@ class Workload:
     finetune: Finetune = Finetune.FULL
     lora_rank: int = 16
     lora_targets: tuple[str, ...] = ()  # () = every linear layer of the blocks (LORA_TARGETS)
+    adapter_dtype: AdapterDtype = AdapterDtype.FP32  # LoRA adapters on a 16-bit base: PEFT's fp32, or the base's
     # fp32 matmuls on TF32 tensor cores (torch.backends.cuda.matmul.allow_tf32 = True, or
     # torch.set_float32_matmul_precision("high"); NVIDIA's NGC containers set it): a speed setting, memory is
     # fp32's. PyTorch's own default is off for matmuls and on for cuDNN convolutions.
@@ -123,6 +126,10 @@ class Workload:
     # vLLM --max-num-batched-tokens: the tokens of its profiling forward (V1 profile_run's _dummy_run(
     # max_num_tokens)); engines before chunked prefill (0.2-0.5) took max(max_model_len, 2048)
     max_num_batched_tokens: int = 8192
+    # vLLM --enforce-eager (LLM(enforce_eager=True)): no CUDA graphs are captured, so the engine holds no graph
+    # pool (vllm/worker/worker.py warm_up_model, V0, and vllm/v1/worker/gpu_worker.py compile_or_warm_up_model:
+    # `if not self.model_config.enforce_eager: ... capture_model()`)
+    enforce_eager: bool = False
     expandable_segments: bool = False  # PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (core/budget.py)
     # train: the loop lets go of the model's output (the logits) before backward, keeping only the loss:
     # transformers' Trainer.compute_loss returns the loss alone, torchtune's recipes `del logits` in
@@ -152,6 +159,7 @@ class Workload:
         _set_member(self, "attention", AttentionImpl)
         _set_member(self, "offload", Offload)
         _set_member(self, "loss", LossImpl)
+        _set_member(self, "adapter_dtype", AdapterDtype)
         if not 0 < self.gpu_memory_utilization <= 1:
             raise SpecError(f"gpu_memory_utilization: must be above 0 and at most 1, got {self.gpu_memory_utilization}")
         if self.offload is not None and self.mode != Mode.TRAIN:
@@ -274,8 +282,11 @@ class Workload:
     def trainable_dtype_bytes(self) -> int:
         """Bytes per trained weight (and its gradient and optimizer state): LoRA adapters are fp32 on any
         base, as PEFT's get_peft_model(autocast_adapter_dtype=True), its default since 0.12, upcasts bf16 and
-        fp16 adapters (peft/tuners/tuners_utils.py cast_adapter_dtype); full training in the parameters'."""
-        return 4 if self.finetune != Finetune.FULL else self.param_dtype_bytes
+        fp16 adapters (peft/tuners/tuners_utils.py cast_adapter_dtype), unless they keep the base's dtype
+        (AdapterDtype.BASE); full training in the parameters'."""
+        if self.finetune != Finetune.FULL and self.adapter_dtype == AdapterDtype.FP32:
+            return 4
+        return self.param_dtype_bytes
 
 
 def runtime_for(runtime: Runtime | None, weights: WeightFormat | None) -> Runtime:

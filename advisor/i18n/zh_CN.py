@@ -174,7 +174,8 @@ MESSAGES: dict[str, str] = {
     "Required bytes per card: the step's peak at this batch plus what the allocator cannot reuse, less what "
     "sharding moves off the card":
         "每卡所需字节数：该批大小下训练步峰值加上分配器无法复用的部分，再减去分片移出该卡的部分",
-    "Card memory less the CUDA context and driver reservation": "显卡显存减去 CUDA 上下文和驱动预留",
+    "Card memory less the runtime's context (CUDA, HIP or Level Zero) and the driver's reservation":
+        "显卡显存减去运行时上下文（CUDA、HIP 或 Level Zero）和驱动预留",
     "Largest per-card batch whose required memory fits, from the memory curve":
         "根据显存曲线，单卡所需显存放得下的最大批大小",
     "Predicted time of one step: the kernels each layer launches, timed on the card (fitted on the H200 and "
@@ -188,8 +189,8 @@ MESSAGES: dict[str, str] = {
         "每瓦板卡功耗（TDP）对应的吞吐量",
     "one card": "单卡", "data parallel": "数据并行", "yes": "是", "no": "否", "n/a": "无",
     "{count} × {card}, {plan}": "{count} × {card}，{plan}",
-    "Needs {need} per card at batch {batch}; the card has {usable} usable after the CUDA context "
-    "({margin} {what}).": "批大小 {batch} 时每卡需要 {need}；扣除 CUDA 上下文后该卡可用 {usable}（{what} {margin}）。",
+    "Needs {need} per card at batch {batch}; the card has {usable} usable after {context} "
+    "({margin} {what}).": "批大小 {batch} 时每卡需要 {need}；扣除{context}后该卡可用 {usable}（{what} {margin}）。",
     "to spare": "富余", "short": "不足",
     "Largest batch per card that fits: {n}.": "单卡放得下的最大批大小：{n}。",
     "Data parallel: every card holds the whole model, its gradients and optimizer state. Memory does not "
@@ -409,10 +410,11 @@ MESSAGES: dict[str, str] = {
     "batches that trained on an H200 by benchmarks/max_batch.py).":
         "所需显存：在限定预算下重放 PyTorch 缓存分配器时能运行该步的最小预算，再加 {share}，有卷积时再加一份 "
         "cuDNN 工作区（benchmarks/max_batch.py 用 H200 上实际能训练的最大批大小检验过）。",
-    "Usable memory per card = card memory less the driver's reservation ({driver}) and the CUDA context with "
-    "cuBLAS/cuDNN workspaces ({context}); {source}, assumed for every card.":
-        "每卡可用显存 = 显卡显存减去驱动预留（{driver}）以及 CUDA 上下文和 cuBLAS/cuDNN 工作区（{context}）；{source}，"
-        "并假定适用于所有显卡。",
+    "Usable memory per card = card memory less the driver's reservation ({driver}) and the runtime's context "
+    "with its library workspaces ({context}: the CUDA context with cuBLAS/cuDNN, {source}); assumed the same "
+    "for every card, the HIP context on AMD and Level Zero's on Intel included.":
+        "每卡可用显存 = 显卡显存减去驱动预留（{driver}）以及运行时上下文和库工作区（{context}：CUDA 上下文和 "
+        "cuBLAS/cuDNN，{source}）；并假定适用于所有显卡，包括 AMD 上的 HIP 上下文和 Intel 上的 Level Zero 上下文。",
     "Step time: the kernels each layer launches (GEMMs, convolutions, attention, memory-bound kernels), each "
     "timed on the card, the longer of the host's dispatch and the card's work; efficiencies fitted on step "
     "times of the H200 and public runs on 15 other cards; multi-card plans add their communication over the "
@@ -508,13 +510,17 @@ MESSAGES: dict[str, str] = {
         "amp_fp16：GradScaler 按缩放后的损失建模；反缩放为原地操作。",
     # why a ranked configuration fits or not (advisor/recommend/reasons.py TEMPLATES)
     "fits: needs {required_bytes} per card at batch {batch}; {memory_bytes} card has {usable_bytes} usable after "
-    "the CUDA context":
+    "{context}":
         "放得下：批大小 {batch} 时每张卡需要 {required_bytes}；"
-        "{memory_bytes} 的卡扣除 CUDA 上下文后可用 {usable_bytes}",
+        "{memory_bytes} 的卡扣除{context}后可用 {usable_bytes}",
     "does not fit: needs {required_bytes} per card at batch {batch}; {memory_bytes} card has {usable_bytes} usable "
-    "after the CUDA context":
+    "after {context}":
         "放不下：批大小 {batch} 时每张卡需要 {required_bytes}；"
-        "{memory_bytes} 的卡扣除 CUDA 上下文后可用 {usable_bytes}",
+        "{memory_bytes} 的卡扣除{context}后可用 {usable_bytes}",
+    # the runtime context a card loses memory to (advisor/catalog/software.py context_name); a Latin name
+    # starts with the space that sets it off from the Chinese before it ("扣除 CUDA 上下文后")
+    "the CUDA context": " CUDA 上下文", "the HIP context": " HIP 上下文",
+    "the Level Zero context": " Level Zero 上下文", "the driver's context": "驱动上下文",
     "memory modelled on CUDA's allocator (PyTorch runs this card through {software})":
         "显存按 CUDA 分配器建模（PyTorch 通过 {software} 运行这块卡）",
     "data parallel: each card holds the whole model, memory does not pool":

@@ -95,6 +95,7 @@ MESSAGES: dict[str, str] = {
     "a folder, not a file; give {path}": "这是文件夹，不是文件；请给出 {path}",
     "a folder, not a file": "这是文件夹，不是文件",
     "file is larger than 1 TiB": "文件大于 1 TiB",
+    "the file is empty (0 bytes)": "文件为空（0 字节）",
     "not a model spec; use zoo:NAME or a model file ({forms}; `advisor estimate --list` shows the zoo)":
         "不是模型描述；请使用 zoo:名称 或模型文件（{forms}；`advisor estimate --list` 列出模型库）",
     "needs the {package} package ({install})": "需要 {package} 包（{install}）",

@@ -15,6 +15,8 @@ MESSAGES: dict[str, str] = {
     "LoRA targets": "LoRA 目标层",
     "For language models: LoRA adapts the q/k/v/o and gate/up/down projections, and this network has none":
         "用于语言模型：LoRA 适配 q/k/v/o 与 gate/up/down 投影层，而此网络没有这些层",
+    "MXFP4 stores the experts of a mixture-of-experts model, and this one has none":
+        "MXFP4 只存储混合专家模型的专家层，而此模型没有专家层",
     "{kind}, rank {rank}": "{kind}，秩 {rank}", "{kind} rank {rank}": "{kind} 秩 {rank}",
     "gradient checkpointing": "梯度检查点", "no checkpointing": "无梯度检查点",
     "as the precision": "同精度设置", "as the compute dtype": "同计算数据类型",

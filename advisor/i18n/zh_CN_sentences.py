@@ -36,10 +36,10 @@ MESSAGES: dict[str, str] = {
     "Mixture of experts: all {experts} experts per layer in memory, {per_token} per token in compute and in the "
     "bytes a decode step reads.":
         "混合专家：每层全部 {experts} 个专家都在显存中；计算量和每个解码步读取的字节按每词元 {per_token} 个专家计。",
-    "{kind}: base weights frozen in {format}; rank-{rank} adapters (A: r x in, B: out x r, kept in the parameter "
-    "dtype) on {targets} of the dense layers (not on routed experts) carry the only gradients and optimizer "
+    "{kind}: base weights frozen in {format}; rank-{rank} adapters (A: r x in, B: out x r, kept in {dtype}) on "
+    "{targets} of the dense layers (not on routed experts) carry the only gradients and optimizer "
     "state; a frozen linear keeps nothing of its input for backward.":
-        "{kind}：基础权重以 {format} 冻结；秩 {rank} 的适配器（A：r x in，B：out x r，按参数数据类型保存）加在"
+        "{kind}：基础权重以 {format} 冻结；秩 {rank} 的适配器（A：r x in，B：out x r，以 {dtype} 保存）加在"
         "稠密层的 {targets} 上（不加在路由专家上），只有它们有梯度和优化器状态；冻结的全连接层不为反向保留输入。",
     "Weights stored as {format}: the blocks' linear layers in that format with its scales; embeddings, norms and "
     "the LM head in 16 bit.":

@@ -74,9 +74,22 @@ def existing_file(spec: str) -> Path:
         raise fail(spec, f"a folder, not a file; give {inside}" if inside.is_file() else "a folder, not a file")
     if not stat.S_ISREG(mode):
         raise fail(spec, "not a regular file")
-    if path.stat().st_size > MAX_FILE_BYTES:
+    size = path.stat().st_size
+    if size > MAX_FILE_BYTES:
         raise fail(spec, "file is larger than 1 TiB")
+    if size == 0 and _reads_nothing(path):  # each reader said it its own way: "EOFError:", "the graph has no inputs"
+        raise fail(spec, "the file is empty (0 bytes)")
     return path
+
+
+def _reads_nothing(path: Path) -> bool:
+    """A file of size 0 that reads no byte either (a /proc file says 0 and has text, or fails to read: its
+    reader then says why)."""
+    try:
+        with path.open("rb") as stream:
+            return stream.read(1) == b""
+    except OSError:
+        return False
 
 
 def optional_module(package: str, form: str) -> ModuleType:

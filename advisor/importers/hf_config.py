@@ -83,9 +83,14 @@ def analytic_decoder_graph(path: Path, seq_len: int | None) -> Graph | None:
     """hf:CONFIG.json by the analytic method: the decoder graph; None for other model types (encoders,
     vision, and state-space or hybrid families the decoder description does not cover: the caller traces the
     transformers module, which needs torch)."""
-    if not_modelled(read_config(path).get("model_type")) or decoder_spec(path, path.name) is None:
+    if not describes_decoder(path):
         return None
     return graph_from_config(path, f"hf:{path.name}", seq_len or DEFAULT_SEQ_LEN, seq_len is None)
+
+
+def describes_decoder(path: Path) -> bool:
+    """Whether core's decoder description covers this config.json (else its module is traced)."""
+    return not not_modelled(read_config(path).get("model_type")) and decoder_spec(path, path.name) is not None
 
 
 def graph_from_config(path: Path, name: str, seq_len: int, default_len: bool) -> Graph | None:

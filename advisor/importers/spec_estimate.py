@@ -19,6 +19,7 @@ from advisor.core.errors import SpecError
 from advisor.core.estimate import Estimate
 from advisor.core.estimator import Estimator, analytic_estimator
 from advisor.core.graph import tokens_per_sample
+from advisor.core.llm.generate import not_a_decoder
 from advisor.core.workload import Finetune, WeightFormat, Workload
 from advisor.importers.spec_graph import LIBRARY_FORMS, load_graph
 from advisor.importers.stored_estimate import with_stored
@@ -102,6 +103,8 @@ def spec_estimator(
 
         return hub_estimator(spec, workload, seq_len=seq_len, method=method)
     if choose_method(spec, method, workload) == "analytic":
+        if workload is not None and workload.generating:
+            _refuse_generation_without_decoder(spec)
         graph = load_graph(spec, seq_len, trust_pickle=trust_pickle)
         return with_stored(analytic_estimator(graph), graph.decoder.stored if graph.decoder else None)
     simulated = simulator(spec, seq_len, trust_pickle)
@@ -121,6 +124,19 @@ def spec_estimator(
             )
 
     return replace(simulated, run=run)
+
+
+def _refuse_generation_without_decoder(spec: str) -> None:
+    """An hf:CONFIG.json that core's decoder description does not cover (Mamba, Jamba, encoders) was traced
+    through transformers, 5 s for two Jamba layers on 2 cores, before generation refused it: refuse it first."""
+    if not (spec.startswith("hf:") and spec.lower().endswith(".json")):
+        return
+    from advisor.importers import hf_config
+    from advisor.importers.common import existing_file, read_config
+
+    path = existing_file(spec[3:])
+    if not hf_config.describes_decoder(path):
+        raise not_a_decoder(str(read_config(path).get("model_type") or path.name))
 
 
 def estimate_spec(

@@ -6,6 +6,8 @@ given so that the zoo never loads torch or onnx.
 
 from __future__ import annotations
 
+import os
+
 from advisor.core import zoo
 from advisor.core.errors import SpecError
 from advisor.core.graph import Graph
@@ -23,6 +25,9 @@ def load_graph(spec: str, seq_len: int | None = None, *, trust_pickle: bool = Fa
     lowered = spec.lower()
     if spec.startswith(LIBRARY_FORMS) or lowered.endswith(FILE_FORMS):
         return require_registered(_import(spec, lowered, seq_len, trust_pickle), spec)
+    if os.path.isdir(spec):  # a model folder (a Hugging Face one holds config.json) was "not a model spec"
+        inside = os.path.join(spec, "config.json")
+        raise SpecError(f"{spec}: a folder, not a file" + (f"; give hf:{inside}" if os.path.isfile(inside) else ""))
     raise SpecError(
         f"{spec}: not a model spec; use zoo:NAME or a model file "
         f"({', '.join(FILE_FORMS)}; `advisor estimate --list` shows the zoo)"

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from advisor.catalog.records import CardRecord, PriceRecord, missing_figures
-from advisor.catalog.software import software_path
+from advisor.catalog.software import context_name, software_path
 from advisor.core.estimate import Estimate
 from advisor.recommend.devices import Device, device, most_cards
 from advisor.recommend.money import MoneyOptions, money_facts, within_budget
@@ -69,6 +69,7 @@ def _reasons(
             batch=batch,
             memory_bytes=dev.memory_bytes,
             usable_bytes=dev.usable_bytes,
+            context=context_name(software),
         )
     ]
     if software != "CUDA" and pytorch:  # llama.cpp sizes its own ggml buffers: no PyTorch allocator to model

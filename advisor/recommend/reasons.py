@@ -43,8 +43,7 @@ def reason(code: ReasonCode, **values: ReasonValue) -> Reason:
 
 
 _NEEDS = (
-    "needs {required_bytes} per card at batch {batch}; {memory_bytes} card has {usable_bytes} usable after "
-    "the CUDA context"
+    "needs {required_bytes} per card at batch {batch}; {memory_bytes} card has {usable_bytes} usable after {context}"
 )
 TEMPLATES: dict[ReasonCode, str] = {
     ReasonCode.FITS: "fits: " + _NEEDS,
@@ -73,10 +72,12 @@ def _shown(value: ReasonValue, name: str) -> str:
 
 def reason_text(item: Reason, text: Callable[[str], str] = str) -> str:
     """One reason in words; `text` translates the template (the app's and the PDF's tr) and the link's name
-    (the catalog's "NVLink 3 bridge" read as English in a Chinese sentence)."""
+    (the catalog's "NVLink 3 bridge" read as English in a Chinese sentence) and the runtime context's
+    (software.context_name)."""
     values = {name: _shown(value, name) for name, value in item.values}
-    if "link" in values:
-        values["link"] = text(values["link"])
+    for name in ("link", "context"):
+        if name in values:
+            values[name] = text(values[name])
     return text(TEMPLATES[item.code]).format(**values)
 
 

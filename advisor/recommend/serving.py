@@ -13,7 +13,7 @@ from advisor.catalog.records import CardRecord
 from advisor.core.curve import MemoryCurve
 from advisor.core.estimate import Estimate
 from advisor.core.llm.runtime import vllm_held_limit, vllm_required_bytes
-from advisor.core.workload import LORA_TARGETS, Runtime
+from advisor.core.workload import LORA_TARGETS, Runtime, WeightFormat
 from advisor.recommend.devices import Device, generation_rates
 from advisor.recommend.generation_speed import GenerationRun, GenerationSpeed, Split, generation_speed
 from advisor.recommend.plans import (
@@ -50,7 +50,8 @@ def _generation_run(e: Estimate) -> GenerationRun | None:
         return None
     w = e.workload
     host_ops = sum(row.host_ops for row in e.layers)  # what step_layers.layer_work reads, without its GEMMs
-    quantized = w.weights is not None and w.weights.quantized
+    # MXFP4 quantizes the experts alone (core/llm/quant.py): the blocks' projections run 16-bit GEMMs
+    quantized = w.weights is not None and w.weights.quantized and w.weights != WeightFormat.MXFP4
     linears = sum(1 for row in e.layers if row.name.rsplit(".", 1)[-1] in LORA_TARGETS) if quantized else 0
     return GenerationRun(
         profile=e.generation,

@@ -237,8 +237,9 @@ def _overheads(t: Text) -> list[str]:
             "the largest batches that trained on an H200 by benchmarks/max_batch.py)."
         ).format(share=f"{REPLAY_MARGIN_BYTES // 2**20} MiB"),
         t(
-            "Usable memory per card = card memory less the driver's reservation ({driver}) and the CUDA context "
-            "with cuBLAS/cuDNN workspaces ({context}); {source}, assumed for every card."
+            "Usable memory per card = card memory less the driver's reservation ({driver}) and the runtime's "
+            "context with its library workspaces ({context}: the CUDA context with cuBLAS/cuDNN, {source}); "
+            "assumed the same for every card, the HIP context on AMD and Level Zero's on Intel included."
         ).format(
             driver=f"{DRIVER_RESERVED_FRACTION:.2%}",
             context=format_bytes(PROCESS_OVERHEAD_BYTES),

@@ -7,6 +7,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 
+from advisor.catalog.software import context_name
 from advisor.core.estimate import Estimate
 from advisor.core.units import format_bytes
 from advisor.recommend.plans import Plan
@@ -110,7 +111,10 @@ def _columns(generating: bool = False, rent: bool = False) -> list[tuple[str, st
                 "reuse, less what sharding moves off the card"
             ),
         ),
-        (tr("Usable/card"), tr("Card memory less the CUDA context and driver reservation")),
+        (
+            tr("Usable/card"),
+            tr("Card memory less the runtime's context (CUDA, HIP or Level Zero) and the driver's reservation"),
+        ),
         (tr("Max batch"), tr("Largest per-card batch whose required memory fits, from the memory curve")),
         (
             tr("Step ms"),
@@ -192,10 +196,10 @@ def explain(r: Recommendation, batch: int, estimate: Estimate | None = None) -> 
     lines = [
         f"<b>{tr('{what}: {verdict}').format(what=head, verdict=verdict)}</b>",  # a Chinese colon in Chinese
         tr(
-            "Needs {need} per card at batch {batch}; the card has {usable} usable after the CUDA context "
-            "({margin} {what})."
+            "Needs {need} per card at batch {batch}; the card has {usable} usable after {context} ({margin} {what})."
         ).format(
             need=format_bytes(r.required_bytes),
+            context=tr(context_name(r.software)),
             batch=batch,
             usable=format_bytes(r.usable_bytes),
             margin=format_bytes(abs(r.usable_bytes - r.required_bytes)),

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QComboBox, QFormLayout, QHBoxLayout, QLineEdit, QS
 
 from advisor.core.graph import Graph
 from advisor.core.ops import Linear
+from advisor.core.ops.moe import MoEExperts
 from advisor.core.workload import LORA_TARGETS, Finetune, KVCacheFormat, Mode, Runtime, WeightFormat, runtime_for
 from advisor.ui.controls import combo
 from advisor.ui.i18n import tr
@@ -58,6 +59,19 @@ def offer_cache_formats(box: QComboBox, choice: WorkloadChoice) -> None:
     llama = runtime_for(choice.runtime, choice.weights) is Runtime.LLAMA_CPP
     item.setEnabled(not llama or choice.kv_cache == KVCacheFormat.FP8)
     item.setToolTip(tr("llama.cpp has no fp8 cache type; int8 is its q8_0") if llama else "")
+
+
+def offer_weight_formats(box: QComboBox, graph: Graph | None, current: WeightFormat | None) -> None:
+    """MXFP4 stores a mixture-of-experts model's experts alone (core/llm/quant.py refuses it elsewhere): the
+    entry is greyed with the reason on a model without experts, kept selectable while chosen so the error line
+    can say why."""
+    model = box.model()
+    assert isinstance(model, QStandardItemModel)
+    item = model.item(box.findData(WeightFormat.MXFP4.value))
+    experts = graph is not None and any(isinstance(node.op, MoEExperts) for node in graph.nodes)
+    item.setEnabled(experts or current == WeightFormat.MXFP4)
+    why = tr("MXFP4 stores the experts of a mixture-of-experts model, and this one has none")
+    item.setToolTip("" if experts else why)
 
 
 def adaptable(graph: Graph | None) -> bool:
@@ -149,6 +163,7 @@ class LanguageModelControls:
             self.lora_targets.setText(c.lora_targets)
         offer_adapters(self.finetune, self.state.draft.result.graph, c.finetune)
         offer_cache_formats(self.kv_cache, c)
+        offer_weight_formats(self.weights, self.state.draft.result.graph, c.weights)
         self._show_what_applies(c)
 
     def _show_what_applies(self, c: WorkloadChoice) -> None:

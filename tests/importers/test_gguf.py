@@ -4,8 +4,6 @@ decoder from the metadata, the weights at their exact bytes, and one line for da
 from __future__ import annotations
 
 import struct
-import subprocess
-import sys
 import tracemalloc
 from pathlib import Path
 
@@ -144,35 +142,17 @@ def test_truncated_file_names_the_tensor(model: Path, tmp_path: Path) -> None:
         load_graph(str(head))
 
 
-def test_cli_estimates_a_gguf_file(model: Path, tmp_path: Path) -> None:
-    ok = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "advisor",
-            "estimate",
-            str(model),
-            "--mode",
-            "generate",
-            "--batch",
-            "1",
-            "--precision",
-            "fp16",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert ok.returncode == 0 and "q4_k_m" in ok.stdout, ok.stderr
+def test_cli_estimates_a_gguf_file(model: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from advisor.cli import main
+
+    # in this process: two subprocesses spent their time starting Python and importing advisor again
+    assert main(["estimate", str(model), "--mode", "generate", "--batch", "1", "--precision", "fp16"]) == 0
+    assert "q4_k_m" in capsys.readouterr().out
     bad = tmp_path / "bad.gguf"
     bad.write_bytes(_header(1 << 62))
-    run = subprocess.run(
-        [sys.executable, "-m", "advisor", "estimate", str(bad), "--mode", "generate"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert run.returncode == 2 and "Traceback" not in run.stderr and len(run.stderr.strip().splitlines()) == 1
+    assert main(["estimate", str(bad), "--mode", "generate"]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
 
 
 def test_deepseek_latent_attention_metadata_maps_back(tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -261,5 +262,8 @@ def test_a_module_simulated_twice_with_lora_and_in_bf16_is_left_as_it_came() -> 
     second = simulate_estimate(model, inputs_of(256), lora, loss)
     assert first.memory.peak_bytes == second.memory.peak_bytes
     assert isinstance(model.q_proj, nn.Linear) and model.q_proj.weight.dtype == torch.float32
-    # the base frozen in bf16, 256 x 256 x 2 B, and two rank-8 adapters (8 x 256 each) trained in bf16
-    assert first.memory.at_peak.weights == 256 * 256 * 2 + 2 * 8 * 256 * 2
+    # the base frozen in bf16, 256 x 256 x 2 B, and two rank-8 adapters (8 x 256 each) trained in fp32, as
+    # PEFT upcasts them (autocast_adapter_dtype); kept in the base's bf16 with adapter_dtype base
+    assert first.memory.at_peak.weights == 256 * 256 * 2 + 2 * 8 * 256 * 4
+    base = simulate_estimate(model, inputs_of(256), replace(lora, adapter_dtype="base"), loss)
+    assert base.memory.at_peak.weights == 256 * 256 * 2 + 2 * 8 * 256 * 2

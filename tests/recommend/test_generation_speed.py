@@ -227,3 +227,20 @@ def test_layer_split_prefill_of_one_chunk_is_no_faster_than_one_card() -> None:
     one_card = prefill_seconds(eight, RTX4090_LIKE, IDEAL)
     pipelined = prefill_seconds(eight, RTX4090_LIKE, IDEAL, Split(stages=4))
     assert pipelined == pytest.approx((one_card / 8 + 3 * 20e-6) * 11 / 4)
+
+
+def test_mxfp4_projections_are_not_quantized_linears() -> None:
+    """gpt-oss keeps attention in bf16 under MXFP4 (its experts alone are MXFP4): none of its 24 x 4 q/k/v/o
+    projections runs a quantized kernel, where GPTQ int4 would quantize all 96."""
+    from advisor.core import zoo
+    from advisor.core.analytic import estimate
+    from advisor.core.workload import Workload
+    from advisor.recommend.serving import generation_run
+
+    def linears(weights: str) -> int:
+        w = Workload("generate", 1, "bf16", prompt_len=64, new_tokens=8, weights=weights)  # type: ignore[arg-type]
+        run = generation_run(estimate(zoo.build("gpt-oss-20b", 64), w))
+        assert run is not None
+        return run.quantized_linears
+
+    assert linears("int4") == 24 * 4 and linears("mxfp4") == 0

@@ -131,14 +131,26 @@ def test_a_recommendation_is_built_by_keyword_only() -> None:
         Recommendation("RTX 4090", 1, "single")  # type: ignore[misc]
 
 
-@pytest.mark.parametrize(("name", "software"), [("Gaudi 3", "Gaudi"), ("Instinct MI300X", "ROCm"), ("Arc B580", "XPU")])
-def test_a_card_off_cuda_says_which_software_path_runs_it(catalog: Catalog, name: str, software: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "software", "context"),
+    [
+        ("Gaudi 3", "Gaudi", "the driver's context"),
+        ("Instinct MI300X", "ROCm", "the HIP context"),
+        ("Arc B580", "XPU", "the Level Zero context"),
+    ],
+)
+def test_a_card_off_cuda_says_which_software_path_runs_it(
+    catalog: Catalog, name: str, software: str, context: str
+) -> None:
     with catalog.read() as s:
         card = find_card(s, name)
     entry = rank(job_needing(1.0), [card], {}, RankingOptions(counts=(1,)))[0]
     assert entry.software == software
     assert dict(entry.reasons[1].values) == {"software": software}
-    assert f"PyTorch runs this card through {software})" in reasons_text(entry.reasons)
+    words = reasons_text(entry.reasons)
+    assert f"PyTorch runs this card through {software})" in words
+    # the memory the card loses before the allocator starts is named for the runtime that takes it, not CUDA's
+    assert f"usable after {context};" in words and "CUDA context" not in words
 
 
 def test_an_nvidia_card_gets_no_software_note(catalog: Catalog) -> None:

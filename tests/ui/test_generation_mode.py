@@ -334,3 +334,15 @@ def test_the_fp8_cache_entry_is_greyed_where_llama_cpp_runs(controls: tuple[AppS
     assert not fp8.isEnabled() and "q8_0" in fp8.toolTip()
     choose(panel.llm.runtime, "vllm")  # an explicit runtime with an fp8 cache
     assert fp8.isEnabled()
+
+
+def test_mxfp4_is_greyed_for_a_model_without_experts(controls: tuple[AppState, QtWorkloadControls]) -> None:
+    """MXFP4 stores a mixture-of-experts model's experts alone: on Llama 3.1 8B the entry is greyed with the
+    reason; on gpt-oss-20b, whose checkpoint ships so, it is offered."""
+    state, panel = controls
+    choose(panel.mode, "generate")
+    mxfp4 = panel.llm.weights.model().item(panel.llm.weights.findData("mxfp4"))  # type: ignore[attr-defined]
+    assert not mxfp4.isEnabled() and "has none" in mxfp4.toolTip()
+    draft_edits.load_graph_into(state.draft, zoo.build("gpt-oss-20b", state.choice.seq_len), "zoo:gpt-oss-20b")
+    panel.refresh()
+    assert mxfp4.isEnabled() and not mxfp4.toolTip()

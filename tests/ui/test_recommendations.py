@@ -185,7 +185,7 @@ def test_a_negative_price_cannot_be_typed(qtbot: QtBot, window: QtMainWindow) ->
     assert "-" not in box.text() and box.value() == 50  # the minus is refused, the digits are kept
 
 
-def test_the_explanation_keeps_a_fit_that_only_splitting_buys_in_the_users_language() -> None:
+def test_the_explanation_keeps_a_fit_that_only_splitting_buys_in_the_users_language(qtbot: QtBot) -> None:
     split = Recommendation(
         card="RTX 3090",
         count=2,
@@ -204,7 +204,12 @@ def test_the_explanation_keeps_a_fit_that_only_splitting_buys_in_the_users_langu
         perf_per_watt=0.1,
         reasons=(
             reason(
-                ReasonCode.FITS, required_bytes=20 * 2**30, batch=1, memory_bytes=24 * 2**30, usable_bytes=22 * 2**30
+                ReasonCode.FITS,
+                required_bytes=20 * 2**30,
+                batch=1,
+                memory_bytes=24 * 2**30,
+                usable_bytes=22 * 2**30,
+                context="the CUDA context",
             ),
             reason(ReasonCode.LAYER_SPLIT, count=2, link="PCIe 4.0 x16"),
             reason(ReasonCode.ONLY_LAYER_SPLIT, count=2),
@@ -218,3 +223,34 @@ def test_the_explanation_keeps_a_fit_that_only_splitting_buys_in_the_users_langu
         set_language("en")
     assert "只因各层被拆分到 2 张卡上才放得下" in text and "按层拆分到 2 张卡上（PCIe 4.0 x16）" in text
     assert "只因各层被拆分到 2 张卡上才放得下。" in text and "下." not in text  # full-width stops in Chinese
+
+
+def test_the_explanation_names_the_context_of_the_cards_own_runtime(qtbot: QtBot) -> None:
+    # qtbot: the language lives on the QApplication it makes
+    amd = Recommendation(
+        card="Instinct MI300X",
+        count=1,
+        plan="single",
+        fits=True,
+        required_bytes=20 * 2**30,
+        usable_bytes=22 * 2**30,
+        max_batch=4,
+        step_time_s=0.05,
+        throughput=20.0,
+        throughput_unit="tokens/s",
+        price_usd=None,
+        price_date=None,
+        price_condition=None,
+        perf_per_dollar=None,
+        perf_per_watt=0.1,
+        reasons=(),
+        software="ROCm",
+    )
+    # 22 GiB usable - 20 GiB needed = 2.00 GiB to spare
+    assert "the card has 22.00 GiB usable after the HIP context (2.00 GiB to spare)" in explain(amd, 4)
+    set_language("zh_CN")
+    try:
+        text = explain(amd, 4)
+    finally:
+        set_language("en")
+    assert "扣除 HIP 上下文后该卡可用 22.00 GiB" in text and "CUDA" not in text

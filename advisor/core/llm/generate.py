@@ -21,14 +21,16 @@ from advisor.core.llm.runtime import (
     llama_cpp_context,
     llama_cpp_memory,
     vllm_kv_bytes,
+    vllm_profile_spec,
     vllm_required_bytes,
+    vllm_weight_bytes,
     vllm_workspace_bytes,
 )
 from advisor.core.llm.tensors import tensor_groups
 from advisor.core.replay import replay_step
 from advisor.core.step_records import MemoryProfile
 from advisor.core.tracker import CategoryBytes, TimelinePoint
-from advisor.core.workload import AttentionImpl, Mode, Runtime, Workload, default_notes
+from advisor.core.workload import AttentionImpl, Mode, Runtime, WeightFormat, Workload, default_notes
 
 FP32_BYTES = 4
 # generate() keeps the step's fp32 logits, their processed copy and the sampling probabilities
@@ -36,12 +38,16 @@ FP32_BYTES = 4
 LOGIT_COPIES = 3
 
 
+def not_a_decoder(name: str) -> SpecError:
+    return SpecError(
+        f"mode generate: {name} is not a decoder language model the analytic path "
+        "describes (zoo LLMs, hf:CONFIG.json, .safetensors with config.json)"
+    )
+
+
 def decoder_of(graph: Graph) -> DecoderSpec:
     if graph.decoder is None:
-        raise SpecError(
-            f"mode generate: {graph.name} is not a decoder language model the analytic path "
-            "describes (zoo LLMs, hf:CONFIG.json, .safetensors with config.json)"
-        )
+        raise not_a_decoder(graph.name)
     return graph.decoder
 
 
@@ -157,13 +163,14 @@ def _vllm_memory(spec: DecoderSpec, w: Workload, weights: int) -> MemoryEstimate
     usable memory (recommend/devices.py PROCESS_OVERHEAD_BYTES, core/overheads.py), never below what is held."""
     tokens = min(w.max_num_batched_tokens, spec.max_positions or w.max_num_batched_tokens)
     profiled = replay_step(
-        decoder_graph(spec, tokens, last_token_logits=True), Workload(Mode.INFER, 1, w.precision, weights=w.weights)
+        decoder_graph(vllm_profile_spec(spec), tokens, last_token_logits=True),
+        Workload(Mode.INFER, 1, w.precision, weights=w.weights),
     )
     dtype_bytes = w.activation_bytes
     activations = profiled.peak_bytes - profiled.at_peak.weights
-    workspace = vllm_workspace_bytes(spec, activations, dtype_bytes, w.max_num_seqs, tokens)
+    workspace = vllm_workspace_bytes(spec, activations, dtype_bytes, w.max_num_seqs, tokens, w.enforce_eager)
     kv = vllm_kv_bytes(spec, w.kv_cache_dtype, w.prompt_len + w.new_tokens, w.batch)
-    cats = CategoryBytes(weights, 0, 0, 0, workspace, 0, kv)
+    cats = CategoryBytes(vllm_weight_bytes(spec, w.weight_format, weights), 0, 0, 0, workspace, 0, kv)
     share = math.ceil(cats.total / w.gpu_memory_utilization)
     required = vllm_required_bytes(cats.total, w.gpu_memory_utilization)
     memory = memory_estimate(
@@ -265,6 +272,15 @@ _NGL_0_NOTE = (
 )
 
 
+def _graph_pool(w: Workload) -> str:
+    if w.enforce_eager:
+        return (
+            "no CUDA-graph pool (--enforce-eager: no graphs are captured; decode time is still estimated as "
+            "graph replay)"
+        )
+    return "the CUDA-graph pool"
+
+
 def _runtime_notes(w: Workload) -> list[str]:
     """Which runtime, why (given or following the weights), and how it allocates."""
     how = "--runtime" if w.runtime is not None else f"the default for {w.weight_format} weights"
@@ -285,10 +301,14 @@ def _runtime_notes(w: Workload) -> list[str]:
             "of the card; inside it the weights, the activations of a profiling forward over "
             f"{w.max_num_batched_tokens} tokens (--max-num-batched-tokens) or its sampler's sort of "
             f"{w.max_num_seqs} vocabulary rows "
-            "(--max-num-seqs), the CUDA-graph pool and paged KV blocks of 16 tokens; peak_bytes "
+            f"(--max-num-seqs), {_graph_pool(w)} and paged KV blocks of 16 tokens; peak_bytes "
             f"counts the blocks of {w.batch} sequences of {tokens} tokens, required_bytes the card memory "
             "whose share holds that, less the CUDA context that lies outside the share (vLLM fills the "
-            "rest of its share with more blocks)."
+            "rest of its share with more blocks).",
+            "MXFP4 experts in vLLM: its Triton MoE backend (Hopper's default) keeps the checkpoint's scales beside "
+            "their swizzled copy and holds the experts' biases in fp32 (counted in the weights)."
+            if w.weight_format == WeightFormat.MXFP4
+            else "",
         ]
     return [
         f"Runtime transformers ({how}): generate() grows the DynamicCache by torch.cat each step (the old "

@@ -14,7 +14,7 @@ from advisor.core.graph import Graph, GraphBuilder, Node, TensorSpec
 from advisor.core.ops.base import Op, SavedTensor
 from advisor.core.ops.embedding import Embedding
 from advisor.core.ops.linear import Linear
-from advisor.core.workload import Finetune, Workload
+from advisor.core.workload import AdapterDtype, Finetune, Workload
 
 
 @dataclass(frozen=True)
@@ -29,13 +29,14 @@ class LoRALinear(Linear):
     # lora_A saves an fp32 copy of the layer's input, its rank-wide output is fp32, and lora_B's output and its
     # scaled copy are fp32 tensors of the layer's output size until `result.to(torch_result_dtype)`.
     fp32_adapters: bool = False
+    upcast_adapters: bool = True  # Workload.adapter_dtype fp32 (PEFT's default): fp32 adapters on a half base
     # QLoRA: peft/tuners/lora/bnb.py Linear4bit.forward copies the 4-bit base's output before adding the adapters
     # (`result = result.clone()`, "defensive clone" for backprop through a manipulated view): one more tensor of
     # the output's size, in its dtype, while the base output is released
     quantized_base: bool = False
 
     def for_dtype(self, dtype_bytes: int, autocast: bool) -> LoRALinear:
-        return replace(self, fp32_adapters=dtype_bytes == 2 and not autocast)
+        return replace(self, fp32_adapters=self.upcast_adapters and dtype_bytes == 2 and not autocast)
 
     def adapter_count(self, inputs: Sequence[TensorSpec]) -> int:
         return self.lora_rank * (inputs[0].shape[-1] + self.out_features)
@@ -104,10 +105,17 @@ def with_adapters(graph: Graph, w: Workload) -> Graph:
     def adapt(node: Node) -> Op:
         op = node.op
         leaf = node.name.rsplit(".", 1)[-1]
-        if isinstance(op, Linear) and not isinstance(op, LoRALinear) and leaf in targets and not op.tied_to:
+        if isinstance(op, LoRALinear | LoRAEmbedding):  # adapted already: with_adapters is idempotent
+            adapted.append(node.name)
+            return op
+        if isinstance(op, Linear) and leaf in targets and not op.tied_to:
             adapted.append(node.name)
             return LoRALinear(
-                op.out_features, op.bias, lora_rank=w.lora_rank, quantized_base=w.finetune == Finetune.QLORA
+                op.out_features,
+                op.bias,
+                lora_rank=w.lora_rank,
+                quantized_base=w.finetune == Finetune.QLORA,
+                upcast_adapters=w.adapter_dtype == AdapterDtype.FP32,
             )
         if type(op) is Embedding and leaf in targets and op.index == "input":
             adapted.append(node.name)

@@ -9,6 +9,12 @@
 - nf4: bitsandbytes 4-bit with double quantization (blocksize 64): 4 bits per weight, one 8-bit quantized
   absmax per block of 64, one fp32 absmax per 256 blocks, plus each tensor's 256-entry fp32 code table;
   4 + 8/64 + 32/(64 x 256) = 4.127 bits per weight.
+- mxfp4: OCP Microscaling FP4 as gpt-oss ships it: 4-bit E2M1 values, one 8-bit E8M0 power-of-two scale per
+  block of 32 along the input dimension (the checkpoint's `*_blocks` uint8 (..., cols / 32, 16) and `*_scales`
+  uint8 (..., cols / 32)): 4 + 8 / 32 = 4.25 bits per weight. Only the MoE experts: transformers'
+  Mxfp4HfQuantizer replaces GptOssExperts alone and vLLM's Mxfp4Config quantizes FusedMoE alone (its linear
+  layers fall back to UnquantizedLinearMethod), and the checkpoint's modules_to_not_convert keeps attention,
+  the router, the embedding and lm_head in bf16; the experts' biases stay bf16.
 - GGUF: every llama-quantize file type, its block layouts and per-tensor choices in core/llm/gguf.py.
 The transformers quantizers (GPTQ, AWQ, bitsandbytes, fp8) replace the nn.Linear layers of the blocks only:
 embeddings, norms, biases and lm_head stay 16-bit. GGUF quantizes the embedding and the output too and
@@ -20,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
+from advisor.core.errors import SpecError
 from advisor.core.graph import TensorSpec
 from advisor.core.llm.decoder import DecoderSpec
 from advisor.core.llm.gguf import FILE_TYPES, gguf_bytes, gguf_type
@@ -31,8 +38,10 @@ from advisor.core.ops.moe import MoEExperts
 GGUF_FORMATS = tuple(FILE_TYPES)
 PLAIN_BYTES = {"fp32": 4, "bf16": 2, "fp16": 2}
 _KEPT_LINEARS = ("lm_head", "gate", "shared_expert_gate")  # 16-bit under every transformers quantizer
-QUANTIZED = ("fp8", "int8", "int4", "nf4", *GGUF_FORMATS)
+QUANTIZED = ("fp8", "int8", "int4", "nf4", "mxfp4", *GGUF_FORMATS)
 INT4_GROUP, NF4_BLOCK, NF4_BLOCKS_PER_ABSMAX = 128, 64, 256
+MXFP4_BLOCK = 32  # values sharing one E8M0 scale (OCP Microscaling Formats spec v1.0, MXFP4)
+EXPERTS_ONLY = ("mxfp4",)  # formats whose quantizer stores the MoE experts and nothing else
 
 
 def matrix_bytes(fmt: str, rows: int, cols: int) -> float:
@@ -48,6 +57,8 @@ def matrix_bytes(fmt: str, rows: int, cols: int) -> float:
     if fmt == "nf4":
         blocks = -(-n // NF4_BLOCK)
         return n / 2 + blocks + 4 * -(-blocks // NF4_BLOCKS_PER_ABSMAX) + 256 * 4
+    if fmt == "mxfp4":
+        return n / 2 + rows * -(-cols // MXFP4_BLOCK)
     return n * PLAIN_BYTES[fmt]
 
 
@@ -79,10 +90,20 @@ def stored_bytes(
     of the blocks in their layout, the rest at `plain_bytes` (plain_dtype_bytes), LoRA adapters at
     `adapter_bytes`."""
     params, buffers, adapters = op.param_count(inputs), op.buffer_count(inputs), op.adapter_count(inputs)
-    matrices = quantized_matrices(op, inputs, name) if fmt in QUANTIZED else []
+    quantizes = fmt in QUANTIZED and (fmt not in EXPERTS_ONLY or isinstance(op, MoEExperts))
+    matrices = quantized_matrices(op, inputs, name) if quantizes else []
     stored = sum(round(count * linear_bytes(fmt, rows, cols)) for count, rows, cols in matrices)
     plain = params - adapters + buffers - sum(count * rows * cols for count, rows, cols in matrices)
     return stored + plain * plain_bytes + adapters * adapter_bytes
+
+
+def require_experts(fmt: str, ops: Sequence[Op], model: str) -> None:
+    """An experts-only format on a model without experts would store nothing in it: refused, in one line."""
+    if fmt in EXPERTS_ONLY and not any(isinstance(op, MoEExperts) for op in ops):
+        raise SpecError(
+            f"weights: {fmt} stores a mixture-of-experts model's experts and leaves every other layer in bf16 "
+            f"(transformers' and vLLM's MXFP4 quantizers, as gpt-oss ships); {model} has no experts"
+        )
 
 
 def plain_dtype_bytes(fmt: str, kbit_prepared: bool) -> int:
@@ -99,7 +120,8 @@ def group_bytes(fmt: str, group: TensorGroup, spec: DecoderSpec) -> float:
         return group.count * gguf_bytes(gguf_type(fmt, group, spec), group.rows, group.cols)
     if fmt in PLAIN_BYTES:
         return group.numel * PLAIN_BYTES[fmt]
-    if group.role in ("embed", "positions", "lm_head", "router", "shared_gate"):
+    kept = fmt in EXPERTS_ONLY and not group.role.startswith("expert_")
+    if kept or group.role in ("embed", "positions", "lm_head", "router", "shared_gate"):
         return group.numel * 2  # transformers quantizers skip embeddings, the LM head and tiny routers
     return group.count * matrix_bytes(fmt, group.rows, group.cols)
 

@@ -25,11 +25,11 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from advisor.core.llm.decoder import DecoderSpec
 from advisor.core.llm.kv_cache import cached_tokens, kv_bytes_per_layer_token
-from advisor.core.llm.quant import group_bytes
+from advisor.core.llm.quant import EXPERTS_ONLY, MXFP4_BLOCK, group_bytes
 from advisor.core.llm.tensors import tensor_groups
 from advisor.core.overheads import DEFAULT_OVERHEAD
 from advisor.core.workload import Runtime
@@ -37,7 +37,16 @@ from advisor.core.workload import Runtime
 F32 = 4
 
 
-__all__ = ["Runtime", "RuntimeMemory", "VLLMPool", "llama_cpp_context", "llama_cpp_memory", "vllm_pool"]
+__all__ = [
+    "Runtime",
+    "RuntimeMemory",
+    "VLLMPool",
+    "llama_cpp_context",
+    "llama_cpp_memory",
+    "vllm_pool",
+    "vllm_profile_spec",
+    "vllm_weight_bytes",
+]
 # llama.cpp common/common.h defaults (n_ubatch 512) and the context padding of its KV cache
 LLAMA_CPP_UBATCH = 512
 LLAMA_CPP_CTX_PAD = 256
@@ -181,6 +190,34 @@ def vllm_block_bytes(spec: DecoderSpec, kv_dtype: str) -> int:
     return VLLM_BLOCK_TOKENS * kv_bytes_per_layer_token(spec, kv_dtype) * spec.layers
 
 
+def vllm_weight_bytes(spec: DecoderSpec, fmt: str, file_bytes: int) -> int:
+    """What vLLM holds of the weights: the checkpoint's bytes, and with MXFP4 experts what its Triton MoE
+    backend adds (Mxfp4Backend.TRITON, Hopper's default unless VLLM_USE_FLASHINFER_MOE_MXFP4_BF16 is set;
+    vllm/model_executor/layers/quantization/mxfp4.py process_weights_after_loading): _swizzle_mxfp4 makes
+    new swizzled tensors of the values and scales and the old values are deleted, but the checkpoint's scales
+    stay registered (layer.w13_weight_scale, w2_weight_scale), so every E8M0 scale is held twice; and the
+    experts' bf16 biases become fp32 (w13_bias.to(torch.float32)): 2 more bytes each. Blackwell's FlashInfer
+    backends pad the experts to multiples of 256 instead; not modelled."""
+    if fmt not in EXPERTS_ONLY or spec.moe is None:
+        return file_bytes
+    experts = [g for g in tensor_groups(spec) if g.role.startswith("expert_")]
+    scales = sum(g.count * g.rows * -(-g.cols // MXFP4_BLOCK) for g in experts)
+    m = spec.moe
+    moe_layers = sum(spec.is_moe_layer(i) for i in range(spec.layers))
+    biases = moe_layers * m.experts * (2 * m.expert_intermediate + spec.hidden) if m.expert_bias else 0
+    return file_bytes + scales + 2 * biases
+
+
+def vllm_profile_spec(spec: DecoderSpec) -> DecoderSpec:
+    """The decoder as vLLM's profiling forward runs it: its attention backends (FlashAttention, xFormers,
+    FlashInfer, Triton) are fused kernels that take the causal and sliding-window extents as arguments
+    (FlashAttention's window_size, xFormers' BlockDiagonalCausalLocalAttentionMask, gpt-oss's sinks in
+    FlashAttention 3 / Triton), so no (seq, seq) mask or score matrix exists: none of transformers' eager
+    attention (gpt-oss, Gemma 2) or of the boolean mask its SDPA path builds for a window shorter than the
+    sequence (masking_utils.sdpa_mask). The window still bounds nothing in the profile: every block is full."""
+    return replace(spec, eager_attention=False, sliding_window=0, sliding_layers=())
+
+
 def vllm_sampler_bytes(spec: DecoderSpec, max_num_seqs: int) -> int:
     """The profile's sampler run at its peak, the sort of max_num_seqs rows of the vocabulary."""
     return max_num_seqs * spec.vocab * SAMPLER_BYTES_PER_ENTRY
@@ -192,15 +229,21 @@ def vllm_workspace_bytes(
     dtype_bytes: int,
     max_num_seqs: int = VLLM_MAX_SEQS,
     profile_tokens: int = VLLM_PROFILE_TOKENS,
+    enforce_eager: bool = False,
 ) -> int:
     """The profile's peak, the larger of its forward's activations (max_num_batched_tokens) and the sampler
     run that follows it while the forward's hidden states are still held (profile_run keeps them), plus the
-    CUDA-graph pool: the decode activations of the largest captured batch."""
-    width = spec.moe.expert_intermediate * spec.moe.experts_per_token if spec.moe else spec.intermediate
+    CUDA-graph pool: the decode activations of the largest captured batch (none under enforce_eager)."""
     hidden_states = profile_tokens * spec.hidden * dtype_bytes
     profile = max(profile_activation_bytes, hidden_states + vllm_sampler_bytes(spec, max_num_seqs))
-    graphs = VLLM_GRAPH_TOKENS * ((4 * spec.hidden + 3 * width) * dtype_bytes + spec.vocab * dtype_bytes)
-    return profile + graphs
+    return profile + (0 if enforce_eager else vllm_graph_bytes(spec, dtype_bytes))
+
+
+def vllm_graph_bytes(spec: DecoderSpec, dtype_bytes: int) -> int:
+    """The CUDA-graph pool: the decode activations (a few hidden-sized tensors, the MLP's intermediates, the
+    logits) of the largest captured batch, VLLM_GRAPH_TOKENS sequences."""
+    width = spec.moe.expert_intermediate * spec.moe.experts_per_token if spec.moe else spec.intermediate
+    return VLLM_GRAPH_TOKENS * ((4 * spec.hidden + 3 * width) * dtype_bytes + spec.vocab * dtype_bytes)
 
 
 def vllm_pool(card_bytes: int, weights_bytes: int, workspace_bytes: int, block_bytes: int) -> VLLMPool:

@@ -54,7 +54,7 @@ def quantization_format(qc: Any) -> tuple[WeightFormat, str] | None:
     if method in ("fp8", "fbgemm_fp8", "finegrained_fp8"):
         return WeightFormat.FP8, f"{method} 8-bit float (config.json quantization_config)"
     if method == "mxfp4":  # gpt-oss: MXFP4 experts, 4 bits + one 8-bit scale per 32 (4.25 bits per weight)
-        return WeightFormat.INT4, "MXFP4 experts (config.json quantization_config), counted as 4-bit"
+        return WeightFormat.MXFP4, "MXFP4 experts, the rest bf16 (config.json quantization_config)"
     if method == "compressed-tensors":
         return _compressed_tensors(qc)
     return None

@@ -121,6 +121,7 @@ def test_search_by_family_and_kind() -> None:
     assert library.search("qwen3 moe", names) == ["qwen3-235b-a22b-2507", "qwen3-30b-a3b", "qwen3-coder-480b-a35b"]
     assert library.search("GEMMA 3 270m", names) == ["gemma-3-270m"]
     assert library.search("deepseek-ai", names) == [
+        "deepseek-coder-33b",
         "deepseek-r1",
         "deepseek-r1-distill-llama-70b",
         "deepseek-r1-distill-qwen-32b",
@@ -164,3 +165,31 @@ def test_a_bad_source_file_is_named() -> None:
         library._entry("x", {**json.loads((CONFIG_DIR / "qwen3-8b" / "source.json").read_text()), "name": "y"})
     with pytest.raises(SpecError, match=r"llm_configs/x/source\.json: expected a JSON object"):
         library._entry("x", [])
+
+
+def test_gemma_1_is_geglu_with_a_tied_256k_table() -> None:
+    """Gemma 7B (Gemma 1): GeGLU MLP (gelu tanh), head_dim 256 with 16 heads (4096 > hidden 3072), multi-head
+    attention, the 256,000-entry embedding tied to the LM head and scaled by sqrt(hidden) (GemmaModel)."""
+    spec = preset_decoder("gemma-7b")
+    assert spec.activation == "gelu_tanh" and spec.head_dim == 256 and spec.kv_heads == spec.heads == 16
+    assert spec.tied_embeddings and spec.embed_scaled and spec.sliding_window == 0
+    embedding = 256_000 * 3072  # 786,432,000, counted once (tied)
+    attention = 4 * 3072 * 16 * 256  # q, k, v, o of 3072 x 4096: 50,331,648
+    mlp = 3 * 3072 * 24576  # gate, up, down: 226,492,416
+    assert param_count(spec) == embedding + 28 * (attention + mlp + 2 * 3072) + 3072 == 8_537_680_896
+
+
+def test_older_models_of_known_families() -> None:
+    """Vistral 7B is Mistral 7B with 6,369 more vocabulary entries in the embedding and the untied LM head;
+    Qwen1.5-14B is Qwen2 layers with multi-head attention (40 KV heads) and q/k/v biases; deepseek-coder-33b
+    is Llama layers with 8 KV heads."""
+    extra_vocab = (38_369 - 32_000) * 4096 * 2
+    assert param_count(preset_decoder("vistral-7b")) == param_count(preset_decoder("mistral-7b")) + extra_vocab
+    qwen = preset_decoder("qwen1.5-14b")
+    assert qwen.kv_heads == 40 and qwen.qkv_bias and not qwen.out_bias and qwen.sliding_window == 0
+    layer = 3 * (5120 * 5120 + 5120) + 5120 * 5120 + 3 * 5120 * 13696 + 2 * 5120  # 315,253,760
+    assert param_count(qwen) == 40 * layer + 2 * 152_064 * 5120 + 5120 == 14_167_290_880
+    coder = preset_decoder("deepseek-coder-33b")
+    # q and o 7168 x 7168, k and v 7168 x 1024, MLP 3 x 7168 x 19200, 2 norms: 530,331,648 a layer
+    layer = 2 * 7168 * 7168 + 2 * 7168 * 1024 + 3 * 7168 * 19200 + 2 * 7168
+    assert param_count(coder) == 62 * layer + 2 * 32_256 * 7168 + 7168 == 33_342_991_360

@@ -28,6 +28,7 @@ PUBLISHED = {
     "qwen2.5-14b": (14_770_033_664, "Qwen/Qwen2.5-14B, card: 14.7B"),
     "qwen2.5-32b": (32_763_876_352, "Qwen/Qwen2.5-32B safetensors"),
     "qwen2.5-72b": (72_706_203_648, "Qwen/Qwen2.5-72B, card: 72.7B"),
+    "gemma-7b": (8_537_680_896, "google/gemma-7b, HF page: 8.54B"),
     "gemma-2-2b": (2_614_341_888, "google/gemma-2-2b, HF page: 2.61B"),
     "gemma-2-9b": (9_241_705_984, "google/gemma-2-9b, HF page: 9.24B"),
     "gemma-2-27b": (27_227_128_320, "google/gemma-2-27b, HF page: 27.2B"),

@@ -5,6 +5,7 @@ import pytest
 
 from advisor.core import zoo
 from advisor.core.analytic import estimate
+from advisor.core.errors import SpecError
 from advisor.core.llm.kv_cache import kv_bytes_per_layer_token, kv_cache_bytes
 from advisor.core.llm.quant import gguf_bytes, matrix_bytes, weight_bytes
 from advisor.core.workload import Workload
@@ -21,6 +22,8 @@ def test_transformers_formats_per_matrix() -> None:
     assert matrix_bytes("nf4", 4096, 4096) == N / 2 + N / 64 + 4 * N / 64 / 256 + 1024
     # LLM.int8 and fp8: one byte per weight + an fp32 scale per output row
     assert matrix_bytes("int8", 4096, 4096) == N + 4 * 4096
+    # MXFP4: 4-bit E2M1 values + one E8M0 byte per 32 along the row: 4.25 bits per weight
+    assert matrix_bytes("mxfp4", 4096, 4096) == N / 2 + 4096 * 4096 / 32 == N * 4.25 / 8
 
 
 def test_gguf_block_layouts() -> None:
@@ -41,6 +44,10 @@ def test_gguf_block_layouts() -> None:
         ("llama-3.1-8b", "q8_0", 8.54, "bartowski/Meta-Llama-3.1-8B-Instruct-GGUF Q8_0 8.54 GB"),
         ("llama-3.1-70b", "q4_k_m", 42.52, "bartowski/Meta-Llama-3.1-70B-Instruct-GGUF Q4_K_M 42.52 GB"),
         ("qwen2.5-7b", "q4_k_m", 4.7, "ollama qwen2.5:7b q4_K_M 4.7 GB"),
+        # MXFP4 experts, the rest bf16: huggingface.co/openai/gpt-oss-20b/tree/refs%2Fpr%2F52 shards 4.79 + 4.8 +
+        # 4.17 GB; gpt-oss-120b (huggingface.co/the-qa-company/gpt-oss-120b, the safetensors alone) 65.3 GB
+        ("gpt-oss-20b", "mxfp4", 13.76, "openai/gpt-oss-20b model-0000[0-2]-of-00002.safetensors"),
+        ("gpt-oss-120b", "mxfp4", 65.3, "openai/gpt-oss-120b 14 safetensors shards"),
     ],
 )
 def test_weight_bytes_against_published_files(name: str, fmt: str, published_gb: float, source: str) -> None:
@@ -71,7 +78,22 @@ def test_mla_caches_the_latent_and_the_rope_key() -> None:
     assert kv_cache_bytes(lite, "bf16", 1000, 2) == 2 * 1000 * 27 * (512 + 64) * 2
 
 
-@pytest.mark.parametrize("name, fmt", [("mixtral-8x7b", "int4"), ("llama-3.1-8b", "nf4"), ("gpt-oss-20b", "fp8")])
+def test_mxfp4_quantizes_the_experts_alone() -> None:
+    """gpt-oss-20b: 24 layers x 32 experts x 3 matrices of 2,880 x 2,880 (gate, up, down) = 19,110,297,600
+    weights in MXFP4 (x 4.25 / 8 B = 10,152,345,600 B); attention, router, embedding, LM head, norms, sinks
+    and the experts' biases stay bf16 (the checkpoint's modules_to_not_convert)."""
+    spec = preset_decoder("gpt-oss-20b")
+    experts = 24 * 32 * 3 * 2880 * 2880
+    rest = 20_914_757_184 - experts  # published total less the experts: 1,804,459,584 bf16 parameters
+    assert weight_bytes(spec, "mxfp4") == experts * 17 // 32 + 2 * rest == 13_761_264_768
+    with pytest.raises(SpecError, match=r"mxfp4 stores a mixture-of-experts model.s experts.*llama-3\.1-8b has no"):
+        estimate(zoo.build("llama-3.1-8b", 8), Workload("generate", 1, "bf16", weights="mxfp4"))
+
+
+@pytest.mark.parametrize(
+    "name, fmt",
+    [("mixtral-8x7b", "int4"), ("llama-3.1-8b", "nf4"), ("gpt-oss-20b", "fp8"), ("gpt-oss-20b", "mxfp4")],
+)
 def test_inference_graph_stores_the_same_bytes(name: str, fmt: str) -> None:
     """One answer: the graph replay (--mode infer) and the decoder's tensor list (--mode generate) agree on
     the weights, up to the allocator's 512-byte rounding of each tensor."""

@@ -229,6 +229,65 @@ def test_vllm_profile_sorts_a_vocabulary_row_per_sequence() -> None:
     assert vllm_workspace_bytes(spec, 6 * 10**9, 2, 1024) == 6 * 10**9 + graphs  # a larger forward sets it
 
 
+def test_vllm_profiles_with_its_fused_attention() -> None:
+    """vLLM's attention backends take the window as an argument: its profiling forward of Mistral 7B over
+    32,768 tokens builds no (seq, seq) mask, where transformers' SDPA path builds a boolean one (32,768^2 B =
+    1 GiB) and an additive bias for each masked call; so vLLM's workspace is that of the same model without
+    a window. gpt-oss's profile runs fused attention too, not transformers' eager scores."""
+    from advisor.core.graph import Graph
+    from advisor.core.llm.graph import decoder_graph
+    from advisor.core.llm.runtime import vllm_profile_spec
+    from advisor.core.zoo.llm import preset_decoder
+
+    spec = preset_decoder("mistral-7b")
+    assert spec.sliding_window == 4096 and vllm_profile_spec(spec).sliding_window == 0
+    assert not vllm_profile_spec(preset_decoder("gpt-oss-20b")).eager_attention
+
+    def workspace(graph: Graph) -> int:
+        w = Workload("generate", 1, "fp16", prompt_len=32767, new_tokens=1, runtime=Runtime.VLLM)
+        return estimate(graph, replace(w, max_num_batched_tokens=32768)).memory.at_peak.temporaries
+
+    windowless = decoder_graph(replace(spec, sliding_window=0, sliding_layers=()), 64)
+    assert workspace(zoo.build("mistral-7b", 64)) == workspace(windowless)
+    assert spec.sdpa_mask_bytes(32768) == 32768 * 32768  # what transformers would hold and vLLM does not
+
+
+def test_vllm_holds_mxfp4_scales_twice_and_expert_biases_in_fp32() -> None:
+    """vLLM's Triton MoE backend (Hopper) swizzles the MXFP4 values and scales into new tensors but keeps the
+    checkpoint's scales registered, and turns the experts' biases to fp32. gpt-oss-20b: the file's
+    13,761,264,768 B + one E8M0 byte per 32 of the 19,110,297,600 expert weights (597,196,800 B) + 2 B more
+    for each of the 24 x 32 x (2 x 2,880 + 2,880) = 6,635,520 biases = 14,371,732,608 B = 13.385 GiB
+    (llm-d's H100 log: 13.47 GiB)."""
+    from advisor.core.llm.quant import weight_bytes
+    from advisor.core.llm.runtime import vllm_weight_bytes
+    from advisor.core.zoo.llm import preset_decoder
+
+    spec = preset_decoder("gpt-oss-20b")
+    file_bytes = weight_bytes(spec, "mxfp4")
+    assert vllm_weight_bytes(spec, "mxfp4", file_bytes) == file_bytes + 597_196_800 + 2 * 6_635_520 == 14_371_732_608
+    assert vllm_weight_bytes(spec, "bf16", 123) == 123  # other formats: the file's bytes
+    w = Workload("generate", 1, "bf16", prompt_len=4000, new_tokens=96, runtime=Runtime.VLLM, weights="mxfp4")
+    assert estimate(zoo.build("gpt-oss-20b", 64), w).memory.at_peak.weights == 14_371_732_608
+
+
+def test_enforce_eager_captures_no_cuda_graphs() -> None:
+    """vLLM --enforce-eager captures no CUDA graphs: the workspace loses the graph pool, 512 decode tokens x
+    ((4 x 4,096 + 3 x 14,336) x 2 + 128,256 x 2) B = 192,151,552 B for Llama 3.1 8B in bf16, and so does the
+    engine's memory; nothing else moves."""
+    from advisor.core.llm.runtime import vllm_graph_bytes, vllm_workspace_bytes
+    from advisor.core.zoo.llm import preset_decoder
+
+    spec = preset_decoder("llama-3.1-8b")
+    assert vllm_graph_bytes(spec, 2) == 512 * ((4 * 4096 + 3 * 14336) * 2 + 128_256 * 2) == 192_151_552
+    eager = vllm_workspace_bytes(spec, 6 * 10**9, 2, 256, enforce_eager=True)
+    assert vllm_workspace_bytes(spec, 6 * 10**9, 2, 256) - eager == 192_151_552
+    w = Workload("generate", 1, "bf16", prompt_len=4000, new_tokens=96, runtime=Runtime.VLLM)
+    graphs, none = (estimate(zoo.build("llama-3.1-8b", 64), x) for x in (w, replace(w, enforce_eager=True)))
+    assert graphs.memory.at_peak.temporaries - none.memory.at_peak.temporaries == 192_151_552
+    assert graphs.memory.at_peak.kv_cache == none.memory.at_peak.kv_cache
+    assert any("no CUDA-graph pool (--enforce-eager" in note for note in none.assumptions)
+
+
 @pytest.mark.parametrize(
     "optimizer, state_bytes",
     [
@@ -367,6 +426,19 @@ def test_max_num_seqs_reaches_the_profile(capsys: pytest.CaptureFixture[str]) ->
     with pytest.raises(SystemExit) as refused:  # argparse: one line, exit code 2
         main(["estimate", "zoo:llama-3.1-8b", "--mode", "generate", "--runtime", "vllm", "--max-num-seqs", "0"])
     assert refused.value.code == 2 and "--max-num-seqs: must be at least 1" in capsys.readouterr().err
+
+
+def test_enforce_eager_reaches_the_engine(capsys: pytest.CaptureFixture[str]) -> None:
+    """--enforce-eager on the command line takes the CUDA-graph pool out of vLLM's memory: Llama 3.2 1B in bf16,
+    512 x ((4 x 2,048 + 3 x 8,192) x 2 + 128,256 x 2) B = 164,888,576 B."""
+    from advisor.cli import main
+
+    def peak(*extra: str) -> int:
+        argv = ["estimate", "zoo:llama-3.2-1b", "--mode", "generate", "--precision", "bf16", "--runtime", "vllm"]
+        assert main([*argv, *extra, "--json"]) == 0
+        return int(json.loads(capsys.readouterr().out)["memory"]["peak_bytes"])
+
+    assert peak() - peak("--enforce-eager") == 512 * ((4 * 2048 + 3 * 8192) * 2 + 128_256 * 2) == 164_888_576
 
 
 def test_bitsandbytes_4bit_layers_hand_back_their_input_dtype() -> None:

@@ -23,7 +23,7 @@ from advisor.core.zoo.llm import preset_decoder
         ({"quant_method": "bitsandbytes", "load_in_8bit": True}, "int8", "LLM.int8"),
         ({"quant_method": "fp8", "weight_block_size": [128, 128]}, "fp8", "8-bit float"),
         ({"quant_method": "fbgemm_fp8"}, "fp8", "fbgemm_fp8"),
-        ({"quant_method": "mxfp4"}, "int4", "MXFP4"),
+        ({"quant_method": "mxfp4"}, "mxfp4", "MXFP4"),
         (
             {
                 "quant_method": "compressed-tensors",
