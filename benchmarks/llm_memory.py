@@ -17,7 +17,8 @@ the memory CUDA sees where the source prints it (79.18 GiB for an H100, 14.74 fo
 size; max_num_seqs is vLLM's default for the engine and card that ran (256; V1 on an H100: 1024), and
 max_num_batched_tokens its profile's tokens where that engine's default differs from 8192 (V0 without
 chunked prefill: max(max_model_len, 2048), vllm/config.py SchedulerConfig); enforce_eager is 1 where the run
-passed --enforce-eager (no CUDA graphs).
+passed --enforce-eager (no CUDA graphs); adapter_dtype is "base" for torchtune's LoRA rows, whose LoRALinear
+is built in the model's bf16 (PEFT's fp32 upcast otherwise).
 
 Run: .venv/bin/python benchmarks/llm_memory.py
 """
@@ -68,6 +69,7 @@ def workload(row: dict[str, str]) -> Workload:
         offload=row["offload"] or None,  # type: ignore[arg-type]
         drops_logits=bool(row["drops_logits"]),
         enforce_eager=bool(row["enforce_eager"]),
+        adapter_dtype=row["adapter_dtype"] or "fp32",  # type: ignore[arg-type]
     )
 
 
