@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import date
+from typing import Any
 
 from PySide6.QtCore import QDate, Qt
 from pytestqt.qtbot import QtBot
@@ -185,23 +186,32 @@ def test_a_negative_price_cannot_be_typed(qtbot: QtBot, window: QtMainWindow) ->
     assert "-" not in box.text() and box.value() == 50  # the minus is refused, the digits are kept
 
 
+def _fitting_entry(**given: Any) -> Recommendation:
+    """A ranked entry that fits: 20 GiB needed of 22 GiB usable, 20 tokens/s, no price."""
+    return Recommendation(
+        **{
+            "fits": True,
+            "required_bytes": 20 * 2**30,
+            "usable_bytes": 22 * 2**30,
+            "max_batch": 4,
+            "step_time_s": 0.05,
+            "throughput": 20.0,
+            "throughput_unit": "tokens/s",
+            "price_usd": None,
+            "price_date": None,
+            "price_condition": None,
+            "perf_per_dollar": None,
+            "perf_per_watt": 0.1,
+            **given,
+        }
+    )
+
+
 def test_the_explanation_keeps_a_fit_that_only_splitting_buys_in_the_users_language(qtbot: QtBot) -> None:
-    split = Recommendation(
+    split = _fitting_entry(
         card="RTX 3090",
         count=2,
         plan="layer_split",
-        fits=True,
-        required_bytes=20 * 2**30,
-        usable_bytes=22 * 2**30,
-        max_batch=4,
-        step_time_s=0.05,
-        throughput=20.0,
-        throughput_unit="tokens/s",
-        price_usd=None,
-        price_date=None,
-        price_condition=None,
-        perf_per_dollar=None,
-        perf_per_watt=0.1,
         reasons=(
             reason(
                 ReasonCode.FITS,
@@ -227,25 +237,7 @@ def test_the_explanation_keeps_a_fit_that_only_splitting_buys_in_the_users_langu
 
 def test_the_explanation_names_the_context_of_the_cards_own_runtime(qtbot: QtBot) -> None:
     # qtbot: the language lives on the QApplication it makes
-    amd = Recommendation(
-        card="Instinct MI300X",
-        count=1,
-        plan="single",
-        fits=True,
-        required_bytes=20 * 2**30,
-        usable_bytes=22 * 2**30,
-        max_batch=4,
-        step_time_s=0.05,
-        throughput=20.0,
-        throughput_unit="tokens/s",
-        price_usd=None,
-        price_date=None,
-        price_condition=None,
-        perf_per_dollar=None,
-        perf_per_watt=0.1,
-        reasons=(),
-        software="ROCm",
-    )
+    amd = _fitting_entry(card="Instinct MI300X", count=1, plan="single", reasons=(), software="ROCm")
     # 22 GiB usable - 20 GiB needed = 2.00 GiB to spare
     assert "the card has 22.00 GiB usable after the HIP context (2.00 GiB to spare)" in explain(amd, 4)
     set_language("zh_CN")
