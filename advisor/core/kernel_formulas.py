@@ -21,7 +21,6 @@ from dataclasses import dataclass, replace
 
 from advisor.core.graph import TensorSpec
 from advisor.core.kernels import Convolution, Kernel, Matmul, Pass, Stream
-from advisor.core.llm.lora import LoRALinear
 from advisor.core.llm.quant import NF4_BLOCK, NF4_BLOCKS_PER_ABSMAX
 from advisor.core.ops.activation import _InputSaving
 from advisor.core.ops.attention import Rotary
@@ -266,9 +265,9 @@ def _linear(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, step: OpSt
     assert isinstance(op, Linear)
     n, k = op.out_features, inputs[0].shape[-1]
     m = output.numel * step.rows // n
-    kernels: list[Kernel] = [*_dequantize(n * k, step, Pass.FORWARD), matmul_kernel(m, n, k, step, Pass.FORWARD)]
+    kernels: list[Kernel] = [*dequantize_kernels(n * k, step, Pass.FORWARD), matmul_kernel(m, n, k, step, Pass.FORWARD)]
     if runs_backward(step):
-        kernels += _dequantize(n * k, step, Pass.BACKWARD) if step.input_grad else []
+        kernels += dequantize_kernels(n * k, step, Pass.BACKWARD) if step.input_grad else []
         kernels += _gemm_backward(m, n, k, step, step.weight_grad)
         if op.bias and step.weight_grad:
             kernels.append(
@@ -278,10 +277,10 @@ def _linear(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, step: OpSt
             kernels.append(Stream(read_bytes=8 * n * k, written_bytes=4 * n * k, flops=n * k, pass_=Pass.BACKWARD))
     kernels += _casts(step)
     ops = 1 + len(step.weight_casts)
-    return OpKernels(kernels=tuple(kernels), host_ops=ops + _dequantize_ops(step), autograd_nodes=ops)
+    return OpKernels(kernels=tuple(kernels), host_ops=ops + dequantize_ops(step), autograd_nodes=ops)
 
 
-def _dequantize(elements: int, step: OpStep, pass_: Pass) -> list[Kernel]:
+def dequantize_kernels(elements: int, step: OpStep, pass_: Pass) -> list[Kernel]:
     """QLoRA: bitsandbytes' MatMul4Bit dequantizes the whole NF4 weight to 16 bit before each GEMM: in forward
     (`linear(A, dequantize_4bit(B).to(A.dtype).t())`) and again in backward for the input's gradient
     (`matmul(grad_output, dequantize_4bit(B).t())`), never a weight gradient (bitsandbytes-foundation/
@@ -301,58 +300,9 @@ def _dequantize(elements: int, step: OpStep, pass_: Pass) -> list[Kernel]:
     ]
 
 
-def _dequantize_ops(step: OpStep) -> int:
+def dequantize_ops(step: OpStep) -> int:
     """The forward's dequantize_4bit kernels Python dispatches (inside MatMul4Bit: no autograd node)."""
     return 3 if step.quantized_base else 0
-
-
-@formula(LoRALinear)
-def _lora_linear(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, step: OpStep) -> OpKernels:
-    """PEFT's lora.Linear.forward: result = base(x); result + lora_B(lora_A(dropout(x))) * scaling. The frozen
-    base has no weight-gradient GEMM; the adapters are two thin GEMMs each way (rank r)."""
-    assert isinstance(op, LoRALinear)
-    n, k, r = op.out_features, inputs[0].shape[-1], op.lora_rank
-    m = output.numel * step.rows // n
-    half = step.dtype_bytes
-    # fp32 adapters on a half base (LoRALinear.fp32_adapters): the input cast to fp32 for A, both adapter GEMMs
-    # in fp32, the scaling and the sum in fp32, and the sum cast back to the base's dtype
-    adapter = replace(step, dtype_bytes=4) if op.fp32_adapters else step
-    wide = adapter.dtype_bytes
-    kernels: list[Kernel] = [
-        *_dequantize(n * k, step, Pass.FORWARD),
-        matmul_kernel(m, n, k, step, Pass.FORWARD),
-        *_dtype_cast(m * k, half, wide, Pass.FORWARD),
-        matmul_kernel(m, r, k, adapter, Pass.FORWARD),
-        matmul_kernel(m, n, r, adapter, Pass.FORWARD),
-        Stream(read_bytes=m * n * wide, written_bytes=m * n * wide, flops=m * n, pass_=Pass.FORWARD),
-        Stream(read_bytes=m * n * (half + wide), written_bytes=m * n * wide, flops=m * n, pass_=Pass.FORWARD),
-        *_dtype_cast(m * n, wide, half, Pass.FORWARD),
-    ]
-    if runs_backward(step):  # B's gradients, the scaling's, A's weight gradient; the input's only where it needs one
-        kernels += [
-            *_dtype_cast(m * n, half, wide, Pass.BACKWARD),
-            Stream(read_bytes=m * n * wide, written_bytes=m * n * wide, flops=m * n, pass_=Pass.BACKWARD),
-            matmul_kernel(n, r, m, adapter, Pass.WEIGHT_GRAD),
-            matmul_kernel(m, r, n, adapter, Pass.INPUT_GRAD),
-            matmul_kernel(r, k, m, adapter, Pass.WEIGHT_GRAD),
-        ]
-        if step.input_grad:  # through the base and through A, summed
-            kernels += [
-                *_dequantize(n * k, step, Pass.BACKWARD),
-                matmul_kernel(m, k, n, step, Pass.INPUT_GRAD),
-                matmul_kernel(m, k, r, adapter, Pass.INPUT_GRAD),
-                *_dtype_cast(m * k, wide, half, Pass.BACKWARD),
-                Stream(read_bytes=2 * m * k * half, written_bytes=m * k * half, flops=m * k, pass_=Pass.BACKWARD),
-            ]
-    casts = 2 if op.fp32_adapters else 0
-    return OpKernels(kernels=tuple(kernels), host_ops=5 + casts + _dequantize_ops(step), autograd_nodes=5 + casts)
-
-
-def _dtype_cast(elements: int, source_bytes: int, target_bytes: int, pass_: Pass) -> list[Kernel]:
-    """A dtype cast (`tensor.to(dtype)`), where the dtypes differ."""
-    if source_bytes == target_bytes:
-        return []
-    return [Stream(read_bytes=elements * source_bytes, written_bytes=elements * target_bytes, flops=0, pass_=pass_)]
 
 
 def _conv_kernels(conv: Convolution, step: OpStep, has_bias: bool) -> OpKernels:
@@ -435,4 +385,5 @@ def _cross_entropy(op: Op, inputs: Sequence[TensorSpec], output: TensorSpec, ste
     return OpKernels(kernels=tuple(kernels), host_ops=2, autograd_nodes=2)  # _log_softmax, nll_loss_forward
 
 
-from advisor.core import sequence_kernels  # noqa: E402, F401  (registers the attention, RNN and MoE formulas)
+# the other formula modules register themselves on import
+from advisor.core import lora_kernels, sequence_kernels  # noqa: E402, F401
