@@ -14,8 +14,10 @@ Data (benchmarks/data/):
   say which, and its samples/s is per card (the run's 1,024 samples / 2 / seconds). A multi-card row's step
   is one card's step plus its plan's communication over the card's link (advisor.recommend.plans, as
   `advisor recommend` ranks N cards). Both sources' adapters compute in the base's bf16 (`adapter_dtype`
-  base): torchtune's LoRALinear is built in the model's dtype, and Answer.AI's train.py wraps every run in
-  FSDP with MixedPrecision(param_dtype=bfloat16), which casts PEFT's adapters for the forward and backward.
+  base): torchtune's LoRALinear is built in the model's dtype, and Answer.AI's train.py (precision bf16: the
+  model loaded in bf16, no FSDP mixed-precision policy, AnswerDotAI/fsdp_qlora@05ed9f2 train.py L538-539) calls
+  get_peft_model from PEFT of early 2024, which moved adapters to the base layer's dtype; the fp32 upcast
+  (autocast_adapter_dtype) came with PEFT 0.12 in mid-2024.
 - public_training_speed.csv: Lambda's deeplearning-benchmark (lambdal/deeplearning-benchmark), 1-GPU training
   throughput of NVIDIA DeepLearningExamples' ResNet-50 v1.5 (SGD momentum, synthetic data) and BERT base/large
   SQuAD fine-tuning (seq 384, Adam family: modelled as adamw) in NGC containers, whose "fp32" runs TF32 tensor
