@@ -48,7 +48,8 @@ def open_window(qtbot: QtBot, settings: QSettings, catalog_file: Path) -> QtMain
     assert isinstance(window, QtMainWindow)
     qtbot.addWidget(window)
     window.show()
-    qtbot.waitUntil(lambda: window.catalog.catalog is not None, timeout=10000)
+    # the catalog opens on a worker thread; a loaded 2-core machine once took over 10 s (the suite beside 5 agents)
+    qtbot.waitUntil(lambda: window.catalog.catalog is not None, timeout=30000)
     return window
 
 
