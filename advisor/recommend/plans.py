@@ -34,6 +34,7 @@ from enum import StrEnum
 
 from advisor.core.estimate import Estimate
 from advisor.core.generation import GenerationProfile, WeightLayout
+from advisor.core.sharded_init import fsdp_wrap_replay
 from advisor.core.workload import Finetune
 
 
@@ -217,6 +218,47 @@ def gathered_weight_bytes(e: Estimate) -> float:
     return float(e.memory.at_peak.weights)
 
 
+def _gather_buffer_bytes(e: Estimate) -> float:
+    """Two gather units (one in use, the next prefetched) at the gathered bytes per parameter."""
+    return 2 * largest_layer_params(e) * gathered_weight_bytes(e) / max(e.param_count, 1)
+
+
+def wrap_units(e: Estimate) -> tuple[tuple[int, ...], ...]:
+    """The parameter tensors FSDP's transformer wrapping initialises, unit by unit, in bytes: each block
+    (_gather_unit), then the root with every layer outside the blocks (transformer_auto_wrap_policy wraps
+    only the decoder layers). Outside the blocks (embedding, norm, head) a frozen base keeps its half
+    precision (bitsandbytes and GPTQ quantize the blocks' linears); the blocks hold the rest of the stored
+    weights, at their mean bytes per parameter."""
+    units: dict[str, list[int]] = {}
+    for row in e.layers:
+        if row.param_count:
+            units.setdefault(_gather_unit(row.name), []).append(row.param_count)
+    root = [n for name, params in units.items() if not name.split(".")[-1].isdigit() for n in params]
+    half = e.workload.param_dtype_bytes
+    block_params = e.param_count - sum(root)
+    if e.workload.finetune == Finetune.FULL or block_params <= 0:
+        block_bytes = float(half)
+    else:
+        block_bytes = (e.memory.at_peak.weights - sum(root) * half) / block_params
+    blocks = [
+        tuple(int(n * block_bytes) for n in params) for name, params in units.items() if name.split(".")[-1].isdigit()
+    ]
+    return (*blocks, tuple(n * half for n in root))
+
+
+def zero3_reserved_floor_bytes(e: Estimate, count: int) -> int:
+    """The least one of `count` cards reserves at a ZeRO-3 / FSDP step's peak: what wrapping the model left
+    reserved (core/sharded_init.py) and, on top of it because the allocator cannot place them in that
+    compute-stream cache, the gathered parameters (FSDP's unshard stream: two gather units, and the root's
+    whole flat parameter, which FSDP1 keeps gathered from forward into backward: _runtime_utils.py
+    _post_forward_reshard frees it only for a non-root) and the sharded gradients the reduce-scatter writes
+    (its post-backward stream)."""
+    units = wrap_units(e)
+    wrap = fsdp_wrap_replay(units, count)
+    sharded_grads = -(-e.trainable_param_count * e.workload.trainable_dtype_bytes // count)
+    return wrap.reserved_bytes + sum(units[-1]) + int(_gather_buffer_bytes(e)) + sharded_grads
+
+
 def plan_cost(e: Estimate, plan: Plan | str, count: int) -> PlanCost:
     """`plan` on `count` cards; a plan's text (a fit change's key, a test's) is taken as the member."""
     plan = Plan(plan)
@@ -240,6 +282,6 @@ def plan_cost(e: Estimate, plan: Plan | str, count: int) -> PlanCost:
         saved += share * m.gradients
     comm = 2 * share * grads
     if plan.zero_stage == 3:  # two gather buffers (one unit and the next, prefetched), at the gathered bytes per param
-        saved += share * m.weights - 2 * largest_layer_params(e) * gathered / max(e.param_count, 1)
+        saved += share * m.weights - _gather_buffer_bytes(e)
         comm = share * (2 * gathered + grads if e.workload.training else gathered)
     return PlanCost(plan, count, int(saved), comm)
