@@ -32,6 +32,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
+from advisor.core.allocator import SMALL_SIZE
 from advisor.core.estimate import Estimate
 from advisor.core.generation import GenerationProfile, WeightLayout
 from advisor.core.sharded_init import fsdp_wrap_replay
@@ -252,11 +253,16 @@ def zero3_reserved_floor_bytes(e: Estimate, count: int) -> int:
     compute-stream cache, the gathered parameters (FSDP's unshard stream: two gather units, and the root's
     whole flat parameter, which FSDP1 keeps gathered from forward into backward: _runtime_utils.py
     _post_forward_reshard frees it only for a non-root) and the sharded gradients the reduce-scatter writes
-    (its post-backward stream)."""
+    (its post-backward stream). The optimizer state joins them where its tensors are small-pool requests
+    (at most 1 MiB a shard, as a LoRA adapter's): torch.optim makes it lazily at the first step, and the
+    wrap's cache is all large-pool blocks, which the allocator never hands to a small request."""
     units = wrap_units(e)
     wrap = fsdp_wrap_replay(units, count)
     sharded_grads = -(-e.trainable_param_count * e.workload.trainable_dtype_bytes // count)
-    return wrap.reserved_bytes + sum(units[-1]) + int(_gather_buffer_bytes(e)) + sharded_grads
+    tensors = max(sum(row.param_tensors for row in e.layers), 1)
+    state_tensor_bytes = e.trainable_param_count * e.workload.trainable_dtype_bytes / tensors / count
+    small_state = e.memory.at_peak.optimizer_state // count if state_tensor_bytes <= SMALL_SIZE else 0
+    return wrap.reserved_bytes + sum(units[-1]) + int(_gather_buffer_bytes(e)) + sharded_grads + small_state
 
 
 def plan_cost(e: Estimate, plan: Plan | str, count: int) -> PlanCost:

@@ -61,6 +61,7 @@ def test_zero3_gathers_a_whole_decoder_block_at_once() -> None:
 
 
 def test_fsdp_wrapping_leaves_answer_ais_reserved_after_model_wrap_on_the_card() -> None:
+    """The card's reserved figure under ZeRO-3 (recommend.plans.zero3_reserved_floor_bytes)."""
     from advisor.core.sharded_init import fsdp_wrap_replay
     from advisor.recommend.per_card import card_memory
     from advisor.recommend.plans import wrap_units, zero3_reserved_floor_bytes
@@ -76,11 +77,30 @@ def test_fsdp_wrapping_leaves_answer_ais_reserved_after_model_wrap_on_the_card()
     assert abs(wrap.reserved_bytes / 2**30 - 3.72) < 0.1 * 3.72
     floor = zero3_reserved_floor_bytes(e, 2)
     # + the root gathered whole (524,296,192 B) + two block buffers + the adapters' sharded (fp32) gradients
+    # + their AdamW state: 143,130,624 / 384 tensors = 372,736 params x 4 B / 2 = 745,472 B a tensor, a
+    # small-pool request (at most 1 MiB) the wrap's large blocks cannot serve
     gathered_root = 2 * 262_144_000 + 8192
     grads = 143_130_624 * 4 // 2
-    assert floor - wrap.reserved_bytes - gathered_root - grads == int(
+    assert sum(row.param_tensors for row in e.layers) == 32 * 12
+    state = e.memory.at_peak.optimizer_state // 2
+    assert floor - wrap.reserved_bytes - gathered_root - grads - state == int(
         2 * largest_layer_params(e) * e.memory.at_peak.weights / e.param_count
     )
     assert card_memory(e, plan_cost(e, "zero3", 2)).reserved_bytes == max(
         floor, e.memory.reserved_bytes - plan_cost(e, "zero3", 2).saved_bytes
     )
+
+
+def test_full_training_optimizer_state_may_reuse_the_wrap_cache() -> None:
+    from advisor.core.sharded_init import fsdp_wrap_replay
+    from advisor.recommend.plans import wrap_units, zero3_reserved_floor_bytes
+
+    e = _llama2_7b("full")
+    # every tensor trains: 6,738,415,616 params over 357 tensors, about 18.9 M params a tensor (18.9 MB in
+    # bf16 on each of 2 cards), large-pool requests: the state is not added on top of the wrap's cache
+    assert (e.trainable_param_count, sum(row.param_tensors for row in e.layers)) == (6_738_415_616, 357)
+    units = wrap_units(e)
+    grads = e.param_count * 2 // 2
+    gathered = int(2 * largest_layer_params(e) * e.param_count * 2 / e.param_count)
+    expected = fsdp_wrap_replay(units, 2).reserved_bytes + sum(units[-1]) + gathered + grads
+    assert zero3_reserved_floor_bytes(e, 2) == expected
