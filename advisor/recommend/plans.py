@@ -224,6 +224,16 @@ def _gather_buffer_bytes(e: Estimate) -> float:
     return 2 * largest_layer_params(e) * gathered_weight_bytes(e) / max(e.param_count, 1)
 
 
+def root_gathered_bytes(e: Estimate) -> int:
+    """The root's flat parameter gathered whole: every layer outside the blocks (the embedding, the final
+    norm, the head), at the half precision a frozen base keeps them in (wrap_units). FSDP keeps the root
+    gathered from its forward into backward (torch/distributed/fsdp/_runtime_utils.py _post_forward_reshard
+    frees the unsharded flat parameter only for a non-root), so it is on the card at the step's peak beside
+    the block being computed."""
+    outside = sum(n for name, n in _unit_params(e).items() if not name.split(".")[-1].isdigit())
+    return outside * e.workload.param_dtype_bytes
+
+
 def wrap_units(e: Estimate) -> tuple[tuple[int, ...], ...]:
     """The parameter tensors FSDP's transformer wrapping initialises, unit by unit, in bytes: each block
     (_gather_unit), then the root with every layer outside the blocks (transformer_auto_wrap_policy wraps
@@ -250,19 +260,19 @@ def wrap_units(e: Estimate) -> tuple[tuple[int, ...], ...]:
 def zero3_reserved_floor_bytes(e: Estimate, count: int) -> int:
     """The least one of `count` cards reserves at a ZeRO-3 / FSDP step's peak: what wrapping the model left
     reserved (core/sharded_init.py) and, on top of it because the allocator cannot place them in that
-    compute-stream cache, the gathered parameters (FSDP's unshard stream: two gather units, and the root's
-    whole flat parameter, which FSDP1 keeps gathered from forward into backward: _runtime_utils.py
-    _post_forward_reshard frees it only for a non-root) and the sharded gradients the reduce-scatter writes
-    (its post-backward stream). The optimizer state joins them where its tensors are small-pool requests
-    (at most 1 MiB a shard, as a LoRA adapter's): torch.optim makes it lazily at the first step, and the
-    wrap's cache is all large-pool blocks, which the allocator never hands to a small request."""
-    units = wrap_units(e)
-    wrap = fsdp_wrap_replay(units, count)
-    sharded_grads = -(-e.trainable_param_count * e.workload.trainable_dtype_bytes // count)
+    compute-stream cache, the gathered parameters (FSDP's unshard stream: two gather units and the root,
+    root_gathered_bytes) and the sharded gradients the reduce-scatter writes (its post-backward stream).
+    The optimizer state joins them where its tensors are small-pool requests (at most 1 MiB a shard, as a
+    LoRA adapter's): torch.optim makes it lazily at the first step, and the wrap's cache is all large-pool
+    blocks, which the allocator never hands to a small request."""
+    wrap = fsdp_wrap_replay(wrap_units(e), count)
+    trainable = e.trainable_param_count if e.workload.training else 0
+    sharded_grads = -(-trainable * e.workload.trainable_dtype_bytes // count)
     tensors = max(sum(row.param_tensors for row in e.layers), 1)
-    state_tensor_bytes = e.trainable_param_count * e.workload.trainable_dtype_bytes / tensors / count
+    state_tensor_bytes = trainable * e.workload.trainable_dtype_bytes / tensors / count
     small_state = e.memory.at_peak.optimizer_state // count if state_tensor_bytes <= SMALL_SIZE else 0
-    return wrap.reserved_bytes + sum(units[-1]) + int(_gather_buffer_bytes(e)) + sharded_grads + small_state
+    gathered = root_gathered_bytes(e) + int(_gather_buffer_bytes(e))
+    return wrap.reserved_bytes + gathered + sharded_grads + small_state
 
 
 def plan_cost(e: Estimate, plan: Plan | str, count: int) -> PlanCost:
@@ -287,7 +297,8 @@ def plan_cost(e: Estimate, plan: Plan | str, count: int) -> PlanCost:
     if plan.zero_stage >= 2:
         saved += share * m.gradients
     comm = 2 * share * grads
-    if plan.zero_stage == 3:  # two gather buffers (one unit and the next, prefetched), at the gathered bytes per param
-        saved += share * m.weights - _gather_buffer_bytes(e)
+    if plan.zero_stage == 3:  # two gather buffers (one unit and the next, prefetched), at the gathered bytes per
+        # param, and the root's parameters, gathered whole through forward and backward
+        saved += share * m.weights - _gather_buffer_bytes(e) - root_gathered_bytes(e)
         comm = share * (2 * gathered + grads if e.workload.training else gathered)
     return PlanCost(plan, count, int(saved), comm)

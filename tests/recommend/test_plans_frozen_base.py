@@ -9,7 +9,7 @@ from advisor.core import zoo
 from advisor.core.analytic import estimate
 from advisor.core.estimate import Estimate
 from advisor.core.workload import Finetune, Workload
-from advisor.recommend.plans import largest_layer_params, plan_cost
+from advisor.recommend.plans import largest_layer_params, plan_cost, root_gathered_bytes
 
 # Answer.AI's fsdp_qlora defaults (train.py at AnswerDotAI/fsdp_qlora@4cd69234f84d): rank 64 on six projections
 TARGETS = ("q_proj", "k_proj", "v_proj", "gate_proj", "up_proj", "down_proj")
@@ -33,7 +33,11 @@ def test_qlora_under_zero3_gathers_the_nf4_base_and_reduces_only_the_adapters() 
     assert cost.comm_bytes == pytest.approx(0.5 * (2 * weights + 4 * adapters))
     largest = largest_layer_params(e)  # one decoder block (below): its gather buffer at the mean stored width
     m = e.memory.at_peak
-    expected = 0.5 * (m.optimizer_state + m.gradients + weights) - 2 * largest * weights / e.param_count
+    # and the root (embedding, norm, head: 2 x 32,000 x 4,096 + 4,096 params in bf16), gathered whole from
+    # forward into backward
+    root = (2 * 32_000 * 4_096 + 4_096) * 2
+    assert root_gathered_bytes(e) == root == 524_296_192
+    expected = 0.5 * (m.optimizer_state + m.gradients + weights) - 2 * largest * weights / e.param_count - root
     assert cost.saved_bytes == int(expected)
     lora = plan_cost(_llama2_7b("lora"), "zero3", 2)  # the bf16 base: about 3x the bytes to gather
     assert lora.comm_bytes > 2.9 * cost.comm_bytes
