@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from advisor.core.errors import SpecError
 from advisor.core.estimate import Estimate
-from advisor.recommend.plans import Plan, PlanCost, plan_cost, plans_for
+from advisor.recommend.plans import Plan, PlanCost, plan_cost, plans_for, zero3_reserved_floor_bytes
 from advisor.recommend.serving import generation_cost, generation_peak, generation_required, kv_cache_bytes
 
 
@@ -56,4 +56,7 @@ def card_memory(e: Estimate, cost: PlanCost) -> CardMemory:
         kv = int(kv_cache_bytes(e) * cost.kv_share)
         return CardMemory(cost, peak, m.reserved_bytes - (m.peak_bytes - peak), generation_required(e, cost), kv)
     saved = cost.saved_bytes
-    return CardMemory(cost, m.peak_bytes - saved, m.reserved_bytes - saved, m.required_bytes - saved, 0)
+    reserved = m.reserved_bytes - saved
+    if cost.plan is Plan.ZERO3:  # FSDP's wrapping leaves a cache the step's other streams cannot use
+        reserved = max(reserved, zero3_reserved_floor_bytes(e, cost.count))
+    return CardMemory(cost, m.peak_bytes - saved, reserved, m.required_bytes - saved, 0)

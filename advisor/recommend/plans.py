@@ -32,8 +32,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
+from advisor.core.allocator import SMALL_SIZE
 from advisor.core.estimate import Estimate
 from advisor.core.generation import GenerationProfile, WeightLayout
+from advisor.core.sharded_init import fsdp_wrap_replay
 from advisor.core.workload import Finetune
 
 
@@ -217,6 +219,62 @@ def gathered_weight_bytes(e: Estimate) -> float:
     return float(e.memory.at_peak.weights)
 
 
+def _gather_buffer_bytes(e: Estimate) -> float:
+    """Two gather units (one in use, the next prefetched) at the gathered bytes per parameter."""
+    return 2 * largest_layer_params(e) * gathered_weight_bytes(e) / max(e.param_count, 1)
+
+
+def root_gathered_bytes(e: Estimate) -> int:
+    """The root's flat parameter gathered whole: every layer outside the blocks (the embedding, the final
+    norm, the head), at the half precision a frozen base keeps them in (wrap_units). FSDP keeps the root
+    gathered from its forward into backward (torch/distributed/fsdp/_runtime_utils.py _post_forward_reshard
+    frees the unsharded flat parameter only for a non-root), so it is on the card at the step's peak beside
+    the block being computed."""
+    outside = sum(n for name, n in _unit_params(e).items() if not name.split(".")[-1].isdigit())
+    return outside * e.workload.param_dtype_bytes
+
+
+def wrap_units(e: Estimate) -> tuple[tuple[int, ...], ...]:
+    """The parameter tensors FSDP's transformer wrapping initialises, unit by unit, in bytes: each block
+    (_gather_unit), then the root with every layer outside the blocks (transformer_auto_wrap_policy wraps
+    only the decoder layers). Outside the blocks (embedding, norm, head) a frozen base keeps its half
+    precision (bitsandbytes and GPTQ quantize the blocks' linears); the blocks hold the rest of the stored
+    weights, at their mean bytes per parameter."""
+    units: dict[str, list[int]] = {}
+    for row in e.layers:
+        if row.param_count:
+            units.setdefault(_gather_unit(row.name), []).append(row.param_count)
+    root = [n for name, params in units.items() if not name.split(".")[-1].isdigit() for n in params]
+    half = e.workload.param_dtype_bytes
+    block_params = e.param_count - sum(root)
+    if e.workload.finetune == Finetune.FULL or block_params <= 0:
+        block_bytes = float(half)
+    else:
+        block_bytes = (e.memory.at_peak.weights - sum(root) * half) / block_params
+    blocks = [
+        tuple(int(n * block_bytes) for n in params) for name, params in units.items() if name.split(".")[-1].isdigit()
+    ]
+    return (*blocks, tuple(n * half for n in root))
+
+
+def zero3_reserved_floor_bytes(e: Estimate, count: int) -> int:
+    """The least one of `count` cards reserves at a ZeRO-3 / FSDP step's peak: what wrapping the model left
+    reserved (core/sharded_init.py) and, on top of it because the allocator cannot place them in that
+    compute-stream cache, the gathered parameters (FSDP's unshard stream: two gather units and the root,
+    root_gathered_bytes) and the sharded gradients the reduce-scatter writes (its post-backward stream).
+    The optimizer state joins them where its tensors are small-pool requests (at most 1 MiB a shard, as a
+    LoRA adapter's): torch.optim makes it lazily at the first step, and the wrap's cache is all large-pool
+    blocks, which the allocator never hands to a small request."""
+    wrap = fsdp_wrap_replay(wrap_units(e), count)
+    trainable = e.trainable_param_count if e.workload.training else 0
+    sharded_grads = -(-trainable * e.workload.trainable_dtype_bytes // count)
+    tensors = max(sum(row.param_tensors for row in e.layers), 1)
+    state_tensor_bytes = trainable * e.workload.trainable_dtype_bytes / tensors / count
+    small_state = e.memory.at_peak.optimizer_state // count if state_tensor_bytes <= SMALL_SIZE else 0
+    gathered = root_gathered_bytes(e) + int(_gather_buffer_bytes(e))
+    return wrap.reserved_bytes + gathered + sharded_grads + small_state
+
+
 def plan_cost(e: Estimate, plan: Plan | str, count: int) -> PlanCost:
     """`plan` on `count` cards; a plan's text (a fit change's key, a test's) is taken as the member."""
     plan = Plan(plan)
@@ -239,7 +297,8 @@ def plan_cost(e: Estimate, plan: Plan | str, count: int) -> PlanCost:
     if plan.zero_stage >= 2:
         saved += share * m.gradients
     comm = 2 * share * grads
-    if plan.zero_stage == 3:  # two gather buffers (one unit and the next, prefetched), at the gathered bytes per param
-        saved += share * m.weights - 2 * largest_layer_params(e) * gathered / max(e.param_count, 1)
+    if plan.zero_stage == 3:  # two gather buffers (one unit and the next, prefetched), at the gathered bytes per
+        # param, and the root's parameters, gathered whole through forward and backward
+        saved += share * m.weights - _gather_buffer_bytes(e) - root_gathered_bytes(e)
         comm = share * (2 * gathered + grads if e.workload.training else gathered)
     return PlanCost(plan, count, int(saved), comm)
