@@ -28,9 +28,10 @@ still holds the whole model on each card.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TypeVar, cast
 
 from advisor.core.allocator import SMALL_SIZE
 from advisor.core.estimate import Estimate
@@ -161,25 +162,38 @@ def _gather_unit(name: str) -> str:
     return name if index is None else ".".join(parts[: index + 1])
 
 
-# The ranking asks for one estimate's units on every card and count (3,170 plan costs a ranking): they are
-# made once per layer tuple, which the entry holds so that its id is not reused while it is cached.
-_UNITS: dict[int, tuple[tuple[object, ...], Mapping[str, int]]] = {}
-_UNITS_KEPT = 32
+T = TypeVar("T")
+
+# One estimate is ranked on 200 cards and 4 counts (3,170 plan costs): what depends on the estimate alone is
+# made once. An entry holds the estimate, so its id is not reused while it is cached.
+_MADE: dict[tuple[str, int, int], tuple[Estimate, object]] = {}
+_MADE_KEPT = 64
+
+
+def _once(what: str, e: Estimate, count: int, make: Callable[[], T]) -> T:
+    """make(), computed once per estimate (by identity) and card count."""
+    key = (what, id(e), count)
+    hit = _MADE.get(key)
+    if hit is not None and hit[0] is e:
+        return cast(T, hit[1])
+    if len(_MADE) >= _MADE_KEPT:
+        _MADE.clear()
+    made = make()
+    _MADE[key] = (e, made)
+    return made
 
 
 def _unit_params(e: Estimate) -> Mapping[str, int]:
     """Parameters per gather unit, in the order of the layers."""
-    hit = _UNITS.get(id(e.layers))
-    if hit is not None and hit[0] is e.layers:
-        return hit[1]
-    units: dict[str, int] = {}
-    for row in e.layers:
-        unit = _gather_unit(row.name)
-        units[unit] = units.get(unit, 0) + row.param_count
-    if len(_UNITS) >= _UNITS_KEPT:
-        _UNITS.clear()
-    _UNITS[id(e.layers)] = (e.layers, units)
-    return units
+
+    def make() -> Mapping[str, int]:
+        units: dict[str, int] = {}
+        for row in e.layers:
+            unit = _gather_unit(row.name)
+            units[unit] = units.get(unit, 0) + row.param_count
+        return units
+
+    return _once("units", e, 0, make)
 
 
 def stage_param_share(e: Estimate, count: int) -> float:
@@ -258,6 +272,11 @@ def wrap_units(e: Estimate) -> tuple[tuple[int, ...], ...]:
 
 
 def zero3_reserved_floor_bytes(e: Estimate, count: int) -> int:
+    """_zero3_reserved_floor_bytes, replayed once per estimate and count."""
+    return _once("zero3 floor", e, count, lambda: _zero3_reserved_floor_bytes(e, count))
+
+
+def _zero3_reserved_floor_bytes(e: Estimate, count: int) -> int:
     """The least one of `count` cards reserves at a ZeRO-3 / FSDP step's peak: what wrapping the model left
     reserved (core/sharded_init.py) and, on top of it because the allocator cannot place them in that
     compute-stream cache, the gathered parameters (FSDP's unshard stream: two gather units and the root,
