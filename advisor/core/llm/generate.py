@@ -307,7 +307,22 @@ def _graph_pool(w: Workload) -> str:
             "no CUDA-graph pool (--enforce-eager: no graphs are captured; decode time is still estimated as "
             "graph replay)"
         )
-    return "the CUDA-graph pool"
+    if w.vllm_version == VLLMRelease.V0_16:
+        return "the CUDA-graph pool"
+    return (
+        "the CUDA-graph pool (0.17-0.19 capture it, then warm the sampler up, after the KV pool fills the "
+        "share: in the rest of the card)"
+    )
+
+
+def _sampler_note(w: Workload) -> str:
+    """How the release's startup samples (core/llm/runtime.py sampler_bytes_per_entry)."""
+    if w.vllm_version == VLLMRelease.V0_16:
+        return "vLLM up to 0.16 (--vllm-version 0.16): each row sorted, 38 B per entry with bf16 logits"
+    return (
+        "vLLM 0.17-0.19 (--vllm-version 0.19, the default): top-k/top-p masked in place, 14 B per entry with "
+        "bf16 logits: logits, their fp32 copy, probabilities, random draws"
+    )
 
 
 def _runtime_notes(w: Workload) -> list[str]:
@@ -328,9 +343,9 @@ def _runtime_notes(w: Workload) -> list[str]:
         return [
             f"Runtime vLLM ({how}): the engine claims gpu_memory_utilization {w.gpu_memory_utilization} "
             "of the card; inside it the weights, the activations of a profiling forward over "
-            f"{w.max_num_batched_tokens} tokens (--max-num-batched-tokens) or its sampler's sort of "
-            f"{w.max_num_seqs} vocabulary rows "
-            f"(--max-num-seqs), {_graph_pool(w)} and paged KV blocks of 16 tokens; peak_bytes "
+            f"{w.max_num_batched_tokens} tokens (--max-num-batched-tokens) or its sampler over "
+            f"{w.max_num_seqs} vocabulary rows (--max-num-seqs; {_sampler_note(w)}), {_graph_pool(w)} and "
+            "paged KV blocks of 16 tokens; peak_bytes "
             f"counts the blocks of {w.batch} sequences of {tokens} tokens, required_bytes the card memory "
             "whose share holds that, less the CUDA context that lies outside the share (vLLM fills the "
             "rest of its share with more blocks).",

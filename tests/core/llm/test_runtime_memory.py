@@ -581,3 +581,24 @@ def test_max_num_batched_tokens_sizes_the_vllm_profile() -> None:
     assert peak(8192) - peak(2048) == (8192 - 2048) * 4096 * 2 == 50_331_648
     with pytest.raises(SpecError, match="max_num_batched_tokens: must be at least 1"):
         Workload("generate", 1, "bf16", runtime=Runtime.VLLM, max_num_batched_tokens=0)
+
+
+def test_vllm_0_19_needs_room_after_its_share() -> None:
+    """0.17-0.19 size the KV pool to fill the share without the CUDA graphs, then capture them: the rest of the
+    card, (1 - utilization) of it, must hold them beside the CUDA context and workspaces (804,061,184 B). 10 GiB
+    held of which 1 GiB of graphs: at 0.95 the rest needs (804,061,184 + 2^30) / 0.05 B of card, more than the
+    share needs (9 GiB / 0.95); at 0.5 the share sets it."""
+    from advisor.core.llm.runtime import VLLM_OUTSIDE_SHARE_BYTES, vllm_held_limit, vllm_required_bytes
+
+    outside = VLLM_OUTSIDE_SHARE_BYTES
+    assert outside == 726_466_560 + 77_594_624 == 804_061_184
+    held, graphs = 10 * GIB, GIB
+    rest = (804_061_184 + 1_073_741_824) * 20  # / 0.05 = 37,556,060,160 B of card
+    assert vllm_required_bytes(held, 0.95, graphs) == pytest.approx(rest - outside, abs=1)  # 36,751,998,976
+    share = math.ceil(9 * GIB / 0.5)  # 19,327,352,832 B of card; the rest (half of it) holds the graphs
+    assert vllm_required_bytes(held, 0.5, graphs) == share - outside
+    assert vllm_required_bytes(held, 0.5) == math.ceil(held / 0.5) - outside  # up to 0.16: all in the share
+    # turned round: a 78 GiB card holds its 0.95 share plus the graphs; 4 GiB of graphs do not fit its 5%
+    card = 78 * GIB + outside
+    assert vllm_held_limit(78 * GIB, 0.95, graphs) == min(78 * GIB, int(card * 0.95) + GIB)
+    assert vllm_held_limit(78 * GIB, 0.95, 4 * GIB) == 0
