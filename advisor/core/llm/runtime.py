@@ -227,8 +227,11 @@ def vllm_profile_spec(spec: DecoderSpec) -> DecoderSpec:
     (FlashAttention's window_size, xFormers' BlockDiagonalCausalLocalAttentionMask, gpt-oss's sinks in
     FlashAttention 3 / Triton), so no (seq, seq) mask or score matrix exists: none of transformers' eager
     attention (gpt-oss, Gemma 2) or of the boolean mask its SDPA path builds for a window shorter than the
-    sequence (masking_utils.sdpa_mask). The window still bounds nothing in the profile: every block is full."""
-    return replace(spec, eager_attention=False, sliding_window=0, sliding_layers=())
+    sequence (masking_utils.sdpa_mask). The window still bounds nothing in the profile: every block is full.
+    In fp32 they stay fused (FlexAttention or Triton attention where FlashAttention needs half: vllm 0.19.0
+    v1/sample/ops/topk_topp_sampler.py names "flex_attn/triton_attn fp32 inference"), where PyTorch's SDPA
+    falls to its math path for grouped KV heads (ops/attention.py for_dtype)."""
+    return replace(spec, eager_attention=False, sliding_window=0, sliding_layers=(), own_attention_kernel=True)
 
 
 def vllm_sampler_bytes(

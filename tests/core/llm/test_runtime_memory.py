@@ -279,6 +279,27 @@ def test_vllm_profiles_with_its_fused_attention() -> None:
     assert spec.sdpa_mask_bytes(32768) == 32768 * 32768  # what transformers would hold and vLLM does not
 
 
+def test_vllm_fp32_profile_keeps_its_fused_attention() -> None:
+    """In fp32 PyTorch's SDPA runs grouped KV heads on its math path, which holds the scores; vLLM's own
+    backends (FlexAttention or Triton where FlashAttention needs half) stay fused. Llama 3.1 8B over 1,024
+    tokens: the transformers replay holds at least one layer's fp32 scores, 32 heads x 1,024^2 x 4 B =
+    134,217,728 B, beside what the vLLM profile's replay holds."""
+    from advisor.core.llm.decoder import DecoderSpec
+    from advisor.core.llm.graph import decoder_graph
+    from advisor.core.llm.runtime import vllm_profile_spec
+    from advisor.core.replay import replay_step
+    from advisor.core.zoo.llm import preset_decoder
+
+    spec = preset_decoder("llama-3.1-8b")
+    w = Workload("infer", 1, "fp32")
+
+    def activations(s: DecoderSpec) -> int:
+        p = replay_step(decoder_graph(s, 1024, last_token_logits=True), w)
+        return p.peak_bytes - p.at_peak.weights
+
+    assert activations(spec) - activations(vllm_profile_spec(spec)) >= 32 * 1024 * 1024 * 4 == 134_217_728
+
+
 def test_vllm_holds_mxfp4_scales_twice_and_expert_biases_in_fp32() -> None:
     """vLLM's Triton MoE backend (Hopper) swizzles the MXFP4 values and scales into new tensors but keeps the
     checkpoint's scales registered, and turns the experts' biases to fp32. gpt-oss-20b: the file's
