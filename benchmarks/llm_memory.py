@@ -18,7 +18,9 @@ size; max_num_seqs is vLLM's default for the engine and card that ran (256; V1 o
 max_num_batched_tokens its profile's tokens where that engine's default differs from 8192 (V0 without
 chunked prefill: max(max_model_len, 2048), vllm/config.py SchedulerConfig); enforce_eager is 1 where the run
 passed --enforce-eager (no CUDA graphs); adapter_dtype is "base" for torchtune's LoRA rows, whose LoRALinear
-is built in the model's bf16 (PEFT's fp32 upcast otherwise).
+is built in the model's bf16 (PEFT's fp32 upcast otherwise). A vLLM row's runtime names the release whose startup
+it follows where that is not the newest (`vllm==0.16`: V0 and V1 up to 0.16, --vllm-version 0.16); plain `vllm`
+rows ran 0.17 or later (llm-d-planner's 0.17-0.19 logs) or do not say.
 
 Run: .venv/bin/python benchmarks/llm_memory.py
 """
@@ -47,8 +49,16 @@ GIB = 2**30
 CLOSE_CALL = 0.10
 
 
+def runtime_of(row: dict[str, str]) -> tuple[str, str]:
+    """The runtime and, for vLLM, the release the row names (`vllm==0.16`; "" = the newest)."""
+    name, _, release = row["runtime"].partition("==")
+    return name, release
+
+
 def workload(row: dict[str, str]) -> Workload:
     generating = row["mode"] == "generate"
+    runtime, release = runtime_of(row)
+    base = Workload()
     return Workload(
         row["mode"],
         int(row["batch"]),
@@ -61,7 +71,7 @@ def workload(row: dict[str, str]) -> Workload:
         lora_targets=tuple(filter(None, row["lora_targets"].split(";"))),
         prompt_len=int(row["prompt_len"] or 512),
         new_tokens=int(row["new_tokens"] or 128),
-        runtime=Runtime(row["runtime"]) if generating else None,
+        runtime=Runtime(runtime) if generating else None,
         attention=row["attention"] or None,
         gpu_memory_utilization=float(row["utilization"] or 0.9),  # type: ignore[arg-type]
         max_num_seqs=int(row["max_num_seqs"] or 256),
@@ -70,11 +80,12 @@ def workload(row: dict[str, str]) -> Workload:
         drops_logits=bool(row["drops_logits"]),
         enforce_eager=bool(row["enforce_eager"]),
         adapter_dtype=row["adapter_dtype"] or "fp32",  # type: ignore[arg-type]
+        vllm_version=release or base.vllm_version,  # type: ignore[arg-type]
     )
 
 
 def predicted_gib(row: dict[str, str], card: CardMemory) -> float:
-    if row["runtime"] == Runtime.VLLM:  # everything but the KV cache: weights, workspace
+    if runtime_of(row)[0] == Runtime.VLLM:  # everything but the KV cache: weights, workspace
         return (card.peak_bytes - card.kv_cache_bytes) / GIB
     if row["measured_is"] == "reserved":  # torch.cuda.max_memory_reserved(), as torchtune's tables report
         return card.reserved_bytes / GIB
@@ -145,8 +156,8 @@ def main() -> int:
             except SpecError as error:
                 missing.append(f"{row['id']}: {error}")
     print()
-    for runtime in sorted({o.row["runtime"] for o in outcomes}):
-        print(summary(runtime, [o for o in outcomes if o.row["runtime"] == runtime]))
+    for runtime in sorted({runtime_of(o.row)[0] for o in outcomes}):
+        print(summary(runtime, [o for o in outcomes if runtime_of(o.row)[0] == runtime]))
     print(summary("all", outcomes))
     print(summary("multi-card", [o for o in outcomes if cards(o.row) > 1]))
     close = [o for o in outcomes if abs(o.margin) <= CLOSE_CALL]

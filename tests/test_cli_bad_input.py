@@ -118,6 +118,14 @@ CASES: list[tuple[list[str], str]] = [
     (["estimate", "zoo:llama-3.2-1b", "--mode", "generate", "--finetune", "lora"], "--finetune: applies only to"),
     (["estimate", "zoo:llama-3.2-1b", "--mode", "generate", "--max-num-seqs", "4"], "applies only to --runtime vllm"),
     (["estimate", "zoo:llama-3.2-1b", "--mode", "generate", "--enforce-eager"], "--enforce-eager: applies only to"),
+    (
+        ["estimate", "zoo:llama-3.2-1b", "--mode", "generate", "--vllm-version", "0.16"],
+        "--vllm-version: applies only to",
+    ),
+    (
+        ["estimate", "zoo:llama-3.2-1b", "--mode", "generate", "--runtime", "vllm", "--vllm-version", "0.18"],
+        "invalid choice",
+    ),
     (["report", "zoo:llama-3.2-1b", "--out", "x.pdf", "--mode", "generate", "--gpu-memory-utilization", "0.5"], "vllm"),
     (["estimate", "zoo:llama-3.2-1b", "--mode", "generate", "--prompt-len", "99999999999"], "--prompt-len"),
     (["estimate", "zoo:llama-3.2-1b", "--mode", "generate", "--runtime", "vllm", "--max-num-seqs", "1e9"], "whole"),

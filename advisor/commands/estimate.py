@@ -25,6 +25,7 @@ from advisor.core.workload import (
     OptimizerName,
     Precision,
     Runtime,
+    VLLMRelease,
     WeightFormat,
     Workload,
     recipe_defaults,
@@ -185,6 +186,14 @@ def _add_llm_options(parser: argparse.ArgumentParser) -> None:
         help="vllm: run the model eagerly, capturing no CUDA graphs (no graph memory)",
     )
     parser.add_argument(
+        "--vllm-version",
+        choices=types.choices_of(VLLMRelease),
+        default=None,
+        help="vllm: the release whose startup to follow: 0.19 (0.17-0.19, the default: the sampler masks "
+        "top-k/top-p without sorting; CUDA graphs and the sampler warm-up come after the share) or 0.16 "
+        "(V0 and V1 up to 0.16: the profile sorts max_num_seqs vocabulary rows)",
+    )
+    parser.add_argument(
         "--expandable-segments",
         action="store_true",
         help="PyTorch's allocator runs with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
@@ -279,6 +288,7 @@ def workload_from(args: argparse.Namespace) -> Workload:
         max_num_seqs=_given(args, "max_num_seqs", base.max_num_seqs),
         max_num_batched_tokens=_given(args, "max_num_batched_tokens", base.max_num_batched_tokens),
         enforce_eager=_given(args, "enforce_eager", base.enforce_eager),
+        vllm_version=_given(args, "vllm_version", base.vllm_version),
         expandable_segments=args.expandable_segments,
     )
     refuse_inapplicable(args, workload)
@@ -313,6 +323,7 @@ _APPLIES: tuple[tuple[str, str, str, Callable[[Workload], bool]], ...] = (
     ("--max-num-seqs", "max_num_seqs", "--runtime vllm", lambda w: w.runtime_used == Runtime.VLLM),
     ("--max-num-batched-tokens", "max_num_batched_tokens", "--runtime vllm", lambda w: w.runtime_used == Runtime.VLLM),
     ("--enforce-eager", "enforce_eager", "--runtime vllm", lambda w: w.runtime_used == Runtime.VLLM),
+    ("--vllm-version", "vllm_version", "--runtime vllm", lambda w: w.runtime_used == Runtime.VLLM),
 )
 
 

@@ -41,6 +41,10 @@ class GenerationProfile:
     host_bytes: int  # system RAM the runtime keeps beside the card (llama.cpp: what -ngl leaves off the GPU)
     host_read_bytes: int  # of those, read by the CPU in each decode step (llama.cpp partial offload)
     layout: WeightLayout | None = None  # how split plans divide the weights (None: evenly by layer)
+    # vLLM 0.17-0.19: held CUDA-graph bytes and the sampler warm-up's peak, both allocated after the KV pool
+    # has filled gpu_memory_utilization of the card (core/llm/runtime.py vllm_required_bytes); 0 otherwise
+    after_share_graph_bytes: int = 0
+    after_share_warmup_bytes: int = 0
 
 
 __all__ = ["GenerationProfile", "WeightLayout"]

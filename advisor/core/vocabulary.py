@@ -128,6 +128,17 @@ class AdapterDtype(StrEnum):
     BASE = "base"
 
 
+class VLLMRelease(StrEnum):
+    """The vLLM releases whose startup allocates differently (core/llm/runtime.py), each named by the last
+    release that behaves so. 0.16: V0 and V1 up to 0.16, whose profile samples max_num_seqs rows with top-k
+    and top-p by sorting each row (v1/sample/ops/topk_topp_sampler.py apply_top_k_top_p, vllm 0.16.0). 0.19:
+    0.17 to 0.19, which mask top-k/top-p in a Triton kernel from 8 rows up (topk_topp_triton.py, new in
+    0.17.0) and capture the CUDA graphs and warm the sampler up after the KV pool fills the share."""
+
+    V0_16 = "0.16"
+    V0_19 = "0.19"
+
+
 class LossImpl(StrEnum):
     """fused: chunked LM head + cross-entropy (core/llm/fused_loss.py)."""
 

@@ -26,6 +26,7 @@ from advisor.core.vocabulary import (
     OptimizerName,
     Precision,
     Runtime,
+    VLLMRelease,
     WeightFormat,
     as_member,
 )
@@ -50,6 +51,7 @@ __all__ = [
     "OptimizerName",
     "Precision",
     "Runtime",
+    "VLLMRelease",
     "WeightFormat",
     "Workload",
     "as_member",
@@ -130,6 +132,8 @@ class Workload:
     # pool (vllm/worker/worker.py warm_up_model, V0, and vllm/v1/worker/gpu_worker.py compile_or_warm_up_model:
     # `if not self.model_config.enforce_eager: ... capture_model()`)
     enforce_eager: bool = False
+    # vLLM --vllm-version: the release's startup (core/vocabulary.py VLLMRelease); the newest by default
+    vllm_version: VLLMRelease = VLLMRelease.V0_19
     expandable_segments: bool = False  # PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (core/budget.py)
     # train: the loop lets go of the model's output (the logits) before backward, keeping only the loss:
     # transformers' Trainer.compute_loss returns the loss alone, torchtune's recipes `del logits` in
@@ -160,6 +164,7 @@ class Workload:
         _set_member(self, "offload", Offload)
         _set_member(self, "loss", LossImpl)
         _set_member(self, "adapter_dtype", AdapterDtype)
+        _set_member(self, "vllm_version", VLLMRelease)
         if not 0 < self.gpu_memory_utilization <= 1:
             raise SpecError(f"gpu_memory_utilization: must be above 0 and at most 1, got {self.gpu_memory_utilization}")
         if self.offload is not None and self.mode != Mode.TRAIN:

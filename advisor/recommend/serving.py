@@ -149,8 +149,11 @@ def _required_for(e: Estimate, held: int) -> int:
     """What the runtime asks beyond what it holds: vLLM's share of each card (core/llm/runtime.py
     vllm_required_bytes), else what the allocator cannot reuse (required - peak, core/budget.py), whole
     (conservative)."""
-    if e.workload.runtime_used == Runtime.VLLM:
-        return vllm_required_bytes(held, e.workload.gpu_memory_utilization)
+    if e.workload.runtime_used == Runtime.VLLM and e.generation is not None:
+        g = e.generation
+        return vllm_required_bytes(
+            held, e.workload.gpu_memory_utilization, g.after_share_graph_bytes, g.after_share_warmup_bytes
+        )
     return held + e.memory.required_bytes - e.memory.peak_bytes
 
 
@@ -165,8 +168,11 @@ def generation_memory(e: Estimate, cost: PlanCost, usable_bytes: int) -> tuple[i
     `usable_bytes`."""
     fixed, per_sequence = _held(e, cost)
     w = e.workload
-    if w.runtime_used == Runtime.VLLM:
-        limit = vllm_held_limit(usable_bytes, w.gpu_memory_utilization)
+    if w.runtime_used == Runtime.VLLM and e.generation is not None:
+        g = e.generation
+        limit = vllm_held_limit(
+            usable_bytes, w.gpu_memory_utilization, g.after_share_graph_bytes, g.after_share_warmup_bytes
+        )
     else:
         limit = usable_bytes - (e.memory.required_bytes - e.memory.peak_bytes)
     largest = math.floor((limit - fixed) / per_sequence) if per_sequence > 0 else w.batch

@@ -75,7 +75,10 @@ def test_vllm_takes_its_share_of_each_card_not_of_the_whole_model() -> None:
     assert at.kv_cache == kv
     held = int(at.weights * cost.weight_share + at.temporaries + kv * cost.kv_share)
     assert card.peak_bytes == pytest.approx(held, abs=2) and card.kv_cache_bytes == kv // 2
-    needed = -(-card.peak_bytes * 10 // 9) - VLLM_OUTSIDE_SHARE_BYTES  # ceil(held / 0.9) - 804,061,184 B
+    # vLLM 0.17-0.19 capture the CUDA graphs after the share: 512 decode tokens x ((4 x 4,096 + 3 x 14,336) x 2
+    # + 128,256 x 2) B are held outside it; ceil((held - graphs) / 0.9) - 804,061,184 B
+    graphs = 512 * ((4 * 4096 + 3 * 14336) * 2 + 128_256 * 2)
+    needed = -(-(card.peak_bytes - graphs) * 10 // 9) - VLLM_OUTSIDE_SHARE_BYTES
     assert card.required_bytes == pytest.approx(needed, abs=2)
     whole_margin = e.memory.required_bytes - e.memory.peak_bytes  # the rule before: one card's 10%, unsplit
     assert card.required_bytes < card.peak_bytes + whole_margin

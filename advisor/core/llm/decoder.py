@@ -85,6 +85,8 @@ class DecoderSpec:
     moe: MoESpec | None = None
     mla: MLASpec | None = None
     eager_attention: bool = False  # no SDPA support in transformers (Gemma 2, gpt-oss): scores materialised
+    # the runtime's own fused attention (vLLM's backends: runtime.py vllm_profile_spec), in every dtype
+    own_attention_kernel: bool = False
     attn_softcap: bool = False  # Gemma 2: tanh soft-capping of the attention scores
     embed_scaled: bool = False  # Gemma: hidden = inputs_embeds * sqrt(hidden), a new tensor beside inputs_embeds
     logits_scaled: bool = False  # Granite divides, Cohere multiplies the LM head's logits by a constant

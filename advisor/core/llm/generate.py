@@ -20,9 +20,11 @@ from advisor.core.llm.quant import active_weight_bytes, weight_bytes
 from advisor.core.llm.runtime import (
     llama_cpp_context,
     llama_cpp_memory,
+    vllm_graph_bytes,
     vllm_kv_bytes,
     vllm_profile_spec,
     vllm_required_bytes,
+    vllm_warmup_bytes,
     vllm_weight_bytes,
     vllm_workspace_bytes,
 )
@@ -30,7 +32,15 @@ from advisor.core.llm.tensors import tensor_groups
 from advisor.core.replay import replay_step
 from advisor.core.step_records import MemoryProfile
 from advisor.core.tracker import CategoryBytes, TimelinePoint
-from advisor.core.workload import AttentionImpl, Mode, Runtime, WeightFormat, Workload, default_notes
+from advisor.core.workload import (
+    AttentionImpl,
+    Mode,
+    Runtime,
+    VLLMRelease,
+    WeightFormat,
+    Workload,
+    default_notes,
+)
 
 FP32_BYTES = 4
 # generate() keeps the step's fp32 logits, their processed copy and the sampling probabilities
@@ -77,6 +87,7 @@ def _decode_workspace(spec: DecoderSpec, w: Workload, dtype_bytes: int) -> int:
 def generation_profile(spec: DecoderSpec, w: Workload, prefill_flops: float) -> GenerationProfile:
     tokens = w.prompt_len + w.new_tokens
     kv = kv_cache_bytes(spec, w.kv_cache_dtype, tokens, 1)
+    graphs, warmup = vllm_after_share(spec, w)
     return GenerationProfile(
         weight_bytes(spec, w.weight_format),
         active_weight_bytes(spec, w.weight_format),
@@ -90,7 +101,23 @@ def generation_profile(spec: DecoderSpec, w: Workload, prefill_flops: float) -> 
         w.runtime_used.value,
         *host_bytes(spec, w),
         layout=weight_layout(spec, w.weight_format, w.runtime_used),
+        after_share_graph_bytes=graphs,
+        after_share_warmup_bytes=warmup,
     )
+
+
+def vllm_after_share(spec: DecoderSpec, w: Workload) -> tuple[int, int]:
+    """vLLM's CUDA graphs and sampler warm-up where its release allocates them after the share (0.17-0.19)."""
+    if w.runtime_used != Runtime.VLLM or w.vllm_version == VLLMRelease.V0_16:
+        return 0, 0
+    graphs = 0 if w.enforce_eager else vllm_graph_bytes(spec, w.activation_bytes)
+    tokens = _vllm_profile_tokens(spec, w)
+    return graphs, vllm_warmup_bytes(spec, w.activation_bytes, w.max_num_seqs, tokens, w.vllm_version)
+
+
+def _vllm_profile_tokens(spec: DecoderSpec, w: Workload) -> int:
+    """The profiling forward's tokens: max_num_batched_tokens, no more than a model with learned positions has."""
+    return min(w.max_num_batched_tokens, spec.max_positions or w.max_num_batched_tokens)
 
 
 def _cat_transient(spec: DecoderSpec, w: Workload) -> int:
@@ -161,18 +188,20 @@ def _vllm_memory(spec: DecoderSpec, w: Workload, weights: int) -> MemoryEstimate
     gpu_memory_utilization, checked against the memory free once the context exists), so the card memory
     needed is held / 0.9; required_bytes is that less the context and workspaces every fit takes off a card's
     usable memory (recommend/devices.py PROCESS_OVERHEAD_BYTES, core/overheads.py), never below what is held."""
-    tokens = min(w.max_num_batched_tokens, spec.max_positions or w.max_num_batched_tokens)
+    tokens = _vllm_profile_tokens(spec, w)
     profiled = replay_step(
         decoder_graph(vllm_profile_spec(spec), tokens, last_token_logits=True),
         Workload(Mode.INFER, 1, w.precision, weights=w.weights),
     )
     dtype_bytes = w.activation_bytes
     activations = profiled.peak_bytes - profiled.at_peak.weights
-    workspace = vllm_workspace_bytes(spec, activations, dtype_bytes, w.max_num_seqs, tokens, w.enforce_eager)
+    workspace = vllm_workspace_bytes(
+        spec, activations, dtype_bytes, w.max_num_seqs, tokens, w.enforce_eager, w.vllm_version
+    )
     kv = vllm_kv_bytes(spec, w.kv_cache_dtype, w.prompt_len + w.new_tokens, w.batch)
     cats = CategoryBytes(vllm_weight_bytes(spec, w.weight_format, weights), 0, 0, 0, workspace, 0, kv)
     share = math.ceil(cats.total / w.gpu_memory_utilization)
-    required = vllm_required_bytes(cats.total, w.gpu_memory_utilization)
+    required = vllm_required_bytes(cats.total, w.gpu_memory_utilization, *vllm_after_share(spec, w))
     memory = memory_estimate(
         peak_bytes=cats.total,
         at_peak=cats,
@@ -278,7 +307,22 @@ def _graph_pool(w: Workload) -> str:
             "no CUDA-graph pool (--enforce-eager: no graphs are captured; decode time is still estimated as "
             "graph replay)"
         )
-    return "the CUDA-graph pool"
+    if w.vllm_version == VLLMRelease.V0_16:
+        return "the CUDA-graph pool"
+    return (
+        "the CUDA-graph pool (0.17-0.19 capture it, then warm the sampler up, after the KV pool fills the "
+        "share: in the rest of the card)"
+    )
+
+
+def _sampler_note(w: Workload) -> str:
+    """How the release's startup samples (core/llm/runtime.py sampler_bytes_per_entry)."""
+    if w.vllm_version == VLLMRelease.V0_16:
+        return "vLLM up to 0.16 (--vllm-version 0.16): each row sorted, 38 B per entry with bf16 logits"
+    return (
+        "vLLM 0.17-0.19 (--vllm-version 0.19, the default): top-k/top-p masked in place, 14 B per entry with "
+        "bf16 logits: logits, their fp32 copy, probabilities, random draws"
+    )
 
 
 def _runtime_notes(w: Workload) -> list[str]:
@@ -299,9 +343,9 @@ def _runtime_notes(w: Workload) -> list[str]:
         return [
             f"Runtime vLLM ({how}): the engine claims gpu_memory_utilization {w.gpu_memory_utilization} "
             "of the card; inside it the weights, the activations of a profiling forward over "
-            f"{w.max_num_batched_tokens} tokens (--max-num-batched-tokens) or its sampler's sort of "
-            f"{w.max_num_seqs} vocabulary rows "
-            f"(--max-num-seqs), {_graph_pool(w)} and paged KV blocks of 16 tokens; peak_bytes "
+            f"{w.max_num_batched_tokens} tokens (--max-num-batched-tokens) or its sampler over "
+            f"{w.max_num_seqs} vocabulary rows (--max-num-seqs; {_sampler_note(w)}), {_graph_pool(w)} and "
+            "paged KV blocks of 16 tokens; peak_bytes "
             f"counts the blocks of {w.batch} sequences of {tokens} tokens, required_bytes the card memory "
             "whose share holds that, less the CUDA context that lies outside the share (vLLM fills the "
             "rest of its share with more blocks).",

@@ -113,6 +113,7 @@ def _attention(b: GraphBuilder, spec: DecoderSpec, h: int, layer: int) -> int:
             mask_bias=masked,
             token_major=not masked,
             enable_gqa=spec.model_type != "falcon",
+            own_kernel=spec.own_attention_kernel,
         ),  # FalconAttention broadcasts its K/V heads
         [q, k, v],
         "self_attn.sdpa",

@@ -32,7 +32,7 @@ from advisor.core.llm.kv_cache import cached_tokens, kv_bytes_per_layer_token
 from advisor.core.llm.quant import EXPERTS_ONLY, MXFP4_BLOCK, group_bytes
 from advisor.core.llm.tensors import tensor_groups
 from advisor.core.overheads import DEFAULT_OVERHEAD
-from advisor.core.workload import Runtime
+from advisor.core.workload import Runtime, VLLMRelease
 
 F32 = 4
 
@@ -60,12 +60,25 @@ VLLM_PROFILE_TOKENS = 8192
 VLLM_MAX_SEQS = 256
 VLLM_GRAPH_TOKENS = 512
 # The profile's sampler run (gpu_model_runner._dummy_sampler_run; V0's profile_run the same) samples one token
-# for each of max_num_seqs sequences with top_p 0.9 and top_k vocab - 1, so the PyTorch-native top-k/top-p
-# path sorts the whole row (v1/sample/ops/topk_topp_sampler.py apply_top_k_top_p: logits.sort). Bytes held per
-# (sequence, vocabulary entry) while the sort runs: the model's bf16 logits 2 + their fp32 copy 4 (sampler.py
-# logits.to(float32)) + the sorted values 4 and int64 indices 8 + the sort's int64 index input 8 and its
-# scratch, one more copy of keys and values 12 (PyTorch's segmented sort of many rows: cub SortPairs).
-SAMPLER_BYTES_PER_ENTRY = 2 + 4 + 4 + 8 + 8 + 12  # = 38
+# for each of max_num_seqs sequences with top_p 0.9 and top_k vocab - 1. Bytes held per (sequence, vocabulary
+# entry) at its peak, in every release: the model's logits (its dtype) and their fp32 copy (sampler.py
+# `logits.to(torch.float32)`, none when they are fp32 already). Up to 0.16 the PyTorch-native top-k/top-p path
+# then sorts the whole row (v1/sample/ops/topk_topp_sampler.py apply_top_k_top_p: logits.sort): the sorted
+# values 4 and int64 indices 8, the sort's int64 index input 8 and its scratch, one more copy of keys and
+# values 12 (PyTorch's segmented sort of many rows: cub SortPairs). From 0.17 a Triton kernel masks the fp32
+# logits in place from 8 rows up (topk_topp_sampler.py `if HAS_TRITON and logits.shape[0] >= 8:
+# apply_top_k_top_p_triton`, vllm 0.17.0 and 0.19.0), and the peak is the probabilities 4 (softmax in fp32) and
+# random_sample's exponential draws 4 (`q = torch.empty_like(probs)`). Not counted: the kernel's cached buffer
+# of min(SMs, rows) fp32 vocabulary rows (132 on an H100: 68 MB for a 128k vocabulary).
+SORT_BYTES_PER_ENTRY = 4 + 8 + 8 + 12
+TRITON_BYTES_PER_ENTRY = 4 + 4
+SAMPLER_BYTES_PER_ENTRY = 2 + F32 + SORT_BYTES_PER_ENTRY  # = 38 with bf16 logits, up to 0.16
+
+
+def sampler_bytes_per_entry(release: VLLMRelease, dtype_bytes: int) -> int:
+    """Bytes per (sequence, vocabulary entry) at the sampler's peak in `release` with logits of dtype_bytes."""
+    logits = dtype_bytes + (0 if dtype_bytes == F32 else F32)
+    return logits + (SORT_BYTES_PER_ENTRY if release == VLLMRelease.V0_16 else TRITON_BYTES_PER_ENTRY)
 
 
 @dataclass(frozen=True)
@@ -214,13 +227,18 @@ def vllm_profile_spec(spec: DecoderSpec) -> DecoderSpec:
     (FlashAttention's window_size, xFormers' BlockDiagonalCausalLocalAttentionMask, gpt-oss's sinks in
     FlashAttention 3 / Triton), so no (seq, seq) mask or score matrix exists: none of transformers' eager
     attention (gpt-oss, Gemma 2) or of the boolean mask its SDPA path builds for a window shorter than the
-    sequence (masking_utils.sdpa_mask). The window still bounds nothing in the profile: every block is full."""
-    return replace(spec, eager_attention=False, sliding_window=0, sliding_layers=())
+    sequence (masking_utils.sdpa_mask). The window still bounds nothing in the profile: every block is full.
+    In fp32 they stay fused (FlexAttention or Triton attention where FlashAttention needs half: vllm 0.19.0
+    v1/sample/ops/topk_topp_sampler.py names "flex_attn/triton_attn fp32 inference"), where PyTorch's SDPA
+    falls to its math path for grouped KV heads (ops/attention.py for_dtype)."""
+    return replace(spec, eager_attention=False, sliding_window=0, sliding_layers=(), own_attention_kernel=True)
 
 
-def vllm_sampler_bytes(spec: DecoderSpec, max_num_seqs: int) -> int:
-    """The profile's sampler run at its peak, the sort of max_num_seqs rows of the vocabulary."""
-    return max_num_seqs * spec.vocab * SAMPLER_BYTES_PER_ENTRY
+def vllm_sampler_bytes(
+    spec: DecoderSpec, max_num_seqs: int, release: VLLMRelease = VLLMRelease.V0_19, dtype_bytes: int = 2
+) -> int:
+    """The profile's sampler run at its peak: max_num_seqs rows of the vocabulary (sampler_bytes_per_entry)."""
+    return max_num_seqs * spec.vocab * sampler_bytes_per_entry(release, dtype_bytes)
 
 
 def vllm_workspace_bytes(
@@ -230,13 +248,33 @@ def vllm_workspace_bytes(
     max_num_seqs: int = VLLM_MAX_SEQS,
     profile_tokens: int = VLLM_PROFILE_TOKENS,
     enforce_eager: bool = False,
+    release: VLLMRelease = VLLMRelease.V0_19,
 ) -> int:
     """The profile's peak, the larger of its forward's activations (max_num_batched_tokens) and the sampler
     run that follows it while the forward's hidden states are still held (profile_run keeps them), plus the
     CUDA-graph pool: the decode activations of the largest captured batch (none under enforce_eager)."""
     hidden_states = profile_tokens * spec.hidden * dtype_bytes
-    profile = max(profile_activation_bytes, hidden_states + vllm_sampler_bytes(spec, max_num_seqs))
+    sampler = vllm_sampler_bytes(spec, max_num_seqs, release, dtype_bytes)
+    profile = max(profile_activation_bytes, hidden_states + sampler)
     return profile + (0 if enforce_eager else vllm_graph_bytes(spec, dtype_bytes))
+
+
+def vllm_warmup_bytes(
+    spec: DecoderSpec, dtype_bytes: int, max_num_seqs: int, profile_tokens: int, release: VLLMRelease
+) -> int:
+    """What 0.17-0.19's sampler warm-up needs beyond the profile's freed activations, on the last pipeline
+    stage. It runs after the KV pool and the CUDA graphs (gpu_worker.py compile_or_warm_up_model, after
+    capture_model: an eager _dummy_run of min(max_num_seqs, max_num_batched_tokens) tokens, then
+    _dummy_sampler_run on them), holding their hidden states, the gathered last rows and their torch.rand_like
+    copy beside the sampler's peak. The KV pool leaves the profile's peak activation free inside the share
+    (determine_available_memory subtracts it), and that peak sampled the same rows (vllm_workspace_bytes), so
+    only the excess needs room after the share. 0 up to 0.16, whose warm-up lies inside its share."""
+    if release == VLLMRelease.V0_16:
+        return 0
+    rows = min(max_num_seqs, profile_tokens)
+    warmup = rows * (3 * spec.hidden * dtype_bytes + spec.vocab * sampler_bytes_per_entry(release, dtype_bytes))
+    reserve = profile_tokens * spec.hidden * dtype_bytes + vllm_sampler_bytes(spec, max_num_seqs, release, dtype_bytes)
+    return max(warmup - reserve, 0)
 
 
 def vllm_graph_bytes(spec: DecoderSpec, dtype_bytes: int) -> int:
@@ -257,16 +295,29 @@ def vllm_pool(card_bytes: int, weights_bytes: int, workspace_bytes: int, block_b
 VLLM_OUTSIDE_SHARE_BYTES = DEFAULT_OVERHEAD.context_bytes + DEFAULT_OVERHEAD.workspace_bytes
 
 
-def vllm_required_bytes(held_bytes: int, utilization: float) -> int:
+def vllm_required_bytes(held_bytes: int, utilization: float, graph_bytes: int = 0, warmup_bytes: int = 0) -> int:
     """The usable card memory in which vLLM's share (utilization x the card) holds `held_bytes`: the card
     needs held / utilization, less what lies outside the share; never below what is held. Per card: each
-    worker of a split engine takes that share of its own card (gpu_worker.py requested_memory)."""
-    return max(math.ceil(held_bytes / utilization) - VLLM_OUTSIDE_SHARE_BYTES, held_bytes)
+    worker of a split engine takes that share of its own card (gpu_worker.py requested_memory). From 0.17 the
+    CUDA graphs (graph_bytes, held) and the sampler warm-up (warmup_bytes) come after the KV pool has filled the
+    share (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS off by default, vllm/envs.py of 0.19.0), so the rest of the
+    card, (1 - utilization) of it, must hold them beside the CUDA context."""
+    in_share = math.ceil((held_bytes - graph_bytes) / utilization) - VLLM_OUTSIDE_SHARE_BYTES
+    after = graph_bytes + warmup_bytes
+    if after == 0:
+        return max(in_share, held_bytes)
+    rest = VLLM_OUTSIDE_SHARE_BYTES + after
+    card = math.ceil(rest / (1 - utilization)) if utilization < 1 else held_bytes + rest
+    return max(in_share, card - VLLM_OUTSIDE_SHARE_BYTES, held_bytes)
 
 
-def vllm_held_limit(usable_bytes: int, utilization: float) -> int:
-    """The most vLLM can hold on a card with `usable_bytes` (vllm_required_bytes turned round)."""
-    return min(usable_bytes, int((usable_bytes + VLLM_OUTSIDE_SHARE_BYTES) * utilization))
+def vllm_held_limit(usable_bytes: int, utilization: float, graph_bytes: int = 0, warmup_bytes: int = 0) -> int:
+    """The most vLLM can hold on a card with `usable_bytes` (vllm_required_bytes turned round); 0 where what
+    comes after the share does not fit beside it."""
+    card = usable_bytes + VLLM_OUTSIDE_SHARE_BYTES
+    if graph_bytes + warmup_bytes and VLLM_OUTSIDE_SHARE_BYTES + graph_bytes + warmup_bytes > card * (1 - utilization):
+        return 0
+    return min(usable_bytes, int(card * utilization) + graph_bytes)
 
 
 def vllm_kv_bytes(spec: DecoderSpec, kv_dtype: str, tokens: int, batch: int) -> int:

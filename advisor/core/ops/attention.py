@@ -74,6 +74,9 @@ class Attention(Op):
     token_major: bool = False
     enable_gqa: bool = False  # K/V heads reach SDPA un-repeated with enable_gqa (transformers' sdpa_attention)
     full_precision: bool = False  # in fp32 (for_dtype): eager makes no half copies; fused runs memory-efficient
+    # fused in a runtime's own kernel, not SDPA: vLLM's FlashAttention, FlexAttention and Triton backends take
+    # grouped KV heads in fp32 too (FlexAttention or Triton where FlashAttention needs half), so no math path
+    own_kernel: bool = False
 
     def saved_inputs(self) -> tuple[int, ...]:
         return (0, 1, 2)  # q, k, v (or the one packed qkv tensor they are views of)
@@ -206,6 +209,8 @@ class Attention(Op):
         fp32 grouped-query attention falls to the math path (which repeat_interleaves K and V)."""
         if dtype_bytes != 4:
             return self
+        if self.own_kernel:
+            return replace(self, full_precision=True)
         if self.kernel == "fused" and self.enable_gqa and self._kv_heads < self.heads and not self.mask_bias:
             return replace(self, kernel="math", token_major=False)
         return replace(self, full_precision=True)

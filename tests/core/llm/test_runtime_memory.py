@@ -11,7 +11,7 @@ from advisor.core import zoo
 from advisor.core.analytic import estimate
 from advisor.core.errors import SpecError
 from advisor.core.estimate import Estimate
-from advisor.core.workload import Runtime, Workload
+from advisor.core.workload import Runtime, VLLMRelease, Workload
 
 GIB = 2**30
 
@@ -200,33 +200,60 @@ def test_vllm_pool_and_concurrency() -> None:
     assert e.memory.at_peak.kv_cache == 4 * 64 * block  # 1024 tokens = 64 blocks per sequence
     # the card memory whose 0.9 holds it, less the CUDA context (726,466,560 B) and workspaces (77,594,624 B)
     # the fit takes off usable memory: vLLM's share of total memory leaves the context outside it
+    # 0.17-0.19 capture the CUDA graphs after the share (512 x ((4 x 4,096 + 3 x 14,336) x 2 + 128,256 x 2) B):
+    # held outside it too, in the rest of the card (10%), which holds them easily
     outside = 726_466_560 + 77_594_624
-    assert e.memory.required_bytes == math.ceil(e.memory.peak_bytes / 0.9) - outside
+    graphs = 512 * ((4 * 4096 + 3 * 14336) * 2 + 128_256 * 2)
+    assert e.memory.required_bytes == math.ceil((e.memory.peak_bytes - graphs) / 0.9) - outside
     half = estimate(
         zoo.build("llama-3.1-8b", 64),
         Workload(
             "generate", 4, "bf16", prompt_len=1000, new_tokens=24, runtime=Runtime.VLLM, gpu_memory_utilization=0.5
         ),
     )
-    assert half.memory.required_bytes == math.ceil(half.memory.peak_bytes / 0.5) - outside  # --gpu-memory-util.
+    assert half.memory.required_bytes == math.ceil((half.memory.peak_bytes - graphs) / 0.5) - outside
 
 
 def test_vllm_profile_sorts_a_vocabulary_row_per_sequence() -> None:
-    """The profile's sampler sorts max_num_seqs rows of the vocabulary (top_p 0.9, top_k vocab - 1): 38 bytes
-    per entry held (bf16 logits 2, fp32 copy 4, sorted values 4 and int64 indices 8, the sort's int64 index
-    input 8 and its scratch 12). Llama 3.1 8B, 1024 sequences (V1 on an H100): 1024 x 128,256 x 38 B."""
+    """Up to 0.16 the profile's sampler sorts max_num_seqs rows of the vocabulary (top_p 0.9, top_k vocab - 1):
+    38 bytes per entry held (bf16 logits 2, fp32 copy 4, sorted values 4 and int64 indices 8, the sort's int64
+    index input 8 and its scratch 12). Llama 3.1 8B, 1024 sequences (V1 on an H100): 1024 x 128,256 x 38 B."""
     from advisor.core.llm.runtime import VLLM_PROFILE_TOKENS, vllm_sampler_bytes, vllm_workspace_bytes
     from advisor.core.zoo.llm import preset_decoder
 
+    old = VLLMRelease.V0_16
     spec = preset_decoder("llama-3.1-8b")
-    assert vllm_sampler_bytes(spec, 1024) == 1024 * 128_256 * 38 == 4_990_697_472  # 4.65 GiB (log: 4.76)
-    assert vllm_sampler_bytes(spec, 256) == 256 * 128_256 * 38
+    assert vllm_sampler_bytes(spec, 1024, old) == 1024 * 128_256 * 38 == 4_990_697_472  # 4.65 GiB (log: 4.76)
+    assert vllm_sampler_bytes(spec, 256, old) == 256 * 128_256 * 38
     # the forward's hidden states (8,192 x 4,096 x 2 B) are still held while the sampler runs; the CUDA-graph
     # pool: 512 decode tokens x ((4 x 4,096 + 3 x 14,336) x 2 + 128,256 x 2) B
     graphs = 512 * ((4 * 4096 + 3 * 14336) * 2 + 128_256 * 2)
     held = VLLM_PROFILE_TOKENS * 4096 * 2 + 4_990_697_472
-    assert vllm_workspace_bytes(spec, 10**9, 2, 1024) == held + graphs  # the sampler exceeds a 1 GB forward
-    assert vllm_workspace_bytes(spec, 6 * 10**9, 2, 1024) == 6 * 10**9 + graphs  # a larger forward sets it
+    assert vllm_workspace_bytes(spec, 10**9, 2, 1024, release=old) == held + graphs  # exceeds a 1 GB forward
+    assert vllm_workspace_bytes(spec, 6 * 10**9, 2, 1024, release=old) == 6 * 10**9 + graphs  # a larger one sets it
+
+
+def test_vllm_0_17_on_masks_top_k_top_p_without_sorting() -> None:
+    """From 0.17 a Triton kernel masks the fp32 logits in place (apply_top_k_top_p_triton, 8 rows and more), so
+    the profile's sampler holds per entry the bf16 logits 2, their fp32 copy 4, the softmax's probabilities 4
+    and random_sample's exponential draws 4: Llama 3.1 8B at 1,024 sequences, 1,024 x 128,256 x 14 B =
+    1.71 GiB; with the forward's hidden states (8,192 x 4,096 x 2 B) 1.77 GiB, where vLLM 0.19's log prints
+    1.89 GiB of activation (llm-d-planner v0.19.0 logs). In fp32 there is no copy: 12 B."""
+    from advisor.core.llm.runtime import sampler_bytes_per_entry, vllm_sampler_bytes, vllm_warmup_bytes
+    from advisor.core.zoo.llm import preset_decoder
+
+    spec = preset_decoder("llama-3.1-8b")
+    assert sampler_bytes_per_entry(VLLMRelease.V0_19, 2) == 2 + 4 + 4 + 4 == 14
+    assert sampler_bytes_per_entry(VLLMRelease.V0_19, 4) == 4 + 4 + 4 == 12
+    assert sampler_bytes_per_entry(VLLMRelease.V0_16, 4) == 4 + 4 + 8 + 8 + 12 == 36
+    assert vllm_sampler_bytes(spec, 1024) == 1024 * 128_256 * 14 == 1_838_678_016  # the newest by default
+    # the warm-up after the KV pool samples min(1,024, 8,192) rows again, in the profile's freed activations:
+    # it needs 1,024 x 3 x 4,096 x 2 B of hidden states more than the sampler, less the profile's 8,192 x
+    # 4,096 x 2 B of them, so nothing beyond; with 64 batched tokens: 64 rows x 3 x 4,096 x 2 B + their
+    # sampler (64 x 128,256 x 14 B) against the profile's 64 x 4,096 x 2 B + 1,024 rows of sampler: none either
+    assert vllm_warmup_bytes(spec, 2, 1024, 8192, VLLMRelease.V0_19) == 0
+    assert vllm_warmup_bytes(spec, 2, 1024, 64, VLLMRelease.V0_19) == 0
+    assert vllm_warmup_bytes(spec, 2, 1024, 8192, VLLMRelease.V0_16) == 0
 
 
 def test_vllm_profiles_with_its_fused_attention() -> None:
@@ -250,6 +277,27 @@ def test_vllm_profiles_with_its_fused_attention() -> None:
     windowless = decoder_graph(replace(spec, sliding_window=0, sliding_layers=()), 64)
     assert workspace(zoo.build("mistral-7b", 64)) == workspace(windowless)
     assert spec.sdpa_mask_bytes(32768) == 32768 * 32768  # what transformers would hold and vLLM does not
+
+
+def test_vllm_fp32_profile_keeps_its_fused_attention() -> None:
+    """In fp32 PyTorch's SDPA runs grouped KV heads on its math path, which holds the scores; vLLM's own
+    backends (FlexAttention or Triton where FlashAttention needs half) stay fused. Llama 3.1 8B over 1,024
+    tokens: the transformers replay holds at least one layer's fp32 scores, 32 heads x 1,024^2 x 4 B =
+    134,217,728 B, beside what the vLLM profile's replay holds."""
+    from advisor.core.llm.decoder import DecoderSpec
+    from advisor.core.llm.graph import decoder_graph
+    from advisor.core.llm.runtime import vllm_profile_spec
+    from advisor.core.replay import replay_step
+    from advisor.core.zoo.llm import preset_decoder
+
+    spec = preset_decoder("llama-3.1-8b")
+    w = Workload("infer", 1, "fp32")
+
+    def activations(s: DecoderSpec) -> int:
+        p = replay_step(decoder_graph(s, 1024, last_token_logits=True), w)
+        return p.peak_bytes - p.at_peak.weights
+
+    assert activations(spec) - activations(vllm_profile_spec(spec)) >= 32 * 1024 * 1024 * 4 == 134_217_728
 
 
 def test_vllm_holds_mxfp4_scales_twice_and_expert_biases_in_fp32() -> None:
@@ -401,7 +449,7 @@ def test_max_num_seqs_reaches_the_profile(capsys: pytest.CaptureFixture[str]) ->
     1,024 x 128,256 x 38 B = 4,990,697,472 B more (Llama 3.1 8B, where the sampler sets the profile's peak)."""
     from advisor.cli import main
 
-    def peak(seqs: str) -> int:
+    def peak(seqs: str, release: str = "") -> int:
         assert (
             main(
                 [
@@ -416,13 +464,16 @@ def test_max_num_seqs_reaches_the_profile(capsys: pytest.CaptureFixture[str]) ->
                     "--max-num-seqs",
                     seqs,
                     "--json",
+                    *(["--vllm-version", release] if release else []),
                 ]
             )
             == 0
         )
         return int(json.loads(capsys.readouterr().out)["memory"]["peak_bytes"])
 
-    assert peak("2048") - peak("1024") == 1024 * 128_256 * 38 == 4_990_697_472
+    # vLLM 0.17-0.19 (the default) hold 14 B per entry (bf16 logits, fp32 copy, probabilities, draws); 0.16 sorts
+    assert peak("2048") - peak("1024") == 1024 * 128_256 * 14 == 1_838_678_016
+    assert peak("2048", "0.16") - peak("1024", "0.16") == 1024 * 128_256 * 38 == 4_990_697_472
     with pytest.raises(SystemExit) as refused:  # argparse: one line, exit code 2
         main(["estimate", "zoo:llama-3.1-8b", "--mode", "generate", "--runtime", "vllm", "--max-num-seqs", "0"])
     assert refused.value.code == 2 and "--max-num-seqs: must be at least 1" in capsys.readouterr().err
@@ -551,3 +602,24 @@ def test_max_num_batched_tokens_sizes_the_vllm_profile() -> None:
     assert peak(8192) - peak(2048) == (8192 - 2048) * 4096 * 2 == 50_331_648
     with pytest.raises(SpecError, match="max_num_batched_tokens: must be at least 1"):
         Workload("generate", 1, "bf16", runtime=Runtime.VLLM, max_num_batched_tokens=0)
+
+
+def test_vllm_0_19_needs_room_after_its_share() -> None:
+    """0.17-0.19 size the KV pool to fill the share without the CUDA graphs, then capture them: the rest of the
+    card, (1 - utilization) of it, must hold them beside the CUDA context and workspaces (804,061,184 B). 10 GiB
+    held of which 1 GiB of graphs: at 0.95 the rest needs (804,061,184 + 2^30) / 0.05 B of card, more than the
+    share needs (9 GiB / 0.95); at 0.5 the share sets it."""
+    from advisor.core.llm.runtime import VLLM_OUTSIDE_SHARE_BYTES, vllm_held_limit, vllm_required_bytes
+
+    outside = VLLM_OUTSIDE_SHARE_BYTES
+    assert outside == 726_466_560 + 77_594_624 == 804_061_184
+    held, graphs = 10 * GIB, GIB
+    rest = (804_061_184 + 1_073_741_824) * 20  # / 0.05 = 37,556,060,160 B of card
+    assert vllm_required_bytes(held, 0.95, graphs) == pytest.approx(rest - outside, abs=1)  # 36,751,998,976
+    share = math.ceil(9 * GIB / 0.5)  # 19,327,352,832 B of card; the rest (half of it) holds the graphs
+    assert vllm_required_bytes(held, 0.5, graphs) == share - outside
+    assert vllm_required_bytes(held, 0.5) == math.ceil(held / 0.5) - outside  # up to 0.16: all in the share
+    # turned round: a 78 GiB card holds its 0.95 share plus the graphs; 4 GiB of graphs do not fit its 5%
+    card = 78 * GIB + outside
+    assert vllm_held_limit(78 * GIB, 0.95, graphs) == min(78 * GIB, int(card * 0.95) + GIB)
+    assert vllm_held_limit(78 * GIB, 0.95, 4 * GIB) == 0
