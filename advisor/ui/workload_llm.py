@@ -1,7 +1,7 @@
 """The language-model rows of the workload controls: prompt and generated tokens, weight and KV-cache
 storage and the runtime (generation), and LoRA/QLoRA fine-tuning (training). The same options as `advisor
 estimate --mode generate --prompt-len --new-tokens --weights --kv-cache --runtime --finetune --lora-rank
---lora-targets`; they write
+--lora-targets --adapter-dtype`; they write
 AppState.choice, which builds the same core Workload the command line does."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QComboBox, QFormLayout, QHBoxLayout, QLineEdit, QS
 from advisor.core.graph import Graph
 from advisor.core.ops import Linear
 from advisor.core.ops.moe import MoEExperts
-from advisor.core.workload import LORA_TARGETS, Finetune, KVCacheFormat, Mode, Runtime, WeightFormat, runtime_for
+from advisor.core.workload import LORA_TARGETS, AdapterDtype, Finetune, KVCacheFormat, Mode, Runtime, WeightFormat, runtime_for
 from advisor.ui.controls import combo
 from advisor.ui.i18n import tr
 from advisor.ui.state import AppState, WorkloadChoice
@@ -114,6 +114,9 @@ class LanguageModelControls:
         self.runtime = combo([(DEFAULT, tr("as the weights")), *((r.value, r.value) for r in Runtime)], "")
         self.finetune = combo([("full", tr("full (every weight)")), ("lora", "LoRA"), ("qlora", "QLoRA")], "")
         self.lora_rank = _spin(MAX_LORA_RANK)
+        self.adapter_dtype = combo(
+            [(AdapterDtype.FP32.value, tr("fp32 adapters")), (AdapterDtype.BASE.value, tr("adapters as the base"))], ""
+        )
         self.lora_targets = QLineEdit()
         self.lora_targets.setPlaceholderText(tr("all: {names}").format(names=",".join(LORA_TARGETS)))
         form.addRow(tr("Prompt length"), self.prompt_len)
@@ -124,6 +127,7 @@ class LanguageModelControls:
         form.addRow(tr("Fine-tuning"), self.finetune)
         self.lora_row = QHBoxLayout()  # rank and targets on one row: QLoRA's rows fit 720 px in Chinese too
         self.lora_row.addWidget(self.lora_rank)
+        self.lora_row.addWidget(self.adapter_dtype)
         self.lora_row.addWidget(self.lora_targets, 1)
         form.addRow(tr("LoRA rank"), self.lora_row)
         self._connect()
@@ -139,6 +143,9 @@ class LanguageModelControls:
         )
         self.finetune.currentIndexChanged.connect(lambda: s.set_choice(finetune=self.finetune.currentData()))
         self.lora_rank.valueChanged.connect(lambda v: s.set_choice(lora_rank=v))
+        self.adapter_dtype.currentIndexChanged.connect(
+            lambda: s.set_choice(adapter_dtype=AdapterDtype(self.adapter_dtype.currentData()))
+        )
         self.lora_targets.editingFinished.connect(lambda: s.set_choice(lora_targets=self.lora_targets.text().strip()))
 
     def refresh(self, c: WorkloadChoice) -> None:
@@ -147,6 +154,7 @@ class LanguageModelControls:
             (self.kv_cache, c.kv_cache or DEFAULT),
             (self.runtime, c.runtime or DEFAULT),
             (self.finetune, c.finetune),
+            (self.adapter_dtype, c.adapter_dtype),
         ):
             box.blockSignals(True)
             box.setCurrentIndex(max(0, box.findData(value)))
@@ -213,6 +221,16 @@ class LanguageModelControls:
         why = tr("Only with LoRA or QLoRA fine-tuning")
         applies(
             self.lora_rank, adapters, tr("Rank r of each adapter: r x (in + out) parameters per adapted layer"), why
+        )
+        applies(
+            self.adapter_dtype,
+            adapters,
+            tr(
+                "What the adapters are kept and trained in on a bf16/fp16 base, as --adapter-dtype: fp32 as "
+                "PEFT upcasts them, or the base's dtype as torchtune makes them; a fp32 or autocast base keeps "
+                "fp32 adapters either way"
+            ),
+            why,
         )
         applies(
             self.lora_targets,

@@ -105,7 +105,10 @@ def test_the_verdict_says_qlora_and_checkpointing(qtbot: QtBot, window: QtMainWi
         lambda: window.state.result is not None and window.state.result.estimate.workload.finetune == "qlora",
         timeout=10000,
     )
-    assert "(training, QLoRA rank 8, no checkpointing, batch 2," in window.verdict.text()
+    # QLoRA checkpoints unless told not to (PEFT's recipe, as the command line's default)
+    assert "(training, QLoRA rank 8, gradient checkpointing, batch 2," in window.verdict.text()
+    window.state.set_choice(checkpointing=False)
+    qtbot.waitUntil(lambda: "(training, QLoRA rank 8, no checkpointing, batch 2," in window.verdict.text(), timeout=10000)
     window.state.set_choice(checkpointing=True, finetune="full")
     qtbot.waitUntil(lambda: "(training, gradient checkpointing, batch 2," in window.verdict.text(), timeout=10000)
 
