@@ -12,7 +12,16 @@ from PySide6.QtWidgets import QComboBox, QFormLayout, QHBoxLayout, QLineEdit, QS
 from advisor.core.graph import Graph
 from advisor.core.ops import Linear
 from advisor.core.ops.moe import MoEExperts
-from advisor.core.workload import LORA_TARGETS, AdapterDtype, Finetune, KVCacheFormat, Mode, Runtime, WeightFormat, runtime_for
+from advisor.core.workload import (
+    LORA_TARGETS,
+    AdapterDtype,
+    Finetune,
+    KVCacheFormat,
+    Mode,
+    Runtime,
+    WeightFormat,
+    runtime_for,
+)
 from advisor.ui.controls import combo
 from advisor.ui.i18n import tr
 from advisor.ui.state import AppState, WorkloadChoice

@@ -108,7 +108,8 @@ def test_the_verdict_says_qlora_and_checkpointing(qtbot: QtBot, window: QtMainWi
     # QLoRA checkpoints unless told not to (PEFT's recipe, as the command line's default)
     assert "(training, QLoRA rank 8, gradient checkpointing, batch 2," in window.verdict.text()
     window.state.set_choice(checkpointing=False)
-    qtbot.waitUntil(lambda: "(training, QLoRA rank 8, no checkpointing, batch 2," in window.verdict.text(), timeout=10000)
+    unticked = "(training, QLoRA rank 8, no checkpointing, batch 2,"
+    qtbot.waitUntil(lambda: unticked in window.verdict.text(), timeout=10000)
     window.state.set_choice(checkpointing=True, finetune="full")
     qtbot.waitUntil(lambda: "(training, gradient checkpointing, batch 2," in window.verdict.text(), timeout=10000)
 
