@@ -17,7 +17,8 @@ MESSAGES: dict[str, str] = {
         "用于语言模型：LoRA 适配 q/k/v/o 与 gate/up/down 投影层，而此网络没有这些层",
     "MXFP4 stores the experts of a mixture-of-experts model, and this one has none":
         "MXFP4 只存储混合专家模型的专家层，而此模型没有专家层",
-    "{kind}, rank {rank}": "{kind}，秩 {rank}", "{kind} rank {rank}": "{kind} 秩 {rank}",
+    "{kind}, rank {rank}, adapters in {dtype}": "{kind}，秩 {rank}，适配器为 {dtype}",
+    "{kind} rank {rank}": "{kind} 秩 {rank}",
     "gradient checkpointing": "梯度检查点", "no checkpointing": "无梯度检查点",
     "as the precision": "同精度设置", "as the compute dtype": "同计算数据类型",
     "Runtime": "运行时", "as the weights": "随权重格式",
