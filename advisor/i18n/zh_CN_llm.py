@@ -52,7 +52,7 @@ MESSAGES: dict[str, str] = {
         "训练全部权重，或在冻结的基座上训练秩为 r 的 LoRA 适配器（QLoRA：基座为 4 位 nf4）",
     "Rank r of each adapter: r x (in + out) parameters per adapted layer":
         "每个适配器的秩 r：每个被适配的层有 r x（输入 + 输出）个参数",
-    "fp32 adapters": "fp32 适配器", "adapters as the base": "适配器同基座",
+    "base dtype": "同基座",
     "What the adapters are kept and trained in on a bf16/fp16 base, as --adapter-dtype: fp32 as PEFT upcasts "
     "them, or the base's dtype as torchtune makes them; a fp32 or autocast base keeps fp32 adapters either way":
         "在 bf16/fp16 基座上适配器以何种数据类型保存和训练，同 --adapter-dtype：fp32 与 PEFT 的上转换一致，"

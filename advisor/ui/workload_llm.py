@@ -22,7 +22,7 @@ from advisor.core.workload import (
     WeightFormat,
     runtime_for,
 )
-from advisor.ui.controls import combo
+from advisor.ui.controls import combo, narrow
 from advisor.ui.i18n import tr
 from advisor.ui.state import AppState, WorkloadChoice
 
@@ -123,9 +123,9 @@ class LanguageModelControls:
         self.runtime = combo([(DEFAULT, tr("as the weights")), *((r.value, r.value) for r in Runtime)], "")
         self.finetune = combo([("full", tr("full (every weight)")), ("lora", "LoRA"), ("qlora", "QLoRA")], "")
         self.lora_rank = _spin(MAX_LORA_RANK)
-        self.adapter_dtype = combo(
-            [(AdapterDtype.FP32.value, tr("fp32 adapters")), (AdapterDtype.BASE.value, tr("adapters as the base"))], ""
-        )
+        # short entries, narrowed: "fp32 adapters" left the targets field three letters wide at 1280 px
+        self.adapter_dtype = combo([(AdapterDtype.FP32.value, "fp32"), (AdapterDtype.BASE.value, tr("base dtype"))], "")
+        narrow(self.adapter_dtype, 6)
         self.lora_targets = QLineEdit()
         self.lora_targets.setPlaceholderText(tr("all: {names}").format(names=",".join(LORA_TARGETS)))
         form.addRow(tr("Prompt length"), self.prompt_len)

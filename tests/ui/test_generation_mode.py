@@ -243,7 +243,7 @@ def test_the_adapter_dtype_is_the_command_lines_adapter_dtype(
         zh_state = AppState()
         chinese = QtWorkloadControls(zh_state)
         qtbot.addWidget(chinese)
-        assert chinese.llm.adapter_dtype.itemText(1) == "适配器同基座"
+        assert chinese.llm.adapter_dtype.itemText(1) == "同基座"
     finally:
         set_language("en")
 
