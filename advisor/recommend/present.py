@@ -77,8 +77,8 @@ def _row(rank: int, r: Recommendation, job: bool) -> tuple[str, ...]:
         "yes" if r.fits else "no",
         format_bytes(r.required_bytes),
         format_bytes(r.usable_bytes),
-        str(r.max_batch),
-        f"{r.step_time_s * 1e3:.1f}",
+        batch_text(r),
+        step_ms_text(r),
         f"{rate_text(r.throughput)} {r.throughput_unit}",
         price_text(r),
         f"{r.perf_per_dollar:.3g}" if r.perf_per_dollar else "n/a",
@@ -184,6 +184,17 @@ def rate_text(value: float) -> str:
     """Samples or tokens per second: whole numbers from 10 up (22,168), two significant figures below, so a
     DeepSeek-V3 decode of 0.42 tokens/s is not printed as "0 tokens/s" (the table, the app and the PDF)."""
     return f"{value:,.0f}" if abs(value) >= 10 else f"{value:.2g}"
+
+
+def batch_text(r: Recommendation) -> str:
+    """The largest batch per card, grouped as every other count is (the app's table showed 118262 beside
+    22,346 samples/s)."""
+    return f"{r.max_batch:,}"
+
+
+def step_ms_text(r: Recommendation) -> str:
+    """The step time in milliseconds (the PDF grouped its thousands, the app and the command line did not)."""
+    return f"{r.step_time_s * 1e3:,.1f}"
 
 
 def prefill_text(r: Recommendation, missing: str = "n/a") -> str:

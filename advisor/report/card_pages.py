@@ -11,7 +11,15 @@ from advisor.core.overheads import DEFAULT_OVERHEAD
 from advisor.core.units import format_bytes
 from advisor.recommend.devices import DRIVER_RESERVED_FRACTION, PROCESS_OVERHEAD_BYTES, local_need_bytes
 from advisor.recommend.money import frontier
-from advisor.recommend.present import job_cells, plan_label, prefill_text, rate_text, three_figures
+from advisor.recommend.present import (
+    batch_text,
+    job_cells,
+    plan_label,
+    prefill_text,
+    rate_text,
+    step_ms_text,
+    three_figures,
+)
 from advisor.recommend.present import price_text as cell_price_text
 from advisor.recommend.recommendation import Recommendation
 from advisor.report.content import CardSource, Report, sharded_plans
@@ -43,8 +51,8 @@ def _row(rank: int, r: Recommendation, t: Text, generating: bool = False) -> lis
         _card_cell(r, t),
         t("yes") if r.fits else t("no"),
         lines(format_bytes(r.required_bytes), t("of {usable}").format(usable=format_bytes(r.usable_bytes))),
-        str(r.max_batch),
-        f"{r.step_time_s * 1e3:,.1f}",
+        batch_text(r),
+        step_ms_text(r),
         rate_text(r.throughput),
         *([prefill_text(r, t("n/a"))] if generating else []),  # the command line's and the app's prefill cell
         price,

@@ -11,7 +11,7 @@ from advisor.catalog.software import context_name
 from advisor.core.estimate import Estimate
 from advisor.core.units import format_bytes
 from advisor.recommend.plans import Plan
-from advisor.recommend.present import plan_label, prefill_text, rate_text, three_figures
+from advisor.recommend.present import batch_text, plan_label, prefill_text, rate_text, step_ms_text, three_figures
 from advisor.recommend.reasons import ReasonCode, reason_text
 from advisor.recommend.recommendation import Recommendation
 from advisor.recommend.serving import split_holdings
@@ -146,8 +146,8 @@ def _cells(rank: int, r: Recommendation) -> list[tuple[str, Any]]:
         (_fits_text(r), int(r.fits)),
         (format_bytes(r.required_bytes), r.required_bytes),
         (format_bytes(r.usable_bytes), r.usable_bytes),
-        (str(r.max_batch), r.max_batch),
-        (f"{r.step_time_s * 1e3:.1f}", r.step_time_s),
+        (batch_text(r), r.max_batch),
+        (step_ms_text(r), r.step_time_s),
         (f"{rate_text(r.throughput)} {tr(r.throughput_unit)}", r.throughput),
         (prefill_text(r, tr("n/a")), r.prefill_tokens_per_s or 0.0),
         (price, r.price_usd if r.price_usd is not None else float("inf")),
@@ -205,7 +205,7 @@ def explain(r: Recommendation, batch: int, estimate: Estimate | None = None) -> 
             margin=format_bytes(abs(r.usable_bytes - r.required_bytes)),
             what=tr("to spare") if r.fits else tr("short"),
         ),
-        tr("Largest batch per card that fits: {n}.").format(n=r.max_batch),
+        tr("Largest batch per card that fits: {n}.").format(n=batch_text(r)),
     ]
     lines += split_lines(r, estimate)
     if r.plan is Plan.DATA_PARALLEL:
