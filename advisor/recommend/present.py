@@ -186,6 +186,15 @@ def rate_text(value: float) -> str:
     return f"{value:,.0f}" if abs(value) >= 10 else f"{value:.2g}"
 
 
+def value_text(r: Recommendation) -> str | None:
+    """Value for money as the app and the PDF print it: throughput per 1,000 USD of a price, per 1 USD of an
+    hourly rent (the engine's perf/$ of a rent is per dollar of hourly rent); None without a price. The PDF
+    printed 0.00373 tokens/s per USD where the app said 3.73 per $1k."""
+    if r.perf_per_dollar is None:
+        return None
+    return three_figures(r.perf_per_dollar if r.price_kind == "rent_hour" else r.perf_per_dollar * 1000)
+
+
 def batch_text(r: Recommendation) -> str:
     """The largest batch per card, grouped as every other count is (the app's table showed 118262 beside
     22,346 samples/s)."""
