@@ -30,6 +30,7 @@ from advisor.core.workload import (
     WeightFormat,
     Workload,
     recipe_defaults,
+    runtime_for,
 )
 from advisor.recommend.prepare import RankingInput
 from advisor.recommend.ranking import RankingOptions
@@ -66,6 +67,7 @@ class WorkloadChoice:
     lora_targets: str = ""
     runtime: Runtime | None = None
     adapter_dtype: AdapterDtype = AdapterDtype.FP32  # as --adapter-dtype left out: PEFT's fp32 adapters
+    enforce_eager: bool = False  # vLLM's --enforce-eager; reaches the Workload only where vLLM runs
 
     @property
     def graph_length(self) -> int:
@@ -80,6 +82,12 @@ class WorkloadChoice:
         weights = self.weights if self.mode == Mode.GENERATE else None
         finetune = self.finetune if self.mode == Mode.TRAIN else Finetune.FULL
         return recipe_defaults(self.mode, weights, finetune, self.precision, self.checkpointing)
+
+    @property
+    def vllm(self) -> bool:
+        """vLLM runs the generation (chosen, not followed from the weights: core/workload.py runtime_for)."""
+        generating = self.mode == Mode.GENERATE
+        return generating and runtime_for(self.runtime, self.weights) is Runtime.VLLM
 
     def workload(self) -> Workload:
         """The core's Workload; it checks every value (a stored choice may hold any text)."""
@@ -102,6 +110,7 @@ class WorkloadChoice:
             lora_rank=self.lora_rank,
             lora_targets=targets if finetune != Finetune.FULL else (),
             adapter_dtype=self.adapter_dtype if finetune != Finetune.FULL else AdapterDtype.FP32,
+            enforce_eager=self.enforce_eager and self.vllm,
             defaulted=defaulted,
         )
 

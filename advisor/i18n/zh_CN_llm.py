@@ -53,6 +53,10 @@ MESSAGES: dict[str, str] = {
     "Rank r of each adapter: r x (in + out) parameters per adapted layer":
         "每个适配器的秩 r：每个被适配的层有 r x（输入 + 输出）个参数",
     "base dtype": "同基座",
+    "eager": "eager 模式", "vLLM only: choose Runtime > vllm": "仅适用于 vLLM：请在“运行时”中选择 vllm",
+    "vLLM's --enforce-eager: no CUDA graphs are captured, so they hold no memory (decode time is still "
+    "estimated as graph replay)":
+        "vLLM 的 --enforce-eager：不捕获 CUDA 图，因此它们不占显存（解码时间仍按图重放估算）",
     "What the adapters are kept and trained in on a bf16/fp16 base, as --adapter-dtype: fp32 as PEFT upcasts "
     "them, or the base's dtype as torchtune makes them; a fp32 or autocast base keeps fp32 adapters either way":
         "在 bf16/fp16 基座上适配器以何种数据类型保存和训练，同 --adapter-dtype：fp32 与 PEFT 的上转换一致，"

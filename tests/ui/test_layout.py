@@ -108,7 +108,7 @@ def test_the_language_model_rows_are_in_view_at_1280x720(qtbot: QtBot, window: Q
     window.model_panel.load_zoo("llama-3.2-1b")
     llm = window.workload.llm
     for mode, finetune, rows in (
-        ("generate", "full", (llm.prompt_len, llm.new_tokens, llm.weights, llm.kv_cache)),
+        ("generate", "full", (llm.prompt_len, llm.new_tokens, llm.weights, llm.kv_cache, llm.runtime)),
         ("train", "qlora", (llm.finetune, llm.lora_rank, llm.adapter_dtype, llm.lora_targets)),
     ):
         window.state.set_choice(mode=mode, finetune=finetune)
