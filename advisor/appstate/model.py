@@ -87,7 +87,7 @@ class WorkloadChoice:
     def vllm(self) -> bool:
         """vLLM runs the generation (chosen, not followed from the weights: core/workload.py runtime_for)."""
         generating = self.mode == Mode.GENERATE
-        return generating and runtime_for(self.runtime, self.weights) is Runtime.VLLM
+        return generating and runtime_for(self.runtime, self.weights) == Runtime.VLLM  # a restored choice holds text
 
     def workload(self) -> Workload:
         """The core's Workload; it checks every value (a stored choice may hold any text)."""

@@ -65,7 +65,7 @@ def offer_cache_formats(box: QComboBox, choice: WorkloadChoice) -> None:
     model = box.model()
     assert isinstance(model, QStandardItemModel)
     item = model.item(box.findData(KVCacheFormat.FP8.value))
-    llama = runtime_for(choice.runtime, choice.weights) is Runtime.LLAMA_CPP
+    llama = runtime_for(choice.runtime, choice.weights) == Runtime.LLAMA_CPP  # a restored choice holds text
     item.setEnabled(not llama or choice.kv_cache == KVCacheFormat.FP8)
     item.setToolTip(tr("llama.cpp has no fp8 cache type; int8 is its q8_0") if llama else "")
 

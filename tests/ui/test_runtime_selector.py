@@ -133,3 +133,19 @@ def test_enforce_eager_is_the_command_lines_and_for_vllm_only(
     state.recompute()
     assert state.error == "" and state.result is not None and not state.result.estimate.workload.enforce_eager
     assert not eager.isEnabled() and state.choice.enforce_eager
+
+
+def test_a_restored_choice_in_text_keeps_its_vllm_options(qtbot: QtBot, tmp_path: Path) -> None:
+    """Settings hold text ("vllm", "llama.cpp"), not the enums: `is Runtime.VLLM` dropped a restored
+    --enforce-eager and left llama.cpp's fp8 cache entry offered."""
+    settings = QSettings(str(tmp_path / "advisor.ini"), QSettings.Format.IniFormat)
+    settings.setValue("workload", json.dumps({"mode": "generate", "runtime": "vllm", "enforce_eager": True}))
+    state = AppState()
+    restore_state(settings, state)  # the workload only: no model was saved (so it returns False)
+    assert state.choice.runtime == "vllm" and state.choice.enforce_eager
+    assert state.choice.workload().enforce_eager
+    state.set_choice(runtime="llama.cpp")
+    panel = QtWorkloadControls(state)
+    qtbot.addWidget(panel)
+    fp8 = panel.llm.kv_cache.model().item(panel.llm.kv_cache.findData("fp8"))  # type: ignore[attr-defined]
+    assert not fp8.isEnabled() and "llama.cpp" in fp8.toolTip()
