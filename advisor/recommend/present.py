@@ -214,4 +214,6 @@ def prefill_text(r: Recommendation, missing: str = "n/a") -> str:
 def three_figures(value: float) -> str:
     """Three significant figures, never scientific notation ("2.28e+04" was how 22,800 per dollar read in
     the PDF, "8.86e+03" in the app): 22,800, 462, 0.972."""
-    return f"{float(f'{value:.3g}'):,.0f}" if abs(value) >= 100 else f"{value:.3g}"
+    rounded = float(f"{value:.3g}")
+    # trailing zeros kept ("1.10", not "1.1" in a column of 1.24 and 0.994); 99.96 rounds to 100, not "100."
+    return f"{rounded:,.0f}" if abs(rounded) >= 100 else f"{value:#.3g}"
