@@ -70,9 +70,9 @@ MESSAGES: dict[str, str] = {
         "{per_token}（{layers} 层，{kv_heads} 个 KV 头），以 {dtype} 存储",
     "Prefill of the prompts + every decode step ({new} tokens per sequence)":
         "提示的预填充 + 每个解码步（每个序列 {new} 个词元）",
-    "Needs <b>{need}</b> per card ({mode} in {runtime}, {precision}, batch {batch}, {prompt} + {new} tokens, "
+    "Needs <b>{need}</b> on a single card ({mode} in {runtime}, {precision}, batch {batch}, {prompt} + {new} tokens, "
     "KV cache {kv}, {method})":
-        "每张卡需要 <b>{need}</b>（用 {runtime} {mode}，{precision}，批大小 {batch}，{prompt} + {new} 个词元，"
+        "单卡需要 <b>{need}</b>（用 {runtime} {mode}，{precision}，批大小 {batch}，{prompt} + {new} 个词元，"
         "KV 缓存 {kv}，{method}）",
     # recommendations (advisor/ui/recommend_model.py)
     "layer split": "按层拆分", "Decode tok/s": "解码 词元/秒", "Prefill tok/s": "预填充 词元/秒",
