@@ -20,6 +20,7 @@ from advisor.core.estimate import Estimate
 from advisor.core.graph import Graph
 from advisor.core.llm.lora import with_adapters
 from advisor.core.workload import (
+    AdapterDtype,
     Finetune,
     KVCacheFormat,
     Mode,
@@ -29,6 +30,7 @@ from advisor.core.workload import (
     WeightFormat,
     Workload,
     recipe_defaults,
+    runtime_for,
 )
 from advisor.recommend.prepare import RankingInput
 from advisor.recommend.ranking import RankingOptions
@@ -52,7 +54,9 @@ class WorkloadChoice:
     # compute the same workload (the app had kept fp32 for a GGUF model the command line ran in bf16)
     precision: Precision | None = None
     optimizer: OptimizerName = OptimizerName.ADAM
-    checkpointing: bool = False
+    # None until the user ticks or unticks the box: QLoRA's recipe default (on), as --checkpointing left out;
+    # the app had run QLoRA without it, so Llama 3.2 1B at batch 4 needed 11.10 GiB where the command said 6.13
+    checkpointing: bool | None = None
     inplace: bool = False
     prompt_len: int = 512
     new_tokens: int = 128
@@ -62,6 +66,8 @@ class WorkloadChoice:
     lora_rank: int = 16
     lora_targets: str = ""
     runtime: Runtime | None = None
+    adapter_dtype: AdapterDtype = AdapterDtype.FP32  # as --adapter-dtype left out: PEFT's fp32 adapters
+    enforce_eager: bool = False  # vLLM's --enforce-eager; reaches the Workload only where vLLM runs
 
     @property
     def graph_length(self) -> int:
@@ -70,25 +76,31 @@ class WorkloadChoice:
         otherwise. The layer shapes showed the training length in generation (issue 27)."""
         return self.prompt_len if self.mode == Mode.GENERATE else self.seq_len
 
-    def effective_precision(self) -> tuple[Precision, tuple[str, ...]]:
-        """The precision the workload computes in, and ("precision",) where the recipe default chose it."""
+    def effective(self) -> tuple[Precision, bool, tuple[str, ...]]:
+        """The precision and checkpointing the workload runs with, and the names of those the recipe default
+        chose (core/workload.py recipe_defaults, as the command line leaves them out)."""
         weights = self.weights if self.mode == Mode.GENERATE else None
         finetune = self.finetune if self.mode == Mode.TRAIN else Finetune.FULL
-        precision, _, defaulted = recipe_defaults(self.mode, weights, finetune, self.precision, self.checkpointing)
-        return precision, defaulted
+        return recipe_defaults(self.mode, weights, finetune, self.precision, self.checkpointing)
+
+    @property
+    def vllm(self) -> bool:
+        """vLLM runs the generation (chosen, not followed from the weights: core/workload.py runtime_for)."""
+        generating = self.mode == Mode.GENERATE
+        return generating and runtime_for(self.runtime, self.weights) == Runtime.VLLM  # a restored choice holds text
 
     def workload(self) -> Workload:
         """The core's Workload; it checks every value (a stored choice may hold any text)."""
         generating, training = self.mode == Mode.GENERATE, self.mode == Mode.TRAIN
         finetune = self.finetune if training else Finetune.FULL
         targets = tuple(name.strip() for name in self.lora_targets.split(",") if name.strip())
-        precision, defaulted = self.effective_precision()
+        precision, checkpointing, defaulted = self.effective()
         return Workload(
             self.mode,
             self.batch,
             precision,
             self.optimizer,
-            self.checkpointing,
+            checkpointing,
             prompt_len=self.prompt_len,
             new_tokens=self.new_tokens,
             weights=self.weights if generating else None,
@@ -97,6 +109,8 @@ class WorkloadChoice:
             finetune=finetune,
             lora_rank=self.lora_rank,
             lora_targets=targets if finetune != Finetune.FULL else (),
+            adapter_dtype=self.adapter_dtype if finetune != Finetune.FULL else AdapterDtype.FP32,
+            enforce_eager=self.enforce_eager and self.vllm,
             defaulted=defaulted,
         )
 

@@ -161,7 +161,7 @@ def layer_rows(graph: Graph, workload: Workload, kept: tuple[int, ...], dtype_by
     return rows
 
 
-def _adapter_dtype(workload: Workload) -> str:
+def adapter_dtype_name(workload: Workload) -> str:
     """What the LoRA adapters are kept in: fp32 (PEFT's upcast, or an fp32/autocast base) or the half base's."""
     return "fp32" if workload.trainable_dtype_bytes == 4 else workload.compute_dtype
 
@@ -241,7 +241,7 @@ def _assumptions(workload: Workload) -> tuple[str, ...]:
     if workload.adapters:
         notes.append(
             f"{workload.finetune.upper()}: base weights frozen in {workload.weight_format}; rank-"
-            f"{workload.lora_rank} adapters (A: r x in, B: out x r, kept in {_adapter_dtype(workload)}) on "
+            f"{workload.lora_rank} adapters (A: r x in, B: out x r, kept in {adapter_dtype_name(workload)}) on "
             f"{', '.join(workload.adapters)} of the dense layers (not on routed experts) carry the only "
             "gradients and optimizer state; a frozen linear keeps nothing of its input for backward."
         )

@@ -387,11 +387,11 @@ MESSAGES: dict[str, str] = {
     "Price": "价格", "of {usable}": "共 {usable}",
     "Needs/card: the step's required memory at this batch (its peak plus what the allocator cannot reuse), less "
     "what sharding moves off the card, of the memory the card leaves usable. Max batch: largest batch per card "
-    "that fits. Price: for all the cards of the configuration, with its condition and date. Perf/$: {unit} per "
-    "USD of the price; Perf/W: {unit} per watt of board power (TDP).":
+    "that fits. Price: for all the cards of the configuration, with its condition and date. Per $1k: {unit} per "
+    "1,000 USD of the price (Per $1/h: per USD of hourly rent); Perf/W: {unit} per watt of board power (TDP).":
         "每卡需要：该批大小下训练步所需显存（峰值加上分配器无法复用的部分），减去分片移出该卡的部分，后面是该卡的可用显存。"
-        "最大批：每卡能放下的最大批大小。价格：该配置所有显卡的总价，附成色和日期。性能/美元：每美元价格的 {unit}；"
-        "性能/瓦：每瓦板卡功耗（TDP）的 {unit}。",
+        "最大批：每卡能放下的最大批大小。价格：该配置所有显卡的总价，附成色和日期。每千美元：每 1,000 美元价格的 {unit}"
+        "（每 1 美元/小时：每美元小时租金的 {unit}）；性能/瓦：每瓦板卡功耗（TDP）的 {unit}。",
     "More than one card": "多卡",
     "Sharding divides the model state instead: ZeRO-1 shards the optimizer state, ZeRO-2 also the gradients, "
     "ZeRO-3 (FSDP) also the weights; activations are never sharded. Sharded plans need DeepSpeed or PyTorch FSDP, "

@@ -31,8 +31,8 @@ MESSAGES: dict[str, str] = {
     "Card in the catalog, and how many of it when more than one": "目录中的显卡；多于一张时注明张数",
     "Choose which columns the table shows": "选择表格显示哪些列",
     "Columns…": "列…",
-    "Needs <b>{need}</b> per card ({mode}, batch {batch}, {method})":
-        "每张卡需要 <b>{need}</b>（{mode}，批大小 {batch}，{method}）",
+    "Needs <b>{need}</b> on a single card ({mode}, batch {batch}, {method})":
+        "单卡需要 <b>{need}</b>（{mode}，批大小 {batch}，{method}）",
     "No card in the catalog can be ranked.": "目录中没有可以排名的显卡。",
     "No estimate yet: pick or build a model.": "尚无估算：请选择或搭建一个模型。",
     "Per $1k": "每千美元",

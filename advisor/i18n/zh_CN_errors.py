@@ -15,8 +15,8 @@ MESSAGES: dict[str, str] = {
     "{kind} has no field {name} (fields: {fields})": "{kind} 没有字段 {name}（可用字段：{fields}）",
     "field {name}: {reason}, got {value}": "字段 {name}：{reason}，实际为 {value}",
     "expected true or false": "应为 true 或 false",
-    "expected a whole number of at most 2**31 in size, got {value}": "应为不超过 2**31 的整数，实际为 {value}",
-    "expected a finite number, got {value}": "应为有限的数，实际为 {value}",
+    "expected a whole number of at most 2**31 in size": "应为不超过 2**31 的整数",
+    "expected a finite number": "应为有限的数",
     "expected text": "应为文本",
     "expected one of {choices}": "应为以下之一：{choices}",
     "expected a list of at most {n} whole numbers of at most 2**31 each":

@@ -17,7 +17,8 @@ MESSAGES: dict[str, str] = {
         "用于语言模型：LoRA 适配 q/k/v/o 与 gate/up/down 投影层，而此网络没有这些层",
     "MXFP4 stores the experts of a mixture-of-experts model, and this one has none":
         "MXFP4 只存储混合专家模型的专家层，而此模型没有专家层",
-    "{kind}, rank {rank}": "{kind}，秩 {rank}", "{kind} rank {rank}": "{kind} 秩 {rank}",
+    "{kind}, rank {rank}, adapters in {dtype}": "{kind}，秩 {rank}，适配器为 {dtype}",
+    "{kind} rank {rank}": "{kind} 秩 {rank}",
     "gradient checkpointing": "梯度检查点", "no checkpointing": "无梯度检查点",
     "as the precision": "同精度设置", "as the compute dtype": "同计算数据类型",
     "Runtime": "运行时", "as the weights": "随权重格式",
@@ -51,6 +52,15 @@ MESSAGES: dict[str, str] = {
         "训练全部权重，或在冻结的基座上训练秩为 r 的 LoRA 适配器（QLoRA：基座为 4 位 nf4）",
     "Rank r of each adapter: r x (in + out) parameters per adapted layer":
         "每个适配器的秩 r：每个被适配的层有 r x（输入 + 输出）个参数",
+    "base dtype": "同基座",
+    "eager": "eager 模式", "vLLM only: choose Runtime > vllm": "仅适用于 vLLM：请在“运行时”中选择 vllm",
+    "vLLM's --enforce-eager: no CUDA graphs are captured, so they hold no memory (decode time is still "
+    "estimated as graph replay)":
+        "vLLM 的 --enforce-eager：不捕获 CUDA 图，因此它们不占显存（解码时间仍按图重放估算）",
+    "What the adapters are kept and trained in on a bf16/fp16 base, as --adapter-dtype: fp32 as PEFT upcasts "
+    "them, or the base's dtype as torchtune makes them; a fp32 or autocast base keeps fp32 adapters either way":
+        "在 bf16/fp16 基座上适配器以何种数据类型保存和训练，同 --adapter-dtype：fp32 与 PEFT 的上转换一致，"
+        "或与基座相同（torchtune 的做法）；fp32 或自动混合精度的基座上适配器总是 fp32",
     "Comma-separated projections to adapt (PEFT target_modules); empty: all of them":
         "要适配的投影层，用逗号分隔（PEFT target_modules）；留空：全部",
     # headline numbers and verdict (advisor/ui/summary.py, advisor/ui/verdict.py)
@@ -60,9 +70,9 @@ MESSAGES: dict[str, str] = {
         "{per_token}（{layers} 层，{kv_heads} 个 KV 头），以 {dtype} 存储",
     "Prefill of the prompts + every decode step ({new} tokens per sequence)":
         "提示的预填充 + 每个解码步（每个序列 {new} 个词元）",
-    "Needs <b>{need}</b> per card ({mode} in {runtime}, {precision}, batch {batch}, {prompt} + {new} tokens, "
+    "Needs <b>{need}</b> on a single card ({mode} in {runtime}, {precision}, batch {batch}, {prompt} + {new} tokens, "
     "KV cache {kv}, {method})":
-        "每张卡需要 <b>{need}</b>（用 {runtime} {mode}，{precision}，批大小 {batch}，{prompt} + {new} 个词元，"
+        "单卡需要 <b>{need}</b>（用 {runtime} {mode}，{precision}，批大小 {batch}，{prompt} + {new} 个词元，"
         "KV 缓存 {kv}，{method}）",
     # recommendations (advisor/ui/recommend_model.py)
     "layer split": "按层拆分", "Decode tok/s": "解码 词元/秒", "Prefill tok/s": "预填充 词元/秒",

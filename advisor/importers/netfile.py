@@ -57,11 +57,11 @@ def _coerce_to(kind: Any, value: Any) -> Any:
     if kind is int:
         if _is_int(value) and abs(value) <= MAX_WHOLE:
             return value
-        raise ValueError(f"expected a whole number of at most 2**31 in size, got {str(value)[:40]}")
+        raise ValueError("expected a whole number of at most 2**31 in size")  # coerce_field adds the value
     if kind is float:
         if (_is_int(value) and abs(value) <= MAX_WHOLE) or (isinstance(value, float) and math.isfinite(value)):
             return float(value)
-        raise ValueError(f"expected a finite number, got {str(value)[:40]}")
+        raise ValueError("expected a finite number")
     if kind is str:
         if isinstance(value, str):
             return value

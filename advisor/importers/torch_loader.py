@@ -162,13 +162,21 @@ def _run_file(path: Path) -> Any:
     return module
 
 
+# advisor's own files: a line in them is where advisor called the user's code, not where that code failed
+_ADVISOR_FOLDER = str(Path(__file__).resolve().parents[1])
+
+
 def describe_error(error: BaseException) -> str:
     """One line for an exception raised in the user's or a library's code: its type, message and the last line of
-    a .py file it passed (what the CLI prints, and the simulated step's failure)."""
+    a .py file it passed outside advisor, with that file's name (what the CLI prints, and the simulated step's
+    failure). A bare "(line 156)" was advisor's own line for a syntax error on line 1 of a 1-line file, and a
+    line of torch's linear.py read as one of the user's file."""
     line = ""
     tb = error.__traceback__
     while tb is not None:
-        line = f" (line {tb.tb_lineno})" if tb.tb_frame.f_code.co_filename.endswith(".py") else line
+        file = tb.tb_frame.f_code.co_filename
+        if file.endswith(".py") and not file.startswith(_ADVISOR_FOLDER):
+            line = f" ({Path(file).name}, line {tb.tb_lineno})"
         tb = tb.tb_next
     return one_line(f"{type(error).__name__}: {error}{line}", 240)
 

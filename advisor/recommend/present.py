@@ -77,8 +77,8 @@ def _row(rank: int, r: Recommendation, job: bool) -> tuple[str, ...]:
         "yes" if r.fits else "no",
         format_bytes(r.required_bytes),
         format_bytes(r.usable_bytes),
-        str(r.max_batch),
-        f"{r.step_time_s * 1e3:.1f}",
+        batch_text(r),
+        step_ms_text(r),
         f"{rate_text(r.throughput)} {r.throughput_unit}",
         price_text(r),
         f"{r.perf_per_dollar:.3g}" if r.perf_per_dollar else "n/a",
@@ -186,6 +186,26 @@ def rate_text(value: float) -> str:
     return f"{value:,.0f}" if abs(value) >= 10 else f"{value:.2g}"
 
 
+def value_text(r: Recommendation) -> str | None:
+    """Value for money as the app and the PDF print it: throughput per 1,000 USD of a price, per 1 USD of an
+    hourly rent (the engine's perf/$ of a rent is per dollar of hourly rent); None without a price. The PDF
+    printed 0.00373 tokens/s per USD where the app said 3.73 per $1k."""
+    if r.perf_per_dollar is None:
+        return None
+    return three_figures(r.perf_per_dollar if r.price_kind == "rent_hour" else r.perf_per_dollar * 1000)
+
+
+def batch_text(r: Recommendation) -> str:
+    """The largest batch per card, grouped as every other count is (the app's table showed 118262 beside
+    22,346 samples/s)."""
+    return f"{r.max_batch:,}"
+
+
+def step_ms_text(r: Recommendation) -> str:
+    """The step time in milliseconds (the PDF grouped its thousands, the app and the command line did not)."""
+    return f"{r.step_time_s * 1e3:,.1f}"
+
+
 def prefill_text(r: Recommendation, missing: str = "n/a") -> str:
     """A generate row's prefill tokens/s as the table, the app and the PDF print it (`missing` otherwise)."""
     return rate_text(r.prefill_tokens_per_s) if r.prefill_tokens_per_s else missing
@@ -194,4 +214,6 @@ def prefill_text(r: Recommendation, missing: str = "n/a") -> str:
 def three_figures(value: float) -> str:
     """Three significant figures, never scientific notation ("2.28e+04" was how 22,800 per dollar read in
     the PDF, "8.86e+03" in the app): 22,800, 462, 0.972."""
-    return f"{float(f'{value:.3g}'):,.0f}" if abs(value) >= 100 else f"{value:.3g}"
+    rounded = float(f"{value:.3g}")
+    # trailing zeros kept ("1.10", not "1.1" in a column of 1.24 and 0.994); 99.96 rounds to 100, not "100."
+    return f"{rounded:,.0f}" if abs(rounded) >= 100 else f"{value:#.3g}"

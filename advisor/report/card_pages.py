@@ -11,7 +11,16 @@ from advisor.core.overheads import DEFAULT_OVERHEAD
 from advisor.core.units import format_bytes
 from advisor.recommend.devices import DRIVER_RESERVED_FRACTION, PROCESS_OVERHEAD_BYTES, local_need_bytes
 from advisor.recommend.money import frontier
-from advisor.recommend.present import job_cells, plan_label, prefill_text, rate_text, three_figures
+from advisor.recommend.present import (
+    batch_text,
+    job_cells,
+    plan_label,
+    prefill_text,
+    rate_text,
+    step_ms_text,
+    three_figures,
+    value_text,
+)
 from advisor.recommend.present import price_text as cell_price_text
 from advisor.recommend.recommendation import Recommendation
 from advisor.report.content import CardSource, Report, sharded_plans
@@ -43,12 +52,12 @@ def _row(rank: int, r: Recommendation, t: Text, generating: bool = False) -> lis
         _card_cell(r, t),
         t("yes") if r.fits else t("no"),
         lines(format_bytes(r.required_bytes), t("of {usable}").format(usable=format_bytes(r.usable_bytes))),
-        str(r.max_batch),
-        f"{r.step_time_s * 1e3:,.1f}",
+        batch_text(r),
+        step_ms_text(r),
         rate_text(r.throughput),
         *([prefill_text(r, t("n/a"))] if generating else []),  # the command line's and the app's prefill cell
         price,
-        _ratio(r.perf_per_dollar),
+        value_text(r) or "n/a",  # per $1k (per $1/h of rent), as the app prints it
         _ratio(r.perf_per_watt),
     ]
 
@@ -101,7 +110,8 @@ def recommendations(report: Report, t: Text) -> str:
     if generating:
         speeds = [lines(t("Decode"), unit, small=2), lines(t("Prefill"), unit, small=2)]
     headers = ["#", t("Card"), t("Fits"), t("Needs/card"), t("Max batch"), t("Step ms"), *speeds]
-    headers += [t("Price USD"), t("Perf/$"), t("Perf/W")]
+    rent = all(r.price_kind == "rent_hour" for r in rows if r.perf_per_dollar is not None)
+    headers += [t("Price USD"), t("Per $1/h") if rent else t("Per $1k"), t("Perf/W")]
     table = grid(
         headers,
         [_row(i + 1, r, t, generating) for i, r in enumerate(rows)],
@@ -113,8 +123,8 @@ def recommendations(report: Report, t: Text) -> str:
         "Needs/card: the step's required memory at this batch (its peak plus what the allocator cannot "
         "reuse), less what sharding moves off the card, of the memory the card leaves usable. Max batch: "
         "largest batch per card that fits. Price: for all the cards of the configuration, with its "
-        "condition and date. Perf/$: {unit} per USD of the price; Perf/W: {unit} per watt of board power "
-        "(TDP)."
+        "condition and date. Per $1k: {unit} per 1,000 USD of the price (Per $1/h: per USD of hourly rent); "
+        "Perf/W: {unit} per watt of board power (TDP)."
     ).format(unit=unit)
     return (
         heading(t("Recommended cards"), new_page=True)

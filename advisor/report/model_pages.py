@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from advisor.catalog.present import amount_text
 from advisor.core.budget import REPLAY_MARGIN_BYTES
-from advisor.core.estimate import Estimate
+from advisor.core.estimate import Estimate, adapter_dtype_name
 from advisor.core.units import format_bytes, format_count
 from advisor.core.workload import Finetune
 from advisor.recommend.objectives import Objective
@@ -147,7 +147,9 @@ def _storage_rows(e: Estimate, t: Text) -> list[tuple[str, str]]:
             if w.finetune == Finetune.QLORA
             else t("LoRA adapters on a frozen base")
         )
-        return [(t("Fine-tuning"), t("{kind}, rank {rank}").format(kind=kind, rank=w.lora_rank))]
+        # the adapters' dtype (--adapter-dtype) moves their gradients and optimizer state: the row said the rank only
+        adapters = t("{kind}, rank {rank}, adapters in {dtype}")
+        return [(t("Fine-tuning"), adapters.format(kind=kind, rank=w.lora_rank, dtype=adapter_dtype_name(w)))]
     return []
 
 

@@ -11,7 +11,7 @@ from advisor.catalog.software import context_name
 from advisor.core.estimate import Estimate
 from advisor.core.units import format_bytes
 from advisor.recommend.plans import Plan
-from advisor.recommend.present import plan_label, prefill_text, rate_text, three_figures
+from advisor.recommend.present import batch_text, plan_label, prefill_text, rate_text, step_ms_text, value_text
 from advisor.recommend.reasons import ReasonCode, reason_text
 from advisor.recommend.recommendation import Recommendation
 from advisor.recommend.serving import split_holdings
@@ -26,31 +26,23 @@ def plan_name(plan: Plan) -> str:
 
 def per_thousand_usd(r: Recommendation) -> str:
     """Value for money with its unit: work per second per 1,000 USD of the price (the engine's perf/$ x 1000)."""
-    if r.perf_per_dollar is None:
+    value = value_text(r)
+    if value is None:
         return tr("n/a")
     if r.price_kind == "rent_hour":  # the engine's perf/$ of a rent is per dollar of hourly rent: say so
-        return tr("{value} {unit} per $1/h of rent").format(
-            value=_figures(r.perf_per_dollar), unit=tr(r.throughput_unit)
-        )
-    return tr("{value} {unit} per $1k").format(value=_per_thousand(r.perf_per_dollar), unit=tr(r.throughput_unit))
-
-
-def _figures(value: float) -> str:
-    return three_figures(value)  # "8.86e+03" was how 8,860 samples/s per $1k read
-
-
-def _per_thousand(perf_per_dollar: float) -> str:
-    return _figures(perf_per_dollar * 1000)
+        return tr("{value} {unit} per $1/h of rent").format(value=value, unit=tr(r.throughput_unit))
+    return tr("{value} {unit} per $1k").format(value=value, unit=tr(r.throughput_unit))
 
 
 def _value_cell(r: Recommendation) -> str:
     """Value for money in the table: the header says "Per $1k", so the cell gives the number and its unit (a
     rent's value is per $1/h: 'per $1k' of hourly rent meant nothing to a buyer)."""
-    if r.perf_per_dollar is None:
+    value = value_text(r)
+    if value is None:
         return tr("n/a")
     if r.price_kind == "rent_hour":
         return per_thousand_usd(r)
-    return f"{_per_thousand(r.perf_per_dollar)} {tr(r.throughput_unit)}"
+    return f"{value} {tr(r.throughput_unit)}"
 
 
 # Shown at first (card, software, fits, needs, max batch, speed, price, value): they fit a 1366-pixel screen;
@@ -146,8 +138,8 @@ def _cells(rank: int, r: Recommendation) -> list[tuple[str, Any]]:
         (_fits_text(r), int(r.fits)),
         (format_bytes(r.required_bytes), r.required_bytes),
         (format_bytes(r.usable_bytes), r.usable_bytes),
-        (str(r.max_batch), r.max_batch),
-        (f"{r.step_time_s * 1e3:.1f}", r.step_time_s),
+        (batch_text(r), r.max_batch),
+        (step_ms_text(r), r.step_time_s),
         (f"{rate_text(r.throughput)} {tr(r.throughput_unit)}", r.throughput),
         (prefill_text(r, tr("n/a")), r.prefill_tokens_per_s or 0.0),
         (price, r.price_usd if r.price_usd is not None else float("inf")),
@@ -205,7 +197,7 @@ def explain(r: Recommendation, batch: int, estimate: Estimate | None = None) -> 
             margin=format_bytes(abs(r.usable_bytes - r.required_bytes)),
             what=tr("to spare") if r.fits else tr("short"),
         ),
-        tr("Largest batch per card that fits: {n}.").format(n=r.max_batch),
+        tr("Largest batch per card that fits: {n}.").format(n=batch_text(r)),
     ]
     lines += split_lines(r, estimate)
     if r.plan is Plan.DATA_PARALLEL:
@@ -265,14 +257,14 @@ class RecommendationTableModel(RecordTableModel):
             if self.generating and index.column() == THROUGHPUT_COLUMN:
                 return rate_text(entry.throughput)  # the header says tok/s, as the prefill column's does
             if self.rent and index.column() == VALUE_COLUMN and entry.perf_per_dollar is not None:
-                return f"{_figures(entry.perf_per_dollar)} {tr(entry.throughput_unit)}"  # the header: per $1/h
+                return f"{value_text(entry)} {tr(entry.throughput_unit)}"  # the header: per $1/h
             if (
                 self.generating
                 and index.column() == VALUE_COLUMN
                 and entry.perf_per_dollar is not None
                 and entry.price_kind != "rent_hour"
             ):  # a rent's cell has its unit, as in training
-                return _per_thousand(entry.perf_per_dollar)
+                return value_text(entry)
             return text
         if role == SORT_ROLE:
             return value

@@ -58,14 +58,16 @@ def verdict_text(result: ShownEstimate | None, ranking: RankingResult | None) ->
             "<b>Out of date:</b> the figures below are {model}'s, the last network that could be "
             "estimated; the error above says what to fix."
         ).format(model=result.estimate.model)
+    # "on a single card": the need of the step as it stands; a split plan needs less per card ("Needs 131.72 GiB per
+    # card" stood beside a best value of 8 x Arc Pro B60, 24 GB cards holding 16.59 GiB each)
     w, need = result.estimate.workload, format_bytes(result.estimate.memory.required_bytes)
-    needs = tr("Needs <b>{need}</b> per card ({mode}, batch {batch}, {method})").format(
+    needs = tr("Needs <b>{need}</b> on a single card ({mode}, batch {batch}, {method})").format(
         need=need, mode=_training_setup(result), batch=w.batch, method=tr(result.method)
     )
     if w.generating:  # the KV cache is what grows with the context: say how much of the need it is, and what
         # runs it in which dtype (fp32 from 4-bit weights needs about twice bf16's, and the line said neither)
         needs = tr(
-            "Needs <b>{need}</b> per card ({mode} in {runtime}, {precision}, batch {batch}, {prompt} + "
+            "Needs <b>{need}</b> on a single card ({mode} in {runtime}, {precision}, batch {batch}, {prompt} + "
             "{new} tokens, KV cache {kv}, {method})"
         ).format(
             need=need,

@@ -1,19 +1,28 @@
 """The language-model rows of the workload controls: prompt and generated tokens, weight and KV-cache
 storage and the runtime (generation), and LoRA/QLoRA fine-tuning (training). The same options as `advisor
 estimate --mode generate --prompt-len --new-tokens --weights --kv-cache --runtime --finetune --lora-rank
---lora-targets`; they write
+--lora-targets --adapter-dtype --enforce-eager`; they write
 AppState.choice, which builds the same core Workload the command line does."""
 
 from __future__ import annotations
 
 from PySide6.QtGui import QStandardItemModel
-from PySide6.QtWidgets import QComboBox, QFormLayout, QHBoxLayout, QLineEdit, QSpinBox, QWidget
+from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QLineEdit, QSpinBox, QWidget
 
 from advisor.core.graph import Graph
 from advisor.core.ops import Linear
 from advisor.core.ops.moe import MoEExperts
-from advisor.core.workload import LORA_TARGETS, Finetune, KVCacheFormat, Mode, Runtime, WeightFormat, runtime_for
-from advisor.ui.controls import combo
+from advisor.core.workload import (
+    LORA_TARGETS,
+    AdapterDtype,
+    Finetune,
+    KVCacheFormat,
+    Mode,
+    Runtime,
+    WeightFormat,
+    runtime_for,
+)
+from advisor.ui.controls import combo, narrow
 from advisor.ui.i18n import tr
 from advisor.ui.state import AppState, WorkloadChoice
 
@@ -56,7 +65,7 @@ def offer_cache_formats(box: QComboBox, choice: WorkloadChoice) -> None:
     model = box.model()
     assert isinstance(model, QStandardItemModel)
     item = model.item(box.findData(KVCacheFormat.FP8.value))
-    llama = runtime_for(choice.runtime, choice.weights) is Runtime.LLAMA_CPP
+    llama = runtime_for(choice.runtime, choice.weights) == Runtime.LLAMA_CPP  # a restored choice holds text
     item.setEnabled(not llama or choice.kv_cache == KVCacheFormat.FP8)
     item.setToolTip(tr("llama.cpp has no fp8 cache type; int8 is its q8_0") if llama else "")
 
@@ -112,18 +121,26 @@ class LanguageModelControls:
         self.weights = combo([(DEFAULT, tr("as the precision")), *((f, f) for f in formats)], "")
         self.kv_cache = combo([(DEFAULT, tr("as the compute dtype")), *((f.value, f.value) for f in KVCacheFormat)], "")
         self.runtime = combo([(DEFAULT, tr("as the weights")), *((r.value, r.value) for r in Runtime)], "")
+        self.enforce_eager = QCheckBox(tr("eager"))  # vLLM's --enforce-eager, beside the runtime it belongs to
         self.finetune = combo([("full", tr("full (every weight)")), ("lora", "LoRA"), ("qlora", "QLoRA")], "")
         self.lora_rank = _spin(MAX_LORA_RANK)
+        # short entries, narrowed: "fp32 adapters" left the targets field three letters wide at 1280 px
+        self.adapter_dtype = combo([(AdapterDtype.FP32.value, "fp32"), (AdapterDtype.BASE.value, tr("base dtype"))], "")
+        narrow(self.adapter_dtype, 6)
         self.lora_targets = QLineEdit()
         self.lora_targets.setPlaceholderText(tr("all: {names}").format(names=",".join(LORA_TARGETS)))
         form.addRow(tr("Prompt length"), self.prompt_len)
         form.addRow(tr("New tokens"), self.new_tokens)
         form.addRow(tr("Weights"), self.weights)
         form.addRow(tr("KV cache"), self.kv_cache)
-        form.addRow(tr("Runtime"), self.runtime)
+        self.runtime_row = QHBoxLayout()  # one row: generation's rows fit 720 px in Chinese too
+        self.runtime_row.addWidget(self.runtime, 1)
+        self.runtime_row.addWidget(self.enforce_eager)
+        form.addRow(tr("Runtime"), self.runtime_row)
         form.addRow(tr("Fine-tuning"), self.finetune)
         self.lora_row = QHBoxLayout()  # rank and targets on one row: QLoRA's rows fit 720 px in Chinese too
         self.lora_row.addWidget(self.lora_rank)
+        self.lora_row.addWidget(self.adapter_dtype)
         self.lora_row.addWidget(self.lora_targets, 1)
         form.addRow(tr("LoRA rank"), self.lora_row)
         self._connect()
@@ -137,8 +154,12 @@ class LanguageModelControls:
         self.runtime.currentIndexChanged.connect(
             lambda: s.set_choice(runtime=Runtime(self.runtime.currentData()) if self.runtime.currentData() else None)
         )
+        self.enforce_eager.toggled.connect(lambda on: s.set_choice(enforce_eager=on))
         self.finetune.currentIndexChanged.connect(lambda: s.set_choice(finetune=self.finetune.currentData()))
         self.lora_rank.valueChanged.connect(lambda v: s.set_choice(lora_rank=v))
+        self.adapter_dtype.currentIndexChanged.connect(
+            lambda: s.set_choice(adapter_dtype=AdapterDtype(self.adapter_dtype.currentData()))
+        )
         self.lora_targets.editingFinished.connect(lambda: s.set_choice(lora_targets=self.lora_targets.text().strip()))
 
     def refresh(self, c: WorkloadChoice) -> None:
@@ -147,6 +168,7 @@ class LanguageModelControls:
             (self.kv_cache, c.kv_cache or DEFAULT),
             (self.runtime, c.runtime or DEFAULT),
             (self.finetune, c.finetune),
+            (self.adapter_dtype, c.adapter_dtype),
         ):
             box.blockSignals(True)
             box.setCurrentIndex(max(0, box.findData(value)))
@@ -159,6 +181,9 @@ class LanguageModelControls:
             spin.blockSignals(True)
             spin.setValue(number)
             spin.blockSignals(False)
+        self.enforce_eager.blockSignals(True)
+        self.enforce_eager.setChecked(c.enforce_eager)
+        self.enforce_eager.blockSignals(False)
         if not self.lora_targets.hasFocus():  # never rewrite what the user is typing
             self.lora_targets.setText(c.lora_targets)
         offer_adapters(self.finetune, self.state.draft.result.graph, c.finetune)
@@ -204,6 +229,15 @@ class LanguageModelControls:
             only_generation,
         )
         applies(
+            self.enforce_eager,
+            c.vllm,
+            tr(
+                "vLLM's --enforce-eager: no CUDA graphs are captured, so they hold no memory (decode time is "
+                "still estimated as graph replay)"
+            ),
+            tr("vLLM only: choose Runtime > vllm"),
+        )
+        applies(
             self.finetune,
             training,
             tr("Train every weight, or rank-r LoRA adapters on a frozen base (QLoRA: the base in 4-bit nf4)"),
@@ -213,6 +247,16 @@ class LanguageModelControls:
         why = tr("Only with LoRA or QLoRA fine-tuning")
         applies(
             self.lora_rank, adapters, tr("Rank r of each adapter: r x (in + out) parameters per adapted layer"), why
+        )
+        applies(
+            self.adapter_dtype,
+            adapters,
+            tr(
+                "What the adapters are kept and trained in on a bf16/fp16 base, as --adapter-dtype: fp32 as "
+                "PEFT upcasts them, or the base's dtype as torchtune makes them; a fp32 or autocast base keeps "
+                "fp32 adapters either way"
+            ),
+            why,
         )
         applies(
             self.lora_targets,
@@ -225,8 +269,8 @@ class LanguageModelControls:
             (self.new_tokens, generating),
             (self.weights, generating),
             (self.kv_cache, generating),
-            (self.runtime, generating),
             (self.finetune, training),
         ):
             self.form.setRowVisible(widget, shown)
+        self.form.setRowVisible(self.runtime_row, generating)
         self.form.setRowVisible(self.lora_row, adapters)  # the mode's rows only (workload_panel.refresh says why)

@@ -80,7 +80,8 @@ class QtWorkloadControls(QWidget):
 
     def refresh(self) -> None:
         c = self.state.choice
-        combos = ((self.mode, c.mode), (self.precision, c.effective_precision()[0]), (self.optimizer, c.optimizer))
+        precision, checkpointing, _ = c.effective()
+        combos = ((self.mode, c.mode), (self.precision, precision), (self.optimizer, c.optimizer))
         for widget, value in combos:
             widget.blockSignals(True)
             widget.setCurrentIndex(max(0, widget.findData(value)))
@@ -95,7 +96,7 @@ class QtWorkloadControls(QWidget):
             spin.blockSignals(False)
         graph = self.state.draft.result.graph
         built_in_place = graph is not None and with_inplace_activations(graph) == graph
-        for box, on in ((self.checkpointing, c.checkpointing), (self.inplace, c.inplace or built_in_place)):
+        for box, on in ((self.checkpointing, checkpointing), (self.inplace, c.inplace or built_in_place)):
             box.blockSignals(True)
             box.setChecked(on)
             box.blockSignals(False)

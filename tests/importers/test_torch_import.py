@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -164,10 +165,11 @@ def test_torchscript_loads_without_pickle_and_probes_its_input(tmp_path: Path) -
         ),
         (
             "def build_model():\n    raise ValueError('no weights')\ndef example_inputs(b):\n    return ()\n",
-            "build_model() failed: ValueError: no weights",
+            "build_model() failed: ValueError: no weights (bad.py, line 2)",  # the raise, on the file's line 2
         ),
         ("import not_a_module_anywhere\n", "running it failed: ModuleNotFoundError"),
-        ("def broken(:\n", "running it failed: SyntaxError"),
+        # the SyntaxError says its own line; advisor's line that ran the file was added as "(line 156)"
+        ("def broken(:\n", "running it failed: SyntaxError: invalid syntax (bad.py, line 1)"),
         ("raise SystemExit(3)\n", "running it failed: SystemExit"),
     ],
 )
@@ -177,6 +179,7 @@ def test_bad_model_files_give_one_line(tmp_path: Path, source: str, message: str
         load_graph(str(path))
     text = str(error.value)
     assert text.startswith(str(path)) and message in text and "\n" not in text
+    assert "torch_loader.py" not in text and not re.search(r"\(line \d+\)", text)  # no unnamed line
 
 
 def test_example_inputs_of_the_wrong_kind(tmp_path: Path) -> None:

@@ -3,11 +3,15 @@ QLoRA by name; split plans in words (it printed "Mode: Inference", "ZeRO-tensor_
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
-from report_support import make_report
+import pytest
+from report_support import make_report, pdf_text, words
 
+from advisor.cli import main
+from advisor.core.units import format_bytes
 from advisor.core.workload import Workload
 from advisor.recommend.present import plan_label
 from advisor.recommend.ranking import RankingOptions
@@ -46,7 +50,25 @@ def test_a_qlora_report_says_qlora(catalog_path: Path) -> None:
     workload = Workload("train", 2, "amp_bf16", "adamw", finetune="qlora", lora_rank=8)
     report = make_report(catalog_path, "zoo:llama-3.2-1b", workload, options=RankingOptions(counts=(1,)), gpus=False)
     text = _text(html_parts(report, str))
-    assert "Fine-tuning QLoRA (4-bit frozen base + LoRA adapters), rank 8" in text
+    # PEFT upcasts the adapters of a 16-bit or 4-bit base to fp32 (--adapter-dtype fp32, the default)
+    assert "Fine-tuning QLoRA (4-bit frozen base + LoRA adapters), rank 8, adapters in fp32" in text
+
+
+def test_the_pdf_names_the_adapter_dtype_and_needs_what_the_command_line_does(
+    catalog_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--adapter-dtype base` on a pure-bf16 base: the PDF's workload says bf16 adapters (it said the rank
+    only), and its required memory is `advisor estimate --json`'s for the same options."""
+    options = ["zoo:llama-3.2-1b", "--finetune", "lora", "--precision", "bf16", "--adapter-dtype", "base"]
+    options += ["--batch", "2", "--seq-len", "256"]
+    assert main(["estimate", *options, "--json"]) == 0
+    required = json.loads(capsys.readouterr().out)["memory"]["required_bytes"]
+    out = tmp_path / "lora.pdf"
+    report = ["report", *options, "--catalog", str(catalog_path), "--no-local-gpus", "--lang", "en"]
+    assert main([*report, "--out", str(out)]) == 0
+    text = words(pdf_text(out, 1))
+    assert "LoRA adapters on a frozen base, rank 16, adapters in bf16" in text
+    assert f"Required {format_bytes(required)}" in text
 
 
 def test_an_inference_report_charts_the_layers_outputs_not_nothing(catalog_path: Path) -> None:

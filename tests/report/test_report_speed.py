@@ -18,7 +18,7 @@ MODELS = Path(__file__).resolve().parents[1] / "recommend" / "speed_models"
 OPTIONS = ("--batch", "256", "--precision", "amp_bf16", "--optimizer", "adamw", "--max-gpus", "1")
 # a row's first line: rank, card, fits, needs, max batch, step ms, throughput (pdftotext -layout)
 ROW = re.compile(
-    r"^\s*\d+ (?P<card>\S.*?)\s{2,}(?:yes|no)\s+[\d.]+ \w?i?B\s+\d+\s+"
+    r"^\s*\d+ (?P<card>\S.*?)\s{2,}(?:yes|no)\s+[\d.]+ \w?i?B\s+[\d,]+\s+"  # the max batch, grouped
     r"(?P<ms>[\d,.]+)\s+(?P<tput>[\d,]+)\s"
 )
 

@@ -48,4 +48,6 @@ def test_ratios_never_read_in_scientific_notation(english: Made) -> None:
     """A rent's throughput per dollar of hourly rent printed as 2.28e+04 in the PDF."""
     assert three_figures(22_812.4) == "22,800" and three_figures(462.2) == "462" and three_figures(0.9723) == "0.972"
     assert _ratio(22_812.4) == "22,800" and _ratio(None) == "n/a"
+    # three figures shown even when the last is a zero (the app's per-$1k column read 1.24, 1.23, 1.1, 1.03)
+    assert three_figures(1.1) == "1.10" and three_figures(0.0093) == "0.00930" and three_figures(99.96) == "100"
     assert not re.search(r"\d[eE][+-]\d", pdf_text(english[1]))

@@ -141,3 +141,24 @@ def test_the_chinese_verdict_has_no_ascii_punctuation(qtbot: QtBot, window: QtMa
     text = re.sub(r"<[^>]+>", "", window.verdict.text())
     assert "价格已超过一年" in text  # the seeded catalog's best value rests on an old price
     assert not re.search(r"[\u4e00-\u9fff）/秒][.,;:!?](\s|$)", text), text
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_a_word_typed_in_a_number_field_names_the_value_once(qtbot: QtBot, window: QtMainWindow, language: str) -> None:
+    """`abc` in a layer's whole-number field: one line naming the layer and field, the value said once (it read
+    'got abc, got "abc"'), in the user's language."""
+    if language != "en":
+        window.switch_language(language)
+    window.model_panel.load_zoo("resnet18")
+    qtbot.waitUntil(lambda: window.state.result is not None, timeout=10000)
+    row = next(i for i, r in enumerate(window.state.draft.rows) if r.kind == "linear")
+    window.model_panel.builder.select(row)
+    editor = window.model_panel.builder.form.editors["out_features"]
+    editor.setText("abc")
+    editor.textEdited.emit("abc")
+    qtbot.waitUntil(lambda: window.state.error != "", timeout=5000)
+    assert window.state.error == 'fc: field out_features: expected a whole number of at most 2**31 in size, got "abc"'
+    shown = error_text(window.state.error)
+    assert shown.count("abc") == 1
+    if language != "en":
+        assert shown == 'fc：字段 out_features：应为不超过 2**31 的整数，实际为 "abc"'

@@ -182,6 +182,72 @@ def test_lora_in_the_app_is_the_command_lines_lora(
     assert state.error.startswith("lora_targets: unknown wq")
 
 
+def test_qlora_checkpoints_by_default_as_the_command_line_does(
+    controls: tuple[AppState, QtWorkloadControls], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """QLoRA with the checkbox untouched runs PEFT's recipe (checkpointing on), as `--finetune qlora` without
+    --checkpointing does; unticking it is the command line's --no-checkpointing."""
+    state, panel = controls
+    panel.batch.setValue(1)
+    choose(panel.llm.finetune, "qlora")
+    assert panel.checkpointing.isChecked()  # the recipe default is shown ticked
+    state.recompute()
+    assert state.error == "" and state.result is not None
+    args = ("--batch", "1", "--seq-len", "512", "--finetune", "qlora")
+    cli = cli_json(*args, capsys=capsys)
+    assert isinstance(cli["config"], dict) and cli["config"]["checkpointing"] is True
+    memory = cli["memory"]
+    assert isinstance(memory, dict) and state.result.estimate.memory.required_bytes == memory["required_bytes"]
+    panel.checkpointing.setChecked(False)
+    state.recompute()
+    assert state.result is not None and not state.result.estimate.workload.checkpointing
+    memory = cli_json(*args, "--no-checkpointing", capsys=capsys)["memory"]
+    assert isinstance(memory, dict) and state.result.estimate.memory.required_bytes == memory["required_bytes"]
+    choose(panel.llm.finetune, "full")  # an explicit choice stays the user's
+    assert not panel.checkpointing.isChecked()
+
+
+def test_the_adapter_dtype_is_the_command_lines_adapter_dtype(
+    qtbot: QtBot, tmp_path: Path, controls: tuple[AppState, QtWorkloadControls], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--adapter-dtype in the app: a combo box beside the LoRA rank, greyed without adapters, that sets the same
+    Workload field; on a pure-bf16 base the adapters (and their gradients and Adam state) halve."""
+    state, panel = controls
+    assert not panel.llm.adapter_dtype.isEnabled() and "LoRA" in panel.llm.adapter_dtype.toolTip()
+    choose(panel.precision, "bf16")
+    panel.batch.setValue(1)
+    choose(panel.llm.finetune, "lora")
+    assert panel.llm.adapter_dtype.isEnabled() and "--adapter-dtype" in panel.llm.adapter_dtype.toolTip()
+    state.recompute()
+    assert state.result is not None
+    fp32_bytes = state.result.estimate.memory.required_bytes
+    choose(panel.llm.adapter_dtype, "base")
+    state.recompute()
+    assert state.error == "" and state.result is not None
+    assert state.result.estimate.workload.adapter_dtype == "base"
+    args = ("--precision", "bf16", "--batch", "1", "--seq-len", "512", "--finetune", "lora")
+    cli = cli_json(*args, "--adapter-dtype", "base", capsys=capsys)
+    memory = cli["memory"]
+    assert isinstance(memory, dict)
+    assert state.result.estimate.memory.required_bytes == memory["required_bytes"]
+    assert state.result.estimate.memory.required_bytes < fp32_bytes  # bf16 adapters: 2 bytes, not 4
+    settings = QSettings(str(tmp_path / "advisor.ini"), QSettings.Format.IniFormat)
+    save_state(settings, state)
+    again = AppState()
+    assert restore_state(settings, again) and again.choice.adapter_dtype == "base"
+    again_panel = QtWorkloadControls(again)
+    qtbot.addWidget(again_panel)
+    assert again_panel.llm.adapter_dtype.currentData() == "base"  # the restored choice is shown
+    set_language("zh_CN")
+    try:
+        zh_state = AppState()
+        chinese = QtWorkloadControls(zh_state)
+        qtbot.addWidget(chinese)
+        assert chinese.llm.adapter_dtype.itemText(1) == "同基座"
+    finally:
+        set_language("en")
+
+
 def test_the_language_model_choices_persist(
     qtbot: QtBot, tmp_path: Path, controls: tuple[AppState, QtWorkloadControls]
 ) -> None:

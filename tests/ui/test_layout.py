@@ -108,8 +108,8 @@ def test_the_language_model_rows_are_in_view_at_1280x720(qtbot: QtBot, window: Q
     window.model_panel.load_zoo("llama-3.2-1b")
     llm = window.workload.llm
     for mode, finetune, rows in (
-        ("generate", "full", (llm.prompt_len, llm.new_tokens, llm.weights, llm.kv_cache)),
-        ("train", "qlora", (llm.finetune, llm.lora_rank, llm.lora_targets)),
+        ("generate", "full", (llm.prompt_len, llm.new_tokens, llm.weights, llm.kv_cache, llm.runtime)),
+        ("train", "qlora", (llm.finetune, llm.lora_rank, llm.adapter_dtype, llm.lora_targets)),
     ):
         window.state.set_choice(mode=mode, finetune=finetune)
         qtbot.waitUntil(
@@ -126,6 +126,12 @@ def test_the_language_model_rows_are_in_view_at_1280x720(qtbot: QtBot, window: Q
             assert widget.isVisible() and widget.isEnabled(), (mode, widget)
             top_left = widget.mapTo(viewport, widget.rect().topLeft())
             assert viewport.rect().contains(QRect(top_left, widget.size())), (language, mode, widget)
+    # the adapter dtype beside the rank leaves the targets readable ("fp32 adapters" left it 3 letters wide)
+    metrics = llm.lora_targets.fontMetrics()
+    assert llm.lora_targets.width() >= metrics.horizontalAdvance("q_proj,v_proj") + 10, language
+    assert llm.adapter_dtype.width() >= max(
+        metrics.horizontalAdvance(llm.adapter_dtype.itemText(i)) for i in range(llm.adapter_dtype.count())
+    ), language
 
 
 @pytest.mark.parametrize("language", ["en", "zh_CN"])

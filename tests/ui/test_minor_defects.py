@@ -105,7 +105,12 @@ def test_the_verdict_says_qlora_and_checkpointing(qtbot: QtBot, window: QtMainWi
         lambda: window.state.result is not None and window.state.result.estimate.workload.finetune == "qlora",
         timeout=10000,
     )
-    assert "(training, QLoRA rank 8, no checkpointing, batch 2," in window.verdict.text()
+    # QLoRA checkpoints unless told not to (PEFT's recipe, as the command line's default)
+    assert "(training, QLoRA rank 8, gradient checkpointing, batch 2," in window.verdict.text()
+    assert "</b> on a single card (" in window.verdict.text()  # not "per card": a split plan needs less per card
+    window.state.set_choice(checkpointing=False)
+    unticked = "(training, QLoRA rank 8, no checkpointing, batch 2,"
+    qtbot.waitUntil(lambda: unticked in window.verdict.text(), timeout=10000)
     window.state.set_choice(checkpointing=True, finetune="full")
     qtbot.waitUntil(lambda: "(training, gradient checkpointing, batch 2," in window.verdict.text(), timeout=10000)
 

@@ -246,3 +246,42 @@ def test_the_explanation_names_the_context_of_the_cards_own_runtime(qtbot: QtBot
     finally:
         set_language("en")
     assert "扣除 HIP 上下文后该卡可用 22.00 GiB" in text and "CUDA" not in text
+
+
+def test_the_app_the_pdf_and_the_command_line_print_a_large_batch_and_a_long_step_alike(qtbot: QtBot) -> None:
+    """A tiny network's max batch (118,262) and a slow step (1,255.6 ms) read the same in the three tables: the
+    app printed 118262 and 1255.6 beside 22,346 samples/s, the PDF 118262 and 1,255.6; the app and the PDF
+    give the value for money per $1k."""
+    from advisor.recommend.present import render_table
+    from advisor.report.card_pages import _row as pdf_row
+    from advisor.ui.recommend_model import RecommendationTableModel
+
+    big = Recommendation(
+        card="GeForce GTX Titan X",
+        count=1,
+        plan="single",
+        fits=True,
+        required_bytes=2**25,
+        usable_bytes=11 * 2**30,
+        max_batch=118_262,
+        step_time_s=1.2556,
+        throughput=22_346.0,
+        throughput_unit="samples/s",
+        price_usd=179.0,
+        price_date=date(2026, 3, 6),
+        price_condition="new",
+        perf_per_dollar=22_346.0 / 179,
+        perf_per_watt=0.1,
+        reasons=(),
+        price_kind="purchase",
+    )
+    model = RecommendationTableModel()
+    model.set_entries([big])
+    app_cells = [model.data(model.index(0, column)) for column in range(model.columnCount())]
+    pdf_cells = pdf_row(1, big, str)
+    command_line = render_table([big], 1)
+    for shown in ("118,262", "1,255.6"):  # 1.2556 s = 1,255.6 ms
+        assert shown in app_cells and shown in pdf_cells and f"  {shown}  " in command_line, shown
+    assert "Largest batch per card that fits: 118,262." in explain(big, 32)
+    # value for money per $1k in both: 22,346 / 179 x 1,000 = 124,838 -> 125,000 (the PDF printed 125 per USD)
+    assert "125,000 samples/s" in app_cells and "125,000" in pdf_cells

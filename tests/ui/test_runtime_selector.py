@@ -107,3 +107,48 @@ def test_the_runtime_is_remembered(panel: QtWorkloadControls, qtbot: QtBot, tmp_
     again = QtWorkloadControls(restored)
     qtbot.addWidget(again)
     assert again.llm.runtime.currentData() == "llama.cpp"  # the box shows the restored choice
+
+
+def test_enforce_eager_is_the_command_lines_and_for_vllm_only(
+    panel: QtWorkloadControls, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """vLLM's --enforce-eager beside the runtime box: greyed with the reason until vLLM runs, then the same
+    Workload field as the command line's, without the CUDA-graph pool."""
+    state = panel.state
+    choose(panel.mode, "generate")
+    choose(panel.precision, "bf16")
+    panel.batch.setValue(1)
+    eager = panel.llm.enforce_eager
+    assert not eager.isEnabled() and "vllm" in eager.toolTip()
+    choose(panel.llm.runtime, "vllm")
+    assert eager.isEnabled() and "--enforce-eager" in eager.toolTip()
+    state.recompute()
+    assert state.result is not None
+    with_graphs = state.result.estimate.memory.required_bytes
+    eager.setChecked(True)
+    state.recompute()
+    assert state.error == "" and state.result is not None and state.result.estimate.workload.enforce_eager
+    args = ["estimate", f"zoo:{LLAMA}", "--json", "--mode", "generate", "--precision", "bf16", "--batch", "1"]
+    assert main([*args, "--runtime", "vllm", "--enforce-eager"]) == 0
+    cli = json.loads(capsys.readouterr().out)["memory"]
+    assert state.result.estimate.memory.required_bytes == cli["required_bytes"] < with_graphs  # no graph pool
+    choose(panel.llm.runtime, "transformers")  # kept in the choice, but transformers has no such option
+    state.recompute()
+    assert state.error == "" and state.result is not None and not state.result.estimate.workload.enforce_eager
+    assert not eager.isEnabled() and state.choice.enforce_eager
+
+
+def test_a_restored_choice_in_text_keeps_its_vllm_options(qtbot: QtBot, tmp_path: Path) -> None:
+    """Settings hold text ("vllm", "llama.cpp"), not the enums: `is Runtime.VLLM` dropped a restored
+    --enforce-eager and left llama.cpp's fp8 cache entry offered."""
+    settings = QSettings(str(tmp_path / "advisor.ini"), QSettings.Format.IniFormat)
+    settings.setValue("workload", json.dumps({"mode": "generate", "runtime": "vllm", "enforce_eager": True}))
+    state = AppState()
+    restore_state(settings, state)  # the workload only: no model was saved (so it returns False)
+    assert state.choice.runtime == "vllm" and state.choice.enforce_eager
+    assert state.choice.workload().enforce_eager
+    state.set_choice(runtime="llama.cpp")
+    panel = QtWorkloadControls(state)
+    qtbot.addWidget(panel)
+    fp8 = panel.llm.kv_cache.model().item(panel.llm.kv_cache.findData("fp8"))  # type: ignore[attr-defined]
+    assert not fp8.isEnabled() and "llama.cpp" in fp8.toolTip()
