@@ -124,14 +124,18 @@ def test_enforce_eager_is_the_command_lines_and_for_vllm_only(
     assert eager.isEnabled() and "--enforce-eager" in eager.toolTip()
     state.recompute()
     assert state.result is not None
-    with_graphs = state.result.estimate.memory.required_bytes
+    with_graphs = state.result.estimate.memory
     eager.setChecked(True)
     state.recompute()
     assert state.error == "" and state.result is not None and state.result.estimate.workload.enforce_eager
     args = ["estimate", f"zoo:{LLAMA}", "--json", "--mode", "generate", "--precision", "bf16", "--batch", "1"]
     assert main([*args, "--runtime", "vllm", "--enforce-eager"]) == 0
     cli = json.loads(capsys.readouterr().out)["memory"]
-    assert state.result.estimate.memory.required_bytes == cli["required_bytes"] < with_graphs  # no graph pool
+    eager_memory = state.result.estimate.memory
+    assert eager_memory.required_bytes == cli["required_bytes"] <= with_graphs.required_bytes
+    # no graph pool on the card (vLLM 0.19 holds it after the share, so the 8B's required bytes, set by the
+    # share, need not move)
+    assert eager_memory.peak_bytes == cli["peak_bytes"] < with_graphs.peak_bytes
     choose(panel.llm.runtime, "transformers")  # kept in the choice, but transformers has no such option
     state.recompute()
     assert state.error == "" and state.result is not None and not state.result.estimate.workload.enforce_eager
