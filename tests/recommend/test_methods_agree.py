@@ -110,27 +110,23 @@ def estimates(tmp_path_factory: pytest.TempPathFactory) -> Estimates:
 
 
 @pytest.mark.parametrize(("network", "workload", "seq"), CASES, ids=lambda v: getattr(v, "mode", None) or str(v))
-def test_both_methods_time_the_same_network_alike_on_every_card(
+def test_both_methods_time_and_size_the_same_network_alike_on_every_card(
     network: str, workload: Workload, seq: int | None, cards: list[CardRecord], estimates: Estimates
 ) -> None:
-    works = {method: step_work(e, seq or 1) for method, e in estimates(network, workload, seq).items()}
+    """Step times within 10% on every card, and peaks within 3%. The simulated LoRA step once made bf16
+    adapters on a bf16 base where PEFT (and the analytic path) make fp32 ones and cast each adapted layer's
+    input: Qwen3 0.6B at 1,024 tokens peaked at 8.53 GiB against 10.24. One test for both, so the two
+    estimates are made once per case on whichever worker runs it."""
+    both = estimates(network, workload, seq)
+    works = {method: step_work(e, seq or 1) for method, e in both.items()}
     ratios = {}
     for card in cards:
         dev = device(card, workload)
         ratios[card.name] = step_seconds(works["simulated"], dev) / step_seconds(works["analytic"], dev)
     worst = max(ratios.items(), key=lambda item: abs(item[1] - 1))
     assert abs(worst[1] - 1) <= TOLERANCE, f"{network}: simulated / analytic step time {worst[1]:.3f} on {worst[0]}"
-
-
-@pytest.mark.parametrize(("network", "workload", "seq"), CASES, ids=lambda v: getattr(v, "mode", None) or str(v))
-def test_both_methods_find_the_same_peak(
-    network: str, workload: Workload, seq: int | None, estimates: Estimates
-) -> None:
-    """The simulated LoRA step once made bf16 adapters on a bf16 base where PEFT (and the analytic path) make
-    fp32 ones and cast each adapted layer's input: Qwen3 0.6B at 1,024 tokens peaked at 8.53 GiB against 10.24."""
-    both = estimates(network, workload, seq)
     simulated, analytic = both["simulated"].memory.peak_bytes, both["analytic"].memory.peak_bytes
-    assert simulated == pytest.approx(analytic, rel=PEAK_TOLERANCE), f"{network}: {simulated / analytic:.3f}"
+    assert simulated == pytest.approx(analytic, rel=PEAK_TOLERANCE), f"{network}: peak {simulated / analytic:.3f}"
 
 
 @pytest.fixture
