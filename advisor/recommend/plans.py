@@ -183,17 +183,26 @@ def _once(what: str, e: Estimate, count: int, make: Callable[[], T]) -> T:
     return made
 
 
+def _is_block(unit: str) -> bool:
+    """A repeated block's unit (`layers.3`), not a layer outside the blocks."""
+    return unit.split(".")[-1].isdigit()
+
+
+def _unit_layers(e: Estimate) -> Mapping[str, tuple[int, ...]]:
+    """Each gather unit's layers' parameter counts, in the order of the layers."""
+
+    def make() -> Mapping[str, tuple[int, ...]]:
+        units: dict[str, list[int]] = {}
+        for row in e.layers:
+            units.setdefault(_gather_unit(row.name), []).append(row.param_count)
+        return {unit: tuple(counts) for unit, counts in units.items()}
+
+    return _once("unit layers", e, 0, make)
+
+
 def _unit_params(e: Estimate) -> Mapping[str, int]:
     """Parameters per gather unit, in the order of the layers."""
-
-    def make() -> Mapping[str, int]:
-        units: dict[str, int] = {}
-        for row in e.layers:
-            unit = _gather_unit(row.name)
-            units[unit] = units.get(unit, 0) + row.param_count
-        return units
-
-    return _once("units", e, 0, make)
+    return _once("units", e, 0, lambda: {unit: sum(counts) for unit, counts in _unit_layers(e).items()})
 
 
 def stage_param_share(e: Estimate, count: int) -> float:
@@ -203,7 +212,7 @@ def stage_param_share(e: Estimate, count: int) -> float:
     get_balanced_memory, infer_auto_device_map: no block split, _no_split_modules)."""
     units = _unit_params(e)
     names = list(units)
-    blocks = [i for i, name in enumerate(names) if name.split(".")[-1].isdigit()]
+    blocks = [i for i, name in enumerate(names) if _is_block(name)]
     total = sum(units.values())
     if not blocks or total == 0:
         return 1.0
@@ -244,7 +253,7 @@ def root_gathered_bytes(e: Estimate) -> int:
     gathered from its forward into backward (torch/distributed/fsdp/_runtime_utils.py _post_forward_reshard
     frees the unsharded flat parameter only for a non-root), so it is on the card at the step's peak beside
     the block being computed."""
-    outside = sum(n for name, n in _unit_params(e).items() if not name.split(".")[-1].isdigit())
+    outside = sum(n for name, n in _unit_params(e).items() if not _is_block(name))
     return outside * e.workload.param_dtype_bytes
 
 
@@ -254,20 +263,15 @@ def wrap_units(e: Estimate) -> tuple[tuple[int, ...], ...]:
     only the decoder layers). Outside the blocks (embedding, norm, head) a frozen base keeps its half
     precision (bitsandbytes and GPTQ quantize the blocks' linears); the blocks hold the rest of the stored
     weights, at their mean bytes per parameter."""
-    units: dict[str, list[int]] = {}
-    for row in e.layers:
-        if row.param_count:
-            units.setdefault(_gather_unit(row.name), []).append(row.param_count)
-    root = [n for name, params in units.items() if not name.split(".")[-1].isdigit() for n in params]
+    units = {name: held for name, counts in _unit_layers(e).items() if (held := tuple(n for n in counts if n))}
+    root = [n for name, params in units.items() if not _is_block(name) for n in params]
     half = e.workload.param_dtype_bytes
     block_params = e.param_count - sum(root)
     if e.workload.finetune == Finetune.FULL or block_params <= 0:
         block_bytes = float(half)
     else:
         block_bytes = (e.memory.at_peak.weights - sum(root) * half) / block_params
-    blocks = [
-        tuple(int(n * block_bytes) for n in params) for name, params in units.items() if name.split(".")[-1].isdigit()
-    ]
+    blocks = [tuple(int(n * block_bytes) for n in params) for name, params in units.items() if _is_block(name)]
     return (*blocks, tuple(n * half for n in root))
 
 
