@@ -253,10 +253,17 @@ def vllm_workspace_bytes(
     """The profile's peak, the larger of its forward's activations (max_num_batched_tokens) and the sampler
     run that follows it while the forward's hidden states are still held (profile_run keeps them), plus the
     CUDA-graph pool: the decode activations of the largest captured batch (none under enforce_eager)."""
-    hidden_states = profile_tokens * spec.hidden * dtype_bytes
-    sampler = vllm_sampler_bytes(spec, max_num_seqs, release, dtype_bytes)
-    profile = max(profile_activation_bytes, hidden_states + sampler)
+    sampling = _profile_sampling_bytes(spec, dtype_bytes, max_num_seqs, profile_tokens, release)
+    profile = max(profile_activation_bytes, sampling)
     return profile + (0 if enforce_eager else vllm_graph_bytes(spec, dtype_bytes))
+
+
+def _profile_sampling_bytes(
+    spec: DecoderSpec, dtype_bytes: int, max_num_seqs: int, profile_tokens: int, release: VLLMRelease
+) -> int:
+    """The profile's sampler run with the forward's hidden states still held."""
+    hidden_states = profile_tokens * spec.hidden * dtype_bytes
+    return hidden_states + vllm_sampler_bytes(spec, max_num_seqs, release, dtype_bytes)
 
 
 def vllm_warmup_bytes(
@@ -273,7 +280,7 @@ def vllm_warmup_bytes(
         return 0
     rows = min(max_num_seqs, profile_tokens)
     warmup = rows * (3 * spec.hidden * dtype_bytes + spec.vocab * sampler_bytes_per_entry(release, dtype_bytes))
-    reserve = profile_tokens * spec.hidden * dtype_bytes + vllm_sampler_bytes(spec, max_num_seqs, release, dtype_bytes)
+    reserve = _profile_sampling_bytes(spec, dtype_bytes, max_num_seqs, profile_tokens, release)
     return max(warmup - reserve, 0)
 
 
