@@ -59,28 +59,28 @@ def offer_generation(mode: QComboBox, graph: Graph | None, current: str) -> None
     )
 
 
-def offer_cache_formats(box: QComboBox, choice: WorkloadChoice) -> None:
-    """llama.cpp has no fp8 cache type (core/workload.py refuses it): the entry is greyed with the reason where
-    llama.cpp runs, kept selectable while chosen so the error line can say why."""
+def _offer_entry(box: QComboBox, value: str, applies: bool, chosen: bool, why: str) -> None:
+    """The entry `value` greyed with the reason where it does not apply, kept selectable while chosen so the
+    error line can say why."""
     model = box.model()
     assert isinstance(model, QStandardItemModel)
-    item = model.item(box.findData(KVCacheFormat.FP8.value))
+    item = model.item(box.findData(value))
+    item.setEnabled(applies or chosen)
+    item.setToolTip("" if applies else why)
+
+
+def offer_cache_formats(box: QComboBox, choice: WorkloadChoice) -> None:
+    """llama.cpp has no fp8 cache type (core/workload.py refuses it)."""
     llama = runtime_for(choice.runtime, choice.weights) == Runtime.LLAMA_CPP  # a restored choice holds text
-    item.setEnabled(not llama or choice.kv_cache == KVCacheFormat.FP8)
-    item.setToolTip(tr("llama.cpp has no fp8 cache type; int8 is its q8_0") if llama else "")
+    why = tr("llama.cpp has no fp8 cache type; int8 is its q8_0")
+    _offer_entry(box, KVCacheFormat.FP8.value, not llama, choice.kv_cache == KVCacheFormat.FP8, why)
 
 
 def offer_weight_formats(box: QComboBox, graph: Graph | None, current: WeightFormat | None) -> None:
-    """MXFP4 stores a mixture-of-experts model's experts alone (core/llm/quant.py refuses it elsewhere): the
-    entry is greyed with the reason on a model without experts, kept selectable while chosen so the error line
-    can say why."""
-    model = box.model()
-    assert isinstance(model, QStandardItemModel)
-    item = model.item(box.findData(WeightFormat.MXFP4.value))
+    """MXFP4 stores a mixture-of-experts model's experts alone (core/llm/quant.py refuses it elsewhere)."""
     experts = graph is not None and any(isinstance(node.op, MoEExperts) for node in graph.nodes)
-    item.setEnabled(experts or current == WeightFormat.MXFP4)
     why = tr("MXFP4 stores the experts of a mixture-of-experts model, and this one has none")
-    item.setToolTip("" if experts else why)
+    _offer_entry(box, WeightFormat.MXFP4.value, experts, current == WeightFormat.MXFP4, why)
 
 
 def adaptable(graph: Graph | None) -> bool:
