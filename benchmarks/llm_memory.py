@@ -28,6 +28,7 @@ Run: .venv/bin/python benchmarks/llm_memory.py
 from __future__ import annotations
 
 import csv
+import re
 import statistics
 import sys
 from dataclasses import dataclass, replace
@@ -40,6 +41,7 @@ from advisor.core import zoo  # noqa: E402
 from advisor.core.analytic import estimate  # noqa: E402
 from advisor.core.errors import SpecError  # noqa: E402
 from advisor.core.estimate import Estimate  # noqa: E402
+from advisor.core.llm.vllm_graphs import GRAPH_BYTES_PER_LAYER_GRAPH  # noqa: E402
 from advisor.core.workload import Runtime, Workload  # noqa: E402
 from advisor.recommend.devices import usable_bytes  # noqa: E402
 from advisor.recommend.per_card import CardMemory, card_memory, named_cost  # noqa: E402
@@ -140,6 +142,51 @@ def summary(name: str, outcomes: list[Outcome]) -> str:
     )
 
 
+GRAPHS_LOGGED = re.compile(r"CUDA graphs (-?[\d.]+) GiB")
+
+
+def graph_logs(rows: list[dict[str, str]]) -> list[tuple[str, float, int, int]]:
+    """Dense-model vLLM 0.17+ runs whose log gives the CUDA graphs' bytes: (family, logged bytes, the pool we
+    count, layers x graphs on the card)."""
+    found = []
+    for row in rows:
+        logged = GRAPHS_LOGGED.search(row["measured_what"])
+        if row["missing"] or not logged or runtime_of(row) != ("vllm", "") or row["enforce_eager"]:
+            continue
+        e, card, _ = run(row)
+        engine, spec = e.generation.vllm_engine if e.generation else None, zoo.build(row["model"], 64).decoder
+        if engine is None or spec is None or spec.moe is not None or spec.mla is not None:
+            continue
+        ways, stages = card.cost.tensor_ways, card.cost.stages
+        units = -(-engine.layers // stages) * engine.graphs
+        pool = engine.graph_bytes(ways, stages) - units * GRAPH_BYTES_PER_LAYER_GRAPH
+        found.append((spec.model_type, float(logged.group(1)) * GIB, pool, units))
+    return found
+
+
+def graph_constant_report(rows: list[dict[str, str]]) -> str:
+    """The fitted bytes per layer per graph (core/llm/vllm_graphs.py), refitted here from the logs, and each
+    model family's graph error with the constant fitted on the other families."""
+    logs = graph_logs(rows)
+
+    def fit(subset: list[tuple[str, float, int, int]]) -> float:
+        return statistics.median((logged - pool) / units for _, logged, pool, units in subset)
+
+    families = sorted({family for family, *_ in logs})
+    held_out, constants = [], []
+    for family in families:
+        constant = fit([log for log in logs if log[0] != family])
+        constants.append(constant)
+        held_out += [abs((pool + constant * units) / logged - 1) for f, logged, pool, units in logs if f == family]
+    in_sample = [abs((pool + fit(logs) * units) / logged - 1) for _, logged, pool, units in logs]
+    return (
+        f"CUDA-graph bytes per layer per graph (vLLM 0.17+, {len(logs)} dense-model logs, {len(families)} "
+        f"families): refitted {fit(logs):,.0f} B (code: {GRAPH_BYTES_PER_LAYER_GRAPH:,} B), median |graph "
+        f"error| {statistics.median(in_sample):.1%}; leave-one-family-out constants "
+        f"{min(constants):,.0f}-{max(constants):,.0f} B, median |graph error| {statistics.median(held_out):.1%}"
+    )
+
+
 def main() -> int:
     with RUNS.open(encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
@@ -170,6 +217,7 @@ def main() -> int:
         f"training rows again with --expandable-segments (the sources do not say which allocator ran): "
         f"fit/OOM agreement {sum(expandable)}/{len(expandable)}"
     )
+    print(graph_constant_report(rows))
     print(f"{len(rows)} published runs, {len(missing)} not expressible (README: 'not expressible yet'):")
     for line in missing:
         print(f"  {line}")

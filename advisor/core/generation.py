@@ -8,6 +8,10 @@ is bound by FLOPs, decode by reading the active weights and the KV cache once pe
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from advisor.core.llm.vllm_graphs import VLLMEngineShape
 
 
 @dataclass(frozen=True)
@@ -45,6 +49,8 @@ class GenerationProfile:
     # has filled gpu_memory_utilization of the card (core/llm/runtime.py vllm_required_bytes); 0 otherwise
     after_share_graph_bytes: int = 0
     after_share_warmup_bytes: int = 0
+    # vLLM 0.17-0.19: what its CUDA graphs and non-torch memory take on one card under a plan; None otherwise
+    vllm_engine: VLLMEngineShape | None = None
 
 
 __all__ = ["GenerationProfile", "WeightLayout"]

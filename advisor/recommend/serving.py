@@ -141,26 +141,42 @@ def _held(e: Estimate, cost: PlanCost) -> tuple[float, float]:
     m, w = e.memory, e.workload
     kv_per_sequence = kv_cache_bytes(e) / w.batch
     weights = m.at_peak.weights
-    fixed = weights * cost.weight_share + (m.fixed_bytes - weights)
+    fixed = weights * cost.weight_share + (m.fixed_bytes - weights) + _engine_change(e, cost)
     return fixed, kv_per_sequence * cost.kv_share + (m.per_sample_bytes - kv_per_sequence)
 
 
-def _required_for(e: Estimate, held: int) -> int:
+def _engine_change(e: Estimate, cost: PlanCost) -> int:
+    """What vLLM 0.17-0.19's graphs and non-torch memory take on the plan's busiest card beyond what they
+    take on one card (the estimate's workspace holds the one card's: core/llm/vllm_graphs.py)."""
+    engine = e.generation.vllm_engine if e.generation is not None else None
+    if engine is None:
+        return 0
+    return engine.held_bytes(cost.tensor_ways, cost.stages) - engine.held_bytes()
+
+
+def _after_share_graph_bytes(e: Estimate, cost: PlanCost | None) -> int:
+    g = e.generation
+    assert g is not None
+    if g.vllm_engine is None or cost is None:
+        return g.after_share_graph_bytes
+    return g.vllm_engine.graph_bytes(cost.tensor_ways, cost.stages)
+
+
+def _required_for(e: Estimate, held: int, cost: PlanCost | None = None) -> int:
     """What the runtime asks beyond what it holds: vLLM's share of each card (core/llm/runtime.py
-    vllm_required_bytes), else what the allocator cannot reuse (required - peak, core/budget.py), whole
-    (conservative)."""
+    vllm_required_bytes, with the plan's CUDA graphs after the share), else what the allocator cannot reuse
+    (required - peak, core/budget.py), whole (conservative)."""
     if e.workload.runtime_used == Runtime.VLLM and e.generation is not None:
         g = e.generation
-        return vllm_required_bytes(
-            held, e.workload.gpu_memory_utilization, g.after_share_graph_bytes, g.after_share_warmup_bytes
-        )
+        graphs = _after_share_graph_bytes(e, cost)
+        return vllm_required_bytes(held, e.workload.gpu_memory_utilization, graphs, g.after_share_warmup_bytes)
     return held + e.memory.required_bytes - e.memory.peak_bytes
 
 
 def generation_required(e: Estimate, cost: PlanCost) -> int:
     """Bytes the busiest card needs at the estimate's batch, as core's generation estimate counts them."""
     fixed, per_sequence = _held(e, cost)
-    return _required_for(e, int(fixed + e.workload.batch * per_sequence))
+    return _required_for(e, int(fixed + e.workload.batch * per_sequence), cost)
 
 
 def generation_memory(e: Estimate, cost: PlanCost, usable_bytes: int) -> tuple[int, int]:
@@ -170,9 +186,8 @@ def generation_memory(e: Estimate, cost: PlanCost, usable_bytes: int) -> tuple[i
     w = e.workload
     if w.runtime_used == Runtime.VLLM and e.generation is not None:
         g = e.generation
-        limit = vllm_held_limit(
-            usable_bytes, w.gpu_memory_utilization, g.after_share_graph_bytes, g.after_share_warmup_bytes
-        )
+        graphs = _after_share_graph_bytes(e, cost)
+        limit = vllm_held_limit(usable_bytes, w.gpu_memory_utilization, graphs, g.after_share_warmup_bytes)
     else:
         limit = usable_bytes - (e.memory.required_bytes - e.memory.peak_bytes)
     largest = math.floor((limit - fixed) / per_sequence) if per_sequence > 0 else w.batch
@@ -180,6 +195,7 @@ def generation_memory(e: Estimate, cost: PlanCost, usable_bytes: int) -> tuple[i
 
 
 def generation_peak(e: Estimate, cost: PlanCost) -> int:
-    """The busiest card's peak under a generation plan: the estimate's, less the weights and cache it sheds."""
+    """The busiest card's peak under a generation plan: the estimate's, less the weights and cache it sheds,
+    with the plan's own vLLM graphs and non-torch memory."""
     state = e.memory.at_peak.weights * (1 - cost.weight_share) + kv_cache_bytes(e) * (1 - cost.kv_share)
-    return e.memory.peak_bytes - int(state)
+    return e.memory.peak_bytes - int(state) + _engine_change(e, cost)

@@ -20,7 +20,6 @@ from advisor.core.llm.quant import active_weight_bytes, weight_bytes
 from advisor.core.llm.runtime import (
     llama_cpp_context,
     llama_cpp_memory,
-    vllm_graph_bytes,
     vllm_kv_bytes,
     vllm_profile_spec,
     vllm_required_bytes,
@@ -29,6 +28,7 @@ from advisor.core.llm.runtime import (
     vllm_workspace_bytes,
 )
 from advisor.core.llm.tensors import tensor_groups
+from advisor.core.llm.vllm_graphs import VLLMEngineShape, vllm_engine_shape
 from advisor.core.replay import replay_step
 from advisor.core.step_records import MemoryProfile
 from advisor.core.tracker import CategoryBytes, TimelinePoint
@@ -103,14 +103,24 @@ def generation_profile(spec: DecoderSpec, w: Workload, prefill_flops: float) -> 
         layout=weight_layout(spec, w.weight_format, w.runtime_used),
         after_share_graph_bytes=graphs,
         after_share_warmup_bytes=warmup,
+        vllm_engine=vllm_engine(spec, w),
     )
+
+
+def vllm_engine(spec: DecoderSpec, w: Workload) -> VLLMEngineShape | None:
+    """The graphs and non-torch memory of vLLM 0.17-0.19 (core/llm/vllm_graphs.py); None for other runtimes
+    and releases (up to 0.16 the graph pool lies in the workspace: runtime.vllm_graph_bytes)."""
+    if w.runtime_used != Runtime.VLLM or w.vllm_version == VLLMRelease.V0_16:
+        return None
+    return vllm_engine_shape(spec, w.activation_bytes, w.max_num_seqs, w.enforce_eager)
 
 
 def vllm_after_share(spec: DecoderSpec, w: Workload) -> tuple[int, int]:
     """vLLM's CUDA graphs and sampler warm-up where its release allocates them after the share (0.17-0.19)."""
-    if w.runtime_used != Runtime.VLLM or w.vllm_version == VLLMRelease.V0_16:
+    engine = vllm_engine(spec, w)
+    if engine is None:
         return 0, 0
-    graphs = 0 if w.enforce_eager else vllm_graph_bytes(spec, w.activation_bytes)
+    graphs = engine.graph_bytes()
     tokens = _vllm_profile_tokens(spec, w)
     return graphs, vllm_warmup_bytes(spec, w.activation_bytes, w.max_num_seqs, tokens, w.vllm_version)
 
@@ -196,7 +206,7 @@ def _vllm_memory(spec: DecoderSpec, w: Workload, weights: int) -> MemoryEstimate
     dtype_bytes = w.activation_bytes
     activations = profiled.peak_bytes - profiled.at_peak.weights
     workspace = vllm_workspace_bytes(
-        spec, activations, dtype_bytes, w.max_num_seqs, tokens, w.enforce_eager, w.vllm_version
+        spec, activations, dtype_bytes, w.max_num_seqs, tokens, w.enforce_eager, w.vllm_version, vllm_engine(spec, w)
     )
     kv = vllm_kv_bytes(spec, w.kv_cache_dtype, w.prompt_len + w.new_tokens, w.batch)
     cats = CategoryBytes(vllm_weight_bytes(spec, w.weight_format, weights), 0, 0, 0, workspace, 0, kv)

@@ -31,6 +31,7 @@ from advisor.core.llm.decoder import DecoderSpec
 from advisor.core.llm.kv_cache import cached_tokens, kv_bytes_per_layer_token
 from advisor.core.llm.quant import EXPERTS_ONLY, MXFP4_BLOCK, group_bytes
 from advisor.core.llm.tensors import tensor_groups
+from advisor.core.llm.vllm_graphs import VLLMEngineShape
 from advisor.core.overheads import DEFAULT_OVERHEAD
 from advisor.core.workload import Runtime, VLLMRelease
 
@@ -249,12 +250,16 @@ def vllm_workspace_bytes(
     profile_tokens: int = VLLM_PROFILE_TOKENS,
     enforce_eager: bool = False,
     release: VLLMRelease = VLLMRelease.V0_19,
+    engine: VLLMEngineShape | None = None,
 ) -> int:
     """The profile's peak, the larger of its forward's activations (max_num_batched_tokens) and the sampler
     run that follows it while the forward's hidden states are still held (profile_run keeps them), plus the
-    CUDA-graph pool: the decode activations of the largest captured batch (none under enforce_eager)."""
+    CUDA graphs (none under enforce_eager): up to 0.16 the pool of the largest captured batch's decode
+    activations; from 0.17 the engine's graphs and non-torch memory on one card (core/llm/vllm_graphs.py)."""
     sampling = _profile_sampling_bytes(spec, dtype_bytes, max_num_seqs, profile_tokens, release)
     profile = max(profile_activation_bytes, sampling)
+    if engine is not None:
+        return profile + engine.held_bytes()
     return profile + (0 if enforce_eager else vllm_graph_bytes(spec, dtype_bytes))
 
 

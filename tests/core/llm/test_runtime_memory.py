@@ -200,10 +200,13 @@ def test_vllm_pool_and_concurrency() -> None:
     assert e.memory.at_peak.kv_cache == 4 * 64 * block  # 1024 tokens = 64 blocks per sequence
     # the card memory whose 0.9 holds it, less the CUDA context (726,466,560 B) and workspaces (77,594,624 B)
     # the fit takes off usable memory: vLLM's share of total memory leaves the context outside it
-    # 0.17-0.19 capture the CUDA graphs after the share (512 x ((4 x 4,096 + 3 x 14,336) x 2 + 128,256 x 2) B):
-    # held outside it too, in the rest of the card (10%), which holds them easily
+    # 0.17-0.19 capture the CUDA graphs after the share, held outside it too, in the rest of the card (10%),
+    # which holds them: 32 layers x 86 graphs (51 piecewise sizes up to 512 tokens, 35 full ones up to 256
+    # sequences) x 199,000 B, the pool of 512 tokens x 3 x (4,096 + 14,336) x 2 B, and FlashAttention 3's
+    # accumulators of 32 splits x 256 sequences x 32 heads x 129 x 4 B (core/llm/vllm_graphs.py)
     outside = 726_466_560 + 77_594_624
-    graphs = 512 * ((4 * 4096 + 3 * 14336) * 2 + 128_256 * 2)
+    graphs = 32 * 86 * 199_000 + 512 * 3 * (4096 + 14336) * 2 + 32 * 256 * 32 * 129 * 4
+    assert graphs == 739_537_408
     assert e.memory.required_bytes == math.ceil((e.memory.peak_bytes - graphs) / 0.9) - outside
     half = estimate(
         zoo.build("llama-3.1-8b", 64),
@@ -319,19 +322,21 @@ def test_vllm_holds_mxfp4_scales_twice_and_expert_biases_in_fp32() -> None:
 
 
 def test_enforce_eager_captures_no_cuda_graphs() -> None:
-    """vLLM --enforce-eager captures no CUDA graphs: the workspace loses the graph pool, 512 decode tokens x
-    ((4 x 4,096 + 3 x 14,336) x 2 + 128,256 x 2) B = 192,151,552 B for Llama 3.1 8B in bf16, and so does the
-    engine's memory; nothing else moves."""
+    """vLLM --enforce-eager captures no CUDA graphs. Up to 0.16 the workspace loses the graph pool, 512 decode
+    tokens x ((4 x 4,096 + 3 x 14,336) x 2 + 128,256 x 2) B = 192,151,552 B for Llama 3.1 8B in bf16; from 0.17
+    the engine's graphs (core/llm/vllm_graphs.py): 739,537,408 B at 256 sequences (test_vllm_pool_and_
+    concurrency), while its non-torch memory stays. Nothing else moves."""
     from advisor.core.llm.runtime import vllm_graph_bytes, vllm_workspace_bytes
     from advisor.core.zoo.llm import preset_decoder
 
     spec = preset_decoder("llama-3.1-8b")
+    old = VLLMRelease.V0_16
     assert vllm_graph_bytes(spec, 2) == 512 * ((4 * 4096 + 3 * 14336) * 2 + 128_256 * 2) == 192_151_552
-    eager = vllm_workspace_bytes(spec, 6 * 10**9, 2, 256, enforce_eager=True)
-    assert vllm_workspace_bytes(spec, 6 * 10**9, 2, 256) - eager == 192_151_552
+    eager = vllm_workspace_bytes(spec, 6 * 10**9, 2, 256, enforce_eager=True, release=old)
+    assert vllm_workspace_bytes(spec, 6 * 10**9, 2, 256, release=old) - eager == 192_151_552
     w = Workload("generate", 1, "bf16", prompt_len=4000, new_tokens=96, runtime=Runtime.VLLM)
     graphs, none = (estimate(zoo.build("llama-3.1-8b", 64), x) for x in (w, replace(w, enforce_eager=True)))
-    assert graphs.memory.at_peak.temporaries - none.memory.at_peak.temporaries == 192_151_552
+    assert graphs.memory.at_peak.temporaries - none.memory.at_peak.temporaries == 739_537_408
     assert graphs.memory.at_peak.kv_cache == none.memory.at_peak.kv_cache
     assert any("no CUDA-graph pool (--enforce-eager" in note for note in none.assumptions)
 
@@ -480,8 +485,9 @@ def test_max_num_seqs_reaches_the_profile(capsys: pytest.CaptureFixture[str]) ->
 
 
 def test_enforce_eager_reaches_the_engine(capsys: pytest.CaptureFixture[str]) -> None:
-    """--enforce-eager on the command line takes the CUDA-graph pool out of vLLM's memory: Llama 3.2 1B in bf16,
-    512 x ((4 x 2,048 + 3 x 8,192) x 2 + 128,256 x 2) B = 164,888,576 B."""
+    """--enforce-eager on the command line takes the CUDA graphs out of vLLM 0.19's memory: Llama 3.2 1B in bf16,
+    16 layers x 86 graphs x 199,000 B, the pool of 512 tokens x 3 x (2,048 + 8,192) x 2 B and the accumulators
+    of 32 splits x 256 sequences x 32 heads x 65 x 4 B (core/llm/vllm_graphs.py)."""
     from advisor.cli import main
 
     def peak(*extra: str) -> int:
@@ -489,7 +495,8 @@ def test_enforce_eager_reaches_the_engine(capsys: pytest.CaptureFixture[str]) ->
         assert main([*argv, *extra, "--json"]) == 0
         return int(json.loads(capsys.readouterr().out)["memory"]["peak_bytes"])
 
-    assert peak() - peak("--enforce-eager") == 512 * ((4 * 2048 + 3 * 8192) * 2 + 128_256 * 2) == 164_888_576
+    graphs = 16 * 86 * 199_000 + 512 * 3 * (2048 + 8192) * 2 + 32 * 256 * 32 * 65 * 4
+    assert peak() - peak("--enforce-eager") == graphs == 373_438_720
 
 
 def test_bitsandbytes_4bit_layers_hand_back_their_input_dtype() -> None:
