@@ -20,6 +20,21 @@ PROCESS_OVERHEAD_BYTES = HOPPER_MEASURED.context_bytes + HOPPER_MEASURED.workspa
 # PCIe bandwidth per direction for an x16 link, decimal GB/s (PCI-SIG: 8, 16, 32, 64 GT/s per lane).
 PCIE_X16_GBS = {2: 8.0, 3: 15.75, 4: 31.5, 5: 63.0, 6: 121.0}
 BRIDGED_BOARDS = 2  # boards one NVLink bridge joins (Device.ring_gbs)
+# What NCCL takes a link to carry for its rings, below the line rate (packet headers, flow control):
+# PCIe x16: width * speed / 80 GB/s, speed in 100 Mbps per lane: 5 GT/s 30, 8 GT/s 60, 16 GT/s 120, 32 GT/s 240,
+# 64 GT/s 480 (NVIDIA/nccl@069a3d4 src/graph/topo.cc kvDictPciGen and its PCI links: 16 x 120 / 80 = 24 GB/s at
+# PCIe 4.0, 0.76 of PCIE_X16_GBS's 31.5). RCCL has the same PCI links (ROCm/rccl@0cbce2a src/graph/topo.cc).
+NCCL_PCIE_X16_GBS = {2: 6.0, 3: 12.0, 4: 24.0, 5: 48.0, 6: 96.0}
+# NVLink: 20 GB/s a link whose line carries 25 each way (src/graph/topo.h SM70_NVLINK_BW, SM80_NVLINK_BW; SM90
+# 20.6 of 25, SM100 40.1 of 50, the GA102 bridge's SM86 12 of 14.06: 0.80-0.85). NCCL's maintainer on H100:
+# "450GB/s is the line rate. With the protocol overhead (~20%) NCCL can get an effective NVLink bandwidth of
+# 370GB/s" (NVIDIA/nccl-tests#212, 2024-05-06).
+NVLINK_COLLECTIVE_SHARE = 20.0 / 25.0
+# Infinity Fabric: RCCL's GFX94X_XGMI_WIDTH, 48 GB/s a link whose line carries 64 each way (MI300X: 7 links,
+# 896 GB/s both ways; ROCm/rccl@0cbce2a src/graph/topo.h); its MI200 figure is 36 of 50, its older parts' 24 of
+# 46, lower still. Xe Link keeps its quoted rate: no such figure.
+INFINITY_FABRIC_COLLECTIVE_SHARE = 48.0 / 64.0
+LINK_COLLECTIVE_SHARES = {"nvlink": NVLINK_COLLECTIVE_SHARE, "infinity_fabric": INFINITY_FABRIC_COLLECTIVE_SHARE}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -43,6 +58,8 @@ class Device:
     tf32_matmul: bool = False
     tensor_power: TensorPower = HOPPER  # how the die's tensor clock falls under tdp_w (advisor.recommend.tensor_power)
     bridge_pcie_gbs: float = 0.0  # a bridged board's PCIe rate, which rings over more than two boards fall to
+    link_share: float = 1.0  # share of link_gbs a ring collective carries (collective_shares)
+    pcie_share: float = 1.0  # the same over the board's PCIe, where a bridged board's ring falls to it
 
     def ring_gbs(self, count: int) -> float:
         """Per-direction bandwidth of a ring collective over `count` cards: an NVLink bridge joins two boards
@@ -50,9 +67,19 @@ class Device:
         GPUs"), so a ring over more of them runs its other hops, and so its pace, over PCIe."""
         return self.bridge_pcie_gbs if self.bridge_pcie_gbs and count > BRIDGED_BOARDS else self.link_gbs
 
+    def collective_gbs(self, count: int) -> float:
+        """What a ring collective moves per direction over `count` cards: the ring's link rate at NCCL's share
+        of it (NCCL_PCIE_X16_GBS, LINK_COLLECTIVE_SHARES)."""
+        over_pcie = self.ring_gbs(count) != self.link_gbs
+        return self.ring_gbs(count) * (self.pcie_share if over_pcie else self.link_share)
+
     def comm_seconds(self, comm_bytes: float, count: int) -> float:
-        """A plan's communication per step over `count` of these cards (plans.py: no overlap with compute)."""
-        return comm_bytes / (self.ring_gbs(count) * 1e9)
+        """A plan's communication per step over `count` of these cards (plans.py: no overlap with compute).
+        Serial is how Answer.AI's FSDP QLoRA runs it: each LoRA A and B is an FSDP unit of its own
+        (AnswerDotAI/fsdp_qlora@7242daa train.py get_wrapping_policy), and limit_all_gathers=True holds the CPU
+        until the unit two all-gathers back is freed (pytorch/pytorch@e6401a2 torch/distributed/fsdp/
+        _limiter_utils.py _FreeEventQueue), so the next block's all-gather is issued as its 12 adapters finish."""
+        return comm_bytes / (self.collective_gbs(count) * 1e9)
 
     def ring_name(self, count: int) -> str:
         return f"PCIe ({self.link_name} pairs two boards)" if self.ring_gbs(count) != self.link_gbs else self.link_name
@@ -132,8 +159,26 @@ def local_need_bytes(required_bytes: int) -> int:
     return required_bytes + PROCESS_OVERHEAD_BYTES
 
 
+def _pcie_gen(card: CardRecord) -> int:
+    """The card's PCIe generation, taken as 3.0 where the catalog has none or one outside PCIE_X16_GBS."""
+    gen = card.pcie_gen or 3
+    return gen if gen in PCIE_X16_GBS else 3
+
+
 def _pcie_gbs(card: CardRecord) -> float:
-    return PCIE_X16_GBS.get(card.pcie_gen or 3, 15.75)
+    return PCIE_X16_GBS[_pcie_gen(card)]
+
+
+def _pcie_share(card: CardRecord) -> float:
+    return NCCL_PCIE_X16_GBS[_pcie_gen(card)] / PCIE_X16_GBS[_pcie_gen(card)]
+
+
+def collective_shares(card: CardRecord) -> tuple[float, float]:
+    """The shares of its own link's rate and of its PCIe rate that a ring collective over this card carries."""
+    pcie = _pcie_share(card)
+    if card.link_kind in ("nvlink", "infinity_fabric", "xe_link") and card.link_bandwidth_gbs:
+        return LINK_COLLECTIVE_SHARES.get(card.link_kind, 1.0), pcie
+    return pcie, pcie
 
 
 def bridge_pcie_gbs(card: CardRecord) -> float:
@@ -166,6 +211,7 @@ def device(card: CardRecord, workload: Workload) -> Device:
     link_gbs, link_name = link(card)
     tf32 = workload.precision is Precision.FP32 and (card.tf32_tflops or 0.0) >= card.fp32_tflops > 0
     matmul = matmul_rate(card, workload)
+    link_share, pcie_share = collective_shares(card)
     return Device(
         name=card.name,
         vendor=card.vendor,
@@ -184,4 +230,6 @@ def device(card: CardRecord, workload: Workload) -> Device:
         tf32_matmul=tf32 and workload.tf32,
         tensor_power=tensor_power(card),
         bridge_pcie_gbs=bridge_pcie_gbs(card),
+        link_share=link_share,
+        pcie_share=pcie_share,
     )

@@ -1,6 +1,7 @@
 """A ring collective over N cards runs at its slowest hop: an NVLink bridge joins two boards, so over more of
 them the ring's pace is PCIe's (advisor.recommend.devices Device.ring_gbs); NVLink on SXM boards (NVSwitch)
-reaches every peer."""
+reaches every peer. A collective moves NCCL's share of that rate (Device.collective_gbs): what NCCL's topology
+takes each link to carry, below its line rate."""
 
 from __future__ import annotations
 
@@ -33,3 +34,17 @@ def test_sxm_nvlink_and_pcie_only_boards_keep_one_rate_at_every_count(cards: dic
     assert a100.ring_gbs(8) == a100.ring_gbs(2) == pytest.approx(300.0)
     rtx4090 = device(cards["GeForce RTX 4090"], WORKLOAD)  # no NVLink: PCIe 4.0 x16 at any count
     assert rtx4090.ring_gbs(8) == rtx4090.ring_gbs(2) == pytest.approx(31.5)
+
+
+def test_a_collective_carries_nccls_share_of_the_ring_link(cards: dict[str, CardRecord]) -> None:
+    """NCCL's topology rates (advisor.recommend.devices NCCL_PCIE_X16_GBS, LINK_COLLECTIVE_SHARES)."""
+    a5000 = device(cards["RTX A5000"], WORKLOAD)
+    assert a5000.collective_gbs(2) == pytest.approx(56.25 * 20 / 25)  # 45.0: the bridge at 20 GB/s a 25 GB/s link
+    assert a5000.collective_gbs(4) == pytest.approx(16 * 120 / 80)  # 24.0: PCIe 4.0 x16, 120 (100 Mbps) a lane
+    assert a5000.comm_seconds(57.9e9, 4) == pytest.approx(57.9 / 24)  # 2.41 s, at 31.5 GB/s it was 1.84
+    a100 = device(cards["A100 SXM4 40GB"], WORKLOAD)
+    assert a100.collective_gbs(8) == pytest.approx(12 * 20.0)  # 240: 12 NVLink 3 links at SM80_NVLINK_BW
+    rtx4090 = device(cards["GeForce RTX 4090"], WORKLOAD)
+    assert rtx4090.collective_gbs(2) == pytest.approx(24.0)  # 16 x 120 / 80, as the A5000's ring over PCIe
+    mi300x = device(cards["Instinct MI300X"], WORKLOAD)
+    assert mi300x.collective_gbs(8) == pytest.approx(896 / 2 * 48 / 64)  # 336: 7 links at GFX94X_XGMI_WIDTH 48
