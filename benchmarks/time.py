@@ -44,8 +44,9 @@ GRID: dict[str, tuple[float, ...]] = {
     "backward_node_seconds": tuple(x * 1e-6 for x in range(10, 61, 2)),
     "backward": tuple(x / 20 for x in range(10, 21)),  # gradient GEMMs at 1/2 .. all of their forward's rate
     "stream": tuple(x / 20 for x in range(20, 61)),  # eager kernels reach 1/3 .. all of the copy bandwidth
-    # bytes in flight per multiprocessor over DRAM latency: 8-60 GB/s (up to 64 KB in flight, 0.5-1 us)
-    "sm_stream_bytes_per_s": tuple(x * 1e9 for x in range(8, 121, 4)),
+    # bytes in flight per multiprocessor over DRAM latency in SM cycles (570-660 on an A100, H100 and AD102):
+    # 4-60 bytes a cycle (up to 40 KB in flight)
+    "sm_stream_bytes_per_cycle": tuple(float(x) for x in range(4, 61, 2)),
     # device time per kernel beyond its bytes and FLOPs: the gap between launches, ramp-up and the last
     # wave's tail, 1-8 us in profiler traces of eager steps
     "kernel_seconds": tuple(x * 0.5e-6 for x in range(2, 17)),

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from advisor.catalog.records import CardRecord, model_memory_bytes
 from advisor.core.overheads import HOPPER_MEASURED
 from advisor.core.workload import Precision, Workload
-from advisor.recommend.multiprocessors import lanes_and_clock, sm_count
+from advisor.recommend.multiprocessors import lanes_and_clock, sm_clock_hz, sm_count
 from advisor.recommend.tensor_power import HOPPER, TensorPower, tensor_power
 
 # The driver's own reservation scales with the card's memory (page tables, ECC): measured 644,939,776 B
@@ -51,6 +51,7 @@ class Device:
     link_gbs: float  # per-direction bandwidth between cards (NVLink / Infinity Fabric, else PCIe)
     link_name: str
     sm_count: int = 1  # streaming multiprocessors per GPU (advisor.recommend.multiprocessors)
+    sm_clock_hz: float = 1.5e9  # their boost clock (multiprocessors.sm_clock_hz; a made-up card's: 1.5 GHz)
     tensor_cores: bool = False  # matmuls of this precision run on tensor/matrix units (tile shape, rate)
     # fp32 convolutions / matmuls run on TF32 tensor cores (cuDNN's default / the workload's tf32): on GeForce
     # Ampere, Ada and Blackwell the TF32 rate equals the FP32 one, yet the tensor path is the one that runs
@@ -225,6 +226,7 @@ def device(card: CardRecord, workload: Workload) -> Device:
         link_gbs=link_gbs,
         link_name=link_name,
         sm_count=sm_count(card),
+        sm_clock_hz=sm_clock_hz(card),
         tensor_cores=workload.precision is not Precision.FP32 and matmul > card.fp32_tflops,
         tf32_conv=tf32,
         tf32_matmul=tf32 and workload.tf32,

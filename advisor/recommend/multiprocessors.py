@@ -58,3 +58,10 @@ def sm_count(card: CardRecord) -> int:
     lanes, clock_ghz = lanes_and_clock(card)
     per_gpu_flops = card.fp32_tflops * 1e12 / max(card.devices, 1)
     return max(1, round(per_gpu_flops / (2 * lanes * clock_ghz * 1e9)))
+
+
+def sm_clock_hz(card: CardRecord) -> float:
+    """The boost clock the card's own FP32 rate implies over its multiprocessors (sm_count rounds the
+    architecture's typical clock away: an RTX A5000's 27.8 TFLOPS / (2 x 128 x 64) = 1.70 GHz)."""
+    lanes = lanes_and_clock(card)[0]
+    return card.fp32_tflops * 1e12 / max(card.devices, 1) / (2 * lanes * sm_count(card))

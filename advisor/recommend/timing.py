@@ -54,35 +54,34 @@ class Efficiency:
     conv: float  # share of the GEMM ceiling cuDNN's convolutions reach (no cudnn.benchmark: heuristic choice)
     attention: float  # share of the matmul ceiling a fused attention kernel reaches
     stream: float  # bytes eager PyTorch's memory-bound kernels move, over the minimum the layer needs
-    sm_stream_bytes_per_s: float  # what one multiprocessor's loads in flight sustain in an eager kernel
+    sm_stream_bytes_per_cycle: float  # what one multiprocessor's loads in flight sustain per clock cycle
     kernel_seconds: float  # device time of one kernel beyond its work: the gap between launches, ramp-up, tail
     backward: float  # share of its forward's rate a gradient GEMM or convolution reaches (dgrad, wgrad)
 
 
-# python_op_seconds, backward_node_seconds, stream, sm_stream_bytes_per_s, kernel_seconds and backward are
-# fitted by benchmarks/time.py on 242 step times: the 68 H200 rows of shared/calibration and 174 public runs on
-# 15 other cards (timm's, Lambda's and torchtune's tables, benchmarks/public_speed.py); it prints the fit, the
-# in-sample, the leave-one-family-out and the leave-one-card-out errors. Each grid is held to a physical range:
-# host time per op 10-60 us, device time per kernel 1-8 us, eager streaming kernels at 1/3 to all of the copy
-# bandwidth, 8-120 GB/s per multiprocessor, gradient GEMMs at 1/2 to all of their forward's rate (cuDNN's dgrad
-# and wgrad, cuBLAS's transposed operands). Three end on a bound (backward_node_seconds 60 us, kernel_seconds
-# 8 us: the rows ask for more fixed cost per op than the ranges allow; stream 1.0: the per-multiprocessor
-# term below takes all of the eager kernels' shortfall).
-# sm_stream_bytes_per_s: a memory-bound kernel has only so many loads in flight per multiprocessor, and by
+# python_op_seconds, backward_node_seconds, stream, sm_stream_bytes_per_cycle, kernel_seconds and backward are
+# fitted by benchmarks/time.py on 254 step times: the 68 H200 rows of shared/calibration and 186 public runs on
+# 17 other cards (timm's, Lambda's, torchtune's and Answer.AI's tables, benchmarks/public_speed.py); it prints the
+# fit, the in-sample, the leave-one-family-out and the leave-one-card-out errors. Each grid is held to a physical
+# range: host time per op 10-60 us, device time per kernel 1-8 us, eager streaming kernels at 1/3 to all of the
+# copy bandwidth, 4-60 bytes per multiprocessor cycle, gradient GEMMs at 1/2 to all of their forward's rate
+# (cuDNN's dgrad and wgrad, cuBLAS's transposed operands). Three end on a bound (backward_node_seconds 60 us,
+# kernel_seconds 8 us: the rows ask for more fixed cost per op than the ranges allow; stream 1.0: the
+# per-multiprocessor term below takes all of the eager kernels' shortfall).
+# sm_stream_bytes_per_cycle: a memory-bound kernel has only so many loads in flight per multiprocessor, and by
 # Little's law (bandwidth = bytes in flight / latency) a card whose bandwidth per multiprocessor is high needs
-# more of them than an eager kernel keeps: its bytes take bandwidth x (1 + bandwidth per SM / this rate). At
-# the fitted 24 GB/s an RTX 4090 (1008 GB/s x 0.87 over 128 SMs, 6.9 GB/s each) streams at 0.78 of its copy
-# rate, an A100 SXM (16.4 GB/s per SM) at 0.59, an H200 (31.6) at 0.43: HBM cards have the most bandwidth per
-# SM, and advisor/recommend/generation_speed.py likewise finds a single stream reaching less of an HBM peak.
-# Checked against the RTX 4090's public rows (median 0.85 of measured throughput, its memory-bound kernels
-# ~1.27x faster than this term), not taken: (1) the same rate per SM clock cycle (DRAM latency is 570-660 SM
-# cycles on an A100, H100 and AD102 alike: te42kyfo/gpu-benches cuda-latency/a100_80.txt@2f9158840909,
-# gpu-latency/h100_pcie.txt@a7dc559cc5a1, gpu-latency/l40.txt@5ff059f8625a), which streams a 2.52 GHz GeForce
-# die 1.27x faster per SM than the 1.98 GHz H200: refitted (12 bytes a cycle, backward 0.9) the 4090 rose to
-# 0.89, but the A100 SXM4 80GB fell from 0.97 to 0.91, the RTX A5000 rose to 1.16, the measured 4090/3090
-# ratio on one timm release went from 3% above the predicted to 3% below, and time.py's in-sample median
-# stayed 11.5%; (2) the large L2 of AD102/GB202 (72/96 MB): at the rows' batches 0-4% of the streamed bytes
-# are in kernels whose input and output fit in it.
+# more of them than an eager kernel keeps. DRAM latency is about the same number of SM cycles on every recent
+# die (570-660 on an A100, H100 and AD102: te42kyfo/gpu-benches cuda-latency/a100_80.txt@2f9158840909,
+# gpu-latency/h100_pcie.txt@a7dc559cc5a1, gpu-latency/l40.txt@5ff059f8625a), so what one SM sustains is a
+# number of bytes per clock cycle, and a kernel's bytes take bandwidth x (1 + bandwidth per SM cycle / this).
+# At the fitted 12 bytes a cycle an RTX 4090 (1008 GB/s x 0.87 over 128 SMs at 2.52 GHz: 2.7 bytes a cycle)
+# streams at 0.82 of its copy rate, an RTX 3090 (5.9) at 0.67, an A100 SXM (11.6) at 0.51, an H200 (16.0) at
+# 0.43: HBM cards have the most bandwidth per SM cycle, and advisor/recommend/generation_speed.py likewise
+# finds a single stream reaching less of an HBM peak. (Fitted per second instead, 24 GB/s an SM, the GeForce
+# dies at 2.5 GHz streamed as slowly per SM as the 1.98 GHz H200: the RTX 4090's public rows read 0.85 of
+# their measured throughput, its LoRA rows up to 22% slow; per cycle 0.88 and within 18%, time.py's in-sample
+# median 11.5% either way.) Not modelled: the large L2 of AD102/GB202 (72/96 MB): at the rows' batches 0-4% of
+# the streamed bytes are in kernels whose input and output fit in it.
 # conv and attention are held at 1.0 of the GEMM ceiling (fitted before, both ended on that bound).
 # Not fitted: tensor = 1.0 (kernels.tensor_ceiling gives each card's share under its power limit).
 # unaligned = 0.5: padding GPT-2's vocabulary from 50,257 to 50,304 made nanoGPT's step ~25% faster
@@ -97,9 +96,9 @@ FITTED = Efficiency(
     conv=1.0,
     attention=1.0,
     stream=1.0,
-    sm_stream_bytes_per_s=24e9,
+    sm_stream_bytes_per_cycle=12.0,
     kernel_seconds=8e-6,
-    backward=0.85,
+    backward=0.9,
 )
 # Fixed host cost of one training step outside the layers: zero_grad, loss.backward() starting the
 # autograd engine, optimizer.step()'s Python (hooks, grouping tensors by device and dtype): ~100 us,
@@ -121,7 +120,7 @@ class StepParts:
     backward_gemm_seconds: float  # of the three above, the gradient GEMMs' and convolutions' part
     attention_seconds: float  # fused attention at the matmul ceiling
     stream_seconds: float  # memory-bound kernels (layers and optimizer) at achievable bandwidth
-    bandwidth_per_sm: float  # the card's achievable bandwidth over its multiprocessors (bytes/s)
+    bandwidth_per_sm_cycle: float  # the card's achievable bandwidth over its multiprocessors' cycles (bytes)
 
 
 @dataclass(frozen=True)
@@ -202,7 +201,7 @@ def step_parts(work: StepWork, card: Device) -> StepParts:
         backward,
         attention,
         stream,
-        bandwidth / max(card.sm_count, 1),
+        bandwidth / (max(card.sm_count, 1) * card.sm_clock_hz),
     )
 
 
@@ -220,7 +219,7 @@ def combine(parts: StepParts, eff: Efficiency, tensor_cores: bool) -> float:
         + parts.unaligned_seconds / (tensor * eff.unaligned)
         + parts.conv_seconds / eff.conv
         + parts.attention_seconds / eff.attention
-        + parts.stream_seconds * eff.stream * (1.0 + parts.bandwidth_per_sm / eff.sm_stream_bytes_per_s)
+        + parts.stream_seconds * eff.stream * (1.0 + parts.bandwidth_per_sm_cycle / eff.sm_stream_bytes_per_cycle)
         + parts.backward_gemm_seconds * (1 / eff.backward - 1)
         + parts.kernels * eff.kernel_seconds
     )

@@ -24,7 +24,7 @@ EFF = Efficiency(
     conv=1.0,
     attention=1.0,
     stream=1.0,
-    sm_stream_bytes_per_s=math.inf,
+    sm_stream_bytes_per_cycle=math.inf,
     kernel_seconds=LAUNCH_DEVICE_SECONDS,
     backward=1.0,
 )
@@ -142,9 +142,9 @@ def test_training_step_pays_the_fixed_host_cost_and_the_optimizer() -> None:
 
 def test_few_multiprocessors_cannot_keep_a_fast_memory_busy() -> None:
     layer = _work(stream_bytes=4e9)
-    few_loads = replace(EFF, sm_stream_bytes_per_s=87e9)
-    # 1000 GB/s x 0.87 over 4 SMs = 217.5 GB/s per SM; at 87 GB/s each the bytes take 1 + 217.5 / 87 = 3.5x
-    # the copy kernel's 4.6 ms
+    few_loads = replace(EFF, sm_stream_bytes_per_cycle=58.0)
+    # 1000 GB/s x 0.87 over 4 SMs at 1.5 GHz = 145 bytes per SM cycle; at 58 a cycle each the bytes take
+    # 1 + 145 / 58 = 3.5x the copy kernel's 4.6 ms
     copy = 4e9 / (1000e9 * BANDWIDTH_CEILING)
     seconds = step_seconds(StepWork((layer,), 0.0, 1, 1), card(sms=4, bandwidth_gbs=1000.0), few_loads)
     assert seconds == pytest.approx(copy * 3.5 + LAUNCH_DEVICE_SECONDS)
