@@ -74,10 +74,11 @@ def test_the_runtime_box_sets_what_the_command_line_sets(
     # 512 + 128 = 640 tokens takes 40 of them: 83,886,080 B
     assert memory.at_peak.kv_cache == 40 * 16 * 32 * 8 * 128 * 2 * 2 == 83_886_080
     # what the engine holds but its CUDA graphs must fit in gpu_memory_utilization 0.9 of the card, the CUDA
-    # context outside it (vLLM 0.17-0.19 capture the graphs after the share: 512 decode tokens x ((4 x 4,096 +
-    # 3 x 14,336) x 2 + 128,256 x 2) B): required = ceil((held - graphs) / 0.9) - (726,466,560 B context +
-    # 77,594,624 B workspaces)
-    graphs = 512 * ((4 * 4096 + 3 * 14336) * 2 + 128_256 * 2)
+    # context outside it (vLLM 0.17-0.19 capture the graphs after the share, core/llm/vllm_graphs.py: 32 layers
+    # x 86 graphs x 199,000 B, the pool of 512 tokens x 3 x (4,096 + 14,336) x 2 B and FlashAttention 3's
+    # accumulators of 32 splits x 256 sequences x 32 heads x 129 x 4 B): required = ceil((held - graphs) / 0.9)
+    # - (726,466,560 B context + 77,594,624 B workspaces)
+    graphs = 32 * 86 * 199_000 + 512 * 3 * (4096 + 14336) * 2 + 32 * 256 * 32 * 129 * 4
     assert memory.required_bytes == math.ceil((memory.peak_bytes - graphs) / 0.9) - 726_466_560 - 77_594_624
     assert "generation in vllm, bf16" in verdict_text(state.result, None)
 
