@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from advisor.core.graph import Graph, GraphBuilder
 from advisor.core.llm.fused_loss import with_fused_loss
-from advisor.core.llm.graph import with_attention
+from advisor.core.llm.graph import with_attention, with_repeated_kv
 from advisor.core.llm.lora import with_adapters
 from advisor.core.ops.loss import CrossEntropy
 from advisor.core.workload import LossImpl, TransformersRelease, Workload
@@ -29,6 +29,8 @@ def step_graph(graph: Graph, workload: Workload) -> Graph:
     attention implementation the workload names or its LoRA adapters (the ranking's curves once replayed a
     LoRA step as a full fine-tune, so the largest batch disagreed with the estimate by half)."""
     graph = with_attention(graph, workload)
+    if workload.training and workload.transformers_version == TransformersRelease.V4_45:
+        graph = with_repeated_kv(graph)
     if workload.adapters:
         graph = with_adapters(graph, workload)
     if workload.training and workload.loss == LossImpl.FUSED:
