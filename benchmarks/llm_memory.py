@@ -20,7 +20,11 @@ chunked prefill: max(max_model_len, 2048), vllm/config.py SchedulerConfig); enfo
 passed --enforce-eager (no CUDA graphs); adapter_dtype is "base" for torchtune's LoRA rows, whose LoRALinear
 is built in the model's bf16 (PEFT's fp32 upcast otherwise). A vLLM row's runtime names the release whose startup
 it follows where that is not the newest (`vllm==0.16`: V0 and V1 up to 0.16, --vllm-version 0.16); plain `vllm`
-rows ran 0.17 or later (llm-d-planner's 0.17-0.19 logs) or do not say.
+rows ran 0.17 or later (llm-d-planner's 0.17-0.19 logs) or do not say. A training row's `transformers==4.45`
+names the transformers release whose causal-LM loss it ran (4.45 or earlier: the output keeps fp32 logits,
+--transformers-version 4.45): Answer.AI's fsdp_qlora runs (README: transformers 4.37 or 4.40), the 2023
+bitsandbytes blog's (4.30), and torchtune's May 2024 Llama2-7B table, whose recipes kept the shifted fp32 logits
+referenced through backward the same way (before `del logits`, 2024-07-28).
 
 Run: .venv/bin/python benchmarks/llm_memory.py
 """
@@ -82,7 +86,9 @@ def workload(row: dict[str, str]) -> Workload:
         drops_logits=bool(row["drops_logits"]),
         enforce_eager=bool(row["enforce_eager"]),
         adapter_dtype=row["adapter_dtype"] or "fp32",  # type: ignore[arg-type]
-        vllm_version=release or base.vllm_version,  # type: ignore[arg-type]
+        vllm_version=(release if runtime == Runtime.VLLM else "") or base.vllm_version,  # type: ignore[arg-type]
+        transformers_version=(release if runtime == Runtime.TRANSFORMERS else "")  # type: ignore[arg-type]
+        or base.transformers_version,
     )
 
 

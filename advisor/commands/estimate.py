@@ -25,6 +25,7 @@ from advisor.core.workload import (
     OptimizerName,
     Precision,
     Runtime,
+    TransformersRelease,
     VLLMRelease,
     WeightFormat,
     Workload,
@@ -194,6 +195,14 @@ def _add_llm_options(parser: argparse.ArgumentParser) -> None:
         "(V0 and V1 up to 0.16: the profile sorts max_num_seqs vocabulary rows)",
     )
     parser.add_argument(
+        "--transformers-version",
+        choices=types.choices_of(TransformersRelease),
+        default=None,
+        help="train: the transformers release whose causal-LM loss to follow: 5 (the default: the loss "
+        "upcasts a copy of the logits, the output keeps them in 16 bits) or 4.45 (up to 4.45: the output "
+        "keeps fp32 logits, and the loss reads a shifted fp32 copy)",
+    )
+    parser.add_argument(
         "--expandable-segments",
         action="store_true",
         help="PyTorch's allocator runs with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
@@ -289,6 +298,7 @@ def workload_from(args: argparse.Namespace) -> Workload:
         max_num_batched_tokens=_given(args, "max_num_batched_tokens", base.max_num_batched_tokens),
         enforce_eager=_given(args, "enforce_eager", base.enforce_eager),
         vllm_version=_given(args, "vllm_version", base.vllm_version),
+        transformers_version=_given(args, "transformers_version", base.transformers_version),
         expandable_segments=args.expandable_segments,
     )
     refuse_inapplicable(args, workload)
@@ -324,6 +334,7 @@ _APPLIES: tuple[tuple[str, str, str, Callable[[Workload], bool]], ...] = (
     ("--max-num-batched-tokens", "max_num_batched_tokens", "--runtime vllm", lambda w: w.runtime_used == Runtime.VLLM),
     ("--enforce-eager", "enforce_eager", "--runtime vllm", lambda w: w.runtime_used == Runtime.VLLM),
     ("--vllm-version", "vllm_version", "--runtime vllm", lambda w: w.runtime_used == Runtime.VLLM),
+    ("--transformers-version", "transformers_version", "--mode train", lambda w: w.mode == Mode.TRAIN),
 )
 
 

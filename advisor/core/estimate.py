@@ -3,7 +3,7 @@ the timeline of the step, and the assumptions behind the numbers."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from advisor.core.allocator import peak_reserved_bytes
@@ -23,7 +23,7 @@ from advisor.core.offload import host_bytes, offload_notes
 from advisor.core.optimizers import optimizer_notes
 from advisor.core.overheads import DEFAULT_OVERHEAD, device_total_bytes
 from advisor.core.replay import replay_step
-from advisor.core.tracker import CategoryBytes, TimelinePoint
+from advisor.core.tracker import CategoryBytes, Key, TimelinePoint
 from advisor.core.workload import OPTIMIZER_STATE_SLOTS, Workload, default_notes
 
 
@@ -119,6 +119,9 @@ class Estimate:
     timeline: tuple[TimelinePoint, ...]
     assumptions: tuple[str, ...]
     generation: GenerationProfile | None = None  # filled in generate mode (decoder language models)
+    # the analytic replay's allocation events of one step (+size, -size), for a plan that replays them through
+    # the allocator as one of several cards holds them (recommend/plans.py); () where no replay made them
+    step_events: tuple[tuple[Key, int], ...] = field(default=(), repr=False, compare=False)
 
 
 def _recomputed(graph: Graph, workload: Workload) -> set[int]:
@@ -200,6 +203,7 @@ def estimate_step(graph: Graph, workload: Workload) -> Estimate:
         memory=memory,
         timeline=profile.timeline,
         assumptions=_assumptions(workload) + tuple(offload_notes(workload, host)),
+        step_events=events,
     )
 
 

@@ -68,21 +68,23 @@ class StepReplay:
             self.storage[i] = key
             self.held.add(key)
             return
+        released = False
         if op.is_view and not node.inputs:  # a view of the node's own parameter (a class token expanded)
             self.storage[i] = Key(Store.WEIGHTS, i, 0)
             self.held.add(self.storage[i])
         elif op.is_view or op.is_identity(self.plan.workload.training):
             self.storage[i] = self.storage[node.inputs[0]]
         else:
-            self._compute(i, saving, fresh)
+            released = self._compute(i, saving, fresh)
         self.fwd_uses[self.storage[i]] += len(uses)
         if fresh is Store.OUT and i in self.plan.outputs:
             self.held.add(self.storage[i])
-        for source in node.inputs:
+        for source in () if released else node.inputs:
             self.fwd_uses[self.storage[source]] -= 1
             self._maybe_free(self.storage[source])
 
-    def _compute(self, i: int, saving: bool, fresh: Store) -> None:
+    def _compute(self, i: int, saving: bool, fresh: Store) -> bool:
+        """Runs op i; True when it has let go of its inputs already (StepPlan.drops_input_once_cast)."""
         node, op = self.plan.nodes[i], self.plan.nodes[i].op
         casts: dict[int, Key] = {}
         for j, source in enumerate(node.inputs):
@@ -90,6 +92,12 @@ class StepReplay:
             if size:
                 casts[j] = Key(Store.CAST, i, j)
                 self.tracker.alloc(casts[j], size, "temporaries")
+                if self.plan.keeps_cast(i):
+                    self.held.add(casts[j])
+        released = bool(casts) and self.plan.drops_input_once_cast(i)
+        for source in node.inputs if released else ():
+            self.fwd_uses[self.storage[source]] -= 1
+            self._maybe_free(self.storage[source])
         weight_cast: Key = Key(Store.WEIGHT_CAST, i, 0)
         cast_weight = self.plan.weight_cast_bytes(i)
         if cast_weight is not None:
@@ -113,6 +121,7 @@ class StepReplay:
             self.tracker.free(Key(Store.FWD_WORKSPACE, i, k))
         for key in [*casts.values(), weight_cast]:
             self._maybe_free(key)
+        return released
 
     def _save_for_backward(self, i: int, casts: dict[int, Key], weight_cast: Key, fresh: Store) -> None:
         """What autograd keeps of op i for its backward: inputs (as cast), its result, its extra tensors and

@@ -21,15 +21,22 @@ parameters (FSDP allocates them on its unshard stream) or the reduce-scattered g
 stream): the caching allocator only hands a free block to a request on the stream it was allocated on
 (c10/cuda/CUDACachingAllocator.cpp: a BlockPool's free blocks are ordered by stream first, and get_free_block
 looks up (stream, size)).
+
+fsdp_step_reserved replays the training loop's compute-stream allocations on top of that cache, as one card
+makes them: the weights are its shards (held since wrapping), the optimizer state is 1/N of the model's
+(torch.optim steps the sharded flat parameters), and each unit's unsharded gradient lives only until FSDP's
+post-backward hook has reduce-scattered it (_runtime_utils.py _post_backward_hook frees it once the
+reduce-scatter, on its own stream, has read it); the rest (activations, their gradients, casts, the loss)
+is the step as one card runs it whole.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import count
 
-from advisor.core.allocator import CachingAllocatorModel
+from advisor.core.allocator import CachingAllocatorModel, training_loop_events
 from advisor.core.tracker import Key, Store
 
 BROADCAST_BUCKET_BYTES = 250 * 1024 * 1024  # torch/distributed/fsdp/_init_utils.py PARAM_BROADCAST_BUCKET_SIZE
@@ -91,3 +98,31 @@ def fsdp_wrap_replay(units: Sequence[Sequence[int]], world_size: int, sync_modul
     for tensors in units:
         replay.unit(tensors, world_size, sync_module_states)
     return WrapReplay(replay.model.peak_reserved, replay.model.allocated)
+
+
+def card_step_events(events: Sequence[tuple[Key, int]], world_size: int) -> Iterator[tuple[Key, int]]:
+    """One card's share of a whole-model step's allocation events under FULL_SHARD (the module docstring):
+    no weight allocations, optimizer state divided (rounded up), each parameter gradient freed as it is
+    made."""
+    for key, size in events:
+        if key.store == Store.WEIGHTS:
+            continue
+        if key.store == Store.OPTIMIZER_STATE:
+            yield key, (1 if size > 0 else -1) * -(-abs(size) // world_size)
+        elif key.store == Store.PARAM_GRAD:
+            if size > 0:
+                yield key, size
+                yield key, -size
+        else:
+            yield key, size
+
+
+def fsdp_step_reserved(units: Sequence[Sequence[int]], world_size: int, step_events: Sequence[tuple[Key, int]]) -> int:
+    """The most one of `world_size` cards reserves on its compute stream: FSDP's wrapping of `units`
+    (fsdp_wrap_replay), then two iterations of the training loop of the step's events as that card makes
+    them (card_step_events; allocator.training_loop_events), in the blocks the wrap left cached and new ones."""
+    replay = _Replay()
+    for tensors in units:
+        replay.unit(tensors, world_size, sync_module_states=True)
+    replay.model.replay(training_loop_events(list(card_step_events(step_events, world_size))))
+    return replay.model.peak_reserved

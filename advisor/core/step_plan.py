@@ -49,9 +49,11 @@ class StepPlan:
         nodes = tuple(replace(n, op=n.op.for_dtype(d, workload.amp)) for n, d in zip(graph.nodes, dtype, strict=True))
         checkpointed = workload.checkpointing and workload.training
         # the caller keeps the model's output (and the loss) referenced until the step ends, unless its loop
-        # drops the output before backward (Workload.drops_logits)
+        # drops the output before backward (Workload.drops_logits); an output that is the loss's fp32 copy of
+        # the logits holds that copy instead (keeps_cast)
         outputs = {i for i, users in enumerate(consumers) if not users}
-        if isinstance(nodes[-1].op, CrossEntropy) and not workload.drops_logits:
+        loss = nodes[-1].op
+        if isinstance(loss, CrossEntropy) and not workload.drops_logits and not loss.output_keeps_upcast:
             outputs.update(nodes[-1].inputs)
         return cls(
             graph,
@@ -74,6 +76,19 @@ class StepPlan:
     @property
     def offload(self) -> bool:
         return self.workload.offload is not None and self.workload.training
+
+    def keeps_cast(self, i: int) -> bool:
+        """The caller keeps node i's fp32 copy of its input until the step ends: the logits a transformers
+        4.45 model returns (CrossEntropy.output_keeps_upcast), unless the loop drops the output."""
+        op = self.nodes[i].op
+        return isinstance(op, CrossEntropy) and op.output_keeps_upcast and not self.workload.drops_logits
+
+    def drops_input_once_cast(self, i: int) -> bool:
+        """Node i's 16-bit input is unreferenced as soon as its fp32 copy exists, before the op's own
+        tensors: `logits = logits.float()` rebinds the only name of the 16-bit logits (transformers 4.45,
+        CrossEntropy.output_keeps_upcast), so they are freed before the shifted copy is made."""
+        op = self.nodes[i].op
+        return isinstance(op, CrossEntropy) and op.output_keeps_upcast
 
     def trainable(self, i: int) -> int:
         """Parameters of node i that get gradients and optimizer state (only adapters when frozen)."""

@@ -139,6 +139,18 @@ class VLLMRelease(StrEnum):
     V0_19 = "0.19"
 
 
+class TransformersRelease(StrEnum):
+    """The transformers releases whose causal-LM loss allocates differently (core/ops/loss.py), each named by
+    the last release that behaves so. 4.45: LlamaForCausalLM.forward (and its copies in every family)
+    rebinds `logits = logits.float()` and returns those fp32 logits in its output, and slices a contiguous
+    shifted copy for the loss (`shift_logits = logits[..., :-1, :].contiguous()`; v4.37-v4.45
+    models/llama/modeling_llama.py). 5: the loss function upcasts a local copy (loss/loss_utils.py
+    ForCausalLMLoss, which shifts the labels instead of the logits), so the output keeps the 16-bit logits."""
+
+    V4_45 = "4.45"
+    V5 = "5"
+
+
 class LossImpl(StrEnum):
     """fused: chunked LM head + cross-entropy (core/llm/fused_loss.py)."""
 

@@ -26,6 +26,7 @@ from advisor.core.vocabulary import (
     OptimizerName,
     Precision,
     Runtime,
+    TransformersRelease,
     VLLMRelease,
     WeightFormat,
     as_member,
@@ -51,6 +52,7 @@ __all__ = [
     "OptimizerName",
     "Precision",
     "Runtime",
+    "TransformersRelease",
     "VLLMRelease",
     "WeightFormat",
     "Workload",
@@ -134,6 +136,9 @@ class Workload:
     enforce_eager: bool = False
     # vLLM --vllm-version: the release's startup (core/vocabulary.py VLLMRelease); the newest by default
     vllm_version: VLLMRelease = VLLMRelease.V0_19
+    # train: the transformers release whose causal-LM loss the step runs (core/vocabulary.py
+    # TransformersRelease); the newest by default
+    transformers_version: TransformersRelease = TransformersRelease.V5
     expandable_segments: bool = False  # PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (core/budget.py)
     # train: the loop lets go of the model's output (the logits) before backward, keeping only the loss:
     # transformers' Trainer.compute_loss returns the loss alone, torchtune's recipes `del logits` in
@@ -165,6 +170,7 @@ class Workload:
         _set_member(self, "loss", LossImpl)
         _set_member(self, "adapter_dtype", AdapterDtype)
         _set_member(self, "vllm_version", VLLMRelease)
+        _set_member(self, "transformers_version", TransformersRelease)
         if not 0 < self.gpu_memory_utilization <= 1:
             raise SpecError(f"gpu_memory_utilization: must be above 0 and at most 1, got {self.gpu_memory_utilization}")
         if self.offload is not None and self.mode != Mode.TRAIN:

@@ -20,7 +20,7 @@ from advisor.core.estimate import Estimate
 from advisor.core.estimator import Estimator, analytic_estimator
 from advisor.core.graph import tokens_per_sample
 from advisor.core.llm.generate import not_a_decoder
-from advisor.core.workload import Finetune, WeightFormat, Workload
+from advisor.core.workload import Finetune, TransformersRelease, WeightFormat, Workload
 from advisor.importers.spec_graph import LIBRARY_FORMS, load_graph
 from advisor.importers.stored_estimate import with_stored
 
@@ -73,6 +73,13 @@ def choose_method(spec: str, method: str, workload: Workload | None = None) -> L
             f"{spec}: generation (prefill, then decoding with a KV cache) is estimated from the "
             "decoder's description, not simulated; use --method analytic or auto"
         )
+    if method == "simulated" and workload is not None and _older_transformers(spec, workload):
+        # the simulation runs the installed transformers, whose loss is the newest release's
+        raise SpecError(
+            f"{spec}: --transformers-version {workload.transformers_version} is followed by the decoder's "
+            "description, not simulated (the simulation runs the installed transformers); use --method "
+            "analytic or auto"
+        )
     if method == "auto" and workload is not None and (workload.generating or _llm_hub_workload(spec, workload)):
         # only core's decoder model has a KV cache and a decode loop (any spec); it also describes an hf:
         # decoder's quantized storage and adapters
@@ -82,8 +89,15 @@ def choose_method(spec: str, method: str, workload: Workload | None = None) -> L
 
 def _llm_hub_workload(spec: str, w: Workload) -> bool:
     return spec.startswith("hf:") and (
-        w.finetune != Finetune.FULL or w.weights not in (None, WeightFormat.FP32, WeightFormat.BF16, WeightFormat.FP16)
+        w.finetune != Finetune.FULL
+        or w.weights not in (None, WeightFormat.FP32, WeightFormat.BF16, WeightFormat.FP16)
+        or _older_transformers(spec, w)
     )
+
+
+def _older_transformers(spec: str, w: Workload) -> bool:
+    """A training step of an hf: model under an older transformers release's loss (TransformersRelease)."""
+    return spec.startswith("hf:") and w.training and w.transformers_version != TransformersRelease.V5
 
 
 def spec_estimator(

@@ -36,7 +36,7 @@ from typing import TypeVar, cast
 from advisor.core.allocator import SMALL_SIZE
 from advisor.core.estimate import Estimate
 from advisor.core.generation import GenerationProfile, WeightLayout
-from advisor.core.sharded_init import fsdp_wrap_replay
+from advisor.core.sharded_init import fsdp_step_reserved, fsdp_wrap_replay
 from advisor.core.workload import Finetune
 
 
@@ -281,20 +281,24 @@ def zero3_reserved_floor_bytes(e: Estimate, count: int) -> int:
 
 
 def _zero3_reserved_floor_bytes(e: Estimate, count: int) -> int:
-    """The least one of `count` cards reserves at a ZeRO-3 / FSDP step's peak: what wrapping the model left
-    reserved (core/sharded_init.py) and, on top of it because the allocator cannot place them in that
-    compute-stream cache, the gathered parameters (FSDP's unshard stream: two gather units and the root,
-    root_gathered_bytes) and the sharded gradients the reduce-scatter writes (its post-backward stream).
-    The optimizer state joins them where its tensors are small-pool requests (at most 1 MiB a shard, as a
-    LoRA adapter's): torch.optim makes it lazily at the first step, and the wrap's cache is all large-pool
+    """The least one of `count` cards reserves at a ZeRO-3 / FSDP step's peak: its compute stream's
+    reservation, and, on top of it because the allocator cannot place them in that stream's cache, the
+    gathered parameters (FSDP's unshard stream: two gather units and the root, root_gathered_bytes) and the
+    sharded gradients the reduce-scatter writes (its post-backward stream). The compute stream's is the
+    step's own allocations replayed into what wrapping the model left cached (core/sharded_init.py
+    fsdp_step_reserved), where the estimate kept its replay's events; else that cache alone, and the
+    optimizer state on top where its tensors are small-pool requests (at most 1 MiB a shard, as a LoRA
+    adapter's): torch.optim makes it lazily at the first step, and the wrap's cache is all large-pool
     blocks, which the allocator never hands to a small request."""
-    wrap = fsdp_wrap_replay(wrap_units(e), count)
     trainable = e.trainable_param_count if e.workload.training else 0
     sharded_grads = -(-trainable * e.workload.trainable_dtype_bytes // count)
+    gathered = root_gathered_bytes(e) + int(_gather_buffer_bytes(e))
+    if e.step_events:
+        return fsdp_step_reserved(wrap_units(e), count, e.step_events) + gathered + sharded_grads
+    wrap = fsdp_wrap_replay(wrap_units(e), count)
     tensors = max(sum(row.param_tensors for row in e.layers), 1)
     state_tensor_bytes = trainable * e.workload.trainable_dtype_bytes / tensors / count
     small_state = e.memory.at_peak.optimizer_state // count if state_tensor_bytes <= SMALL_SIZE else 0
-    gathered = root_gathered_bytes(e) + int(_gather_buffer_bytes(e))
     return wrap.reserved_bytes + gathered + sharded_grads + small_state
 
 

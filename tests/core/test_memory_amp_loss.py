@@ -1,8 +1,13 @@
 """Cross-entropy under autocast, by hand: log_softmax in the logits' dtype, nll_loss's float32 copy."""
 
+from dataclasses import replace
+
+from advisor.core.allocator import peak_reserved_bytes
 from advisor.core.graph import GraphBuilder
+from advisor.core.loss_head import with_loss_head
 from advisor.core.ops import CrossEntropy, Input, Linear
 from advisor.core.replay import replay_step
+from advisor.core.step_records import MemoryProfile
 from advisor.core.workload import Workload
 
 # model state at batch 64: fc 8*1000*4 = 32,000 -> 32,256 B (512-byte blocks) and AdamW's two moments the
@@ -40,3 +45,41 @@ def test_language_model_losses_still_upcast_the_logits_first() -> None:
     # (256,000) and its float32 cast for the logits (256,000) beside the bf16 logits and casts
     forward = 16_384 + 1_024 + 128_000 + 512 + 256_000
     assert _replay(CrossEntropy(upcast=True), "amp_bf16") == (STATE + forward + 512 + 2 * 256_000, "loss")
+
+
+def _lm_head_replay(release: str, batch: int, seq: int, hidden: int, vocab: int, drops: bool = False) -> MemoryProfile:
+    b = GraphBuilder("lm")
+    x = b.add(Input((seq, hidden)), [])
+    b.add(Linear(vocab, bias=False), [x], "lm_head")
+    w = Workload("train", batch, "bf16", "adamw", transformers_version=release, drops_logits=drops)  # type: ignore[arg-type]
+    return replay_step(with_loss_head(replace(b.build(), task="language_model"), w.transformers_version), w)
+
+
+def test_transformers_4_45_outputs_keep_the_fp32_logits() -> None:
+    # pure bf16, batch 2, seq 4, vocab 1000: lm_head 8*1000*2 = 16,000 -> 16,384 B, AdamW's two bf16 moments
+    # 2 x 16,384, input 2*4*8*2 = 128 -> 512 and int64 targets 2*4*8 = 64 -> 512: state 50,176
+    state = 16_384 + 2 * 16_384 + 512 + 512
+    logits16, logits32, loss = 16_384, 32_256, 512  # 2*4*1000*2 = 16,000 and *4 = 32,000, 512-byte blocks
+    # transformers 5 (ForCausalLMLoss upcasts a local copy): at the loss's backward the output's bf16 logits,
+    # the loss, the fp32 log-probabilities, d loss / d loss, nll_loss's fp32 gradient and its cast for the
+    # logits
+    new = _lm_head_replay("5", 2, 4, 8, 1000)
+    assert new.peak_bytes == state + logits16 + loss + logits32 + loss + 2 * logits32 == 164_352
+    # 4.45 (`logits = logits.float()` in LlamaForCausalLM.forward): the output keeps the fp32 copy instead
+    old = _lm_head_replay("4.45", 2, 4, 8, 1000)
+    assert old.peak_bytes == state + logits32 + loss + logits32 + loss + 2 * logits32 == 180_224
+    # a loop that drops the output (Trainer, torchtune) frees the fp32 logits before backward: the same peak
+    dropped = (_lm_head_replay(r, 2, 4, 8, 1000, drops=True).peak_bytes for r in ("5", "4.45"))
+    assert set(dropped) == {state + loss + logits32 + loss + 2 * logits32} == {147_968}
+
+
+def test_transformers_4_45_shifted_copy_costs_one_more_cached_segment() -> None:
+    # batch 1, seq 2048, vocab 32000: bf16 logits 2048*32000*2 B = 125 MiB, fp32 250 MiB, each request its
+    # own segment (>= 10 MiB: rounded to 2 MiB). 5: the fp32 copy is freed after forward and nll_loss's
+    # gradient reuses its segment; 4.45 keeps it, and the shifted contiguous copy (2047 rows, 249.9 MiB ->
+    # 250 MiB) leaves the segment the gradient takes instead: one more 250 MiB segment. The peak differs by the
+    # held logits' width, 2048*32000*(4-2) B = 125 MiB.
+    mib = 2**20
+    new, old = (_lm_head_replay(r, 1, 2048, 64, 32000) for r in ("5", "4.45"))
+    assert old.peak_bytes - new.peak_bytes == 2048 * 32000 * (4 - 2) == 125 * mib
+    assert peak_reserved_bytes(old.events) - peak_reserved_bytes(new.events) == 250 * mib

@@ -34,3 +34,22 @@ def test_no_shard_keeps_the_flat_parameter_whole() -> None:
     # NO_SHARD (1 card's share): the 80 MiB flat parameter stays; the two 40 MiB originals are cache
     wrap = fsdp_wrap_replay([(40 * MIB, 40 * MIB)], 1, sync_module_states=False)
     assert (wrap.reserved_bytes, wrap.allocated_bytes) == (160 * MIB, 80 * MIB)
+
+
+def test_one_card_runs_its_share_of_the_step_in_the_wrap_cache() -> None:
+    from advisor.core.sharded_init import card_step_events, fsdp_step_reserved
+    from advisor.core.tracker import Key, Store
+
+    weights, state, out, grad = (Key(Store.WEIGHTS, 0, 0), Key(Store.OPTIMIZER_STATE, 0, 0),
+                                 Key(Store.OUT, 1, 0), Key(Store.PARAM_GRAD, 0, 0))  # fmt: skip
+    step = [(weights, 80 * MIB), (state, 40 * MIB), (out, 60 * MIB), (grad, 30 * MIB), (out, -60 * MIB)]
+    # on 1 of 2 cards: no weights (its shard is held since wrapping), half the optimizer state, the gradient
+    # freed once reduce-scattered
+    assert list(card_step_events(step, 2)) == [
+        (state, 20 * MIB), (out, 60 * MIB), (grad, 30 * MIB), (grad, -30 * MIB), (out, -60 * MIB)
+    ]  # fmt: skip
+    # the wrap leaves A (40, the shard), B (40) and C (80) reserved, B and C free (the test above). Step 1: the
+    # 60 MiB output splits C, the gradient splits B, both merge back when freed; the state (made at the first
+    # optimizer step) splits B: 20 + 20. Step 2: the output splits C again (60 + 20), and the 30 MiB gradient
+    # finds only 20 MiB blocks: a new 30 MiB segment. 160 + 30 = 190 MiB
+    assert fsdp_step_reserved([(40 * MIB, 40 * MIB)], 2, step) == 190 * MIB

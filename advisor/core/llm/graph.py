@@ -292,3 +292,18 @@ def with_attention(graph: Graph, w: Workload) -> Graph:
         return replace(node.op, kernel=kernel) if isinstance(node.op, Attention) else node.op
 
     return GraphBuilder.copy_of(graph, swap).build()
+
+
+def with_repeated_kv(graph: Graph) -> Graph:
+    """A decoder as transformers up to 4.45 runs its SDPA attention (Attention.repeats_kv): grouped K/V heads
+    repeated to every head before the kernel, so it needs no enable_gqa. Other graphs as they are."""
+    if graph.decoder is None:
+        return graph
+
+    def repeat(node: Node) -> Op:
+        op = node.op
+        if isinstance(op, Attention) and op.kernel == "fused" and not op.own_kernel:
+            return replace(op, repeats_kv=True, enable_gqa=False)
+        return op
+
+    return GraphBuilder.copy_of(graph, repeat).build()

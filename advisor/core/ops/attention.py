@@ -77,9 +77,24 @@ class Attention(Op):
     # fused in a runtime's own kernel, not SDPA: vLLM's FlashAttention, FlexAttention and Triton backends take
     # grouped KV heads in fp32 too (FlexAttention or Triton where FlashAttention needs half), so no math path
     own_kernel: bool = False
+    # fused only: transformers up to 4.45 (LlamaSdpaAttention.forward and its copies) rebinds `key_states =
+    # repeat_kv(key_states, self.num_key_value_groups)`, and the values alike, before SDPA, which keeps those
+    # heads-wide copies for backward instead of the grouped k and v (TransformersRelease.V4_45)
+    repeats_kv: bool = False
 
     def saved_inputs(self) -> tuple[int, ...]:
+        if self._repeated:
+            return (0,)  # q; the repeated k and v are extra_saved
         return (0, 1, 2)  # q, k, v (or the one packed qkv tensor they are views of)
+
+    @property
+    def _repeated(self) -> bool:
+        return self.repeats_kv and self.kernel == "fused" and self._kv_heads < self.heads
+
+    def _repeated_kv(self, inputs: Sequence[TensorSpec]) -> int:
+        """Elements of repeat_kv's keys and values per sample: every head's, seq_k long."""
+        hd = self.head_dim(inputs)
+        return inputs[-1].shape[0] * self.heads * (hd + (self.v_head_dim or hd)) if self._repeated else 0
 
     def saves_result(self) -> bool:
         return self.kernel == "fused" and self.token_major
@@ -140,7 +155,8 @@ class Attention(Op):
         if self.kernel == "fused":
             bias = (SavedTensor("additive mask", seq_q * seq_k, "act"),) if self.mask_bias else ()
             own = () if self.token_major else (kernel_output,)  # token-major: the output itself (saves_result)
-            return (*own, fused_log_sum_exp(self.heads, seq_q, self._efficient), *bias)
+            repeated = [SavedTensor("repeat_kv's keys and values", self._repeated_kv(inputs), "act")] * self._repeated
+            return (*own, fused_log_sum_exp(self.heads, seq_q, self._efficient), *bias, *repeated)
         probs = self.heads * seq_q * seq_k
         if self.kernel == "eager":  # softmax keeps its fp32 result, the AV matmul the half copy, tanh its result
             eager = [SavedTensor("fp32 softmax", probs, "float32")]
@@ -157,8 +173,9 @@ class Attention(Op):
         values repeat_kv copies out for grouped-query attention (attention sinks: see _sink_workspace)."""
         if self.kernel == "math" and not saving:
             return self._math_workspace(inputs, output)
-        if self.kernel != "eager":
-            return self._mask_workspace(inputs[0].shape[0] * inputs[-1].shape[0], saving)
+        if self.kernel != "eager":  # inference frees repeat_kv's copies after the kernel; training saves them
+            repeated = 0 if saving else self._repeated_kv(inputs)
+            return self._mask_workspace(inputs[0].shape[0] * inputs[-1].shape[0], saving) + repeated
         probs = self.heads * inputs[0].shape[0] * inputs[-1].shape[0]
         if self.full_precision:
             return self._fp32_eager_workspace(inputs, output, saving)

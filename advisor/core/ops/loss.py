@@ -30,6 +30,13 @@ class CrossEntropy(Op):
     # Language-model losses upcast the logits to fp32 first in every precision (HF's ForCausalLMLoss:
     # `logits = logits.float()`), so half-precision training keeps fp32 log-probabilities.
     upcast: bool = False
+    # transformers up to 4.45 (TransformersRelease.V4_45): LlamaForCausalLM.forward rebinds `logits =
+    # logits.float()` and returns them in its output, so the caller keeps the fp32 copy (not the 16-bit
+    # logits, which nothing references once cast), and the loss reads `shift_logits = logits[..., :-1,
+    # :].contiguous()`, an fp32 copy of all but the last position, alive through log_softmax. Backward
+    # makes one more fp32 tensor of the logits' size (slice_backward's zeros) after log_softmax's backward has
+    # freed two: it raises neither the peak nor the cache.
+    output_keeps_upcast: bool = False
 
     def output_spec(self, inputs: Sequence[TensorSpec], layer: str) -> TensorSpec:
         x = single_input(inputs, layer)
@@ -50,6 +57,14 @@ class CrossEntropy(Op):
             SavedTensor("log-probabilities", inputs[0].numel, "act"),
             SavedTensor("nll_loss's float32 copy of them", inputs[0].numel, "autocast_float32"),
         )
+
+    def forward_transients(
+        self, inputs: Sequence[TensorSpec], output: TensorSpec, saving: bool
+    ) -> tuple[SavedTensor, ...]:
+        if not self.output_keeps_upcast:
+            return ()
+        shifted = inputs[0].numel - inputs[0].shape[-1]  # (seq - 1) x vocab of the (seq, vocab) logits
+        return (SavedTensor("contiguous shifted copy of the fp32 logits", shifted, "float32"),)
 
     def backward_workspace(self, inputs: Sequence[TensorSpec], output: TensorSpec) -> int:
         return inputs[0].numel  # gradient of the log-probabilities
