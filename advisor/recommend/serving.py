@@ -12,6 +12,7 @@ from dataclasses import replace
 from advisor.catalog.records import CardRecord
 from advisor.core.curve import MemoryCurve
 from advisor.core.estimate import Estimate
+from advisor.core.generation import GenerationProfile
 from advisor.core.llm.runtime import vllm_held_limit, vllm_required_bytes
 from advisor.core.workload import LORA_TARGETS, Runtime, WeightFormat
 from advisor.recommend.devices import Device, generation_rates
@@ -154,21 +155,19 @@ def _engine_change(e: Estimate, cost: PlanCost) -> int:
     return engine.held_bytes(cost.tensor_ways, cost.stages) - engine.held_bytes()
 
 
-def _after_share_graph_bytes(e: Estimate, cost: PlanCost | None) -> int:
-    g = e.generation
-    assert g is not None
-    if g.vllm_engine is None or cost is None:
-        return g.after_share_graph_bytes
-    return g.vllm_engine.graph_bytes(cost.tensor_ways, cost.stages)
+def _after_share_graph_bytes(g: GenerationProfile, cost: PlanCost) -> int:
+    """The CUDA graphs vLLM captures after its share on the plan's busiest card."""
+    engine = g.vllm_engine
+    return g.after_share_graph_bytes if engine is None else engine.graph_bytes(cost.tensor_ways, cost.stages)
 
 
-def _required_for(e: Estimate, held: int, cost: PlanCost | None = None) -> int:
+def _required_for(e: Estimate, held: int, cost: PlanCost) -> int:
     """What the runtime asks beyond what it holds: vLLM's share of each card (core/llm/runtime.py
     vllm_required_bytes, with the plan's CUDA graphs after the share), else what the allocator cannot reuse
     (required - peak, core/budget.py), whole (conservative)."""
     if e.workload.runtime_used == Runtime.VLLM and e.generation is not None:
         g = e.generation
-        graphs = _after_share_graph_bytes(e, cost)
+        graphs = _after_share_graph_bytes(g, cost)
         return vllm_required_bytes(held, e.workload.gpu_memory_utilization, graphs, g.after_share_warmup_bytes)
     return held + e.memory.required_bytes - e.memory.peak_bytes
 
@@ -186,7 +185,7 @@ def generation_memory(e: Estimate, cost: PlanCost, usable_bytes: int) -> tuple[i
     w = e.workload
     if w.runtime_used == Runtime.VLLM and e.generation is not None:
         g = e.generation
-        graphs = _after_share_graph_bytes(e, cost)
+        graphs = _after_share_graph_bytes(g, cost)
         limit = vllm_held_limit(usable_bytes, w.gpu_memory_utilization, graphs, g.after_share_warmup_bytes)
     else:
         limit = usable_bytes - (e.memory.required_bytes - e.memory.peak_bytes)
