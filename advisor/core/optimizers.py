@@ -33,7 +33,8 @@ PER_TENSOR_STEP = frozenset({"adafactor"})  # a Python loop over parameters, not
 Tensor = tuple[int, int]  # (rows, cols) of a trained tensor; cols 1 for a vector
 
 
-def _tensor_state(optimizer: str, rows: int, cols: int, dtype_bytes: int) -> tuple[int, ...]:
+def tensor_state_bytes(optimizer: str, rows: int, cols: int, dtype_bytes: int) -> tuple[int, ...]:
+    """Bytes of each state tensor the optimizer keeps for one trained tensor of rows x cols (paged or not)."""
     numel = rows * cols
     if optimizer in (OptimizerName.ADAMW8BIT, OptimizerName.PAGED_ADAMW8BIT):
         if numel < BNB_MIN_8BIT_SIZE:
@@ -47,7 +48,8 @@ def _tensor_state(optimizer: str, rows: int, cols: int, dtype_bytes: int) -> tup
     return tuple(numel * dtype_bytes for _ in range(OPTIMIZER_STATE_SLOTS[optimizer]))
 
 
-def _paged_out(optimizer: str, rows: int, cols: int) -> bool:
+def paged_out(optimizer: str, rows: int, cols: int) -> bool:
+    """The tensor's state lives in unified memory, outside PyTorch's allocator (PagedAdamW8bit)."""
     return optimizer == OptimizerName.PAGED_ADAMW8BIT and rows * cols >= BNB_PAGED_MIN_SIZE
 
 
@@ -56,9 +58,9 @@ def state_blocks(optimizer: str, tensors: Sequence[Tensor], dtype_bytes: int) ->
     tensors per state slot; dtype_bytes: the weights' dtype (torch.optim keeps its state in it)."""
     slots: list[int] = []
     for rows, cols in tensors:
-        if _paged_out(optimizer, rows, cols):
+        if paged_out(optimizer, rows, cols):
             continue
-        for k, size in enumerate(_tensor_state(optimizer, rows, cols, dtype_bytes)):
+        for k, size in enumerate(tensor_state_bytes(optimizer, rows, cols, dtype_bytes)):
             slots += [0] * (k + 1 - len(slots))
             slots[k] += size
     return tuple(slots)
@@ -66,7 +68,7 @@ def state_blocks(optimizer: str, tensors: Sequence[Tensor], dtype_bytes: int) ->
 
 def paged_bytes(optimizer: str, tensors: Sequence[Tensor]) -> int:
     """State a paged optimizer keeps in unified memory, which may move to system RAM."""
-    return sum(sum(_tensor_state(optimizer, r, c, 0)) for r, c in tensors if _paged_out(optimizer, r, c))
+    return sum(sum(tensor_state_bytes(optimizer, r, c, 0)) for r, c in tensors if paged_out(optimizer, r, c))
 
 
 def per_tensor_step_bytes(optimizer: str, tensors: Sequence[Tensor]) -> int:

@@ -18,6 +18,7 @@ from advisor.core.errors import SpecError
 from advisor.core.workload import Precision, Workload
 from advisor.importers.simulate.adapters import with_adapters
 from advisor.importers.simulate.hooks import LayerWatch
+from advisor.importers.simulate.optimizers import StateLayoutOptimizer
 from advisor.importers.simulate.semantics import CudaSemantics
 from advisor.importers.simulate.tracking import MemoryTracker
 
@@ -55,14 +56,16 @@ def default_loss(output: Any, inputs: Inputs) -> torch.Tensor:
 def make_optimizer(params: list[nn.Parameter], name: str) -> torch.optim.Optimizer:
     """The calibration's optimizers with the implementation CUDA picks by default: foreach
     (torch/optim/optimizer.py _default_to_fused_or_foreach chooses it for CUDA tensors; for meta tensors it
-    would not, so it is asked for explicitly)."""
+    would not, so it is asked for explicitly); the others allocate as their own libraries do."""
     if name == "sgd":
         return torch.optim.SGD(params, lr=1e-3, foreach=True)
     if name == "sgd_momentum":
         return torch.optim.SGD(params, lr=1e-3, momentum=0.9, foreach=True)
     if name == "adam":
         return torch.optim.Adam(params, lr=1e-4, foreach=True)
-    return torch.optim.AdamW(params, lr=1e-4, foreach=True)
+    if name == "adamw":
+        return torch.optim.AdamW(params, lr=1e-4, foreach=True)
+    return StateLayoutOptimizer(params, name)  # bitsandbytes' and transformers' (simulate/optimizers.py)
 
 
 def _tensors(value: Any) -> Iterator[torch.Tensor]:
