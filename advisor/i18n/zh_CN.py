@@ -307,10 +307,8 @@ MESSAGES: dict[str, str] = {
     "one momentum buffer instead of Adam's two states; may need a retuned learning rate":
         "只有一个动量缓冲区，而不是 Adam 的两个状态；可能需要重新调学习率",
     "no optimizer state at all; may converge slower than Adam": "完全没有优化器状态；收敛可能比 Adam 慢",
-    "bitsandbytes-style 8-bit Adam: 1 byte per state element instead of {dtype}; modelled on the estimate "
-    "(optimizer state scaled), not simulated":
-        "bitsandbytes 式 8 位 Adam：每个状态元素 1 字节而不是 {dtype} 字节；"
-        "在估算上建模（按比例缩小优化器状态），未经模拟",
+    "bitsandbytes AdamW8bit: 1 byte per state element and an fp32 scale per 256, instead of {dtype} bytes":
+        "bitsandbytes AdamW8bit：每个状态元素 1 字节，每 256 个元素另加一个 fp32 缩放系数，而不是 {dtype} 字节",
     "fine-tuning: {frozen} parameters frozen (no gradients, optimizer state or saved activations for them)":
         "微调：冻结 {frozen} 个参数（它们没有梯度、优化器状态，也不保存激活值）",
     "fine-tuning: {frozen} parameters frozen; only the last layer trains": "微调：冻结 {frozen} 个参数；只训练最后一层",

@@ -1,8 +1,8 @@
 """ "Make it fit on...": the changes that make the workload fit one card, measured, and one click to apply one.
 
 The search (advisor.recommend.fit.search) re-estimates every change, so it runs on a worker. Apply sets the
-workload controls (AppState.set_choice); changes the controls cannot express (8-bit optimizer state,
-freezing layers, sharding) are shown but belong in the training script, which the row's tooltip says.
+workload controls (AppState.set_choice); changes the controls cannot express (freezing layers, sharding)
+are shown but belong in the training script, which the row's tooltip says.
 """
 
 from __future__ import annotations

@@ -86,7 +86,7 @@ def test_json_entries_carry_the_contract_keys_and_the_estimators_numbers(tmp_pat
     assert cheapest["fits"] and cheapest["required_bytes"] <= cheapest["usable_bytes"]
     assert cheapest == data["combinations"][0]
     eight = next(e for e in data["changes"] if e["changes"] == ["adam_8bit"])
-    assert eight["method"] == "modelled" and "not simulated" in eight["note"]
+    assert eight["settings"] == {"optimizer": "adamw8bit"} and "bitsandbytes AdamW8bit" in eight["note"]
 
 
 def test_text_lists_changes_and_the_cheapest_set(tmp_path: Path, run: Fit) -> None:

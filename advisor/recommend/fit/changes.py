@@ -51,13 +51,9 @@ def _optimizers(v: Variant, allow_8bit: bool) -> list[Change]:
     keys = {"adam": lighter, "adamw": lighter, "sgd_momentum": [ChangeKey.SGD]}.get(current, [])
     # these keys are the optimizer names themselves (str values of the enum)
     changes = [Change(k, _workload(optimizer=str(k)), {"optimizer": str(k)}) for k in keys]
-    if allow_8bit and current in ("adam", "adamw") and not v.optimizer_8bit:
+    if allow_8bit and current in ("adam", "adamw"):  # bitsandbytes' AdamW8bit, estimated as any optimizer is
         changes.append(
-            Change(
-                ChangeKey.ADAM_8BIT,
-                lambda x: replace(x, optimizer_8bit=True),
-                note_fields={"dtype": v.workload.param_dtype_bytes},
-            )
+            workload_change(ChangeKey.ADAM_8BIT, {"dtype": v.workload.param_dtype_bytes}, optimizer="adamw8bit")
         )
     return changes
 

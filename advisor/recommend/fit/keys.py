@@ -111,10 +111,8 @@ CHANGES: dict[ChangeKey, ChangeKind] = {
     K.SGD: ChangeKind("plain SGD instead of Adam", "no optimizer state at all; may converge slower than Adam"),
     K.ADAM_8BIT: ChangeKind(
         "8-bit optimizer state",
-        "bitsandbytes-style 8-bit Adam: 1 byte per state element "
-        "instead of {dtype}; modelled on the estimate (optimizer state scaled), not simulated",
+        "bitsandbytes AdamW8bit: 1 byte per state element and an fp32 scale per 256, instead of {dtype} bytes",
         same_training=True,
-        app_control=False,
     ),
     K.FREEZE_HALF: ChangeKind(
         "freeze the first half of the blocks",

@@ -22,16 +22,12 @@ from advisor.core.graph import Graph
 from advisor.core.loss_head import with_loss_head
 from advisor.core.replay import replay_step, step_plan
 from advisor.core.tracker import Store
-from advisor.core.workload import OPTIMIZER_STATE_SLOTS, Finetune, Workload
+from advisor.core.workload import Finetune, Workload
 from advisor.recommend.devices import Device, device, generation_rates
 from advisor.recommend.generation_speed import generation_speed
 from advisor.recommend.rewrites import freeze_before, trainable_layers, with_inplace_activations
 from advisor.recommend.serving import generation_curves, generation_run
 from advisor.recommend.timing import step_seconds, step_work
-
-# bitsandbytes' 8-bit optimizers (Dettmers et al. 2022, "8-bit Optimizers via Block-wise Quantization")
-# keep each state tensor in one byte per element (plus one fp32 scale per 2048-element block, ignored).
-EIGHT_BIT_STATE_BYTES = 1
 
 
 @dataclass(frozen=True)
@@ -50,7 +46,6 @@ class Variant:
     workload: Workload
     inplace: bool = False
     freeze: str = ""  # "": train everything; "half": freeze the first half of the blocks; "head": all but it
-    optimizer_8bit: bool = False
     accumulate: int = 1  # micro-steps per optimizer step (gradient accumulation)
     seq_len: int | None = None  # None: the subject's
 
@@ -72,8 +67,9 @@ def target(card: CardRecord) -> Target:
     return Target(card.name, device(card, Workload()).usable_bytes, bool(card.bf16_tflops), card)
 
 
-# an estimate's own method, or "modelled": 8-bit optimizer state scaled on the estimate, not simulated
-MeasuredMethod = Literal["analytic", "simulated", "modelled"]
+# an estimate's own method (8-bit optimizer state was once "modelled": scaled on the estimate; it is now the
+# estimators' own optimizer, core/optimizers.py and importers/simulate/optimizers.py)
+MeasuredMethod = Literal["analytic", "simulated"]
 
 
 @dataclass(frozen=True)
@@ -164,10 +160,6 @@ class Measurer:
         flops = result.step_flops
         if w.checkpointing and w.training:  # the rows carry the recomputed forward's kernels (both estimators)
             flops += _recompute_flops(result, graph)
-        if v.optimizer_8bit:
-            peak -= eight_bit_saving(result)
-            work = replace(work, optimizer_bytes=_eight_bit_optimizer_bytes(result))
-            method = "modelled"
         dev = self.card.device(w)
         run = generation_run(result)
         if run is not None:  # generate: one decode step, generated tokens/s over the batch
@@ -212,20 +204,6 @@ def first_trained(graph: Graph, freeze: str) -> int:
     if len(blocks) >= 2:
         return blocks[len(blocks) // 2][1][0]
     return layers[len(layers) // 2]
-
-
-def eight_bit_saving(result: Estimate) -> int:
-    """Bytes 8-bit optimizer state saves: every state element goes from the parameter dtype to one byte.
-    Optimizer state lives through the whole step, so the peak drops by exactly this much."""
-    state = result.memory.at_peak.optimizer_state
-    return state - state * EIGHT_BIT_STATE_BYTES // result.workload.param_dtype_bytes
-
-
-def _eight_bit_optimizer_bytes(result: Estimate) -> float:
-    """The optimizer step streams parameters and gradients (read, write back) and each state (read, write)."""
-    w = result.workload
-    slots = OPTIMIZER_STATE_SLOTS[w.optimizer]
-    return float((3 * w.param_dtype_bytes + 2 * slots * EIGHT_BIT_STATE_BYTES) * result.param_count)
 
 
 def _recompute_flops(result: Estimate, graph: Graph) -> int:

@@ -80,7 +80,7 @@ class FitOption:
 
     @property
     def applicable(self) -> bool:
-        """Every part of it is a workload control of the app (8-bit state, freezing, sharding are not)."""
+        """Every part of it is a workload control of the app (freezing and sharding are not)."""
         return bool(self.settings) and all(CHANGES[c].app_control for c in self.changes)
 
 
