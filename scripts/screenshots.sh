@@ -128,6 +128,17 @@ for language in ("en", "zh_CN"):
     window.model_panel.load_zoo("llama-3.2-1b")
     window.state.set_choice(mode="train", precision="amp_bf16", batch=4, finetune="qlora", lora_rank=16)
     shoot(window, f"{language}_qlora.png", lambda: window.state.model.shown_ranking() is not None, tab=0)
+    # "More options" unfolded: the training loop's rows (8-bit AdamW, optimizer offload), then vLLM's engine rows
+    window.workload.more.toggle.setChecked(True)
+    window.state.set_choice(optimizer="adamw8bit", offload="optimizer")
+    window.left_scroll.ensureWidgetVisible(window.workload.more.toggle)
+    shoot(window, f"{language}_more_train.png", lambda: window.state.model.shown_ranking() is not None, tab=0)
+    window.state.set_choice(mode="generate", precision="bf16", batch=8, finetune="full", runtime="vllm",
+                            gpu_memory_utilization=0.8, offload=None, optimizer="adam")
+    window.left_scroll.ensureWidgetVisible(window.workload.more.rows[-1].widget)
+    shoot(window, f"{language}_more_vllm.png", lambda: window.state.model.shown_ranking() is not None, tab=1)
+    window.workload.more.toggle.setChecked(False)
+    window.state.set_choice(runtime=None, gpu_memory_utilization=0.9)
     # a PyTorch file whose forward expands and repeats tensors (opaque ops), simulated as the command line does
     model_file = scratch / "tinyres.py"
     model_file.write_text(TINY_RES)

@@ -19,6 +19,7 @@ from advisor.core.curve import MemoryCurve
 from advisor.core.estimate import Estimate
 from advisor.core.graph import Graph
 from advisor.core.llm.lora import with_adapters
+from advisor.core.vocabulary import AttentionImpl, LossImpl, Offload, TransformersRelease, VLLMRelease
 from advisor.core.workload import (
     AdapterDtype,
     Finetune,
@@ -36,6 +37,8 @@ from advisor.recommend.prepare import RankingInput
 from advisor.recommend.ranking import RankingOptions
 from advisor.recommend.recommendation import Recommendation
 from advisor.recommend.service import CardFilter
+
+_CORE = Workload()  # the options the app leaves unset take the core's (and so the command line's) defaults
 
 
 @dataclass(frozen=True)
@@ -68,6 +71,21 @@ class WorkloadChoice:
     runtime: Runtime | None = None
     adapter_dtype: AdapterDtype = AdapterDtype.FP32  # as --adapter-dtype left out: PEFT's fp32 adapters
     enforce_eager: bool = False  # vLLM's --enforce-eager; reaches the Workload only where vLLM runs
+    # the command line's remaining workload options, each reaching the Workload only where its flag applies
+    # (commands/estimate.py _APPLIES): the app had none of them, so a vLLM share or an 8-bit optimizer the
+    # command line answered could not be asked here (issue 25)
+    attention: AttentionImpl | None = None  # --attention; None: the model's own
+    tf32: bool = False  # --tf32
+    expandable_segments: bool = False  # --expandable-segments
+    loss: LossImpl = _CORE.loss  # train: --loss
+    offload: Offload | None = None  # train: --offload
+    drops_logits: bool = False  # train: --drop-logits
+    transformers_version: TransformersRelease = _CORE.transformers_version  # train: --transformers-version
+    gpu_layers: int | None = None  # llama.cpp: -ngl; None: every layer and the output
+    gpu_memory_utilization: float = _CORE.gpu_memory_utilization  # vLLM: --gpu-memory-utilization
+    max_num_seqs: int = _CORE.max_num_seqs  # vLLM: --max-num-seqs
+    max_num_batched_tokens: int = _CORE.max_num_batched_tokens  # vLLM: --max-num-batched-tokens
+    vllm_version: VLLMRelease = _CORE.vllm_version  # vLLM: --vllm-version
 
     @property
     def graph_length(self) -> int:
@@ -84,6 +102,11 @@ class WorkloadChoice:
         return recipe_defaults(self.mode, weights, finetune, self.precision, self.checkpointing)
 
     @property
+    def llama_cpp(self) -> bool:
+        """llama.cpp runs the generation, chosen or followed from GGUF weights."""
+        return self.mode == Mode.GENERATE and runtime_for(self.runtime, self.weights) == Runtime.LLAMA_CPP
+
+    @property
     def vllm(self) -> bool:
         """vLLM runs the generation (chosen, not followed from the weights: core/workload.py runtime_for)."""
         generating = self.mode == Mode.GENERATE
@@ -95,6 +118,7 @@ class WorkloadChoice:
         finetune = self.finetune if training else Finetune.FULL
         targets = tuple(name.strip() for name in self.lora_targets.split(",") if name.strip())
         precision, checkpointing, defaulted = self.effective()
+        vllm: WorkloadChoice | Workload = self if self.vllm else _CORE  # vLLM's engine settings, where it runs
         return Workload(
             self.mode,
             self.batch,
@@ -112,6 +136,20 @@ class WorkloadChoice:
             adapter_dtype=self.adapter_dtype if finetune != Finetune.FULL else AdapterDtype.FP32,
             enforce_eager=self.enforce_eager and self.vllm,
             defaulted=defaulted,
+            attention=self.attention,
+            tf32=self.tf32,
+            expandable_segments=self.expandable_segments,
+            # the training loop's options in training only, the runtime's in its own runtime only, as the command
+            # line refuses them elsewhere (the core refuses offload outside training)
+            loss=self.loss if training else _CORE.loss,
+            offload=self.offload if training else None,
+            drops_logits=self.drops_logits and training,
+            transformers_version=self.transformers_version if training else _CORE.transformers_version,
+            gpu_layers=self.gpu_layers if self.llama_cpp else None,
+            gpu_memory_utilization=vllm.gpu_memory_utilization,
+            max_num_seqs=vllm.max_num_seqs,
+            max_num_batched_tokens=vllm.max_num_batched_tokens,
+            vllm_version=vllm.vllm_version,
         )
 
 

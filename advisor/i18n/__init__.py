@@ -18,6 +18,7 @@ from advisor.i18n.zh_CN_app import MESSAGES as ZH_CN_APP
 from advisor.i18n.zh_CN_fields import MESSAGES as ZH_CN_FIELDS
 from advisor.i18n.zh_CN_llm import MESSAGES as ZH_CN_LLM
 from advisor.i18n.zh_CN_open import MESSAGES as ZH_CN_OPEN
+from advisor.i18n.zh_CN_options import MESSAGES as ZH_CN_OPTIONS
 from advisor.i18n.zh_CN_prices import MESSAGES as ZH_CN_PRICES
 from advisor.i18n.zh_CN_report import MESSAGES as ZH_CN_REPORT
 
@@ -36,7 +37,16 @@ _EN: dict[str, str] = {
 }
 _CATALOGS: dict[str, dict[str, str]] = {
     "en": _EN,
-    "zh_CN": {**ZH_CN, **ZH_CN_APP, **ZH_CN_FIELDS, **ZH_CN_LLM, **ZH_CN_OPEN, **ZH_CN_PRICES, **ZH_CN_REPORT},
+    "zh_CN": {
+        **ZH_CN,
+        **ZH_CN_APP,
+        **ZH_CN_FIELDS,
+        **ZH_CN_LLM,
+        **ZH_CN_OPEN,
+        **ZH_CN_OPTIONS,
+        **ZH_CN_PRICES,
+        **ZH_CN_REPORT,
+    },
 }
 
 

@@ -9,7 +9,8 @@ from PySide6.QtWidgets import QLabel, QWidget
 
 from advisor.appstate import RankingResult, ShownEstimate
 from advisor.core.units import format_bytes
-from advisor.core.workload import Finetune
+from advisor.core.vocabulary import Offload
+from advisor.core.workload import Finetune, Runtime, Workload
 from advisor.recommend.objectives import Objective, ordered
 from advisor.recommend.plans import Plan
 from advisor.recommend.present import best_per_card, rate_text
@@ -47,7 +48,23 @@ def _training_setup(result: ShownEstimate) -> str:
             tr("{kind} rank {rank}").format(kind="QLoRA" if w.finetune == Finetune.QLORA else "LoRA", rank=w.lora_rank)
         )
     parts.append(tr("gradient checkpointing") if w.checkpointing else tr("no checkpointing"))
+    if w.offload is not None:  # what leaves the card is what a buyer must know is in system RAM instead
+        parts.append(
+            tr("optimizer state in system RAM")
+            if w.offload == Offload.OPTIMIZER
+            else tr("weights and optimizer state in system RAM")
+        )
     return ("，" if language() != "en" else ", ").join(parts)
+
+
+def _runtime_setup(w: Workload) -> str:
+    """The runtime, with the setting that decides its need: vLLM's share of the card, llama.cpp's layers left
+    in system RAM (both set under More options, out of sight once folded)."""
+    if w.runtime_used == Runtime.VLLM:
+        return tr("vllm at {share} of the card").format(share=f"{w.gpu_memory_utilization:.2f}")
+    if w.runtime_used == Runtime.LLAMA_CPP and w.gpu_layers is not None:
+        return tr("llama.cpp with {layers} layers on the GPU").format(layers=w.gpu_layers)
+    return w.runtime_used.value
 
 
 def verdict_text(result: ShownEstimate | None, ranking: RankingResult | None) -> str:
@@ -72,7 +89,7 @@ def verdict_text(result: ShownEstimate | None, ranking: RankingResult | None) ->
         ).format(
             need=need,
             mode=tr(w.mode),
-            runtime=w.runtime_used.value,
+            runtime=_runtime_setup(w),
             precision=w.precision,
             batch=w.batch,
             prompt=w.prompt_len,

@@ -13,6 +13,7 @@ from advisor.ui.controls import combo
 from advisor.ui.i18n import tr
 from advisor.ui.state import AppState
 from advisor.ui.workload_llm import LanguageModelControls, applies, offer_generation
+from advisor.ui.workload_options import QtMoreOptions
 
 SLIDER_MAX = 1024
 
@@ -46,7 +47,19 @@ class QtWorkloadControls(QWidget):
             tr("AMP keeps fp32 weights and computes matmuls in half precision"),
         )
         self.optimizer = combo(
-            [("sgd", "SGD"), ("sgd_momentum", tr("SGD with momentum")), ("adam", "Adam"), ("adamw", "AdamW")], ""
+            [
+                ("sgd", "SGD"),
+                ("sgd_momentum", tr("SGD with momentum")),
+                ("adam", "Adam"),
+                ("adamw", "AdamW"),
+                # as --optimizer: bitsandbytes' 8-bit AdamW (paged: its state in unified memory), transformers'
+                # Adafactor, Lion (core/optimizers.py); the app offered only the four torch.optim ones (issue 25)
+                ("adamw8bit", tr("AdamW 8-bit")),
+                ("paged_adamw8bit", tr("paged AdamW 8-bit")),
+                ("adafactor", "Adafactor"),
+                ("lion", "Lion"),
+            ],
+            "",
         )  # its tooltip: refresh()
         self.checkpointing = QCheckBox(tr("Gradient checkpointing"))
         self.inplace = QCheckBox(tr("In-place activations"))
@@ -62,6 +75,7 @@ class QtWorkloadControls(QWidget):
         form.addRow(self.checkpointing)
         form.addRow(self.inplace)
         self.llm = LanguageModelControls(state, form)
+        self.more = QtMoreOptions(state, form)
         self.refresh()
         self._connect()
         state.workload_changed.connect(self.refresh)
@@ -122,7 +136,13 @@ class QtWorkloadControls(QWidget):
         )
         only_training = tr("Applies to training only")
         applies(
-            self.optimizer, c.mode == Mode.TRAIN, tr("Adam keeps two states per parameter, momentum one"), only_training
+            self.optimizer,
+            c.mode == Mode.TRAIN,
+            tr(
+                "Adam keeps two states per parameter, momentum one; 8-bit AdamW two of one byte (paged: in "
+                "unified memory, off the card's peak), Adafactor a factored second moment, Lion one fp32 state"
+            ),
+            only_training,
         )
         applies(
             self.checkpointing,
@@ -141,4 +161,5 @@ class QtWorkloadControls(QWidget):
         for row_widget, shown in rows:
             self.form.setRowVisible(row_widget, shown)
         self.llm.refresh(c)
+        self.more.refresh(c)
         offer_generation(self.mode, graph, c.mode)

@@ -18,11 +18,12 @@ from advisor.i18n.zh_CN_app import MESSAGES as APP
 from advisor.i18n.zh_CN_fields import MESSAGES as FIELDS
 from advisor.i18n.zh_CN_llm import MESSAGES as LLM
 from advisor.i18n.zh_CN_open import MESSAGES as OPEN
+from advisor.i18n.zh_CN_options import MESSAGES as OPTIONS
 from advisor.i18n.zh_CN_prices import MESSAGES as PRICES
 from advisor.i18n.zh_CN_report import MESSAGES as REPORT
 from advisor.ui.i18n import AppLanguage, app_language, language, set_language, tr
 
-MESSAGES = {**SHARED, **APP, **FIELDS, **LLM, **OPEN, **PRICES, **REPORT}
+MESSAGES = {**SHARED, **APP, **FIELDS, **LLM, **OPEN, **OPTIONS, **PRICES, **REPORT}
 
 ROOT = Path(advisor.__file__).parent
 

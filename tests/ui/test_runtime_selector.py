@@ -80,7 +80,7 @@ def test_the_runtime_box_sets_what_the_command_line_sets(
     # - (726,466,560 B context + 77,594,624 B workspaces)
     graphs = 32 * 86 * 199_000 + 512 * 3 * (4096 + 14336) * 2 + 32 * 256 * 32 * 129 * 4
     assert memory.required_bytes == math.ceil((memory.peak_bytes - graphs) / 0.9) - 726_466_560 - 77_594_624
-    assert "generation in vllm, bf16" in verdict_text(state.result, None)
+    assert "generation in vllm at 0.90 of the card, bf16" in verdict_text(state.result, None)
 
 
 def test_as_the_weights_follows_them_and_training_ignores_the_box(panel: QtWorkloadControls) -> None:
