@@ -165,7 +165,7 @@ def _logged_graph_runs(rows: list[dict[str, str]]) -> list[tuple[dict[str, str],
 def moe_graph_report(rows: list[dict[str, str]]) -> list[str]:
     """Each mixture-of-experts log's CUDA graphs beside ours (core/llm/vllm_graphs.py counts their kernels
     per layer; nothing is fitted to these rows)."""
-    lines = []
+    lines, errors = [], []
     for row, logged in _logged_graph_runs(rows):
         spec = zoo.build(row["model"], 64).decoder
         if spec is None or spec.moe is None:
@@ -175,12 +175,15 @@ def moe_graph_report(rows: list[dict[str, str]]) -> list[str]:
         if engine is None:
             continue
         ours = engine.graph_bytes(card.cost.tensor_ways, card.cost.stages)
+        errors.append(abs(ours / logged - 1))
         lines.append(
             f"  {row['id']:34} {engine.moe_layers:2} MoE layers x {engine.graphs:3} graphs, "
             f"+{engine.moe_extra_kernels} kernels: ours {ours / GIB:.2f} GiB, logged {logged / GIB:.2f} "
             f"({ours / logged - 1:+.0%})"
         )
-    return lines
+    median = f"{statistics.median(errors):.1%}" if errors else "n/a"
+    head = f"CUDA graphs of the {len(errors)} mixture-of-experts logs (vLLM 0.17+): median |graph error| {median}"
+    return [head, *lines]
 
 
 def graph_logs(rows: list[dict[str, str]]) -> list[tuple[str, float, int, int]]:
@@ -253,7 +256,6 @@ def main() -> int:
         f"fit/OOM agreement {sum(expandable)}/{len(expandable)}"
     )
     print(graph_constant_report(rows))
-    print("CUDA graphs of the mixture-of-experts logs (vLLM 0.17+):")
     for line in moe_graph_report(rows):
         print(line)
     print(f"{len(rows)} published runs, {len(missing)} not expressible (README: 'not expressible yet'):")

@@ -53,9 +53,9 @@ Fitted on llm-d-incubation/llm-d-planner accuracy/results/v0.19.0/logs @d3121e05
 GRAPH_BYTES_PER_LAYER_GRAPH is the median over 43 dense-model logs of (graph memory - pool) / (layers x
 graphs); left out one model family at a time the median moves by under 1% (benchmarks/llm_memory.py
 prints it). The MoE kernel counts are not fitted; benchmarks/llm_memory.py prints each MoE log beside them
-(Qwen3-30B-A3B and Mixtral land within a few percent; gpt-oss's MXFP4 layers hold some 130 KB a layer-graph
-more than their kernels explain, Llama 4 Scout's some 200 KB, and DeepSeek-V2-Lite's FlashMLA buffers are not
-modelled). The constants are the H100's; other cards run FlashAttention 2 and other kernels.
+(Qwen3-30B-A3B and Mixtral land within 1%; gpt-oss-20b's layers hold some 90 KB a layer-graph more than their
+kernels explain, DeepSeek-V2-Lite's MLA layers some 120 KB, Llama 4 Scout's piecewise-only ones some 200 KB).
+The constants are the H100's; other cards run FlashAttention 2 and other kernels.
 """
 
 from __future__ import annotations
