@@ -151,14 +151,46 @@ def summary(name: str, outcomes: list[Outcome]) -> str:
 GRAPHS_LOGGED = re.compile(r"CUDA graphs (-?[\d.]+) GiB")
 
 
-def graph_logs(rows: list[dict[str, str]]) -> list[tuple[str, float, int, int]]:
-    """Dense-model vLLM 0.17+ runs whose log gives the CUDA graphs' bytes: (family, logged bytes, the pool we
-    count, layers x graphs on the card)."""
+def _logged_graph_runs(rows: list[dict[str, str]]) -> list[tuple[dict[str, str], float]]:
+    """The vLLM 0.17+ runs with CUDA graphs whose log gives the graphs' bytes, and those bytes."""
     found = []
     for row in rows:
         logged = GRAPHS_LOGGED.search(row["measured_what"])
         if row["missing"] or not logged or runtime_of(row) != ("vllm", "") or row["enforce_eager"]:
             continue
+        found.append((row, float(logged.group(1)) * GIB))
+    return found
+
+
+def moe_graph_report(rows: list[dict[str, str]]) -> list[str]:
+    """Each mixture-of-experts log's CUDA graphs beside ours (core/llm/vllm_graphs.py counts their kernels
+    per layer; nothing is fitted to these rows)."""
+    lines, errors = [], []
+    for row, logged in _logged_graph_runs(rows):
+        spec = zoo.build(row["model"], 64).decoder
+        if spec is None or spec.moe is None:
+            continue
+        e, card, _ = run(row)
+        engine = e.generation.vllm_engine if e.generation else None
+        if engine is None:
+            continue
+        ours = engine.graph_bytes(card.cost.tensor_ways, card.cost.stages)
+        errors.append(abs(ours / logged - 1))
+        lines.append(
+            f"  {row['id']:34} {engine.moe_layers:2} MoE layers x {engine.graphs:3} graphs, "
+            f"+{engine.moe_extra_kernels} kernels: ours {ours / GIB:.2f} GiB, logged {logged / GIB:.2f} "
+            f"({ours / logged - 1:+.0%})"
+        )
+    median = f"{statistics.median(errors):.1%}" if errors else "n/a"
+    head = f"CUDA graphs of the {len(errors)} mixture-of-experts logs (vLLM 0.17+): median |graph error| {median}"
+    return [head, *lines]
+
+
+def graph_logs(rows: list[dict[str, str]]) -> list[tuple[str, float, int, int]]:
+    """Dense-model vLLM 0.17+ runs whose log gives the CUDA graphs' bytes: (family, logged bytes, the pool we
+    count, layers x graphs on the card)."""
+    found = []
+    for row, logged in _logged_graph_runs(rows):
         e, card, _ = run(row)
         engine, spec = e.generation.vllm_engine if e.generation else None, zoo.build(row["model"], 64).decoder
         if engine is None or spec is None or spec.moe is not None or spec.mla is not None:
@@ -166,7 +198,7 @@ def graph_logs(rows: list[dict[str, str]]) -> list[tuple[str, float, int, int]]:
         ways, stages = card.cost.tensor_ways, card.cost.stages
         units = -(-engine.layers // stages) * engine.graphs
         pool = engine.graph_bytes(ways, stages) - units * GRAPH_BYTES_PER_LAYER_GRAPH
-        found.append((spec.model_type, float(logged.group(1)) * GIB, pool, units))
+        found.append((spec.model_type, logged, pool, units))
     return found
 
 
@@ -224,6 +256,8 @@ def main() -> int:
         f"fit/OOM agreement {sum(expandable)}/{len(expandable)}"
     )
     print(graph_constant_report(rows))
+    for line in moe_graph_report(rows):
+        print(line)
     print(f"{len(rows)} published runs, {len(missing)} not expressible (README: 'not expressible yet'):")
     for line in missing:
         print(f"  {line}")

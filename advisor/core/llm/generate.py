@@ -112,7 +112,8 @@ def vllm_engine(spec: DecoderSpec, w: Workload) -> VLLMEngineShape | None:
     and releases (up to 0.16 the graph pool lies in the workspace: runtime.vllm_graph_bytes)."""
     if w.runtime_used != Runtime.VLLM or w.vllm_version == VLLMRelease.V0_16:
         return None
-    return vllm_engine_shape(spec, w.activation_bytes, w.max_num_seqs, w.enforce_eager)
+    mxfp4 = w.weight_format == WeightFormat.MXFP4  # gpt-oss's experts: the 'TRITON' Mxfp4 backend
+    return vllm_engine_shape(spec, w.activation_bytes, w.max_num_seqs, w.enforce_eager, mxfp4)
 
 
 def vllm_after_share(spec: DecoderSpec, w: Workload) -> tuple[int, int]:
