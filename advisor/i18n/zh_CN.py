@@ -403,6 +403,12 @@ MESSAGES: dict[str, str] = {
     "GPUs in this computer": "本机 GPU", "The local GPUs were not read.": "未读取本机 GPU。",
     "In use": "已用", "This workload": "本工作负载", "read {time}": "读取于 {time}",
     "Assumptions and provenance": "假设与数据来源", "Overheads assumed": "假定的开销",
+    "Required memory (vLLM): the card memory whose gpu_memory_utilization share ({share}) holds the weights, the "
+    "startup profile's peak and the KV blocks of the batch, and whose rest holds what the engine allocates after "
+    "the share, less the CUDA context, which lies outside it.":
+        "所需显存（vLLM）：显卡的 gpu_memory_utilization 份额（{share}）须装得下权重、启动剖析时的峰值和该批次的 "
+        "KV 块，其余部分须装得下引擎在份额之后分配的内存；所需显存即满足这两点的最小显卡显存，再减去位于份额之外的 "
+        "CUDA 上下文。",
     "Required memory: the smallest budget in which PyTorch's caching allocator, replayed under a limit, runs the "
     "step, plus {share} and, with convolutions, a cuDNN workspace (checked against the largest "
     "batches that trained on an H200 by benchmarks/max_batch.py).":

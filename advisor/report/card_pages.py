@@ -9,6 +9,7 @@ from datetime import datetime
 from advisor.core.budget import REPLAY_MARGIN_BYTES
 from advisor.core.overheads import DEFAULT_OVERHEAD
 from advisor.core.units import format_bytes
+from advisor.core.workload import Runtime, Workload
 from advisor.recommend.devices import DRIVER_RESERVED_FRACTION, PROCESS_OVERHEAD_BYTES, local_need_bytes
 from advisor.recommend.money import frontier
 from advisor.recommend.present import (
@@ -239,13 +240,25 @@ def local_gpus(report: Report, t: Text) -> str:
     return title + paragraph(_snapshot_line(snapshot, t)) + grid(headers, rows, numeric=(0, 2, 3, 4))
 
 
-def _overheads(t: Text) -> list[str]:
+def _required_rule(w: Workload, t: Text) -> str:
+    """What "Required" means for this workload: vLLM's share rule (core/llm/generate.py), else the replay. The
+    caption described the caching allocator's replay under a vLLM estimate, which is not how it is sized."""
+    if w.generating and w.runtime_used == Runtime.VLLM:
+        return t(
+            "Required memory (vLLM): the card memory whose gpu_memory_utilization share ({share}) holds the "
+            "weights, the startup profile's peak and the KV blocks of the batch, and whose rest holds what the "
+            "engine allocates after the share, less the CUDA context, which lies outside it."
+        ).format(share=f"{w.gpu_memory_utilization:.2f}")
+    return t(
+        "Required memory: the smallest budget in which PyTorch's caching allocator, replayed under a limit, "
+        "runs the step, plus {share} and, with convolutions, a cuDNN workspace (checked against "
+        "the largest batches that trained on an H200 by benchmarks/max_batch.py)."
+    ).format(share=f"{REPLAY_MARGIN_BYTES // 2**20} MiB")
+
+
+def _overheads(w: Workload, t: Text) -> list[str]:
     return [
-        t(
-            "Required memory: the smallest budget in which PyTorch's caching allocator, replayed under a limit, "
-            "runs the step, plus {share} and, with convolutions, a cuDNN workspace (checked against "
-            "the largest batches that trained on an H200 by benchmarks/max_batch.py)."
-        ).format(share=f"{REPLAY_MARGIN_BYTES // 2**20} MiB"),
+        _required_rule(w, t),
         t(
             "Usable memory per card = card memory less the driver's reservation ({driver}) and the runtime's "
             "context with its library workspaces ({context}: the CUDA context with cuBLAS/cuDNN, {source}); "
@@ -318,7 +331,7 @@ def provenance(report: Report, t: Text) -> str:
         + heading(t("Estimation method"), 3)
         + paragraph(method_text(e.method, t))
         + heading(t("Overheads assumed"), 3)
-        + bullets(_overheads(t))
+        + bullets(_overheads(e.workload, t))
         + heading(t("Assumptions of the estimate, as the estimator states them"), 3)
         + bullets([plain_words(t(a), t) for a in e.assumptions])
         + heading(t("Data sources"), 3)

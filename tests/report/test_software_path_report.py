@@ -7,6 +7,7 @@ from pathlib import Path
 
 from report_support import make_report, pdf_text, words
 
+from advisor.core.workload import Workload
 from advisor.recommend.ranking import RankingOptions
 from advisor.recommend.service import CardFilter
 from advisor.report import write_pdf
@@ -29,13 +30,13 @@ def test_the_pdf_names_rocm_beside_an_amd_card(catalog_path: Path, tmp_path: Pat
 
 
 def test_the_usable_memory_assumption_names_each_vendors_context_in_english_and_chinese() -> None:
-    english = " ".join(_overheads(str))
+    english = " ".join(_overheads(Workload(), str))
     # the CUDA context is what was measured; AMD's and Intel's cards lose the same to their own runtimes'
     assert "the CUDA context with cuBLAS/cuDNN" in english
     assert "the HIP context on AMD and Level Zero's on Intel included" in english
     set_language("zh_CN")
     try:
-        chinese = " ".join(_overheads(tr))
+        chinese = " ".join(_overheads(Workload(), tr))
     finally:
         set_language("en")
     assert "AMD 上的 HIP 上下文和 Intel 上的 Level Zero 上下文" in chinese and "HIP context" not in chinese
