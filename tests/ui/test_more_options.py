@@ -11,12 +11,11 @@ import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QSpinBox, QWidget
 from pytestqt.qtbot import QtBot
+from tests_ui_support import workload_panel
 
 from advisor.cli import build_parser, main
 from advisor.commands.estimate import workload_from
-from advisor.core import zoo
 from advisor.core.vocabulary import Offload
-from advisor.ui import draft_edits
 from advisor.ui.settings import restore_state, save_state
 from advisor.ui.state import AppState
 from advisor.ui.verdict import verdict_text
@@ -27,11 +26,7 @@ LLAMA = "llama-3.2-1b"
 
 @pytest.fixture
 def panel(qtbot: QtBot) -> QtWorkloadControls:
-    state = AppState()
-    controls = QtWorkloadControls(state)
-    qtbot.addWidget(controls)
-    draft_edits.load_graph_into(state.draft, zoo.build(LLAMA, state.choice.seq_len), f"zoo:{LLAMA}")
-    return controls
+    return workload_panel(qtbot, LLAMA)
 
 
 def widget(panel: QtWorkloadControls, field: str) -> QWidget:

@@ -10,11 +10,10 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QSettings
 from pytestqt.qtbot import QtBot
+from tests_ui_support import workload_panel
 
 from advisor.cli import main
-from advisor.core import zoo
 from advisor.core.workload import Runtime
-from advisor.ui import draft_edits
 from advisor.ui.settings import restore_state, save_state
 from advisor.ui.state import AppState
 from advisor.ui.verdict import verdict_text
@@ -25,11 +24,7 @@ LLAMA = "llama-3.1-8b"
 
 @pytest.fixture
 def panel(qtbot: QtBot) -> QtWorkloadControls:
-    state = AppState()
-    controls = QtWorkloadControls(state)
-    qtbot.addWidget(controls)
-    draft_edits.load_graph_into(state.draft, zoo.build(LLAMA, state.choice.seq_len), f"zoo:{LLAMA}")
-    return controls
+    return workload_panel(qtbot, LLAMA)
 
 
 def choose(box: object, value: object) -> None:

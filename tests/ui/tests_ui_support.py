@@ -11,7 +11,11 @@ from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
+from advisor.core import zoo
+from advisor.ui import draft_edits
 from advisor.ui.main_window import QtMainWindow
+from advisor.ui.state import AppState
+from advisor.ui.workload_panel import QtWorkloadControls
 
 
 def build_mlp(window: QtMainWindow) -> None:
@@ -65,3 +69,12 @@ def advisor_json(*args: str) -> dict[str, object]:
         assert main([*args, "--json"]) == 0
     answer: dict[str, object] = json.loads(out.getvalue())
     return answer
+
+
+def workload_panel(qtbot: QtBot, zoo_name: str) -> QtWorkloadControls:
+    """The workload controls alone, on a fresh AppState holding the zoo model `zoo_name`."""
+    state = AppState()
+    controls = QtWorkloadControls(state)
+    qtbot.addWidget(controls)
+    draft_edits.load_graph_into(state.draft, zoo.build(zoo_name, state.choice.seq_len), f"zoo:{zoo_name}")
+    return controls
