@@ -165,6 +165,7 @@ MESSAGES: dict[str, str] = {
         "{n} 行，其中 {fits} 行放得下；共排名 {total} 种配置",
     "Select a row to see why it fits or not.": "选择一行，查看为什么放得下或放不下。",
     "Card": "显卡", "Cards": "卡数", "Plan": "方案", "Fits": "放得下", "Does not fit": "放不下",
+    "Does not run": "无法运行",
     "Needs/card": "每卡需要", "Usable/card": "每卡可用", "Max batch": "最大批", "Step ms": "每步毫秒",
     "Throughput": "吞吐量", "Price USD": "价格（美元）", "Perf/$": "性能/美元", "Perf/W": "性能/瓦",
     "Rank under the chosen objective (fitting configurations first)": "按所选目标的排名（放得下的配置在前）",
@@ -547,4 +548,19 @@ MESSAGES: dict[str, str] = {
     "{count} cards are more than one desktop holds: a board with that many slots, a server or a rack, and its "
     "power supply, cost extra": "{count} 张卡超出一台台式机的容量：需要另购插槽足够的主板、服务器或机架以及相应电源",
     "incomplete: {missing} not given; set them in the catalog": "不完整：缺少 {missing}；请在显卡目录中填写",
+    # the workload's runtime cannot run the card (advisor/recommend/runtime_support.py)
+    "does not run: {runtime} needs compute capability {needed} or newer; {architecture} is {capability}":
+        "无法运行：{runtime} 需要计算能力 {needed} 或更高；{architecture} 的计算能力为 {capability}",
+    "does not run: {runtime} runs bf16 only from compute capability 8.0 (Ampere); {architecture} is "
+    "{capability}: choose precision fp16":
+        "无法运行：{runtime} 只在计算能力 8.0（Ampere）及以上运行 bf16；{architecture} 的计算能力为 "
+        "{capability}：请选择 fp16 精度",
+    "does not run: {runtime} lists {listed} among the AMD GPUs it supports, not {architecture}":
+        "无法运行：{runtime} 支持的 AMD GPU 为 {listed}，不含 {architecture}",
+    "does not run: {runtime} has no backend for {architecture} ({software})":
+        "无法运行：{runtime} 没有适用于 {architecture}（{software}）的后端",
+    "memory would fit: needs {required_bytes} per card at batch {batch}; {memory_bytes} card has {usable_bytes} "
+    "usable after {context}":
+        "显存放得下：批大小 {batch} 时每张卡需要 {required_bytes}；"
+        "{memory_bytes} 的卡扣除{context}后可用 {usable_bytes}",
 }

@@ -16,6 +16,7 @@ from advisor.recommend.plans import Plan, PlanCost, plan_cost, plans_for
 from advisor.recommend.prepare import RankingInput
 from advisor.recommend.reasons import Reason, ReasonCode, reason
 from advisor.recommend.recommendation import Recommendation
+from advisor.recommend.runtime_support import runtime_refusal
 from advisor.recommend.serving import (
     entry_speed,
     generation_cost,
@@ -61,10 +62,17 @@ def _reasons(
     segment: str = "datacenter",
     pytorch: bool = True,
     training: bool = False,
+    refusal: Reason | None = None,
 ) -> tuple[Reason, ...]:
-    found = [
+    """`fits`: the memory fits; `refusal`: why the runtime cannot run the card (then the memory only "would
+    fit")."""
+    memory = ReasonCode.FITS if fits else ReasonCode.DOES_NOT_FIT
+    if refusal is not None and fits:
+        memory = ReasonCode.WOULD_FIT
+    found = [] if refusal is None else [refusal]
+    found += [
         reason(
-            ReasonCode.FITS if fits else ReasonCode.DOES_NOT_FIT,
+            memory,
             required_bytes=required,
             batch=batch,
             memory_bytes=dev.memory_bytes,
@@ -102,9 +110,13 @@ def _entry(
     max_batch = given.required.max_batch(dev.usable_bytes + cost.saved_bytes)
     if given.estimate.generation is not None:
         required, max_batch = generation_memory(given.estimate, cost, dev.usable_bytes)
-    fits = required <= dev.usable_bytes
+    memory_fits = required <= dev.usable_bytes
     # the curve through a few batches can differ from the estimate by a rounding: keep the two consistent
-    max_batch = max(max_batch, batch) if fits else min(max_batch, batch - 1)
+    max_batch = max(max_batch, batch) if memory_fits else min(max_batch, batch - 1)
+    refusal = _refusal(given.estimate, card)
+    fits = memory_fits and refusal is None
+    if refusal is not None:  # the runtime does not run the card: no batch runs on it
+        max_batch = 0
     step = single_step + dev.comm_seconds(cost.comm_bytes, cost.count)
     throughput = cost.replicas * batch * given.work.tokens_per_sample / step  # a layer split is one replica
     speed = entry_speed(given.estimate, card, dev, cost)
@@ -120,7 +132,9 @@ def _entry(
         count=cost.count,
         plan=cost.plan,
         fits=fits,
-        reasons=_reasons(fits, required, dev, cost, batch, software, card.segment, w.runtime_used.pytorch, w.training),
+        reasons=_reasons(
+            memory_fits, required, dev, cost, batch, software, card.segment, w.runtime_used.pytorch, w.training, refusal
+        ),
         required_bytes=required,
         usable_bytes=dev.usable_bytes,
         max_batch=max_batch,
@@ -140,6 +154,15 @@ def _entry(
         power_w=power_w,
         **facts._asdict(),
     )
+
+
+def _refusal(e: Estimate, card: CardRecord) -> Reason | None:
+    """Generation: why the workload's runtime cannot run `card` in its compute dtype (runtime_support.py);
+    training and inference run in PyTorch, which the software path already names."""
+    w = e.workload
+    if not w.generating:
+        return None
+    return runtime_refusal(w.runtime_used, w.compute_dtype, card.vendor, card.architecture)
 
 
 def _incomplete(given: RankingInput, card: CardRecord, missing: tuple[str, ...]) -> Recommendation:

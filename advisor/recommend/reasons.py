@@ -30,6 +30,12 @@ class ReasonCode(StrEnum):
     ONLY_LAYER_SPLIT = "only_layer_split"
     INCOMPLETE = "incomplete"
     BEYOND_DESKTOP = "beyond_desktop"
+    # the workload's runtime cannot run the card (recommend/runtime_support.py): not a fitting configuration
+    RUNTIME_CAPABILITY = "runtime_capability"
+    RUNTIME_BF16 = "runtime_bf16"
+    RUNTIME_UNLISTED = "runtime_unlisted"
+    RUNTIME_NO_BACKEND = "runtime_no_backend"
+    WOULD_FIT = "would_fit"  # the memory a refused configuration needs, where it would otherwise fit
 
 
 @dataclass(frozen=True)
@@ -60,6 +66,14 @@ TEMPLATES: dict[ReasonCode, str] = {
     ReasonCode.ONLY_SHARDED: "fits only because model state is sharded",
     ReasonCode.ONLY_TENSOR_SPLIT: "fits only because weights and KV cache are split over {count} cards",
     ReasonCode.ONLY_LAYER_SPLIT: "fits only because layers are split over {count} cards",
+    ReasonCode.RUNTIME_CAPABILITY: "does not run: {runtime} needs compute capability {needed} or newer; "
+    "{architecture} is {capability}",
+    ReasonCode.RUNTIME_BF16: "does not run: {runtime} runs bf16 only from compute capability 8.0 (Ampere); "
+    "{architecture} is {capability}: choose precision fp16",
+    ReasonCode.RUNTIME_UNLISTED: "does not run: {runtime} lists {listed} among the AMD GPUs it supports, "
+    "not {architecture}",
+    ReasonCode.RUNTIME_NO_BACKEND: "does not run: {runtime} has no backend for {architecture} ({software})",
+    ReasonCode.WOULD_FIT: "memory would fit: " + _NEEDS,
     ReasonCode.INCOMPLETE: "incomplete: {missing} not given; set them in the catalog",
     ReasonCode.BEYOND_DESKTOP: "{count} cards are more than one desktop holds: a board with that many slots, "
     "a server or a rack, and its power supply, cost extra",

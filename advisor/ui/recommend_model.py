@@ -14,6 +14,7 @@ from advisor.recommend.plans import Plan
 from advisor.recommend.present import batch_text, plan_label, prefill_text, rate_text, step_ms_text, value_text
 from advisor.recommend.reasons import ReasonCode, reason_text
 from advisor.recommend.recommendation import Recommendation
+from advisor.recommend.runtime_support import refused
 from advisor.recommend.serving import split_holdings
 from advisor.ui.i18n import language, tr
 from advisor.ui.money_text import money_lines, price_cell
@@ -148,7 +149,9 @@ def _cells(rank: int, r: Recommendation) -> list[tuple[str, Any]]:
     ]
 
 
-_WORDED_ABOVE = frozenset({ReasonCode.FITS, ReasonCode.DOES_NOT_FIT, ReasonCode.DATA_PARALLEL, ReasonCode.ZERO})
+_WORDED_ABOVE = frozenset(
+    {ReasonCode.FITS, ReasonCode.DOES_NOT_FIT, ReasonCode.WOULD_FIT, ReasonCode.DATA_PARALLEL, ReasonCode.ZERO}
+)
 
 
 def _sentence(text: str) -> str:
@@ -185,6 +188,8 @@ def explain(r: Recommendation, batch: int, estimate: Estimate | None = None) -> 
     estimate, a split generation plan also says what each card holds."""
     head = tr("{count} × {card}, {plan}").format(count=r.count, card=r.card, plan=plan_name(r.plan))
     verdict = tr("Fits") if r.fits else tr("Does not fit")
+    if refused(r.reasons):  # the runtime cannot run the card: its reason follows, the memory may still fit
+        verdict = tr("Does not run")
     lines = [
         f"<b>{tr('{what}: {verdict}').format(what=head, verdict=verdict)}</b>",  # a Chinese colon in Chinese
         tr(
@@ -195,7 +200,7 @@ def explain(r: Recommendation, batch: int, estimate: Estimate | None = None) -> 
             batch=batch,
             usable=format_bytes(r.usable_bytes),
             margin=format_bytes(abs(r.usable_bytes - r.required_bytes)),
-            what=tr("to spare") if r.fits else tr("short"),
+            what=tr("to spare") if r.required_bytes <= r.usable_bytes else tr("short"),
         ),
         tr("Largest batch per card that fits: {n}.").format(n=batch_text(r)),
     ]

@@ -14,7 +14,9 @@ from advisor.core.workload import Finetune, Runtime, Workload
 from advisor.recommend.objectives import Objective, ordered
 from advisor.recommend.plans import Plan
 from advisor.recommend.present import best_per_card, rate_text
+from advisor.recommend.reasons import reason_text
 from advisor.recommend.recommendation import Recommendation
+from advisor.recommend.runtime_support import REFUSALS, refused
 from advisor.ui.i18n import language, tr
 from advisor.ui.recommend_model import per_thousand_usd, plan_name
 
@@ -29,7 +31,11 @@ def _nothing_fits(cards: list[Recommendation]) -> str:
     ranked = [c for c in cards if c.plan is not Plan.INCOMPLETE]
     if not ranked:
         return tr("No card in the catalog can be ranked.")
-    roomiest = max(ranked, key=lambda r: r.usable_bytes)
+    runnable = [c for c in ranked if not refused(c.reasons)]  # a card its runtime cannot run is never "short"
+    if not runnable:
+        why = next(r for r in ranked[0].reasons if r.code in REFUSALS)
+        return tr("<b>No card runs this workload.</b> {reason}").format(reason=reason_text(why, tr))
+    roomiest = max(runnable, key=lambda r: r.usable_bytes)
     return tr(
         "<b>No card fits.</b> The roomiest, {card}, is {short} short: lower the batch, turn on gradient "
         "checkpointing or mixed precision, or shard over more cards (Recommendations, Make it fit)."

@@ -1,0 +1,53 @@
+"""The Recommendations tab under vLLM in bf16: a card vLLM cannot run (Pascal below its compute capability 7.0,
+Turing below the 8.0 its bf16 needs) is no fitting configuration, its explanation says why in the user's
+language, and the verdict's choices are cards vLLM runs (recommend/runtime_support.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from pytestqt.qtbot import QtBot
+
+from advisor.recommend.runtime_support import refused
+from advisor.ui.i18n import set_language
+from advisor.ui.main_window import QtMainWindow
+from advisor.ui.recommend_model import explain
+from advisor.ui.verdict import verdict_text
+
+Ranked = Callable[[QtBot, QtMainWindow], None]
+
+
+def choose(box: object, value: object) -> None:
+    index = box.findData(value)  # type: ignore[attr-defined]
+    assert index >= 0, value
+    box.setCurrentIndex(index)  # type: ignore[attr-defined]
+
+
+def test_vllm_in_bf16_ranks_no_card_it_cannot_run_as_fitting(
+    qtbot: QtBot, window: QtMainWindow, wait_ranked: Ranked
+) -> None:
+    window.model_panel.load_zoo("llama-3.2-1b")
+    panel, controls = window.recommendations, window.workload
+    choose(controls.mode, "generate")
+    choose(controls.precision, "bf16")
+    choose(controls.llm.runtime, "vllm")
+    controls.batch.setValue(8)
+    window.state.recompute()
+    panel.all_configs.setChecked(True)
+    wait_ranked(qtbot, window)
+    entries = panel.model.entries
+    pascal = [e for e in entries if e.card == "GeForce GTX 1080 Ti"]
+    turing = [e for e in entries if e.card == "GeForce RTX 2080 Ti"]
+    assert pascal and turing and not any(e.fits for e in pascal + turing)
+    assert all(refused(e.reasons) for e in pascal + turing)
+    assert any(e.fits for e in entries if e.card == "GeForce RTX 3090")  # Ampere runs bf16
+    assert not any(refused(e.reasons) for e in entries if e.fits)
+    # the explanation leads with why, in English and in Chinese ("token" is 词元 elsewhere; none here)
+    shown = explain(turing[0], 8)
+    assert "Does not run" in shown and "vLLM runs bf16 only from compute capability 8.0 (Ampere)" in shown
+    set_language("zh_CN")
+    assert "无法运行" in explain(turing[0], 8) and "只在计算能力 8.0（Ampere）及以上运行 bf16" in explain(turing[0], 8)
+    set_language("en")
+    # the verdict reads the same ranking: its best value and fastest are cards vLLM runs
+    verdict = verdict_text(window.state.result, window.state.model.shown_ranking())
+    assert "1080 Ti" not in verdict and "2080 Ti" not in verdict and "best value" in verdict
