@@ -8,11 +8,13 @@ from collections.abc import Callable
 
 from pytestqt.qtbot import QtBot
 
-from advisor.recommend.runtime_support import refused
+from advisor.core.vocabulary import Runtime
+from advisor.recommend.recommendation import Recommendation
+from advisor.recommend.runtime_support import refused, runtime_refusal
 from advisor.ui.i18n import set_language
 from advisor.ui.main_window import QtMainWindow
 from advisor.ui.recommend_model import explain
-from advisor.ui.verdict import verdict_text
+from advisor.ui.verdict import _nothing_fits, verdict_text
 
 Ranked = Callable[[QtBot, QtMainWindow], None]
 
@@ -51,3 +53,32 @@ def test_vllm_in_bf16_ranks_no_card_it_cannot_run_as_fitting(
     # the verdict reads the same ranking: its best value and fastest are cards vLLM runs
     verdict = verdict_text(window.state.result, window.state.model.shown_ranking())
     assert "1080 Ti" not in verdict and "2080 Ti" not in verdict and "best value" in verdict
+
+
+def test_when_every_card_is_refused_the_verdict_says_why_not_how_short(qtbot: QtBot) -> None:
+    """Pascal under vLLM: 20 GiB of 22 GiB would fit, so "is -2.00 GiB short" would be nonsense."""
+    pascal = runtime_refusal(Runtime.VLLM, "bf16", "NVIDIA", "Pascal")
+    assert pascal is not None
+    entry = Recommendation(
+        card="GeForce GTX 1080 Ti",
+        count=1,
+        plan="single",
+        fits=False,
+        reasons=(pascal,),
+        required_bytes=20 * 2**30,
+        usable_bytes=22 * 2**30,
+        max_batch=0,
+        step_time_s=0.05,
+        throughput=20.0,
+        throughput_unit="tokens/s",
+        price_usd=None,
+        price_date=None,
+        price_condition=None,
+        perf_per_dollar=None,
+        perf_per_watt=0.1,
+    )
+    said = _nothing_fits([entry])
+    assert "No card runs this workload" in said and "Pascal is 6.x" in said and "short" not in said
+    set_language("zh_CN")
+    assert _nothing_fits([entry]).startswith("<b>没有显卡能运行此工作负载。</b>无法运行：vLLM 需要计算能力 7.0")
+    set_language("en")
