@@ -35,6 +35,7 @@ MESSAGES: dict[str, str] = {
         "单卡需要 <b>{need}</b>（{mode}，批大小 {batch}，{method}）",
     "No card in the catalog can be ranked.": "目录中没有可以排名的显卡。",
     "<b>No card runs this workload.</b> {reason}": "<b>没有显卡能运行此工作负载。</b>{reason}",
+    "{reason}; no change below makes it run on this card.": "{reason}；下面的改动都不能让它在这块卡上运行。",
     "No estimate yet: pick or build a model.": "尚无估算：请选择或搭建一个模型。",
     "Per $1k": "每千美元",
     "Software": "软件栈",

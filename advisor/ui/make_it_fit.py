@@ -34,6 +34,7 @@ from advisor.importers.spec_estimate import simulator
 from advisor.recommend.fit.keys import CHANGES, ChangeKey
 from advisor.recommend.fit.measure import Subject, target
 from advisor.recommend.fit.search import FitOption, FitReport, make_it_fit
+from advisor.recommend.reasons import reason_text
 from advisor.ui.catalog_service import CatalogService
 from advisor.ui.i18n import tr
 from advisor.ui.state import AppState, ShownEstimate
@@ -145,6 +146,11 @@ class QtMakeItFit(QDialog):
                 card=report.card, need=format_bytes(need), usable=format_bytes(usable), state=state
             )
         )
+        if report.refusal is not None:  # the runtime does not run this card: freeing memory cannot help
+            why = tr("{reason}; no change below makes it run on this card.").format(
+                reason=reason_text(report.refusal, tr)
+            )
+            self.verdict.setText(self.verdict.text() + " " + why)
         if report.recommended is not None:
             self.verdict.setText(
                 self.verdict.text()

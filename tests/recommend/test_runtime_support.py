@@ -113,3 +113,20 @@ def test_the_cli_never_counts_a_card_vllm_cannot_run_as_fitting(tmp_path: Path) 
     assert not any(e["fits"] for e in by_card(fp16, "GeForce GTX 1080 Ti"))  # Pascal still below 7.0
     llama = run(tmp_path, "--precision", "bf16", "--runtime", "llama.cpp")["recommendations"]
     assert any(e["fits"] for e in by_card(llama, "GeForce GTX 1080 Ti"))  # llama.cpp's CUDA backend: Maxwell up
+
+
+def test_advisor_fit_says_no_change_makes_vllm_run_a_pascal_card(tmp_path: Path) -> None:
+    """`advisor fit` names one card and lists no others; on a card vLLM refuses it says so above its changes."""
+
+    def fit(card: str) -> dict[str, object]:
+        args = ["fit", "zoo:llama-3.2-1b", "--gpu", card, "--mode", "generate", "--precision", "bf16"]
+        args += ["--batch", "8", "--runtime", "vllm", "--json", "--catalog", str(tmp_path / "c.sqlite3")]
+        done = subprocess.run([sys.executable, "-m", "advisor", *args], capture_output=True, text=True, check=True)
+        return json.loads(done.stdout)  # type: ignore[no-any-return]
+
+    pascal = fit("GTX 1080 Ti")["runtime_refusal"]
+    assert pascal == {
+        "code": "runtime_capability",
+        "reason": "does not run: vLLM needs compute capability 7.0 or newer; Pascal is 6.x",
+    }
+    assert fit("RTX 3090")["runtime_refusal"] is None  # Ampere: 8.6 >= 8.0

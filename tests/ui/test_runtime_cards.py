@@ -13,6 +13,7 @@ from advisor.recommend.recommendation import Recommendation
 from advisor.recommend.runtime_support import refused, runtime_refusal
 from advisor.ui.i18n import set_language
 from advisor.ui.main_window import QtMainWindow
+from advisor.ui.make_it_fit import QtMakeItFit
 from advisor.ui.recommend_model import explain
 from advisor.ui.verdict import _nothing_fits, verdict_text
 
@@ -82,3 +83,17 @@ def test_when_every_card_is_refused_the_verdict_says_why_not_how_short(qtbot: Qt
     set_language("zh_CN")
     assert _nothing_fits([entry]).startswith("<b>没有显卡能运行此工作负载。</b>无法运行：vLLM 需要计算能力 7.0")
     set_language("en")
+
+
+def test_make_it_fit_on_a_card_vllm_refuses_says_no_change_runs_it(qtbot: QtBot, window: QtMainWindow) -> None:
+    window.model_panel.load_zoo("llama-3.2-1b")
+    choose(window.workload.mode, "generate")
+    choose(window.workload.precision, "bf16")
+    choose(window.workload.llm.runtime, "vllm")
+    window.state.recompute()
+    dialog = QtMakeItFit(window.state, window.catalog, window.runner, "RTX 2080 Ti", window)
+    qtbot.addWidget(dialog)
+    qtbot.waitUntil(lambda: dialog.report is not None, timeout=30000)
+    said = dialog.verdict.text()
+    assert "vLLM runs bf16 only from compute capability 8.0 (Ampere); Turing is 7.5" in said  # Turing: 7.5 < 8.0
+    assert "no change below makes it run on this card" in said

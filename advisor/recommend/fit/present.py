@@ -7,6 +7,7 @@ from typing import Any
 from advisor.core.formatting import workload_line
 from advisor.core.units import format_bytes
 from advisor.recommend.fit.search import FitOption, FitReport
+from advisor.recommend.reasons import reason_text
 
 _HEADER = ("Change", "Peak", "Needs", "Fits", "Step ms", "Speed", "Method", "Note")
 
@@ -48,10 +49,13 @@ def verdict(report: FitReport) -> str:
         state = f"fits with only {format_bytes(spare)} to spare (under 10%)"
     else:
         state = f"fits with {format_bytes(spare)} to spare"
-    return (
+    line = (
         f"{workload_line(current.estimate)}\non {report.card}: needs {format_bytes(current.required_bytes)}, "
         f"{format_bytes(report.usable_bytes)} usable: {state}"
     )
+    if report.refusal is not None:  # the memory is beside the point: the runtime does not run the card
+        line += f"\n{reason_text(report.refusal)}; no change below makes it run on this card"
+    return line
 
 
 def render_text(report: FitReport) -> str:
@@ -122,4 +126,10 @@ def to_json(report: FitReport) -> dict[str, Any]:
         "combinations_same_training": report.combinations_same_training,
         "sharding": [option_json(o) for o in report.sharding],
         "allow_8bit": report.allow_8bit,
+        "runtime_refusal": None
+        if report.refusal is None
+        else {
+            "code": report.refusal.code,
+            "reason": reason_text(report.refusal),
+        },
     }

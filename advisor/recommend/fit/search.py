@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from advisor.core.budget import required_for_peak
+from advisor.core.workload import Workload
 from advisor.recommend.fit.changes import (
     Change,
     Settings,
@@ -30,6 +31,8 @@ from advisor.recommend.fit.keys import CHANGES, GROUPS, SAME_TRAINING, ChangeKey
 from advisor.recommend.fit.llm import llm_changes
 from advisor.recommend.fit.measure import Measured, MeasuredMethod, Measurer, Subject, Target, Variant
 from advisor.recommend.plans import SPLIT_PLANS, Plan, plan_cost
+from advisor.recommend.reasons import Reason
+from advisor.recommend.runtime_support import runtime_refusal
 from advisor.recommend.serving import (
     generation_cost,
     generation_memory,
@@ -96,6 +99,9 @@ class FitReport:
     sharding: tuple[FitOption, ...]  # each ZeRO stage on the fewest cards that fit it
     combinations_same_training: bool = True
     allow_8bit: bool = False
+    # why the workload's runtime cannot run this card at all (recommend/runtime_support.py): no change here
+    # makes it run, whatever memory it frees
+    refusal: Reason | None = None
 
     @property
     def needs_help(self) -> bool:
@@ -268,4 +274,11 @@ def make_it_fit(subject: Subject, card: Target, allow_8bit: bool = False) -> Fit
         tuple(search.sharding()),
         same,
         allow_8bit,
+        _refusal(base.workload, card),
     )
+
+
+def _refusal(w: Workload, card: Target) -> Reason | None:
+    if not w.generating:
+        return None
+    return runtime_refusal(w.runtime_used, w.compute_dtype, card.card.vendor, card.card.architecture)
