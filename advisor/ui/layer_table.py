@@ -57,8 +57,11 @@ class LayerTableModel(RecordTableModel):
     def set_estimate(self, e: Estimate | None) -> None:
         self.set_items(e.layers if e else ())
 
+    def format_row(self, row: int) -> list[tuple[str, Any]]:
+        return _cells(self.items[row])
+
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        text, value = _cells(self.rows[index.row()])[index.column()]
+        text, value = self.cells(index.row())[index.column()]
         if role == Qt.ItemDataRole.DisplayRole:
             return text
         if role == SORT_ROLE:

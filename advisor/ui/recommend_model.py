@@ -255,9 +255,12 @@ class RecommendationTableModel(RecordTableModel):
             return header.replace(" ", "\n", 1)
         return header
 
+    def format_row(self, row: int) -> list[tuple[str, Any]]:
+        return _cells(row + 1, self.items[row])
+
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        entry = self.entries[index.row()]
-        text, value = _cells(index.row() + 1, entry)[index.column()]
+        entry: Recommendation = self.items[index.row()]  # not self.entries: a copy of every row per cell
+        text, value = self.cells(index.row())[index.column()]
         if role == Qt.ItemDataRole.DisplayRole:
             if self.generating and index.column() == THROUGHPUT_COLUMN:
                 return rate_text(entry.throughput)  # the header says tok/s, as the prefill column's does
