@@ -9,6 +9,12 @@ cd "$(dirname "$0")/.." || exit 1
 export QT_QPA_PLATFORM=offscreen
 log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
+# Bytecode for this run, kept in its temporary folder: where the environment sets PYTHONDONTWRITEBYTECODE (this
+# sandbox does), every process (both workers and each subprocess test) compiled torch and transformers from
+# source again: `import torch, transformers, advisor.cli` takes 8.2 s of CPU then, 3.7 s once cached. Nothing
+# is written beside the sources or into the virtual environment, and the cache goes with the run.
+unset PYTHONDONTWRITEBYTECODE
+export PYTHONPYCACHEPREFIX="$log/pycache"
 
 static_checks() {
   local failed=() start=$SECONDS
