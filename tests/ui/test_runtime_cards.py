@@ -49,8 +49,11 @@ def test_vllm_in_bf16_ranks_no_card_it_cannot_run_as_fitting(
     shown = explain(turing[0], 8)
     assert "Does not run" in shown and "vLLM runs bf16 only from compute capability 8.0 (Ampere)" in shown
     set_language("zh_CN")
-    assert "无法运行" in explain(turing[0], 8) and "只在计算能力 8.0（Ampere）及以上运行 bf16" in explain(turing[0], 8)
-    set_language("en")
+    try:
+        chinese = explain(turing[0], 8)
+    finally:
+        set_language("en")
+    assert "无法运行" in chinese and "只在计算能力 8.0（Ampere）及以上运行 bf16" in chinese
     # the verdict reads the same ranking: its best value and fastest are cards vLLM runs
     verdict = verdict_text(window.state.result, window.state.model.shown_ranking())
     assert "1080 Ti" not in verdict and "2080 Ti" not in verdict and "best value" in verdict
@@ -81,8 +84,10 @@ def test_when_every_card_is_refused_the_verdict_says_why_not_how_short(qtbot: Qt
     said = _nothing_fits([entry])
     assert "No card runs this workload" in said and "Pascal is 6.x" in said and "short" not in said
     set_language("zh_CN")
-    assert _nothing_fits([entry]).startswith("<b>没有显卡能运行此工作负载。</b>无法运行：vLLM 需要计算能力 7.0")
-    set_language("en")
+    try:  # a failed assertion must not leave the other tests in Chinese
+        assert _nothing_fits([entry]).startswith("<b>没有显卡能运行此工作负载。</b>无法运行：vLLM 需要计算能力 7.0")
+    finally:
+        set_language("en")
 
 
 def test_make_it_fit_on_a_card_vllm_refuses_says_no_change_runs_it(qtbot: QtBot, window: QtMainWindow) -> None:
