@@ -16,7 +16,7 @@ from advisor.recommend.plans import Plan, PlanCost, plan_cost, plans_for
 from advisor.recommend.prepare import RankingInput
 from advisor.recommend.reasons import Reason, ReasonCode, reason
 from advisor.recommend.recommendation import Recommendation
-from advisor.recommend.runtime_support import runtime_refusal
+from advisor.recommend.runtime_support import workload_refusal
 from advisor.recommend.serving import (
     entry_speed,
     generation_cost,
@@ -113,7 +113,7 @@ def _entry(
     memory_fits = required <= dev.usable_bytes
     # the curve through a few batches can differ from the estimate by a rounding: keep the two consistent
     max_batch = max(max_batch, batch) if memory_fits else min(max_batch, batch - 1)
-    refusal = _refusal(given.estimate, card)
+    refusal = workload_refusal(given.estimate.workload, card)
     fits = memory_fits and refusal is None
     if refusal is not None:  # the runtime does not run the card: no batch runs on it
         max_batch = 0
@@ -154,15 +154,6 @@ def _entry(
         power_w=power_w,
         **facts._asdict(),
     )
-
-
-def _refusal(e: Estimate, card: CardRecord) -> Reason | None:
-    """Generation: why the workload's runtime cannot run `card` in its compute dtype (runtime_support.py);
-    training and inference run in PyTorch, which the software path already names."""
-    w = e.workload
-    if not w.generating:
-        return None
-    return runtime_refusal(w.runtime_used, w.compute_dtype, card.vendor, card.architecture)
 
 
 def _incomplete(given: RankingInput, card: CardRecord, missing: tuple[str, ...]) -> Recommendation:

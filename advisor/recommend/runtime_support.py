@@ -13,8 +13,10 @@ below compares with (no rule falls between two members of one architecture).
 
 from __future__ import annotations
 
+from advisor.catalog.records import CardRecord
 from advisor.catalog.software import software_path
 from advisor.core.vocabulary import ComputeDtype, Runtime
+from advisor.core.workload import Workload
 from advisor.recommend.reasons import Reason, ReasonCode, reason
 
 # architecture -> (lowest compute capability as (major, minor), as the reason prints it)
@@ -107,6 +109,14 @@ def _vllm_refusal(name: str, dtype: ComputeDtype, software: str, architecture: s
     if dtype == "bf16" and capability < VLLM_BF16_CAPABILITY:
         return reason(ReasonCode.RUNTIME_BF16, runtime=name, architecture=architecture, capability=shown)
     return None
+
+
+def workload_refusal(w: Workload, card: CardRecord) -> Reason | None:
+    """Why the workload's generation runtime cannot run `card` in its compute dtype; None in training and
+    inference, which run in PyTorch (the software path names it). The ranking and make-it-fit both ask this."""
+    if not w.generating:
+        return None
+    return runtime_refusal(w.runtime_used, w.compute_dtype, card.vendor, card.architecture)
 
 
 def refused(reasons: tuple[Reason, ...]) -> bool:

@@ -18,7 +18,6 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from advisor.core.budget import required_for_peak
-from advisor.core.workload import Workload
 from advisor.recommend.fit.changes import (
     Change,
     Settings,
@@ -32,7 +31,7 @@ from advisor.recommend.fit.llm import llm_changes
 from advisor.recommend.fit.measure import Measured, MeasuredMethod, Measurer, Subject, Target, Variant
 from advisor.recommend.plans import SPLIT_PLANS, Plan, plan_cost
 from advisor.recommend.reasons import Reason
-from advisor.recommend.runtime_support import runtime_refusal
+from advisor.recommend.runtime_support import workload_refusal
 from advisor.recommend.serving import (
     generation_cost,
     generation_memory,
@@ -274,11 +273,5 @@ def make_it_fit(subject: Subject, card: Target, allow_8bit: bool = False) -> Fit
         tuple(search.sharding()),
         same,
         allow_8bit,
-        _refusal(base.workload, card),
+        workload_refusal(base.workload, card.card),
     )
-
-
-def _refusal(w: Workload, card: Target) -> Reason | None:
-    if not w.generating:
-        return None
-    return runtime_refusal(w.runtime_used, w.compute_dtype, card.card.vendor, card.card.architecture)
