@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt
-from PySide6.QtWidgets import QAbstractSlider, QAbstractSpinBox, QComboBox
+from PySide6.QtWidgets import QAbstractSlider, QAbstractSpinBox, QComboBox, QSpinBox
 
 
 def combo(items: Sequence[tuple[object, str]], tip: str) -> QComboBox:
@@ -14,6 +14,14 @@ def combo(items: Sequence[tuple[object, str]], tip: str) -> QComboBox:
     for value, label in items:
         box.addItem(label, value)
     box.setToolTip(tip)
+    return box
+
+
+def spin_box(high: int, low: int = 1) -> QSpinBox:
+    """A counting box from `low` to `high` whose thousands are separated (8,192 tokens, not 8192)."""
+    box = QSpinBox()
+    box.setRange(low, high)
+    box.setGroupSeparatorShown(True)
     return box
 
 

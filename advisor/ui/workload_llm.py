@@ -7,7 +7,7 @@ AppState.choice, which builds the same core Workload the command line does."""
 from __future__ import annotations
 
 from PySide6.QtGui import QStandardItemModel
-from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QLineEdit, QSpinBox, QWidget
+from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QLineEdit, QWidget
 
 from advisor.core.graph import Graph
 from advisor.core.ops import Linear
@@ -22,7 +22,7 @@ from advisor.core.workload import (
     WeightFormat,
     runtime_for,
 )
-from advisor.ui.controls import combo, narrow
+from advisor.ui.controls import combo, narrow, spin_box
 from advisor.ui.i18n import tr
 from advisor.ui.state import AppState, WorkloadChoice
 
@@ -35,13 +35,6 @@ def applies(widget: QWidget, on: bool, tip: str, why_not: str) -> None:
     """Enabled with its tooltip, or disabled with a tooltip saying why it does not apply."""
     widget.setEnabled(on)
     widget.setToolTip(tip if on else why_not)
-
-
-def _spin(high: int) -> QSpinBox:
-    box = QSpinBox()
-    box.setRange(1, high)
-    box.setGroupSeparatorShown(True)
-    return box
 
 
 def offer_generation(mode: QComboBox, graph: Graph | None, current: str) -> None:
@@ -113,8 +106,8 @@ class LanguageModelControls:
 
     def __init__(self, state: AppState, form: QFormLayout) -> None:
         self.state, self.form = state, form
-        self.prompt_len = _spin(MAX_TOKENS)
-        self.new_tokens = _spin(MAX_TOKENS)
+        self.prompt_len = spin_box(MAX_TOKENS)
+        self.new_tokens = spin_box(MAX_TOKENS)
         self.prompt_len.setSuffix(tr(" tokens"))
         self.new_tokens.setSuffix(tr(" tokens"))
         formats = [f.value for f in WeightFormat if f is not WeightFormat.FP32]
@@ -123,7 +116,7 @@ class LanguageModelControls:
         self.runtime = combo([(DEFAULT, tr("as the weights")), *((r.value, r.value) for r in Runtime)], "")
         self.enforce_eager = QCheckBox(tr("eager"))  # vLLM's --enforce-eager, beside the runtime it belongs to
         self.finetune = combo([("full", tr("full (every weight)")), ("lora", "LoRA"), ("qlora", "QLoRA")], "")
-        self.lora_rank = _spin(MAX_LORA_RANK)
+        self.lora_rank = spin_box(MAX_LORA_RANK)
         # short entries, narrowed: "fp32 adapters" left the targets field three letters wide at 1280 px
         self.adapter_dtype = combo([(AdapterDtype.FP32.value, "fp32"), (AdapterDtype.BASE.value, tr("base dtype"))], "")
         narrow(self.adapter_dtype, 6)

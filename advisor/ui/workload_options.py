@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 from advisor.appstate import WorkloadChoice
 from advisor.core.vocabulary import AttentionImpl, LossImpl, Offload, TransformersRelease, VLLMRelease
 from advisor.core.workload import Mode
-from advisor.ui.controls import combo, narrow
+from advisor.ui.controls import combo, narrow, spin_box
 from advisor.ui.i18n import tr
 from advisor.ui.state import AppState
 
@@ -53,13 +53,6 @@ def _training(c: WorkloadChoice) -> bool:
     return c.mode == Mode.TRAIN
 
 
-def _spin(low: int, high: int) -> QSpinBox:
-    box = QSpinBox()
-    box.setRange(low, high)
-    box.setGroupSeparatorShown(True)
-    return box
-
-
 def _share_box() -> QDoubleSpinBox:
     box = QDoubleSpinBox()
     box.setRange(0.05, 1.0)  # Workload refuses 0 and above 1; below 5% no engine starts
@@ -69,7 +62,7 @@ def _share_box() -> QDoubleSpinBox:
 
 
 def _layers_box() -> QSpinBox:
-    box = _spin(ALL_LAYERS, MAX_GPU_LAYERS)
+    box = spin_box(MAX_GPU_LAYERS, low=ALL_LAYERS)
     box.setSpecialValueText(tr("all"))  # shown at the minimum: llama.cpp's -ngl 999, every layer and the output
     return box
 
@@ -207,14 +200,14 @@ class QtMoreOptions:
             OptionRow(
                 "max_num_seqs",
                 tr("Max sequences"),
-                _spin(1, MAX_SEQS),
+                spin_box(MAX_SEQS),
                 lambda c: c.vllm,
                 tr("vLLM's --max-num-seqs: sequences per step; its startup samples that many"),
             ),
             OptionRow(
                 "max_num_batched_tokens",
                 tr("Batched tokens"),
-                _spin(1, MAX_BATCHED_TOKENS),
+                spin_box(MAX_BATCHED_TOKENS),
                 lambda c: c.vllm,
                 tr("vLLM's --max-num-batched-tokens: the tokens of its startup profile's forward"),
             ),
